@@ -1,0 +1,101 @@
+# elastoprep — offline precomputation tools for interactive deformable solids.
+#
+#   make                 library (lib/libelastoprep.a) and every tool (bin/)
+#   make check           unit and command-line tests (SANITIZE=1: ASan + UBSan)
+#   make demo            the example pipeline on a shipped model
+#   make bench           benchmarks under tests/bench
+#   make install PREFIX=/usr/local
+#
+# demo, check and bench first run scripts/install-deps when a dependency is
+# missing, then re-enter make so pkg-config sees the installed packages.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+
+ifeq ($(SANITIZE),1)
+BUILD    := build/san
+BINDIR   := build/san/bin
+LIBA     := build/san/libelastoprep.a
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD    := build/opt
+BINDIR   := bin
+LIBA     := lib/libelastoprep.a
+SANFLAGS :=
+endif
+
+PKGS        := hdf5 openblas lapacke arpack
+PKG_CFLAGS  := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+# SuiteSparse 5 on Debian 12 ships no .pc file for CHOLMOD.
+CHOLMOD_CFLAGS := -I/usr/include/suitesparse
+CHOLMOD_LIBS   := -lcholmod -lsuitesparseconfig
+
+override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) $(SANFLAGS)
+override LDFLAGS += -fopenmp $(SANFLAGS)
+LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lm
+
+LIB_SRC  := $(wildcard lib/*.c)
+LIB_OBJ  := $(LIB_SRC:lib/%.c=$(BUILD)/lib/%.o)
+TOOLS    := $(patsubst cmd/%.c,%,$(wildcard cmd/*.c))
+BINS     := $(TOOLS:%=$(BINDIR)/%)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(wildcard tests/bench/*.c)
+BENCHES  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all deps check demo bench install clean run-check run-demo run-bench
+all: $(LIBA) $(BINS)
+
+$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/lib
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(BINDIR)/%: cmd/%.c $(LIBA) $(wildcard lib/*.h)
+	@mkdir -p $(BINDIR)
+	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/helpers.h $(LIBA) | $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests/unit $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS) $(CMOCKA_LIBS)
+
+$(BUILD)/bench/%: tests/bench/%.c $(LIBA) | $(BUILD)/bench
+	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
+
+$(BUILD)/lib $(BUILD)/tests $(BUILD)/bench:
+	@mkdir -p $@
+
+deps:
+	@scripts/install-deps --if-missing
+
+check: deps
+	@$(MAKE) --no-print-directory run-check
+
+run-check: all $(UNITS)
+	@tests/run $(BINDIR) $(UNITS)
+
+demo: deps
+	@$(MAKE) --no-print-directory run-demo
+
+run-demo: all
+	$(MAKE) --no-print-directory -f scripts/pipeline.mk BIN=$(CURDIR)/$(BINDIR)
+
+bench: deps
+	@$(MAKE) --no-print-directory run-bench
+
+run-bench: all $(BENCHES)
+	@tests/bench/run $(BINDIR) $(BUILD)/bench
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
+	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5
+
+clean:
+	rm -rf build bin lib/libelastoprep.a demo-out

@@ -1,0 +1,196 @@
+/*
+ * loopsub — subdivision-connectivity surface meshes for multiresolution work.
+ *
+ * Reads a closed triangle surface (or the boundary of a tet mesh), applies
+ * LEVELS steps of Loop (or linear) 1-to-4 subdivision, optionally moving new
+ * vertices onto a fine reference surface, and writes /mesh with level and
+ * parents (HDF5) or the plain surface (.obj).  See loopsub(1).
+ */
+#include "cli.h"
+#include "closest.h"
+#include "err.h"
+#include "h5.h"
+#include "mesh.h"
+#include "subdiv.h"
+#include "text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct {
+    long levels;
+    int levels_given;
+    ep_subdiv_scheme scheme;
+    const char *project;
+} opts;
+
+enum { OPT_SCHEME = 2000, OPT_PROJECT };
+
+static const struct option options[] = {
+    {"levels", required_argument, NULL, 'l'},
+    {"scheme", required_argument, NULL, OPT_SCHEME},
+    {"project-onto", required_argument, NULL, OPT_PROJECT},
+    {0},
+};
+
+static int handle(int code, const char *arg, void *ctx)
+{
+    opts *o = ctx;
+    switch (code) {
+    case 'l':
+        o->levels_given = 1;
+        return ep_cli_int("--levels", arg, 0, 12, &o->levels);
+    case OPT_SCHEME:
+        if (!strcmp(arg, "loop"))
+            o->scheme = EP_SUBDIV_LOOP;
+        else if (!strcmp(arg, "linear"))
+            o->scheme = EP_SUBDIV_LINEAR;
+        else
+            return ep_fail(EP_EUSAGE, "option --scheme: expected loop or linear, got \"%s\"", arg);
+        return EP_OK;
+    case OPT_PROJECT:
+        o->project = arg;
+        return EP_OK;
+    }
+    return EP_EUSAGE;
+}
+
+/* Sizes after L levels: V' = V + E, E' = 2E + 3F, F' = 4F (closed surface).
+ * Refuse what int32 indices or the machine's memory cannot hold. */
+static int check_size(const ep_mesh *m, long levels)
+{
+    double V = m->nv, F = m->nf, E = 1.5 * F;
+    for (long l = 0; l < levels; l++) {
+        V += E;
+        E = 2 * E + 3 * F;
+        F *= 4;
+    }
+    /* vertices, areas, level, parents, triangles, plus the edge tables of the
+     * last step (about 12 ints per face of the previous level). */
+    double bytes = V * (24 + 8 + 1 + 8 + 4) + F * 12 + F / 4 * 3 * 16 * 2;
+    if (3 * F > 2147483647.0 || V > 2147483647.0)
+        return ep_fail(EP_EUSAGE, "%ld levels give %.3g triangles: beyond 32-bit indices", levels, F);
+    if (ep_mem_total() > 0 && bytes > 0.8 * ep_mem_total())
+        return ep_fail(EP_ECOMPUTE, "%ld levels need about %.1f GiB, the machine has %.1f GiB", levels,
+                       bytes / 1073741824.0, ep_mem_total() / 1073741824.0);
+    return EP_OK;
+}
+
+/* The surface to subdivide: a tet mesh's boundary, or the surface without
+ * unreferenced vertices.  A multiresolution input keeps its hierarchy. */
+static int to_closed_surface(ep_mesh *m)
+{
+    int st;
+    if (m->tets || m->nb < m->nv) {
+        if (m->level)
+            return ep_fail(EP_EINPUT, "%s: multiresolution mesh with vertices on no triangle", m->source);
+        if ((st = ep_mesh_to_surface(m, NULL)))
+            return st;
+    }
+    return ep_mesh_check_closed(m);
+}
+
+static int write_output(const ep_cli *cli, const ep_mesh *m, const int *fixed, int nfixed)
+{
+    char tmp[4096];
+    const char *ext = ep_path_ext(cli->output);
+    int st;
+    if (strcasecmp(ext, "h5") && strcasecmp(ext, "obj"))
+        return ep_fail(EP_EUSAGE, "%s: output must be .h5 or .obj", cli->output);
+    if ((st = ep_out_begin(cli->output, tmp, sizeof tmp)))
+        return st;
+    if (!strcasecmp(ext, "obj")) {
+        st = ep_mesh_write_obj(tmp, m);
+    } else {
+        ep_h5 f;
+        if (!(st = ep_h5_create(&f, tmp, "mesh", "loopsub " EP_VERSION, cli->command))) {
+            st = ep_h5_write_mesh(&f, m);
+            if (!st && fixed)
+                st = ep_h5_write_fixed(&f, fixed, nfixed);
+            int cst = ep_h5_close(&f);
+            st = st ? st : cst;
+        }
+    }
+    return st ? st : ep_out_commit(tmp, cli->output);
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {0, 0, EP_SUBDIV_LOOP, NULL};
+    ep_tool tool = {
+        .name = "loopsub",
+        .synopsis = "BASE.{obj,off,veg,msh,node,h5} -l LEVELS [options] -o OUT.{h5,obj}",
+        .purpose = "Loop subdivision of a closed triangle surface (or of a tet mesh's boundary),\n"
+                   "recording vertex levels and parents for multiresolution tools.",
+        .help = "  -l, --levels L          subdivision steps, 0..12 (required)\n"
+                "      --scheme S          loop (default) or linear (midpoints, flat faces stay flat)\n"
+                "      --project-onto FINE move each new vertex to the closest point of surface FINE\n",
+        .common = EP_CLI_FIXED,
+        .options = options,
+        .shortopts = "l:",
+        .handle = handle,
+        .ctx = &o,
+        .min_inputs = 1,
+        .max_inputs = 1,
+        .need_output = 1,
+    };
+    ep_cli cli;
+    ep_mesh m, fine;
+    ep_closest tree;
+    ep_progress bar;
+    int st, *fixed = NULL, nfixed = 0, base_nv;
+    double t0 = ep_now();
+
+    st = ep_cli_parse(&tool, argc, argv, &cli);
+    if (st < 0)
+        return EP_OK;
+    if (!st && !o.levels_given)
+        st = ep_fail(EP_EUSAGE, "the number of levels is required (-l LEVELS)");
+    if (st)
+        ep_cli_exit(st);
+
+    ep_mesh_init(&fine);
+    memset(&tree, 0, sizeof tree);
+    if ((st = ep_mesh_read(cli.inputs[0], &m)))
+        ep_cli_exit(st);
+    if ((st = to_closed_surface(&m)) || (st = check_size(&m, o.levels)) ||
+        (st = ep_subdiv_mark_base(&m)))
+        goto out;
+    base_nv = m.nv;
+    if (o.project && (!(st = ep_mesh_read(o.project, &fine))))
+        st = ep_closest_build(&tree, &fine);
+    if (st)
+        goto out;
+
+    ep_progress_start(&bar, "loopsub", o.levels, cli.quiet);
+    for (long l = 0; l < o.levels && !st; l++) {
+        st = ep_subdiv_refine(&m, o.scheme, o.project ? &tree : NULL);
+        ep_progress_update(&bar, l + 1);
+    }
+    ep_progress_end(&bar);
+    if (st)
+        goto out;
+    if (ep_fixed_given(&cli.fixed) && (st = ep_fixed_select(&m, &cli.fixed, &fixed, &nfixed)))
+        goto out;
+    if ((st = write_output(&cli, &m, fixed, nfixed)))
+        goto out;
+    if (!cli.quiet) {
+        double area, vol;
+        ep_mesh_surface_measures(&m, &area, &vol);
+        printf("loopsub: %s: %d vertices, %d triangles, %ld level%s over %d base vertices "
+               "(%s); area %.6g, volume %.6g%s%s; %.2f s\n",
+               cli.output, m.nv, m.nf, o.levels, o.levels == 1 ? "" : "s", base_nv,
+               o.scheme == EP_SUBDIV_LOOP ? "Loop" : "linear", area, vol,
+               o.project ? "; projected onto " : "", o.project ? o.project : "", ep_now() - t0);
+        if (fixed)
+            printf("loopsub: %d fixed vertices written to /constraints/fixed\n", nfixed);
+    }
+out:
+    free(fixed);
+    ep_closest_free(&tree);
+    ep_mesh_free(&fine);
+    ep_mesh_free(&m);
+    ep_cli_exit(st);
+}

@@ -1,0 +1,53 @@
+/*
+ * err.c — the thread-local error message and checked allocation (see err.h).
+ */
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static _Thread_local char errbuf[1024];
+
+int ep_fail(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(errbuf, sizeof errbuf, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+const char *ep_errmsg(void) { return errbuf; }
+
+static int overflows(size_t n, size_t size)
+{
+    return size != 0 && n > SIZE_MAX / size;
+}
+
+void *ep_calloc(size_t n, size_t size)
+{
+    void *p = overflows(n, size) ? NULL : calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
+    return p;
+}
+
+void *ep_malloc(size_t n, size_t size)
+{
+    void *p = overflows(n, size) ? NULL : malloc(n && size ? n * size : 1);
+    if (!p)
+        ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
+    return p;
+}
+
+int ep_grow(void *p, size_t n, size_t size)
+{
+    void **pp = p;
+    void *q = overflows(n, size) ? NULL : realloc(*pp, n && size ? n * size : 1);
+    if (!q)
+        return ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
+    *pp = q;
+    return EP_OK;
+}

@@ -1,0 +1,41 @@
+/*
+ * err.h — status codes and the error message shared by every elastoprep routine.
+ *
+ * Library routines never print and never exit.  A routine that fails records one
+ * line of text with ep_fail() and returns the status; the tool that called it
+ * prints "tool: message" and exits with that status (DESIGN.md, command-line
+ * conventions).  The message buffer is thread-local, so OpenMP workers may fail
+ * independently; the caller reports the first failure it sees.
+ */
+#ifndef EP_ERR_H
+#define EP_ERR_H
+
+#include <stddef.h>
+
+/* Exit statuses of every tool (man pages, EXIT STATUS). */
+enum {
+    EP_OK = 0,       /* success */
+    EP_ECOMPUTE = 1, /* computation failed: singular, not converged, out of memory */
+    EP_EUSAGE = 2,   /* bad command line */
+    EP_EINPUT = 3,   /* invalid input data */
+    EP_EIO = 4       /* cannot read or write a file */
+};
+
+/* Record a printf-style message and return status (for "return ep_fail(...)"). */
+int ep_fail(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The last message recorded by this thread ("" if none). */
+const char *ep_errmsg(void);
+
+/* Overflow-checked calloc of n*size bytes.  On failure records
+ * "out of memory (... bytes)" and returns NULL; the caller returns EP_ECOMPUTE. */
+void *ep_calloc(size_t n, size_t size);
+
+/* As ep_calloc but without zeroing; n*size overflow also fails. */
+void *ep_malloc(size_t n, size_t size);
+
+/* Grow *p to hold n elements of size bytes (realloc); 0 or EP_ECOMPUTE. */
+int ep_grow(void *p, size_t n, size_t size);
+
+#endif

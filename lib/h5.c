@@ -1,0 +1,518 @@
+/*
+ * h5.c — reading and writing the elastoprep HDF5 schema (h5.h).
+ *
+ * HDF5's own error stack printing is switched off: every failure becomes one
+ * ep_fail() message naming the file and the object.
+ */
+#include "h5.h"
+#include "err.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+static hid_t mem_type(ep_h5_type t)
+{
+    switch (t) {
+    case EP_F64: return H5T_NATIVE_DOUBLE;
+    case EP_F32: return H5T_NATIVE_FLOAT;
+    case EP_I64: return H5T_NATIVE_INT64;
+    case EP_I32: return H5T_NATIVE_INT32;
+    default:     return H5T_NATIVE_INT8;
+    }
+}
+
+/* Little-endian on disk, whatever the machine, so files move between hosts. */
+static hid_t file_type(ep_h5_type t)
+{
+    switch (t) {
+    case EP_F64: return H5T_IEEE_F64LE;
+    case EP_F32: return H5T_IEEE_F32LE;
+    case EP_I64: return H5T_STD_I64LE;
+    case EP_I32: return H5T_STD_I32LE;
+    default:     return H5T_STD_I8LE;
+    }
+}
+
+static size_t type_size(ep_h5_type t)
+{
+    static const size_t s[] = {8, 4, 8, 4, 1};
+    return s[t];
+}
+
+static const char *type_name(ep_h5_type t)
+{
+    static const char *n[] = {"float64", "float32", "int64", "int32", "int8"};
+    return n[t];
+}
+
+int ep_h5_set_attr_string(ep_h5 *f, const char *obj, const char *name, const char *value)
+{
+    hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
+    herr_t r = -1;
+    H5Tset_size(t, strlen(value) + 1);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    a = H5Acreate_by_name(f->id, obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (a >= 0)
+        r = H5Awrite(a, t, value);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(s);
+    H5Tclose(t);
+    return r < 0 ? ep_fail(EP_EIO, "%s: cannot write attribute %s of %s", f->path, name, obj) : EP_OK;
+}
+
+static int set_attr_num(ep_h5 *f, const char *obj, const char *name, hid_t ftype, hid_t mtype,
+                        const void *v)
+{
+    hid_t s = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate_by_name(f->id, obj, name, ftype, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t r = a >= 0 ? H5Awrite(a, mtype, v) : -1;
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(s);
+    return r < 0 ? ep_fail(EP_EIO, "%s: cannot write attribute %s of %s", f->path, name, obj) : EP_OK;
+}
+
+int ep_h5_set_attr_double(ep_h5 *f, const char *obj, const char *name, double value)
+{
+    return set_attr_num(f, obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
+int ep_h5_set_attr_int(ep_h5 *f, const char *obj, const char *name, long value)
+{
+    int32_t v = (int32_t)value;
+    return set_attr_num(f, obj, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &v);
+}
+
+int ep_h5_get_attr_string(ep_h5 *f, const char *obj, const char *name, char *value, size_t cap)
+{
+    int st = EP_OK;
+    hid_t a = H5Aopen_by_name(f->id, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0)
+        return ep_fail(EP_EINPUT, "%s: attribute %s of %s is missing", f->path, name, obj);
+    hid_t t = H5Aget_type(a), mt = H5Tcopy(H5T_C_S1);
+    value[0] = '\0';
+    if (H5Tget_class(t) != H5T_STRING) {
+        st = ep_fail(EP_EINPUT, "%s: attribute %s of %s is not a string", f->path, name, obj);
+    } else if (H5Tis_variable_str(t) > 0) {
+        char *s = NULL;
+        H5Tset_size(mt, H5T_VARIABLE);
+        if (H5Aread(a, mt, &s) < 0 || !s)
+            st = ep_fail(EP_EINPUT, "%s: cannot read attribute %s of %s", f->path, name, obj);
+        else
+            snprintf(value, cap, "%s", s);
+        H5free_memory(s);
+    } else {
+        size_t n = H5Tget_size(t);
+        char *s = ep_calloc(n + 1, 1);
+        H5Tset_size(mt, n + 1);
+        H5Tset_strpad(mt, H5T_STR_NULLTERM);
+        if (!s)
+            st = EP_ECOMPUTE;
+        else if (H5Aread(a, mt, s) < 0)
+            st = ep_fail(EP_EINPUT, "%s: cannot read attribute %s of %s", f->path, name, obj);
+        else
+            snprintf(value, cap, "%s", s);
+        free(s);
+    }
+    H5Tclose(mt);
+    H5Tclose(t);
+    H5Aclose(a);
+    return st;
+}
+
+int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *value)
+{
+    hid_t a = H5Aopen_by_name(f->id, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0)
+        return ep_fail(EP_EINPUT, "%s: attribute %s of %s is missing", f->path, name, obj);
+    hid_t t = H5Aget_type(a), s = H5Aget_space(a);
+    H5T_class_t c = H5Tget_class(t);
+    int ok = (c == H5T_FLOAT || c == H5T_INTEGER) && H5Sget_simple_extent_npoints(s) == 1 &&
+             H5Aread(a, H5T_NATIVE_DOUBLE, value) >= 0;
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Aclose(a);
+    return ok ? EP_OK : ep_fail(EP_EINPUT, "%s: attribute %s of %s is not a number", f->path, name, obj);
+}
+
+int ep_h5_create(ep_h5 *f, const char *path, const char *kind, const char *creator,
+                 const char *command)
+{
+    char when[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    int st;
+    quiet();
+    memset(f, 0, sizeof *f);
+    snprintf(f->path, sizeof f->path, "%s", path);
+    snprintf(f->kind, sizeof f->kind, "%s", kind);
+    f->id = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f->id < 0)
+        return ep_fail(EP_EIO, "%s: cannot create HDF5 file", path);
+    gmtime_r(&now, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if ((st = ep_h5_set_attr_string(f, "/", "format", EP_FORMAT)) ||
+        (st = ep_h5_set_attr_int(f, "/", "format_version", EP_FORMAT_VERSION)) ||
+        (st = ep_h5_set_attr_string(f, "/", "kind", kind)) ||
+        (st = ep_h5_set_attr_string(f, "/", "creator", creator)) ||
+        (st = ep_h5_set_attr_string(f, "/", "command", command)) ||
+        (st = ep_h5_set_attr_string(f, "/", "created", when))) {
+        H5Fclose(f->id);
+        f->id = H5I_INVALID_HID;
+    }
+    return st;
+}
+
+int ep_h5_open(ep_h5 *f, const char *path, const char *kind)
+{
+    char format[64];
+    double version;
+    int st;
+    quiet();
+    memset(f, 0, sizeof *f);
+    f->id = H5I_INVALID_HID;
+    snprintf(f->path, sizeof f->path, "%s", path);
+    FILE *probe = fopen(path, "rb");
+    if (!probe)
+        return ep_fail(EP_EIO, "%s: cannot open", path);
+    fclose(probe);
+    if (H5Fis_hdf5(path) <= 0)
+        return ep_fail(EP_EINPUT, "%s: not an HDF5 file", path);
+    f->id = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f->id < 0)
+        return ep_fail(EP_EINPUT, "%s: cannot open as HDF5 (damaged or truncated?)", path);
+    if ((st = ep_h5_get_attr_string(f, "/", "format", format, sizeof format)))
+        goto fail;
+    if (strcmp(format, EP_FORMAT)) {
+        st = ep_fail(EP_EINPUT, "%s: format is \"%s\", not an elastoprep file", path, format);
+        goto fail;
+    }
+    if ((st = ep_h5_get_attr_double(f, "/", "format_version", &version)))
+        goto fail;
+    if (version != EP_FORMAT_VERSION) {
+        st = ep_fail(EP_EINPUT, "%s: format_version %g not supported (this build reads %d)", path,
+                     version, EP_FORMAT_VERSION);
+        goto fail;
+    }
+    if ((st = ep_h5_get_attr_string(f, "/", "kind", f->kind, sizeof f->kind)))
+        goto fail;
+    if (kind && strcmp(kind, f->kind)) {
+        st = ep_fail(EP_EINPUT, "%s: kind is \"%s\", expected \"%s\"", path, f->kind, kind);
+        goto fail;
+    }
+    return EP_OK;
+fail:
+    H5Fclose(f->id);
+    f->id = H5I_INVALID_HID;
+    return st;
+}
+
+int ep_h5_close(ep_h5 *f)
+{
+    int st = EP_OK;
+    if (f->id >= 0 && H5Fclose(f->id) < 0)
+        st = ep_fail(EP_EIO, "%s: error closing file", f->path);
+    f->id = H5I_INVALID_HID;
+    return st;
+}
+
+int ep_h5_exists(ep_h5 *f, const char *name)
+{
+    /* H5Lexists needs each parent to exist: walk the path. */
+    char buf[256];
+    const char *p = name;
+    while ((p = strchr(p + 1, '/'))) {
+        snprintf(buf, sizeof buf, "%.*s", (int)(p - name), name);
+        if (H5Lexists(f->id, buf, H5P_DEFAULT) <= 0)
+            return 0;
+    }
+    return H5Lexists(f->id, name, H5P_DEFAULT) > 0;
+}
+
+int ep_h5_write(ep_h5 *f, const char *name, ep_h5_type type, int rank, const hsize_t *dims,
+                const void *data)
+{
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), s = H5Screate_simple(rank, dims, NULL);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    hid_t d = H5Dcreate2(f->id, name, file_type(type), s, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t r = d >= 0 ? H5Dwrite(d, mem_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : -1;
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(s);
+    H5Pclose(lcpl);
+    return r < 0 ? ep_fail(EP_EIO, "%s: cannot write %s", f->path, name) : EP_OK;
+}
+
+static void dims_text(char *buf, size_t cap, int rank, const hsize_t *d)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < rank && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, d[i] ? "[%llu]" : "[*]", (unsigned long long)d[i]);
+}
+
+int ep_h5_read(ep_h5 *f, const char *name, ep_h5_type type, int rank, hsize_t *dims, void **data)
+{
+    hsize_t got[8] = {0};
+    char want[96], have[96];
+    int st = EP_OK, r;
+    *data = NULL;
+    if (!ep_h5_exists(f, name))
+        return ep_fail(EP_EINPUT, "%s: dataset %s is missing", f->path, name);
+    hid_t d = H5Dopen2(f->id, name, H5P_DEFAULT);
+    if (d < 0)
+        return ep_fail(EP_EINPUT, "%s: %s is not a dataset", f->path, name);
+    hid_t t = H5Dget_type(d), s = H5Dget_space(d);
+    H5T_class_t c = H5Tget_class(t);
+    int want_float = type == EP_F64 || type == EP_F32;
+    if (c != (want_float ? H5T_FLOAT : H5T_INTEGER)) {
+        st = ep_fail(EP_EINPUT, "%s: dataset %s has the wrong type (expected %s)", f->path, name,
+                     type_name(type));
+        goto out;
+    }
+    r = H5Sget_simple_extent_ndims(s);
+    if (r >= 0 && r <= 8)
+        H5Sget_simple_extent_dims(s, got, NULL);
+    int ok = r == rank;
+    for (int i = 0; ok && i < rank; i++)
+        ok = !dims[i] || dims[i] == got[i];
+    if (!ok) {
+        dims_text(want, sizeof want, rank, dims);
+        dims_text(have, sizeof have, r > 0 && r <= 8 ? r : 0, got);
+        st = ep_fail(EP_EINPUT, "%s: dataset %s has shape %s, expected %s", f->path, name,
+                     r == 0 ? "scalar" : have, want);
+        goto out;
+    }
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) {
+        dims[i] = got[i];
+        n *= got[i];
+    }
+    if (!(*data = ep_malloc(n ? n : 1, type_size(type)))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if (n && H5Dread(d, mem_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0) {
+        st = ep_fail(EP_EINPUT, "%s: cannot read dataset %s (damaged or out of range)", f->path, name);
+        free(*data);
+        *data = NULL;
+    }
+out:
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Dclose(d);
+    return st;
+}
+
+/* ---- common groups ----------------------------------------------------------- */
+
+int ep_h5_write_mesh(ep_h5 *f, const ep_mesh *m)
+{
+    hsize_t d[2];
+    int st;
+    d[0] = (hsize_t)m->nv, d[1] = 3;
+    if ((st = ep_h5_write(f, "/mesh/vertices", EP_F64, 2, d, m->vertices)))
+        return st;
+    if (m->tets) {
+        d[0] = (hsize_t)m->ne, d[1] = 4;
+        if ((st = ep_h5_write(f, "/mesh/tets", EP_I32, 2, d, m->tets)))
+            return st;
+        if (m->region && (st = ep_h5_write(f, "/mesh/region", EP_I32, 1, d, m->region)))
+            return st;
+    }
+    d[0] = (hsize_t)m->nf, d[1] = 3;
+    if ((st = ep_h5_write(f, "/mesh/triangles", EP_I32, 2, d, m->triangles)))
+        return st;
+    d[0] = (hsize_t)m->nb;
+    if ((st = ep_h5_write(f, "/mesh/boundary", EP_I32, 1, d, m->boundary)) ||
+        (st = ep_h5_write(f, "/mesh/vertex_area", EP_F64, 1, d, m->vertex_area)))
+        return st;
+    if (m->level) {
+        d[0] = (hsize_t)m->nv, d[1] = 2;
+        if ((st = ep_h5_write(f, "/mesh/level", EP_I8, 1, d, m->level)) ||
+            (st = ep_h5_write(f, "/mesh/parents", EP_I32, 2, d, m->parents)))
+            return st;
+    }
+    return EP_OK;
+}
+
+static int check_index(ep_h5 *f, const char *name, const int *v, size_t n, int lo, int hi)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] < lo || v[i] >= hi)
+            return ep_fail(EP_EINPUT, "%s: %s: index %d at entry %zu out of range [%d, %d)", f->path,
+                           name, v[i], i, lo, hi);
+    return EP_OK;
+}
+
+/* Level/parent hierarchy: base vertices have parents (-1, -1); an odd vertex
+ * of level l has two distinct parents of lower level. */
+static int check_hierarchy(ep_h5 *f, const ep_mesh *m)
+{
+    for (int v = 0; v < m->nv; v++) {
+        const int *p = &m->parents[2 * v];
+        int l = m->level[v];
+        if (l < 0)
+            return ep_fail(EP_EINPUT, "%s: /mesh/level: negative level at vertex %d", f->path, v);
+        if (l == 0 ? (p[0] != -1 || p[1] != -1)
+                   : (p[0] < 0 || p[1] < 0 || p[0] >= m->nv || p[1] >= m->nv || p[0] == p[1] ||
+                      m->level[p[0]] >= l || m->level[p[1]] >= l))
+            return ep_fail(EP_EINPUT, "%s: /mesh/parents: bad parents (%d, %d) of vertex %d (level %d)",
+                           f->path, p[0], p[1], v, l);
+        if (v > 0 && l < m->level[v - 1])
+            return ep_fail(EP_EINPUT, "%s: /mesh/level: vertices not ordered coarse to fine at %d",
+                           f->path, v);
+    }
+    return EP_OK;
+}
+
+int ep_h5_read_mesh(ep_h5 *f, ep_mesh *m)
+{
+    hsize_t d[2];
+    void *p;
+    int st;
+    ep_mesh_init(m);
+    snprintf(m->source, sizeof m->source, "%s", f->path);
+    d[0] = 0, d[1] = 3;
+    if ((st = ep_h5_read(f, "/mesh/vertices", EP_F64, 2, d, &p)))
+        goto fail;
+    m->vertices = p;
+    m->nv = (int)d[0];
+    for (size_t i = 0; i < 3 * (size_t)m->nv; i++)
+        if (!isfinite(m->vertices[i])) {
+            st = ep_fail(EP_EINPUT, "%s: /mesh/vertices: non-finite coordinate at vertex %zu", f->path, i / 3);
+            goto fail;
+        }
+    if (ep_h5_exists(f, "/mesh/tets")) {
+        d[0] = 0, d[1] = 4;
+        if ((st = ep_h5_read(f, "/mesh/tets", EP_I32, 2, d, &p)))
+            goto fail;
+        m->tets = p;
+        m->ne = (int)d[0];
+        if ((st = check_index(f, "/mesh/tets", m->tets, 4 * (size_t)m->ne, 0, m->nv)))
+            goto fail;
+        if (ep_h5_exists(f, "/mesh/region")) {
+            d[0] = (hsize_t)m->ne;
+            if ((st = ep_h5_read(f, "/mesh/region", EP_I32, 1, d, &p)))
+                goto fail;
+            m->region = p;
+        }
+    }
+    if (ep_h5_exists(f, "/mesh/triangles") || !m->tets) {
+        d[0] = 0, d[1] = 3;
+        if ((st = ep_h5_read(f, "/mesh/triangles", EP_I32, 2, d, &p)))
+            goto fail;
+        m->triangles = p;
+        m->nf = (int)d[0];
+        if ((st = check_index(f, "/mesh/triangles", m->triangles, 3 * (size_t)m->nf, 0, m->nv)))
+            goto fail;
+    }
+    if (ep_h5_exists(f, "/mesh/level") || ep_h5_exists(f, "/mesh/parents")) {
+        d[0] = (hsize_t)m->nv, d[1] = 2;
+        if ((st = ep_h5_read(f, "/mesh/level", EP_I8, 1, d, &p)))
+            goto fail;
+        m->level = p;
+        if ((st = ep_h5_read(f, "/mesh/parents", EP_I32, 2, d, &p)))
+            goto fail;
+        m->parents = p;
+        if ((st = check_hierarchy(f, m)))
+            goto fail;
+    }
+    /* boundary and vertex_area are derived data: recomputed from the triangles
+     * (ep_mesh_read), so a file cannot carry an inconsistent copy into a tool. */
+    if (ep_h5_exists(f, "/material")) {
+        if (!(m->material = ep_calloc(1, sizeof *m->material))) {
+            st = EP_ECOMPUTE;
+            goto fail;
+        }
+        if ((st = ep_h5_read_material(f, m->ne, m->material)))
+            goto fail;
+    }
+    return EP_OK;
+fail:
+    ep_mesh_free(m);
+    return st;
+}
+
+int ep_h5_read_mesh_file(const char *path, ep_mesh *m)
+{
+    ep_h5 f;
+    int st = ep_h5_open(&f, path, NULL);
+    if (st)
+        return st;
+    st = ep_h5_read_mesh(&f, m);
+    ep_h5_close(&f);
+    return st;
+}
+
+int ep_h5_write_material(ep_h5 *f, const ep_material *mat)
+{
+    hid_t g = H5Gcreate2(f->id, "/material", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0)
+        return ep_fail(EP_EIO, "%s: cannot create /material", f->path);
+    H5Gclose(g);
+    if (mat->ne) {
+        hsize_t d = (hsize_t)mat->ne;
+        int st;
+        if ((st = ep_h5_write(f, "/material/E", EP_F64, 1, &d, mat->e_E)) ||
+            (st = ep_h5_write(f, "/material/nu", EP_F64, 1, &d, mat->e_nu)) ||
+            (st = ep_h5_write(f, "/material/rho", EP_F64, 1, &d, mat->e_rho)))
+            return st;
+        return EP_OK;
+    }
+    int st = ep_h5_set_attr_double(f, "/material", "E", mat->E);
+    st = st ? st : ep_h5_set_attr_double(f, "/material", "nu", mat->nu);
+    return st ? st : ep_h5_set_attr_double(f, "/material", "rho", mat->rho);
+}
+
+int ep_h5_read_material(ep_h5 *f, int ne, ep_material *mat)
+{
+    int st;
+    ep_material_init(mat);
+    if (ep_h5_exists(f, "/material/E")) {
+        hsize_t d = (hsize_t)ne;
+        void *E = NULL, *nu = NULL, *rho = NULL;
+        if ((st = ep_h5_read(f, "/material/E", EP_F64, 1, &d, &E)) ||
+            (st = ep_h5_read(f, "/material/nu", EP_F64, 1, &d, &nu)) ||
+            (st = ep_h5_read(f, "/material/rho", EP_F64, 1, &d, &rho))) {
+            free(E);
+            free(nu);
+            free(rho);
+            return st;
+        }
+        ep_material_set_elements(mat, ne, E, nu, rho);
+    } else if ((st = ep_h5_get_attr_double(f, "/material", "E", &mat->E)) ||
+               (st = ep_h5_get_attr_double(f, "/material", "nu", &mat->nu)) ||
+               (st = ep_h5_get_attr_double(f, "/material", "rho", &mat->rho))) {
+        return st;
+    }
+    return ep_material_check(mat, 0.5 + 1e-12, f->path);
+}
+
+int ep_h5_write_fixed(ep_h5 *f, const int *fixed, int nfixed)
+{
+    hsize_t d = (hsize_t)nfixed;
+    return ep_h5_write(f, "/constraints/fixed", EP_I32, 1, &d, fixed);
+}
+
+int ep_h5_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed)
+{
+    hsize_t d = 0;
+    void *p;
+    int st = ep_h5_read(f, "/constraints/fixed", EP_I32, 1, &d, &p);
+    if (st)
+        return st;
+    if ((st = check_index(f, "/constraints/fixed", p, d, 0, nv))) {
+        free(p);
+        return st;
+    }
+    *fixed = p;
+    *nfixed = (int)d;
+    return EP_OK;
+}

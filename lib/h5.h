@@ -1,0 +1,80 @@
+/*
+ * h5.h — the elastoprep HDF5 file schema (DESIGN.md, man/man5/elastoprep.5).
+ *
+ * Writers create the root attributes and the common groups every file carries
+ * (/mesh, /material, /constraints); readers check format, format_version, kind,
+ * dataset shapes and types and index ranges, and refuse a mismatch with a
+ * message naming the file and dataset.  Later tools use ep_h5_write/ep_h5_read
+ * for their own datasets so every file goes through the same checks.
+ */
+#ifndef EP_H5_H
+#define EP_H5_H
+
+#include <hdf5.h>
+
+#include "mesh.h"
+
+#define EP_FORMAT "elastoprep"
+#define EP_FORMAT_VERSION 1
+
+typedef struct ep_h5 {
+    hid_t id;
+    char path[1024];
+    char kind[32];
+} ep_h5;
+
+/* Element types of datasets in the schema. */
+typedef enum { EP_F64, EP_F32, EP_I64, EP_I32, EP_I8 } ep_h5_type;
+
+/* Create path (truncating) and write the root attributes format,
+ * format_version, kind, creator, command and created (ISO 8601, UTC).
+ * 0 or EP_EIO. */
+int ep_h5_create(ep_h5 *f, const char *path, const char *kind, const char *creator,
+                 const char *command);
+
+/* Open path read-only and check format and format_version; with kind non-NULL
+ * also check the kind.  f->kind receives the file's kind.  Not an HDF5 file,
+ * or the wrong format/kind: EP_EINPUT; missing file: EP_EIO. */
+int ep_h5_open(ep_h5 *f, const char *path, const char *kind);
+
+/* Close; EP_EIO when buffered data could not be written. */
+int ep_h5_close(ep_h5 *f);
+
+/* 1 if the object at name ("/mesh/level") exists. */
+int ep_h5_exists(ep_h5 *f, const char *name);
+
+/* Write an array of rank dims (C order) as dataset name, creating parent
+ * groups.  0 or EP_EIO. */
+int ep_h5_write(ep_h5 *f, const char *name, ep_h5_type type, int rank, const hsize_t *dims,
+                const void *data);
+
+/* Read dataset name into *data (allocated, caller frees), converted to type.
+ * dims: in, the expected extents (0 = any); out, the actual ones.  The stored
+ * type must be of the same class (float for EP_F*, integer for EP_I*).
+ * Errors name file and dataset: EP_EINPUT. */
+int ep_h5_read(ep_h5 *f, const char *name, ep_h5_type type, int rank, hsize_t *dims, void **data);
+
+/* Attributes on the object at obj ("/" for the root). */
+int ep_h5_set_attr_string(ep_h5 *f, const char *obj, const char *name, const char *value);
+int ep_h5_set_attr_double(ep_h5 *f, const char *obj, const char *name, double value);
+int ep_h5_set_attr_int(ep_h5 *f, const char *obj, const char *name, long value);
+int ep_h5_get_attr_string(ep_h5 *f, const char *obj, const char *name, char *value, size_t cap);
+int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *value);
+
+/* /mesh: vertices, tets, region, triangles, boundary, vertex_area, level, parents. */
+int ep_h5_write_mesh(ep_h5 *f, const ep_mesh *m);
+/* Read /mesh (and /material when present) into m, checking shapes, finite
+ * coordinates, index ranges and the level/parent hierarchy. */
+int ep_h5_read_mesh(ep_h5 *f, ep_mesh *m);
+/* Open any elastoprep file and read its /mesh (ep_mesh_read's .h5 branch). */
+int ep_h5_read_mesh_file(const char *path, ep_mesh *m);
+
+/* /material: attributes E, nu, rho, or datasets [ne] when heterogeneous. */
+int ep_h5_write_material(ep_h5 *f, const ep_material *mat);
+int ep_h5_read_material(ep_h5 *f, int ne, ep_material *mat);
+
+/* /constraints/fixed: vertex ids in [0, nv). */
+int ep_h5_write_fixed(ep_h5 *f, const int *fixed, int nfixed);
+int ep_h5_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed);
+
+#endif

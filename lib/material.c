@@ -1,0 +1,181 @@
+/*
+ * material.c — material values, material files and their checks (material.h).
+ */
+#include "material.h"
+#include "err.h"
+#include "text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ep_material_init(ep_material *m)
+{
+    memset(m, 0, sizeof *m);
+    m->E = NAN;
+    m->nu = NAN;
+    m->rho = NAN;
+}
+
+void ep_material_free(ep_material *m)
+{
+    free(m->e_E);
+    free(m->e_nu);
+    free(m->e_rho);
+    ep_material_init(m);
+}
+
+static double *dup_array(const double *a, int n)
+{
+    double *b = ep_malloc((size_t)n, sizeof *b);
+    if (b)
+        memcpy(b, a, (size_t)n * sizeof *b);
+    return b;
+}
+
+int ep_material_copy(ep_material *dst, const ep_material *src)
+{
+    *dst = *src;
+    dst->e_E = dst->e_nu = dst->e_rho = NULL;
+    if (src->ne == 0)
+        return EP_OK;
+    dst->e_E = dup_array(src->e_E, src->ne);
+    dst->e_nu = dup_array(src->e_nu, src->ne);
+    dst->e_rho = dup_array(src->e_rho, src->ne);
+    if (!dst->e_E || !dst->e_nu || !dst->e_rho) {
+        ep_material_free(dst);
+        return EP_ECOMPUTE;
+    }
+    return EP_OK;
+}
+
+double ep_material_E(const ep_material *m, int e) { return m->ne ? m->e_E[e] : m->E; }
+double ep_material_nu(const ep_material *m, int e) { return m->ne ? m->e_nu[e] : m->nu; }
+double ep_material_rho(const ep_material *m, int e) { return m->ne ? m->e_rho[e] : m->rho; }
+
+void ep_material_lame(const ep_material *m, int e, double *lambda, double *mu)
+{
+    double E = ep_material_E(m, e), nu = ep_material_nu(m, e);
+    *mu = E / (2.0 * (1.0 + nu));
+    *lambda = E * nu / ((1.0 + nu) * (1.0 - 2.0 * nu));
+}
+
+void ep_material_set_elements(ep_material *m, int ne, double *E, double *nu, double *rho)
+{
+    int same = 1;
+    for (int e = 1; e < ne && same; e++)
+        same = E[e] == E[0] && nu[e] == nu[0] && rho[e] == rho[0];
+    ep_material_free(m);
+    if (ne > 0) {
+        m->E = E[0];
+        m->nu = nu[0];
+        m->rho = rho[0];
+    }
+    if (same) {
+        free(E);
+        free(nu);
+        free(rho);
+        return;
+    }
+    m->ne = ne;
+    m->e_E = E;
+    m->e_nu = nu;
+    m->e_rho = rho;
+}
+
+typedef struct {
+    long tag;   /* region tag; LONG_MIN for "default" */
+    double v[3];
+} entry;
+
+int ep_material_read(const char *path, int ne, const int *region, ep_material *m)
+{
+    ep_text t;
+    entry *tab = NULL, dflt = {0, {0, 0, 0}};
+    size_t n = 0;
+    int have_default = 0, r, st = ep_text_open(&t, path, '#');
+    double *E = NULL, *nu = NULL, *rho = NULL;
+    if (st)
+        return st;
+    while ((r = ep_text_next(&t)) > 0) {
+        entry x;
+        char *w = NULL;
+        int is_default = 0;
+        if (!strncmp(t.p, "default", 7)) {
+            if ((st = ep_text_word(&t, &w)))
+                goto out;
+            is_default = 1;
+        } else if ((st = ep_text_long(&t, &x.tag)))
+            goto out;
+        for (int k = 0; k < 3; k++)
+            if ((st = ep_text_double(&t, &x.v[k])))
+                goto out;
+        if (ep_text_more(&t)) {
+            st = ep_text_fail(&t, EP_EINPUT, "expected \"TAG E nu rho\", found extra text");
+            goto out;
+        }
+        if (is_default) {
+            dflt = x;
+            have_default = 1;
+            continue;
+        }
+        if ((st = ep_grow(&tab, n + 1, sizeof *tab)))
+            goto out;
+        tab[n++] = x;
+    }
+    if (r < 0) {
+        st = -r;
+        goto out;
+    }
+    E = ep_malloc((size_t)ne, sizeof *E);
+    nu = ep_malloc((size_t)ne, sizeof *nu);
+    rho = ep_malloc((size_t)ne, sizeof *rho);
+    if (!E || !nu || !rho) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int e = 0; e < ne; e++) {
+        const entry *hit = have_default ? &dflt : NULL;
+        for (size_t i = 0; region && i < n; i++)
+            if (tab[i].tag == region[e])
+                hit = &tab[i];
+        if (!hit) {
+            st = ep_fail(EP_EINPUT, "%s: no material for element %d (region %d)",
+                         path, e + 1, region ? region[e] : 0);
+            goto out;
+        }
+        E[e] = hit->v[0];
+        nu[e] = hit->v[1];
+        rho[e] = hit->v[2];
+    }
+    ep_material_set_elements(m, ne, E, nu, rho);
+    E = nu = rho = NULL;
+out:
+    free(E);
+    free(nu);
+    free(rho);
+    free(tab);
+    ep_text_close(&t);
+    return st;
+}
+
+int ep_material_check(const ep_material *m, double nu_max, const char *source)
+{
+    int n = m->ne ? m->ne : 1;
+    for (int e = 0; e < n; e++) {
+        double E = ep_material_E(m, e), nu = ep_material_nu(m, e), rho = ep_material_rho(m, e);
+        char where[48] = "";
+        if (m->ne)
+            snprintf(where, sizeof where, " of element %d", e + 1);
+        if (!(E > 0) || !isfinite(E))
+            return ep_fail(EP_EINPUT, "%s: Young's modulus%s must be positive and finite (E = %g)",
+                           source, where, E);
+        if (!(nu > -1.0 && nu < nu_max))
+            return ep_fail(EP_EINPUT, "%s: Poisson's ratio%s must lie in (-1, %s (nu = %g)",
+                           source, where, nu_max > 0.5 ? "0.5]" : "0.5)", nu);
+        if (!isnan(rho) && (!(rho > 0) || !isfinite(rho)))
+            return ep_fail(EP_EINPUT, "%s: density%s must be positive (rho = %g)", source, where, rho);
+    }
+    return EP_OK;
+}

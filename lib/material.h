@@ -1,0 +1,46 @@
+/*
+ * material.h — isotropic linear-elastic material, homogeneous or per element.
+ *
+ * Sources: -E, --nu, --rho on the command line, a material file mapping region tags
+ * to "E nu rho", the *MATERIAL and *REGION sections of a .veg file, or /material of
+ * an elastoprep file.  Lamé parameters follow MATH.md's notation.
+ */
+#ifndef EP_MATERIAL_H
+#define EP_MATERIAL_H
+
+typedef struct ep_material {
+    double E, nu, rho;          /* homogeneous values (also used when ne == 0) */
+    int ne;                     /* > 0: per-element arrays below are set */
+    double *e_E, *e_nu, *e_rho; /* [ne], owned */
+} ep_material;
+
+void ep_material_init(ep_material *m);
+void ep_material_free(ep_material *m);
+
+/* Deep copy src into dst (dst is overwritten without freeing). 0 or EP_ECOMPUTE. */
+int ep_material_copy(ep_material *dst, const ep_material *src);
+
+/* Values of element e (homogeneous materials ignore e). */
+double ep_material_E(const ep_material *m, int e);
+double ep_material_nu(const ep_material *m, int e);
+double ep_material_rho(const ep_material *m, int e);
+
+/* Lamé parameters mu = E/(2(1+nu)), lambda = E nu/((1+nu)(1-2nu)) (MATH.md notation). */
+void ep_material_lame(const ep_material *m, int e, double *lambda, double *mu);
+
+/* Set per-element values from per-element arrays; collapses to homogeneous
+ * when every element has the same values.  Takes ownership of the arrays. */
+void ep_material_set_elements(ep_material *m, int ne, double *E, double *nu, double *rho);
+
+/* Read a material file: lines "TAG E nu rho" ('#' comments), TAG an integer
+ * region tag or "default".  Elements take the entry of region[e] (region may be
+ * NULL: only "default" applies).  Errors name file and line, or the first
+ * element left without a material.  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE. */
+int ep_material_read(const char *path, int ne, const int *region, ep_material *m);
+
+/* Check E > 0, rho > 0 (rho NaN means "not given" and passes) and -1 < nu < nu_max (nu_max = 0.5
+ * for FEM, where nu = 0.5 makes lambda infinite; BEM allows nu <= 0.5 and passes
+ * nu_max slightly above 0.5).  Returns 0 or EP_EINPUT naming the element. */
+int ep_material_check(const ep_material *m, double nu_max, const char *source);
+
+#endif

@@ -1,0 +1,378 @@
+/*
+ * mesh.c — derived mesh data and mesh checks (mesh.h): tet geometry, the
+ * outward boundary surface, boundary vertex list and vertex areas, closedness.
+ */
+#include "mesh.h"
+#include "err.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ep_mesh_init(ep_mesh *m) { memset(m, 0, sizeof *m); }
+
+void ep_mesh_free(ep_mesh *m)
+{
+    free(m->vertices);
+    free(m->tets);
+    free(m->region);
+    free(m->triangles);
+    free(m->boundary);
+    free(m->vertex_area);
+    free(m->level);
+    free(m->parents);
+    for (int i = 0; i < m->ngroups; i++)
+        free(m->groups[i].v);
+    free(m->groups);
+    if (m->material) {
+        ep_material_free(m->material);
+        free(m->material);
+    }
+    ep_mesh_init(m);
+}
+
+static void sub3(const double *a, const double *b, double *c)
+{
+    c[0] = a[0] - b[0];
+    c[1] = a[1] - b[1];
+    c[2] = a[2] - b[2];
+}
+
+static void cross3(const double *a, const double *b, double *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* MATH.md §1: Dm = [x1-x0, x2-x0, x3-x0] (columns); g1..g3 = rows of Dm^-1. */
+void ep_tet_gradients(const double x[4][3], double *vol, double g[4][3])
+{
+    double d[3][3], c[3][3];
+    for (int k = 0; k < 3; k++)
+        sub3(x[k + 1], x[0], d[k]); /* d[k] = column k of Dm */
+    /* Rows of Dm^-1 are (d1 x d2, d2 x d0, d0 x d1) / det. */
+    cross3(d[1], d[2], c[0]);
+    cross3(d[2], d[0], c[1]);
+    cross3(d[0], d[1], c[2]);
+    double det = d[0][0] * c[0][0] + d[0][1] * c[0][1] + d[0][2] * c[0][2];
+    *vol = det / 6.0;
+    if (!(det > 0))
+        return;
+    for (int a = 0; a < 3; a++) {
+        g[0][a] = 0;
+        for (int k = 0; k < 3; k++) {
+            g[k + 1][a] = c[k][a] / det;
+            g[0][a] -= g[k + 1][a];
+        }
+    }
+}
+
+static void tet_corners(const ep_mesh *m, int e, double x[4][3])
+{
+    for (int k = 0; k < 4; k++)
+        memcpy(x[k], &m->vertices[3 * m->tets[4 * e + k]], sizeof x[k]);
+}
+
+int ep_mesh_check_tets(const ep_mesh *m)
+{
+    /* Relative to the model size, so a degenerate sliver fails too. */
+    double h = ep_mesh_diameter(m), tiny = 1e-14 * h * h * h;
+    for (int e = 0; e < m->ne; e++) {
+        double x[4][3], vol, g[4][3];
+        for (int k = 0; k < 4; k++) {
+            int v = m->tets[4 * e + k];
+            if (v < 0 || v >= m->nv)
+                return ep_fail(EP_EINPUT, "%s: element %d: vertex index %d out of range", m->source,
+                               e + 1, v + 1);
+        }
+        tet_corners(m, e, x);
+        ep_tet_gradients(x, &vol, g);
+        if (!(vol > tiny))
+            return ep_fail(EP_EINPUT, "%s: element %d: non-positive volume %.3g (%s tetrahedron)",
+                           m->source, e + 1, vol, vol < 0 ? "inverted" : "degenerate");
+    }
+    return EP_OK;
+}
+
+/* A face keyed by its sorted vertices, remembering its oriented form. */
+typedef struct {
+    int key[3];
+    int v[3];
+} face;
+
+static int cmp_face(const void *a, const void *b)
+{
+    const int *x = ((const face *)a)->key, *y = ((const face *)b)->key;
+    for (int k = 0; k < 3; k++)
+        if (x[k] != y[k])
+            return (x[k] > y[k]) - (x[k] < y[k]);
+    return 0;
+}
+
+static void sort3(int *k)
+{
+    int t;
+    if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
+    if (k[1] > k[2]) { t = k[1]; k[1] = k[2]; k[2] = t; }
+    if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
+}
+
+int ep_mesh_extract_boundary(ep_mesh *m)
+{
+    /* Faces of a positive tet (0,1,2,3), each oriented with its normal pointing
+     * away from the opposite vertex. */
+    static const int fv[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+    size_t nf4 = 4 * (size_t)m->ne, nb = 0;
+    face *f = ep_malloc(nf4, sizeof *f);
+    if (!f)
+        return EP_ECOMPUTE;
+    for (int e = 0; e < m->ne; e++)
+        for (int k = 0; k < 4; k++) {
+            face *x = &f[4 * (size_t)e + k];
+            for (int i = 0; i < 3; i++)
+                x->key[i] = x->v[i] = m->tets[4 * e + fv[k][i]];
+            sort3(x->key);
+        }
+    qsort(f, nf4, sizeof *f, cmp_face);
+    for (size_t i = 0; i < nf4;) {
+        size_t j = i + 1;
+        while (j < nf4 && !cmp_face(&f[i], &f[j]))
+            j++;
+        if (j - i > 2) {
+            int st = ep_fail(EP_EINPUT, "%s: face (%d %d %d) shared by %zu tetrahedra (non-manifold)",
+                             m->source, f[i].key[0] + 1, f[i].key[1] + 1, f[i].key[2] + 1, j - i);
+            free(f);
+            return st;
+        }
+        if (j - i == 1)
+            f[nb++] = f[i];
+        i = j;
+    }
+    int *tri = ep_malloc(nb ? 3 * nb : 1, sizeof *tri);
+    if (!tri) {
+        free(f);
+        return EP_ECOMPUTE;
+    }
+    for (size_t i = 0; i < nb; i++)
+        memcpy(&tri[3 * i], f[i].v, sizeof f[i].v);
+    free(f);
+    free(m->triangles);
+    m->triangles = tri;
+    m->nf = (int)nb;
+    free(m->boundary);
+    free(m->vertex_area);
+    m->boundary = NULL;
+    m->vertex_area = NULL;
+    return ep_mesh_derive_boundary_data(m);
+}
+
+static double tri_area(const ep_mesh *m, int t)
+{
+    const int *v = &m->triangles[3 * t];
+    double a[3], b[3], c[3];
+    sub3(&m->vertices[3 * v[1]], &m->vertices[3 * v[0]], a);
+    sub3(&m->vertices[3 * v[2]], &m->vertices[3 * v[0]], b);
+    cross3(a, b, c);
+    return 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+}
+
+int ep_mesh_derive_boundary_data(ep_mesh *m)
+{
+    int *slot = ep_malloc((size_t)m->nv, sizeof *slot);
+    if (!slot)
+        return EP_ECOMPUTE;
+    for (int v = 0; v < m->nv; v++)
+        slot[v] = -1;
+    for (int t = 0; t < m->nf; t++)
+        for (int k = 0; k < 3; k++) {
+            int v = m->triangles[3 * t + k];
+            if (v < 0 || v >= m->nv) {
+                free(slot);
+                return ep_fail(EP_EINPUT, "%s: triangle %d: vertex index %d out of range (1..%d)",
+                               m->source, t + 1, v + 1, m->nv);
+            }
+            slot[v] = 0;
+        }
+    int nb = 0;
+    for (int v = 0; v < m->nv; v++)
+        if (slot[v] == 0)
+            slot[v] = nb++;
+    int *b = ep_malloc((size_t)nb, sizeof *b);
+    double *a = ep_calloc((size_t)nb, sizeof *a);
+    if (!b || !a) {
+        free(slot);
+        free(b);
+        free(a);
+        return EP_ECOMPUTE;
+    }
+    for (int v = 0; v < m->nv; v++)
+        if (slot[v] >= 0)
+            b[slot[v]] = v;
+    /* a_j = integral of the hat function = one third of the adjacent area. */
+    for (int t = 0; t < m->nf; t++) {
+        double third = tri_area(m, t) / 3.0;
+        for (int k = 0; k < 3; k++)
+            a[slot[m->triangles[3 * t + k]]] += third;
+    }
+    free(slot);
+    free(m->boundary);
+    free(m->vertex_area);
+    m->boundary = b;
+    m->vertex_area = a;
+    m->nb = nb;
+    return EP_OK;
+}
+
+/* Directed edge (a -> b) of triangle t, keyed by (min, max). */
+typedef struct {
+    int lo, hi, forward, t;
+} dedge;
+
+static int cmp_dedge(const void *x, const void *y)
+{
+    const dedge *a = x, *b = y;
+    if (a->lo != b->lo)
+        return (a->lo > b->lo) - (a->lo < b->lo);
+    return (a->hi > b->hi) - (a->hi < b->hi);
+}
+
+int ep_mesh_check_closed(const ep_mesh *m)
+{
+    size_t ne = 3 * (size_t)m->nf;
+    int st = EP_OK;
+    if (m->nf == 0)
+        return ep_fail(EP_EINPUT, "%s: no surface triangles", m->source);
+    double h = ep_mesh_diameter(m);
+    for (int t = 0; t < m->nf; t++) {
+        const int *v = &m->triangles[3 * t];
+        if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2] || !(tri_area(m, t) > 1e-14 * h * h))
+            return ep_fail(EP_EINPUT, "%s: triangle %d is degenerate", m->source, t + 1);
+    }
+    dedge *e = ep_malloc(ne, sizeof *e);
+    if (!e)
+        return EP_ECOMPUTE;
+    for (int t = 0; t < m->nf; t++)
+        for (int k = 0; k < 3; k++) {
+            int a = m->triangles[3 * t + k], b = m->triangles[3 * t + (k + 1) % 3];
+            dedge *d = &e[3 * (size_t)t + k];
+            d->lo = a < b ? a : b;
+            d->hi = a < b ? b : a;
+            d->forward = a < b;
+            d->t = t;
+        }
+    qsort(e, ne, sizeof *e, cmp_dedge);
+    for (size_t i = 0; i < ne && !st;) {
+        size_t j = i + 1;
+        while (j < ne && !cmp_dedge(&e[i], &e[j]))
+            j++;
+        if (j - i == 1)
+            st = ep_fail(EP_EINPUT, "%s: open surface: edge (%d %d) of triangle %d has one face",
+                         m->source, e[i].lo + 1, e[i].hi + 1, e[i].t + 1);
+        else if (j - i > 2)
+            st = ep_fail(EP_EINPUT, "%s: non-manifold surface: edge (%d %d) has %zu faces",
+                         m->source, e[i].lo + 1, e[i].hi + 1, j - i);
+        else if (e[i].forward == e[i + 1].forward)
+            st = ep_fail(EP_EINPUT, "%s: inconsistent orientation: triangles %d and %d across edge (%d %d)",
+                         m->source, e[i].t + 1, e[i + 1].t + 1, e[i].lo + 1, e[i].hi + 1);
+        i = j;
+    }
+    free(e);
+    return st;
+}
+
+int ep_mesh_to_surface(ep_mesh *m, int **old_id)
+{
+    int *newid = ep_malloc((size_t)m->nv, sizeof *newid);
+    double *x = ep_malloc(3 * (size_t)m->nb, sizeof *x);
+    int *old = ep_malloc((size_t)m->nb, sizeof *old);
+    if (!newid || !x || !old) {
+        free(newid);
+        free(x);
+        free(old);
+        return EP_ECOMPUTE;
+    }
+    for (int v = 0; v < m->nv; v++)
+        newid[v] = -1;
+    for (int j = 0; j < m->nb; j++) {
+        newid[m->boundary[j]] = j;
+        old[j] = m->boundary[j];
+        memcpy(&x[3 * j], &m->vertices[3 * m->boundary[j]], 3 * sizeof *x);
+    }
+    for (int t = 0; t < 3 * m->nf; t++)
+        m->triangles[t] = newid[m->triangles[t]];
+    for (int j = 0; j < m->nb; j++)
+        m->boundary[j] = j;
+    free(newid);
+    free(m->vertices);
+    m->vertices = x;
+    m->nv = m->nb;
+    free(m->tets);
+    free(m->region);
+    m->tets = m->region = NULL;
+    m->ne = 0;
+    for (int i = 0; i < m->ngroups; i++)
+        free(m->groups[i].v);
+    free(m->groups);
+    m->groups = NULL;
+    m->ngroups = 0;
+    free(m->level);
+    free(m->parents);
+    m->level = NULL;
+    m->parents = NULL;
+    if (old_id)
+        *old_id = old;
+    else
+        free(old);
+    return EP_OK;
+}
+
+void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume)
+{
+    double A = 0, V = 0;
+    for (int t = 0; t < m->nf; t++) {
+        const double *p = &m->vertices[3 * m->triangles[3 * t]],
+                     *q = &m->vertices[3 * m->triangles[3 * t + 1]],
+                     *r = &m->vertices[3 * m->triangles[3 * t + 2]];
+        double c[3];
+        cross3(q, r, c);
+        V += (p[0] * c[0] + p[1] * c[1] + p[2] * c[2]) / 6.0;
+        A += tri_area(m, t);
+    }
+    *area = A;
+    *volume = V;
+}
+
+double ep_mesh_diameter(const ep_mesh *m)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int v = 0; v < m->nv; v++)
+        for (int a = 0; a < 3; a++) {
+            double c = m->vertices[3 * v + a];
+            lo[a] = c < lo[a] ? c : lo[a];
+            hi[a] = c > hi[a] ? c : hi[a];
+        }
+    if (m->nv == 0)
+        return 0;
+    return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+const ep_group *ep_mesh_find_group(const ep_mesh *m, const char *spec)
+{
+    char *end;
+    long tag = strtol(spec, &end, 10);
+    int numeric = *spec && !*end;
+    const ep_group *best = NULL;
+    for (int i = 0; i < m->ngroups; i++) {
+        const ep_group *g = &m->groups[i];
+        if (numeric ? g->tag != tag : strcmp(g->name, spec))
+            continue;
+        /* Gmsh numbers physical groups per dimension: prefer surfaces, the
+         * usual support, then the lowest dimension. */
+        if (!best || (g->dim == 2 && best->dim != 2) || (best->dim != 2 && g->dim < best->dim))
+            best = g;
+    }
+    return best;
+}

@@ -1,0 +1,99 @@
+/*
+ * mesh.h — tetrahedral and triangle meshes: the in-memory form of /mesh.
+ *
+ * One struct serves volumetric models (tets set; triangles are their outward
+ * boundary) and surface models (tets NULL; triangles given).  Readers for the
+ * file formats live in meshio.c; this module derives what every tool needs:
+ * boundary surface, boundary vertex list, vertex areas, tet volumes and shape
+ * gradients, and the checks on them.  All index arrays are 0-based.
+ */
+#ifndef EP_MESH_H
+#define EP_MESH_H
+
+#include <stdint.h>
+
+#include "material.h"
+
+/* A named set of vertices: a Gmsh physical group or a Vega *SET. */
+typedef struct ep_group {
+    char name[64];  /* physical name or set name, "" if none */
+    int tag;        /* Gmsh physical tag; -1 for Vega sets */
+    int dim;        /* dimension of the elements that define it (0..3) */
+    int nv;
+    int *v;         /* vertex ids, ascending, owned */
+} ep_group;
+
+typedef struct ep_mesh {
+    char source[1024];    /* file it came from, for messages */
+    int nv;
+    double *vertices;     /* [nv][3] */
+    int ne;
+    int *tets;            /* [ne][4], positive volume; NULL for surfaces */
+    int *region;          /* [ne] region tags, or NULL */
+    int nf;
+    int *triangles;       /* [nf][3] surface, outward orientation */
+    int nb;
+    int *boundary;        /* [nb] surface vertex ids, ascending */
+    double *vertex_area;  /* [nb] a_j = integral of hat function j (MATH.md §1) */
+    int8_t *level;        /* [nv] or NULL: level a vertex first appears */
+    int *parents;         /* [nv][2] or NULL: edge endpoints of odd vertices */
+    int ngroups;
+    ep_group *groups;
+    ep_material *material; /* owned; set by readers whose format carries one */
+} ep_mesh;
+
+void ep_mesh_init(ep_mesh *m);
+void ep_mesh_free(ep_mesh *m);
+
+/* Read any supported mesh, chosen by extension: .msh, .node/.ele (or the TetGen
+ * base name), .veg, .obj, .off, .h5.  Then validates (finite coordinates,
+ * indices in range, positive tet volumes) and derives the boundary surface,
+ * boundary list and vertex areas.  Returns 0, EP_EINPUT, EP_EIO, EP_EUSAGE
+ * (unknown extension) or EP_ECOMPUTE (memory). */
+int ep_mesh_read(const char *path, ep_mesh *m);
+
+/* Volume and shape gradients of one tet (MATH.md §1).
+ * in: x[4][3] corners.  out: *vol = det(Dm)/6, g[4][3] gradients of the
+ * barycentric functions (rows of Dm^-1, g0 = -(g1+g2+g3)); g untouched when
+ * vol <= 0.  Cost O(1). */
+void ep_tet_gradients(const double x[4][3], double *vol, double g[4][3]);
+
+/* Check every tet: indices in range and volume > 0.  The error names the
+ * element (1-based, file order) and its volume.  0 or EP_EINPUT. */
+int ep_mesh_check_tets(const ep_mesh *m);
+
+/* Derive the outward boundary surface of a tet mesh (faces used by exactly one
+ * tet), replacing m->triangles.  A face shared by more than two tets is an
+ * error.  Cost O(ne log ne).  0, EP_EINPUT or EP_ECOMPUTE. */
+int ep_mesh_extract_boundary(ep_mesh *m);
+
+/* Set m->boundary (vertices used by triangles, ascending) and m->vertex_area
+ * (a_j = sum of adjacent triangle areas / 3).  Cost O(nf + nv). */
+int ep_mesh_derive_boundary_data(ep_mesh *m);
+
+/* Check that the triangles form a closed, consistently oriented 2-manifold:
+ * every edge used exactly twice, once in each direction, and no degenerate
+ * triangle.  The error names the edge or triangle.  Cost O(nf log nf). */
+int ep_mesh_check_closed(const ep_mesh *m);
+
+/* Replace a tet mesh by its boundary surface alone, renumbering the surface
+ * vertices 0..nb-1 in ascending original order (tets, regions, groups dropped).
+ * old_id (may be NULL) receives the original id of each new vertex (owned by
+ * the caller).  Cost O(nv + nf). */
+int ep_mesh_to_surface(ep_mesh *m, int **old_id);
+
+/* Total surface area and enclosed volume (divergence theorem; meaningful for a
+ * closed outward surface).  Cost O(nf). */
+void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume);
+
+/* Bounding-box diagonal length, the model length scale.  Cost O(nv). */
+double ep_mesh_diameter(const ep_mesh *m);
+
+/* Group whose tag (if spec is an integer) or name equals spec, or NULL. */
+const ep_group *ep_mesh_find_group(const ep_mesh *m, const char *spec);
+
+/* Write the surface (vertices and triangles) as Wavefront .obj to path.
+ * 0 or EP_EIO. */
+int ep_mesh_write_obj(const char *path, const ep_mesh *m);
+
+#endif

@@ -1,0 +1,1116 @@
+/*
+ * meshio.c — mesh file readers (Gmsh .msh 2.2/4.1 ASCII, TetGen .node/.ele,
+ * Vega .veg, .obj, .off; /mesh of elastoprep .h5 through h5.c) and the .obj
+ * writer.
+ *
+ * Each reader fills the raw arrays of an ep_mesh and checks what only the file
+ * can tell (syntax, finite coordinates, index ranges) with "FILE:LINE:" errors;
+ * ep_mesh_read then runs the checks and derivations common to all formats.
+ */
+#include "mesh.h"
+#include "err.h"
+#include "h5.h"
+#include "text.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- growable arrays used while parsing ---------------------------------- */
+
+typedef struct {
+    int *a;
+    size_t n, cap;
+} ivec;
+
+static int ivec_push(ivec *v, int x)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 64;
+        if (ep_grow(&v->a, cap, sizeof *v->a))
+            return EP_ECOMPUTE;
+        v->cap = cap;
+    }
+    v->a[v->n++] = x;
+    return EP_OK;
+}
+
+typedef struct {
+    double *a;
+    size_t n, cap;
+} dvec;
+
+static int dvec_push3(dvec *v, const double x[3])
+{
+    if (v->n + 3 > v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 192;
+        if (ep_grow(&v->a, cap, sizeof *v->a))
+            return EP_ECOMPUTE;
+        v->cap = cap;
+    }
+    memcpy(v->a + v->n, x, 3 * sizeof *x);
+    v->n += 3;
+    return EP_OK;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sort and deduplicate v in place; returns the new length. */
+static size_t sort_unique(int *v, size_t n)
+{
+    size_t k = 0;
+    qsort(v, n, sizeof *v, cmp_int);
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || v[i] != v[k - 1])
+            v[k++] = v[i];
+    return k;
+}
+
+/* Vertex groups under construction: one growable id list per (dim, tag, name). */
+typedef struct {
+    ep_group *g;
+    ivec *ids;
+    int n;
+} groups;
+
+static int group_slot(groups *gs, int dim, int tag, const char *name, int *slot)
+{
+    for (int i = 0; i < gs->n; i++)
+        if (gs->g[i].dim == dim && gs->g[i].tag == tag &&
+            (tag >= 0 || !strcmp(gs->g[i].name, name))) {
+            *slot = i;
+            return EP_OK;
+        }
+    if (ep_grow(&gs->g, (size_t)gs->n + 1, sizeof *gs->g) ||
+        ep_grow(&gs->ids, (size_t)gs->n + 1, sizeof *gs->ids))
+        return EP_ECOMPUTE;
+    memset(&gs->g[gs->n], 0, sizeof *gs->g);
+    memset(&gs->ids[gs->n], 0, sizeof *gs->ids);
+    gs->g[gs->n].dim = dim;
+    gs->g[gs->n].tag = tag;
+    snprintf(gs->g[gs->n].name, sizeof gs->g[gs->n].name, "%s", name ? name : "");
+    *slot = gs->n++;
+    return EP_OK;
+}
+
+static int group_add(groups *gs, int dim, int tag, const char *name, const int *v, int nv)
+{
+    int s, st = group_slot(gs, dim, tag, name, &s);
+    for (int i = 0; i < nv && !st; i++)
+        st = ivec_push(&gs->ids[s], v[i]);
+    return st;
+}
+
+/* Move finished groups into the mesh (sorted, unique vertex lists). */
+static void groups_finish(groups *gs, ep_mesh *m)
+{
+    for (int i = 0; i < gs->n; i++) {
+        gs->g[i].nv = (int)sort_unique(gs->ids[i].a, gs->ids[i].n);
+        gs->g[i].v = gs->ids[i].a;
+    }
+    free(gs->ids);
+    m->groups = gs->g;
+    m->ngroups = gs->n;
+    memset(gs, 0, sizeof *gs);
+}
+
+static void groups_free(groups *gs)
+{
+    for (int i = 0; i < gs->n; i++)
+        free(gs->ids[i].a);
+    free(gs->ids);
+    free(gs->g);
+    memset(gs, 0, sizeof *gs);
+}
+
+/* Hand the parsed arrays to the mesh. */
+static void take_arrays(ep_mesh *m, dvec *x, ivec *tets, ivec *region, ivec *tris)
+{
+    m->nv = (int)(x->n / 3);
+    m->vertices = x->a;
+    if (tets && tets->n) {
+        m->ne = (int)(tets->n / 4);
+        m->tets = tets->a;
+        tets->a = NULL;
+        if (region && region->n) {
+            m->region = region->a;
+            region->a = NULL;
+        }
+    }
+    if (tris && tris->n) {
+        m->nf = (int)(tris->n / 3);
+        m->triangles = tris->a;
+        tris->a = NULL;
+    }
+    x->a = NULL;
+}
+
+static int too_many(const ep_text *t, long n, long limit, const char *what)
+{
+    if (n < 0 || n > limit)
+        return ep_text_fail(t, EP_EINPUT, "impossible %s count %ld", what, n);
+    return EP_OK;
+}
+
+#define MAX_COUNT 0x7ffffff0L /* int32 indices in the file schema */
+
+/* ---- .obj ------------------------------------------------------------------ */
+
+static int read_obj(const char *path, ep_mesh *m)
+{
+    ep_text t;
+    dvec x = {0};
+    ivec tri = {0}, poly = {0};
+    int r, st = ep_text_open(&t, path, '#');
+    if (st)
+        return st;
+    while ((r = ep_text_next(&t)) > 0) {
+        char *w;
+        if ((st = ep_text_word(&t, &w)))
+            goto out;
+        if (!strcmp(w, "v")) {
+            double p[3];
+            for (int k = 0; k < 3 && !st; k++)
+                st = ep_text_double(&t, &p[k]);
+            if (st || (st = dvec_push3(&x, p)))
+                goto out;
+        } else if (!strcmp(w, "f")) {
+            long nv = (long)(x.n / 3);
+            poly.n = 0;
+            while (ep_text_more(&t)) {
+                char *tok, *e;
+                if ((st = ep_text_word(&t, &tok)))
+                    goto out;
+                errno = 0;
+                long id = strtol(tok, &e, 10);
+                if (e == tok || (*e && *e != '/') || errno) {
+                    st = ep_text_fail(&t, EP_EINPUT, "bad face vertex \"%.20s\"", tok);
+                    goto out;
+                }
+                id = id < 0 ? nv + id : id - 1; /* negative: relative to the end */
+                if (id < 0 || id >= nv) {
+                    st = ep_text_fail(&t, EP_EINPUT, "vertex index %s out of range (1..%ld)", tok, nv);
+                    goto out;
+                }
+                if ((st = ivec_push(&poly, (int)id)))
+                    goto out;
+            }
+            if (poly.n < 3) {
+                st = ep_text_fail(&t, EP_EINPUT, "face with fewer than 3 vertices");
+                goto out;
+            }
+            for (size_t k = 1; k + 1 < poly.n && !st; k++) { /* fan */
+                st = ivec_push(&tri, poly.a[0]);
+                st = st ? st : ivec_push(&tri, poly.a[k]);
+                st = st ? st : ivec_push(&tri, poly.a[k + 1]);
+            }
+            if (st)
+                goto out;
+        }
+        /* vn, vt, g, o, s, usemtl, mtllib: not needed */
+    }
+    if (r < 0)
+        st = -r;
+    else if (tri.n == 0)
+        st = ep_fail(EP_EINPUT, "%s: no faces (not an .obj surface)", path);
+    if (!st)
+        take_arrays(m, &x, NULL, NULL, &tri);
+out:
+    free(x.a);
+    free(tri.a);
+    free(poly.a);
+    ep_text_close(&t);
+    return st;
+}
+
+/* ---- .off ------------------------------------------------------------------ */
+
+static int read_off(const char *path, ep_mesh *m)
+{
+    ep_text t;
+    dvec x = {0};
+    ivec tri = {0};
+    long nv, nf, k;
+    char *w;
+    int st = ep_text_open(&t, path, '#');
+    if (st)
+        return st;
+    if ((st = ep_text_need(&t, "the OFF header")) || (st = ep_text_word(&t, &w)))
+        goto out;
+    if (strcmp(w, "OFF")) {
+        st = ep_text_fail(&t, EP_EINPUT, "not an OFF file (header \"%.20s\")", w);
+        goto out;
+    }
+    if (!ep_text_more(&t) && (st = ep_text_need(&t, "vertex and face counts")))
+        goto out;
+    if ((st = ep_text_long(&t, &nv)) || (st = ep_text_long(&t, &nf)) ||
+        (st = too_many(&t, nv, MAX_COUNT, "vertex")) || (st = too_many(&t, nf, MAX_COUNT, "face")))
+        goto out;
+    for (long i = 0; i < nv; i++) {
+        double p[3];
+        if ((st = ep_text_need(&t, "a vertex line")))
+            goto out;
+        for (int a = 0; a < 3 && !st; a++)
+            st = ep_text_double(&t, &p[a]);
+        if (st || (st = dvec_push3(&x, p)))
+            goto out;
+    }
+    for (long f = 0; f < nf; f++) {
+        long v[64];
+        if ((st = ep_text_need(&t, "a face line")) || (st = ep_text_long(&t, &k)))
+            goto out;
+        if (k < 3 || k > 64) {
+            st = ep_text_fail(&t, EP_EINPUT, "face with %ld vertices (3..64 supported)", k);
+            goto out;
+        }
+        for (long i = 0; i < k; i++) {
+            if ((st = ep_text_long(&t, &v[i])))
+                goto out;
+            if (v[i] < 0 || v[i] >= nv) {
+                st = ep_text_fail(&t, EP_EINPUT, "vertex index %ld out of range (0..%ld)", v[i], nv - 1);
+                goto out;
+            }
+        }
+        for (long i = 1; i + 1 < k && !st; i++) {
+            st = ivec_push(&tri, (int)v[0]);
+            st = st ? st : ivec_push(&tri, (int)v[i]);
+            st = st ? st : ivec_push(&tri, (int)v[i + 1]);
+        }
+        if (st)
+            goto out;
+    }
+    if (nf == 0)
+        st = ep_fail(EP_EINPUT, "%s: no faces", path);
+    else
+        take_arrays(m, &x, NULL, NULL, &tri);
+out:
+    free(x.a);
+    free(tri.a);
+    ep_text_close(&t);
+    return st;
+}
+
+/* ---- Gmsh .msh 2.2 and 4.1 ASCII ------------------------------------------- */
+
+typedef struct {
+    long tag;
+    int index;
+} nodetag;
+
+static int cmp_nodetag(const void *a, const void *b)
+{
+    long x = ((const nodetag *)a)->tag, y = ((const nodetag *)b)->tag;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    int dim, tag, nphys;
+    int phys[8];
+} entity;
+
+typedef struct {
+    ep_text t;
+    double version;
+    dvec x;
+    nodetag *tags;      /* node tag -> vertex index, sorted by tag after $Nodes */
+    size_t ntags;
+    ivec tets, region, tris;
+    entity *ent;        /* 4.1 $Entities */
+    int nent;
+    struct { int dim, tag; char name[64]; } *names;
+    int nnames;
+    groups gs;
+} msh;
+
+static int msh_node(msh *s, long tag, int *index)
+{
+    nodetag key = {tag, 0}, *hit;
+    hit = bsearch(&key, s->tags, s->ntags, sizeof key, cmp_nodetag);
+    if (!hit)
+        return ep_text_fail(&s->t, EP_EINPUT, "node %ld not defined in $Nodes", tag);
+    *index = hit->index;
+    return EP_OK;
+}
+
+static int msh_add_node(msh *s, long tag)
+{
+    double p[3];
+    int st = EP_OK;
+    for (int a = 0; a < 3 && !st; a++)
+        st = ep_text_double(&s->t, &p[a]);
+    if (st)
+        return st;
+    if (ep_grow(&s->tags, s->ntags + 1, sizeof *s->tags))
+        return EP_ECOMPUTE;
+    s->tags[s->ntags].tag = tag;
+    s->tags[s->ntags].index = (int)(s->x.n / 3);
+    s->ntags++;
+    return dvec_push3(&s->x, p);
+}
+
+static int msh_sort_tags(msh *s)
+{
+    qsort(s->tags, s->ntags, sizeof *s->tags, cmp_nodetag);
+    for (size_t i = 1; i < s->ntags; i++)
+        if (s->tags[i].tag == s->tags[i - 1].tag)
+            return ep_fail(EP_EINPUT, "%s: node %ld defined twice", s->t.path, s->tags[i].tag);
+    return EP_OK;
+}
+
+static const char *msh_name(const msh *s, int dim, int tag)
+{
+    for (int i = 0; i < s->nnames; i++)
+        if (s->names[i].dim == dim && s->names[i].tag == tag)
+            return s->names[i].name;
+    return "";
+}
+
+/* Nodes per element of the supported linear types; 0 for unsupported. */
+static int msh_type_nodes(long type, int *dim)
+{
+    switch (type) {
+    case 15: *dim = 0; return 1; /* point */
+    case 1:  *dim = 1; return 2; /* line */
+    case 2:  *dim = 2; return 3; /* triangle */
+    case 4:  *dim = 3; return 4; /* tetrahedron */
+    default: return 0;
+    }
+}
+
+/* One element: node tags already read into nodes[]; phys[] its physical tags. */
+static int msh_element(msh *s, long type, const long *ntag, const int *phys, int nphys,
+                       int elementary)
+{
+    int dim = 0, v[4], st = EP_OK;
+    int nn = msh_type_nodes(type, &dim);
+    for (int i = 0; i < nn && !st; i++)
+        st = msh_node(s, ntag[i], &v[i]);
+    for (int i = 0; i < nphys && !st; i++)
+        st = group_add(&s->gs, dim, phys[i], msh_name(s, dim, phys[i]), v, nn);
+    if (st)
+        return st;
+    if (type == 4) {
+        for (int i = 0; i < 4 && !st; i++)
+            st = ivec_push(&s->tets, v[i]);
+        return st ? st : ivec_push(&s->region, nphys ? phys[0] : elementary);
+    }
+    if (type == 2)
+        for (int i = 0; i < 3 && !st; i++)
+            st = ivec_push(&s->tris, v[i]);
+    return st;
+}
+
+static int msh_unsupported(msh *s, long type)
+{
+    return ep_text_fail(&s->t, EP_EINPUT,
+                        "element type %ld not supported (linear tetrahedra 4, triangles 2, "
+                        "lines 1 and points 15 only)", type);
+}
+
+static int msh_physical_names(msh *s)
+{
+    long n;
+    int st = ep_text_need(&s->t, "the number of physical names");
+    if (st || (st = ep_text_long(&s->t, &n)) || (st = too_many(&s->t, n, 1L << 20, "physical name")))
+        return st;
+    if (ep_grow(&s->names, (size_t)n + 1, sizeof *s->names))
+        return EP_ECOMPUTE;
+    for (long i = 0; i < n; i++) {
+        long dim, tag;
+        if ((st = ep_text_need(&s->t, "a physical name")) || (st = ep_text_long(&s->t, &dim)) ||
+            (st = ep_text_long(&s->t, &tag)))
+            return st;
+        char *q = strchr(s->t.p, '"'), *e = q ? strchr(q + 1, '"') : NULL;
+        if (!e)
+            return ep_text_fail(&s->t, EP_EINPUT, "expected a quoted physical name");
+        *e = '\0';
+        s->names[s->nnames].dim = (int)dim;
+        s->names[s->nnames].tag = (int)tag;
+        snprintf(s->names[s->nnames].name, sizeof s->names[0].name, "%s", q + 1);
+        s->nnames++;
+    }
+    return EP_OK;
+}
+
+static int msh_entities(msh *s)
+{
+    long cnt[4], total = 0;
+    int st = ep_text_need(&s->t, "entity counts");
+    for (int d = 0; d < 4 && !st; d++)
+        st = ep_text_long(&s->t, &cnt[d]);
+    for (int d = 0; d < 4 && !st; d++) {
+        st = too_many(&s->t, cnt[d], 1L << 24, "entity");
+        total += cnt[d];
+    }
+    if (st)
+        return st;
+    if (ep_grow(&s->ent, (size_t)total + 1, sizeof *s->ent))
+        return EP_ECOMPUTE;
+    for (int d = 0; d < 4; d++)
+        for (long i = 0; i < cnt[d]; i++) {
+            long tag, np, ph;
+            double skip;
+            entity *en = &s->ent[s->nent];
+            if ((st = ep_text_need(&s->t, "an entity")) || (st = ep_text_long(&s->t, &tag)))
+                return st;
+            for (int k = 0; k < (d == 0 ? 3 : 6) && !st; k++) /* point xyz or bounding box */
+                st = ep_text_double(&s->t, &skip);
+            if (st || (st = ep_text_long(&s->t, &np)))
+                return st;
+            if (np < 0 || np > 8)
+                return ep_text_fail(&s->t, EP_EINPUT, "entity with %ld physical tags (0..8 supported)", np);
+            en->dim = d;
+            en->tag = (int)tag;
+            en->nphys = (int)np;
+            for (long k = 0; k < np; k++) {
+                if ((st = ep_text_long(&s->t, &ph)))
+                    return st;
+                en->phys[k] = (int)(ph < 0 ? -ph : ph);
+            }
+            s->nent++;
+        }
+    return EP_OK;
+}
+
+static const entity *msh_entity(const msh *s, int dim, int tag)
+{
+    for (int i = 0; i < s->nent; i++)
+        if (s->ent[i].dim == dim && s->ent[i].tag == tag)
+            return &s->ent[i];
+    return NULL;
+}
+
+static int msh_nodes(msh *s)
+{
+    long nblocks, nnodes, id;
+    int st = ep_text_need(&s->t, "node counts");
+    if (st)
+        return st;
+    if (s->version < 4) {
+        if ((st = ep_text_long(&s->t, &nnodes)) || (st = too_many(&s->t, nnodes, MAX_COUNT, "node")))
+            return st;
+        for (long i = 0; i < nnodes; i++)
+            if ((st = ep_text_need(&s->t, "a node")) || (st = ep_text_long(&s->t, &id)) ||
+                (st = msh_add_node(s, id)))
+                return st;
+        return msh_sort_tags(s);
+    }
+    if ((st = ep_text_long(&s->t, &nblocks)) || (st = ep_text_long(&s->t, &nnodes)) ||
+        (st = too_many(&s->t, nnodes, MAX_COUNT, "node")) ||
+        (st = too_many(&s->t, nblocks, MAX_COUNT, "entity block")))
+        return st;
+    for (long b = 0; b < nblocks; b++) {
+        long dim, tag, param, n;
+        if ((st = ep_text_need(&s->t, "a node block")) || (st = ep_text_long(&s->t, &dim)) ||
+            (st = ep_text_long(&s->t, &tag)) || (st = ep_text_long(&s->t, &param)) ||
+            (st = ep_text_long(&s->t, &n)) || (st = too_many(&s->t, n, nnodes, "node")))
+            return st;
+        if (param)
+            return ep_text_fail(&s->t, EP_EINPUT, "parametric nodes not supported");
+        long *ids = ep_malloc((size_t)n + 1, sizeof *ids);
+        if (!ids)
+            return EP_ECOMPUTE;
+        for (long i = 0; i < n && !st; i++)
+            if (!(st = ep_text_need(&s->t, "a node tag")))
+                st = ep_text_long(&s->t, &ids[i]);
+        for (long i = 0; i < n && !st; i++)
+            if (!(st = ep_text_need(&s->t, "node coordinates")))
+                st = msh_add_node(s, ids[i]);
+        free(ids);
+        if (st)
+            return st;
+    }
+    return msh_sort_tags(s);
+}
+
+static int msh_elements(msh *s)
+{
+    long nblocks, nel, id, type, ntag[4];
+    int st = ep_text_need(&s->t, "element counts");
+    if (st)
+        return st;
+    if (!s->ntags)
+        return ep_text_fail(&s->t, EP_EINPUT, "$Elements before $Nodes");
+    if (s->version < 4) {
+        if ((st = ep_text_long(&s->t, &nel)) || (st = too_many(&s->t, nel, MAX_COUNT, "element")))
+            return st;
+        for (long i = 0; i < nel; i++) {
+            long nt, tag;
+            int phys = 0, elementary = 0, dim, nn;
+            if ((st = ep_text_need(&s->t, "an element")) || (st = ep_text_long(&s->t, &id)) ||
+                (st = ep_text_long(&s->t, &type)) || (st = ep_text_long(&s->t, &nt)))
+                return st;
+            if (!(nn = msh_type_nodes(type, &dim)))
+                return msh_unsupported(s, type);
+            for (long k = 0; k < nt; k++) {
+                if ((st = ep_text_long(&s->t, &tag)))
+                    return st;
+                if (k == 0)
+                    phys = (int)tag;
+                if (k == 1)
+                    elementary = (int)tag;
+            }
+            for (int k = 0; k < nn; k++)
+                if ((st = ep_text_long(&s->t, &ntag[k])))
+                    return st;
+            if ((st = msh_element(s, type, ntag, &phys, phys != 0, elementary)))
+                return st;
+        }
+        return EP_OK;
+    }
+    if ((st = ep_text_long(&s->t, &nblocks)) || (st = ep_text_long(&s->t, &nel)) ||
+        (st = too_many(&s->t, nel, MAX_COUNT, "element")) ||
+        (st = too_many(&s->t, nblocks, MAX_COUNT, "entity block")))
+        return st;
+    for (long b = 0; b < nblocks; b++) {
+        long dim, tag, n;
+        int edim, nn;
+        if ((st = ep_text_need(&s->t, "an element block")) || (st = ep_text_long(&s->t, &dim)) ||
+            (st = ep_text_long(&s->t, &tag)) || (st = ep_text_long(&s->t, &type)) ||
+            (st = ep_text_long(&s->t, &n)) || (st = too_many(&s->t, n, nel, "element")))
+            return st;
+        if (!(nn = msh_type_nodes(type, &edim)))
+            return msh_unsupported(s, type);
+        const entity *en = msh_entity(s, (int)dim, (int)tag);
+        for (long i = 0; i < n; i++) {
+            if ((st = ep_text_need(&s->t, "an element")) || (st = ep_text_long(&s->t, &id)))
+                return st;
+            for (int k = 0; k < nn; k++)
+                if ((st = ep_text_long(&s->t, &ntag[k])))
+                    return st;
+            if ((st = msh_element(s, type, ntag, en ? en->phys : NULL, en ? en->nphys : 0, (int)tag)))
+                return st;
+        }
+    }
+    return EP_OK;
+}
+
+/* Skip to the $End line of the current section. */
+static int msh_skip(msh *s, const char *section)
+{
+    int r;
+    while ((r = ep_text_next(&s->t)) > 0)
+        if (!strncmp(s->t.p, "$End", 4))
+            return EP_OK;
+    return r < 0 ? -r : ep_fail(EP_EINPUT, "%s: section %s not closed", s->t.path, section);
+}
+
+static int read_msh(const char *path, ep_mesh *m)
+{
+    msh s;
+    int r, st;
+    memset(&s, 0, sizeof s);
+    if ((st = ep_text_open(&s.t, path, 0)))
+        return st;
+    while ((r = ep_text_next(&s.t)) > 0) {
+        char *sec;
+        if ((st = ep_text_word(&s.t, &sec)))
+            goto out;
+        if (sec[0] != '$') {
+            st = ep_text_fail(&s.t, EP_EINPUT, "expected a $Section, found \"%.20s\"", sec);
+            goto out;
+        }
+        if (!s.version && strcmp(sec, "$MeshFormat")) {
+            st = ep_text_fail(&s.t, EP_EINPUT, "not a Gmsh file (no $MeshFormat)");
+            goto out;
+        }
+        if (!strcmp(sec, "$MeshFormat")) {
+            long ftype;
+            if ((st = ep_text_need(&s.t, "the format version")) ||
+                (st = ep_text_double(&s.t, &s.version)) || (st = ep_text_long(&s.t, &ftype)))
+                goto out;
+            if (ftype != 0) {
+                st = ep_text_fail(&s.t, EP_EINPUT, "binary .msh not supported (save as ASCII)");
+                goto out;
+            }
+            if (!(s.version >= 2.0 && s.version < 3.0) && !(s.version >= 4.1 && s.version < 5.0)) {
+                st = ep_text_fail(&s.t, EP_EINPUT, "MSH version %g not supported (2.2 or 4.1)", s.version);
+                goto out;
+            }
+        } else if (!strcmp(sec, "$PhysicalNames")) {
+            st = msh_physical_names(&s);
+        } else if (!strcmp(sec, "$Entities")) {
+            st = msh_entities(&s);
+        } else if (!strcmp(sec, "$Nodes")) {
+            st = msh_nodes(&s);
+        } else if (!strcmp(sec, "$Elements")) {
+            st = msh_elements(&s);
+        }
+        if (st || (st = msh_skip(&s, sec)))
+            goto out;
+    }
+    if (r < 0)
+        st = -r;
+    else if (!s.version)
+        st = ep_fail(EP_EINPUT, "%s: empty file (no $MeshFormat)", path);
+    else if (!s.tets.n && !s.tris.n)
+        st = ep_fail(EP_EINPUT, "%s: no tetrahedra or triangles", path);
+    if (st)
+        goto out;
+    take_arrays(m, &s.x, &s.tets, &s.region, s.tets.n ? NULL : &s.tris);
+    groups_finish(&s.gs, m);
+out:
+    free(s.x.a);
+    free(s.tags);
+    free(s.tets.a);
+    free(s.region.a);
+    free(s.tris.a);
+    free(s.ent);
+    free(s.names);
+    groups_free(&s.gs);
+    ep_text_close(&s.t);
+    return st;
+}
+
+/* ---- TetGen .node/.ele ----------------------------------------------------- */
+
+static int read_tetgen(const char *base, ep_mesh *m)
+{
+    char node[4160], ele[4160]; /* base (< 4096) + extension */
+    ep_text t;
+    dvec x = {0};
+    ivec tets = {0}, region = {0};
+    long n, dim, nattr, nbm, id, idbase = 0, npe, rattr;
+    int st;
+    snprintf(node, sizeof node, "%s.node", base);
+    snprintf(ele, sizeof ele, "%s.ele", base);
+    if ((st = ep_text_open(&t, node, '#')))
+        return st;
+    if ((st = ep_text_need(&t, "the .node header")) || (st = ep_text_long(&t, &n)) ||
+        (st = ep_text_long(&t, &dim)) || (st = ep_text_long(&t, &nattr)) ||
+        (st = ep_text_long(&t, &nbm)) || (st = too_many(&t, n, MAX_COUNT, "node")))
+        goto out;
+    if (dim != 3) {
+        st = ep_text_fail(&t, EP_EINPUT, "dimension %ld (3 expected)", dim);
+        goto out;
+    }
+    for (long i = 0; i < n; i++) {
+        double p[3];
+        if ((st = ep_text_need(&t, "a node")) || (st = ep_text_long(&t, &id)))
+            goto out;
+        if (i == 0)
+            idbase = id; /* TetGen numbers from 0 or 1, as its input did */
+        if (id != idbase + i) {
+            st = ep_text_fail(&t, EP_EINPUT, "node id %ld out of sequence (expected %ld)", id, idbase + i);
+            goto out;
+        }
+        for (int a = 0; a < 3 && !st; a++)
+            st = ep_text_double(&t, &p[a]);
+        if (st || (st = dvec_push3(&x, p)))
+            goto out;
+    }
+    ep_text_close(&t);
+    if ((st = ep_text_open(&t, ele, '#')))
+        goto out;
+    if ((st = ep_text_need(&t, "the .ele header")) || (st = ep_text_long(&t, &n)) ||
+        (st = ep_text_long(&t, &npe)) || (st = ep_text_long(&t, &rattr)) ||
+        (st = too_many(&t, n, MAX_COUNT, "tetrahedron")))
+        goto out;
+    if (npe != 4 && npe != 10) {
+        st = ep_text_fail(&t, EP_EINPUT, "%ld nodes per tetrahedron (4 or 10 expected)", npe);
+        goto out;
+    }
+    for (long e = 0; e < n; e++) {
+        long v;
+        if ((st = ep_text_need(&t, "a tetrahedron")) || (st = ep_text_long(&t, &id)))
+            goto out;
+        for (long k = 0; k < npe; k++) {
+            if ((st = ep_text_long(&t, &v)))
+                goto out;
+            if (k >= 4) /* second-order nodes: the model is linear */
+                continue;
+            if (v - idbase < 0 || v - idbase >= (long)(x.n / 3)) {
+                st = ep_text_fail(&t, EP_EINPUT, "node %ld out of range", v);
+                goto out;
+            }
+            if ((st = ivec_push(&tets, (int)(v - idbase))))
+                goto out;
+        }
+        if (rattr) {
+            double r;
+            if ((st = ep_text_double(&t, &r)) || (st = ivec_push(&region, (int)r)))
+                goto out;
+        }
+    }
+    take_arrays(m, &x, &tets, &region, NULL);
+out:
+    free(x.a);
+    free(tets.a);
+    free(region.a);
+    ep_text_close(&t);
+    return st;
+}
+
+/* ---- Vega .veg --------------------------------------------------------------- */
+
+typedef struct {
+    char name[64];
+    double rho, E, nu;
+} veg_material;
+
+typedef struct {
+    char name[64];
+    ivec elems;  /* 1-based element ids */
+} veg_set;
+
+typedef struct {
+    dvec x;
+    ivec tets;
+    veg_material *mat;
+    int nmat;
+    veg_set *set;
+    int nset;
+    struct { int set, mat; } *reg;
+    int nreg;
+} veg;
+
+static int veg_keyword(const char *line, const char *kw)
+{
+    size_t n = strlen(kw);
+    return !strncasecmp(line, kw, n) && (line[n] == '\0' || line[n] == ' ' || line[n] == '\t' ||
+                                         line[n] == '\r' || line[n] == '\n');
+}
+
+/* Text after the keyword, trimmed: the name of *MATERIAL or *SET, the file of *INCLUDE. */
+static void veg_arg(const char *line, size_t kwlen, char *out, size_t cap)
+{
+    const char *s = line + kwlen;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strcspn(s, "\r\n");
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    snprintf(out, cap, "%.*s", (int)n, s);
+}
+
+static int veg_vertices(ep_text *t, veg *g)
+{
+    long n, id;
+    int st;
+    if ((st = ep_text_need(t, "the vertex count")) || (st = ep_text_long(t, &n)) ||
+        (st = too_many(t, n, MAX_COUNT, "vertex")))
+        return st;
+    if (g->x.n)
+        return ep_text_fail(t, EP_EINPUT, "second *VERTICES section");
+    for (long i = 0; i < n; i++) {
+        double p[3];
+        if ((st = ep_text_need(t, "a vertex")) || (st = ep_text_long(t, &id)))
+            return st;
+        if (id != i + 1)
+            return ep_text_fail(t, EP_EINPUT, "vertex id %ld out of sequence (expected %ld)", id, i + 1);
+        for (int a = 0; a < 3 && !st; a++)
+            st = ep_text_double(t, &p[a]);
+        if (st || (st = dvec_push3(&g->x, p)))
+            return st;
+    }
+    return EP_OK;
+}
+
+static int veg_elements(ep_text *t, veg *g)
+{
+    long n, npe, id, v;
+    char *type;
+    int st;
+    if ((st = ep_text_need(t, "the element type")) || (st = ep_text_word(t, &type)))
+        return st;
+    if (strcasecmp(type, "TET") && strcasecmp(type, "TETS"))
+        return ep_text_fail(t, EP_EINPUT, "element type %s not supported (TETS only)", type);
+    if ((st = ep_text_need(t, "the element count")) || (st = ep_text_long(t, &n)) ||
+        (st = ep_text_long(t, &npe)) || (st = too_many(t, n, MAX_COUNT, "element")))
+        return st;
+    if (npe != 4)
+        return ep_text_fail(t, EP_EINPUT, "%ld vertices per element (4 expected)", npe);
+    long nv = (long)(g->x.n / 3);
+    for (long e = 0; e < n; e++) {
+        if ((st = ep_text_need(t, "an element")) || (st = ep_text_long(t, &id)))
+            return st;
+        for (int k = 0; k < 4; k++) {
+            if ((st = ep_text_long(t, &v)))
+                return st;
+            if (v < 1 || v > nv)
+                return ep_text_fail(t, EP_EINPUT, "vertex index %ld out of range (1..%ld)", v, nv);
+            if ((st = ivec_push(&g->tets, (int)(v - 1))))
+                return st;
+        }
+    }
+    return EP_OK;
+}
+
+static int veg_material_section(ep_text *t, veg *g, const char *name)
+{
+    char *kind;
+    int st;
+    if ((st = ep_text_need(t, "the material line")) || (st = ep_text_word(t, &kind)))
+        return st;
+    if (strcasecmp(kind, "ENU"))
+        return ep_text_fail(t, EP_EINPUT, "material model %s not supported (ENU only)", kind);
+    if (ep_grow(&g->mat, (size_t)g->nmat + 1, sizeof *g->mat))
+        return EP_ECOMPUTE;
+    veg_material *mt = &g->mat[g->nmat];
+    snprintf(mt->name, sizeof mt->name, "%.63s", name);
+    if ((st = ep_text_double(t, &mt->rho)) || (st = ep_text_double(t, &mt->E)) ||
+        (st = ep_text_double(t, &mt->nu)))
+        return st;
+    g->nmat++;
+    return EP_OK;
+}
+
+static int veg_set_section(ep_text *t, veg *g, const char *name)
+{
+    int r, st;
+    long id;
+    if (ep_grow(&g->set, (size_t)g->nset + 1, sizeof *g->set))
+        return EP_ECOMPUTE;
+    veg_set *s = &g->set[g->nset++];
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%.63s", name);
+    while ((r = ep_text_next(t)) > 0) {
+        if (t->p[0] == '*') {
+            ep_text_unread(t);
+            return EP_OK;
+        }
+        while (ep_text_more(t))
+            if ((st = ep_text_long(t, &id)) || (st = ivec_push(&s->elems, (int)id)))
+                return st;
+    }
+    return r < 0 ? -r : EP_OK;
+}
+
+static int veg_find(const char *name, const void *arr, int n, size_t stride)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp((const char *)arr + (size_t)i * stride, name))
+            return i;
+    return -1;
+}
+
+static int veg_region_section(ep_text *t, veg *g)
+{
+    int r, st;
+    while ((r = ep_text_next(t)) > 0) {
+        char *set, *mat;
+        if (t->p[0] == '*') {
+            ep_text_unread(t);
+            return EP_OK;
+        }
+        if ((st = ep_text_word(t, &set)) || (st = ep_text_word(t, &mat)))
+            return st;
+        int si = strcmp(set, "allElements") ? veg_find(set, g->set, g->nset, sizeof *g->set) : -2;
+        int mi = veg_find(mat, g->mat, g->nmat, sizeof *g->mat);
+        if (si == -1)
+            return ep_text_fail(t, EP_EINPUT, "unknown set %s", set);
+        if (mi < 0)
+            return ep_text_fail(t, EP_EINPUT, "unknown material %s", mat);
+        if (ep_grow(&g->reg, (size_t)g->nreg + 1, sizeof *g->reg))
+            return EP_ECOMPUTE;
+        g->reg[g->nreg].set = si;
+        g->reg[g->nreg].mat = mi;
+        g->nreg++;
+    }
+    return r < 0 ? -r : EP_OK;
+}
+
+static int veg_parse(const char *path, veg *g, int depth)
+{
+    ep_text t;
+    int r, st = ep_text_open(&t, path, '#');
+    char arg[512];
+    if (st)
+        return st;
+    while ((r = ep_text_next(&t)) > 0) {
+        const char *l = t.p;
+        if (veg_keyword(l, "*VERTICES")) {
+            st = veg_vertices(&t, g);
+        } else if (veg_keyword(l, "*ELEMENTS")) {
+            st = veg_elements(&t, g);
+        } else if (veg_keyword(l, "*MATERIAL")) {
+            veg_arg(l, 9, arg, sizeof arg);
+            st = veg_material_section(&t, g, arg);
+        } else if (veg_keyword(l, "*SET")) {
+            veg_arg(l, 4, arg, sizeof arg);
+            st = veg_set_section(&t, g, arg);
+        } else if (veg_keyword(l, "*REGION")) {
+            st = veg_region_section(&t, g);
+        } else if (veg_keyword(l, "*INCLUDE")) {
+            char inc[4096];
+            const char *slash = strrchr(path, '/');
+            veg_arg(l, 8, arg, sizeof arg);
+            if (depth >= 8) {
+                st = ep_text_fail(&t, EP_EINPUT, "*INCLUDE nested too deeply");
+            } else {
+                if (arg[0] == '/' || !slash)
+                    snprintf(inc, sizeof inc, "%s", arg);
+                else
+                    snprintf(inc, sizeof inc, "%.*s/%s", (int)(slash - path), path, arg);
+                st = veg_parse(inc, g, depth + 1);
+            }
+        } else if (l[0] == '*') {
+            st = ep_text_fail(&t, EP_EINPUT, "unknown section %.30s", l);
+        } else if (!g->x.n) {
+            st = ep_text_fail(&t, EP_EINPUT, "not a Vega .veg file (no *VERTICES)");
+        }
+        /* other lines between sections: ignored, as Vega does */
+        if (st)
+            break;
+    }
+    if (r < 0)
+        st = -r;
+    ep_text_close(&t);
+    return st;
+}
+
+/* Materials per element from *REGION (later entries override earlier ones);
+ * region tag = 1-based index of the *REGION entry; sets become vertex groups. */
+static int veg_finish(const char *path, veg *g, ep_mesh *m)
+{
+    int ne = m->ne, st = EP_OK;
+    groups gs = {0};
+    double *E = NULL, *nu = NULL, *rho = NULL;
+    int *reg = ep_calloc((size_t)ne, sizeof *reg);
+    if (!reg)
+        return EP_ECOMPUTE;
+    for (int i = 0; i < g->nset && !st; i++) {
+        veg_set *s = &g->set[i];
+        st = group_slot(&gs, 3, -1, s->name, &(int){0});
+        for (size_t k = 0; k < s->elems.n && !st; k++) {
+            int e = s->elems.a[k] - 1;
+            if (e < 0 || e >= ne)
+                st = ep_fail(EP_EINPUT, "%s: set %s: element %d out of range (1..%d)", path,
+                             s->name, e + 1, ne);
+            else
+                st = group_add(&gs, 3, -1, s->name, &m->tets[4 * e], 4);
+        }
+    }
+    for (int r = 0; r < g->nreg && !st; r++) {
+        if (g->reg[r].set == -2) {
+            for (int e = 0; e < ne; e++)
+                reg[e] = r + 1;
+            continue;
+        }
+        veg_set *s = &g->set[g->reg[r].set];
+        for (size_t k = 0; k < s->elems.n; k++)
+            reg[s->elems.a[k] - 1] = r + 1;
+    }
+    if (st)
+        goto out;
+    groups_finish(&gs, m);
+    if (g->nmat == 0) {
+        m->region = reg;
+        return EP_OK;
+    }
+    E = ep_malloc((size_t)ne, sizeof *E);
+    nu = ep_malloc((size_t)ne, sizeof *nu);
+    rho = ep_malloc((size_t)ne, sizeof *rho);
+    m->material = ep_calloc(1, sizeof *m->material);
+    if (!E || !nu || !rho || !m->material) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    ep_material_init(m->material);
+    for (int e = 0; e < ne; e++) {
+        /* A single material and no *REGION: it applies to every element. */
+        int mi = reg[e] ? g->reg[reg[e] - 1].mat : (g->nmat == 1 && !g->nreg ? 0 : -1);
+        if (mi < 0) {
+            st = ep_fail(EP_EINPUT, "%s: element %d has no material (in no *REGION)", path, e + 1);
+            goto out;
+        }
+        E[e] = g->mat[mi].E;
+        nu[e] = g->mat[mi].nu;
+        rho[e] = g->mat[mi].rho;
+    }
+    ep_material_set_elements(m->material, ne, E, nu, rho);
+    E = nu = rho = NULL;
+    m->region = reg;
+    reg = NULL;
+out:
+    groups_free(&gs);
+    free(E);
+    free(nu);
+    free(rho);
+    free(reg);
+    return st;
+}
+
+static int read_veg(const char *path, ep_mesh *m)
+{
+    veg g;
+    memset(&g, 0, sizeof g);
+    int st = veg_parse(path, &g, 0);
+    if (!st && !g.x.n)
+        st = ep_fail(EP_EINPUT, "%s: no *VERTICES (empty or not a .veg file)", path);
+    if (!st && !g.tets.n)
+        st = ep_fail(EP_EINPUT, "%s: no *ELEMENTS", path);
+    if (!st) {
+        take_arrays(m, &g.x, &g.tets, NULL, NULL);
+        st = veg_finish(path, &g, m);
+    }
+    free(g.x.a);
+    free(g.tets.a);
+    free(g.mat);
+    for (int i = 0; i < g.nset; i++)
+        free(g.set[i].elems.a);
+    free(g.set);
+    free(g.reg);
+    return st;
+}
+
+/* ---- dispatch and writer ---------------------------------------------------- */
+
+int ep_mesh_read(const char *path, ep_mesh *m)
+{
+    const char *ext = ep_path_ext(path);
+    char base[4096];
+    int st;
+    ep_mesh_init(m);
+    snprintf(m->source, sizeof m->source, "%s", path);
+    if (!strcasecmp(ext, "msh"))
+        st = read_msh(path, m);
+    else if (!strcasecmp(ext, "veg"))
+        st = read_veg(path, m);
+    else if (!strcasecmp(ext, "obj"))
+        st = read_obj(path, m);
+    else if (!strcasecmp(ext, "off"))
+        st = read_off(path, m);
+    else if (!strcasecmp(ext, "h5") || !strcasecmp(ext, "hdf5"))
+        st = ep_h5_read_mesh_file(path, m);
+    else if (!strcasecmp(ext, "node") || !strcasecmp(ext, "ele")) {
+        snprintf(base, sizeof base, "%.*s", (int)(ext - 1 - path), path);
+        st = read_tetgen(base, m);
+    } else
+        st = ep_fail(EP_EUSAGE, "%s: unknown mesh format (expected .msh, .node/.ele, .veg, "
+                     ".obj, .off or .h5)", path);
+    if (!st && m->nv == 0)
+        st = ep_fail(EP_EINPUT, "%s: no vertices", path);
+    if (!st && m->tets) {
+        if (!(st = ep_mesh_check_tets(m)) && !m->triangles)
+            st = ep_mesh_extract_boundary(m);
+    }
+    if (!st && !m->boundary)
+        st = ep_mesh_derive_boundary_data(m);
+    if (st)
+        ep_mesh_free(m);
+    return st;
+}
+
+int ep_mesh_write_obj(const char *path, const ep_mesh *m)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return ep_fail(EP_EIO, "%s: cannot create: %s", path, strerror(errno));
+    fprintf(f, "# elastoprep surface: %d vertices, %d triangles\n", m->nv, m->nf);
+    for (int v = 0; v < m->nv; v++)
+        fprintf(f, "v %.17g %.17g %.17g\n", m->vertices[3 * v], m->vertices[3 * v + 1],
+                m->vertices[3 * v + 2]);
+    for (int t = 0; t < m->nf; t++)
+        fprintf(f, "f %d %d %d\n", m->triangles[3 * t] + 1, m->triangles[3 * t + 1] + 1,
+                m->triangles[3 * t + 2] + 1);
+    if (ferror(f) | (fclose(f) != 0))
+        return ep_fail(EP_EIO, "%s: write error: %s", path, strerror(errno));
+    return EP_OK;
+}

@@ -1,0 +1,156 @@
+/*
+ * text.c — line reader and token parsing for ASCII inputs (see text.h).
+ */
+#define _GNU_SOURCE
+#include "text.h"
+#include "err.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ep_text_open(ep_text *t, const char *path, char comment)
+{
+    memset(t, 0, sizeof *t);
+    t->path = path;
+    t->comment = comment;
+    t->f = fopen(path, "r");
+    if (!t->f)
+        return ep_fail(EP_EIO, "%s: cannot open: %s", path, strerror(errno));
+    return EP_OK;
+}
+
+void ep_text_close(ep_text *t)
+{
+    if (t->f)
+        fclose(t->f);
+    free(t->buf);
+    memset(t, 0, sizeof *t);
+}
+
+int ep_text_fail(const ep_text *t, int status, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ep_fail(status, "%s:%ld: %s", t->path, t->line, msg);
+}
+
+void ep_text_unread(ep_text *t) { t->unread = 1; }
+
+int ep_text_next(ep_text *t)
+{
+    if (t->unread) {
+        t->unread = 0;
+        t->p = t->start;
+        return 1;
+    }
+    for (;;) {
+        errno = 0;
+        ssize_t n = getline(&t->buf, &t->cap, t->f);
+        if (n < 0) {
+            if (ferror(t->f))
+                return -ep_fail(EP_EIO, "%s: read error: %s", t->path, strerror(errno));
+            return 0;
+        }
+        t->line++;
+        for (ssize_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)t->buf[i];
+            if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v')
+                return -ep_text_fail(t, EP_EINPUT, "not a text file (binary data)");
+        }
+        char *s = t->buf;
+        while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n' || *s == '\f' || *s == '\v')
+            s++;
+        if (*s == '\0' || (t->comment && *s == t->comment))
+            continue;
+        t->p = t->start = s;
+        return 1;
+    }
+}
+
+int ep_text_need(ep_text *t, const char *what)
+{
+    int r = ep_text_next(t);
+    if (r > 0)
+        return EP_OK;
+    if (r == 0)
+        return ep_fail(EP_EINPUT, "%s:%ld: unexpected end of file (expected %s)",
+                       t->path, t->line, what);
+    return -r;
+}
+
+static void skip_sep(ep_text *t)
+{
+    while (*t->p && (isspace((unsigned char)*t->p) || *t->p == ','))
+        t->p++;
+}
+
+int ep_text_more(ep_text *t)
+{
+    skip_sep(t);
+    return *t->p != '\0';
+}
+
+int ep_text_word(ep_text *t, char **w)
+{
+    skip_sep(t);
+    if (!*t->p)
+        return ep_text_fail(t, EP_EINPUT, "line ends early");
+    *w = t->p;
+    while (*t->p && !isspace((unsigned char)*t->p) && *t->p != ',')
+        t->p++;
+    if (*t->p)
+        *t->p++ = '\0';
+    return EP_OK;
+}
+
+static int expected(ep_text *t, const char *what)
+{
+    if (*t->p)
+        return ep_text_fail(t, EP_EINPUT, "expected %s, found \"%.20s\"", what, t->p);
+    return ep_text_fail(t, EP_EINPUT, "expected %s, line ends early", what);
+}
+
+static int token_end_ok(const char *e)
+{
+    return *e == '\0' || isspace((unsigned char)*e) || *e == ',';
+}
+
+int ep_text_long(ep_text *t, long *v)
+{
+    skip_sep(t);
+    char *e;
+    errno = 0;
+    long x = strtol(t->p, &e, 10);
+    if (e == t->p || !token_end_ok(e) || errno == ERANGE)
+        return expected(t, "an integer");
+    t->p = e;
+    *v = x;
+    return EP_OK;
+}
+
+int ep_text_double(ep_text *t, double *v)
+{
+    skip_sep(t);
+    char *e;
+    double x = strtod(t->p, &e);
+    if (e == t->p || !token_end_ok(e))
+        return expected(t, "a number");
+    if (!isfinite(x))
+        return ep_text_fail(t, EP_EINPUT, "non-finite number");
+    t->p = e;
+    *v = x;
+    return EP_OK;
+}
+
+const char *ep_path_ext(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    return dot && (!slash || dot > slash) ? dot + 1 : "";
+}

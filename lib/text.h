@@ -1,0 +1,58 @@
+/*
+ * text.h — line-oriented reading of the ASCII formats (meshes, .bou, material
+ * files) with "FILE:LINE: what is wrong" errors.
+ *
+ * Tokens are separated by blanks or commas.  Comment lines (starting with the
+ * comment character after leading blanks) and blank lines are skipped.  A line
+ * holding NUL or other control bytes is reported as binary data, so a garbage
+ * file fails on its first line instead of parsing as nonsense.
+ */
+#ifndef EP_TEXT_H
+#define EP_TEXT_H
+
+#include <stdio.h>
+
+typedef struct ep_text {
+    FILE *f;
+    const char *path;   /* borrowed: for messages */
+    long line;          /* 1-based number of the current line */
+    char *buf;          /* current line, owned */
+    size_t cap;
+    char *p;            /* cursor in buf */
+    char *start;        /* first token of the current line */
+    int unread;         /* ep_text_next returns the current line again */
+    char comment;       /* comment character, 0 for none */
+} ep_text;
+
+/* Open path for reading; EP_EIO with message if it cannot be opened. */
+int ep_text_open(ep_text *t, const char *path, char comment);
+void ep_text_close(ep_text *t);
+
+/* Advance to the next non-blank, non-comment line.
+ * Returns 1 for a line, 0 at end of file, or -EP_EINPUT / -EP_EIO on error. */
+int ep_text_next(ep_text *t);
+
+/* Parse the next token of the current line.  Each returns EP_OK or EP_EINPUT
+ * with "path:line: expected ..." recorded.  ep_text_double refuses NaN/Inf. */
+int ep_text_long(ep_text *t, long *v);
+int ep_text_double(ep_text *t, double *v);
+/* Next token as a NUL-terminated string inside buf (modifies the line). */
+int ep_text_word(ep_text *t, char **w);
+/* 1 if the rest of the line holds another token. */
+int ep_text_more(ep_text *t);
+
+/* Record "path:line: <message>" and return status. */
+int ep_text_fail(const ep_text *t, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Make the next ep_text_next return the current line again (one-line pushback,
+ * for sections that end at the first line of the next one). */
+void ep_text_unread(ep_text *t);
+
+/* Like ep_text_next, but end of file is an error naming what was expected. */
+int ep_text_need(ep_text *t, const char *what);
+
+/* Extension of path after the last dot ("" if none), case as given. */
+const char *ep_path_ext(const char *path);
+
+#endif
