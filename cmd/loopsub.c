@@ -179,7 +179,7 @@ int main(int argc, char **argv)
     if (!cli.quiet) {
         double area, vol;
         ep_mesh_surface_measures(&m, &area, &vol);
-        printf("loopsub: %s: %d vertices, %d triangles, %ld level%s over %d base vertices "
+        printf("loopsub: %s: %d vertices, %d triangles, %ld level%s from %d input vertices "
                "(%s); area %.6g, volume %.6g%s%s; %.2f s\n",
                cli.output, m.nv, m.nf, o.levels, o.levels == 1 ? "" : "s", base_nv,
                o.scheme == EP_SUBDIV_LOOP ? "Loop" : "linear", area, vol,

@@ -53,12 +53,12 @@ int ep_h5_set_attr_string(ep_h5 *f, const char *obj, const char *name, const cha
 {
     hid_t t = H5Tcopy(H5T_C_S1), s = H5Screate(H5S_SCALAR), a = H5I_INVALID_HID;
     herr_t r = -1;
-    H5Tset_size(t, strlen(value) + 1);
-    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    /* Variable-length UTF-8, as h5py writes strings: Python readers get str. */
+    H5Tset_size(t, H5T_VARIABLE);
     H5Tset_cset(t, H5T_CSET_UTF8);
     a = H5Acreate_by_name(f->id, obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (a >= 0)
-        r = H5Awrite(a, t, value);
+        r = H5Awrite(a, t, &value);
     if (a >= 0)
         H5Aclose(a);
     H5Sclose(s);
@@ -96,6 +96,7 @@ int ep_h5_get_attr_string(ep_h5 *f, const char *obj, const char *name, char *val
     if (a < 0)
         return ep_fail(EP_EINPUT, "%s: attribute %s of %s is missing", f->path, name, obj);
     hid_t t = H5Aget_type(a), mt = H5Tcopy(H5T_C_S1);
+    H5Tset_cset(mt, H5Tget_cset(t)); /* HDF5 does not convert between ASCII and UTF-8 */
     value[0] = '\0';
     if (H5Tget_class(t) != H5T_STRING) {
         st = ep_fail(EP_EINPUT, "%s: attribute %s of %s is not a string", f->path, name, obj);

@@ -304,7 +304,6 @@ int ep_mesh_to_surface(ep_mesh *m, int **old_id)
         m->triangles[t] = newid[m->triangles[t]];
     for (int j = 0; j < m->nb; j++)
         m->boundary[j] = j;
-    free(newid);
     free(m->vertices);
     m->vertices = x;
     m->nv = m->nb;
@@ -312,11 +311,15 @@ int ep_mesh_to_surface(ep_mesh *m, int **old_id)
     free(m->region);
     m->tets = m->region = NULL;
     m->ne = 0;
-    for (int i = 0; i < m->ngroups; i++)
-        free(m->groups[i].v);
-    free(m->groups);
-    m->groups = NULL;
-    m->ngroups = 0;
+    for (int i = 0; i < m->ngroups; i++) { /* keep each group's surface vertices */
+        ep_group *g = &m->groups[i];
+        int k = 0;
+        for (int j = 0; j < g->nv; j++)
+            if (newid[g->v[j]] >= 0)
+                g->v[k++] = newid[g->v[j]];
+        g->nv = k; /* still ascending: newid preserves order */
+    }
+    free(newid);
     free(m->level);
     free(m->parents);
     m->level = NULL;

@@ -77,7 +77,8 @@ int ep_mesh_derive_boundary_data(ep_mesh *m);
 int ep_mesh_check_closed(const ep_mesh *m);
 
 /* Replace a tet mesh by its boundary surface alone, renumbering the surface
- * vertices 0..nb-1 in ascending original order (tets, regions, groups dropped).
+ * vertices 0..nb-1 in ascending original order (tets and regions dropped,
+ * groups reduced to their surface vertices).
  * old_id (may be NULL) receives the original id of each new vertex (owned by
  * the caller).  Cost O(nv + nf). */
 int ep_mesh_to_surface(ep_mesh *m, int **old_id);

@@ -948,7 +948,13 @@ static int veg_parse(const char *path, veg *g, int depth)
                     snprintf(inc, sizeof inc, "%s", arg);
                 else
                     snprintf(inc, sizeof inc, "%.*s/%s", (int)(slash - path), path, arg);
-                st = veg_parse(inc, g, depth + 1);
+                FILE *probe = fopen(inc, "r");
+                if (!probe)
+                    st = ep_text_fail(&t, EP_EIO, "*INCLUDE %s: cannot open: %s", inc, strerror(errno));
+                else {
+                    fclose(probe);
+                    st = veg_parse(inc, g, depth + 1);
+                }
             }
         } else if (l[0] == '*') {
             st = ep_text_fail(&t, EP_EINPUT, "unknown section %.30s", l);

@@ -33,6 +33,34 @@ int ep_subdiv_mark_base(ep_mesh *m)
     return EP_OK;
 }
 
+/* A new vertex joins a vertex group (physical group, set) when both its
+ * parents belong to it, so a refined support patch stays the same patch.
+ * Odd vertices are numbered after the old ones: lists stay ascending. */
+static int extend_groups(ep_mesh *m, int nv, int ne, const int *ends)
+{
+    char *in = m->ngroups ? ep_malloc((size_t)nv, 1) : NULL;
+    if (m->ngroups && !in)
+        return EP_ECOMPUTE;
+    for (int i = 0; i < m->ngroups; i++) {
+        ep_group *g = &m->groups[i];
+        int add = 0;
+        memset(in, 0, (size_t)nv);
+        for (int k = 0; k < g->nv; k++)
+            in[g->v[k]] = 1;
+        for (int e = 0; e < ne; e++)
+            add += in[ends[2 * e]] && in[ends[2 * e + 1]];
+        if (ep_grow(&g->v, (size_t)(g->nv + add), sizeof *g->v)) {
+            free(in);
+            return EP_ECOMPUTE;
+        }
+        for (int e = 0; e < ne; e++)
+            if (in[ends[2 * e]] && in[ends[2 * e + 1]])
+                g->v[g->nv++] = nv + e;
+    }
+    free(in);
+    return EP_OK;
+}
+
 /* Half-edge of triangle t, slot k (edge from corner k to corner k+1). */
 typedef struct {
     int lo, hi, t, k;
@@ -145,6 +173,9 @@ int ep_subdiv_refine(ep_mesh *m, ep_subdiv_scheme scheme, const ep_closest *proj
         int quad[4][3] = {{v[0], o[0], o[2]}, {v[1], o[1], o[0]}, {v[2], o[2], o[1]}, {o[0], o[1], o[2]}};
         memcpy(f, quad, sizeof quad);
     }
+    if ((st = extend_groups(m, nv, ne, ends)))
+        goto out;
+    st = EP_ECOMPUTE;
     free(m->vertices);
     free(m->triangles);
     free(m->level);

@@ -19,7 +19,7 @@ typedef enum {
  * becomes four with the same orientation.  m must be a closed manifold surface
  * (ep_mesh_check_closed) with no tets.  If m->level is NULL, the current
  * vertices become level 0 (ep_subdiv_mark_base).  Odd vertices get level max+1 and parents (a, b),
- * a < b.
+ * a < b.  Vertex groups gain the odd vertices whose parents are both members.
  *
  * With project non-NULL, existing vertices keep their positions and each new
  * vertex is placed by the scheme's edge rule, then moved to the closest point

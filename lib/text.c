@@ -20,6 +20,17 @@ int ep_text_open(ep_text *t, const char *path, char comment)
     t->f = fopen(path, "r");
     if (!t->f)
         return ep_fail(EP_EIO, "%s: cannot open: %s", path, strerror(errno));
+    /* Sniff the start: binary files (HDF5, compressed, executables) hold NUL or
+     * other control bytes early, and would otherwise fail later on some
+     * confusing line. */
+    unsigned char head[4096];
+    size_t n = fread(head, 1, sizeof head, t->f);
+    for (size_t i = 0; i < n; i++)
+        if (head[i] < 0x20 && !strchr("\t\n\r\f\v", head[i])) {
+            ep_text_close(t);
+            return ep_fail(EP_EINPUT, "%s: not a text file (binary data)", path);
+        }
+    rewind(t->f);
     return EP_OK;
 }
 

@@ -1,0 +1,78 @@
+/*
+ * helpers.h — shared by the cmocka unit tests: scratch files and status checks.
+ * Tests run from the repository root (make check), so data/ is relative.
+ */
+#ifndef EP_TEST_HELPERS_H
+#define EP_TEST_HELPERS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+
+/* A scratch folder for this test binary, removed at exit. */
+static char scratch_dir[256];
+
+static inline void scratch_cleanup(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", scratch_dir);
+}
+
+/* Path of name inside the scratch folder (static buffer, rotating). */
+static inline const char *scratch(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    if (!scratch_dir[0]) {
+        snprintf(scratch_dir, sizeof scratch_dir, "/tmp/ep-test-XXXXXX");
+        if (!mkdtemp(scratch_dir))
+            abort();
+        atexit(scratch_cleanup);
+    }
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", scratch_dir, name);
+    return buf[k];
+}
+
+/* Write len bytes of text (len < 0: strlen) to the scratch file name; returns its path. */
+static inline const char *write_scratch(const char *name, const char *text, long len)
+{
+    const char *path = scratch(name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    size_t n = len < 0 ? strlen(text) : (size_t)len;
+    assert_int_equal(fwrite(text, 1, n, f), n);
+    fclose(f);
+    return path;
+}
+
+/* Assert that status is expected and the error message contains every
+ * fragment given (NULL-terminated). */
+static inline void expect_error(int status, int expected, ...)
+{
+    va_list ap;
+    const char *frag;
+    if (status != expected)
+        fail_msg("status %d, expected %d; message: %s", status, expected, ep_errmsg());
+    va_start(ap, expected);
+    while ((frag = va_arg(ap, const char *)))
+        if (!strstr(ep_errmsg(), frag))
+            fail_msg("message \"%s\" lacks \"%s\"", ep_errmsg(), frag);
+    va_end(ap);
+}
+
+/* 1 when ../shared/models (the project's reference meshes) is present. */
+static inline int have_file(const char *path) { return access(path, R_OK) == 0; }
+
+#endif

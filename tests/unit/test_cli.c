@@ -1,0 +1,124 @@
+/*
+ * test_cli.c — common option parsing and atomic output.
+ */
+#include "helpers.h"
+
+#include <math.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+typedef struct {
+    long levels;
+    const char *flag;
+} ctx;
+
+static int handle(int code, const char *arg, void *p)
+{
+    ctx *c = p;
+    if (code == 'l')
+        return ep_cli_int("--levels", arg, 0, 9, &c->levels);
+    c->flag = arg;
+    return EP_OK;
+}
+
+static const struct option opts[] = {
+    {"levels", required_argument, NULL, 'l'},
+    {"flag", required_argument, NULL, 2000},
+    {0},
+};
+
+static int parse(ctx *c, ep_cli *cli, unsigned common, int argc, const char **argv)
+{
+    ep_tool t = {.name = "tool", .synopsis = "IN -o OUT", .purpose = "test", .help = "",
+                 .common = common, .options = opts, .shortopts = "l:", .handle = handle,
+                 .ctx = c, .min_inputs = 1, .max_inputs = 1, .need_output = 1};
+    return ep_cli_parse(&t, argc, (char **)argv, cli);
+}
+
+static void common_options(void **s)
+{
+    (void)s;
+    ctx c = {0};
+    ep_cli cli;
+    const char *argv[] = {"tool", "in.msh", "-l", "3", "--flag", "x", "-E", "1e6", "--nu", "0.3",
+                          "--fixed-box", "0,0,0,1,1,0", "--fixed-region", "bottom", "-j", "1", "-q", "-o", "out.h5"};
+    assert_int_equal(parse(&c, &cli, EP_CLI_MATERIAL | EP_CLI_FIXED, 19, argv), EP_OK);
+    assert_int_equal(c.levels, 3);
+    assert_string_equal(c.flag, "x");
+    assert_true(cli.E == 1e6 && cli.nu == 0.3 && isnan(cli.rho));
+    assert_true(cli.fixed.has_box && cli.fixed.box[5] == 0);
+    assert_string_equal(cli.fixed.region, "bottom");
+    assert_int_equal(cli.threads, 1);
+    assert_int_equal(cli.quiet, 1);
+    assert_string_equal(cli.output, "out.h5");
+    assert_int_equal(cli.ninputs, 1);
+    assert_string_equal(cli.inputs[0], "in.msh");
+    assert_non_null(strstr(cli.command, "tool in.msh -l 3"));
+}
+
+static void usage_errors(void **s)
+{
+    (void)s;
+    ctx c = {0};
+    ep_cli cli;
+    const char *a1[] = {"tool", "in", "--bogus", "-o", "x"};
+    expect_error(parse(&c, &cli, 0, 5, a1), EP_EUSAGE, "unknown option --bogus", NULL);
+    const char *a2[] = {"tool", "in", "-E", "1e6", "-o", "x"}; /* material options not accepted */
+    expect_error(parse(&c, &cli, 0, 6, a2), EP_EUSAGE, "unknown option -E", NULL);
+    const char *a3[] = {"tool", "in", "-l", "10", "-o", "x"};
+    expect_error(parse(&c, &cli, 0, 6, a3), EP_EUSAGE, "--levels: 10 out of range [0, 9]", NULL);
+    const char *a4[] = {"tool", "in", "-l", "three", "-o", "x"};
+    expect_error(parse(&c, &cli, 0, 6, a4), EP_EUSAGE, "--levels: expected an integer", NULL);
+    const char *a5[] = {"tool", "in"};
+    expect_error(parse(&c, &cli, 0, 2, a5), EP_EUSAGE, "no output file", NULL);
+    const char *a6[] = {"tool", "-o", "x"};
+    expect_error(parse(&c, &cli, 0, 3, a6), EP_EUSAGE, "missing input file", NULL);
+    const char *a7[] = {"tool", "in", "-o"};
+    expect_error(parse(&c, &cli, 0, 3, a7), EP_EUSAGE, "needs an argument", NULL);
+    const char *a8[] = {"tool", "in", "--nu", "abc", "-o", "x"};
+    expect_error(parse(&c, &cli, EP_CLI_MATERIAL, 6, a8), EP_EUSAGE, "--nu: expected a number", NULL);
+    const char *a9[] = {"tool", "a", "b", "-o", "x"};
+    expect_error(parse(&c, &cli, 0, 5, a9), EP_EUSAGE, "too many input files: b", NULL);
+}
+
+/* The temporary file lives beside the target, becomes the target on commit,
+ * and disappears on abort. */
+static void atomic_output(void **s)
+{
+    (void)s;
+    char tmp[512];
+    const char *target = scratch("out.dat");
+    assert_int_equal(ep_out_begin(target, tmp, sizeof tmp), EP_OK);
+    assert_non_null(strstr(tmp, "/.out.dat."));
+    assert_int_equal(access(tmp, F_OK), 0);
+    assert_int_not_equal(access(target, F_OK), 0);
+    FILE *f = fopen(tmp, "w");
+    fputs("data\n", f);
+    fclose(f);
+    assert_int_equal(ep_out_commit(tmp, target), EP_OK);
+    assert_int_equal(access(target, F_OK), 0);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    struct stat st;
+    stat(target, &st);
+    assert_true(st.st_mode & S_IRUSR);
+
+    const char *other = scratch("other.dat");
+    assert_int_equal(ep_out_begin(other, tmp, sizeof tmp), EP_OK);
+    ep_out_abort();
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_not_equal(access(other, F_OK), 0);
+
+    expect_error(ep_out_begin("/nonexistent-dir/x.h5", tmp, sizeof tmp), EP_EIO,
+                 "/nonexistent-dir/x.h5: cannot create a file in its folder", NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(common_options),
+        cmocka_unit_test(usage_errors),
+        cmocka_unit_test(atomic_output),
+    };
+    return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

@@ -1,0 +1,215 @@
+/*
+ * test_h5.c — the HDF5 schema: exact round trips of /mesh, /material and
+ * /constraints, and refusal of files of the wrong format, version, kind,
+ * shape or type with a message naming file and dataset.
+ */
+#include "helpers.h"
+
+#include <math.h>
+
+#include "h5.h"
+#include "mesh.h"
+#include "subdiv.h"
+
+static void roundtrip_mesh(void **s)
+{
+    (void)s;
+    ep_mesh m, r;
+    ep_h5 f;
+    assert_int_equal(ep_mesh_read("data/models/beam3/beam3_tet.veg", &m), EP_OK);
+    const char *path = scratch("beam.h5");
+    assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "test_h5"), EP_OK);
+    assert_int_equal(ep_h5_write_mesh(&f, &m), EP_OK);
+    assert_int_equal(ep_h5_write_material(&f, m.material), EP_OK);
+    int fixed[] = {0, 5, 207};
+    assert_int_equal(ep_h5_write_fixed(&f, fixed, 3), EP_OK);
+    assert_int_equal(ep_h5_close(&f), EP_OK);
+
+    assert_int_equal(ep_mesh_read(path, &r), EP_OK);
+    assert_int_equal(r.nv, m.nv);
+    assert_int_equal(r.ne, m.ne);
+    assert_int_equal(r.nf, m.nf);
+    assert_int_equal(r.nb, m.nb);
+    assert_memory_equal(r.vertices, m.vertices, 3 * sizeof(double) * (size_t)m.nv);
+    assert_memory_equal(r.tets, m.tets, 4 * sizeof(int) * (size_t)m.ne);
+    assert_memory_equal(r.triangles, m.triangles, 3 * sizeof(int) * (size_t)m.nf);
+    assert_memory_equal(r.boundary, m.boundary, sizeof(int) * (size_t)m.nb);
+    assert_memory_equal(r.vertex_area, m.vertex_area, sizeof(double) * (size_t)m.nb);
+    assert_non_null(r.material);
+    assert_true(r.material->E == 1e7 && r.material->nu == 0.45 && r.material->rho == 1000);
+
+    int *fx, nfx;
+    assert_int_equal(ep_h5_open(&f, path, "mesh"), EP_OK);
+    assert_string_equal(f.kind, "mesh");
+    assert_int_equal(ep_h5_read_fixed(&f, m.nv, &fx, &nfx), EP_OK);
+    assert_int_equal(nfx, 3);
+    assert_memory_equal(fx, fixed, sizeof fixed);
+    char cmd[64];
+    assert_int_equal(ep_h5_get_attr_string(&f, "/", "command", cmd, sizeof cmd), EP_OK);
+    assert_string_equal(cmd, "test_h5");
+    free(fx);
+    ep_h5_close(&f);
+    ep_mesh_free(&r);
+    ep_mesh_free(&m);
+}
+
+/* Heterogeneous material: per-element datasets. */
+static void roundtrip_material(void **s)
+{
+    (void)s;
+    ep_material a, b;
+    ep_h5 f;
+    double *E = malloc(3 * sizeof *E), *nu = malloc(3 * sizeof *nu), *rho = malloc(3 * sizeof *rho);
+    for (int e = 0; e < 3; e++) {
+        E[e] = 1e6 * (e + 1);
+        nu[e] = 0.1 * (e + 1);
+        rho[e] = 1000 + e;
+    }
+    ep_material_init(&a);
+    ep_material_set_elements(&a, 3, E, nu, rho);
+    assert_int_equal(a.ne, 3);
+    const char *path = scratch("mat.h5");
+    assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "x"), EP_OK);
+    assert_int_equal(ep_h5_write_material(&f, &a), EP_OK);
+    ep_h5_close(&f);
+    assert_int_equal(ep_h5_open(&f, path, NULL), EP_OK);
+    assert_int_equal(ep_h5_read_material(&f, 3, &b), EP_OK);
+    assert_int_equal(b.ne, 3);
+    assert_memory_equal(b.e_E, a.e_E, 3 * sizeof(double));
+    assert_memory_equal(b.e_nu, a.e_nu, 3 * sizeof(double));
+    assert_memory_equal(b.e_rho, a.e_rho, 3 * sizeof(double));
+    ep_h5 g = f;
+    expect_error(ep_h5_read_material(&g, 4, &b), EP_EINPUT, "mat.h5", "/material/E", "shape [3]", "[4]", NULL);
+    ep_h5_close(&f);
+    ep_material_free(&a);
+}
+
+/* A file that is HDF5 but written by hand with a flaw, one flaw per call. */
+typedef enum { NONE, WRONG_FORMAT, WRONG_VERSION, NO_KIND, VERT_SHAPE, VERT_TYPE, TRI_RANGE,
+               NAN_VERTEX, BAD_PARENT, NO_TRIANGLES } flaw;
+
+static const char *flawed_file(const char *name, flaw fl)
+{
+    ep_h5 f;
+    const char *path = scratch(name);
+    double x[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    int tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {0, 3, 2}};
+    int8_t level[4] = {0, 0, 0, 0};
+    int parents[4][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
+    hsize_t d[2] = {4, 3};
+    assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "x"), EP_OK);
+    if (fl == WRONG_FORMAT) {
+        H5Adelete(f.id, "format");
+        ep_h5_set_attr_string(&f, "/", "format", "other");
+    }
+    if (fl == WRONG_VERSION) {
+        H5Adelete(f.id, "format_version");
+        ep_h5_set_attr_int(&f, "/", "format_version", 2);
+    }
+    if (fl == NO_KIND)
+        H5Adelete(f.id, "kind");
+    if (fl == NAN_VERTEX)
+        x[2][1] = NAN;
+    if (fl == VERT_SHAPE)
+        d[1] = 2;
+    if (fl == VERT_TYPE)
+        ep_h5_write(&f, "/mesh/vertices", EP_I32, 2, d, tri);
+    else
+        ep_h5_write(&f, "/mesh/vertices", EP_F64, 2, d, x);
+    d[1] = 3;
+    if (fl == TRI_RANGE)
+        tri[2][1] = 4;
+    if (fl != NO_TRIANGLES)
+        ep_h5_write(&f, "/mesh/triangles", EP_I32, 2, d, tri);
+    if (fl == BAD_PARENT) {
+        level[3] = 1;
+        parents[3][0] = 0;
+        parents[3][1] = 0;
+        ep_h5_write(&f, "/mesh/level", EP_I8, 1, d, level);
+        d[1] = 2;
+        ep_h5_write(&f, "/mesh/parents", EP_I32, 2, d, parents);
+    }
+    ep_h5_close(&f);
+    return path;
+}
+
+static void refuses_flaws(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    struct { flaw fl; const char *frag; } cases[] = {
+        {WRONG_FORMAT, "format is \"other\""},
+        {WRONG_VERSION, "format_version 2 not supported"},
+        {NO_KIND, "attribute kind of / is missing"},
+        {VERT_SHAPE, "/mesh/vertices has shape [4][2], expected [*][3]"},
+        {VERT_TYPE, "/mesh/vertices has the wrong type"},
+        {TRI_RANGE, "/mesh/triangles: index 4"},
+        {NAN_VERTEX, "/mesh/vertices: non-finite coordinate at vertex 2"},
+        {BAD_PARENT, "/mesh/parents: bad parents (0, 0) of vertex 3"},
+        {NO_TRIANGLES, "dataset /mesh/triangles is missing"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "flaw%zu.h5", i);
+        const char *path = flawed_file(name, cases[i].fl);
+        expect_error(ep_mesh_read(path, &m), EP_EINPUT, name, cases[i].frag, NULL);
+    }
+    /* The unflawed file reads. */
+    assert_int_equal(ep_mesh_read(flawed_file("good.h5", NONE), &m), EP_OK);
+    assert_int_equal(m.nf, 4);
+    ep_mesh_free(&m);
+}
+
+static void refuses_non_hdf5(void **s)
+{
+    (void)s;
+    ep_h5 f;
+    const char *txt = write_scratch("text.h5", "not hdf5\n", -1);
+    expect_error(ep_h5_open(&f, txt, NULL), EP_EINPUT, "text.h5: not an HDF5 file", NULL);
+    const char *empty = write_scratch("empty.h5", "", 0);
+    expect_error(ep_h5_open(&f, empty, NULL), EP_EINPUT, "not an HDF5 file", NULL);
+    expect_error(ep_h5_open(&f, scratch("missing.h5"), NULL), EP_EIO, "missing.h5: cannot open", NULL);
+    /* A truncated real file. */
+    const char *good = flawed_file("full.h5", NONE);
+    FILE *in = fopen(good, "rb");
+    char buf[1200];
+    size_t n = fread(buf, 1, sizeof buf, in);
+    fclose(in);
+    const char *cut = write_scratch("cut.h5", buf, (long)n);
+    ep_mesh m;
+    int st = ep_mesh_read(cut, &m);
+    assert_int_equal(st, EP_EINPUT);
+    assert_non_null(strstr(ep_errmsg(), "cut.h5"));
+    /* The wrong kind. */
+    expect_error(ep_h5_open(&f, good, "gf"), EP_EINPUT, "kind is \"mesh\", expected \"gf\"", NULL);
+}
+
+/* Hierarchy survives the round trip and is checked. */
+static void roundtrip_hierarchy(void **s)
+{
+    (void)s;
+    ep_mesh m, r;
+    ep_h5 f;
+    assert_int_equal(ep_mesh_read("data/octahedron.off", &m), EP_OK);
+    assert_int_equal(ep_subdiv_refine(&m, EP_SUBDIV_LOOP, NULL), EP_OK);
+    const char *path = scratch("oct1.h5");
+    assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "x"), EP_OK);
+    assert_int_equal(ep_h5_write_mesh(&f, &m), EP_OK);
+    ep_h5_close(&f);
+    assert_int_equal(ep_mesh_read(path, &r), EP_OK);
+    assert_int_equal(r.nv, 18);
+    assert_memory_equal(r.level, m.level, 18);
+    assert_memory_equal(r.parents, m.parents, 36 * sizeof(int));
+    ep_mesh_free(&r);
+    ep_mesh_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(roundtrip_mesh),   cmocka_unit_test(roundtrip_material),
+        cmocka_unit_test(refuses_flaws),    cmocka_unit_test(refuses_non_hdf5),
+        cmocka_unit_test(roundtrip_hierarchy),
+    };
+    return cmocka_run_group_tests_name("h5", tests, NULL, NULL);
+}
