@@ -64,7 +64,7 @@ $(BINDIR)/%: cmd/%.c $(LIBA) $(wildcard lib/*.h)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/helpers.h $(LIBA) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/unit $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS) $(CMOCKA_LIBS)
 
-$(BUILD)/bench/%: tests/bench/%.c $(LIBA) | $(BUILD)/bench
+$(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h $(LIBA) | $(BUILD)/bench
 	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
 
 $(BUILD)/lib $(BUILD)/tests $(BUILD)/bench:

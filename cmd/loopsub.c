@@ -168,10 +168,19 @@ int main(int argc, char **argv)
     for (long l = 0; l < o.levels && !st; l++) {
         st = ep_subdiv_refine(&m, o.scheme, o.project ? &tree : NULL);
         ep_progress_update(&bar, l + 1);
+        if (cli.verbose && !st)
+            fprintf(stderr, "loopsub: step %ld: %d vertices, %d triangles (%.2f s)\n", l + 1, m.nv, m.nf,
+                    ep_now() - t0);
     }
     ep_progress_end(&bar);
     if (st)
         goto out;
+    if (o.project) { /* projection can fold or collapse triangles near thin features */
+        int first, bad = ep_mesh_count_degenerate(&m, &first);
+        if (bad)
+            fprintf(stderr, "loopsub: warning: %d degenerate triangle%s after projection (first: %d); "
+                    "try fewer levels or a finer base mesh\n", bad, bad == 1 ? "" : "s", first + 1);
+    }
     if (ep_fixed_given(&cli.fixed) && (st = ep_fixed_select(&m, &cli.fixed, &fixed, &nfixed)))
         goto out;
     if ((st = write_output(&cli, &m, fixed, nfixed)))

@@ -244,11 +244,10 @@ int ep_mesh_check_closed(const ep_mesh *m)
     int st = EP_OK;
     if (m->nf == 0)
         return ep_fail(EP_EINPUT, "%s: no surface triangles", m->source);
-    double h = ep_mesh_diameter(m);
     for (int t = 0; t < m->nf; t++) {
         const int *v = &m->triangles[3 * t];
-        if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2] || !(tri_area(m, t) > 1e-14 * h * h))
-            return ep_fail(EP_EINPUT, "%s: triangle %d is degenerate", m->source, t + 1);
+        if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
+            return ep_fail(EP_EINPUT, "%s: triangle %d repeats a vertex", m->source, t + 1);
     }
     dedge *e = ep_malloc(ne, sizeof *e);
     if (!e)
@@ -280,6 +279,19 @@ int ep_mesh_check_closed(const ep_mesh *m)
     }
     free(e);
     return st;
+}
+
+int ep_mesh_count_degenerate(const ep_mesh *m, int *first)
+{
+    double h = ep_mesh_diameter(m);
+    int n = 0;
+    *first = -1;
+    for (int t = 0; t < m->nf; t++)
+        if (!(tri_area(m, t) > 1e-14 * h * h)) {
+            if (n++ == 0)
+                *first = t;
+        }
+    return n;
 }
 
 int ep_mesh_to_surface(ep_mesh *m, int **old_id)

@@ -72,9 +72,14 @@ int ep_mesh_extract_boundary(ep_mesh *m);
 int ep_mesh_derive_boundary_data(ep_mesh *m);
 
 /* Check that the triangles form a closed, consistently oriented 2-manifold:
- * every edge used exactly twice, once in each direction, and no degenerate
- * triangle.  The error names the edge or triangle.  Cost O(nf log nf). */
+ * every edge used exactly twice, once in each direction, and no triangle
+ * repeating a vertex.  Topology only (see ep_mesh_count_degenerate for
+ * geometry).  The error names the edge or triangle.  Cost O(nf log nf). */
 int ep_mesh_check_closed(const ep_mesh *m);
+
+/* Number of triangles of (near) zero area, relative to the model size; *first
+ * receives the first one (-1 if none).  Cost O(nf). */
+int ep_mesh_count_degenerate(const ep_mesh *m, int *first);
 
 /* Replace a tet mesh by its boundary surface alone, renumbering the surface
  * vertices 0..nb-1 in ascending original order (tets and regions dropped,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # loopsub command-line tests: counts, schema, hierarchy, chaining, projection,
 # and one clear error line with the documented status for each bad input.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/common"
 D=data
 
 # --- the acceptance case: icosahedron, 4 levels -------------------------------

@@ -185,7 +185,7 @@ static void closest_brute_force(void **s)
         double p[3], q[3], best = INFINITY, d2;
         int t;
         for (int c = 0; c < 3; c++)
-            p[c] = -5 + 10 * rand() / (double)RAND_MAX;
+            p[c] = -5 + 10.0 * rand() / (double)RAND_MAX;
         for (int k = 0; k < m.nf; k++) {
             double r[3];
             const int *f = &m.triangles[3 * k];
