@@ -61,7 +61,7 @@ $(BINDIR)/%: cmd/%.c $(LIBA) $(wildcard lib/*.h)
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/helpers.h $(LIBA) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/helpers.h tests/fuzz/fuzz_mesh.c $(LIBA) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/unit $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h $(LIBA) | $(BUILD)/bench
@@ -99,3 +99,18 @@ install: all
 
 clean:
 	rm -rf build bin lib/libelastoprep.a demo-out
+
+# Fuzz the mesh readers with libFuzzer (clang): make fuzz FUZZ_SECONDS=120
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz:
+	@mkdir -p build/fuzz/corpus
+	@printf '\000' | cat - data/icosahedron.obj >build/fuzz/corpus/obj
+	@printf '\001' | cat - data/octahedron.off >build/fuzz/corpus/off
+	@printf '\002' | cat - data/cube-v22.msh | head -c 4000 >build/fuzz/corpus/msh22
+	@printf '\002' | cat - data/cube.msh | head -c 4000 >build/fuzz/corpus/msh41
+	@printf '\003' | cat - tests/fuzz/seed.veg >build/fuzz/corpus/veg
+	@printf '\004' | cat - tests/fuzz/seed.tetgen >build/fuzz/corpus/tetgen
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
+	    $(LIB_SRC) tests/fuzz/fuzz_mesh.c -o build/fuzz/fuzz_mesh $(PKG_LIBS) -fopenmp=libgomp -lm
+	build/fuzz/fuzz_mesh -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus

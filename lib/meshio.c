@@ -609,9 +609,10 @@ static int read_msh(const char *path, ep_mesh *m)
     if ((st = ep_text_open(&s.t, path, 0)))
         return st;
     while ((r = ep_text_next(&s.t)) > 0) {
-        char *sec;
-        if ((st = ep_text_word(&s.t, &sec)))
+        char *word, sec[64]; /* a copy: the line buffer moves as lines are read */
+        if ((st = ep_text_word(&s.t, &word)))
             goto out;
+        snprintf(sec, sizeof sec, "%s", word);
         if (sec[0] != '$') {
             st = ep_text_fail(&s.t, EP_EINPUT, "expected a $Section, found \"%.20s\"", sec);
             goto out;
