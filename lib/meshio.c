@@ -419,7 +419,7 @@ static int msh_physical_names(msh *s)
     int st = ep_text_need(&s->t, "the number of physical names");
     if (st || (st = ep_text_long(&s->t, &n)) || (st = too_many(&s->t, n, 1L << 20, "physical name")))
         return st;
-    if (ep_grow(&s->names, (size_t)n + 1, sizeof *s->names))
+    if (ep_grow(&s->names, (size_t)s->nnames + (size_t)n + 1, sizeof *s->names)) /* sections may repeat */
         return EP_ECOMPUTE;
     for (long i = 0; i < n; i++) {
         long dim, tag;
@@ -450,7 +450,7 @@ static int msh_entities(msh *s)
     }
     if (st)
         return st;
-    if (ep_grow(&s->ent, (size_t)total + 1, sizeof *s->ent))
+    if (ep_grow(&s->ent, (size_t)s->nent + (size_t)total + 1, sizeof *s->ent))
         return EP_ECOMPUTE;
     for (int d = 0; d < 4; d++)
         for (long i = 0; i < cnt[d]; i++) {
