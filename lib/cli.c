@@ -320,3 +320,79 @@ double ep_mem_total(void)
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
+
+int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_material *out)
+{
+    int st;
+    ep_material_init(out);
+    if (cli->material_file) {
+        if ((st = ep_material_read(cli->material_file, m->ne, m->region, out)))
+            return st;
+        return ep_material_check(out, nu_max, cli->material_file);
+    }
+    if (!isnan(cli->E) || !isnan(cli->nu)) {
+        if (isnan(cli->E) || isnan(cli->nu))
+            return ep_fail(EP_EUSAGE, "give both -E and --nu (or -m FILE)");
+        out->E = cli->E;
+        out->nu = cli->nu;
+        out->rho = cli->rho;
+        return ep_material_check(out, nu_max, "command line");
+    }
+    if (m->material) {
+        if ((st = ep_material_copy(out, m->material)))
+            return st;
+        if (!isnan(cli->rho)) /* --rho alone overrides the file's density */
+            for (int e = 0; e < (out->ne ? out->ne : 1); e++)
+                *(out->ne ? &out->e_rho[e] : &out->rho) = cli->rho;
+        return ep_material_check(out, nu_max, m->source);
+    }
+    return ep_fail(EP_EUSAGE, "no material: give -E and --nu, or -m FILE (%s has none)", m->source);
+}
+
+int ep_cli_fixed(const ep_cli *cli, const ep_mesh *m, char **fixed, int *nfixed)
+{
+    int *ids = NULL, n = 0, st = EP_OK;
+    char *mask = ep_calloc((size_t)m->nv, 1);
+    if (!mask)
+        return EP_ECOMPUTE;
+    if (ep_fixed_given(&cli->fixed)) {
+        if ((st = ep_fixed_select(m, &cli->fixed, &ids, &n)))
+            goto out;
+    } else if (m->fixed && m->nfixed > 0) {
+        ids = m->fixed;
+        n = m->nfixed;
+    } else {
+        st = ep_fail(EP_EUSAGE, "no fixed vertex: give --fixed-ids, --fixed-box or --fixed-region "
+                     "(%s has no /constraints/fixed)", m->source);
+        goto out;
+    }
+    for (int i = 0; i < n; i++)
+        mask[ids[i]] = 1;
+    *fixed = mask;
+    *nfixed = n;
+    mask = NULL;
+out:
+    if (ids != m->fixed)
+        free(ids);
+    free(mask);
+    return st;
+}
+
+int ep_cli_bytes(const char *opt, const char *arg, double *bytes)
+{
+    char *e;
+    double v = strtod(arg, &e);
+    double scale = 1;
+    switch (*e) {
+    case 'K': case 'k': scale = 1024.0; e++; break;
+    case 'M': case 'm': scale = 1048576.0; e++; break;
+    case 'G': case 'g': scale = 1073741824.0; e++; break;
+    case 'T': case 't': scale = 1099511627776.0; e++; break;
+    }
+    if (*e == 'B' || *e == 'b')
+        e++;
+    if (e == arg || *e || !(v > 0) || !isfinite(v))
+        return ep_fail(EP_EUSAGE, "option %s: expected a size such as 4G or 512M, got \"%s\"", opt, arg);
+    *bytes = v * scale;
+    return EP_OK;
+}

@@ -13,6 +13,8 @@
 #include <getopt.h>
 #include <stddef.h>
 
+#include "material.h"
+#include "mesh.h"
 #include "select.h"
 
 #define EP_VERSION "0.1.0"
@@ -54,6 +56,19 @@ int ep_cli_parse(const ep_tool *tool, int argc, char **argv, ep_cli *cli);
 /* Option argument parsers with "option --name: ..." usage errors. */
 int ep_cli_double(const char *opt, const char *arg, double *v);
 int ep_cli_int(const char *opt, const char *arg, long lo, long hi, long *v);
+
+/* The material of a tool run: -m FILE (per region tag), else -E/--nu/--rho,
+ * else the mesh's own (.veg, .h5), checked with ep_material_check(nu_max).
+ * Missing E or nu is a usage error.  out is initialized here. */
+int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_material *out);
+
+/* The support of a tool run as a mask fixed[nv]: the --fixed-* options, else
+ * /constraints/fixed of an elastoprep input.  Neither: usage error; an empty
+ * selection: EP_EINPUT.  *fixed is allocated; *nfixed counts the vertices. */
+int ep_cli_fixed(const ep_cli *cli, const ep_mesh *m, char **fixed, int *nfixed);
+
+/* Parse a byte count with an optional K, M, G or T suffix (powers of 1024). */
+int ep_cli_bytes(const char *opt, const char *arg, double *bytes);
 
 /* Print "prog: <ep_errmsg()>" on stderr (status != 0), remove unfinished
  * outputs, and exit with status. */

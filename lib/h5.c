@@ -425,6 +425,8 @@ int ep_h5_read_mesh(ep_h5 *f, ep_mesh *m)
         if ((st = check_hierarchy(f, m)))
             goto fail;
     }
+    if (ep_h5_exists(f, "/constraints/fixed") && (st = ep_h5_read_fixed(f, m->nv, &m->fixed, &m->nfixed)))
+        goto fail;
     /* boundary and vertex_area are derived data: recomputed from the triangles
      * (ep_mesh_read), so a file cannot carry an inconsistent copy into a tool. */
     if (ep_h5_exists(f, "/material")) {

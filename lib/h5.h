@@ -63,8 +63,9 @@ int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *v
 
 /* /mesh: vertices, tets, region, triangles, boundary, vertex_area, level, parents. */
 int ep_h5_write_mesh(ep_h5 *f, const ep_mesh *m);
-/* Read /mesh (and /material when present) into m, checking shapes, finite
- * coordinates, index ranges and the level/parent hierarchy. */
+/* Read /mesh (and /material and /constraints/fixed when present) into m,
+ * checking shapes, finite coordinates, index ranges and the level/parent
+ * hierarchy. */
 int ep_h5_read_mesh(ep_h5 *f, ep_mesh *m);
 /* Open any elastoprep file and read its /mesh (ep_mesh_read's .h5 branch). */
 int ep_h5_read_mesh_file(const char *path, ep_mesh *m);

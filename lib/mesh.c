@@ -25,6 +25,7 @@ void ep_mesh_free(ep_mesh *m)
     for (int i = 0; i < m->ngroups; i++)
         free(m->groups[i].v);
     free(m->groups);
+    free(m->fixed);
     if (m->material) {
         ep_material_free(m->material);
         free(m->material);

@@ -40,6 +40,8 @@ typedef struct ep_mesh {
     int ngroups;
     ep_group *groups;
     ep_material *material; /* owned; set by readers whose format carries one */
+    int nfixed;
+    int *fixed;           /* [nfixed] /constraints/fixed of an elastoprep file, or NULL */
 } ep_mesh;
 
 void ep_mesh_init(ep_mesh *m);

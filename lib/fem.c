@@ -1,0 +1,354 @@
+/*
+ * fem.c — linear tet element matrices and their assembly into CHOLMOD (fem.h).
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include "fem.h"
+#include "err.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* MATH.md §1. */
+void ep_fem_element(ep_fem_kind kind, const double x[4][3], double lambda, double mu, double rho,
+                    double A[12][12])
+{
+    double vol, g[4][3];
+    memset(A, 0, 144 * sizeof(double));
+    ep_tet_gradients(x, &vol, g);
+    if (!(vol > 0))
+        return;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) {
+            if (kind == EP_FEM_STIFFNESS) {
+                double gg = g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2];
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++)
+                        A[3 * a + i][3 * b + j] =
+                            vol * (lambda * g[a][i] * g[b][j] + mu * g[b][i] * g[a][j] + (i == j ? mu * gg : 0));
+            } else {
+                double s = kind == EP_FEM_MASS ? rho * vol / 20.0 * (a == b ? 2.0 : 1.0)
+                                               : (a == b ? rho * vol / 4.0 : 0.0);
+                for (int i = 0; i < 3; i++)
+                    A[3 * a + i][3 * b + i] = s;
+            }
+        }
+}
+
+int ep_fem_dofmap(const ep_mesh *m, const char *keep, int **map, int *ndof)
+{
+    int *mp = ep_malloc((size_t)m->nv, sizeof *mp);
+    char *used = ep_calloc((size_t)m->nv, 1);
+    if (!mp || !used) {
+        free(mp);
+        free(used);
+        return EP_ECOMPUTE;
+    }
+    for (int k = 0; k < 4 * m->ne; k++)
+        used[m->tets[k]] = 1;
+    int n = 0;
+    for (int v = 0; v < m->nv; v++) {
+        mp[v] = used[v] && (!keep || keep[v]) ? 3 * n : -1;
+        n += mp[v] >= 0;
+    }
+    free(used);
+    *map = mp;
+    *ndof = 3 * n;
+    return EP_OK;
+}
+
+/* Elements around each vertex (CSR: ptr[nv+1], elem[4ne]). */
+static int incidence(const ep_mesh *m, int **ptr, int **elem)
+{
+    int *p = ep_calloc((size_t)m->nv + 1, sizeof *p), *e = ep_malloc(4 * (size_t)m->ne, sizeof *e);
+    if (!p || !e) {
+        free(p);
+        free(e);
+        return EP_ECOMPUTE;
+    }
+    for (int k = 0; k < 4 * m->ne; k++)
+        p[m->tets[k] + 1]++;
+    for (int v = 0; v < m->nv; v++)
+        p[v + 1] += p[v];
+    for (int t = 0; t < m->ne; t++)
+        for (int k = 0; k < 4; k++)
+            e[p[m->tets[4 * t + k]]++] = t;
+    for (int v = m->nv; v > 0; v--) /* undo the shift of the fill */
+        p[v] = p[v - 1];
+    p[0] = 0;
+    *ptr = p;
+    *elem = e;
+    return EP_OK;
+}
+
+typedef struct {
+    const int *rowmap;
+    int *nbr;   /* scratch: row vertices of the current column vertex */
+    int *mark;  /* [nv] column vertex that last listed w, or -1 */
+} gather;
+
+static int cmp_by_map(const void *x, const void *y, void *map)
+{
+    int a = ((const int *)map)[*(const int *)x], b = ((const int *)map)[*(const int *)y];
+    return (a > b) - (a < b);
+}
+
+/* Row vertices of column vertex v, sorted by row DOF; for upper storage only
+ * those up to v itself (v last).  Returns their number. */
+static int row_vertices(const ep_mesh *m, const int *ptr, const int *elem, int v, int upper, gather *g)
+{
+    int n = 0;
+    for (int k = ptr[v]; k < ptr[v + 1]; k++)
+        for (int b = 0; b < 4; b++) {
+            int w = m->tets[4 * elem[k] + b];
+            if (g->rowmap[w] < 0 || g->mark[w] == v || (upper && g->rowmap[w] > g->rowmap[v]))
+                continue;
+            g->mark[w] = v;
+            g->nbr[n++] = w;
+        }
+    qsort_r(g->nbr, (size_t)n, sizeof *g->nbr, cmp_by_map, (void *)g->rowmap);
+    return n;
+}
+
+cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem_kind kind,
+                                const int *rowmap, int nrow, const int *colmap, int ncol, int upper,
+                                cholmod_common *c)
+{
+    int *ptr = NULL, *elem = NULL, maxdeg = 0, failed = 0;
+    cholmod_sparse *A = NULL;
+    size_t *cnt = ep_calloc((size_t)ncol + 1, sizeof *cnt);
+    if (!cnt || incidence(m, &ptr, &elem))
+        goto fail;
+    for (int v = 0; v < m->nv; v++)
+        maxdeg = ptr[v + 1] - ptr[v] > maxdeg ? ptr[v + 1] - ptr[v] : maxdeg;
+
+    /* Pass 1: entries per column (3 per row vertex; the diagonal block of
+     * upper storage keeps rows i <= j). */
+#pragma omp parallel reduction(| : failed)
+    {
+        gather g = {rowmap, malloc(sizeof(int) * (4 * (size_t)maxdeg + 1)), malloc(sizeof(int) * (size_t)m->nv)};
+        if (!g.nbr || !g.mark)
+            failed = 1;
+        else
+            for (int v = 0; v < m->nv; v++)
+                g.mark[v] = -1;
+#pragma omp for schedule(dynamic, 256)
+        for (int v = 0; v < m->nv; v++) {
+            if (failed || colmap[v] < 0)
+                continue;
+            int n = row_vertices(m, ptr, elem, v, upper, &g);
+            for (int j = 0; j < 3; j++)
+                cnt[colmap[v] + j + 1] = 3 * (size_t)n - (upper ? 2 - (size_t)j : 0);
+        }
+        free(g.nbr);
+        free(g.mark);
+    }
+    if (failed) {
+        ep_fail(EP_ECOMPUTE, "out of memory (assembly workspace)");
+        goto fail;
+    }
+    for (int j = 0; j < ncol; j++)
+        cnt[j + 1] += cnt[j];
+    A = cholmod_allocate_sparse((size_t)nrow, (size_t)ncol, cnt[ncol], 1, 1, upper ? 1 : 0, CHOLMOD_REAL, c);
+    if (!A) {
+        ep_fail(EP_ECOMPUTE, "out of memory (sparse matrix of %zu entries)", cnt[ncol]);
+        goto fail;
+    }
+    int *Ap = A->p, *Ai = A->i;
+    double *Ax = A->x;
+    for (int j = 0; j <= ncol; j++)
+        Ap[j] = (int)cnt[j];
+
+    /* Pass 2: row indices, then the element blocks A_ba (row vertex w at local
+     * b, column vertex v at local a) added at their slots. */
+#pragma omp parallel reduction(| : failed)
+    {
+        gather g = {rowmap, malloc(sizeof(int) * (4 * (size_t)maxdeg + 1)), malloc(sizeof(int) * (size_t)m->nv)};
+        int *slot = malloc(sizeof(int) * (size_t)m->nv);
+        if (!g.nbr || !g.mark || !slot)
+            failed = 1;
+        else
+            for (int v = 0; v < m->nv; v++)
+                g.mark[v] = -1;
+#pragma omp for schedule(dynamic, 256)
+        for (int v = 0; v < m->nv; v++) {
+            if (failed || colmap[v] < 0)
+                continue;
+            int n = row_vertices(m, ptr, elem, v, upper, &g);
+            for (int j = 0; j < 3; j++) {
+                int col = colmap[v] + j, q = Ap[col];
+                for (int k = 0; k < n; k++)
+                    for (int i = 0; i < 3; i++) {
+                        int row = rowmap[g.nbr[k]] + i;
+                        if (upper && row > col)
+                            continue;
+                        Ai[q] = row;
+                        Ax[q++] = 0;
+                    }
+            }
+            for (int k = 0; k < n; k++)
+                slot[g.nbr[k]] = k;
+            for (int k = ptr[v]; k < ptr[v + 1]; k++) {
+                int t = elem[k], a = 0;
+                double x[4][3], A12[12][12], lambda, mu;
+                while (m->tets[4 * t + a] != v)
+                    a++;
+                for (int b = 0; b < 4; b++)
+                    memcpy(x[b], &m->vertices[3 * m->tets[4 * t + b]], sizeof x[b]);
+                ep_material_lame(mat, t, &lambda, &mu);
+                ep_fem_element(kind, x, lambda, mu, ep_material_rho(mat, t), A12);
+                for (int b = 0; b < 4; b++) {
+                    int w = m->tets[4 * t + b];
+                    if (rowmap[w] < 0 || (upper && rowmap[w] > rowmap[v]))
+                        continue;
+                    for (int j = 0; j < 3; j++)
+                        for (int i = 0; i < 3; i++) {
+                            if (upper && w == v && i > j)
+                                continue;
+                            Ax[Ap[colmap[v] + j] + 3 * slot[w] + i] += A12[3 * b + i][3 * a + j];
+                        }
+                }
+            }
+        }
+        free(g.nbr);
+        free(g.mark);
+        free(slot);
+    }
+    if (failed) {
+        ep_fail(EP_ECOMPUTE, "out of memory (assembly workspace)");
+        cholmod_free_sparse(&A, c);
+    }
+fail:
+    free(cnt);
+    free(ptr);
+    free(elem);
+    return A;
+}
+
+cholmod_sparse *ep_fem_surface_mass(const ep_mesh *m, int lumped, cholmod_common *c)
+{
+    int *slot = ep_malloc((size_t)m->nv, sizeof *slot);
+    cholmod_sparse *M = NULL;
+    cholmod_triplet *T = NULL;
+    if (!slot)
+        return NULL;
+    for (int j = 0; j < m->nb; j++)
+        slot[m->boundary[j]] = j;
+    T = cholmod_allocate_triplet((size_t)m->nb, (size_t)m->nb, lumped ? (size_t)m->nb : 9 * (size_t)m->nf, 0,
+                                 CHOLMOD_REAL, c);
+    if (!T) {
+        free(slot);
+        ep_fail(EP_ECOMPUTE, "out of memory (surface mass matrix)");
+        return NULL;
+    }
+    int *Ti = T->i, *Tj = T->j;
+    double *Tx = T->x;
+    size_t k = 0;
+    if (lumped) {
+        for (int j = 0; j < m->nb; j++, k++) {
+            Ti[k] = Tj[k] = j;
+            Tx[k] = m->vertex_area[j];
+        }
+    } else {
+        for (int t = 0; t < m->nf; t++) {
+            const int *v = &m->triangles[3 * t];
+            const double *p = &m->vertices[3 * v[0]], *q = &m->vertices[3 * v[1]], *r = &m->vertices[3 * v[2]];
+            double e1[3], e2[3], n[3];
+            for (int a = 0; a < 3; a++) {
+                e1[a] = q[a] - p[a];
+                e2[a] = r[a] - p[a];
+            }
+            n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+            n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+            n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+            double area = 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            for (int a = 0; a < 3; a++) /* MATH.md §1: A/12 (1 + delta) */
+                for (int b = 0; b < 3; b++, k++) {
+                    Ti[k] = slot[v[a]];
+                    Tj[k] = slot[v[b]];
+                    Tx[k] = area / 12.0 * (a == b ? 2.0 : 1.0);
+                }
+        }
+    }
+    T->nnz = k;
+    M = cholmod_triplet_to_sparse(T, k, c);
+    if (!M)
+        ep_fail(EP_ECOMPUTE, "out of memory (surface mass matrix)");
+    cholmod_free_triplet(&T, c);
+    free(slot);
+    return M;
+}
+
+/* Union-find over vertices, joined through tets. */
+static int root(int *parent, int v)
+{
+    while (parent[v] != v)
+        v = parent[v] = parent[parent[v]];
+    return v;
+}
+
+int ep_fem_check_support(const ep_mesh *m, const char *fixed)
+{
+    int *parent = ep_malloc((size_t)m->nv, sizeof *parent), *first = ep_malloc((size_t)m->nv, sizeof *first);
+    int *second = ep_malloc((size_t)m->nv, sizeof *second);
+    char *solid = ep_calloc((size_t)m->nv, 1), *used = ep_calloc((size_t)m->nv, 1);
+    int st = EP_OK;
+    if (!parent || !first || !second || !solid || !used) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int v = 0; v < m->nv; v++) {
+        parent[v] = v;
+        first[v] = second[v] = -1;
+    }
+    for (int t = 0; t < m->ne; t++)
+        for (int k = 0; k < 4; k++) {
+            used[m->tets[4 * t + k]] = 1;
+            int a = root(parent, m->tets[4 * t]), b = root(parent, m->tets[4 * t + k]);
+            parent[a] = b;
+        }
+    /* Per part: two distinct fixed vertices, then any third off their line. */
+    double h = ep_mesh_diameter(m), tol = 1e-9 * h * h;
+    for (int v = 0; v < m->nv; v++) {
+        if (!used[v] || !fixed[v])
+            continue;
+        int r = root(parent, v);
+        if (solid[r])
+            continue;
+        if (first[r] < 0) {
+            first[r] = v;
+        } else if (second[r] < 0) {
+            second[r] = v;
+        } else {
+            const double *a = &m->vertices[3 * first[r]], *b = &m->vertices[3 * second[r]],
+                         *p = &m->vertices[3 * v];
+            double u[3], w[3], n[3];
+            for (int i = 0; i < 3; i++) {
+                u[i] = b[i] - a[i];
+                w[i] = p[i] - a[i];
+            }
+            n[0] = u[1] * w[2] - u[2] * w[1];
+            n[1] = u[2] * w[0] - u[0] * w[2];
+            n[2] = u[0] * w[1] - u[1] * w[0];
+            solid[r] = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) > tol;
+        }
+    }
+    for (int v = 0; v < m->nv; v++)
+        if (used[v] && !solid[root(parent, v)]) {
+            int r = root(parent, v);
+            st = ep_fail(EP_EINPUT,
+                         "%s: the fixed vertices leave a rigid motion free (the part containing vertex "
+                         "%d has %s fixed; it needs three not on one line)",
+                         m->source, v + 1,
+                         first[r] < 0 ? "none" : second[r] < 0 ? "one" : "only collinear ones");
+            break;
+        }
+out:
+    free(parent);
+    free(first);
+    free(second);
+    free(solid);
+    free(used);
+    return st;
+}

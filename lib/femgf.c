@@ -1,0 +1,638 @@
+/*
+ * femgf.c — FEM Green's functions by blocked sparse Cholesky solves (femgf.h).
+ */
+#include "femgf.h"
+#include "err.h"
+#include "fem.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Everything the block solves share (read-only once built). */
+typedef struct {
+    const ep_mesh *m;
+    const ep_gf_layout *L;
+    int lumped, k, n3;           /* traction model, block size, 3 x boundary vertices */
+    int *fmap, nf;               /* free DOFs (the factored unknowns) */
+    int *cmap, nc;               /* fixed boundary DOFs (traction rows) */
+    int *bidx;                   /* [nv] position in m->boundary, or -1 */
+    cholmod_factor *K;           /* of K_ff */
+    cholmod_sparse *Kcf, *Kfc, *Kcc, *Ms;
+    cholmod_factor *Mcc;         /* consistent model: factor of M_s over fixed boundary vertices */
+    double *carea;               /* lumped model: vertex area of each fixed boundary vertex */
+    int nbd, *bord;              /* consistent model: fixed DOFs (cmap index) on the support's border */
+    cholmod_sparse *U;           /* nf x nbd: M_fc at the border columns */
+    double *W, *Y;               /* K_ff^-1 U (nf x nbd), M_cc^-1 K_cf W (nc x nbd) */
+    double *C;                   /* LU of I - (V W)_border (nbd x nbd) */
+    int *ipiv;
+} gfsys;
+
+/* Per-thread workspace for one block. */
+typedef struct {
+    cholmod_common c;
+    cholmod_dense *B, *R, *T, *P; /* right-hand sides, reactions, known support terms, per-axis mass solves */
+    double *z;                    /* nbd x k Woodbury coefficients */
+    double *rows;                /* [k][3n] GF rows of the block */
+    int nrows;
+    int status;                  /* of the last block, with its message: errors are thread-local */
+    char msg[512];
+} worker;
+
+static int fail_cholmod(const char *what, cholmod_common *c)
+{
+    if (c->status == CHOLMOD_OUT_OF_MEMORY)
+        return ep_fail(EP_ECOMPUTE, "out of memory (%s)", what);
+    return ep_fail(EP_ECOMPUTE, "%s failed (CHOLMOD status %d)", what, c->status);
+}
+
+static void common_start(cholmod_common *c)
+{
+    cholmod_start(c);
+    c->print = 0; /* errors come back as statuses and become one line */
+    c->supernodal = CHOLMOD_SUPERNODAL; /* BLAS-3 blocks for many right-hand sides */
+}
+
+/* M_s,cc^-1 applied to the ncol columns of X (nc x ncol) in place: lumped,
+ * a division by the vertex areas; consistent, one scalar factor for the three
+ * axes, so the columns are regrouped per axis (3 ncol right-hand sides). */
+static int mass_solve(const gfsys *s, double *X, int ncol, worker *w)
+{
+    int ncv = s->nc / 3;
+    if (s->lumped) {
+        for (int col = 0; col < ncol; col++)
+            for (int i = 0; i < s->nc; i++)
+                X[(size_t)col * (size_t)s->nc + i] /= s->carea[i / 3];
+        return EP_OK;
+    }
+    for (int c0 = 0; c0 < ncol; c0 += s->k) { /* w->P holds 3k columns */
+        int nq = ncol - c0 < s->k ? ncol - c0 : s->k;
+        double *P = w->P->x, *R = X + (size_t)c0 * (size_t)s->nc;
+        for (int col = 0; col < nq; col++)
+            for (int c = 0; c < ncv; c++)
+                for (int a = 0; a < 3; a++)
+                    P[(size_t)(3 * col + a) * (size_t)ncv + c] = R[(size_t)col * (size_t)s->nc + 3 * c + a];
+        w->P->ncol = 3 * (size_t)nq;
+        cholmod_dense *Y = cholmod_solve(CHOLMOD_A, s->Mcc, w->P, &w->c);
+        if (!Y)
+            return fail_cholmod("surface mass solve", &w->c);
+        const double *y = Y->x;
+        for (int col = 0; col < nq; col++)
+            for (int c = 0; c < ncv; c++)
+                for (int a = 0; a < 3; a++)
+                    R[(size_t)col * (size_t)s->nc + 3 * c + a] = y[(size_t)(3 * col + a) * (size_t)ncv + c];
+        cholmod_free_dense(&Y, &w->c);
+    }
+    return EP_OK;
+}
+
+/* Right-hand sides of GF rows [q0, q0 + nq), GF row q = 3c + a being a load at
+ * col_vertex[c] in direction a.  B (nf x nq): M_s e_j at free DOFs for a unit
+ * traction, -K_fc e_j for a unit displacement.  T (nc x nq): the known part
+ * of the fixed-vertex balance, K_cc e_j or -M_s,cp e_j. */
+static void fill_rhs(const gfsys *s, long q0, int nq, double *B, double *T)
+{
+    const int *Mp = s->Ms->p, *Mi = s->Ms->i;
+    const double *Mx = s->Ms->x;
+    memset(B, 0, sizeof(double) * (size_t)s->nf * (size_t)nq);
+    if (T)
+        memset(T, 0, sizeof(double) * (size_t)s->nc * (size_t)nq);
+    for (int col = 0; col < nq; col++) {
+        long q = q0 + col;
+        int v = s->L->col_vertex[q / 3], a = (int)(q % 3);
+        double *b = B + (size_t)col * (size_t)s->nf, *t = T ? T + (size_t)col * (size_t)s->nc : NULL;
+        if (s->fmap[v] >= 0) {
+            int j = s->bidx[v];
+            for (int p = Mp[j]; p < Mp[j + 1]; p++) {
+                int u = s->m->boundary[Mi[p]];
+                if (s->fmap[u] >= 0)
+                    b[s->fmap[u] + a] += Mx[p];
+                else if (t && s->cmap[u] >= 0)
+                    t[s->cmap[u] + a] -= Mx[p];
+            }
+        } else {
+            int j = s->cmap[v] + a;
+            for (int p = ((int *)s->Kfc->p)[j]; p < ((int *)s->Kfc->p)[j + 1]; p++)
+                b[((int *)s->Kfc->i)[p]] -= ((double *)s->Kfc->x)[p];
+            for (int p = ((int *)s->Kcc->p)[j]; p < ((int *)s->Kcc->p)[j + 1]; p++)
+                t[((int *)s->Kcc->i)[p]] += ((double *)s->Kcc->x)[p];
+        }
+    }
+}
+
+/* Solve GF rows [q0, q0 + nq) into w->rows: the coupled system
+ *   K_ff u_f - M_fc p_c = M_fp p_p - K_fc u_c,   M_cc p_c = K_cf u_f + K_cc u_c - M_cp p_p
+ * (MATH.md §1, one relation S u_b = M_s p).  Eliminating p_c leaves
+ * (K_ff - U V) u_f = b + U g with U = M_fc (border columns), V = M_cc^-1 K_cf,
+ * g = M_cc^-1 t; Woodbury with the factor of K_ff: x0 = K_ff^-1 (b + U g),
+ * x = x0 + W z, W = K_ff^-1 U, z = C^-1 (V x0)_border, C = I - (V W)_border.
+ * Lumped traction has M_fc = 0: no border, x = x0. */
+static int solve_block(const gfsys *s, long q0, int nq, worker *w)
+{
+    int st = EP_OK, nc = s->nc, nb = s->nbd;
+    double *T = nc ? w->T->x : NULL, *R = nc ? w->R->x : NULL;
+    cholmod_dense *X = NULL;
+    w->B->ncol = (size_t)nq;
+    fill_rhs(s, q0, nq, w->B->x, T);
+    if (nc && (st = mass_solve(s, T, nq, w))) /* g = M_cc^-1 t */
+        return st;
+    for (int col = 0; col < nq && nb; col++) /* b += U g */
+        for (int d = 0; d < nb; d++) {
+            double g = T[(size_t)col * (size_t)nc + s->bord[d]];
+            for (int p = ((int *)s->U->p)[d]; p < ((int *)s->U->p)[d + 1]; p++)
+                ((double *)w->B->x)[(size_t)col * (size_t)s->nf + ((int *)s->U->i)[p]] += g * ((double *)s->U->x)[p];
+        }
+    if (!(X = cholmod_solve(CHOLMOD_A, s->K, w->B, &w->c)))
+        return fail_cholmod("triangular solve", &w->c);
+    double *x = X->x;
+    if (nc) {
+        double one[2] = {1, 0}, zero[2] = {0, 0};
+        w->R->ncol = (size_t)nq;
+        if (!cholmod_sdmult(s->Kcf, 0, one, zero, X, w->R, &w->c)) {
+            st = fail_cholmod("reaction product", &w->c);
+            goto out;
+        }
+        if ((st = mass_solve(s, R, nq, w))) /* s0 = M_cc^-1 K_cf x0 */
+            goto out;
+        if (nb) {
+            double *z = w->z;
+            for (int col = 0; col < nq; col++)
+                for (int d = 0; d < nb; d++)
+                    z[(size_t)col * (size_t)nb + d] = R[(size_t)col * (size_t)nc + s->bord[d]];
+            LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', nb, nq, s->C, nb, s->ipiv, z, nb);
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s->nf, nq, nb, 1.0, s->W, s->nf, z, nb, 1.0,
+                        x, s->nf); /* x = x0 + W z */
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nc, nq, nb, 1.0, s->Y, nc, z, nb, 1.0, R,
+                        nc); /* M_cc^-1 K_cf x = s0 + Y z */
+        }
+        for (size_t i = 0; i < (size_t)nc * (size_t)nq; i++) /* p_c = M_cc^-1 (K_cf x + t) */
+            R[i] += T[i];
+    }
+    for (int col = 0; col < nq; col++) {
+        double *row = w->rows + (size_t)col * (size_t)s->n3;
+        for (int j = 0; j < s->L->n; j++) {
+            int v = s->L->row_vertex[j];
+            for (int b = 0; b < 3; b++)
+                row[3 * j + b] = s->fmap[v] >= 0 ? x[(size_t)col * (size_t)s->nf + s->fmap[v] + b]
+                                                 : R[(size_t)col * (size_t)nc + s->cmap[v] + b];
+        }
+    }
+out:
+    cholmod_free_dense(&X, &w->c);
+    return st;
+}
+
+static double factor_bytes(const cholmod_factor *F, const cholmod_common *c)
+{
+    if (F->is_super)
+        return 8.0 * (double)F->xsize + 4.0 * (double)F->ssize + 40.0 * (double)F->nsuper;
+    return 12.0 * c->lnz;
+}
+
+static double sparse_bytes(const cholmod_sparse *A)
+{
+    return A ? 12.0 * (double)((const int *)A->p)[A->ncol] : 0; /* packed */
+}
+
+/* Condensed stiffness over the boundary DOFs (row-major = column-major, S is
+ * symmetric): S = K_BB - K_BI K_II^-1 K_IB, interior = free non-boundary. */
+static int condense(const ep_mesh *m, const ep_material *mat, int k, cholmod_factor *FI, const int *imap, int ni,
+                    const int *bmap, int nb3, double **out, cholmod_common *c)
+{
+    int st = EP_OK;
+    double one[2] = {1, 0}, mone[2] = {-1, 0};
+    cholmod_sparse *KIB = NULL, *KBB = NULL;
+    cholmod_dense *B = NULL, *Z = NULL;
+    double *S = ep_calloc((size_t)nb3 * (size_t)nb3, sizeof *S);
+    if (!S)
+        return EP_ECOMPUTE;
+    KBB = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, bmap, nb3, bmap, nb3, 0, c);
+    KIB = ni ? ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, imap, ni, bmap, nb3, 0, c) : NULL;
+    B = ni ? cholmod_allocate_dense((size_t)ni, (size_t)k, (size_t)ni, CHOLMOD_REAL, c) : NULL;
+    if (!KBB || (ni && (!KIB || !B))) {
+        st = ep_errmsg()[0] ? EP_ECOMPUTE : fail_cholmod("condensation", c);
+        goto out;
+    }
+    for (int j = 0; j < nb3; j++) /* S = K_BB */
+        for (int p = ((int *)KBB->p)[j]; p < ((int *)KBB->p)[j + 1]; p++)
+            S[(size_t)j * (size_t)nb3 + ((int *)KBB->i)[p]] = ((double *)KBB->x)[p];
+    for (int j0 = 0; ni && j0 < nb3; j0 += k) {
+        int nq = nb3 - j0 < k ? nb3 - j0 : k;
+        double *b = B->x;
+        const int *Kp = KIB->p, *Ki = KIB->i;
+        const double *Kx = KIB->x;
+        B->ncol = (size_t)nq;
+        memset(b, 0, sizeof(double) * (size_t)ni * (size_t)nq);
+        for (int col = 0; col < nq; col++)
+            for (int p = Kp[j0 + col]; p < Kp[j0 + col + 1]; p++)
+                b[(size_t)col * (size_t)ni + Ki[p]] = Kx[p];
+        Z = cholmod_solve(CHOLMOD_A, FI, B, c);
+        if (!Z) {
+            st = fail_cholmod("condensation solve", c);
+            goto out;
+        }
+        cholmod_dense view = {.nrow = (size_t)nb3, .ncol = (size_t)nq, .nzmax = (size_t)nb3 * (size_t)nq,
+                              .d = (size_t)nb3, .x = S + (size_t)j0 * (size_t)nb3, .xtype = CHOLMOD_REAL,
+                              .dtype = CHOLMOD_DOUBLE};
+        if (!cholmod_sdmult(KIB, 1, mone, one, Z, &view, c)) { /* S -= K_BI Z */
+            st = fail_cholmod("condensation product", c);
+            goto out;
+        }
+        cholmod_free_dense(&Z, c);
+    }
+    *out = S;
+    S = NULL;
+out:
+    free(S);
+    cholmod_free_dense(&Z, c);
+    cholmod_free_dense(&B, c);
+    cholmod_free_sparse(&KIB, c);
+    cholmod_free_sparse(&KBB, c);
+    return st;
+}
+
+static void sys_free(gfsys *s, cholmod_common *c)
+{
+    free(s->fmap);
+    free(s->cmap);
+    free(s->bidx);
+    free(s->carea);
+    free(s->bord);
+    free(s->W);
+    free(s->Y);
+    free(s->C);
+    free(s->ipiv);
+    cholmod_free_sparse(&s->U, c);
+    cholmod_free_factor(&s->K, c);
+    cholmod_free_factor(&s->Mcc, c);
+    cholmod_free_sparse(&s->Kcf, c);
+    cholmod_free_sparse(&s->Kfc, c);
+    cholmod_free_sparse(&s->Kcc, c);
+    cholmod_free_sparse(&s->Ms, c);
+}
+
+/* Factor the surface mass over the fixed boundary vertices (consistent model). */
+static int factor_surface_mass(gfsys *s, cholmod_common *c)
+{
+    int ncv = s->nc / 3, *idx = ep_malloc((size_t)ncv, sizeof *idx), n = 0, st = EP_OK;
+    if (!idx)
+        return EP_ECOMPUTE;
+    for (int j = 0; j < s->m->nb; j++)
+        if (s->cmap[s->m->boundary[j]] >= 0)
+            idx[n++] = j;
+    cholmod_sparse *sub = cholmod_submatrix(s->Ms, idx, n, idx, n, 1, 1, c);
+    cholmod_sparse *up = sub ? cholmod_copy(sub, 1, 1, c) : NULL;
+    if (up && (s->Mcc = cholmod_analyze(up, c)) && cholmod_factorize(up, s->Mcc, c) && c->status == CHOLMOD_OK)
+        st = EP_OK;
+    else
+        st = fail_cholmod("factorization of the surface mass at fixed vertices", c);
+    cholmod_free_sparse(&sub, c);
+    cholmod_free_sparse(&up, c);
+    free(idx);
+    return st;
+}
+
+static void workers_free(worker *w, int nt)
+{
+    for (int t = 0; w && t < nt; t++) {
+        cholmod_free_dense(&w[t].B, &w[t].c);
+        cholmod_free_dense(&w[t].R, &w[t].c);
+        cholmod_free_dense(&w[t].P, &w[t].c);
+        cholmod_free_dense(&w[t].T, &w[t].c);
+        free(w[t].rows);
+        free(w[t].z);
+        cholmod_finish(&w[t].c);
+    }
+    free(w);
+}
+
+static worker *workers_new(const gfsys *s, int nt)
+{
+    worker *w = ep_calloc((size_t)nt, sizeof *w);
+    int ok = w != NULL;
+    for (int t = 0; ok && t < nt; t++) {
+        common_start(&w[t].c);
+        w[t].B = cholmod_allocate_dense((size_t)s->nf, (size_t)s->k, (size_t)s->nf, CHOLMOD_REAL, &w[t].c);
+        if (s->nc) {
+            w[t].R = cholmod_allocate_dense((size_t)s->nc, (size_t)s->k, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
+            w[t].T = cholmod_allocate_dense((size_t)s->nc, (size_t)s->k, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
+            w[t].P = cholmod_allocate_dense((size_t)s->nc / 3, 3 * (size_t)s->k, (size_t)s->nc / 3, CHOLMOD_REAL,
+                                            &w[t].c);
+        }
+        w[t].rows = malloc(sizeof(double) * (size_t)s->k * (size_t)s->n3);
+        w[t].z = malloc(sizeof(double) * (size_t)s->k * (size_t)(s->nbd ? s->nbd : 1));
+        ok = w[t].B && (!s->nc || (w[t].R && w[t].T && w[t].P)) && w[t].rows && w[t].z;
+    }
+    if (!ok) {
+        workers_free(w, w ? nt : 0);
+        ep_fail(EP_ECOMPUTE, "out of memory (solve blocks)");
+        return NULL;
+    }
+    return w;
+}
+
+/* Consistent model: the fixed boundary vertices whose hat functions overlap a
+ * free one's (the support's border) couple p_c into the free equations
+ * through U = M_fc.  Lists their DOFs and builds U (nf x nbd). */
+static int border_coupling(gfsys *s, cholmod_common *c)
+{
+    const int *Mp = s->Ms->p, *Mi = s->Ms->i;
+    const double *Mx = s->Ms->x;
+    int nv = 0;
+    size_t nnz = 0;
+    for (int j = 0; j < s->m->nb; j++) {
+        int v = s->m->boundary[j], border = 0;
+        if (s->cmap[v] < 0)
+            continue;
+        for (int p = Mp[j]; p < Mp[j + 1]; p++)
+            if (s->fmap[s->m->boundary[Mi[p]]] >= 0) {
+                border = 1;
+                nnz += 3;
+            }
+        nv += border;
+    }
+    s->nbd = 3 * nv;
+    if (!nv)
+        return EP_OK;
+    s->bord = ep_malloc((size_t)s->nbd, sizeof *s->bord);
+    cholmod_triplet *T = cholmod_allocate_triplet((size_t)s->nf, (size_t)s->nbd, nnz, 0, CHOLMOD_REAL, c);
+    if (!s->bord || !T) {
+        cholmod_free_triplet(&T, c);
+        return ep_fail(EP_ECOMPUTE, "out of memory (support border)");
+    }
+    int d = 0;
+    for (int j = 0; j < s->m->nb; j++) {
+        int v = s->m->boundary[j], first = 1;
+        if (s->cmap[v] < 0)
+            continue;
+        for (int p = Mp[j]; p < Mp[j + 1]; p++) {
+            int u = s->m->boundary[Mi[p]];
+            if (s->fmap[u] < 0)
+                continue;
+            if (first) {
+                for (int a = 0; a < 3; a++)
+                    s->bord[d + a] = s->cmap[v] + a;
+                first = 0;
+            }
+            for (int a = 0; a < 3; a++) {
+                ((int *)T->i)[T->nnz] = s->fmap[u] + a;
+                ((int *)T->j)[T->nnz] = d + a;
+                ((double *)T->x)[T->nnz++] = Mx[p];
+            }
+        }
+        d += first ? 0 : 3;
+    }
+    s->U = cholmod_triplet_to_sparse(T, nnz, c);
+    cholmod_free_triplet(&T, c);
+    return s->U ? EP_OK : fail_cholmod("support border", c);
+}
+
+/* After the factorization: W = K_ff^-1 U, Y = M_cc^-1 K_cf W and the LU of
+ * C = I - Y_border (the Woodbury capacitance of solve_block). */
+static int border_solve(gfsys *s, worker *w)
+{
+    int nb = s->nbd, st = EP_OK;
+    double one[2] = {1, 0}, zero[2] = {0, 0};
+    cholmod_dense *Ud = cholmod_sparse_to_dense(s->U, &w->c), *Wd = NULL, *Yd = NULL;
+    if (!Ud || !(Wd = cholmod_solve(CHOLMOD_A, s->K, Ud, &w->c)) ||
+        !(Yd = cholmod_allocate_dense((size_t)s->nc, (size_t)nb, (size_t)s->nc, CHOLMOD_REAL, &w->c)) ||
+        !cholmod_sdmult(s->Kcf, 0, one, zero, Wd, Yd, &w->c)) {
+        st = fail_cholmod("support border solves", &w->c);
+        goto out;
+    }
+    if ((st = mass_solve(s, Yd->x, nb, w)))
+        goto out;
+    s->C = ep_malloc((size_t)nb * (size_t)nb, sizeof *s->C);
+    s->ipiv = ep_malloc((size_t)nb, sizeof *s->ipiv);
+    if (!s->C || !s->ipiv) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    const double *y = Yd->x;
+    for (int j = 0; j < nb; j++)
+        for (int i = 0; i < nb; i++)
+            s->C[(size_t)j * nb + i] = (i == j) - y[(size_t)j * (size_t)s->nc + s->bord[i]];
+    if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, nb, nb, s->C, nb, s->ipiv) != 0) {
+        st = ep_fail(EP_ECOMPUTE, "the traction support system is singular (support border of %d vertices)", nb / 3);
+        goto out;
+    }
+    s->W = Wd->x; /* keep the arrays, drop the CHOLMOD wrappers */
+    s->Y = Yd->x;
+    Wd->x = NULL;
+    Yd->x = NULL;
+out:
+    cholmod_free_dense(&Ud, &w->c);
+    cholmod_free_dense(&Wd, &w->c);
+    cholmod_free_dense(&Yd, &w->c);
+    return st;
+}
+
+int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, const ep_gf_layout *L,
+                   const ep_femgf_opts *o, const ep_femgf_sink *sink, double **condensed,
+                   ep_femgf_stats *stats)
+{
+    gfsys s;
+    cholmod_common c;
+    cholmod_sparse *Kff = NULL, *KII = NULL;
+    cholmod_factor *FI = NULL;
+    worker *w = NULL;
+    int *imap = NULL, *bmap = NULL, ni = 0, nb3 = 0, st, nt = omp_get_max_threads();
+    char *keep = ep_malloc((size_t)m->nv, 1);
+    double t0 = now();
+
+    memset(&s, 0, sizeof s);
+    memset(stats, 0, sizeof *stats);
+    common_start(&c);
+    s.m = m;
+    s.L = L;
+    s.lumped = o->lumped;
+    s.k = o->block;
+    s.n3 = 3 * L->n;
+    s.bidx = ep_malloc((size_t)m->nv, sizeof *s.bidx);
+    if (!keep || !s.bidx) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if ((st = ep_fem_check_support(m, fixed)))
+        goto out;
+    for (int v = 0; v < m->nv; v++)
+        s.bidx[v] = -1;
+    for (int j = 0; j < m->nb; j++)
+        s.bidx[m->boundary[j]] = j;
+
+    /* DOF maps: free (factored), fixed boundary (traction rows). */
+    for (int v = 0; v < m->nv; v++)
+        keep[v] = !fixed[v];
+    if ((st = ep_fem_dofmap(m, keep, &s.fmap, &s.nf)))
+        goto out;
+    for (int v = 0; v < m->nv; v++)
+        keep[v] = fixed[v] && s.bidx[v] >= 0;
+    if ((st = ep_fem_dofmap(m, keep, &s.cmap, &s.nc)))
+        goto out;
+
+    Kff = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s.fmap, s.nf, s.fmap, s.nf, 1, &c);
+    s.Ms = ep_fem_surface_mass(m, o->lumped, &c);
+    if (!Kff || !s.Ms) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    int fixed_cols = 0;
+    for (int q = 0; q < L->m; q++)
+        fixed_cols |= fixed[L->col_vertex[q]] != 0;
+    if (s.nc) {
+        s.Kcf = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s.cmap, s.nc, s.fmap, s.nf, 0, &c);
+        if (!s.Kcf) {
+            st = EP_ECOMPUTE;
+            goto out;
+        }
+        if (fixed_cols) {
+            s.Kfc = cholmod_transpose(s.Kcf, 1, &c);
+            s.Kcc = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s.cmap, s.nc, s.cmap, s.nc, 0, &c);
+            if (!s.Kfc || !s.Kcc) {
+                st = EP_ECOMPUTE;
+                goto out;
+            }
+        }
+        if (o->lumped) {
+            if (!(s.carea = ep_malloc((size_t)s.nc / 3, sizeof *s.carea))) {
+                st = EP_ECOMPUTE;
+                goto out;
+            }
+            for (int v = 0; v < m->nv; v++)
+                if (s.cmap[v] >= 0)
+                    s.carea[s.cmap[v] / 3] = m->vertex_area[s.bidx[v]];
+        } else if ((st = factor_surface_mass(&s, &c)) || (st = border_coupling(&s, &c))) {
+            goto out;
+        }
+    }
+    if (o->condensed) {
+        for (int v = 0; v < m->nv; v++)
+            keep[v] = !fixed[v] && s.bidx[v] < 0;
+        if ((st = ep_fem_dofmap(m, keep, &imap, &ni)))
+            goto out;
+        for (int v = 0; v < m->nv; v++)
+            keep[v] = s.bidx[v] >= 0;
+        if ((st = ep_fem_dofmap(m, keep, &bmap, &nb3)))
+            goto out;
+        if (ni && !(KII = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, imap, ni, imap, ni, 1, &c))) {
+            st = EP_ECOMPUTE;
+            goto out;
+        }
+    }
+    stats->t_assemble = now() - t0;
+
+    /* Symbolic analysis first: the memory guard needs the factor's size. */
+    s.K = cholmod_analyze(Kff, &c);
+    if (!s.K) {
+        st = fail_cholmod("ordering of the stiffness", &c);
+        goto out;
+    }
+    stats->lnz = c.lnz;
+    stats->ndof = s.nf;
+    if (KII && !(FI = cholmod_analyze(KII, &c))) {
+        st = fail_cholmod("ordering of the interior stiffness", &c);
+        goto out;
+    }
+    double blocks = (double)nt * 8.0 * (double)s.k * (2.0 * s.nf + 5.0 * s.nc + s.n3 + s.nbd) +
+                    8.0 * (double)s.nbd * (s.nf + s.nc + s.nbd);
+    double need = factor_bytes(s.K, &c) + sparse_bytes(Kff) + sparse_bytes(s.Kcf) * 2 + sparse_bytes(s.Kcc) +
+                  blocks;
+    double cond = o->condensed ? 8.0 * (double)nb3 * nb3 + (FI ? factor_bytes(FI, &c) : 0) : 0;
+    stats->memory = need + cond;
+    if (o->max_memory > 0 && stats->memory > o->max_memory) {
+        st = ep_fail(EP_ECOMPUTE,
+                     "needs about %.2f GiB (factor %.2f GiB, %d solve blocks %.2f GiB%s%.2f GiB), "
+                     "more than the %.2f GiB allowed",
+                     stats->memory / 1073741824.0, factor_bytes(s.K, &c) / 1073741824.0, nt, blocks / 1073741824.0,
+                     o->condensed ? ", condensed stiffness " : "", cond / 1073741824.0,
+                     o->max_memory / 1073741824.0);
+        goto out;
+    }
+    double t1 = now();
+    if (!cholmod_factorize(Kff, s.K, &c)) {
+        st = fail_cholmod("factorization of the stiffness", &c);
+        goto out;
+    }
+    if (c.status == CHOLMOD_NOT_POSDEF) {
+        st = ep_fail(EP_ECOMPUTE, "the stiffness is not positive definite (pivot %d of %d): a part of the mesh "
+                     "is not held, or elements are degenerate", (int)s.K->minor, s.nf);
+        goto out;
+    }
+    stats->t_factor = now() - t1;
+    cholmod_free_sparse(&Kff, &c); /* the factor is all the solves need */
+
+    /* Rounds of nt blocks solved in parallel, then written in order. */
+    if (!(w = workers_new(&s, nt))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if (s.nbd && (st = border_solve(&s, &w[0])))
+        goto out;
+    long total = 3L * L->m;
+    t1 = now();
+    for (long q0 = 0; q0 < total && !st; q0 += (long)nt * s.k) {
+        int fails = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : fails)
+        for (int t = 0; t < nt; t++) {
+            long b0 = q0 + (long)t * s.k;
+            w[t].nrows = 0;
+            if (b0 >= total)
+                continue;
+            int nq = (int)(total - b0 < s.k ? total - b0 : s.k);
+            if ((w[t].status = solve_block(&s, b0, nq, &w[t]))) {
+                snprintf(w[t].msg, sizeof w[t].msg, "%s", ep_errmsg());
+                fails++;
+            } else {
+                w[t].nrows = nq;
+            }
+        }
+        for (int t = 0; t < nt && fails && !st; t++)
+            if (w[t].status)
+                st = ep_fail(w[t].status, "%s", w[t].msg);
+        for (int t = 0; t < nt && !st; t++)
+            if (w[t].nrows)
+                st = sink->put(sink->ctx, q0 + (long)t * s.k, w[t].nrows, w[t].rows);
+        if (sink->progress)
+            sink->progress(sink->ctx, q0 + (long)nt * s.k < total ? q0 + (long)nt * s.k : total, total);
+    }
+    stats->t_solve = now() - t1;
+    stats->solve_flops = 4.0 * stats->lnz * (double)total;
+    if (st)
+        goto out;
+    if (o->condensed) {
+        t1 = now();
+        if (FI && (!cholmod_factorize(KII, FI, &c) || c.status != CHOLMOD_OK)) {
+            st = fail_cholmod("factorization of the interior stiffness", &c);
+            goto out;
+        }
+        if ((st = condense(m, mat, s.k, FI, imap, ni, bmap, nb3, condensed, &c)))
+            goto out;
+        stats->t_condense = now() - t1;
+    }
+    stats->peak = (double)c.memory_usage;
+    for (int t = 0; t < nt; t++)
+        stats->peak += (double)w[t].c.memory_usage;
+out:
+    workers_free(w, nt);
+    cholmod_free_sparse(&Kff, &c);
+    cholmod_free_sparse(&KII, &c);
+    cholmod_free_factor(&FI, &c);
+    sys_free(&s, &c);
+    cholmod_finish(&c);
+    free(keep);
+    free(imap);
+    free(bmap);
+    return st;
+}

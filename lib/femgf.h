@@ -1,0 +1,61 @@
+/*
+ * femgf.h — boundary Green's functions and condensed stiffness from a
+ * tetrahedral FEM model (MATH.md §1; 000 §2.1.3, 002 §2.3).
+ *
+ * One supernodal CHOLMOD factorization of the stiffness with the support
+ * eliminated; every requested GF column is then solved as one of a block of
+ * right-hand sides (threads over blocks), turned into a GF row of the file
+ * layout (displacements at free boundary vertices, tractions at fixed ones)
+ * and handed to a sink that writes it, so memory stays bounded by the factor
+ * plus one block per thread.
+ *
+ * All GFs come from one boundary relation S u_b = M_s p, M_s the surface load
+ * matrix of the chosen traction model (consistent hat-function mass, or lumped
+ * diag(a)): a free column solves K u = M_s e_(j,a) with the support held, and
+ * traction rows solve M_s,ff p_f = (K u)_f - M_s,fp p_p.  Only then is the
+ * capacitance algebra of MATH.md §7 exact on the result.
+ */
+#ifndef EP_FEMGF_H
+#define EP_FEMGF_H
+
+#include "gf.h"
+#include "material.h"
+#include "mesh.h"
+
+typedef struct ep_femgf_opts {
+    int lumped;         /* traction model: 1 lumped diag(a), 0 consistent */
+    int block;          /* right-hand sides per solve call (> 0) */
+    double max_memory;  /* bytes the factor, blocks and condensed matrix may use */
+    int condensed;      /* also compute S = K_bb - K_bi K_ii^-1 K_ib (3n x 3n) */
+} ep_femgf_opts;
+
+typedef struct ep_femgf_stats {
+    int ndof;           /* order of the factored stiffness */
+    double lnz;         /* nonzeros of its factor */
+    double memory;      /* the guard's estimate, bytes */
+    double peak;        /* CHOLMOD's peak memory use, bytes */
+    double t_assemble, t_factor, t_solve, t_condense; /* seconds */
+    double solve_flops; /* forward + backward substitutions: 4 lnz per right-hand side */
+} ep_femgf_stats;
+
+typedef struct ep_femgf_sink {
+    /* Receives GF rows [row0, row0 + nrows) as rows[nrows][3n], in order. */
+    int (*put)(void *ctx, long row0, long nrows, const double *rows);
+    void (*progress)(void *ctx, long done, long total); /* may be NULL */
+    void *ctx;
+} ep_femgf_sink;
+
+/* Solve the GF columns of layout L.
+ * in:  m (tets, boundary), mat, fixed[nv] (the support; checked to hold every
+ *      rigid motion), L (rows: all boundary vertices; columns), o.
+ * out: rows through sink; *condensed (when o->condensed) the row-major
+ *      3n x 3n matrix S over the boundary DOFs (caller frees); stats.
+ * Cost: one factorization, plus 4 lnz flops per column.
+ * Returns 0; EP_ECOMPUTE with the estimate when memory would exceed
+ * o->max_memory, or when the stiffness is not positive definite; EP_EINPUT for
+ * a support that leaves a rigid motion; the sink's status if it fails. */
+int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, const ep_gf_layout *L,
+                   const ep_femgf_opts *o, const ep_femgf_sink *sink, double **condensed,
+                   ep_femgf_stats *stats);
+
+#endif

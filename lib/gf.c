@@ -1,0 +1,104 @@
+/*
+ * gf.c — Green's function layout and the streaming /gf writer (gf.h).
+ */
+#include "gf.h"
+#include "err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void ep_gf_layout_free(ep_gf_layout *L)
+{
+    free(L->row_vertex);
+    free(L->row_fixed);
+    free(L->col_vertex);
+    memset(L, 0, sizeof *L);
+}
+
+int ep_gf_layout_build(const ep_mesh *m, const char *fixed, int all_columns, const int *cols, int ncols,
+                       ep_gf_layout *L)
+{
+    char *onb = ep_calloc((size_t)m->nv, 1);
+    memset(L, 0, sizeof *L);
+    L->n = m->nb;
+    L->row_vertex = ep_malloc((size_t)m->nb, sizeof *L->row_vertex);
+    L->row_fixed = ep_malloc((size_t)m->nb, sizeof *L->row_fixed);
+    L->col_vertex = ep_malloc(cols ? (size_t)ncols : (size_t)m->nb, sizeof *L->col_vertex);
+    if (!onb || !L->row_vertex || !L->row_fixed || !L->col_vertex) {
+        free(onb);
+        ep_gf_layout_free(L);
+        return EP_ECOMPUTE;
+    }
+    for (int j = 0; j < m->nb; j++) {
+        int v = m->boundary[j];
+        onb[v] = 1;
+        L->row_vertex[j] = v;
+        L->row_fixed[j] = fixed[v] != 0;
+        if (!cols && (all_columns || !fixed[v]))
+            L->col_vertex[L->m++] = v;
+    }
+    for (int k = 0; cols && k < ncols; k++) {
+        if (cols[k] < 0 || cols[k] >= m->nv || !onb[cols[k]]) {
+            free(onb);
+            ep_gf_layout_free(L);
+            return ep_fail(EP_EINPUT, "%s: column vertex %d is not a boundary vertex", m->source, cols[k] + 1);
+        }
+        L->col_vertex[L->m++] = cols[k];
+    }
+    free(onb);
+    if (L->m == 0) {
+        ep_gf_layout_free(L);
+        return ep_fail(EP_EINPUT, "%s: no Green's function column to compute (every boundary vertex is fixed)",
+                       m->source);
+    }
+    return EP_OK;
+}
+
+int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method, int single)
+{
+    hsize_t d[2] = {(hsize_t)L->m, 0};
+    int st;
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->xi = H5I_INVALID_HID;
+    w->ncols = 3L * L->n;
+    if ((st = ep_h5_write(f, "/gf/col_vertex", EP_I32, 1, d, L->col_vertex)))
+        return st;
+    d[0] = (hsize_t)L->n;
+    if ((st = ep_h5_write(f, "/gf/row_vertex", EP_I32, 1, d, L->row_vertex)) ||
+        (st = ep_h5_write(f, "/gf/row_fixed", EP_I8, 1, d, L->row_fixed)) ||
+        (st = ep_h5_set_attr_string(f, "/gf", "method", method)) ||
+        (st = ep_h5_set_attr_string(f, "/gf", "traction", "hat")))
+        return st;
+    d[0] = 3 * (hsize_t)L->m;
+    d[1] = 3 * (hsize_t)L->n;
+    hid_t s = H5Screate_simple(2, d, NULL);
+    w->xi = H5Dcreate2(f->id, "/gf/xi", single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, s, H5P_DEFAULT, H5P_DEFAULT,
+                       H5P_DEFAULT);
+    H5Sclose(s);
+    if (w->xi < 0)
+        return ep_fail(EP_EIO, "%s: cannot create /gf/xi", f->path);
+    return EP_OK;
+}
+
+int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows)
+{
+    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)nrows, (hsize_t)w->ncols};
+    hid_t fs = H5Dget_space(w->xi), ms = H5Screate_simple(2, count, NULL);
+    herr_t r = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (r >= 0)
+        r = H5Dwrite(w->xi, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, rows);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return r < 0 ? ep_fail(EP_EIO, "%s: cannot write /gf/xi rows %ld..%ld", w->f->path, row0, row0 + nrows - 1)
+                 : EP_OK;
+}
+
+int ep_gf_writer_close(ep_gf_writer *w)
+{
+    int st = EP_OK;
+    if (w->xi >= 0 && H5Dclose(w->xi) < 0)
+        st = ep_fail(EP_EIO, "%s: cannot close /gf/xi", w->f->path);
+    w->xi = H5I_INVALID_HID;
+    return st;
+}

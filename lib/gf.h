@@ -1,0 +1,48 @@
+/*
+ * gf.h — boundary Green's function files (kind "gf", elastoprep(5)): which
+ * vertices are block rows and block columns, and a writer that streams GF
+ * rows into /gf/xi as they are solved, so memory stays bounded by one block.
+ * Shared by femcondense and bemsolve, which therefore write the same layout.
+ */
+#ifndef EP_GF_H
+#define EP_GF_H
+
+#include <stdint.h>
+
+#include "h5.h"
+#include "mesh.h"
+
+typedef struct ep_gf_layout {
+    int n;              /* block rows: every boundary vertex, ascending */
+    int *row_vertex;    /* [n] */
+    int8_t *row_fixed;  /* [n] 1: traction row (vertex fixed), 0: displacement */
+    int m;              /* block columns */
+    int *col_vertex;    /* [m] ascending */
+} ep_gf_layout;
+
+/* Build the layout.  Columns: the free boundary vertices (all_columns 0), all
+ * boundary vertices (1), or the explicit vertex list cols[ncols] when
+ * cols != NULL (each must be a boundary vertex).  fixed[v] != 0 marks Lambda_u0.
+ * 0, EP_EINPUT (a column that is no boundary vertex, no column at all) or
+ * EP_ECOMPUTE. */
+int ep_gf_layout_build(const ep_mesh *m, const char *fixed, int all_columns, const int *cols, int ncols,
+                       ep_gf_layout *L);
+void ep_gf_layout_free(ep_gf_layout *L);
+
+/* Streaming writer of /gf. */
+typedef struct ep_gf_writer {
+    ep_h5 *f;
+    hid_t xi;       /* /gf/xi, [3m][3n] */
+    long ncols;     /* 3n, the length of one GF row as stored */
+} ep_gf_writer;
+
+/* Create /gf with its attributes (method, traction = "hat"), col_vertex,
+ * row_vertex, row_fixed, and the /gf/xi dataset (float32 when single).
+ * 0 or EP_EIO. */
+int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method, int single);
+/* Write GF rows [row0, row0 + nrows) of /gf/xi from rows[nrows][3n] (double;
+ * converted to float32 by HDF5 when the file is single).  0 or EP_EIO. */
+int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows);
+int ep_gf_writer_close(ep_gf_writer *w);
+
+#endif
