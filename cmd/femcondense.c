@@ -22,14 +22,19 @@ typedef struct {
     int all_columns, lumped, condensed, single;
     long block;
     double max_memory;
-    const char *col_ids;
+    ep_vsel cols;       /* --col-ids/--col-box/--col-region */
 } opts;
 
-enum { OPT_COLUMNS = 2000, OPT_COL_IDS, OPT_TRACTION, OPT_CONDENSED, OPT_SINGLE, OPT_BLOCK, OPT_MAXMEM };
+enum {
+    OPT_COLUMNS = 2000, OPT_COL_IDS, OPT_COL_BOX, OPT_COL_REGION, OPT_TRACTION, OPT_CONDENSED, OPT_SINGLE,
+    OPT_BLOCK, OPT_MAXMEM
+};
 
 static const struct option options[] = {
     {"columns", required_argument, NULL, OPT_COLUMNS},
     {"col-ids", required_argument, NULL, OPT_COL_IDS},
+    {"col-box", required_argument, NULL, OPT_COL_BOX},
+    {"col-region", required_argument, NULL, OPT_COL_REGION},
     {"traction", required_argument, NULL, OPT_TRACTION},
     {"condensed", no_argument, NULL, OPT_CONDENSED},
     {"single", no_argument, NULL, OPT_SINGLE},
@@ -48,7 +53,12 @@ static int handle(int code, const char *arg, void *ctx)
         o->all_columns = !strcmp(arg, "all");
         return EP_OK;
     case OPT_COL_IDS:
-        o->col_ids = arg;
+        o->cols.ids_file = arg;
+        return EP_OK;
+    case OPT_COL_BOX:
+        return ep_vsel_parse_box(&o->cols, "--col-box", arg);
+    case OPT_COL_REGION:
+        o->cols.region = arg;
         return EP_OK;
     case OPT_TRACTION:
         if (strcmp(arg, "consistent") && strcmp(arg, "lumped"))
@@ -103,14 +113,17 @@ static int check_disk(const char *out, double bytes)
 
 int main(int argc, char **argv)
 {
-    opts o = {0, 0, 0, 0, 64, 0, NULL};
+    opts o = {.block = 64};
     ep_tool tool = {
         .name = "femcondense",
         .synopsis = "MESH --fixed-... [-E PA --nu V | -m FILE] [options] -o GF.h5",
         .purpose = "Boundary Green's functions (and condensed stiffness) of a tetrahedral model by sparse\n"
                    "Cholesky: one factorization, then every column solved in blocks of right-hand sides.",
         .help = "      --columns free|all  GF columns: free boundary vertices (default) or all of them\n"
-                "      --col-ids FILE      GF columns: these boundary vertices (1-based ids)\n"
+                "      --col-ids FILE      GF columns: these boundary vertices (1-based ids), and/or\n"
+                "      --col-box x0,y0,z0,x1,y1,z1\n"
+                "                          the boundary vertices in a box, and/or\n"
+                "      --col-region TAG    those of a physical group or set\n"
                 "      --traction consistent|lumped\n"
                 "                          surface load of a unit traction: hat-function mass (default)\n"
                 "                          or vertex area\n"
@@ -156,7 +169,7 @@ int main(int argc, char **argv)
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)))
         goto out;
-    if (o.col_ids && (st = ep_fixed_read_ids(o.col_ids, m.nv, &cols, &ncols)))
+    if (ep_vsel_given(&o.cols) && (st = ep_vsel_apply(&m, &o.cols, "column vertex", &cols, &ncols)))
         goto out;
     if ((st = ep_gf_layout_build(&m, fixed, o.all_columns, cols, ncols, &L)))
         goto out;
@@ -200,7 +213,7 @@ int main(int argc, char **argv)
 
     if (!cli.quiet) {
         printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d tets, %d fixed vertices\n",
-               cli.output, L.m, L.n, o.col_ids ? "listed" : o.all_columns ? "all" : "free",
+               cli.output, L.m, L.n, cols ? "selected" : o.all_columns ? "all" : "free",
                o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", m.ne, nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
                "solve %.2f s (%.1f GFlop/s on %d threads)%s; memory estimate %.0f MiB, CHOLMOD peak %.0f MiB; "

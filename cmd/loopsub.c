@@ -181,7 +181,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "loopsub: warning: %d degenerate triangle%s after projection (first: %d); "
                     "try fewer levels or a finer base mesh\n", bad, bad == 1 ? "" : "s", first + 1);
     }
-    if (ep_fixed_given(&cli.fixed) && (st = ep_fixed_select(&m, &cli.fixed, &fixed, &nfixed)))
+    if (ep_vsel_given(&cli.fixed) && (st = ep_vsel_apply(&m, &cli.fixed, "fixed vertex", &fixed, &nfixed)))
         goto out;
     if ((st = write_output(&cli, &m, fixed, nfixed)))
         goto out;

@@ -206,7 +206,7 @@ static int common_option(int c, const char *arg, ep_cli *cli, const char *optnam
     case OPT_RHO: return ep_cli_double("--rho", arg, &cli->rho);
     case 'm': cli->material_file = arg; return EP_OK;
     case OPT_FIXED_IDS: cli->fixed.ids_file = arg; return EP_OK;
-    case OPT_FIXED_BOX: return ep_fixed_parse_box(&cli->fixed, arg);
+    case OPT_FIXED_BOX: return ep_vsel_parse_box(&cli->fixed, "--fixed-box", arg);
     case OPT_FIXED_REGION: cli->fixed.region = arg; return EP_OK;
     default: return ep_fail(EP_EUSAGE, "unknown option %s", optname);
     }
@@ -278,6 +278,11 @@ int ep_cli_parse(const ep_tool *tool, int argc, char **argv, ep_cli *cli)
         return ep_fail(EP_EUSAGE, "no output file (-o FILE)");
     if (cli->threads)
         omp_set_num_threads(cli->threads);
+    /* CHOLMOD's supernodal factorization opens OpenMP teams of a fixed size
+     * (4) whatever the machine; on 2 cores the oversubscribed team spins in
+     * barriers and factors run 10-20x slower.  Dynamic teams are capped at
+     * the cores that are free. */
+    omp_set_dynamic(1);
     return EP_OK;
 }
 
@@ -355,8 +360,8 @@ int ep_cli_fixed(const ep_cli *cli, const ep_mesh *m, char **fixed, int *nfixed)
     char *mask = ep_calloc((size_t)m->nv, 1);
     if (!mask)
         return EP_ECOMPUTE;
-    if (ep_fixed_given(&cli->fixed)) {
-        if ((st = ep_fixed_select(m, &cli->fixed, &ids, &n)))
+    if (ep_vsel_given(&cli->fixed)) {
+        if ((st = ep_vsel_apply(m, &cli->fixed, "fixed vertex", &ids, &n)))
             goto out;
     } else if (m->fixed && m->nfixed > 0) {
         ids = m->fixed;

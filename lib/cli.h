@@ -28,7 +28,7 @@ typedef struct ep_cli {
     int quiet, verbose, threads;   /* threads 0: all cores */
     double E, nu, rho;             /* NaN when not given */
     const char *material_file;     /* -m FILE */
-    ep_fixed_spec fixed;
+    ep_vsel fixed;
     char **inputs;                 /* positional arguments */
     int ninputs;
     char command[4096];            /* the command line, for the file's 'command' attribute */

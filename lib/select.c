@@ -9,29 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ep_fixed_given(const ep_fixed_spec *s)
+int ep_vsel_given(const ep_vsel *s)
 {
     return s->ids_file || s->has_box || s->region;
 }
 
-int ep_fixed_parse_box(ep_fixed_spec *s, const char *arg)
+int ep_vsel_parse_box(ep_vsel *s, const char *opt, const char *arg)
 {
     char *e;
     const char *p = arg;
     for (int k = 0; k < 6; k++) {
         s->box[k] = strtod(p, &e);
         if (e == p || (k < 5 ? *e != ',' : *e != '\0'))
-            return ep_fail(EP_EUSAGE, "--fixed-box: expected x0,y0,z0,x1,y1,z1, got \"%s\"", arg);
+            return ep_fail(EP_EUSAGE, "%s: expected x0,y0,z0,x1,y1,z1, got \"%s\"", opt, arg);
         p = e + 1;
     }
     for (int a = 0; a < 3; a++)
         if (!(s->box[a] <= s->box[a + 3]))
-            return ep_fail(EP_EUSAGE, "--fixed-box: lower corner above upper corner in \"%s\"", arg);
+            return ep_fail(EP_EUSAGE, "%s: lower corner above upper corner in \"%s\"", opt, arg);
     s->has_box = 1;
     return EP_OK;
 }
 
-int ep_fixed_read_ids(const char *path, int nv, int **ids, int *n)
+int ep_vsel_read_ids(const char *path, int nv, int **ids, int *n)
 {
     ep_text t;
     int *v = NULL, r, st = ep_text_open(&t, path, '#');
@@ -64,14 +64,14 @@ out:
     return EP_OK;
 }
 
-int ep_fixed_select(const ep_mesh *m, const ep_fixed_spec *s, int **fixed, int *nfixed)
+int ep_vsel_apply(const ep_mesh *m, const ep_vsel *s, const char *what, int **fixed, int *nfixed)
 {
     char *mark = ep_calloc((size_t)m->nv, 1);
     int *ids = NULL, n = 0, st = EP_OK;
     if (!mark)
         return EP_ECOMPUTE;
     if (s->ids_file) {
-        if ((st = ep_fixed_read_ids(s->ids_file, m->nv, &ids, &n)))
+        if ((st = ep_vsel_read_ids(s->ids_file, m->nv, &ids, &n)))
             goto out;
         for (int i = 0; i < n; i++)
             mark[ids[i]] = 1;
@@ -93,8 +93,8 @@ int ep_fixed_select(const ep_mesh *m, const ep_fixed_spec *s, int **fixed, int *
     if (s->region) {
         const ep_group *g = ep_mesh_find_group(m, s->region);
         if (!g) {
-            st = ep_fail(EP_EUSAGE, "--fixed-region: %s has no physical group or set \"%s\"",
-                         m->source, s->region);
+            st = ep_fail(EP_EUSAGE, "%s has no physical group or set \"%s\" (%s region)", m->source,
+                         s->region, what);
             goto out;
         }
         for (int i = 0; i < g->nv; i++)
@@ -104,8 +104,7 @@ int ep_fixed_select(const ep_mesh *m, const ep_fixed_spec *s, int **fixed, int *
     for (int v = 0; v < m->nv; v++)
         n += mark[v];
     if (n == 0) {
-        st = ep_fail(EP_EINPUT, "%s: no fixed vertex selected (a reference problem needs at least one)",
-                     m->source);
+        st = ep_fail(EP_EINPUT, "%s: no %s selected", m->source, what);
         goto out;
     }
     if (!(ids = ep_malloc((size_t)n, sizeof *ids))) {

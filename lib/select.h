@@ -1,5 +1,6 @@
 /*
- * select.h — the reference boundary conditions: which vertices are fixed.
+ * select.h — vertex selections: which vertices are fixed (the reference
+ * boundary conditions), or which carry Green's function columns.
  *
  * A selection is the union of up to three sources (DESIGN.md, command-line
  * conventions): a file of 1-based vertex ids (Vega .bou), an axis-aligned box,
@@ -10,27 +11,29 @@
 
 #include "mesh.h"
 
-typedef struct ep_fixed_spec {
-    const char *ids_file; /* --fixed-ids FILE, or NULL */
-    int has_box;          /* --fixed-box given */
+typedef struct ep_vsel {
+    const char *ids_file; /* --fixed-ids FILE (or --col-ids ...), or NULL */
+    int has_box;          /* a box was given */
     double box[6];        /* x0,y0,z0,x1,y1,z1 */
-    const char *region;   /* --fixed-region TAG, or NULL */
-} ep_fixed_spec;
+    const char *region;   /* a group tag or name, or NULL */
+} ep_vsel;
 
 /* 1 if the spec names any source. */
-int ep_fixed_given(const ep_fixed_spec *s);
+int ep_vsel_given(const ep_vsel *s);
 
-/* Parse "x0,y0,z0,x1,y1,z1" into s->box (x0 <= x1 etc.).  0 or EP_EUSAGE. */
-int ep_fixed_parse_box(ep_fixed_spec *s, const char *arg);
+/* Parse "x0,y0,z0,x1,y1,z1" of option opt into s->box (x0 <= x1 etc.).
+ * 0 or EP_EUSAGE. */
+int ep_vsel_parse_box(ep_vsel *s, const char *opt, const char *arg);
 
-/* Vertices selected on m: ascending, unique, 0-based, *fixed owned by the
- * caller.  An id outside 1..nv is an error naming file and line; a region
- * the mesh lacks is a usage error; an empty result is EP_EINPUT ("no fixed
- * vertex").  Cost O(nv + file size). */
-int ep_fixed_select(const ep_mesh *m, const ep_fixed_spec *s, int **fixed, int *nfixed);
+/* Vertices selected on m: ascending, unique, 0-based, *ids owned by the
+ * caller.  what names them in messages ("fixed vertex").  An id outside 1..nv
+ * is an error naming file and line; a region the mesh lacks is a usage error;
+ * an empty result is EP_EINPUT ("no fixed vertex selected").
+ * Cost O(nv + file size). */
+int ep_vsel_apply(const ep_mesh *m, const ep_vsel *s, const char *what, int **ids, int *n);
 
 /* Read a .bou-style id file (1-based ids, blank/comma separated, '#'
  * comments) into 0-based ids checked against nv. */
-int ep_fixed_read_ids(const char *path, int nv, int **ids, int *n);
+int ep_vsel_read_ids(const char *path, int nv, int **ids, int *n);
 
 #endif

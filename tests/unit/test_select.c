@@ -13,26 +13,26 @@ static void select_box_ids_region(void **s)
 {
     (void)s;
     ep_mesh m;
-    ep_fixed_spec spec = {0};
+    ep_vsel spec = {0};
     int *fx, n;
     assert_int_equal(ep_mesh_read("data/cube.msh", &m), EP_OK);
 
     /* Box z <= 0: the same vertices as the physical surface "bottom". */
-    assert_int_equal(ep_fixed_parse_box(&spec, "-1,-1,-1,2,2,0"), EP_OK);
-    assert_int_equal(ep_fixed_select(&m, &spec, &fx, &n), EP_OK);
+    assert_int_equal(ep_vsel_parse_box(&spec, "--fixed-box", "-1,-1,-1,2,2,0"), EP_OK);
+    assert_int_equal(ep_vsel_apply(&m, &spec, "fixed vertex", &fx, &n), EP_OK);
     const ep_group *g = ep_mesh_find_group(&m, "bottom");
     assert_int_equal(n, g->nv);
     assert_memory_equal(fx, g->v, sizeof(int) * (size_t)n);
     free(fx);
     spec.has_box = 0;
     spec.region = "bottom";
-    assert_int_equal(ep_fixed_select(&m, &spec, &fx, &n), EP_OK);
+    assert_int_equal(ep_vsel_apply(&m, &spec, "fixed vertex", &fx, &n), EP_OK);
     assert_int_equal(n, g->nv);
     free(fx);
 
     /* Ids file (1-based, commas and blanks, comments) united with the region. */
     spec.ids_file = write_scratch("ids.bou", "# fixed\n1, 2,\n3\n", -1);
-    assert_int_equal(ep_fixed_select(&m, &spec, &fx, &n), EP_OK);
+    assert_int_equal(ep_vsel_apply(&m, &spec, "fixed vertex", &fx, &n), EP_OK);
     int extra = 0;
     for (int v = 0; v < 3; v++) {
         int in = 0;
@@ -48,15 +48,15 @@ static void select_box_ids_region(void **s)
     /* Errors: id out of range (file and line), unknown region, empty selection, bad box. */
     spec.region = NULL;
     spec.ids_file = write_scratch("bad.bou", "1\n2\n99999\n", -1);
-    expect_error(ep_fixed_select(&m, &spec, &fx, &n), EP_EINPUT, "bad.bou:3: vertex id 99999 out of range", NULL);
+    expect_error(ep_vsel_apply(&m, &spec, "fixed vertex", &fx, &n), EP_EINPUT, "bad.bou:3: vertex id 99999 out of range", NULL);
     spec.ids_file = NULL;
     spec.region = "nowhere";
-    expect_error(ep_fixed_select(&m, &spec, &fx, &n), EP_EUSAGE, "no physical group or set \"nowhere\"", NULL);
+    expect_error(ep_vsel_apply(&m, &spec, "fixed vertex", &fx, &n), EP_EUSAGE, "no physical group or set \"nowhere\" (fixed vertex region)", NULL);
     spec.region = NULL;
-    assert_int_equal(ep_fixed_parse_box(&spec, "5,5,5,6,6,6"), EP_OK);
-    expect_error(ep_fixed_select(&m, &spec, &fx, &n), EP_EINPUT, "no fixed vertex", NULL);
-    expect_error(ep_fixed_parse_box(&spec, "0,0,0,1,1"), EP_EUSAGE, "expected x0,y0,z0,x1,y1,z1", NULL);
-    expect_error(ep_fixed_parse_box(&spec, "1,0,0,0,1,1"), EP_EUSAGE, "lower corner above upper", NULL);
+    assert_int_equal(ep_vsel_parse_box(&spec, "--fixed-box", "5,5,5,6,6,6"), EP_OK);
+    expect_error(ep_vsel_apply(&m, &spec, "fixed vertex", &fx, &n), EP_EINPUT, "no fixed vertex", NULL);
+    expect_error(ep_vsel_parse_box(&spec, "--fixed-box", "0,0,0,1,1"), EP_EUSAGE, "expected x0,y0,z0,x1,y1,z1", NULL);
+    expect_error(ep_vsel_parse_box(&spec, "--fixed-box", "1,0,0,0,1,1"), EP_EUSAGE, "lower corner above upper", NULL);
     ep_mesh_free(&m);
 }
 
@@ -65,10 +65,10 @@ static void select_bou(void **s)
 {
     (void)s;
     ep_mesh m;
-    ep_fixed_spec spec = {.ids_file = "data/models/beam3/beam3.bou"};
+    ep_vsel spec = {.ids_file = "data/models/beam3/beam3.bou"};
     int *fx, n;
     assert_int_equal(ep_mesh_read("data/models/beam3/beam3_tet.veg", &m), EP_OK);
-    assert_int_equal(ep_fixed_select(&m, &spec, &fx, &n), EP_OK);
+    assert_int_equal(ep_vsel_apply(&m, &spec, "fixed vertex", &fx, &n), EP_OK);
     assert_int_equal(n, 8);
     assert_int_equal(fx[0], 50); /* "51," in the file, 1-based */
     free(fx);
