@@ -169,7 +169,7 @@ int main(int argc, char **argv)
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)))
         goto out;
-    if (ep_vsel_given(&o.cols) && (st = ep_vsel_apply(&m, &o.cols, "column vertex", &cols, &ncols)))
+    if (ep_vsel_given(&o.cols) && (st = ep_gf_select_columns(&m, &o.cols, &cols, &ncols)))
         goto out;
     if ((st = ep_gf_layout_build(&m, fixed, o.all_columns, cols, ncols, &L)))
         goto out;
@@ -216,12 +216,12 @@ int main(int argc, char **argv)
                cli.output, L.m, L.n, cols ? "selected" : o.all_columns ? "all" : "free",
                o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", m.ne, nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
-               "solve %.2f s (%.1f GFlop/s on %d threads)%s; memory estimate %.0f MiB, CHOLMOD peak %.0f MiB; "
-               "total %.2f s\n",
+               "solve %.2f s (%.1f GFlop/s on %d threads), write %.2f s%s; memory estimate %.0f MiB, "
+               "peak resident %.0f MiB; total %.2f s\n",
                stats.ndof, stats.lnz, stats.t_assemble, stats.t_factor, stats.t_solve,
                stats.t_solve > 0 ? stats.solve_flops / stats.t_solve / 1e9 : 0.0, omp_get_max_threads(),
-               o.condensed ? "; condensed stiffness written" : "", stats.memory / 1048576.0, stats.peak / 1048576.0,
-               ep_now() - t0);
+               stats.t_write, o.condensed ? "; condensed stiffness written" : "", stats.memory / 1048576.0,
+               ep_peak_rss() / 1048576.0, ep_now() - t0);
     }
 out:
     if (fopen_ok) {

@@ -97,12 +97,14 @@ static int write_output(const ep_cli *cli, const ep_mesh *m, const int *fixed, i
     char tmp[4096];
     const char *ext = ep_path_ext(cli->output);
     int st;
-    if (strcasecmp(ext, "h5") && strcasecmp(ext, "obj"))
-        return ep_fail(EP_EUSAGE, "%s: output must be .h5 or .obj", cli->output);
+    if (strcasecmp(ext, "h5") && strcasecmp(ext, "obj") && strcasecmp(ext, "off"))
+        return ep_fail(EP_EUSAGE, "%s: output must be .h5, .obj or .off", cli->output);
     if ((st = ep_out_begin(cli->output, tmp, sizeof tmp)))
         return st;
     if (!strcasecmp(ext, "obj")) {
         st = ep_mesh_write_obj(tmp, m);
+    } else if (!strcasecmp(ext, "off")) {
+        st = ep_mesh_write_off(tmp, m);
     } else {
         ep_h5 f;
         if (!(st = ep_h5_create(&f, tmp, "mesh", "loopsub " EP_VERSION, cli->command))) {
@@ -121,7 +123,7 @@ int main(int argc, char **argv)
     opts o = {0, 0, EP_SUBDIV_LOOP, NULL};
     ep_tool tool = {
         .name = "loopsub",
-        .synopsis = "BASE.{obj,off,veg,msh,node,h5} -l LEVELS [options] -o OUT.{h5,obj}",
+        .synopsis = "BASE.{obj,off,veg,msh,node,h5} -l LEVELS [options] -o OUT.{h5,obj,off}",
         .purpose = "Loop subdivision of a closed triangle surface (or of a tet mesh's boundary),\n"
                    "recording vertex levels and parents for multiresolution tools.",
         .help = "  -l, --levels L          subdivision steps, 0..12 (required)\n"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -318,6 +319,12 @@ void ep_progress_end(ep_progress *p)
 {
     if (!p->quiet && p->tty && p->last > p->t0)
         fprintf(stderr, "\r%*s\r", 60, "");
+}
+
+double ep_peak_rss(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? 1024.0 * (double)ru.ru_maxrss : 0.0;
 }
 
 double ep_mem_total(void)

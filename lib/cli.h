@@ -106,4 +106,7 @@ void ep_progress_end(ep_progress *p);
 /* Physical memory of the machine in bytes (0 if unknown), for memory guards. */
 double ep_mem_total(void);
 
+/* Peak resident memory of this process so far, bytes (getrusage). */
+double ep_peak_rss(void);
+
 #endif

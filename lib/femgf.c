@@ -45,8 +45,8 @@ typedef struct {
     cholmod_common c;
     cholmod_dense *B, *R, *T, *P; /* right-hand sides, reactions, known support terms, per-axis mass solves */
     double *z;                    /* nbd x k Woodbury coefficients */
+    cholmod_dense *X, *Y, *E;     /* solution and CHOLMOD's workspace, kept across blocks */
     double *rows;                /* [k][3n] GF rows of the block */
-    int nrows;
     int status;                  /* of the last block, with its message: errors are thread-local */
     char msg[512];
 } worker;
@@ -143,7 +143,6 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w)
 {
     int st = EP_OK, nc = s->nc, nb = s->nbd;
     double *T = nc ? w->T->x : NULL, *R = nc ? w->R->x : NULL;
-    cholmod_dense *X = NULL;
     w->B->ncol = (size_t)nq;
     fill_rhs(s, q0, nq, w->B->x, T);
     if (nc && (st = mass_solve(s, T, nq, w))) /* g = M_cc^-1 t */
@@ -154,18 +153,16 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w)
             for (int p = ((int *)s->U->p)[d]; p < ((int *)s->U->p)[d + 1]; p++)
                 ((double *)w->B->x)[(size_t)col * (size_t)s->nf + ((int *)s->U->i)[p]] += g * ((double *)s->U->x)[p];
         }
-    if (!(X = cholmod_solve(CHOLMOD_A, s->K, w->B, &w->c)))
+    if (!cholmod_solve2(CHOLMOD_A, s->K, w->B, NULL, &w->X, NULL, &w->Y, &w->E, &w->c))
         return fail_cholmod("triangular solve", &w->c);
-    double *x = X->x;
+    double *x = w->X->x;
     if (nc) {
         double one[2] = {1, 0}, zero[2] = {0, 0};
         w->R->ncol = (size_t)nq;
-        if (!cholmod_sdmult(s->Kcf, 0, one, zero, X, w->R, &w->c)) {
-            st = fail_cholmod("reaction product", &w->c);
-            goto out;
-        }
+        if (!cholmod_sdmult(s->Kcf, 0, one, zero, w->X, w->R, &w->c))
+            return fail_cholmod("reaction product", &w->c);
         if ((st = mass_solve(s, R, nq, w))) /* s0 = M_cc^-1 K_cf x0 */
-            goto out;
+            return st;
         if (nb) {
             double *z = w->z;
             for (int col = 0; col < nq; col++)
@@ -189,9 +186,7 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w)
                                                  : R[(size_t)col * (size_t)nc + s->cmap[v] + b];
         }
     }
-out:
-    cholmod_free_dense(&X, &w->c);
-    return st;
+    return EP_OK;
 }
 
 static double factor_bytes(const cholmod_factor *F, const cholmod_common *c)
@@ -311,6 +306,9 @@ static void workers_free(worker *w, int nt)
         cholmod_free_dense(&w[t].R, &w[t].c);
         cholmod_free_dense(&w[t].P, &w[t].c);
         cholmod_free_dense(&w[t].T, &w[t].c);
+        cholmod_free_dense(&w[t].X, &w[t].c);
+        cholmod_free_dense(&w[t].Y, &w[t].c);
+        cholmod_free_dense(&w[t].E, &w[t].c);
         free(w[t].rows);
         free(w[t].z);
         cholmod_finish(&w[t].c);
@@ -573,41 +571,54 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
     stats->t_factor = now() - t1;
     cholmod_free_sparse(&Kff, &c); /* the factor is all the solves need */
 
-    /* Rounds of nt blocks solved in parallel, then written in order. */
+    /* Blocks go to threads dynamically; a finished block is written at once
+     * (one writer at a time, HDF5 is not thread-safe), so no thread waits for
+     * the slowest block of a round. */
     if (!(w = workers_new(&s, nt))) {
         st = EP_ECOMPUTE;
         goto out;
     }
     if (s.nbd && (st = border_solve(&s, &w[0])))
         goto out;
-    long total = 3L * L->m;
+    long total = 3L * L->m, nblocks = (total + s.k - 1) / s.k, done = 0;
+    int failed = 0;
     t1 = now();
-    for (long q0 = 0; q0 < total && !st; q0 += (long)nt * s.k) {
-        int fails = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : fails)
-        for (int t = 0; t < nt; t++) {
-            long b0 = q0 + (long)t * s.k;
-            w[t].nrows = 0;
-            if (b0 >= total)
+#pragma omp parallel num_threads(nt)
+    {
+        worker *me = &w[omp_get_thread_num()];
+#pragma omp for schedule(dynamic, 1)
+        for (long b = 0; b < nblocks; b++) {
+            int bad;
+#pragma omp atomic read
+            bad = failed;
+            if (bad)
                 continue;
-            int nq = (int)(total - b0 < s.k ? total - b0 : s.k);
-            if ((w[t].status = solve_block(&s, b0, nq, &w[t]))) {
-                snprintf(w[t].msg, sizeof w[t].msg, "%s", ep_errmsg());
-                fails++;
-            } else {
-                w[t].nrows = nq;
+            long b0 = b * s.k;
+            int nq = (int)(total - b0 < s.k ? total - b0 : s.k), bst;
+            if ((bst = solve_block(&s, b0, nq, me)))
+                snprintf(me->msg, sizeof me->msg, "%s", ep_errmsg());
+#pragma omp critical(ep_femgf_sink)
+            {
+                if (!bst && !failed) {
+                    double tw = now();
+                    if ((bst = sink->put(sink->ctx, b0, nq, me->rows)))
+                        snprintf(me->msg, sizeof me->msg, "%s", ep_errmsg());
+                    stats->t_write += now() - tw;
+                    done += nq;
+                    if (sink->progress)
+                        sink->progress(sink->ctx, done, total);
+                }
+                if (bst && !failed) {
+                    me->status = bst;
+                    failed = 1;
+                }
             }
         }
-        for (int t = 0; t < nt && fails && !st; t++)
-            if (w[t].status)
-                st = ep_fail(w[t].status, "%s", w[t].msg);
-        for (int t = 0; t < nt && !st; t++)
-            if (w[t].nrows)
-                st = sink->put(sink->ctx, q0 + (long)t * s.k, w[t].nrows, w[t].rows);
-        if (sink->progress)
-            sink->progress(sink->ctx, q0 + (long)nt * s.k < total ? q0 + (long)nt * s.k : total, total);
     }
-    stats->t_solve = now() - t1;
+    for (int t = 0; t < nt && failed && !st; t++)
+        if (w[t].status)
+            st = ep_fail(w[t].status, "%s", w[t].msg);
+    stats->t_solve = now() - t1 - stats->t_write;
     stats->solve_flops = 4.0 * stats->lnz * (double)total;
     if (st)
         goto out;

@@ -34,12 +34,13 @@ typedef struct ep_femgf_stats {
     double lnz;         /* nonzeros of its factor */
     double memory;      /* the guard's estimate, bytes */
     double peak;        /* CHOLMOD's peak memory use, bytes */
-    double t_assemble, t_factor, t_solve, t_condense; /* seconds */
+    double t_assemble, t_factor, t_solve, t_write, t_condense; /* seconds; t_solve excludes t_write */
     double solve_flops; /* forward + backward substitutions: 4 lnz per right-hand side */
 } ep_femgf_stats;
 
 typedef struct ep_femgf_sink {
-    /* Receives GF rows [row0, row0 + nrows) as rows[nrows][3n], in order. */
+    /* Receives GF rows [row0, row0 + nrows) as rows[nrows][3n]: blocks in any
+     * order, one call at a time. */
     int (*put)(void *ctx, long row0, long nrows, const double *rows);
     void (*progress)(void *ctx, long done, long total); /* may be NULL */
     void *ctx;

@@ -54,6 +54,64 @@ int ep_gf_layout_build(const ep_mesh *m, const char *fixed, int all_columns, con
     return EP_OK;
 }
 
+int ep_gf_select_columns(const ep_mesh *m, const ep_vsel *spec, int **cols, int *ncols)
+{
+    char *onb = ep_calloc((size_t)m->nv, 1), *take = ep_calloc((size_t)m->nv, 1);
+    int *ids = NULL, n = 0, st = EP_OK;
+    if (!onb || !take) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int j = 0; j < m->nb; j++)
+        onb[m->boundary[j]] = 1;
+    if (spec->ids_file) {
+        if ((st = ep_vsel_read_ids(spec->ids_file, m->nv, &ids, &n)))
+            goto out;
+        for (int i = 0; i < n; i++) {
+            if (!onb[ids[i]]) {
+                st = ep_fail(EP_EINPUT, "%s: column vertex %d is not a boundary vertex", spec->ids_file, ids[i] + 1);
+                goto out;
+            }
+            take[ids[i]] = 1;
+        }
+        free(ids);
+        ids = NULL;
+    }
+    if (spec->has_box || spec->region) {
+        ep_vsel geo = *spec;
+        geo.ids_file = NULL;
+        if ((st = ep_vsel_apply(m, &geo, "column vertex", &ids, &n)))
+            goto out;
+        for (int i = 0; i < n; i++)
+            take[ids[i]] |= onb[ids[i]];
+        free(ids);
+        ids = NULL;
+    }
+    n = 0;
+    for (int v = 0; v < m->nv; v++)
+        n += take[v];
+    if (n == 0) {
+        st = ep_fail(EP_EINPUT, "%s: no boundary vertex selected for columns", m->source);
+        goto out;
+    }
+    if (!(ids = ep_malloc((size_t)n, sizeof *ids))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    n = 0;
+    for (int v = 0; v < m->nv; v++)
+        if (take[v])
+            ids[n++] = v;
+    *cols = ids;
+    *ncols = n;
+    ids = NULL;
+out:
+    free(ids);
+    free(onb);
+    free(take);
+    return st;
+}
+
 int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method, int single)
 {
     hsize_t d[2] = {(hsize_t)L->m, 0};

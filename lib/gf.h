@@ -11,6 +11,7 @@
 
 #include "h5.h"
 #include "mesh.h"
+#include "select.h"
 
 typedef struct ep_gf_layout {
     int n;              /* block rows: every boundary vertex, ascending */
@@ -28,6 +29,11 @@ typedef struct ep_gf_layout {
 int ep_gf_layout_build(const ep_mesh *m, const char *fixed, int all_columns, const int *cols, int ncols,
                        ep_gf_layout *L);
 void ep_gf_layout_free(ep_gf_layout *L);
+
+/* Column vertices from a selection: the ids file must name boundary vertices
+ * (an error otherwise); a box or group contributes its boundary vertices.
+ * *cols ascending, unique, allocated.  An empty result is EP_EINPUT. */
+int ep_gf_select_columns(const ep_mesh *m, const ep_vsel *spec, int **cols, int *ncols);
 
 /* Streaming writer of /gf. */
 typedef struct ep_gf_writer {

@@ -103,5 +103,7 @@ const ep_group *ep_mesh_find_group(const ep_mesh *m, const char *spec);
 /* Write the surface (vertices and triangles) as Wavefront .obj to path.
  * 0 or EP_EIO. */
 int ep_mesh_write_obj(const char *path, const ep_mesh *m);
+/* The same as Object File Format (.off, 0-based; what TetGen reads). */
+int ep_mesh_write_off(const char *path, const ep_mesh *m);
 
 #endif

@@ -1105,6 +1105,21 @@ int ep_mesh_read(const char *path, ep_mesh *m)
     return st;
 }
 
+int ep_mesh_write_off(const char *path, const ep_mesh *m)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return ep_fail(EP_EIO, "%s: cannot create: %s", path, strerror(errno));
+    fprintf(f, "OFF\n%d %d 0\n", m->nv, m->nf); /* no comment line: TetGen reads none */
+    for (int v = 0; v < m->nv; v++)
+        fprintf(f, "%.17g %.17g %.17g\n", m->vertices[3 * v], m->vertices[3 * v + 1], m->vertices[3 * v + 2]);
+    for (int t = 0; t < m->nf; t++)
+        fprintf(f, "3 %d %d %d\n", m->triangles[3 * t], m->triangles[3 * t + 1], m->triangles[3 * t + 2]);
+    if (ferror(f) | (fclose(f) != 0))
+        return ep_fail(EP_EIO, "%s: write error: %s", path, strerror(errno));
+    return EP_OK;
+}
+
 int ep_mesh_write_obj(const char *path, const ep_mesh *m)
 {
     FILE *f = fopen(path, "w");

@@ -36,6 +36,9 @@ check "linear scheme: odd vertices are parent-edge midpoints" [ "$(h5 "$WORK/oct
 # .obj output and chaining from an .h5 (hierarchy continues).
 "$BIN/loopsub" -q $D/octahedron.off -l 2 -o "$WORK/oct2.obj"
 check ".obj output: 66 vertices, 128 faces" [ "$(grep -c '^v ' "$WORK/oct2.obj") $(grep -c '^f ' "$WORK/oct2.obj")" = "66 128" ]
+"$BIN/loopsub" -q "$WORK/oct2.obj" -l 0 -o "$WORK/oct2.off"
+"$BIN/loopsub" -q "$WORK/oct2.off" -l 0 -o "$WORK/oct2b.obj"
+check ".off output reads back to the same surface" cmp -s "$WORK/oct2.obj" "$WORK/oct2b.obj"
 "$BIN/loopsub" -q "$WORK/s2.h5" -l 1 -o "$WORK/s2to3.h5"
 check "chaining an .h5 continues the hierarchy" [ "$(h5 "$WORK/s2to3.h5" "len(f['mesh/vertices']), int(f['mesh/level'][:].max())")" = "642 3" ]
 check "chained result equals three levels at once" [ "$(h5 "$WORK/s2to3.h5" "bool(np.array_equal(f['mesh/triangles'][:], __import__('h5py').File('$WORK/s3.h5')['mesh/triangles'][:]))")" = True ]
@@ -74,7 +77,7 @@ expect_fail "no -l" 2 "levels is required" loopsub $D/icosahedron.obj -o "$O"
 expect_fail "unknown option" 2 "unknown option --bogus" loopsub $D/icosahedron.obj -l 1 --bogus -o "$O"
 expect_fail "too many levels" 2 "out of range" loopsub $D/icosahedron.obj -l 13 -o "$O"
 expect_fail "bad scheme" 2 "expected loop or linear" loopsub $D/icosahedron.obj -l 1 --scheme cubic -o "$O"
-expect_fail "bad output extension" 2 "must be .h5 or .obj" loopsub $D/icosahedron.obj -l 1 -o "$WORK/out/o.txt"
+expect_fail "bad output extension" 2 "must be .h5, .obj or .off" loopsub $D/icosahedron.obj -l 1 -o "$WORK/out/o.txt"
 expect_fail "missing input" 4 "cannot open" loopsub "$WORK/none.obj" -l 1 -o "$O"
 expect_fail "unwritable output folder" 4 "cannot create" loopsub $D/icosahedron.obj -l 1 -o "$WORK/out/no/such/dir/o.h5"
 expect_fail "binary garbage" 3 "garbage.obj: not a text file" loopsub "$WORK/garbage.obj" -l 1 -o "$O"

@@ -10,7 +10,7 @@ for src in cmd/*.c; do
     check "$tool: man page exists" [ -f "$page" ]
     check "$tool: man page formats cleanly" sh -c "[ -z \"\$(groff -man -ww -z '$page' 2>&1)\" ]"
     missing=""
-    for opt in $("$BIN/$tool" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    for opt in $("$BIN/$tool" --help | grep -o -- '--[a-z][a-z-]*[a-z]' | sort -u); do
         grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$page" || missing="$missing $opt"
     done
     check "$tool: man page documents every option of --help${missing:+ (missing:$missing)}" [ -z "$missing" ]
