@@ -279,11 +279,6 @@ int ep_cli_parse(const ep_tool *tool, int argc, char **argv, ep_cli *cli)
         return ep_fail(EP_EUSAGE, "no output file (-o FILE)");
     if (cli->threads)
         omp_set_num_threads(cli->threads);
-    /* CHOLMOD's supernodal factorization opens OpenMP teams of a fixed size
-     * (4) whatever the machine; on 2 cores the oversubscribed team spins in
-     * barriers and factors run 10-20x slower.  Dynamic teams are capped at
-     * the cores that are free. */
-    omp_set_dynamic(1);
     return EP_OK;
 }
 

@@ -2,6 +2,7 @@
  * femgf.c — FEM Green's functions by blocked sparse Cholesky solves (femgf.h).
  */
 #include "femgf.h"
+#include "chol.h"
 #include "err.h"
 #include "fem.h"
 
@@ -51,20 +52,6 @@ typedef struct {
     char msg[512];
 } worker;
 
-static int fail_cholmod(const char *what, cholmod_common *c)
-{
-    if (c->status == CHOLMOD_OUT_OF_MEMORY)
-        return ep_fail(EP_ECOMPUTE, "out of memory (%s)", what);
-    return ep_fail(EP_ECOMPUTE, "%s failed (CHOLMOD status %d)", what, c->status);
-}
-
-static void common_start(cholmod_common *c)
-{
-    cholmod_start(c);
-    c->print = 0; /* errors come back as statuses and become one line */
-    c->supernodal = CHOLMOD_SUPERNODAL; /* BLAS-3 blocks for many right-hand sides */
-}
-
 /* M_s,cc^-1 applied to the ncol columns of X (nc x ncol) in place: lumped,
  * a division by the vertex areas; consistent, one scalar factor for the three
  * axes, so the columns are regrouped per axis (3 ncol right-hand sides). */
@@ -87,7 +74,7 @@ static int mass_solve(const gfsys *s, double *X, int ncol, worker *w)
         w->P->ncol = 3 * (size_t)nq;
         cholmod_dense *Y = cholmod_solve(CHOLMOD_A, s->Mcc, w->P, &w->c);
         if (!Y)
-            return fail_cholmod("surface mass solve", &w->c);
+            return ep_chol_fail("surface mass solve", &w->c);
         const double *y = Y->x;
         for (int col = 0; col < nq; col++)
             for (int c = 0; c < ncv; c++)
@@ -154,13 +141,13 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w)
                 ((double *)w->B->x)[(size_t)col * (size_t)s->nf + ((int *)s->U->i)[p]] += g * ((double *)s->U->x)[p];
         }
     if (!cholmod_solve2(CHOLMOD_A, s->K, w->B, NULL, &w->X, NULL, &w->Y, &w->E, &w->c))
-        return fail_cholmod("triangular solve", &w->c);
+        return ep_chol_fail("triangular solve", &w->c);
     double *x = w->X->x;
     if (nc) {
         double one[2] = {1, 0}, zero[2] = {0, 0};
         w->R->ncol = (size_t)nq;
         if (!cholmod_sdmult(s->Kcf, 0, one, zero, w->X, w->R, &w->c))
-            return fail_cholmod("reaction product", &w->c);
+            return ep_chol_fail("reaction product", &w->c);
         if ((st = mass_solve(s, R, nq, w))) /* s0 = M_cc^-1 K_cf x0 */
             return st;
         if (nb) {
@@ -217,7 +204,7 @@ static int condense(const ep_mesh *m, const ep_material *mat, int k, cholmod_fac
     KIB = ni ? ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, imap, ni, bmap, nb3, 0, c) : NULL;
     B = ni ? cholmod_allocate_dense((size_t)ni, (size_t)k, (size_t)ni, CHOLMOD_REAL, c) : NULL;
     if (!KBB || (ni && (!KIB || !B))) {
-        st = ep_errmsg()[0] ? EP_ECOMPUTE : fail_cholmod("condensation", c);
+        st = ep_errmsg()[0] ? EP_ECOMPUTE : ep_chol_fail("condensation", c);
         goto out;
     }
     for (int j = 0; j < nb3; j++) /* S = K_BB */
@@ -235,14 +222,14 @@ static int condense(const ep_mesh *m, const ep_material *mat, int k, cholmod_fac
                 b[(size_t)col * (size_t)ni + Ki[p]] = Kx[p];
         Z = cholmod_solve(CHOLMOD_A, FI, B, c);
         if (!Z) {
-            st = fail_cholmod("condensation solve", c);
+            st = ep_chol_fail("condensation solve", c);
             goto out;
         }
         cholmod_dense view = {.nrow = (size_t)nb3, .ncol = (size_t)nq, .nzmax = (size_t)nb3 * (size_t)nq,
                               .d = (size_t)nb3, .x = S + (size_t)j0 * (size_t)nb3, .xtype = CHOLMOD_REAL,
                               .dtype = CHOLMOD_DOUBLE};
         if (!cholmod_sdmult(KIB, 1, mone, one, Z, &view, c)) { /* S -= K_BI Z */
-            st = fail_cholmod("condensation product", c);
+            st = ep_chol_fail("condensation product", c);
             goto out;
         }
         cholmod_free_dense(&Z, c);
@@ -289,10 +276,10 @@ static int factor_surface_mass(gfsys *s, cholmod_common *c)
             idx[n++] = j;
     cholmod_sparse *sub = cholmod_submatrix(s->Ms, idx, n, idx, n, 1, 1, c);
     cholmod_sparse *up = sub ? cholmod_copy(sub, 1, 1, c) : NULL;
-    if (up && (s->Mcc = cholmod_analyze(up, c)) && cholmod_factorize(up, s->Mcc, c) && c->status == CHOLMOD_OK)
-        st = EP_OK;
+    if (!up || !(s->Mcc = cholmod_analyze(up, c)))
+        st = ep_chol_fail("ordering of the surface mass at fixed vertices", c);
     else
-        st = fail_cholmod("factorization of the surface mass at fixed vertices", c);
+        st = ep_chol_factorize(up, s->Mcc, "the surface mass at fixed vertices", c);
     cholmod_free_sparse(&sub, c);
     cholmod_free_sparse(&up, c);
     free(idx);
@@ -321,7 +308,7 @@ static worker *workers_new(const gfsys *s, int nt)
     worker *w = ep_calloc((size_t)nt, sizeof *w);
     int ok = w != NULL;
     for (int t = 0; ok && t < nt; t++) {
-        common_start(&w[t].c);
+        ep_chol_start(&w[t].c);
         w[t].B = cholmod_allocate_dense((size_t)s->nf, (size_t)s->k, (size_t)s->nf, CHOLMOD_REAL, &w[t].c);
         if (s->nc) {
             w[t].R = cholmod_allocate_dense((size_t)s->nc, (size_t)s->k, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
@@ -394,7 +381,7 @@ static int border_coupling(gfsys *s, cholmod_common *c)
     }
     s->U = cholmod_triplet_to_sparse(T, nnz, c);
     cholmod_free_triplet(&T, c);
-    return s->U ? EP_OK : fail_cholmod("support border", c);
+    return s->U ? EP_OK : ep_chol_fail("support border", c);
 }
 
 /* After the factorization: W = K_ff^-1 U, Y = M_cc^-1 K_cf W and the LU of
@@ -407,7 +394,7 @@ static int border_solve(gfsys *s, worker *w)
     if (!Ud || !(Wd = cholmod_solve(CHOLMOD_A, s->K, Ud, &w->c)) ||
         !(Yd = cholmod_allocate_dense((size_t)s->nc, (size_t)nb, (size_t)s->nc, CHOLMOD_REAL, &w->c)) ||
         !cholmod_sdmult(s->Kcf, 0, one, zero, Wd, Yd, &w->c)) {
-        st = fail_cholmod("support border solves", &w->c);
+        st = ep_chol_fail("support border solves", &w->c);
         goto out;
     }
     if ((st = mass_solve(s, Yd->x, nb, w)))
@@ -452,7 +439,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
 
     memset(&s, 0, sizeof s);
     memset(stats, 0, sizeof *stats);
-    common_start(&c);
+    ep_chol_start(&c);
     s.m = m;
     s.L = L;
     s.lumped = o->lumped;
@@ -534,13 +521,13 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
     /* Symbolic analysis first: the memory guard needs the factor's size. */
     s.K = cholmod_analyze(Kff, &c);
     if (!s.K) {
-        st = fail_cholmod("ordering of the stiffness", &c);
+        st = ep_chol_fail("ordering of the stiffness", &c);
         goto out;
     }
     stats->lnz = c.lnz;
     stats->ndof = s.nf;
     if (KII && !(FI = cholmod_analyze(KII, &c))) {
-        st = fail_cholmod("ordering of the interior stiffness", &c);
+        st = ep_chol_fail("ordering of the interior stiffness", &c);
         goto out;
     }
     double blocks = (double)nt * 8.0 * (double)s.k * (2.0 * s.nf + 5.0 * s.nc + s.n3 + s.nbd) +
@@ -559,15 +546,8 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
         goto out;
     }
     double t1 = now();
-    if (!cholmod_factorize(Kff, s.K, &c)) {
-        st = fail_cholmod("factorization of the stiffness", &c);
+    if ((st = ep_chol_factorize(Kff, s.K, "the stiffness", &c)))
         goto out;
-    }
-    if (c.status == CHOLMOD_NOT_POSDEF) {
-        st = ep_fail(EP_ECOMPUTE, "the stiffness is not positive definite (pivot %d of %d): a part of the mesh "
-                     "is not held, or elements are degenerate", (int)s.K->minor, s.nf);
-        goto out;
-    }
     stats->t_factor = now() - t1;
     cholmod_free_sparse(&Kff, &c); /* the factor is all the solves need */
 
@@ -624,10 +604,8 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
         goto out;
     if (o->condensed) {
         t1 = now();
-        if (FI && (!cholmod_factorize(KII, FI, &c) || c.status != CHOLMOD_OK)) {
-            st = fail_cholmod("factorization of the interior stiffness", &c);
+        if (FI && (st = ep_chol_factorize(KII, FI, "the interior stiffness", &c)))
             goto out;
-        }
         if ((st = condense(m, mat, s.k, FI, imap, ni, bmap, nb3, condensed, &c)))
             goto out;
         stats->t_condense = now() - t1;
