@@ -9,34 +9,43 @@
 #
 #   $(OUT)/surface.h5    loopsub: the subdivision-connectivity surface
 #   $(OUT)/surface.obj   loopsub: the same surface for a viewer
+#   $(OUT)/gf-fem.h5     femcondense: boundary Green's functions of the tet mesh
 #
 # Variables (defaults in brackets):
-#   MESH     input mesh, any format loopsub reads [the asianDragon tet mesh]
+#   MESH     tetrahedral input mesh [the asianDragon tet mesh]
+#   FIXED    its support, femcondense options [--fixed-ids of its .bou file]
+#   MATERIAL material options, e.g. "-E 1e6 --nu 0.4" [empty: the mesh's own]
+#   LEVELS   subdivision levels of the surface [2]
 #   PROJECT  fine surface to move new vertices onto, or empty [empty]; e.g.
 #            PROJECT=data/models/asianDragon/asianDragon.obj refines the coarse
 #            dragon onto its scan (closest points; loopsub warns about any
 #            triangle the projection collapses)
-#   LEVELS   subdivision levels [2]
-#   FIXED    fixed-vertex options on the output surface [a slab under the feet]
+#   SURFACE_FIXED  support on the subdivided surface [a slab under the feet]
 #   OUT      output folder [demo-out]
 #   BIN      folder of the tools [bin]
 
-BIN     ?= bin
-MESH    ?= data/models/asianDragon/asianDragon.veg
-PROJECT ?=
-LEVELS  ?= 2
-FIXED   ?= --fixed-box -6,-3,-4,6,-1.95,4
-OUT     ?= demo-out
+BIN      ?= bin
+MESH     ?= data/models/asianDragon/asianDragon.veg
+FIXED    ?= --fixed-ids data/models/asianDragon/asianDragon.bou
+MATERIAL ?=
+LEVELS   ?= 2
+PROJECT  ?=
+SURFACE_FIXED ?= --fixed-box -6,-3,-4,6,-1.95,4
+OUT      ?= demo-out
 
 PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
 
 .PHONY: all
-all: $(OUT)/surface.h5 $(OUT)/surface.obj
+all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5
 	@echo "pipeline: done; outputs in $(OUT)/"
 
 $(OUT)/surface.h5: $(MESH) $(PROJECT) $(BIN)/loopsub
 	@mkdir -p $(OUT)
-	$(BIN)/loopsub $(MESH) -l $(LEVELS) $(PROJECT_OPT) $(FIXED) -o $@
+	$(BIN)/loopsub $(MESH) -l $(LEVELS) $(PROJECT_OPT) $(SURFACE_FIXED) -o $@
 
 $(OUT)/surface.obj: $(OUT)/surface.h5 $(BIN)/loopsub
 	$(BIN)/loopsub -q $< -l 0 -o $@
+
+$(OUT)/gf-fem.h5: $(MESH) $(BIN)/femcondense
+	@mkdir -p $(OUT)
+	$(BIN)/femcondense $(MESH) $(FIXED) $(MATERIAL) -o $@
