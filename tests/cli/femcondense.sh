@@ -17,6 +17,16 @@ check "--single: float32 equal to the float64 file to 1e-6" [ "$(h5 "$WORK/cube3
 "$F" -q -j 1 --block 7 $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 -o "$WORK/cube-j1.h5"
 check "one thread, other block size: the same GFs" [ "$(h5 "$WORK/cube-j1.h5" "float(np.abs(f['gf/xi'][:] - __import__('h5py').File('$WORK/cube.h5')['gf/xi'][:]).max() / np.abs(f['gf/xi'][:]).max()) < 1e-12")" = True ]
 
+# --- materials from a file (per region tag): E doubled halves every displacement ---
+printf '# tag E nu rho\n3 2e6 0.3 1000\n' >"$WORK/mat.txt"
+"$F" -q $D/cube.msh --fixed-region bottom -m "$WORK/mat.txt" -o "$WORK/cube-m.h5"
+check "-m FILE: E doubled in region 3 halves displacements, keeps tractions" [ "$(h5 "$WORK/cube-m.h5" "(lambda a, b, d: float(np.abs(np.where(d, 2 * a, a) - b).max() / np.abs(b).max()) < 1e-12)(f['gf/xi'][:], __import__('h5py').File('$WORK/cube.h5')['gf/xi'][:], np.repeat(f['gf/row_fixed'][:] == 0, 3)[None, :])")" = True ]
+printf '3 1e6 0.3 1000\n' >"$WORK/bad-region.txt"
+printf '*VERTICES\n5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n*ELEMENTS\nTETS\n2 4 0\n1 1 2 3 4\n2 2 3 4 5\n*MATERIAL soft\nENU, 1000, 1e6, 0.3\n*MATERIAL hard\nENU, 1000, 1e9, 0.3\n*SET second\n2\n*REGION\nallElements, soft\nsecond, hard\n' >"$WORK/two.veg"
+printf '1\n2\n3\n' >"$WORK/base.ids"
+"$F" -q "$WORK/two.veg" --fixed-ids "$WORK/base.ids" --columns all -o "$WORK/two.h5"
+check ".veg regions: per-element E stored in /material" [ "$(h5 "$WORK/two.h5" "f['material/E'][:].tolist()")" = "[1000000.0, 1000000000.0]" ]
+
 # --- one relation S u_b = M_s p, reciprocity, switching ---------------------------
 for tr in consistent lumped; do
     "$F" -q $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --columns all --condensed --traction $tr -o "$WORK/ref-$tr.h5"
