@@ -54,10 +54,4 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
  * Cost O(nf).  NULL on failure. */
 cholmod_sparse *ep_fem_surface_mass(const ep_mesh *m, int lumped, cholmod_common *c);
 
-/* Check that the fixed vertices hold every connected part of the tet mesh:
- * each part needs three non-collinear fixed vertices, or it keeps a rigid
- * motion and K is singular.  The error names a vertex of the loose part.
- * Cost O(ne + nv).  0, EP_EINPUT or EP_ECOMPUTE. */
-int ep_fem_check_support(const ep_mesh *m, const char *fixed);
-
 #endif

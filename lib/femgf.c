@@ -450,7 +450,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
         st = EP_ECOMPUTE;
         goto out;
     }
-    if ((st = ep_fem_check_support(m, fixed)))
+    if ((st = ep_mesh_check_support(m, fixed, 0)))
         goto out;
     for (int v = 0; v < m->nv; v++)
         s.bidx[v] = -1;

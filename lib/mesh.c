@@ -392,3 +392,77 @@ const ep_group *ep_mesh_find_group(const ep_mesh *m, const char *spec)
     }
     return best;
 }
+
+/* Union-find over vertices, joined through elements. */
+static int root(int *parent, int v)
+{
+    while (parent[v] != v)
+        v = parent[v] = parent[parent[v]];
+    return v;
+}
+
+int ep_mesh_check_support(const ep_mesh *m, const char *fixed, int surface)
+{
+    const int *el = surface ? m->triangles : m->tets, k_el = surface ? 3 : 4, nel = surface ? m->nf : m->ne;
+    int *parent = ep_malloc((size_t)m->nv, sizeof *parent), *first = ep_malloc((size_t)m->nv, sizeof *first);
+    int *second = ep_malloc((size_t)m->nv, sizeof *second);
+    char *solid = ep_calloc((size_t)m->nv, 1), *used = ep_calloc((size_t)m->nv, 1);
+    int st = EP_OK;
+    if (!parent || !first || !second || !solid || !used) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int v = 0; v < m->nv; v++) {
+        parent[v] = v;
+        first[v] = second[v] = -1;
+    }
+    for (int t = 0; t < nel; t++)
+        for (int k = 0; k < k_el; k++) {
+            used[el[k_el * t + k]] = 1;
+            int a = root(parent, el[k_el * t]), b = root(parent, el[k_el * t + k]);
+            parent[a] = b;
+        }
+    /* Per part: two distinct fixed vertices, then any third off their line. */
+    double h = ep_mesh_diameter(m), tol = 1e-9 * h * h;
+    for (int v = 0; v < m->nv; v++) {
+        if (!used[v] || !fixed[v])
+            continue;
+        int r = root(parent, v);
+        if (solid[r])
+            continue;
+        if (first[r] < 0) {
+            first[r] = v;
+        } else if (second[r] < 0) {
+            second[r] = v;
+        } else {
+            const double *a = &m->vertices[3 * first[r]], *b = &m->vertices[3 * second[r]],
+                         *p = &m->vertices[3 * v];
+            double u[3], w[3], n[3];
+            for (int i = 0; i < 3; i++) {
+                u[i] = b[i] - a[i];
+                w[i] = p[i] - a[i];
+            }
+            n[0] = u[1] * w[2] - u[2] * w[1];
+            n[1] = u[2] * w[0] - u[0] * w[2];
+            n[2] = u[0] * w[1] - u[1] * w[0];
+            solid[r] = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) > tol;
+        }
+    }
+    for (int v = 0; v < m->nv; v++)
+        if (used[v] && !solid[root(parent, v)]) {
+            int r = root(parent, v);
+            st = ep_fail(EP_EINPUT,
+                         "%s: the fixed vertices leave a rigid motion free (the part containing vertex "
+                         "%d has %s fixed; it needs three not on one line)",
+                         m->source, v + 1,
+                         first[r] < 0 ? "none" : second[r] < 0 ? "one" : "only collinear ones");
+            break;
+        }
+out:
+    free(parent);
+    free(first);
+    free(second);
+    free(solid);
+    free(used);
+    return st;
+}

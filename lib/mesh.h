@@ -94,6 +94,13 @@ int ep_mesh_to_surface(ep_mesh *m, int **old_id);
  * closed outward surface).  Cost O(nf). */
 void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume);
 
+/* Check that the fixed vertices (fixed[v] != 0) hold every connected part of
+ * the mesh, joined through tets (surface 0) or triangles (surface 1): each part
+ * needs three fixed vertices not on one line, or it keeps a rigid motion and
+ * the reference problem is singular.  The error names a vertex of the loose
+ * part.  Cost O(elements + nv).  0, EP_EINPUT or EP_ECOMPUTE. */
+int ep_mesh_check_support(const ep_mesh *m, const char *fixed, int surface);
+
 /* Bounding-box diagonal length, the model length scale.  Cost O(nv). */
 double ep_mesh_diameter(const ep_mesh *m);
 

@@ -247,19 +247,19 @@ static void support_check(void **s)
         "*ELEMENTS\nTETS\n2 4 0\n1 1 2 3 4\n2 5 6 7 8\n", -1);
     assert_int_equal(ep_mesh_read(two, &m), EP_OK);
     char fixed[8] = {1, 1, 1, 0, 1, 1, 1, 0};
-    assert_int_equal(ep_fem_check_support(&m, fixed), EP_OK);
+    assert_int_equal(ep_mesh_check_support(&m, fixed, 0), EP_OK);
     fixed[6] = 0;
-    expect_error(ep_fem_check_support(&m, fixed), EP_EINPUT, "rigid motion", "vertex 5", NULL);
+    expect_error(ep_mesh_check_support(&m, fixed, 0), EP_EINPUT, "rigid motion", "vertex 5", NULL);
     fixed[5] = 0;
-    expect_error(ep_fem_check_support(&m, fixed), EP_EINPUT, "has one fixed", NULL);
+    expect_error(ep_mesh_check_support(&m, fixed, 0), EP_EINPUT, "has one fixed", NULL);
     fixed[4] = 0;
-    expect_error(ep_fem_check_support(&m, fixed), EP_EINPUT, "has none fixed", NULL);
+    expect_error(ep_mesh_check_support(&m, fixed, 0), EP_EINPUT, "has none fixed", NULL);
     ep_mesh_free(&m);
     const char *line = write_scratch("line.veg",
         "*VERTICES\n5 3 0 0\n1 0 0 0\n2 1 0 0\n3 2 0 0\n4 0 1 0\n5 0 0 1\n*ELEMENTS\nTETS\n2 4 0\n1 1 2 4 5\n2 2 3 4 5\n", -1);
     assert_int_equal(ep_mesh_read(line, &m), EP_OK);
     char col[5] = {1, 1, 1, 0, 0};
-    expect_error(ep_fem_check_support(&m, col), EP_EINPUT, "only collinear ones", NULL);
+    expect_error(ep_mesh_check_support(&m, col, 0), EP_EINPUT, "only collinear ones", NULL);
     ep_mesh_free(&m);
 }
 
