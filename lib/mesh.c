@@ -466,3 +466,40 @@ out:
     free(used);
     return st;
 }
+
+typedef struct {
+    double x[3];
+    int v;
+} point;
+
+static int cmp_point(const void *a, const void *b)
+{
+    const point *p = a, *q = b;
+    for (int i = 0; i < 3; i++)
+        if (p->x[i] != q->x[i])
+            return (p->x[i] > q->x[i]) - (p->x[i] < q->x[i]);
+    return 0;
+}
+
+int ep_mesh_check_distinct(const ep_mesh *m)
+{
+    /* Sorted by x, then y, z: coincident vertices are neighbours up to the
+     * tolerance in x, so a window scan over equal-ish x finds them. */
+    point *p = ep_malloc((size_t)m->nb, sizeof *p);
+    int st = EP_OK;
+    if (!p)
+        return EP_ECOMPUTE;
+    double tol = 1e-12 * ep_mesh_diameter(m);
+    for (int j = 0; j < m->nb; j++) {
+        memcpy(p[j].x, &m->vertices[3 * m->boundary[j]], sizeof p[j].x);
+        p[j].v = m->boundary[j];
+    }
+    qsort(p, (size_t)m->nb, sizeof *p, cmp_point);
+    for (int j = 0; j < m->nb && !st; j++)
+        for (int k = j + 1; k < m->nb && p[k].x[0] - p[j].x[0] <= tol && !st; k++)
+            if (fabs(p[k].x[1] - p[j].x[1]) <= tol && fabs(p[k].x[2] - p[j].x[2]) <= tol)
+                st = ep_fail(EP_EINPUT, "%s: duplicate vertices %d and %d (same position)", m->source,
+                             (p[j].v < p[k].v ? p[j].v : p[k].v) + 1, (p[j].v < p[k].v ? p[k].v : p[j].v) + 1);
+    free(p);
+    return st;
+}

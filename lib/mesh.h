@@ -101,6 +101,11 @@ void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume);
  * part.  Cost O(elements + nv).  0, EP_EINPUT or EP_ECOMPUTE. */
 int ep_mesh_check_support(const ep_mesh *m, const char *fixed, int surface);
 
+/* Check that no two surface vertices coincide (within 1e-12 of the model
+ * size): an unwelded seam looks closed to a viewer but splits the BEM model.
+ * Cost O(nb log nb).  0 or EP_EINPUT naming both vertices. */
+int ep_mesh_check_distinct(const ep_mesh *m);
+
 /* Bounding-box diagonal length, the model length scale.  Cost O(nv). */
 double ep_mesh_diameter(const ep_mesh *m);
 

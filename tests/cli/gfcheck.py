@@ -11,6 +11,12 @@ tolerance given, 1 otherwise:
   cantilever GF E NU       tip deflection / Timoshenko value (prints the ratio)
   ccx GF VERTEX TOL        CalculiX C3D4 static solve vs the lumped GF column
   axis-ids MSH R           1-based ids of the Gmsh 4.1 nodes nearest +-R e_x, e_y, e_z
+  kelvin GF X Y Z          manufactured solution: the Kelvin field of a unit point load
+                           at (X, Y, Z) outside the body; prints the relative error
+  sphere GF P TOL          solid sphere under pressure P: u = -P/(3K) x
+  volume GF                volume change ratio of a ±x pull, incompressible vs nu 0.3 (run twice)
+  compare A B TOL          relative Frobenius difference of the free-free blocks of two GF files
+  rigid GF                 every vertex fixed: tractions of a rigid translation and rotation
 """
 import os
 import subprocess
@@ -149,6 +155,131 @@ def cantilever(path, E, nu):
     return 0
 
 
+def material(path):
+    a = h5py.File(path, "r")["material"].attrs
+    return float(a["E"]), float(a["nu"])
+
+
+def vertex_normals(g):
+    """Area-weighted outward normals at the row vertices."""
+    x, pos = g["x"], {v: i for i, v in enumerate(g["row_vertex"])}
+    N = np.zeros((len(pos), 3))
+    for t in g["tri"]:
+        c = np.cross(x[t[1]] - x[t[0]], x[t[2]] - x[t[0]])
+        for v in t:
+            N[pos[v]] += c
+    return N / np.linalg.norm(N, axis=1)[:, None]
+
+
+def kelvin_field(y, n, x0, f, E, nu):
+    """Displacement and traction (normal n) at points y of the Kelvin solution
+    for a point force f at x0 (Love; the same formulas as MATH.md §6)."""
+    G = E / (2 * (1 + nu))
+    r = y - x0
+    R = np.linalg.norm(r, axis=1)
+    d = r / R[:, None]
+    fd = d @ f
+    u = ((3 - 4 * nu) * f[None, :] + fd[:, None] * d) / (16 * np.pi * (1 - nu) * G * R[:, None])
+    drdn = np.sum(d * n, axis=1)
+    a = 1 - 2 * nu
+    fn = n @ f
+    p = -(drdn[:, None] * (a * f[None, :] + 3 * fd[:, None] * d) - a * (fd[:, None] * n - fn[:, None] * d)) / (
+        8 * np.pi * (1 - nu) * R[:, None] ** 2)
+    return u, p
+
+
+def projected_traction(g, x0, f, E, nu):
+    """Hat-function values of the exact traction sigma n_face on the flat
+    triangles, by L2 projection (M p = int phi_j sigma n): the data the
+    collocation BEM is consistent with, also across sharp edges."""
+    x, pos = g["x"], {v: i for i, v in enumerate(g["row_vertex"])}
+    bary = np.array([[1 / 3, 1 / 3, 1 / 3], [0.0597158717897698, 0.4701420641051151, 0.4701420641051151],
+                     [0.4701420641051151, 0.0597158717897698, 0.4701420641051151],
+                     [0.4701420641051151, 0.4701420641051151, 0.0597158717897698],
+                     [0.7974269853530873, 0.1012865073234563, 0.1012865073234563],
+                     [0.1012865073234563, 0.7974269853530873, 0.1012865073234563],
+                     [0.1012865073234563, 0.1012865073234563, 0.7974269853530873]])
+    w = np.array([0.225] + [0.1323941527885062] * 3 + [0.1259391805448271] * 3)
+    b = np.zeros((len(pos), 3))
+    for t in g["tri"]:
+        c = np.cross(x[t[1]] - x[t[0]], x[t[2]] - x[t[0]])
+        A = 0.5 * np.linalg.norm(c)
+        nf = c / (2 * A)
+        yq = bary @ x[t]
+        _, pq = kelvin_field(yq, np.tile(nf, (len(yq), 1)), x0, f, E, nu)
+        for a in range(3):
+            b[pos[t[a]]] += A * (w * bary[:, a]) @ pq
+    M = surface_mass(dict(g, lumped=False))
+    return np.linalg.solve(M, b)
+
+
+def kelvin(path, x0):
+    g = load(path)
+    E, nu = material(path)
+    Xi, rf = square_xi(g), g["row_fixed"].astype(bool)
+    y, n = g["x"][g["row_vertex"]], vertex_normals(g)
+    f = np.array([0.3, -0.5, 0.8])
+    u, _ = kelvin_field(y, n, np.array(x0), f, E, nu)
+    p = projected_traction(g, np.array(x0), f, E, nu)
+    vbar = np.where(rf[:, None], u, p)
+    v = (Xi @ vbar.ravel()).reshape(-1, 3)
+    err = np.abs(v[~rf] - u[~rf]).max() / np.abs(u).max()
+    print("%.6e" % err)
+    return 0
+
+
+def sphere(path, P, tol):
+    g = load(path)
+    E, nu = material(path)
+    K = E / (3 * (1 - 2 * nu))
+    Xi, rf = square_xi(g), g["row_fixed"].astype(bool)
+    y, n = g["x"][g["row_vertex"]], vertex_normals(g)
+    exact = -P / (3 * K) * y
+    vbar = np.where(rf[:, None], exact, -P * n)
+    v = (Xi @ vbar.ravel()).reshape(-1, 3)
+    return verdict("sphere under pressure, max |u - u_exact| / max |u_exact|",
+                   np.abs(v[~rf] - exact[~rf]).max() / np.abs(exact).max(), tol)
+
+
+def volume_change(path):
+    """Traction t = n_x e_x (a pull on the +-x sides), the fixed vertices held at
+    zero; prints the volume change (integral of u . n) over the surface area."""
+    g = load(path)
+    Xi, rf = square_xi(g), g["row_fixed"].astype(bool)
+    n = vertex_normals(g)
+    vbar = np.where(rf[:, None], 0.0, n[:, 0:1] * np.array([1.0, 0, 0])[None, :])
+    v = (Xi @ vbar.ravel()).reshape(-1, 3)
+    dV = np.sum(g["area"][~rf] * np.sum(v[~rf] * n[~rf], axis=1))
+    print("%.6e" % (dV / g["area"].sum() / np.abs(v[~rf]).max()))
+    return 0
+
+
+def compare(a, b, tol):
+    g, h = load(a), load(b)
+    assert np.array_equal(g["row_vertex"], h["row_vertex"]) and np.array_equal(g["col_vertex"], h["col_vertex"])
+    rf = np.repeat(g["row_fixed"].astype(bool), 3)
+    pos = {v: i for i, v in enumerate(g["row_vertex"])}
+    cf = np.repeat([bool(g["row_fixed"][pos[v]]) for v in g["col_vertex"]], 3)
+    A, B = g["xi"][np.ix_(~cf, ~rf)], h["xi"][np.ix_(~cf, ~rf)]
+    d = np.linalg.norm(A - B) / np.linalg.norm(B)
+    print("%.6e" % d)
+    return 0 if d <= tol else 1
+
+
+def rigid(path):
+    """With every vertex fixed, Xi maps displacements to tractions; rigid motions
+    give none.  Prints the translation and rotation residuals, each relative to
+    the sum of the magnitudes of the terms."""
+    g = load(path)
+    Xi, y = square_xi(g), g["x"][g["row_vertex"]]
+    out = []
+    for ubar in (np.tile([1.0, -2.0, 0.5], (len(y), 1)), np.cross([0.3, -0.2, 0.9], y)):
+        v = Xi @ ubar.ravel()
+        out.append(np.abs(v).max() / (np.abs(Xi) @ np.abs(ubar.ravel())).max())
+    print("%.6e %.6e" % tuple(out))
+    return 0
+
+
 def axis_ids(msh, R):
     lines = open(msh).read().split("\n")
     i = lines.index("$Nodes")
@@ -219,6 +350,16 @@ if __name__ == "__main__":
         sys.exit(cantilever(args[0], float(args[1]), float(args[2])))
     if cmd == "ccx":
         sys.exit(ccx(args[0], int(args[1]), float(args[2])))
+    if cmd == "kelvin":
+        sys.exit(kelvin(args[0], [float(a) for a in args[1:4]]))
+    if cmd == "sphere":
+        sys.exit(sphere(args[0], float(args[1]), float(args[2])))
+    if cmd == "volume":
+        sys.exit(volume_change(args[0]))
+    if cmd == "compare":
+        sys.exit(compare(args[0], args[1], float(args[2])))
+    if cmd == "rigid":
+        sys.exit(rigid(args[0]))
     if cmd == "axis-ids":
         sys.exit(axis_ids(args[0], float(args[1])))
     sys.exit("gfcheck: unknown command " + cmd)

@@ -1,0 +1,151 @@
+/*
+ * bem.c — Kelvin kernels and triangle quadrature (bem.h).
+ */
+#include "bem.h"
+
+#include <math.h>
+#include <string.h>
+
+/* MATH.md §6 with G = 1:
+ * u*_lk = [(3 - 4 nu) delta_lk / r + r_l r_k / r^3] / (16 pi (1 - nu)),
+ * p*_lk = -[dr/dn ((1 - 2 nu) delta_lk + 3 d_l d_k) - (1 - 2 nu)(d_l n_k - d_k n_l)]
+ *         / (8 pi (1 - nu) r^2),  d = r / |r|.  The (1 - 2 nu) of the printed
+ * form cancels: nu = 0.5 is allowed. */
+void ep_bem_kelvin(const double r[3], const double n[3], double nu, double us[3][3], double ps[3][3])
+{
+    double rr = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]), d[3];
+    for (int i = 0; i < 3; i++)
+        d[i] = r[i] / rr;
+    double drdn = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
+    double cu = 1.0 / (16.0 * M_PI * (1.0 - nu) * rr), cp = -1.0 / (8.0 * M_PI * (1.0 - nu) * rr * rr);
+    double a = 1.0 - 2.0 * nu;
+    for (int l = 0; l < 3; l++)
+        for (int k = 0; k < 3; k++) {
+            double dl = l == k;
+            us[l][k] = cu * ((3.0 - 4.0 * nu) * dl + d[l] * d[k]);
+            ps[l][k] = cp * (drdn * (a * dl + 3.0 * d[l] * d[k]) - a * (d[l] * n[k] - d[k] * n[l]));
+        }
+}
+
+/* Dunavant's degree-5 rule: barycentric points and weights (sum 1). */
+static const double rule7[7][4] = {
+    {1.0 / 3, 1.0 / 3, 1.0 / 3, 0.225},
+    {0.0597158717897698, 0.4701420641051151, 0.4701420641051151, 0.1323941527885062},
+    {0.4701420641051151, 0.0597158717897698, 0.4701420641051151, 0.1323941527885062},
+    {0.4701420641051151, 0.4701420641051151, 0.0597158717897698, 0.1323941527885062},
+    {0.7974269853530873, 0.1012865073234563, 0.1012865073234563, 0.1259391805448271},
+    {0.1012865073234563, 0.7974269853530873, 0.1012865073234563, 0.1259391805448271},
+    {0.1012865073234563, 0.1012865073234563, 0.7974269853530873, 0.1259391805448271},
+};
+
+/* 8-point Gauss-Legendre on [0, 1]. */
+static const double gl8x[8] = {0.0198550717512319, 0.1016667612931866, 0.2372337950418355, 0.4082826787521751,
+                               0.5917173212478249, 0.7627662049581645, 0.8983332387068134, 0.9801449282487681};
+static const double gl8w[8] = {0.0506142681451881, 0.1111905172266872, 0.1568533229389436, 0.1813418916891810,
+                               0.1813418916891810, 0.1568533229389436, 0.1111905172266872, 0.0506142681451881};
+
+#define MAX_DEPTH 8
+
+typedef struct {
+    const double *x;
+    const double (*v)[3]; /* the element's corners */
+    double n[3];          /* outward unit normal */
+    double nu;
+    double (*g)[3][3], (*h)[3][3];
+} quad;
+
+/* Add w * kernels(y) * phi_a(y) for barycentric b of the element. */
+static void accumulate(quad *q, const double b[3], double w, int skip_h)
+{
+    double y[3], r[3], us[3][3], ps[3][3];
+    for (int i = 0; i < 3; i++) {
+        y[i] = b[0] * q->v[0][i] + b[1] * q->v[1][i] + b[2] * q->v[2][i];
+        r[i] = y[i] - q->x[i];
+    }
+    ep_bem_kelvin(r, q->n, q->nu, us, ps);
+    for (int a = 0; a < 3; a++) {
+        double wa = w * b[a];
+        for (int l = 0; l < 3; l++)
+            for (int k = 0; k < 3; k++) {
+                q->g[a][l][k] += wa * us[l][k];
+                if (a != skip_h)
+                    q->h[a][l][k] += wa * ps[l][k];
+            }
+    }
+}
+
+/* Sub-triangle with barycentric corners c[3][3] of area fraction frac:
+ * the 7-point rule, or four children while x is near. */
+static void regular(quad *q, const double c[3][3], double area, double frac, int depth)
+{
+    double cen[3] = {0, 0, 0}, p[3][3], h2 = 0;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            p[j][i] = c[j][0] * q->v[0][i] + c[j][1] * q->v[1][i] + c[j][2] * q->v[2][i];
+    for (int i = 0; i < 3; i++)
+        cen[i] = (p[0][i] + p[1][i] + p[2][i]) / 3.0 - q->x[i];
+    for (int j = 0; j < 3; j++) {
+        double e = 0;
+        for (int i = 0; i < 3; i++)
+            e += (p[(j + 1) % 3][i] - p[j][i]) * (p[(j + 1) % 3][i] - p[j][i]);
+        h2 = e > h2 ? e : h2;
+    }
+    double d2 = cen[0] * cen[0] + cen[1] * cen[1] + cen[2] * cen[2];
+    if (d2 < 4.0 * h2 && depth < MAX_DEPTH) { /* near-singular: split at edge midpoints */
+        double m[3][3], sub[4][3][3];
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < 3; i++)
+                m[j][i] = 0.5 * (c[j][i] + c[(j + 1) % 3][i]);
+        for (int i = 0; i < 3; i++) {
+            sub[0][0][i] = c[0][i], sub[0][1][i] = m[0][i], sub[0][2][i] = m[2][i];
+            sub[1][0][i] = m[0][i], sub[1][1][i] = c[1][i], sub[1][2][i] = m[1][i];
+            sub[2][0][i] = m[2][i], sub[2][1][i] = m[1][i], sub[2][2][i] = c[2][i];
+            sub[3][0][i] = m[0][i], sub[3][1][i] = m[1][i], sub[3][2][i] = m[2][i];
+        }
+        for (int s = 0; s < 4; s++)
+            regular(q, (const double(*)[3])sub[s], area, frac / 4.0, depth + 1);
+        return;
+    }
+    for (int k = 0; k < 7; k++) {
+        double b[3];
+        for (int i = 0; i < 3; i++)
+            b[i] = rule7[k][0] * c[0][i] + rule7[k][1] * c[1][i] + rule7[k][2] * c[2][i];
+        accumulate(q, b, rule7[k][3] * area * frac, -1);
+    }
+}
+
+void ep_bem_triangle(const double x[3], const double v[3][3], int singular, double nu, double g[3][3][3],
+                     double h[3][3][3])
+{
+    double e1[3], e2[3], nn[3];
+    quad q = {x, v, {0, 0, 0}, nu, g, h};
+    for (int i = 0; i < 3; i++) {
+        e1[i] = v[1][i] - v[0][i];
+        e2[i] = v[2][i] - v[0][i];
+    }
+    nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    double twice = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]), area = 0.5 * twice;
+    for (int i = 0; i < 3; i++)
+        q.n[i] = nn[i] / twice;
+    memset(g, 0, 27 * sizeof(double));
+    memset(h, 0, 27 * sizeof(double));
+    if (singular < 0) {
+        static const double corners[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+        regular(&q, corners, area, 1.0, 0);
+        return;
+    }
+    /* Duffy at corner s: y = v_s + u [(v_a - v_s) + w (v_b - v_a)], dy = 2 A u du dw,
+     * phi_s = 1 - u, phi_a = u (1 - w), phi_b = u w: the 1/r of u* and the
+     * 1/r^2 of p* times phi_a, phi_b become bounded. */
+    int s = singular, a = (s + 1) % 3, b = (s + 2) % 3;
+    for (int iu = 0; iu < 8; iu++)
+        for (int iw = 0; iw < 8; iw++) {
+            double u = gl8x[iu], w = gl8x[iw], bc[3];
+            bc[s] = 1.0 - u;
+            bc[a] = u * (1.0 - w);
+            bc[b] = u * w;
+            accumulate(&q, bc, gl8w[iu] * gl8w[iw] * twice * u, s);
+        }
+}
