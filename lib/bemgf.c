@@ -37,10 +37,11 @@ typedef struct {
     double *rscale;     /* [N] sum |H| |u_rot| (check) */
 } bemsys;
 
-/* One collocation vertex i: its three rows of A and B (MATH.md §6: A_:j =
- * -G_:j at fixed j, H_:j at free j; B_:j = G_:j for a free column, -H_:j for a
+/* One collocation vertex i: its three rows of A (in place) and of B (into
+ * brow[3][M], row-major, scattered by the caller) (MATH.md §6: A_:j = -G_:j
+ * at fixed j, H_:j at free j; B_:j = G_:j for a free column, -H_:j for a
  * fixed one), with H_ii = -sum_{j != i} h_ij (000 eq. B.6). */
-static void assemble_row(bemsys *s, int i)
+static void assemble_row(bemsys *s, int i, double *brow)
 {
     const ep_mesh *m = s->m;
     double hsum[3][3] = {{0}}, ui[3], res[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
@@ -73,7 +74,7 @@ static void assemble_row(bemsys *s, int i)
                     }
                     arow[3 * j + k] += s->fixedb[j] ? -g[a][l][k] : h[a][l][k];
                     if (c >= 0)
-                        s->B[(size_t)(3 * c + k) * (size_t)s->N + 3 * i + l] += s->fixedb[j] ? -h[a][l][k] : g[a][l][k];
+                        brow[(size_t)l * (size_t)s->M + 3 * c + k] += s->fixedb[j] ? -h[a][l][k] : g[a][l][k];
                 }
             }
         }
@@ -87,7 +88,7 @@ static void assemble_row(bemsys *s, int i)
             if (!s->fixedb[i])
                 arow[3 * i + k] -= hsum[l][k];
             else if (c >= 0)
-                s->B[(size_t)(3 * c + k) * (size_t)s->N + 3 * i + l] += hsum[l][k];
+                brow[(size_t)l * (size_t)s->M + 3 * c + k] += hsum[l][k];
         }
         if (s->rres) {
             s->rres[3 * i + l] = res[l];
@@ -111,7 +112,8 @@ int ep_bemgf_solve(const ep_mesh *m, const char *fixed, const ep_gf_layout *L, c
     s.nu = o->nu;
     s.rot[0] = 1 / sqrt(14.0), s.rot[1] = 2 / sqrt(14.0), s.rot[2] = 3 / sqrt(14.0);
     stats->n3 = s.N;
-    stats->memory = 8.0 * s.N * ((double)s.N * (o->check ? 2 : 1) + s.M) + 4.0 * s.N;
+    stats->memory = 8.0 * s.N * ((double)s.N * (o->check ? 2 : 1) + s.M) + 4.0 * s.N +
+                    8.0 * omp_get_max_threads() * 48.0 * s.M; /* row buffers of the assembly */
     if (o->max_memory > 0 && stats->memory > o->max_memory)
         return ep_fail(EP_ECOMPUTE, "needs about %.2f GiB (dense %d x %d matrix%s and %d right-hand sides), more "
                        "than the %.2f GiB allowed", stats->memory / 1073741824.0, s.N, s.N,
@@ -121,7 +123,7 @@ int ep_bemgf_solve(const ep_mesh *m, const char *fixed, const ep_gf_layout *L, c
     s.col = ep_malloc((size_t)s.n, sizeof *s.col);
     s.x = ep_malloc(3 * (size_t)s.n, sizeof *s.x);
     s.At = ep_calloc((size_t)s.N * (size_t)s.N, sizeof *s.At);
-    s.B = ep_calloc((size_t)s.N * (size_t)s.M, sizeof *s.B);
+    s.B = ep_malloc((size_t)s.N * (size_t)s.M, sizeof *s.B); /* every entry written once */
     ipiv = ep_malloc((size_t)s.N, sizeof *ipiv);
     if (o->check) {
         s.rres = ep_malloc((size_t)s.N, sizeof *s.rres);
@@ -146,10 +148,36 @@ int ep_bemgf_solve(const ep_mesh *m, const char *fixed, const ep_gf_layout *L, c
     for (int c = 0; c < L->m; c++)
         s.col[s.bidx[L->col_vertex[c]]] = c;
 
+    /* Rows of B are strided in its column-major storage: each thread fills a
+     * chunk of CHUNK vertices' rows contiguously, then writes them as runs of
+     * 3 CHUNK doubles per column. */
+    enum { CHUNK = 16 };
+    int failed = 0;
     double t0 = now();
-#pragma omp parallel for schedule(dynamic, 4)
-    for (int i = 0; i < s.n; i++)
-        assemble_row(&s, i);
+#pragma omp parallel reduction(| : failed)
+    {
+        double *buf = malloc(sizeof(double) * 3 * CHUNK * (size_t)s.M);
+        failed = buf == NULL;
+#pragma omp for schedule(dynamic, 1)
+        for (int i0 = 0; i0 < s.n; i0 += CHUNK) {
+            int i1 = i0 + CHUNK < s.n ? i0 + CHUNK : s.n;
+            if (!buf)
+                continue;
+            memset(buf, 0, sizeof(double) * 3 * CHUNK * (size_t)s.M);
+            for (int i = i0; i < i1; i++)
+                assemble_row(&s, i, buf + (size_t)(3 * (i - i0)) * s.M);
+            for (int q = 0; q < s.M; q++) {
+                double *col = s.B + (size_t)q * s.N + 3 * i0;
+                for (int r = 0; r < 3 * (i1 - i0); r++)
+                    col[r] = buf[(size_t)r * s.M + q];
+            }
+        }
+        free(buf);
+    }
+    if (failed) {
+        st = ep_fail(EP_ECOMPUTE, "out of memory (assembly rows)");
+        goto out;
+    }
     stats->t_assemble = now() - t0;
     if (o->check) {
         double worst = 0, scale = 0;

@@ -10,12 +10,13 @@
 #   $(OUT)/surface.h5    loopsub: the subdivision-connectivity surface
 #   $(OUT)/surface.obj   loopsub: the same surface for a viewer
 #   $(OUT)/gf-fem.h5     femcondense: boundary Green's functions of the tet mesh
+#   $(OUT)/gf-bem.h5     bemsolve: boundary Green's functions of the subdivided surface
 #
 # Variables (defaults in brackets):
 #   MESH     tetrahedral input mesh [the asianDragon tet mesh]
 #   FIXED    its support, femcondense options [--fixed-ids of its .bou file]
-#   MATERIAL material options, e.g. "-E 1e6 --nu 0.4" [empty: the mesh's own]
-#   LEVELS   subdivision levels of the surface [2]
+#   MATERIAL material options [-E 1e7 --nu 0.4 --rho 1000, the dragon's]
+#   LEVELS   subdivision levels of the surface [1; the BEM matrix grows as 16^LEVELS]
 #   PROJECT  fine surface to move new vertices onto, or empty [empty]; e.g.
 #            PROJECT=data/models/asianDragon/asianDragon.obj refines the coarse
 #            dragon onto its scan (closest points; loopsub warns about any
@@ -27,8 +28,8 @@
 BIN      ?= bin
 MESH     ?= data/models/asianDragon/asianDragon.veg
 FIXED    ?= --fixed-ids data/models/asianDragon/asianDragon.bou
-MATERIAL ?=
-LEVELS   ?= 2
+MATERIAL ?= -E 1e7 --nu 0.4 --rho 1000
+LEVELS   ?= 1
 PROJECT  ?=
 SURFACE_FIXED ?= --fixed-box -6,-3,-4,6,-1.95,4
 OUT      ?= demo-out
@@ -36,7 +37,7 @@ OUT      ?= demo-out
 PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
 
 .PHONY: all
-all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5
+all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5
 	@echo "pipeline: done; outputs in $(OUT)/"
 
 $(OUT)/surface.h5: $(MESH) $(PROJECT) $(BIN)/loopsub
@@ -49,3 +50,6 @@ $(OUT)/surface.obj: $(OUT)/surface.h5 $(BIN)/loopsub
 $(OUT)/gf-fem.h5: $(MESH) $(BIN)/femcondense
 	@mkdir -p $(OUT)
 	$(BIN)/femcondense $(MESH) $(FIXED) $(MATERIAL) -o $@
+
+$(OUT)/gf-bem.h5: $(OUT)/surface.h5 $(BIN)/bemsolve
+	$(BIN)/bemsolve $< $(MATERIAL) --check -o $@
