@@ -114,8 +114,9 @@ static void regular(quad *q, const double c[3][3], double area, double frac, int
         return;
     }
     /* Far from x the integrand is smooth: the degree-2 rule is as accurate as
-     * the degree-5 one is near (the Kelvin field test checks the order). */
-    int far = d2 > 36.0 * h2;
+     * the degree-5 one is near (the Kelvin-field and rigid-rotation tests
+     * check that the order and the residual still fall). */
+    int far = d2 > 100.0 * h2; /* ten diameters */
     const double(*rule)[4] = far ? rule3 : rule7;
     for (int k = 0; k < (far ? 3 : 7); k++) {
         double b[3];
