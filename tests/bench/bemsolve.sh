@@ -1,0 +1,53 @@
+#!/bin/sh
+# bemsolve benchmark (issue): an icosphere of 2,562 vertices and 5,120 faces
+# (the size of the published Rabbit 4: 9 h on 8 CPUs in 2001, 000 Table 7.7)
+# held on a cap, every free column, under 60 s on 2 cores, with LU and solve
+# at >= 70% of the dgemm rate measured in the same run.  The 10,242-vertex
+# model (dragon scale, 000 Table 7.5; goal: all free columns in 30 minutes)
+# runs with EP_BENCH_LARGE=1 (about 20 minutes and 15 GB); otherwise its
+# memory and time are predicted from this run's rates.
+set -eu
+: "${BIN:?}" "${BENCH:?}"
+W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
+trap 'rm -rf "$W"' EXIT
+
+report() { # summary-file label
+    /usr/bin/python3 - "$1" "$2" "$dgemm" <<'PY'
+import re, sys
+s, label, dgemm = open(sys.argv[1]).read(), sys.argv[2], float(sys.argv[3])
+m, n = map(int, re.search(r"(\d+) x (\d+) GF blocks", s).groups())
+asm = float(re.search(r"assemble ([\d.]+) s", s).group(1))
+lu_t, lu = map(float, re.search(r"LU ([\d.]+) s \(([\d.]+) GFlop/s\)", s).groups())
+so_t, so = map(float, re.search(r"solve ([\d.]+) s \(([\d.]+) GFlop/s\)", s).groups())
+tot = float(re.search(r"total ([\d.]+) s", s).group(1))
+mem = float(re.search(r"memory (\d+) MiB", s).group(1))
+print("bench bemsolve %s: %d vertices, %d free columns: total %.1f s (assembly %.1f s, LU %.1f s, solve %.1f s), %.0f MiB"
+      % (label, n, m, tot, asm, lu_t, so_t, mem))
+print("bench bemsolve %s: LU %.1f GFlop/s = %.0f%%, solve %.1f GFlop/s = %.0f%% of this machine's dgemm %.1f GFlop/s (goal >= 70%%: %s)"
+      % (label, lu, 100 * lu / dgemm, so, 100 * so / dgemm, dgemm, "met" if min(lu, so) >= 0.7 * dgemm else "MISSED"))
+open(sys.argv[1] + ".nums", "w").write("%d %d %f %f %f %f %f\n" % (n, m, asm, lu, so, tot, mem))
+PY
+}
+
+dgemm=$("$BENCH/dgemm")
+"$BIN/loopsub" -q data/icosahedron.obj -l 4 -o "$W/s4.h5"
+"$BIN/bemsolve" "$W/s4.h5" --fixed-box -2,-2,-2,2,2,-0.6 -E 1e6 --nu 0.45 -o "$W/gf4.h5" >"$W/s4.txt" 2>/dev/null
+report "$W/s4.txt" "rabbit-4 size"
+read n m asm lu so tot mem <"$W/s4.txt.nums"
+echo "bench bemsolve rabbit-4 size: target under 60 s: $(awk -v t="$tot" 'BEGIN{print (t < 60) ? "met" : "MISSED"}'); published: 9 h on 8 CPUs (Java, 450 MHz, 2001)"
+
+if [ "${EP_BENCH_LARGE:-0}" = 1 ]; then
+    "$BIN/loopsub" -q data/icosahedron.obj -l 5 -o "$W/s5.h5"
+    "$BIN/bemsolve" "$W/s5.h5" --fixed-box -2,-2,-2,2,2,-0.6 -E 1e6 --nu 0.45 -o "$W/gf5.h5" >"$W/s5.txt" 2>"$W/s5.err" ||
+        { echo "bench bemsolve dragon size: $(cat "$W/s5.err")"; exit 0; }
+    report "$W/s5.txt" "dragon size"
+    read n5 m5 asm5 lu5 so5 tot5 mem5 <"$W/s5.txt.nums"
+    echo "bench bemsolve dragon size: goal all free columns under 30 min: $(awk -v t="$tot5" 'BEGIN{print (t < 1800) ? "met" : "MISSED"}') (published: Dragon 3, 9,920 vertices, only coarse hierarchical GFs, 23 CPU-days)"
+else
+    # 10,242 vertices: assembly ~ n^2 (16x), LU and solve ~ n^3 (64x); memory A + B.
+    awk -v n="$n" -v m="$m" -v asm="$asm" -v lu="$lu" -v so="$so" 'BEGIN {
+        N = 3 * 10242; M = 3 * m * 10242 / n;
+        t = 16 * asm + (2 / 3 * N ^ 3) / (lu * 1e9) + (2 * N ^ 2 * M) / (so * 1e9);
+        printf "bench bemsolve dragon size (predicted; EP_BENCH_LARGE=1 runs it): 10242 vertices, %.1f GiB, about %.0f min at this run'"'"'s rates\n",
+               8 * N * (N + M) / 2 ^ 30, t / 60 }'
+fi
