@@ -18,12 +18,14 @@
 #include <string.h>
 
 typedef struct {
-    int all_columns, single, check;
+    int all_columns, single, check, constant;
     double max_memory;
     ep_vsel cols;
 } opts;
 
-enum { OPT_COLUMNS = 2000, OPT_COL_IDS, OPT_COL_BOX, OPT_COL_REGION, OPT_SINGLE, OPT_CHECK, OPT_MAXMEM };
+enum {
+    OPT_COLUMNS = 2000, OPT_COL_IDS, OPT_COL_BOX, OPT_COL_REGION, OPT_SINGLE, OPT_CHECK, OPT_MAXMEM, OPT_ELEMENTS
+};
 
 static const struct option options[] = {
     {"columns", required_argument, NULL, OPT_COLUMNS},
@@ -33,6 +35,7 @@ static const struct option options[] = {
     {"single", no_argument, NULL, OPT_SINGLE},
     {"check", no_argument, NULL, OPT_CHECK},
     {"max-memory", required_argument, NULL, OPT_MAXMEM},
+    {"elements", required_argument, NULL, OPT_ELEMENTS},
     {0},
 };
 
@@ -61,6 +64,11 @@ static int handle(int code, const char *arg, void *ctx)
         return EP_OK;
     case OPT_MAXMEM:
         return ep_cli_bytes("--max-memory", arg, &o->max_memory);
+    case OPT_ELEMENTS:
+        if (strcmp(arg, "linear") && strcmp(arg, "constant"))
+            return ep_fail(EP_EUSAGE, "option --elements: expected linear or constant, got \"%s\"", arg);
+        o->constant = !strcmp(arg, "constant");
+        return EP_OK;
     }
     return EP_EUSAGE;
 }
@@ -97,7 +105,10 @@ int main(int argc, char **argv)
         .synopsis = "SURFACE --fixed-... -E PA --nu V [options] -o GF.h5",
         .purpose = "Boundary Green's functions of a homogeneous elastic solid by the boundary element method:\n"
                    "linear elements, vertex collocation, one dense LU, all columns by back-substitution.",
-        .help = "      --columns free|all  GF columns: free boundary vertices (default) or all of them\n"
+        .help = "      --elements linear|constant\n"
+                "                          hat functions at the vertices (default), or one constant\n"
+                "                          value per triangle collocated at its centroid\n"
+                "      --columns free|all  GF columns: free boundary vertices (default) or all of them\n"
                 "      --col-ids FILE      GF columns: these boundary vertices (1-based ids), and/or\n"
                 "      --col-box x0,y0,z0,x1,y1,z1\n"
                 "                          the boundary vertices in a box, and/or\n"
@@ -167,14 +178,19 @@ int main(int argc, char **argv)
                 "surface)\n", dropped);
     if ((st = ep_mesh_check_support(&m, fixed, 1)))
         goto out;
+    if (o.constant && ep_vsel_given(&o.cols)) {
+        st = ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements");
+        goto out;
+    }
     if (ep_vsel_given(&o.cols) && (st = ep_gf_select_columns(&m, &o.cols, &cols, &ncols)))
         goto out;
-    if ((st = ep_gf_layout_build(&m, fixed, o.all_columns, cols, ncols, &L)))
+    if ((st = o.constant ? ep_gf_layout_triangles(&m, fixed, o.all_columns, &L)
+                         : ep_gf_layout_build(&m, fixed, o.all_columns, cols, ncols, &L)))
         goto out;
 
     /* compute */
-    ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check};
-    if ((st = ep_bemgf_solve(&m, fixed, &L, &bo, &xi, &stats)))
+    ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant};
+    if ((st = ep_bemgf_solve(&m, &L, &bo, &xi, &stats)))
         goto out;
 
     /* write */
@@ -188,7 +204,7 @@ int main(int argc, char **argv)
             fx[k++] = v;
     st = fx ? EP_OK : EP_ECOMPUTE;
     if (!st && !(st = ep_h5_write_mesh(&f, &m)) && !(st = ep_h5_write_material(&f, &mat)) &&
-        !(st = ep_h5_write_fixed(&f, fx, nfixed)) && !(st = ep_gf_writer_open(&w, &f, &L, "bem-linear", o.single))) {
+        !(st = ep_h5_write_fixed(&f, fx, nfixed)) && !(st = ep_gf_writer_open(&w, &f, &L, o.constant ? "bem-constant" : "bem-linear", o.single))) {
         ep_h5_set_attr_string(&f, "/gf", "traction_model", "consistent");
         st = ep_gf_writer_put(&w, 0, 3L * L.m, xi);
         int cst = ep_gf_writer_close(&w);
@@ -202,9 +218,10 @@ int main(int argc, char **argv)
         goto out;
 
     if (!cli.quiet) {
-        printf("bemsolve: %s: %d x %d GF blocks (%s columns%s), %d triangles, %d fixed vertices, nu = %g\n",
-               cli.output, L.m, L.n, cols ? "selected" : o.all_columns ? "all" : "free", o.single ? ", float32" : "",
-               m.nf, nfixed, mat.nu);
+        printf("bemsolve: %s: %d x %d GF blocks (%s %s elements, %s columns%s), %d triangles, %d fixed vertices, "
+               "nu = %g\n",
+               cli.output, L.m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
+               cols ? "selected" : o.all_columns ? "all" : "free", o.single ? ", float32" : "", m.nf, nfixed, mat.nu);
         printf("bemsolve: A is %d x %d; assemble %.2f s, LU %.2f s (%.1f GFlop/s), solve %.2f s (%.1f GFlop/s) "
                "on %d threads; memory %.0f MiB; total %.2f s\n",
                stats.n3, stats.n3, stats.t_assemble, stats.t_lu, stats.lu_flops / fmax(stats.t_lu, 1e-9) / 1e9,

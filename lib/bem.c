@@ -161,3 +161,31 @@ void ep_bem_triangle(const double x[3], const double v[3][3], int singular, doub
             accumulate(&q, bc, gl8w[iu] * gl8w[iw] * twice * u, s);
         }
 }
+
+void ep_bem_triangle_constant(const double x[3], const double v[3][3], int singular, double nu, double g[3][3],
+                              double h[3][3])
+{
+    double ga[3][3][3], ha[3][3][3];
+    memset(g, 0, 9 * sizeof(double));
+    memset(h, 0, 9 * sizeof(double));
+    /* x at the centroid: three sub-triangles with x at a corner, each by
+     * Duffy; their p* part is left 0 (rigid-body trick). */
+    for (int part = 0; part < (singular ? 3 : 1); part++) {
+        double sub[3][3];
+        if (singular) {
+            memcpy(sub[0], x, sizeof sub[0]);
+            memcpy(sub[1], v[part], sizeof sub[1]);
+            memcpy(sub[2], v[(part + 1) % 3], sizeof sub[2]);
+        } else {
+            memcpy(sub, v, sizeof sub);
+        }
+        ep_bem_triangle(x, (const double(*)[3])sub, singular ? 0 : -1, nu, ga, ha);
+        for (int a = 0; a < 3; a++) /* the hat functions sum to one */
+            for (int l = 0; l < 3; l++)
+                for (int k = 0; k < 3; k++) {
+                    g[l][k] += ga[a][l][k];
+                    if (!singular)
+                        h[l][k] += ha[a][l][k];
+                }
+    }
+}

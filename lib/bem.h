@@ -29,4 +29,11 @@ void ep_bem_kelvin(const double r[3], const double n[3], double nu, double us[3]
 void ep_bem_triangle(const double x[3], const double v[3][3], int singular, double nu, double g[3][3][3],
                      double h[3][3][3]);
 
+/* Constant elements: g = int u* dy and h = int p* dy over triangle t for the
+ * collocation point x; singular != 0 when x is the centroid of t (then g by
+ * three Duffy sub-triangles, h left 0 for the rigid-body trick).
+ * Cost as ep_bem_triangle (three times when singular). */
+void ep_bem_triangle_constant(const double x[3], const double v[3][3], int singular, double nu, double g[3][3],
+                              double h[3][3]);
+
 #endif

@@ -28,10 +28,12 @@ typedef struct {
     int *bidx;          /* [nv] boundary position or -1 */
     char *fixedb;       /* [n] */
     int *col;           /* [n] GF column of the vertex, or -1 */
-    double *x;          /* [n][3] scaled positions */
+    double *x;          /* [n][3] scaled node positions */
+    double len;         /* the length scale */
     double *At;         /* N x N column-major: A transposed, so a collocation row is contiguous */
     double *B;          /* N x M column-major right-hand sides */
     double nu;
+    int constant;       /* constant elements: nodes are triangles, collocated at centroids */
     double rot[3];      /* rotation axis of the rigid-rotation check */
     double *rres;       /* [N] H u_rot (check) */
     double *rscale;     /* [N] sum |H| |u_rot| (check) */
@@ -51,15 +53,22 @@ static void assemble_row(bemsys *s, int i, double *brow)
     ui[2] = s->rot[0] * xi[1] - s->rot[1] * xi[0];
     for (int t = 0; t < m->nf; t++) {
         double v[3][3], g[3][3][3], h[3][3][3];
-        int jb[3], sing = -1;
+        int jb[3], sing = -1, corners = 3;
         for (int a = 0; a < 3; a++) {
-            jb[a] = s->bidx[m->triangles[3 * t + a]];
-            memcpy(v[a], &s->x[3 * jb[a]], sizeof v[a]);
-            if (jb[a] == i)
+            int w = m->triangles[3 * t + a];
+            for (int k = 0; k < 3; k++)
+                v[a][k] = m->vertices[3 * w + k] / s->len;
+            jb[a] = s->constant ? t : s->bidx[w];
+            if (!s->constant && jb[a] == i)
                 sing = a;
         }
-        ep_bem_triangle(xi, (const double(*)[3])v, sing, s->nu, g, h);
-        for (int a = 0; a < 3; a++) {
+        if (s->constant) { /* one node per triangle: the hat integrals summed */
+            ep_bem_triangle_constant(xi, (const double(*)[3])v, t == i, s->nu, g[0], h[0]);
+            corners = 1;
+        } else {
+            ep_bem_triangle(xi, (const double(*)[3])v, sing, s->nu, g, h);
+        }
+        for (int a = 0; a < corners; a++) {
             int j = jb[a], c = s->col[j];
             const double *xj = &s->x[3 * j];
             double uj[3] = {s->rot[1] * xj[2] - s->rot[2] * xj[1], s->rot[2] * xj[0] - s->rot[0] * xj[2],
@@ -97,8 +106,8 @@ static void assemble_row(bemsys *s, int i, double *brow)
     }
 }
 
-int ep_bemgf_solve(const ep_mesh *m, const char *fixed, const ep_gf_layout *L, const ep_bemgf_opts *o,
-                   double **xi, ep_bemgf_stats *stats)
+int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, double **xi,
+                   ep_bemgf_stats *stats)
 {
     bemsys s;
     int st = EP_OK, *ipiv = NULL, nsample = 0, sample[8];
@@ -106,11 +115,12 @@ int ep_bemgf_solve(const ep_mesh *m, const char *fixed, const ep_gf_layout *L, c
     memset(&s, 0, sizeof s);
     memset(stats, 0, sizeof *stats);
     s.m = m;
-    s.n = m->nb;
-    s.N = 3 * m->nb;
     s.M = 3 * L->m;
     s.nu = o->nu;
     s.rot[0] = 1 / sqrt(14.0), s.rot[1] = 2 / sqrt(14.0), s.rot[2] = 3 / sqrt(14.0);
+    s.constant = o->constant;
+    s.n = L->n;
+    s.N = 3 * L->n;
     stats->n3 = s.N;
     stats->memory = 8.0 * s.N * ((double)s.N * (o->check ? 2 : 1) + s.M) + 4.0 * s.N +
                     8.0 * omp_get_max_threads() * 48.0 * s.M; /* row buffers of the assembly */
@@ -133,20 +143,24 @@ int ep_bemgf_solve(const ep_mesh *m, const char *fixed, const ep_gf_layout *L, c
         st = EP_ECOMPUTE;
         goto out;
     }
-    /* Nondimensional: G = 1, lengths over the model's diameter (000 §2.2.5). */
-    stats->length = ep_mesh_diameter(m);
+    /* Nondimensional: G = 1, lengths over the model's diameter (000 §2.2.5).
+     * Nodes: the boundary vertices, or the triangles' centroids. */
+    stats->length = s.len = ep_mesh_diameter(m);
     for (int v = 0; v < m->nv; v++)
         s.bidx[v] = -1;
+    for (int j = 0; j < m->nb; j++)
+        s.bidx[m->boundary[j]] = j;
     for (int j = 0; j < s.n; j++) {
-        int v = m->boundary[j];
-        s.bidx[v] = j;
-        s.fixedb[j] = fixed[v] != 0;
+        const int *tv = &m->triangles[3 * L->row_vertex[j]];
+        s.fixedb[j] = L->row_fixed[j];
         s.col[j] = -1;
         for (int a = 0; a < 3; a++)
-            s.x[3 * j + a] = m->vertices[3 * v + a] / stats->length;
+            s.x[3 * j + a] = (s.constant ? (m->vertices[3 * tv[0] + a] + m->vertices[3 * tv[1] + a] +
+                                            m->vertices[3 * tv[2] + a]) / 3.0
+                                         : m->vertices[3 * L->row_vertex[j] + a]) / s.len;
     }
     for (int c = 0; c < L->m; c++)
-        s.col[s.bidx[L->col_vertex[c]]] = c;
+        s.col[s.constant ? L->col_vertex[c] : s.bidx[L->col_vertex[c]]] = c;
 
     /* Rows of B are strided in its column-major storage: each thread fills a
      * chunk of CHUNK vertices' rows contiguously, then writes them as runs of
@@ -239,7 +253,7 @@ int ep_bemgf_solve(const ep_mesh *m, const char *fixed, const ep_gf_layout *L, c
      * a fixed column's traction rows G/L (G = E / 2(1 + nu)). */
     double G = o->E / (2.0 * (1.0 + o->nu)), len = stats->length;
     for (int c = 0; c < L->m; c++) {
-        int cf = s.fixedb[s.bidx[L->col_vertex[c]]];
+        int cf = s.fixedb[s.constant ? L->col_vertex[c] : s.bidx[L->col_vertex[c]]];
         for (int a = 0; a < 3; a++) {
             double *col = s.B + (size_t)(3 * c + a) * s.N;
             for (int j = 0; j < s.n; j++)

@@ -15,6 +15,7 @@ typedef struct ep_bemgf_opts {
     double E, nu;        /* homogeneous material; nu <= 0.5 */
     double max_memory;   /* bytes for A, the right-hand sides (and a copy of A with check) */
     int check;           /* diagnostics: rigid-rotation residual, sampled residuals, condition */
+    int constant;        /* constant elements (L from ep_gf_layout_triangles) instead of linear */
 } ep_bemgf_opts;
 
 typedef struct ep_bemgf_stats {
@@ -29,12 +30,13 @@ typedef struct ep_bemgf_stats {
 } ep_bemgf_stats;
 
 /* Solve the GF columns of layout L on the boundary surface of m (triangles,
- * outward, closed; fixed[v] marks Lambda_u0, boundary vertices only).
+ * outward, closed).  L's rows are the nodes (boundary vertices, or triangles
+ * for constant elements) and row_fixed marks Lambda_u0.
  * out: *xi, the 3m x 3n file layout (row-major: GF column c is row c), owned
  * by the caller; stats.
  * Cost: assembly O(n nf) kernel integrals, LU 2/3 (3n)^3, solve 2 (3n)^2 3m.
  * 0; EP_ECOMPUTE (memory estimate over o->max_memory, singular A). */
-int ep_bemgf_solve(const ep_mesh *m, const char *fixed, const ep_gf_layout *L, const ep_bemgf_opts *o,
-                   double **xi, ep_bemgf_stats *stats);
+int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, double **xi,
+                   ep_bemgf_stats *stats);
 
 #endif

@@ -20,6 +20,7 @@ int ep_gf_layout_build(const ep_mesh *m, const char *fixed, int all_columns, con
 {
     char *onb = ep_calloc((size_t)m->nv, 1);
     memset(L, 0, sizeof *L);
+    L->entity = "vertex";
     L->n = m->nb;
     L->row_vertex = ep_malloc((size_t)m->nb, sizeof *L->row_vertex);
     L->row_fixed = ep_malloc((size_t)m->nb, sizeof *L->row_fixed);
@@ -50,6 +51,35 @@ int ep_gf_layout_build(const ep_mesh *m, const char *fixed, int all_columns, con
         ep_gf_layout_free(L);
         return ep_fail(EP_EINPUT, "%s: no Green's function column to compute (every boundary vertex is fixed)",
                        m->source);
+    }
+    return EP_OK;
+}
+
+int ep_gf_layout_triangles(const ep_mesh *m, const char *fixed, int all_columns, ep_gf_layout *L)
+{
+    int nfixed = 0;
+    memset(L, 0, sizeof *L);
+    L->entity = "triangle";
+    L->n = m->nf;
+    L->row_vertex = ep_malloc((size_t)m->nf, sizeof *L->row_vertex);
+    L->row_fixed = ep_malloc((size_t)m->nf, sizeof *L->row_fixed);
+    L->col_vertex = ep_malloc((size_t)m->nf, sizeof *L->col_vertex);
+    if (!L->row_vertex || !L->row_fixed || !L->col_vertex) {
+        ep_gf_layout_free(L);
+        return EP_ECOMPUTE;
+    }
+    for (int t = 0; t < m->nf; t++) {
+        const int *v = &m->triangles[3 * t];
+        L->row_vertex[t] = t;
+        L->row_fixed[t] = fixed[v[0]] && fixed[v[1]] && fixed[v[2]];
+        nfixed += L->row_fixed[t];
+        if (all_columns || !L->row_fixed[t])
+            L->col_vertex[L->m++] = t;
+    }
+    if (nfixed == 0 || L->m == 0) {
+        ep_gf_layout_free(L);
+        return ep_fail(EP_EINPUT, "%s: %s (constant elements: a triangle is fixed when its three vertices are)",
+                       m->source, nfixed ? "every triangle is fixed" : "no triangle has all three vertices fixed");
     }
     return EP_OK;
 }
@@ -126,7 +156,8 @@ int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const ch
     if ((st = ep_h5_write(f, "/gf/row_vertex", EP_I32, 1, d, L->row_vertex)) ||
         (st = ep_h5_write(f, "/gf/row_fixed", EP_I8, 1, d, L->row_fixed)) ||
         (st = ep_h5_set_attr_string(f, "/gf", "method", method)) ||
-        (st = ep_h5_set_attr_string(f, "/gf", "traction", "hat")))
+        (st = ep_h5_set_attr_string(f, "/gf", "traction", strcmp(L->entity, "triangle") ? "hat" : "constant")) ||
+        (st = ep_h5_set_attr_string(f, "/gf", "entity", L->entity)))
         return st;
     d[0] = 3 * (hsize_t)L->m;
     d[1] = 3 * (hsize_t)L->n;

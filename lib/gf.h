@@ -14,8 +14,9 @@
 #include "select.h"
 
 typedef struct ep_gf_layout {
-    int n;              /* block rows: every boundary vertex, ascending */
-    int *row_vertex;    /* [n] */
+    const char *entity; /* "vertex", or "triangle" for constant boundary elements */
+    int n;              /* block rows: every boundary vertex (or triangle), ascending */
+    int *row_vertex;    /* [n] vertex (or triangle) ids */
     int8_t *row_fixed;  /* [n] 1: traction row (vertex fixed), 0: displacement */
     int m;              /* block columns */
     int *col_vertex;    /* [m] ascending */
@@ -30,6 +31,11 @@ int ep_gf_layout_build(const ep_mesh *m, const char *fixed, int all_columns, con
                        ep_gf_layout *L);
 void ep_gf_layout_free(ep_gf_layout *L);
 
+/* The layout of constant boundary elements: one block row per triangle; a
+ * triangle is fixed when its three vertices are; columns: the free triangles,
+ * or all.  0, EP_EINPUT (no free triangle, or no fixed one) or EP_ECOMPUTE. */
+int ep_gf_layout_triangles(const ep_mesh *m, const char *fixed, int all_columns, ep_gf_layout *L);
+
 /* Column vertices from a selection: the ids file must name boundary vertices
  * (an error otherwise); a box or group contributes its boundary vertices.
  * *cols ascending, unique, allocated.  An empty result is EP_EINPUT. */
@@ -42,7 +48,7 @@ typedef struct ep_gf_writer {
     long ncols;     /* 3n, the length of one GF row as stored */
 } ep_gf_writer;
 
-/* Create /gf with its attributes (method, traction = "hat"), col_vertex,
+/* Create /gf with its attributes (method, traction, entity), col_vertex,
  * row_vertex, row_fixed, and the /gf/xi dataset (float32 when single).
  * 0 or EP_EIO. */
 int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method, int single);

@@ -86,6 +86,27 @@ check "BEM and FEM agree better as both meshes refine" /usr/bin/python3 -c "
 d = [float(s) for s in '$diffs'.split()]
 raise SystemExit(0 if d[1] < 0.7 * d[0] and d[1] < 0.2 else 1)"
 
+# --- constant elements: one node per triangle, collocated at the centroid ---------------
+crot=""
+cerr=""
+for l in 1 2 3; do
+    "$B" -q "$WORK/ico$l.h5" --elements constant --fixed-box -2,-2,-2,2,2,2 -E 1 --nu 0.3 --columns all -o "$WORK/call.h5"
+    r=$($G rigid "$WORK/call.h5")
+    crot="$crot ${r#* }"
+    check "constant, level $l: rigid translation gives zero traction" [ "$(echo "$r" | awk '{print ($1 < 1e-12)}')" = 1 ]
+    "$B" -q "$WORK/ico$l.h5" --elements constant --fixed-box -2,-2,-2,2,2,-0.6 -E 1 --nu 0.3 --columns all -o "$WORK/ck.h5"
+    cerr="$cerr $($G kelvin "$WORK/ck.h5" 2 0.5 0.3)"
+done
+echo "    constant elements: rigid rotation residuals:$crot; Kelvin field errors:$cerr"
+check "constant elements: triangle layout, method bem-constant" [ "$(h5 "$WORK/ck.h5" "f['gf'].attrs['method'], f['gf'].attrs['entity'], len(f['gf/row_vertex']) == len(f['mesh/triangles'])")" = "bem-constant triangle True" ]
+check "constant elements: the rotation residual falls under refinement (they cannot represent it)" /usr/bin/python3 -c "
+r = [float(s) for s in '$crot'.split()]
+raise SystemExit(0 if r[0] > r[1] > r[2] and r[2] < 1e-3 else 1)"
+check "constant elements: Kelvin-field error falls at order >= 0.8, below 15% at level 3" /usr/bin/python3 -c "
+import math
+e = [float(s) for s in '$cerr'.split()]
+raise SystemExit(0 if e[0] > e[1] > e[2] and math.log2(e[1] / e[2]) >= 0.8 and e[2] < 0.15 else 1)"
+
 # --- bad input ------------------------------------------------------------------------
 O="$WORK/out/gf.h5"
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n' >"$WORK/open.obj"
@@ -101,6 +122,8 @@ expect_fail "collinear fixed set" 3 "only collinear ones" bemsolve "$WORK/ico2.h
 expect_fail "nu above 0.5" 3 "Poisson's ratio must lie in \(-1, 0.5\]" bemsolve "$WORK/ico2.h5" --fixed-ids "$WORK/three.ids" -E 1 --nu 0.6 -o "$O"
 printf '*VERTICES\n5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n*ELEMENTS\nTETS\n2 4 0\n1 1 2 3 4\n2 2 3 4 5\n*MATERIAL soft\nENU, 1000, 1e6, 0.3\n*MATERIAL hard\nENU, 1000, 1e9, 0.3\n*SET second\n2\n*REGION\nallElements, soft\nsecond, hard\n' >"$WORK/two.veg"
 expect_fail "per-element materials" 3 "homogeneous" bemsolve "$WORK/two.veg" --fixed-ids "$WORK/three.ids" -o "$O"
+expect_fail "constant elements with a column selection" 2 "need linear elements" bemsolve "$WORK/ico2.h5" --elements constant --fixed-box -2,-2,-2,2,2,-0.5 --col-box 0,0,0,1,1,1 -E 1 --nu 0.3 -o "$O"
+expect_fail "constant elements, no fully fixed triangle" 3 "no triangle has all three vertices fixed" bemsolve "$WORK/ico2.h5" --elements constant --fixed-ids "$WORK/three.ids" -E 1 --nu 0.3 -o "$O"
 expect_fail "memory guard" 1 "needs about .* GiB .*more than" bemsolve "$WORK/ico2.h5" --fixed-ids "$WORK/three.ids" -E 1 --nu 0.3 --max-memory 1K -o "$O"
 
 # Inward orientation: turned around with a note; the result equals the outward run.

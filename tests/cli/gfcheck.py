@@ -36,7 +36,19 @@ def load(path):
     g["lumped"] = f["gf"].attrs["traction_model"] == "lumped"
     g["condensed"] = f["gf/condensed"][()] if "gf/condensed" in f else None
     g["fixed"] = f["constraints/fixed"][()]
+    g["triangles"] = f["gf"].attrs.get("entity", "vertex") == "triangle"  # constant elements
     return g
+
+
+def nodes(g):
+    """Positions and outward normals of the GF nodes: the row vertices, or the
+    centroids and face normals of the row triangles (constant elements)."""
+    if not g["triangles"]:
+        return g["x"][g["row_vertex"]], vertex_normals(g)
+    t = g["tri"][g["row_vertex"]]
+    x = g["x"]
+    c = np.cross(x[t[:, 1]] - x[t[:, 0]], x[t[:, 2]] - x[t[:, 0]])
+    return x[t].mean(axis=1), c / np.linalg.norm(c, axis=1)[:, None]
 
 
 def surface_mass(g):
@@ -217,10 +229,11 @@ def kelvin(path, x0):
     g = load(path)
     E, nu = material(path)
     Xi, rf = square_xi(g), g["row_fixed"].astype(bool)
-    y, n = g["x"][g["row_vertex"]], vertex_normals(g)
+    y, n = nodes(g)
     f = np.array([0.3, -0.5, 0.8])
-    u, _ = kelvin_field(y, n, np.array(x0), f, E, nu)
-    p = projected_traction(g, np.array(x0), f, E, nu)
+    u, p = kelvin_field(y, n, np.array(x0), f, E, nu)
+    if not g["triangles"]:  # hat functions: project sigma n_face onto them
+        p = projected_traction(g, np.array(x0), f, E, nu)
     vbar = np.where(rf[:, None], u, p)
     v = (Xi @ vbar.ravel()).reshape(-1, 3)
     err = np.abs(v[~rf] - u[~rf]).max() / np.abs(u).max()
@@ -271,7 +284,7 @@ def rigid(path):
     give none.  Prints the translation and rotation residuals, each relative to
     the sum of the magnitudes of the terms."""
     g = load(path)
-    Xi, y = square_xi(g), g["x"][g["row_vertex"]]
+    Xi, (y, _) = square_xi(g), nodes(g)
     out = []
     for ubar in (np.tile([1.0, -2.0, 0.5], (len(y), 1)), np.cross([0.3, -0.2, 0.9], y)):
         v = Xi @ ubar.ravel()
