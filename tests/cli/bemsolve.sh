@@ -15,6 +15,8 @@ check "--check: rigid-rotation and column residuals, condition" sh -c "grep -Eq 
 check "kind gf, method bem-linear, same layout as femcondense" [ "$(h5 "$WORK/b2.h5" "f.attrs['kind'], f['gf'].attrs['method'], f['gf/xi'].shape == (3 * len(f['gf/col_vertex']), 3 * len(f['gf/row_vertex']))")" = "gf bem-linear True" ]
 check "a loopsub input keeps its levels and parents" [ "$(h5 "$WORK/b2.h5" "'level' in f['mesh'] and 'parents' in f['mesh']")" = True ]
 "$B" -q "$WORK/ico2.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 4e5 --nu 0.3 -o "$WORK/b2E.h5"
+"$B" -q "$WORK/ico2.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 2e5 --nu 0.3 --single -o "$WORK/b2s.h5"
+check "--single: float32, equal to the float64 file to 1e-6" [ "$(h5 "$WORK/b2s.h5" "f['gf/xi'].dtype == np.float32 and bool(np.allclose(f['gf/xi'][:], __import__('h5py').File('$WORK/b2.h5')['gf/xi'][:], rtol=1e-6, atol=1e-6 * np.abs(f['gf/xi'][:]).max()))")" = True ]
 check "physical units: E doubled halves the displacement rows, keeps tractions" [ "$(h5 "$WORK/b2E.h5" "(lambda a, b, d: float(np.abs(np.where(d, 2 * a, a) - b).max() / np.abs(b).max()) < 1e-10)(f['gf/xi'][:], __import__('h5py').File('$WORK/b2.h5')['gf/xi'][:], np.repeat(f['gf/row_fixed'][:] == 0, 3)[None, :])")" = True ]
 
 # --- rigid motions: every vertex fixed, Xi maps displacement to traction ---------------
