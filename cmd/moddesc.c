@@ -1,0 +1,224 @@
+/*
+ * moddesc — vibration modes, modal derivatives and the mass-orthonormal
+ * reduced basis of a tetrahedral St. Venant-Kirchhoff model.  See moddesc(1).
+ */
+#include "cli.h"
+#include "err.h"
+#include "h5.h"
+#include "mesh.h"
+#include "modal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    long k, r;
+    int free, lumped;
+    ep_basis_kind basis;
+} opts;
+
+enum { OPT_FREE = 2000, OPT_MASS, OPT_BASIS };
+
+static const struct option options[] = {
+    {"modes", required_argument, NULL, 'k'},
+    {"basis-size", required_argument, NULL, 'r'},
+    {"free", no_argument, NULL, OPT_FREE},
+    {"mass", required_argument, NULL, OPT_MASS},
+    {"basis", required_argument, NULL, OPT_BASIS},
+    {0},
+};
+
+static int handle(int code, const char *arg, void *ctx)
+{
+    opts *o = ctx;
+    switch (code) {
+    case 'k':
+        return ep_cli_int("--modes", arg, 1, 1000, &o->k);
+    case 'r':
+        return ep_cli_int("--basis-size", arg, 1, 100000, &o->r);
+    case OPT_FREE:
+        o->free = 1;
+        return EP_OK;
+    case OPT_MASS:
+        if (strcmp(arg, "consistent") && strcmp(arg, "lumped"))
+            return ep_fail(EP_EUSAGE, "option --mass: expected consistent or lumped, got \"%s\"", arg);
+        o->lumped = !strcmp(arg, "lumped");
+        return EP_OK;
+    case OPT_BASIS:
+        if (!strcmp(arg, "pca"))
+            o->basis = EP_BASIS_PCA;
+        else if (!strcmp(arg, "gram-schmidt"))
+            o->basis = EP_BASIS_GRAM_SCHMIDT;
+        else if (!strcmp(arg, "linear"))
+            o->basis = EP_BASIS_LINEAR;
+        else
+            return ep_fail(EP_EUSAGE, "option --basis: expected pca, gram-schmidt or linear, got \"%s\"", arg);
+        return EP_OK;
+    }
+    return EP_EUSAGE;
+}
+
+static int write_output(const ep_cli *cli, const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed,
+                        const double *lambda, const double *U, const int *pairs, const double *Phi, const double *B,
+                        const double *sigma, int nsigma)
+{
+    static const char *basis_name[] = {"pca", "gram-schmidt", "linear"};
+    char tmp[4096];
+    ep_h5 f;
+    int st, k = (int)o->k, np = k * (k + 1) / 2, nfixed = 0, *fx = NULL;
+    hsize_t d[2];
+    for (int v = 0; fixed && v < m->nv; v++)
+        nfixed += fixed[v] != 0;
+    if ((st = ep_out_begin(cli->output, tmp, sizeof tmp)) ||
+        (st = ep_h5_create(&f, tmp, "modes", "moddesc " EP_VERSION, cli->command)))
+        return st;
+    if (nfixed && !(fx = ep_malloc((size_t)nfixed, sizeof *fx)))
+        st = EP_ECOMPUTE;
+    for (int v = 0, q = 0; fx && v < m->nv; v++)
+        if (fixed[v])
+            fx[q++] = v;
+    if (!st && !(st = ep_h5_write_mesh(&f, m)) && !(st = ep_h5_write_material(&f, mat)) &&
+        !(nfixed && (st = ep_h5_write_fixed(&f, fx, nfixed)))) {
+        d[0] = (hsize_t)k, d[1] = 3 * (hsize_t)m->nv;
+        if (!(st = ep_h5_write(&f, "/modes/eigenvalues", EP_F64, 1, d, lambda)) &&
+            !(st = ep_h5_write(&f, "/modes/U", EP_F64, 2, d, U)) &&
+            !(st = ep_h5_set_attr_int(&f, "/modes", "free", o->free)) &&
+            !(st = ep_h5_set_attr_string(&f, "/modes", "mass", o->lumped ? "lumped" : "consistent"))) {
+            d[0] = (hsize_t)np, d[1] = 2;
+            if (!(st = ep_h5_write(&f, "/derivatives/pairs", EP_I32, 2, d, pairs))) {
+                d[1] = 3 * (hsize_t)m->nv;
+                st = ep_h5_write(&f, "/derivatives/Phi", EP_F64, 2, d, Phi);
+            }
+            d[0] = (hsize_t)o->r;
+            if (!st && !(st = ep_h5_write(&f, "/basis/U", EP_F64, 2, d, B))) {
+                d[0] = (hsize_t)nsigma;
+                if (!(st = ep_h5_write(&f, "/basis/sigma", EP_F64, 1, d, sigma)))
+                    st = ep_h5_set_attr_string(&f, "/basis", "method", basis_name[o->basis]);
+            }
+        }
+    }
+    free(fx);
+    int cst = ep_h5_close(&f);
+    st = st ? st : cst;
+    return st ? st : ep_out_commit(tmp, cli->output);
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {20, 30, 0, 0, EP_BASIS_PCA};
+    ep_tool tool = {
+        .name = "moddesc",
+        .synopsis = "MESH --fixed-...|--free [-E PA --nu V --rho KG_PER_M3 | -m FILE] [options] -o MODES.h5",
+        .purpose = "Vibration modes, modal derivatives and a mass-orthonormal reduced basis of a tetrahedral\n"
+                   "St. Venant-Kirchhoff model (ARPACK shift-invert on a CHOLMOD factor).",
+        .help = "  -k, --modes K           linear modes (default 20)\n"
+                "  -r, --basis-size R      basis vectors (default 30; at most K + K(K+1)/2)\n"
+                "      --free              free-flying model: no support, six rigid modes excluded\n"
+                "      --mass consistent|lumped\n"
+                "                          mass matrix (default consistent)\n"
+                "      --basis pca|gram-schmidt|linear\n"
+                "                          basis from modes and derivatives: mass-PCA (default),\n"
+                "                          mass-Gram-Schmidt in order, or the first R modes alone\n",
+        .common = EP_CLI_MATERIAL | EP_CLI_FIXED,
+        .options = options,
+        .shortopts = "k:r:",
+        .handle = handle,
+        .ctx = &o,
+        .min_inputs = 1,
+        .max_inputs = 1,
+        .need_output = 1,
+    };
+    ep_cli cli;
+    ep_mesh m;
+    ep_material mat;
+    ep_modal s;
+    char *fixed = NULL;
+    int st, nfixed = 0, *pairs = NULL;
+    double *lambda = NULL, *U = NULL, *Phi = NULL, *B = NULL, *sigma = NULL, t0 = ep_now(), t;
+
+    st = ep_cli_parse(&tool, argc, argv, &cli);
+    if (st < 0)
+        return EP_OK;
+    if (st)
+        ep_cli_exit(st);
+    memset(&s, 0, sizeof s);
+    ep_material_init(&mat);
+    int k = (int)o.k, np = k * (k + 1) / 2, nsigma = o.basis == EP_BASIS_LINEAR ? k : k + np;
+    if (o.r > nsigma)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "-r %ld exceeds the %d %s", o.r, nsigma,
+                            o.basis == EP_BASIS_LINEAR ? "modes (--basis linear)" : "modes and modal derivatives"));
+    if (o.free && ep_vsel_given(&cli.fixed))
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--free and --fixed-... exclude each other"));
+
+    /* read -> validate */
+    if ((st = ep_mesh_read(cli.inputs[0], &m)))
+        ep_cli_exit(st);
+    if (!m.tets) {
+        st = ep_fail(EP_EINPUT, "%s: not a tetrahedral mesh (moddesc needs tets)", m.source);
+        goto out;
+    }
+    if ((st = ep_cli_material(&cli, &m, 0.5, &mat)))
+        goto out;
+    for (int e = 0; e < (mat.ne ? mat.ne : 1); e++)
+        if (isnan(ep_material_rho(&mat, e))) {
+            st = ep_fail(EP_EUSAGE, "no density: give --rho (modes need a mass)");
+            goto out;
+        }
+    if (!o.free && (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)))
+        goto out;
+
+    /* compute */
+    lambda = ep_malloc((size_t)k, sizeof *lambda);
+    U = ep_malloc((size_t)k * 3 * m.nv, sizeof *U);
+    pairs = ep_malloc(2 * (size_t)np, sizeof *pairs);
+    Phi = ep_malloc((size_t)np * 3 * m.nv, sizeof *Phi);
+    B = ep_malloc((size_t)o.r * 3 * m.nv, sizeof *B);
+    sigma = ep_calloc((size_t)nsigma, sizeof *sigma);
+    if (!lambda || !U || !pairs || !Phi || !B || !sigma) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if ((st = ep_modal_setup(&s, &m, &mat, fixed, o.lumped)))
+        goto out;
+    t = ep_now();
+    if ((st = ep_modal_eigs(&s, k, lambda, U)))
+        goto out;
+    double t_eig = ep_now() - t;
+    t = ep_now();
+    if ((st = ep_modal_derivatives(&s, U, k, pairs, Phi)))
+        goto out;
+    double t_der = ep_now() - t;
+    t = ep_now();
+    if ((st = ep_modal_basis(&s, o.basis, lambda, U, k, Phi, (int)o.r, B, sigma)))
+        goto out;
+    double t_basis = ep_now() - t;
+
+    /* write */
+    if ((st = write_output(&cli, &o, &m, &mat, fixed, lambda, U, pairs, Phi, B, sigma, nsigma)))
+        goto out;
+    if (!cli.quiet) {
+        printf("moddesc: %s: %d modes, %d derivatives, %ld basis vectors of %d unknowns (%s, %s mass%s)\n",
+               cli.output, k, np, o.r, s.ndof, o.free ? "free-flying, 6 rigid modes excluded" : "constrained",
+               o.lumped ? "lumped" : "consistent", "");
+        printf("moddesc: frequencies (Hz):");
+        for (int i = 0; i < k; i++)
+            printf(" %.5g", sqrt(fmax(lambda[i], 0)) / (2 * M_PI));
+        printf("\nmoddesc: assemble %.2f s, factor %.2f s, modes %.2f s, derivatives %.2f s, basis %.2f s; "
+               "total %.2f s\n",
+               s.t_assemble, s.t_factor, t_eig, t_der, t_basis, ep_now() - t0);
+    }
+out:
+    ep_modal_free(&s);
+    free(lambda);
+    free(U);
+    free(pairs);
+    free(Phi);
+    free(B);
+    free(sigma);
+    free(fixed);
+    ep_material_free(&mat);
+    ep_mesh_free(&m);
+    ep_cli_exit(st);
+}

@@ -1,0 +1,432 @@
+/*
+ * modal.c — ARPACK shift-invert modes, modal derivatives, mass-PCA basis
+ * (modal.h).
+ */
+#include "modal.h"
+#include "chol.h"
+#include "err.h"
+#include "fem.h"
+
+#include <arpack/arpack.h>
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Full-length [3nv] <-> unknowns [ndof]. */
+static void gather(const ep_modal *s, const double *full, double *red)
+{
+    for (int v = 0; v < s->m->nv; v++)
+        if (s->map[v] >= 0)
+            memcpy(&red[s->map[v]], &full[3 * v], 3 * sizeof *red);
+}
+
+static void scatter(const ep_modal *s, const double *red, double *full)
+{
+    for (int v = 0; v < s->m->nv; v++) {
+        if (s->map[v] >= 0)
+            memcpy(&full[3 * v], &red[s->map[v]], 3 * sizeof *full);
+        else
+            full[3 * v] = full[3 * v + 1] = full[3 * v + 2] = 0;
+    }
+}
+
+/* Y = A X for nvec reduced vectors (A symmetric, upper stored). */
+static int apply(ep_modal *s, cholmod_sparse *A, const double *X, double *Y, int nvec)
+{
+    double one[2] = {1, 0}, zero[2] = {0, 0};
+    cholmod_dense x = {.nrow = (size_t)s->ndof, .ncol = (size_t)nvec, .nzmax = (size_t)s->ndof * nvec,
+                       .d = (size_t)s->ndof, .x = (void *)X, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+    cholmod_dense y = x;
+    y.x = Y;
+    return cholmod_sdmult(A, 0, one, zero, &x, &y, &s->c) ? EP_OK : ep_chol_fail("sparse product", &s->c);
+}
+
+/* X = (K - sigma M)^-1 B for nvec reduced vectors (in place allowed). */
+static int solve(ep_modal *s, const double *B, double *X, int nvec)
+{
+    cholmod_dense b = {.nrow = (size_t)s->ndof, .ncol = (size_t)nvec, .nzmax = (size_t)s->ndof * nvec,
+                       .d = (size_t)s->ndof, .x = (void *)B, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+    cholmod_dense *x = cholmod_solve(CHOLMOD_A, s->F, &b, &s->c);
+    if (!x)
+        return ep_chol_fail("triangular solve", &s->c);
+    memcpy(X, x->x, sizeof(double) * (size_t)s->ndof * nvec);
+    cholmod_free_dense(&x, &s->c);
+    return EP_OK;
+}
+
+int ep_modal_mass_times(ep_modal *s, const double *x, double *y, int nvec)
+{
+    double *a = ep_malloc((size_t)s->ndof * nvec, sizeof *a), *b = ep_malloc((size_t)s->ndof * nvec, sizeof *b);
+    int st = a && b ? EP_OK : EP_ECOMPUTE;
+    for (int q = 0; !st && q < nvec; q++)
+        gather(s, x + (size_t)q * 3 * s->m->nv, a + (size_t)q * s->ndof);
+    if (!st && !(st = apply(s, s->M, a, b, nvec)))
+        for (int q = 0; q < nvec; q++)
+            scatter(s, b + (size_t)q * s->ndof, y + (size_t)q * 3 * s->m->nv);
+    free(a);
+    free(b);
+    return st;
+}
+
+void ep_modal_free(ep_modal *s)
+{
+    if (s->m) {
+        cholmod_free_sparse(&s->K, &s->c);
+        cholmod_free_sparse(&s->M, &s->c);
+        cholmod_free_factor(&s->F, &s->c);
+        cholmod_finish(&s->c);
+    }
+    ep_stvk_free(&s->stvk);
+    free(s->map);
+    free(s->R);
+    memset(s, 0, sizeof *s);
+}
+
+int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass)
+{
+    char *keep = ep_malloc((size_t)m->nv, 1);
+    cholmod_sparse *A = NULL;
+    int st = EP_OK, nfixed = 0;
+    double t0 = now();
+    memset(s, 0, sizeof *s);
+    if (!keep)
+        return EP_ECOMPUTE;
+    s->m = m;
+    s->mat = mat;
+    ep_chol_start(&s->c);
+    for (int v = 0; v < m->nv; v++) {
+        keep[v] = !fixed || !fixed[v];
+        nfixed += !keep[v];
+    }
+    s->free = nfixed == 0;
+    if (!s->free && (st = ep_mesh_check_support(m, fixed, 0)))
+        goto out;
+    if ((st = ep_fem_dofmap(m, keep, &s->map, &s->ndof)) || (st = ep_stvk_init(&s->stvk, m, mat)))
+        goto out;
+    s->K = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->map, s->ndof, s->map, s->ndof, 1, &s->c);
+    s->M = ep_fem_assemble(m, mat, lumped_mass ? EP_FEM_MASS_LUMPED : EP_FEM_MASS, s->map, s->ndof, s->map,
+                           s->ndof, 1, &s->c);
+    if (!s->K || !s->M) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    s->t_assemble = now() - t0;
+    t0 = now();
+    if (s->free) {
+        /* K is singular: shift below zero, far below the lowest elastic
+         * eigenvalue so the rigid modes stay well separated, yet not so far
+         * that K - sigma M loses digits (ratio 1e-7 of the largest). */
+        double lmax = 0;
+        const int *Kp = s->K->p, *Ki = s->K->i, *Mp = s->M->p, *Mi = s->M->i;
+        const double *Kx = s->K->x, *Mx = s->M->x;
+        for (int j = 0; j < s->ndof; j++) {
+            double kd = 0, md = 0;
+            for (int p = Kp[j]; p < Kp[j + 1]; p++)
+                kd = Ki[p] == j ? Kx[p] : kd;
+            for (int p = Mp[j]; p < Mp[j + 1]; p++)
+                md = Mi[p] == j ? Mx[p] : md;
+            if (md > 0)
+                lmax = fmax(lmax, kd / md);
+        }
+        s->sigma = -1e-7 * lmax;
+    }
+    double alpha[2] = {1, 0}, beta[2] = {-s->sigma, 0};
+    A = s->sigma != 0 ? cholmod_add(s->K, s->M, alpha, beta, 1, 1, &s->c) : s->K;
+    if (!A || !(s->F = cholmod_analyze(A, &s->c))) {
+        st = ep_chol_fail("ordering of the stiffness", &s->c);
+        goto out;
+    }
+    st = ep_chol_factorize(A, s->F, s->free ? "the shifted stiffness" : "the stiffness", &s->c);
+    s->t_factor = now() - t0;
+out:
+    if (A && A != s->K)
+        cholmod_free_sparse(&A, &s->c);
+    free(keep);
+    if (st)
+        ep_modal_free(s);
+    return st;
+}
+
+int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
+{
+    int n = s->ndof, nev = k + (s->free ? 6 : 0), st = EP_OK;
+    if (k < 1 || nev >= n)
+        return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s", k, n,
+                       s->free ? " (and 6 rigid modes)" : "");
+    int ncv = 2 * nev + 1 > nev + 20 ? 2 * nev + 1 : nev + 20;
+    ncv = ncv > n ? n : ncv;
+    a_int ido = 0, info = 0, iparam[11] = {0}, ipntr[14] = {0}, lworkl = ncv * (ncv + 8);
+    double *resid = ep_malloc((size_t)n, sizeof *resid), *V = ep_malloc((size_t)n * ncv, sizeof *V);
+    double *workd = ep_malloc(3 * (size_t)n, sizeof *workd), *workl = ep_malloc((size_t)lworkl, sizeof *workl);
+    double *d = ep_malloc((size_t)nev, sizeof *d), *Z = ep_malloc((size_t)n * nev, sizeof *Z), *tmp = ep_malloc((size_t)n, sizeof *tmp);
+    a_int *select = ep_calloc((size_t)ncv, sizeof *select);
+    if (!resid || !V || !workd || !workl || !d || !Z || !tmp || !select) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    iparam[0] = 1;    /* exact shifts */
+    iparam[2] = 3000; /* iterations */
+    iparam[6] = 3;    /* shift-invert: OP = (K - sigma M)^-1 M, B = M */
+    for (;;) {
+        dsaupd_c(&ido, "G", n, "LM", nev, 0.0, resid, ncv, V, n, iparam, ipntr, workd, workl, lworkl, &info);
+        double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
+        if (ido == -1) { /* y = OP x */
+            if ((st = apply(s, s->M, x, tmp, 1)) || (st = solve(s, tmp, y, 1)))
+                goto out;
+        } else if (ido == 1) { /* M x given */
+            if ((st = solve(s, workd + ipntr[2] - 1, y, 1)))
+                goto out;
+        } else if (ido == 2) {
+            if ((st = apply(s, s->M, x, y, 1)))
+                goto out;
+        } else {
+            break;
+        }
+    }
+    if (info < 0 || info == 1) {
+        st = ep_fail(EP_ECOMPUTE, "eigen solve did not converge (ARPACK dsaupd info %d, %d of %d converged)",
+                     (int)info, (int)iparam[4], nev);
+        goto out;
+    }
+    dseupd_c(1, "A", select, d, Z, n, s->sigma, "G", n, "LM", nev, 0.0, resid, ncv, V, n, iparam, ipntr, workd,
+             workl, lworkl, &info);
+    if (info != 0) {
+        st = ep_fail(EP_ECOMPUTE, "eigenvector extraction failed (ARPACK dseupd info %d)", (int)info);
+        goto out;
+    }
+    /* Ascending order (dseupd's), then the rigid modes of free models. */
+    int first = 0;
+    if (s->free) {
+        int nrigid = 0;
+        for (int i = 0; i < nev; i++)
+            nrigid += fabs(d[i]) < 1e-6 * d[nev - 1];
+        if (nrigid != 6) {
+            st = ep_fail(EP_ECOMPUTE, "a free-flying model should have 6 rigid modes, %d near-zero eigenvalues "
+                         "found (a mesh in several pieces?)", nrigid);
+            goto out;
+        }
+        if (!(s->R = ep_malloc(6 * (size_t)n, sizeof *s->R))) {
+            st = EP_ECOMPUTE;
+            goto out;
+        }
+        memcpy(s->R, Z, sizeof(double) * 6 * (size_t)n);
+        first = 6;
+    }
+    for (int i = 0; i < k; i++) {
+        lambda[i] = d[first + i];
+        scatter(s, Z + (size_t)(first + i) * n, U + (size_t)i * 3 * s->m->nv);
+    }
+out:
+    free(resid);
+    free(V);
+    free(workd);
+    free(workl);
+    free(d);
+    free(Z);
+    free(tmp);
+    free(select);
+    return st;
+}
+
+/* x -= R (R^T M x): the part M-orthogonal to the rigid modes. */
+static int deflate(ep_modal *s, double *x, double *Mx)
+{
+    int st = apply(s, s->M, x, Mx, 1);
+    for (int r = 0; !st && r < 6; r++) {
+        double c = cblas_ddot(s->ndof, s->R + (size_t)r * s->ndof, 1, Mx, 1);
+        cblas_daxpy(s->ndof, -c, s->R + (size_t)r * s->ndof, 1, x, 1);
+    }
+    return st;
+}
+
+/* Free-flying: K x = b with b projected onto range(K) (b -= M R R^T b) and x
+ * M-orthogonal to R, by refinement with (K - sigma M)^-1; the error shrinks
+ * by about |sigma| / lambda_7 per step. */
+static int solve_free(ep_modal *s, double *b, double *x)
+{
+    int n = s->ndof, st;
+    double *r = ep_malloc((size_t)n, sizeof *r), *t = ep_malloc((size_t)n, sizeof *t);
+    if (!r || !t) {
+        free(r);
+        free(t);
+        return EP_ECOMPUTE;
+    }
+    for (int q = 0; q < 6; q++) { /* R^T b = 0 afterwards, as K x = b needs (R^T M R = I) */
+        double c = cblas_ddot(n, s->R + (size_t)q * n, 1, b, 1);
+        st = apply(s, s->M, s->R + (size_t)q * n, t, 1);
+        if (st)
+            goto out;
+        cblas_daxpy(n, -c, t, 1, b, 1); /* b -= M r (r^T b) */
+    }
+    double bn = cblas_dnrm2(n, b, 1);
+    memset(x, 0, sizeof(double) * (size_t)n);
+    memcpy(r, b, sizeof(double) * (size_t)n);
+    for (int it = 0; it < 100; it++) {
+        if ((st = solve(s, r, t, 1)) || (st = deflate(s, t, r)))
+            goto out;
+        cblas_daxpy(n, 1.0, t, 1, x, 1);
+        if ((st = apply(s, s->K, x, r, 1)))
+            goto out;
+        for (int i = 0; i < n; i++)
+            r[i] = b[i] - r[i];
+        if (cblas_dnrm2(n, r, 1) <= 1e-13 * bn)
+            break;
+    }
+out:
+    free(r);
+    free(t);
+    return st;
+}
+
+int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double *Phi)
+{
+    int np = k * (k + 1) / 2, n = s->ndof, st = EP_OK;
+    size_t n3 = 3 * (size_t)s->m->nv;
+    for (int i = 0, p = 0; i < k; i++)
+        for (int j = i; j < k; j++, p++) {
+            pairs[2 * p] = i;
+            pairs[2 * p + 1] = j;
+        }
+    /* Right-hand sides -(H:psi_j) psi_i, written into Phi, then solved in place. */
+    if ((st = ep_stvk_hessian_pairs(&s->stvk, U, k, pairs, np, Phi)))
+        return st;
+    double *B = ep_malloc((size_t)n * np, sizeof *B), *X = ep_malloc((size_t)n * np, sizeof *X);
+    if (!B || !X) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int p = 0; p < np; p++) {
+        gather(s, Phi + (size_t)p * n3, B + (size_t)p * n);
+        cblas_dscal(n, -1.0, B + (size_t)p * n, 1);
+    }
+    if (!s->free) {
+        if ((st = solve(s, B, X, np)))
+            goto out;
+    } else {
+        for (int p = 0; p < np && !st; p++)
+            st = solve_free(s, B + (size_t)p * n, X + (size_t)p * n);
+        if (st)
+            goto out;
+    }
+    for (int p = 0; p < np; p++)
+        scatter(s, X + (size_t)p * n, Phi + (size_t)p * n3);
+out:
+    free(B);
+    free(X);
+    return st;
+}
+
+int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const double *U, int k,
+                   const double *Phi, int r, double *B, double *sigma)
+{
+    int np = k * (k + 1) / 2, mcount = kind == EP_BASIS_LINEAR ? k : k + np, n = s->ndof, st = EP_OK;
+    size_t n3 = 3 * (size_t)s->m->nv;
+    if (r < 1 || r > mcount)
+        return ep_fail(EP_EUSAGE, "basis size r = %d: must lie in 1..%d (%s)", r, mcount,
+                       kind == EP_BASIS_LINEAR ? "the number of modes" : "modes plus derivatives");
+    double *X = ep_malloc((size_t)n * mcount, sizeof *X), *MX = ep_malloc((size_t)n * mcount, sizeof *MX);
+    double *G = NULL, *w = NULL, *Br = NULL;
+    if (!X || !MX) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    /* 001 eq. 2.52 (MATH.md §3): modes scaled lambda1/lambda_j, derivatives
+     * normalized in the mass norm then scaled lambda1^2/(lambda_i lambda_j). */
+    for (int j = 0; j < k; j++) {
+        gather(s, U + (size_t)j * n3, X + (size_t)j * n);
+        cblas_dscal(n, lambda[0] / lambda[j], X + (size_t)j * n, 1);
+    }
+    if (kind != EP_BASIS_LINEAR) {
+        for (int i = 0, p = 0; i < k; i++)
+            for (int j = i; j < k; j++, p++)
+                gather(s, Phi + (size_t)p * n3, X + (size_t)(k + p) * n);
+        if ((st = apply(s, s->M, X + (size_t)k * n, MX + (size_t)k * n, np)))
+            goto out;
+        for (int i = 0, p = 0; i < k; i++)
+            for (int j = i; j < k; j++, p++) {
+                double nrm = sqrt(fmax(cblas_ddot(n, X + (size_t)(k + p) * n, 1, MX + (size_t)(k + p) * n, 1), 0));
+                cblas_dscal(n, nrm > 0 ? lambda[0] * lambda[0] / (lambda[i] * lambda[j] * nrm) : 0,
+                            X + (size_t)(k + p) * n, 1);
+            }
+    }
+    if (!(Br = ep_malloc((size_t)n * r, sizeof *Br))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if (kind == EP_BASIS_PCA) {
+        /* G = X^T M X = V diag(sigma^2) V^T; U = X V_r diag(1/sigma_r). */
+        G = ep_malloc((size_t)mcount * mcount, sizeof *G);
+        w = ep_malloc((size_t)mcount, sizeof *w);
+        if (!G || !w || (st = apply(s, s->M, X, MX, mcount))) {
+            st = st ? st : EP_ECOMPUTE;
+            goto out;
+        }
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, mcount, mcount, n, 1.0, X, n, MX, n, 0.0, G, mcount);
+        if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w) != 0) {
+            st = ep_fail(EP_ECOMPUTE, "mass-PCA eigen decomposition failed");
+            goto out;
+        }
+        for (int q = 0; q < mcount; q++) /* dsyevd ascends: descending singular values */
+            sigma[q] = sqrt(fmax(w[mcount - 1 - q], 0));
+        if (!(sigma[r - 1] > 1e-12 * sigma[0])) {
+            st = ep_fail(EP_EUSAGE, "basis size r = %d exceeds the rank of modes and derivatives (sigma_r/sigma_1 "
+                         "= %.1e)", r, sigma[r - 1] / sigma[0]);
+            goto out;
+        }
+        for (int q = 0; q < r; q++)
+            cblas_dgemv(CblasColMajor, CblasNoTrans, n, mcount, 1.0 / sigma[q], X, n,
+                        G + (size_t)(mcount - 1 - q) * mcount, 1, 0.0, Br + (size_t)q * n, 1);
+    } else if (kind == EP_BASIS_GRAM_SCHMIDT) {
+        int kept = 0;
+        for (int q = 0; q < mcount && kept < r; q++) {
+            double *x = X + (size_t)q * n, *mx = MX + (size_t)q * n;
+            if ((st = apply(s, s->M, x, mx, 1)))
+                goto out;
+            double n0 = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
+            for (int pass = 0; pass < 2; pass++) /* twice is enough (Kahan) */
+                for (int b = 0; b < kept; b++) {
+                    if ((st = apply(s, s->M, x, mx, 1)))
+                        goto out;
+                    cblas_daxpy(n, -cblas_ddot(n, Br + (size_t)b * n, 1, mx, 1), Br + (size_t)b * n, 1, x, 1);
+                }
+            if ((st = apply(s, s->M, x, mx, 1)))
+                goto out;
+            double nrm = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
+            sigma[q] = nrm;
+            if (nrm <= 1e-8 * n0)
+                continue; /* dependent on the kept ones */
+            memcpy(Br + (size_t)kept * n, x, sizeof(double) * (size_t)n);
+            cblas_dscal(n, 1.0 / nrm, Br + (size_t)kept * n, 1);
+            kept++;
+        }
+        if (kept < r) {
+            st = ep_fail(EP_EUSAGE, "basis size r = %d exceeds the %d independent modes and derivatives", r, kept);
+            goto out;
+        }
+    } else { /* linear modes: already M-orthonormal */
+        for (int q = 0; q < k; q++)
+            sigma[q] = lambda[0] / lambda[q];
+        for (int q = 0; q < r; q++)
+            gather(s, U + (size_t)q * n3, Br + (size_t)q * n);
+    }
+    for (int q = 0; q < r; q++)
+        scatter(s, Br + (size_t)q * n, B + (size_t)q * n3);
+out:
+    free(X);
+    free(MX);
+    free(G);
+    free(w);
+    free(Br);
+    return st;
+}

@@ -1,0 +1,70 @@
+/*
+ * modal.h — vibration modes, modal derivatives and the reduced basis
+ * (MATH.md §2-3; 001 §2.8).
+ *
+ * One ep_modal holds the reduced stiffness and mass (fixed vertices removed,
+ * or none for a free-flying model) and the factor of K - sigma M that both the
+ * eigen solve (ARPACK shift-invert) and the derivative solves reuse.  Vectors
+ * are full-length [3nv], zero at fixed vertices.
+ */
+#ifndef EP_MODAL_H
+#define EP_MODAL_H
+
+#include <cholmod.h>
+
+#include "material.h"
+#include "mesh.h"
+#include "stvk.h"
+
+typedef enum { EP_BASIS_PCA, EP_BASIS_GRAM_SCHMIDT, EP_BASIS_LINEAR } ep_basis_kind;
+
+typedef struct ep_modal {
+    const ep_mesh *m;
+    const ep_material *mat;
+    int free;                 /* free-flying: no fixed vertex, six rigid modes */
+    int *map, ndof;           /* DOF map of the unknowns */
+    cholmod_common c;
+    cholmod_sparse *K, *M;    /* upper triangles over the unknowns */
+    cholmod_factor *F;        /* of K - sigma M */
+    double sigma;
+    double *R;                /* free models: the six rigid modes [6][ndof], M-orthonormal */
+    ep_stvk stvk;
+    double t_assemble, t_factor;
+} ep_modal;
+
+/* Assemble K and M (consistent or lumped mass) over the vertices not fixed,
+ * choose the shift (0, or for free models a small negative one) and factor
+ * K - sigma M.  Cost O(ne) + one sparse factorization.  0, EP_EINPUT (a
+ * support that leaves a rigid motion), EP_ECOMPUTE. */
+int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass);
+void ep_modal_free(ep_modal *s);
+
+/* The k lowest modes of K psi = lambda M psi (ARPACK dsaupd/dseupd, mode 3):
+ * lambda[k] ascending, U[k][3nv] M-orthonormal.  Free models: k + 6 are
+ * computed, exactly six near-zero ones must appear, and they are excluded
+ * (kept in s->R).  0, EP_EUSAGE (k >= number of unknowns), EP_ECOMPUTE (no
+ * convergence, a rigid-mode count other than six). */
+int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U);
+
+/* Modal derivatives Phi_ij, i <= j (pair p = pairs[2p], pairs[2p+1], order
+ * (0,0), (0,1), ..): constrained, K Phi = -(H:psi_j) psi_i with the factor
+ * of K (001 eq. 2.47); free-flying, the right-hand side projected onto
+ * range(K) and the solution taken M-orthogonal to the rigid modes (iterative
+ * refinement with the factor of K - sigma M).  out: pairs [k(k+1)/2][2],
+ * Phi [k(k+1)/2][3nv].  Cost one Hessian assembly and k(k+1)/2 solves. */
+int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double *Phi);
+
+/* Reduced basis of r vectors, B[r][3nv] with B M B^T = I:
+ * PCA: the vectors (lambda1/lambda_j) psi_j and (lambda1^2/(lambda_i lambda_j))
+ * Phi_ij/|Phi_ij|_M (001 eq. 2.52), mass-PCA through the origin (MATH.md §3);
+ * GRAM_SCHMIDT: the same vectors M-orthonormalized in order; LINEAR: the
+ * first r modes.  sigma[m] (m = k + k(k+1)/2; for LINEAR, k): singular values
+ * descending (PCA), norms before normalization (Gram-Schmidt), or the mode
+ * scales lambda1/lambda_j.  0, EP_EUSAGE (r too large), EP_ECOMPUTE. */
+int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const double *U, int k,
+                   const double *Phi, int r, double *B, double *sigma);
+
+/* y = M x for full-length vectors (fixed entries of y are 0). */
+int ep_modal_mass_times(ep_modal *s, const double *x, double *y, int nvec);
+
+#endif

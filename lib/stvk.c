@@ -1,0 +1,174 @@
+/*
+ * stvk.c — St. Venant-Kirchhoff internal force and Hessian products (stvk.h).
+ */
+#include "stvk.h"
+#include "err.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat)
+{
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    s->mat = mat;
+    s->vol = ep_malloc((size_t)m->ne, sizeof *s->vol);
+    s->g = ep_malloc((size_t)m->ne, sizeof *s->g);
+    if (!s->vol || !s->g) {
+        ep_stvk_free(s);
+        return EP_ECOMPUTE;
+    }
+#pragma omp parallel for schedule(static)
+    for (int e = 0; e < m->ne; e++) {
+        double x[4][3];
+        for (int a = 0; a < 4; a++)
+            memcpy(x[a], &m->vertices[3 * m->tets[4 * e + a]], sizeof x[a]);
+        ep_tet_gradients(x, &s->vol[e], s->g[e]);
+    }
+    return EP_OK;
+}
+
+void ep_stvk_free(ep_stvk *s)
+{
+    free(s->vol);
+    free(s->g);
+    memset(s, 0, sizeof *s);
+}
+
+/* D[i][j] = sum_a u_a[i] g_a[j] for element e. */
+static void gradient(const ep_stvk *s, int e, const double *u, double D[3][3])
+{
+    memset(D, 0, 9 * sizeof(double));
+    for (int a = 0; a < 4; a++) {
+        const double *ua = &u[3 * s->m->tets[4 * e + a]];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                D[i][j] += ua[i] * s->g[e][a][j];
+    }
+}
+
+/* out_a += V P g_a for the four vertices of e. */
+static void scatter(const ep_stvk *s, int e, const double P[3][3], double *out)
+{
+    double V = s->vol[e];
+    for (int a = 0; a < 4; a++) {
+        double *o = &out[3 * s->m->tets[4 * e + a]];
+        for (int i = 0; i < 3; i++)
+            o[i] += V * (P[i][0] * s->g[e][a][0] + P[i][1] * s->g[e][a][1] + P[i][2] * s->g[e][a][2]);
+    }
+}
+
+/* Per-thread accumulators of n doubles, summed into out at the end. */
+typedef struct {
+    double *buf;
+    int nt;
+    size_t n;
+} accum;
+
+static int accum_open(accum *acc, size_t n)
+{
+    acc->nt = omp_get_max_threads();
+    acc->n = n;
+    acc->buf = ep_calloc((size_t)acc->nt * n, sizeof *acc->buf);
+    return acc->buf ? EP_OK : EP_ECOMPUTE;
+}
+
+static void accum_close(accum *acc, double *out)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < acc->n; i++) {
+        double sum = 0;
+        for (int t = 0; t < acc->nt; t++)
+            sum += acc->buf[(size_t)t * acc->n + i];
+        out[i] = sum;
+    }
+    free(acc->buf);
+}
+
+int ep_stvk_force(const ep_stvk *s, const double *u, double *f)
+{
+    accum acc;
+    if (accum_open(&acc, 3 * (size_t)s->m->nv))
+        return EP_ECOMPUTE;
+#pragma omp parallel num_threads(acc.nt)
+    {
+        double *mine = acc.buf + (size_t)omp_get_thread_num() * acc.n;
+#pragma omp for schedule(static)
+        for (int e = 0; e < s->m->ne; e++) {
+            double D[3][3], F[3][3], E[3][3], S[3][3], P[3][3], lambda, mu;
+            ep_material_lame(s->mat, e, &lambda, &mu);
+            gradient(s, e, u, D);
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    F[i][j] = (i == j) + D[i][j];
+            for (int i = 0; i < 3; i++) /* Green strain */
+                for (int j = 0; j < 3; j++)
+                    E[i][j] = 0.5 * (F[0][i] * F[0][j] + F[1][i] * F[1][j] + F[2][i] * F[2][j] - (i == j));
+            double tr = E[0][0] + E[1][1] + E[2][2];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    S[i][j] = lambda * tr * (i == j) + 2.0 * mu * E[i][j];
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++)
+                    P[i][j] = F[i][0] * S[0][j] + F[i][1] * S[1][j] + F[i][2] * S[2][j];
+            scatter(s, e, P, mine);
+        }
+    }
+    accum_close(&acc, f);
+    return EP_OK;
+}
+
+int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *pairs, int np, double *out)
+{
+    size_t n3 = 3 * (size_t)s->m->nv;
+    accum acc;
+    if (accum_open(&acc, (size_t)np * n3))
+        return EP_ECOMPUTE;
+    int failed = 0;
+#pragma omp parallel num_threads(acc.nt) reduction(| : failed)
+    {
+        double *mine = acc.buf + (size_t)omp_get_thread_num() * acc.n;
+        double(*D)[3][3] = malloc(sizeof *D * (size_t)k), (*S1)[3][3] = malloc(sizeof *S1 * (size_t)k);
+        failed = !D || !S1;
+#pragma omp for schedule(static)
+        for (int e = 0; e < s->m->ne; e++) {
+            double lambda, mu;
+            if (failed)
+                continue;
+            ep_material_lame(s->mat, e, &lambda, &mu);
+            for (int q = 0; q < k; q++) {
+                gradient(s, e, A + (size_t)q * n3, D[q]);
+                double tr = D[q][0][0] + D[q][1][1] + D[q][2][2];
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++)
+                        S1[q][i][j] = lambda * tr * (i == j) + mu * (D[q][i][j] + D[q][j][i]);
+            }
+            for (int p = 0; p < np; p++) {
+                int a = pairs[2 * p], b = pairs[2 * p + 1];
+                double P[3][3], Ep[3][3];
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++)
+                        Ep[i][j] = 0.5 * (D[a][0][i] * D[b][0][j] + D[a][1][i] * D[b][1][j] + D[a][2][i] * D[b][2][j] +
+                                          D[b][0][i] * D[a][0][j] + D[b][1][i] * D[a][1][j] + D[b][2][i] * D[a][2][j]);
+                double tr = Ep[0][0] + Ep[1][1] + Ep[2][2];
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) {
+                        double v = lambda * tr * (i == j) + 2.0 * mu * Ep[i][j];
+                        for (int l = 0; l < 3; l++)
+                            v += D[a][i][l] * S1[b][l][j] + D[b][i][l] * S1[a][l][j];
+                        P[i][j] = v;
+                    }
+                scatter(s, e, P, mine + (size_t)p * n3);
+            }
+        }
+        free(D);
+        free(S1);
+    }
+    if (failed) {
+        free(acc.buf);
+        return ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)");
+    }
+    accum_close(&acc, out);
+    return EP_OK;
+}

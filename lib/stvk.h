@@ -1,0 +1,39 @@
+/*
+ * stvk.h — St. Venant-Kirchhoff linear tetrahedra (MATH.md §2): the internal
+ * force f(u) and its second derivative contracted with two displacement fields,
+ * (H:a) b = d2f[a, b] at u = 0, which modal derivatives need.
+ *
+ * Per element: D = grad u = sum_a u_a g_a^T, F = I + D, E = (F^T F - I)/2,
+ * S = lambda tr(E) I + 2 mu E, P = F S, f_a = V P g_a.
+ */
+#ifndef EP_STVK_H
+#define EP_STVK_H
+
+#include "material.h"
+#include "mesh.h"
+
+/* Element geometry computed once: volume and shape gradients of every tet. */
+typedef struct ep_stvk {
+    const ep_mesh *m;
+    const ep_material *mat;
+    double *vol;        /* [ne] */
+    double (*g)[4][3];  /* [ne] shape gradients */
+} ep_stvk;
+
+int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat);
+void ep_stvk_free(ep_stvk *s);
+
+/* f(u): in u[3nv]; out f[3nv] (overwritten).  OpenMP over elements with one
+ * accumulator per thread.  Cost O(ne).  0 or EP_ECOMPUTE. */
+int ep_stvk_force(const ep_stvk *s, const double *u, double *f);
+
+/* d2f[a, b] at u = 0 for pairs of fields: A holds k fields [k][3nv]; pair p
+ * is (pairs[2p], pairs[2p+1]); out[np][3nv] (overwritten).  Per element the
+ * k gradients are formed once, then each pair costs O(1):
+ * d2P = D_a S1(D_b) + D_b S1(D_a) + lambda tr(E') I + 2 mu E',
+ * S1(D) = lambda tr(D) I + mu (D + D^T), E' = (D_a^T D_b + D_b^T D_a)/2.
+ * Cost O(ne (k + np)), memory one [np][3nv] accumulator per thread.
+ * 0 or EP_ECOMPUTE. */
+int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *pairs, int np, double *out);
+
+#endif
