@@ -327,6 +327,29 @@ out:
     return st;
 }
 
+/* B (n x r) <- B L^-T with L L^T = B^T M B, twice: PCA divides by small
+ * singular values, which costs orthogonality (about eps (sigma_1/sigma_r)^2);
+ * Cholesky-QR in the M inner product restores it to round-off. */
+static int m_orthonormalize(ep_modal *s, double *B, int r)
+{
+    int n = s->ndof, st = EP_OK;
+    double *MB = ep_malloc((size_t)n * r, sizeof *MB), *G = ep_malloc((size_t)r * r, sizeof *G);
+    for (int pass = 0; pass < 2 && MB && G && !st; pass++) {
+        if ((st = apply(s, s->M, B, MB, r)))
+            break;
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, r, r, n, 1.0, B, n, MB, n, 0.0, G, r);
+        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', r, G, r) != 0)
+            st = ep_fail(EP_ECOMPUTE, "basis vectors are linearly dependent");
+        else
+            cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n, r, 1.0, G, r, B, n);
+    }
+    if (!MB || !G)
+        st = EP_ECOMPUTE;
+    free(MB);
+    free(G);
+    return st;
+}
+
 int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const double *U, int k,
                    const double *Phi, int r, double *B, double *sigma)
 {
@@ -387,6 +410,8 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
         for (int q = 0; q < r; q++)
             cblas_dgemv(CblasColMajor, CblasNoTrans, n, mcount, 1.0 / sigma[q], X, n,
                         G + (size_t)(mcount - 1 - q) * mcount, 1, 0.0, Br + (size_t)q * n, 1);
+        if ((st = m_orthonormalize(s, Br, r)))
+            goto out;
     } else if (kind == EP_BASIS_GRAM_SCHMIDT) {
         int kept = 0;
         for (int q = 0; q < mcount && kept < r; q++) {
