@@ -205,9 +205,10 @@ int main(int argc, char **argv)
         printf("moddesc: frequencies (Hz):");
         for (int i = 0; i < k; i++)
             printf(" %.5g", sqrt(fmax(lambda[i], 0)) / (2 * M_PI));
-        printf("\nmoddesc: assemble %.2f s, factor %.2f s, modes %.2f s, derivatives %.2f s, basis %.2f s; "
-               "total %.2f s\n",
-               s.t_assemble, s.t_factor, t_eig, t_der, t_basis, ep_now() - t0);
+        printf("\nmoddesc: assemble %.2f s, factor %.2f s (%.3g nonzeros), modes %.2f s, derivatives %.2f s "
+               "(right-hand sides %.2f s, solves %.2f s at %.1f GFlop/s), basis %.2f s; total %.2f s\n",
+               s.t_assemble, s.t_factor, s.lnz, t_eig, t_der, s.t_rhs, s.t_solve,
+               s.free || s.t_solve <= 0 ? 0.0 : 4.0 * s.lnz * np / s.t_solve / 1e9, t_basis, ep_now() - t0);
     }
 out:
     ep_modal_free(&s);

@@ -147,6 +147,7 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
         st = ep_chol_fail("ordering of the stiffness", &s->c);
         goto out;
     }
+    s->lnz = s->c.lnz;
     st = ep_chol_factorize(A, s->F, s->free ? "the shifted stiffness" : "the stiffness", &s->c);
     s->t_factor = now() - t0;
 out:
@@ -299,8 +300,10 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
             pairs[2 * p + 1] = j;
         }
     /* Right-hand sides -(H:psi_j) psi_i, written into Phi, then solved in place. */
+    double t0 = now();
     if ((st = ep_stvk_hessian_pairs(&s->stvk, U, k, pairs, np, Phi)))
         return st;
+    s->t_rhs = now() - t0;
     double *B = ep_malloc((size_t)n * np, sizeof *B), *X = ep_malloc((size_t)n * np, sizeof *X);
     if (!B || !X) {
         st = EP_ECOMPUTE;
@@ -310,6 +313,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
         gather(s, Phi + (size_t)p * n3, B + (size_t)p * n);
         cblas_dscal(n, -1.0, B + (size_t)p * n, 1);
     }
+    t0 = now();
     if (!s->free) {
         if ((st = solve(s, B, X, np)))
             goto out;
@@ -319,6 +323,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
         if (st)
             goto out;
     }
+    s->t_solve = now() - t0;
     for (int p = 0; p < np; p++)
         scatter(s, X + (size_t)p * n, Phi + (size_t)p * n3);
 out:

@@ -29,7 +29,9 @@ typedef struct ep_modal {
     double sigma;
     double *R;                /* free models: the six rigid modes [6][ndof], M-orthonormal */
     ep_stvk stvk;
-    double t_assemble, t_factor;
+    double t_assemble, t_factor;  /* seconds */
+    double lnz;                   /* nonzeros of the factor */
+    double t_rhs, t_solve;        /* derivatives: Hessian right-hand sides, solves */
 } ep_modal;
 
 /* Assemble K and M (consistent or lumped mass) over the vertices not fixed,

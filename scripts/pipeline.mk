@@ -11,6 +11,7 @@
 #   $(OUT)/surface.obj   loopsub: the same surface for a viewer
 #   $(OUT)/gf-fem.h5     femcondense: boundary Green's functions of the tet mesh
 #   $(OUT)/gf-bem.h5     bemsolve: boundary Green's functions of the subdivided surface
+#   $(OUT)/modes.h5      moddesc: modes, modal derivatives and the reduced basis
 #
 # Variables (defaults in brackets):
 #   MESH     tetrahedral input mesh [the asianDragon tet mesh]
@@ -22,6 +23,7 @@
 #            dragon onto its scan (closest points; loopsub warns about any
 #            triangle the projection collapses)
 #   SURFACE_FIXED  support on the subdivided surface [a slab under the feet]
+#   MODES    moddesc options [-k 20 -r 30]
 #   OUT      output folder [demo-out]
 #   BIN      folder of the tools [bin]
 
@@ -32,12 +34,13 @@ MATERIAL ?= -E 1e7 --nu 0.4 --rho 1000
 LEVELS   ?= 1
 PROJECT  ?=
 SURFACE_FIXED ?= --fixed-box -6,-3,-4,6,-1.95,4
+MODES    ?= -k 20 -r 30
 OUT      ?= demo-out
 
 PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
 
 .PHONY: all
-all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5
+all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/modes.h5
 	@echo "pipeline: done; outputs in $(OUT)/"
 
 $(OUT)/surface.h5: $(MESH) $(PROJECT) $(BIN)/loopsub
@@ -53,3 +56,7 @@ $(OUT)/gf-fem.h5: $(MESH) $(BIN)/femcondense
 
 $(OUT)/gf-bem.h5: $(OUT)/surface.h5 $(BIN)/bemsolve
 	$(BIN)/bemsolve $< $(MATERIAL) --check -o $@
+
+$(OUT)/modes.h5: $(MESH) $(BIN)/moddesc
+	@mkdir -p $(OUT)
+	$(BIN)/moddesc $(MESH) $(FIXED) $(MATERIAL) $(MODES) -o $@
