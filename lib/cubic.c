@@ -1,0 +1,254 @@
+/*
+ * cubic.c — reduced StVK cubic polynomials by the quartic-energy route (cubic.h).
+ */
+#include "cubic.h"
+#include "err.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+long ep_cubic_npairs(int r) { return (long)r * (r + 1) / 2; }
+long ep_cubic_ntriples(int r) { return (long)r * (r + 1) * (r + 2) / 6; }
+
+long ep_cubic_pair(int r, int i, int j)
+{
+    /* pairs (0,0..r-1), (1,1..r-1), ...: rows before i hold r + (r-1) + ... */
+    return (long)i * r - (long)i * (i - 1) / 2 + (j - i);
+}
+
+long ep_cubic_triple(int r, int i, int j, int k)
+{
+    /* triples with first index below i, then pairs (j, k) of indices i..r-1 */
+    long before = ep_cubic_ntriples(r) - ep_cubic_ntriples(r - i);
+    return before + ep_cubic_pair(r - i, j - i, k - i);
+}
+
+int ep_cubic_alloc(ep_cubic *c, int r)
+{
+    c->r = r;
+    c->P = ep_calloc((size_t)r * r, sizeof *c->P);
+    c->Q = ep_calloc((size_t)ep_cubic_npairs(r) * r, sizeof *c->Q);
+    c->S = ep_calloc((size_t)ep_cubic_ntriples(r) * r, sizeof *c->S);
+    if (!c->P || !c->Q || !c->S) {
+        ep_cubic_free(c);
+        return EP_ECOMPUTE;
+    }
+    return EP_OK;
+}
+
+void ep_cubic_free(ep_cubic *c)
+{
+    free(c->P);
+    free(c->Q);
+    free(c->S);
+    memset(c, 0, sizeof *c);
+}
+
+long ep_cubic_runtime_bytes(int r)
+{
+    long np = ep_cubic_npairs(r), nt = ep_cubic_ntriples(r);
+    return 8 * ((long)r * (r + np + nt) + np * (1 + r + np));
+}
+
+#define ROWS 7     /* energy components per element: 6 (mu) + 1 (lambda) */
+#define CHUNK 2048 /* elements stacked per BLAS-3 product */
+
+/* Rows of one element: sqrt(mu V) (E11, E22, E33, sqrt2 E12, sqrt2 E13,
+ * sqrt2 E23) and sqrt(lambda V / 2) tr E, for E = sym(D_j) (column j of b)
+ * and E = the q_j q_k part of D^T D / 2 (column p of c).  part: 0 all rows,
+ * 1 the lambda row only, 2 the mu rows only (zeros elsewhere). */
+static void element_rows(const ep_mesh *m, const ep_material *mat, const double *U, int r, int e, int part,
+                         double (*D)[3][3], double *b, long ldb, double *cc, long ldc)
+{
+    double vol, g[4][3], x[4][3], lambda, mu;
+    size_t n3 = 3 * (size_t)m->nv;
+    for (int a = 0; a < 4; a++)
+        memcpy(x[a], &m->vertices[3 * m->tets[4 * e + a]], sizeof x[a]);
+    ep_tet_gradients(x, &vol, g);
+    ep_material_lame(mat, e, &lambda, &mu);
+    double sm = part == 1 ? 0 : sqrt(mu * vol), sl = part == 2 ? 0 : sqrt(lambda * vol / 2), r2 = sqrt(2.0);
+    for (int j = 0; j < r; j++) {
+        memset(D[j], 0, sizeof D[j]);
+        for (int a = 0; a < 4; a++) {
+            const double *u = &U[(size_t)j * n3 + 3 * m->tets[4 * e + a]];
+            for (int i = 0; i < 3; i++)
+                for (int l = 0; l < 3; l++)
+                    D[j][i][l] += u[i] * g[a][l];
+        }
+    }
+#define ROWS_OF(E, out, ld)                                                                  \
+    do {                                                                                     \
+        (out)[0] = sm * (E)[0][0];                                                           \
+        (out)[ld] = sm * (E)[1][1];                                                          \
+        (out)[2 * (ld)] = sm * (E)[2][2];                                                    \
+        (out)[3 * (ld)] = sm * r2 * 0.5 * ((E)[0][1] + (E)[1][0]);                           \
+        (out)[4 * (ld)] = sm * r2 * 0.5 * ((E)[0][2] + (E)[2][0]);                           \
+        (out)[5 * (ld)] = sm * r2 * 0.5 * ((E)[1][2] + (E)[2][1]);                           \
+        (out)[6 * (ld)] = sl * ((E)[0][0] + (E)[1][1] + (E)[2][2]);                          \
+    } while (0)
+    for (int j = 0; j < r; j++)
+        ROWS_OF(D[j], b + j, ldb);
+    for (int j = 0; j < r; j++)
+        for (int k = j; k < r; k++) {
+            double A[3][3], f = j == k ? 0.5 : 1.0; /* D^T D / 2: q_j^2 / 2, or q_j q_k sym(D_j^T D_k) */
+            for (int i = 0; i < 3; i++)
+                for (int l = 0; l < 3; l++)
+                    A[i][l] = f * (D[j][0][i] * D[k][0][l] + D[j][1][i] * D[k][1][l] + D[j][2][i] * D[k][2][l]);
+            ROWS_OF(A, cc + ep_cubic_pair(r, j, k), ldc);
+        }
+#undef ROWS_OF
+}
+
+/* BB (r x r), BC (r x np), CC (np x np, upper) summed over all elements. */
+static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U, int r, int part, double *BB,
+                      double *BC, double *CC)
+{
+    long np = ep_cubic_npairs(r), rows = (long)ROWS * CHUNK;
+    double *B = ep_malloc((size_t)rows * r, sizeof *B), *C = ep_malloc((size_t)rows * np, sizeof *C);
+    int failed = 0;
+    if (!B || !C) {
+        free(B);
+        free(C);
+        return EP_ECOMPUTE;
+    }
+    memset(BB, 0, sizeof(double) * (size_t)r * r);
+    memset(BC, 0, sizeof(double) * (size_t)r * np);
+    memset(CC, 0, sizeof(double) * (size_t)np * np);
+    for (int e0 = 0; e0 < m->ne; e0 += CHUNK) {
+        int ne = m->ne - e0 < CHUNK ? m->ne - e0 : CHUNK;
+        /* B and C row-major with leading dimension r and np: element rows stacked */
+#pragma omp parallel reduction(| : failed)
+        {
+            double(*D)[3][3] = malloc(sizeof *D * (size_t)r);
+            failed = !D;
+#pragma omp for schedule(static)
+            for (int e = 0; e < ne; e++)
+                if (D)
+                    element_rows(m, mat, U, r, e0 + e, part, D, B + (size_t)ROWS * e * r, r,
+                                 C + (size_t)ROWS * e * np, np);
+            free(D);
+        }
+        if (failed)
+            break;
+        int nr = ROWS * ne;
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, r, nr, 1.0, B, r, 1.0, BB, r);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r, (int)np, nr, 1.0, B, r, C, (int)np, 1.0, BC, (int)np);
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)np, nr, 1.0, C, (int)np, 1.0, CC, (int)np);
+    }
+    free(B);
+    free(C);
+    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (element gradients)") : EP_OK;
+}
+
+/* R = dE/dq of E = q^T BB q + 2 q^T BC w + w^T CC w (row-major, upper
+ * triangles of BB and CC valid). */
+static void coefficients(int r, const double *BB, const double *BC, const double *CC, ep_cubic *c)
+{
+    long np = ep_cubic_npairs(r);
+#define SYM(A, n, i, j) ((i) <= (j) ? (A)[(size_t)(i) * (n) + (j)] : (A)[(size_t)(j) * (n) + (i)])
+#define PR(i, j) ((i) <= (j) ? ep_cubic_pair(r, i, j) : ep_cubic_pair(r, j, i))
+    for (int i = 0; i < r; i++) /* linear: 2 BB q */
+        for (int mm = 0; mm < r; mm++)
+            c->P[(size_t)i * r + mm] = 2 * SYM(BB, r, mm, i);
+    /* quadratic: 2 BC[m,(a,b)] + 2 sum over (i,k) = (a,b),(b,a) of (1 + d_mk) BC[i,(m,k)] */
+    for (int a = 0; a < r; a++)
+        for (int b = a; b < r; b++) {
+            double *row = c->Q + (size_t)ep_cubic_pair(r, a, b) * r;
+            for (int mm = 0; mm < r; mm++) {
+                double v = 2 * BC[(size_t)mm * np + ep_cubic_pair(r, a, b)];
+                v += 2 * (1 + (mm == b)) * BC[(size_t)a * np + PR(mm, b)];
+                if (a != b)
+                    v += 2 * (1 + (mm == a)) * BC[(size_t)b * np + PR(mm, a)];
+                row[mm] = v;
+            }
+        }
+    /* cubic: for each distinct k of the monomial q_a q_b q_e, 2 (1 + d_mk) CC[(m,k), rest] */
+    for (int a = 0; a < r; a++)
+        for (int b = a; b < r; b++)
+            for (int e = b; e < r; e++) {
+                double *row = c->S + (size_t)ep_cubic_triple(r, a, b, e) * r;
+                int ks[3] = {a, b, e};
+                for (int mm = 0; mm < r; mm++) {
+                    double v = 0;
+                    for (int t = 0; t < 3; t++) {
+                        if ((t == 1 && b == a) || (t == 2 && (e == b || e == a)))
+                            continue; /* each distinct value once */
+                        int k = ks[t], c1 = ks[(t + 1) % 3], c2 = ks[(t + 2) % 3];
+                        v += 2 * (1 + (mm == k)) * SYM(CC, np, PR(mm, k), PR(c1, c2));
+                    }
+                    row[mm] = v;
+                }
+            }
+#undef SYM
+#undef PR
+}
+
+int ep_cubic_compute(const ep_mesh *m, const ep_material *mat, const double *U, int r, ep_cubic *total,
+                     ep_cubic *lam, ep_cubic *mu)
+{
+    long np = ep_cubic_npairs(r);
+    double *BB = ep_malloc((size_t)r * r, sizeof *BB), *BC = ep_malloc((size_t)r * np, sizeof *BC);
+    double *CC = ep_malloc((size_t)np * np, sizeof *CC);
+    int st = BB && BC && CC ? EP_OK : EP_ECOMPUTE;
+    ep_cubic *out[3] = {total, lam, mu};
+    for (int part = 0; part < 3 && !st; part++) {
+        if (!out[part])
+            continue;
+        if ((st = ep_cubic_alloc(out[part], r)) || (st = accumulate(m, mat, U, r, part, BB, BC, CC)))
+            break;
+        coefficients(r, BB, BC, CC, out[part]);
+    }
+    free(BB);
+    free(BC);
+    free(CC);
+    return st;
+}
+
+void ep_cubic_force(const ep_cubic *c, const double *q, double *R, double *w)
+{
+    int r = c->r;
+    long np = ep_cubic_npairs(r), nt = ep_cubic_ntriples(r);
+    double *w3 = w + np;
+    for (int i = 0, p = 0, t = 0; i < r; i++)
+        for (int j = i; j < r; j++, p++) {
+            w[p] = q[i] * q[j];
+            for (int k = j; k < r; k++, t++)
+                w3[t] = q[i] * q[j] * q[k];
+        }
+    cblas_dgemv(CblasRowMajor, CblasTrans, r, r, 1.0, c->P, r, q, 1, 0.0, R, 1);
+    cblas_dgemv(CblasRowMajor, CblasTrans, (int)np, r, 1.0, c->Q, r, w, 1, 1.0, R, 1);
+    cblas_dgemv(CblasRowMajor, CblasTrans, (int)nt, r, 1.0, c->S, r, w3, 1, 1.0, R, 1);
+}
+
+void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K, double *w)
+{
+    int r = c->r;
+    (void)w;
+    /* K[m][a] = P[a][m] + sum_b Q[(a,b)][m] q_b (1 + d_ab)
+     *         + sum over triples containing a: S[t][m] d(q_i q_j q_k)/dq_a */
+    for (int mm = 0; mm < r; mm++)
+        for (int a = 0; a < r; a++)
+            K[(size_t)mm * r + a] = c->P[(size_t)a * r + mm];
+    for (int i = 0; i < r; i++)
+        for (int j = i; j < r; j++) {
+            const double *row = c->Q + (size_t)ep_cubic_pair(r, i, j) * r;
+            for (int mm = 0; mm < r; mm++) { /* d(q_i q_j)/dq_i = q_j, /dq_j = q_i */
+                K[(size_t)mm * r + i] += row[mm] * q[j];
+                K[(size_t)mm * r + j] += row[mm] * q[i];
+            }
+        }
+    for (int i = 0, t = 0; i < r; i++)
+        for (int j = i; j < r; j++)
+            for (int k = j; k < r; k++, t++) {
+                const double *row = c->S + (size_t)t * r;
+                double di = q[j] * q[k], dj = q[i] * q[k], dk = q[i] * q[j];
+                for (int mm = 0; mm < r; mm++) {
+                    K[(size_t)mm * r + i] += row[mm] * di;
+                    K[(size_t)mm * r + j] += row[mm] * dj;
+                    K[(size_t)mm * r + k] += row[mm] * dk;
+                }
+            }
+}

@@ -1,0 +1,61 @@
+/*
+ * cubic.h — cubic polynomials of reduced St. Venant-Kirchhoff internal forces
+ * (MATH.md §4; 001 §2.1.8, §2.6): for a basis U (r vectors), the reduced
+ * force R(q) = U^T f(U q) is
+ *   R(q) = sum_i q_i P[i] + sum_{i<=j} q_i q_j Q[ij] + sum_{i<=j<=k} q_i q_j q_k S[ijk]
+ * with P[i], Q[ij], S[ijk] in R^r, pairs and triples in lexicographic order
+ * (DESIGN.md, kind "cubic").
+ *
+ * Coefficients come from the reduced energy, a quartic in q.  Per element,
+ * W = mu |E|^2 + (lambda/2) tr(E)^2 with E = sym(D) + D^T D / 2 and
+ * D = sum_j q_j D_j: written as the squared norm of seven components
+ * (sqrt(mu V) E in the six symmetric entries, sqrt(lambda V / 2) tr E),
+ * which are b_j q_j + c_p w_p (w_p = q_j q_k, p = (j <= k)).  Summed over all
+ * elements, the energy is q^T BB q + 2 q^T BC w + w^T CC w; BB, BC, CC are
+ * accumulated by BLAS-3 products (dsyrk/dgemm) over chunks of stacked
+ * elements, and R = dE/dq gives P, Q, S.
+ */
+#ifndef EP_CUBIC_H
+#define EP_CUBIC_H
+
+#include "material.h"
+#include "mesh.h"
+
+typedef struct ep_cubic {
+    int r;
+    double *P;   /* [r][r] */
+    double *Q;   /* [r(r+1)/2][r] */
+    double *S;   /* [r(r+1)(r+2)/6][r] */
+} ep_cubic;
+
+/* Number of pairs i <= j and triples i <= j <= k of r indices. */
+long ep_cubic_npairs(int r);
+long ep_cubic_ntriples(int r);
+/* Lexicographic index of pair (i, j), i <= j, and triple (i, j, k), i <= j <= k. */
+long ep_cubic_pair(int r, int i, int j);
+long ep_cubic_triple(int r, int i, int j, int k);
+
+int ep_cubic_alloc(ep_cubic *c, int r);
+void ep_cubic_free(ep_cubic *c);
+
+/* Coefficients for basis U[r][3nv] on mesh m with material mat.
+ * out: total (all parts), and when lam/mu are non-NULL the lambda-only and
+ * mu-only parts (001 §2.11; total = lam + mu).  Cost O(ne r^2 (r + 1)^2 / 4)
+ * in BLAS-3, memory O(r^4 / 4) plus one chunk of elements. */
+int ep_cubic_compute(const ep_mesh *m, const ep_material *mat, const double *U, int r, ep_cubic *total,
+                     ep_cubic *lam, ep_cubic *mu);
+
+/* Evaluation for a runtime: R(q) with the vectors of q_i q_j and q_i q_j q_k
+ * (BLAS-2).  in: c, q[r]; out: R[r]; workspace w[npairs + ntriples]. */
+void ep_cubic_force(const ep_cubic *c, const double *q, double *R, double *w);
+
+/* Tangent stiffness Ktilde(q) = dR/dq [r][r] (row-major; symmetric).
+ * workspace w[npairs].  Cost O(r^4 / 6). */
+void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K, double *w);
+
+/* Bytes a runtime stores for the force polynomial plus the stiffness
+ * polynomial in symmetric storage: 8 [r (r + np + nt) + r(r+1)/2 (1 + r + np)]
+ * (001 Fig. 2.8: 98.0 KiB at r = 12). */
+long ep_cubic_runtime_bytes(int r);
+
+#endif

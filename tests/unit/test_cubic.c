@@ -1,0 +1,159 @@
+/*
+ * test_cubic.c — the cubic polynomial against the full StVK force, its tangent
+ * against finite differences, P = U^T K U, the split into lambda and mu
+ * parts, the index layout and the storage sizes of 001 Fig. 2.8.
+ */
+#include "helpers.h"
+
+#include <math.h>
+
+#include "cubic.h"
+#include "fem.h"
+#include "modal.h"
+#include "select.h"
+#include "stvk.h"
+
+static double maxabs(const double *x, size_t n)
+{
+    double v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = fmax(v, fabs(x[i]));
+    return v;
+}
+
+/* 001 Fig. 2.8: force + stiffness polynomials in doubles: 98.0 KiB at r = 12,
+ * 223 KiB at r = 15, 3.0 MiB at r = 30; and the lexicographic indices. */
+static void layout(void **s)
+{
+    (void)s;
+    assert_int_equal(ep_cubic_runtime_bytes(12), 100368);
+    assert_true(fabs(ep_cubic_runtime_bytes(12) / 1024.0 - 98.0) < 0.05);
+    assert_true(fabs(ep_cubic_runtime_bytes(15) / 1024.0 - 223.0) < 0.05);
+    assert_true(fabs(ep_cubic_runtime_bytes(30) / 1048576.0 - 3.0) < 0.05);
+    int r = 7;
+    long p = 0, t = 0;
+    for (int i = 0; i < r; i++)
+        for (int j = i; j < r; j++) {
+            assert_int_equal(ep_cubic_pair(r, i, j), p++);
+            for (int k = j; k < r; k++)
+                assert_int_equal(ep_cubic_triple(r, i, j, k), t++);
+        }
+    assert_int_equal(p, ep_cubic_npairs(r));
+    assert_int_equal(t, ep_cubic_ntriples(r));
+}
+
+static void polynomial(void **state)
+{
+    (void)state;
+    ep_mesh m;
+    ep_material mat;
+    ep_modal md;
+    ep_vsel spec = {.ids_file = "data/models/beam3/beam3.bou"};
+    int *ids, nf, k = 5, r = 8, np;
+    ep_material_init(&mat);
+    mat.E = 1e7, mat.nu = 0.45, mat.rho = 1000;
+    assert_int_equal(ep_mesh_read("data/models/beam3/beam3_tet.veg", &m), EP_OK);
+    char *fixed = calloc((size_t)m.nv, 1);
+    assert_int_equal(ep_vsel_apply(&m, &spec, "fixed vertex", &ids, &nf), EP_OK);
+    for (int i = 0; i < nf; i++)
+        fixed[ids[i]] = 1;
+    free(ids);
+    assert_int_equal(ep_modal_setup(&md, &m, &mat, fixed, 0), EP_OK);
+    size_t n3 = 3 * (size_t)m.nv;
+    np = k * (k + 1) / 2;
+    double lambda[5], *Um = malloc(k * n3 * sizeof *Um), *Phi = malloc(np * n3 * sizeof *Phi), *U = malloc(r * n3 * sizeof *U), sig[20];
+    int pairs[30];
+    assert_int_equal(ep_modal_eigs(&md, k, lambda, Um), EP_OK);
+    assert_int_equal(ep_modal_derivatives(&md, Um, k, pairs, Phi), EP_OK);
+    assert_int_equal(ep_modal_basis(&md, EP_BASIS_PCA, lambda, Um, k, Phi, r, U, sig), EP_OK);
+
+    ep_cubic tot, lam, mu;
+    assert_int_equal(ep_cubic_compute(&m, &mat, U, r, &tot, &lam, &mu), EP_OK);
+    long npr = ep_cubic_npairs(r), nt = ep_cubic_ntriples(r);
+    for (long i = 0; i < (long)r * nt; i++) /* total = lambda part + mu part */
+        assert_true(fabs(tot.S[i] - lam.S[i] - mu.S[i]) <= 1e-12 * maxabs(tot.S, (size_t)r * nt));
+
+    /* P = U^T K U */
+    int *all, nd;
+    cholmod_common cc;
+    cholmod_start(&cc);
+    ep_fem_dofmap(&m, NULL, &all, &nd);
+    cholmod_sparse *K = ep_fem_assemble(&m, &mat, EP_FEM_STIFFNESS, all, nd, all, nd, 1, &cc);
+    double *KU = malloc(r * n3 * sizeof *KU), one[2] = {1, 0}, zero[2] = {0, 0};
+    cholmod_dense X = {.nrow = n3, .ncol = (size_t)r, .nzmax = n3 * r, .d = n3, .x = U, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+    cholmod_dense Y = X;
+    Y.x = KU;
+    cholmod_sdmult(K, 0, one, zero, &X, &Y, &cc);
+    for (int i = 0; i < r; i++)
+        for (int j = 0; j < r; j++) {
+            double v = 0;
+            for (size_t q = 0; q < n3; q++)
+                v += U[i * n3 + q] * KU[j * n3 + q];
+            assert_true(fabs(tot.P[i * r + j] - v) < 1e-10 * maxabs(tot.P, (size_t)r * r));
+        }
+
+    /* R(q) against U^T f(U q) at q with max vertex displacement ~10% of the model */
+    ep_stvk sv;
+    assert_int_equal(ep_stvk_init(&sv, &m, &mat), EP_OK);
+    double q[8], R[8], Rf[8], *w = malloc((npr + nt) * sizeof *w), *u = malloc(n3 * sizeof *u), *f = malloc(n3 * sizeof *f);
+    unsigned seed = 5;
+    for (int trial = 0; trial < 5; trial++) {
+        for (int i = 0; i < r; i++)
+            q[i] = 2.0 * rand_r(&seed) / RAND_MAX - 1.0;
+        memset(u, 0, n3 * sizeof *u);
+        for (int i = 0; i < r; i++)
+            for (size_t p = 0; p < n3; p++)
+                u[p] += U[i * n3 + p] * q[i];
+        double scale = 0.1 * ep_mesh_diameter(&m) / maxabs(u, n3);
+        for (int i = 0; i < r; i++)
+            q[i] *= scale;
+        for (size_t p = 0; p < n3; p++)
+            u[p] *= scale;
+        assert_int_equal(ep_stvk_force(&sv, u, f), EP_OK);
+        for (int i = 0; i < r; i++) {
+            Rf[i] = 0;
+            for (size_t p = 0; p < n3; p++)
+                Rf[i] += U[i * n3 + p] * f[p];
+        }
+        ep_cubic_force(&tot, q, R, w);
+        for (int i = 0; i < r; i++)
+            assert_true(fabs(R[i] - Rf[i]) <= 1e-10 * maxabs(Rf, r));
+        /* tangent: central differences, symmetry */
+        double Kt[64], Rp[8], Rm[8], qq[8], h = 1e-5 * maxabs(q, r);
+        ep_cubic_stiffness(&tot, q, Kt, w);
+        for (int a = 0; a < r; a++) {
+            memcpy(qq, q, sizeof qq);
+            qq[a] += h;
+            ep_cubic_force(&tot, qq, Rp, w);
+            qq[a] -= 2 * h;
+            ep_cubic_force(&tot, qq, Rm, w);
+            for (int i = 0; i < r; i++) {
+                assert_true(fabs((Rp[i] - Rm[i]) / (2 * h) - Kt[i * r + a]) <= 1e-6 * maxabs(Kt, 64));
+                assert_true(fabs(Kt[i * r + a] - Kt[a * r + i]) <= 1e-10 * maxabs(Kt, 64));
+            }
+        }
+    }
+    ep_cubic_free(&tot);
+    ep_cubic_free(&lam);
+    ep_cubic_free(&mu);
+    ep_stvk_free(&sv);
+    cholmod_free_sparse(&K, &cc);
+    cholmod_finish(&cc);
+    free(all);
+    free(KU);
+    free(w);
+    free(u);
+    free(f);
+    free(Um);
+    free(Phi);
+    free(U);
+    free(fixed);
+    ep_modal_free(&md);
+    ep_mesh_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(layout), cmocka_unit_test(polynomial)};
+    return cmocka_run_group_tests_name("cubic", tests, NULL, NULL);
+}
