@@ -252,3 +252,63 @@ void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K, double *w
                 }
             }
 }
+
+/* Symmetric storage index of (m, a), m <= a: the pair index. */
+int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
+{
+    int r = c->r;
+    long ns = ep_cubic_npairs(r);
+    t->r = r;
+    t->K0 = ep_calloc((size_t)ns, sizeof *t->K0);
+    t->K1 = ep_calloc((size_t)r * ns, sizeof *t->K1);
+    t->K2 = ep_calloc((size_t)ns * ns, sizeof *t->K2);
+    if (!t->K0 || !t->K1 || !t->K2) {
+        ep_cubic_tangent_free(t);
+        return EP_ECOMPUTE;
+    }
+    /* K[m][a] = P[a][m] + sum_b (1 + d_ab) Q[(a,b)][m] q_b
+     *         + sum_{b<=c} count_a(abc) S[sort(a,b,c)][m] q_b q_c */
+    for (int m = 0; m < r; m++)
+        for (int a = m; a < r; a++) {
+            long e = ep_cubic_pair(r, m, a);
+            t->K0[e] = c->P[(size_t)a * r + m];
+            for (int b = 0; b < r; b++)
+                t->K1[(size_t)b * ns + e] = (1 + (a == b)) * c->Q[(size_t)(a <= b ? ep_cubic_pair(r, a, b)
+                                                                                    : ep_cubic_pair(r, b, a)) * r + m];
+            for (int b = 0; b < r; b++)
+                for (int cc = b; cc < r; cc++) {
+                    int s[3] = {a, b, cc}, tmp;
+                    if (s[0] > s[1]) tmp = s[0], s[0] = s[1], s[1] = tmp;
+                    if (s[1] > s[2]) tmp = s[1], s[1] = s[2], s[2] = tmp;
+                    if (s[0] > s[1]) tmp = s[0], s[0] = s[1], s[1] = tmp;
+                    int count = (a == b) + (a == cc) + 1;
+                    t->K2[(size_t)ep_cubic_pair(r, b, cc) * ns + e] =
+                        count * c->S[(size_t)ep_cubic_triple(r, s[0], s[1], s[2]) * r + m];
+                }
+        }
+    return EP_OK;
+}
+
+void ep_cubic_tangent_free(ep_cubic_tangent *t)
+{
+    free(t->K0);
+    free(t->K1);
+    free(t->K2);
+    memset(t, 0, sizeof *t);
+}
+
+void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *K, double *w)
+{
+    int r = t->r;
+    long ns = ep_cubic_npairs(r);
+    double *ks = w + ns;
+    for (int i = 0, p = 0; i < r; i++)
+        for (int j = i; j < r; j++, p++)
+            w[p] = q[i] * q[j];
+    memcpy(ks, t->K0, sizeof(double) * (size_t)ns);
+    cblas_dgemv(CblasRowMajor, CblasTrans, r, (int)ns, 1.0, t->K1, (int)ns, q, 1, 1.0, ks, 1);
+    cblas_dgemv(CblasRowMajor, CblasTrans, (int)ns, (int)ns, 1.0, t->K2, (int)ns, w, 1, 1.0, ks, 1);
+    for (int m = 0, e = 0; m < r; m++)
+        for (int a = m; a < r; a++, e++)
+            K[(size_t)m * r + a] = K[(size_t)a * r + m] = ks[e];
+}

@@ -49,9 +49,25 @@ int ep_cubic_compute(const ep_mesh *m, const ep_material *mat, const double *U, 
  * (BLAS-2).  in: c, q[r]; out: R[r]; workspace w[npairs + ntriples]. */
 void ep_cubic_force(const ep_cubic *c, const double *q, double *R, double *w);
 
-/* Tangent stiffness Ktilde(q) = dR/dq [r][r] (row-major; symmetric).
- * workspace w[npairs].  Cost O(r^4 / 6). */
+/* Tangent stiffness Ktilde(q) = dR/dq [r][r] (row-major; symmetric), from
+ * P, Q, S directly.  workspace w unused.  Cost O(r^4 / 2): for checks; a
+ * runtime prepares the stiffness polynomial below. */
 void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K, double *w);
+
+/* The stiffness polynomial a runtime evaluates (001 §2.6.4): in symmetric
+ * storage (upper triangle, r(r+1)/2 entries, row by row),
+ * Ktilde(q) = K0 + sum_a q_a K1[a] + sum_{a<=b} q_a q_b K2[ab]. */
+typedef struct ep_cubic_tangent {
+    int r;
+    double *K0;  /* [ns] */
+    double *K1;  /* [r][ns] */
+    double *K2;  /* [npairs][ns] */
+} ep_cubic_tangent;
+
+int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t);
+void ep_cubic_tangent_free(ep_cubic_tangent *t);
+/* Ktilde(q) [r][r] full row-major; workspace w[npairs + ns].  Two dgemv. */
+void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *K, double *w);
 
 /* Bytes a runtime stores for the force polynomial plus the stiffness
  * polynomial in symmetric storage: 8 [r (r + np + nt) + r(r+1)/2 (1 + r + np)]

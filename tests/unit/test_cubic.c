@@ -119,8 +119,14 @@ static void polynomial(void **state)
         for (int i = 0; i < r; i++)
             assert_true(fabs(R[i] - Rf[i]) <= 1e-10 * maxabs(Rf, r));
         /* tangent: central differences, symmetry */
-        double Kt[64], Rp[8], Rm[8], qq[8], h = 1e-5 * maxabs(q, r);
+        double Kt[64], Kp[64], Rp[8], Rm[8], qq[8], h = 1e-5 * maxabs(q, r);
         ep_cubic_stiffness(&tot, q, Kt, w);
+        ep_cubic_tangent tg;
+        assert_int_equal(ep_cubic_tangent_prepare(&tot, &tg), EP_OK);
+        ep_cubic_tangent_eval(&tg, q, Kp, w);
+        for (int i = 0; i < r * r; i++) /* the runtime's stiffness polynomial */
+            assert_true(fabs(Kp[i] - Kt[i]) <= 1e-12 * maxabs(Kt, 64));
+        ep_cubic_tangent_free(&tg);
         for (int a = 0; a < r; a++) {
             memcpy(qq, q, sizeof qq);
             qq[a] += h;
