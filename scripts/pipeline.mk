@@ -12,6 +12,7 @@
 #   $(OUT)/gf-fem.h5     femcondense: boundary Green's functions of the tet mesh
 #   $(OUT)/gf-bem.h5     bemsolve: boundary Green's functions of the subdivided surface
 #   $(OUT)/modes.h5      moddesc: modes, modal derivatives and the reduced basis
+#   $(OUT)/cubic.h5      polycoef: cubic polynomials of the reduced StVK forces
 #
 # Variables (defaults in brackets):
 #   MESH     tetrahedral input mesh [the asianDragon tet mesh]
@@ -40,7 +41,8 @@ OUT      ?= demo-out
 PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
 
 .PHONY: all
-all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/modes.h5
+all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/modes.h5 \
+     $(OUT)/cubic.h5
 	@echo "pipeline: done; outputs in $(OUT)/"
 
 $(OUT)/surface.h5: $(MESH) $(PROJECT) $(BIN)/loopsub
@@ -60,3 +62,6 @@ $(OUT)/gf-bem.h5: $(OUT)/surface.h5 $(BIN)/bemsolve
 $(OUT)/modes.h5: $(MESH) $(BIN)/moddesc
 	@mkdir -p $(OUT)
 	$(BIN)/moddesc $(MESH) $(FIXED) $(MATERIAL) $(MODES) -o $@
+
+$(OUT)/cubic.h5: $(OUT)/modes.h5 $(BIN)/polycoef
+	$(BIN)/polycoef $< -o $@

@@ -1,0 +1,56 @@
+/*
+ * cubic_eval — time a runtime's evaluation of the reduced force R(q) and the
+ * tangent stiffness together from a kind "cubic" file (used by polycoef.sh):
+ * cubic_eval CUBIC.h5 prints microseconds per evaluation and the bytes of
+ * coefficients read, with the bandwidth that implies.
+ */
+#include "bench.h"
+#include "cubic.h"
+#include "err.h"
+#include "h5.h"
+
+int main(int argc, char **argv)
+{
+    ep_h5 f;
+    ep_cubic c = {0};
+    ep_cubic_tangent t = {0};
+    hsize_t d[2] = {0, 0};
+    void *p;
+    if (argc != 2 || ep_h5_open(&f, argv[1], "cubic") || ep_h5_read(&f, "/cubic/P", EP_F64, 2, d, &p)) {
+        fprintf(stderr, "cubic_eval: %s\n", argc == 2 ? ep_errmsg() : "usage: cubic_eval CUBIC.h5");
+        return 1;
+    }
+    c.r = (int)d[0];
+    c.P = p;
+    d[0] = 0;
+    ep_h5_read(&f, "/cubic/Q", EP_F64, 2, d, &p);
+    c.Q = p;
+    d[0] = 0;
+    ep_h5_read(&f, "/cubic/S", EP_F64, 2, d, &p);
+    c.S = p;
+    ep_h5_close(&f);
+    int r = c.r;
+    long np = ep_cubic_npairs(r), nt = ep_cubic_ntriples(r);
+    if (ep_cubic_tangent_prepare(&c, &t))
+        return 1;
+    double *q = malloc(sizeof *q * (size_t)r), *R = malloc(sizeof *R * (size_t)r), *K = malloc(sizeof *K * (size_t)r * r);
+    double *w = malloc(sizeof *w * (size_t)(np + nt + np));
+    for (int i = 0; i < r; i++)
+        q[i] = 1e-3 * (i + 1);
+    openblas_set_num_threads(1); /* a runtime's loop runs on one core */
+    int reps = 2000;
+    for (int i = 0; i < 100; i++) { /* warm the caches */
+        ep_cubic_force(&c, q, R, w);
+        ep_cubic_tangent_eval(&t, q, K, w);
+    }
+    double t0 = ep_now();
+    for (int i = 0; i < reps; i++) {
+        q[i % r] += 1e-12;
+        ep_cubic_force(&c, q, R, w);
+        ep_cubic_tangent_eval(&t, q, K, w);
+    }
+    double us = (ep_now() - t0) / reps * 1e6;
+    double bytes = 8.0 * ((double)r * (r + np + nt) + (double)np * (1 + r + np));
+    printf("%.2f %.0f %.2f\n", us, bytes, bytes / (us * 1e-6) / 1e9);
+    return 0;
+}
