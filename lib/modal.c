@@ -165,7 +165,7 @@ int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
     if (k < 1 || nev >= n)
         return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s", k, n,
                        s->free ? " (and 6 rigid modes)" : "");
-    int ncv = 2 * nev + 1 > nev + 20 ? 2 * nev + 1 : nev + 20;
+    int ncv = 3 * nev > nev + 20 ? 3 * nev : nev + 20;
     ncv = ncv > n ? n : ncv;
     a_int ido = 0, info = 0, iparam[11] = {0}, ipntr[14] = {0}, lworkl = ncv * (ncv + 8);
     double *resid = ep_malloc((size_t)n, sizeof *resid), *V = ep_malloc((size_t)n * ncv, sizeof *V);
@@ -370,23 +370,29 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
         goto out;
     }
     /* 001 eq. 2.52 (MATH.md §3): modes scaled lambda1/lambda_j, derivatives
-     * normalized in the mass norm then scaled lambda1^2/(lambda_i lambda_j). */
-    for (int j = 0; j < k; j++) {
+     * normalized in the mass norm then scaled lambda1^2/(lambda_i lambda_j).
+     * M X is formed once; the scales are diagonal, so it is scaled alongside. */
+    for (int j = 0; j < k; j++)
         gather(s, U + (size_t)j * n3, X + (size_t)j * n);
-        cblas_dscal(n, lambda[0] / lambda[j], X + (size_t)j * n, 1);
-    }
-    if (kind != EP_BASIS_LINEAR) {
-        for (int i = 0, p = 0; i < k; i++)
-            for (int j = i; j < k; j++, p++)
-                gather(s, Phi + (size_t)p * n3, X + (size_t)(k + p) * n);
-        if ((st = apply(s, s->M, X + (size_t)k * n, MX + (size_t)k * n, np)))
-            goto out;
-        for (int i = 0, p = 0; i < k; i++)
-            for (int j = i; j < k; j++, p++) {
-                double nrm = sqrt(fmax(cblas_ddot(n, X + (size_t)(k + p) * n, 1, MX + (size_t)(k + p) * n, 1), 0));
-                cblas_dscal(n, nrm > 0 ? lambda[0] * lambda[0] / (lambda[i] * lambda[j] * nrm) : 0,
-                            X + (size_t)(k + p) * n, 1);
-            }
+    for (int p = 0; kind != EP_BASIS_LINEAR && p < np; p++)
+        gather(s, Phi + (size_t)p * n3, X + (size_t)(k + p) * n);
+    if (kind != EP_BASIS_LINEAR && (st = apply(s, s->M, X, MX, mcount)))
+        goto out;
+    for (int q = 0; q < mcount; q++) {
+        double f;
+        if (q < k) {
+            f = lambda[0] / lambda[q];
+        } else {
+            int i = 0, p = q - k;
+            while (p >= k - i) /* pair (i, j) of derivative p */
+                p -= k - i++;
+            int j = i + p;
+            double nrm = sqrt(fmax(cblas_ddot(n, X + (size_t)q * n, 1, MX + (size_t)q * n, 1), 0));
+            f = nrm > 0 ? lambda[0] * lambda[0] / (lambda[i] * lambda[j] * nrm) : 0;
+        }
+        cblas_dscal(n, f, X + (size_t)q * n, 1);
+        if (kind != EP_BASIS_LINEAR)
+            cblas_dscal(n, f, MX + (size_t)q * n, 1);
     }
     if (!(Br = ep_malloc((size_t)n * r, sizeof *Br))) {
         st = EP_ECOMPUTE;
@@ -396,8 +402,8 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
         /* G = X^T M X = V diag(sigma^2) V^T; U = X V_r diag(1/sigma_r). */
         G = ep_malloc((size_t)mcount * mcount, sizeof *G);
         w = ep_malloc((size_t)mcount, sizeof *w);
-        if (!G || !w || (st = apply(s, s->M, X, MX, mcount))) {
-            st = st ? st : EP_ECOMPUTE;
+        if (!G || !w) {
+            st = EP_ECOMPUTE;
             goto out;
         }
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, mcount, mcount, n, 1.0, X, n, MX, n, 0.0, G, mcount);
@@ -412,9 +418,12 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
                          "= %.1e)", r, sigma[r - 1] / sigma[0]);
             goto out;
         }
-        for (int q = 0; q < r; q++)
-            cblas_dgemv(CblasColMajor, CblasNoTrans, n, mcount, 1.0 / sigma[q], X, n,
-                        G + (size_t)(mcount - 1 - q) * mcount, 1, 0.0, Br + (size_t)q * n, 1);
+        for (int q = 0; q < r; q++) /* V_r diag(1/sigma_r), largest first, into w-sized columns of G */
+            cblas_dscal(mcount, 1.0 / sigma[q], G + (size_t)(mcount - 1 - q) * mcount, 1);
+        for (int q = 0; q < r / 2; q++) /* reverse the last r columns: descending order */
+            cblas_dswap(mcount, G + (size_t)(mcount - 1 - q) * mcount, 1, G + (size_t)(mcount - r + q) * mcount, 1);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, r, mcount, 1.0, X, n,
+                    G + (size_t)(mcount - r) * mcount, mcount, 0.0, Br, n);
         if ((st = m_orthonormalize(s, Br, r)))
             goto out;
     } else if (kind == EP_BASIS_GRAM_SCHMIDT) {

@@ -121,8 +121,10 @@ int ep_stvk_force(const ep_stvk *s, const double *u, double *f)
 
 int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *pairs, int np, double *out)
 {
-    size_t n3 = 3 * (size_t)s->m->nv;
+    size_t n3 = 3 * (size_t)s->m->nv, nv = (size_t)s->m->nv;
     accum acc;
+    /* Accumulators are vertex-major, [nv][np][3]: an element's four vertices
+     * are four contiguous runs, not 4 np scattered cache lines. */
     if (accum_open(&acc, (size_t)np * n3))
         return EP_ECOMPUTE;
     int failed = 0;
@@ -159,7 +161,13 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
                             v += D[a][i][l] * S1[b][l][j] + D[b][i][l] * S1[a][l][j];
                         P[i][j] = v;
                     }
-                scatter(s, e, P, mine + (size_t)p * n3);
+                double V = s->vol[e];
+                for (int v = 0; v < 4; v++) {
+                    const double *g = s->g[e][v];
+                    double *o = mine + ((size_t)s->m->tets[4 * e + v] * np + p) * 3;
+                    for (int i = 0; i < 3; i++)
+                        o[i] += V * (P[i][0] * g[0] + P[i][1] * g[1] + P[i][2] * g[2]);
+                }
             }
         }
         free(D);
@@ -169,6 +177,16 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
         free(acc.buf);
         return ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)");
     }
-    accum_close(&acc, out);
+    /* Sum the threads' copies and turn [nv][np][3] into [np][3nv]. */
+#pragma omp parallel for schedule(static)
+    for (size_t v = 0; v < nv; v++)
+        for (int p = 0; p < np; p++)
+            for (int i = 0; i < 3; i++) {
+                double sum = 0;
+                for (int t = 0; t < acc.nt; t++)
+                    sum += acc.buf[(size_t)t * acc.n + (v * np + p) * 3 + i];
+                out[(size_t)p * n3 + 3 * v + i] = sum;
+            }
+    free(acc.buf);
     return EP_OK;
 }
