@@ -18,20 +18,17 @@
 #include <string.h>
 
 typedef struct {
-    int all_columns, single, check, constant;
+    int single, check, constant;
     double max_memory;
-    ep_vsel cols;
+    ep_gf_columns cols;
 } opts;
 
 enum {
-    OPT_COLUMNS = 2000, OPT_COL_IDS, OPT_COL_BOX, OPT_COL_REGION, OPT_SINGLE, OPT_CHECK, OPT_MAXMEM, OPT_ELEMENTS
+    OPT_SINGLE = 2000, OPT_CHECK, OPT_MAXMEM, OPT_ELEMENTS
 };
 
 static const struct option options[] = {
-    {"columns", required_argument, NULL, OPT_COLUMNS},
-    {"col-ids", required_argument, NULL, OPT_COL_IDS},
-    {"col-box", required_argument, NULL, OPT_COL_BOX},
-    {"col-region", required_argument, NULL, OPT_COL_REGION},
+    EP_GF_COLUMN_OPTIONS,
     {"single", no_argument, NULL, OPT_SINGLE},
     {"check", no_argument, NULL, OPT_CHECK},
     {"max-memory", required_argument, NULL, OPT_MAXMEM},
@@ -42,20 +39,10 @@ static const struct option options[] = {
 static int handle(int code, const char *arg, void *ctx)
 {
     opts *o = ctx;
+    int st = ep_gf_column_option(&o->cols, code, arg);
+    if (st >= 0)
+        return st;
     switch (code) {
-    case OPT_COLUMNS:
-        if (strcmp(arg, "free") && strcmp(arg, "all"))
-            return ep_fail(EP_EUSAGE, "option --columns: expected free or all, got \"%s\"", arg);
-        o->all_columns = !strcmp(arg, "all");
-        return EP_OK;
-    case OPT_COL_IDS:
-        o->cols.ids_file = arg;
-        return EP_OK;
-    case OPT_COL_BOX:
-        return ep_vsel_parse_box(&o->cols, "--col-box", arg);
-    case OPT_COL_REGION:
-        o->cols.region = arg;
-        return EP_OK;
     case OPT_SINGLE:
         o->single = 1;
         return EP_OK;
@@ -108,11 +95,7 @@ int main(int argc, char **argv)
         .help = "      --elements linear|constant\n"
                 "                          hat functions at the vertices (default), or one constant\n"
                 "                          value per triangle collocated at its centroid\n"
-                "      --columns free|all  GF columns: free boundary vertices (default) or all of them\n"
-                "      --col-ids FILE      GF columns: these boundary vertices (1-based ids), and/or\n"
-                "      --col-box x0,y0,z0,x1,y1,z1\n"
-                "                          the boundary vertices in a box, and/or\n"
-                "      --col-region TAG    those of a physical group or set\n"
+                EP_GF_COLUMN_HELP
                 "      --single            store /gf/xi as float32\n"
                 "      --check             report the rigid-rotation residual, sampled column residuals\n"
                 "                          and the condition estimate of A\n"
@@ -178,14 +161,14 @@ int main(int argc, char **argv)
                 "surface)\n", dropped);
     if ((st = ep_mesh_check_support(&m, fixed, 1)))
         goto out;
-    if (o.constant && ep_vsel_given(&o.cols)) {
+    if (o.constant && ep_vsel_given(&o.cols.sel)) {
         st = ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements");
         goto out;
     }
-    if (ep_vsel_given(&o.cols) && (st = ep_gf_select_columns(&m, &o.cols, &cols, &ncols)))
+    if (ep_vsel_given(&o.cols.sel) && (st = ep_gf_select_columns(&m, &o.cols.sel, &cols, &ncols)))
         goto out;
-    if ((st = o.constant ? ep_gf_layout_triangles(&m, fixed, o.all_columns, &L)
-                         : ep_gf_layout_build(&m, fixed, o.all_columns, cols, ncols, &L)))
+    if ((st = o.constant ? ep_gf_layout_triangles(&m, fixed, o.cols.all, &L)
+                         : ep_gf_layout_build(&m, fixed, o.cols.all, cols, ncols, &L)))
         goto out;
 
     /* compute */
@@ -198,19 +181,13 @@ int main(int argc, char **argv)
         (st = ep_h5_create(&f, tmp, "gf", "bemsolve " EP_VERSION, cli.command)))
         goto out;
     open = 1;
-    int *fx = ep_malloc((size_t)(nfixed ? nfixed : 1), sizeof *fx);
-    for (int v = 0, k = 0; fx && v < m.nv; v++)
-        if (fixed[v])
-            fx[k++] = v;
-    st = fx ? EP_OK : EP_ECOMPUTE;
-    if (!st && !(st = ep_h5_write_mesh(&f, &m)) && !(st = ep_h5_write_material(&f, &mat)) &&
-        !(st = ep_h5_write_fixed(&f, fx, nfixed)) && !(st = ep_gf_writer_open(&w, &f, &L, o.constant ? "bem-constant" : "bem-linear", o.single))) {
+    if (!(st = ep_h5_write_model(&f, &m, &mat, fixed)) &&
+        !(st = ep_gf_writer_open(&w, &f, &L, o.constant ? "bem-constant" : "bem-linear", o.single))) {
         ep_h5_set_attr_string(&f, "/gf", "traction_model", "consistent");
         st = ep_gf_writer_put(&w, 0, 3L * L.m, xi);
         int cst = ep_gf_writer_close(&w);
         st = st ? st : cst;
     }
-    free(fx);
     int cst = ep_h5_close(&f);
     open = 0;
     st = st ? st : cst;
@@ -221,7 +198,7 @@ int main(int argc, char **argv)
         printf("bemsolve: %s: %d x %d GF blocks (%s %s elements, %s columns%s), %d triangles, %d fixed vertices, "
                "nu = %g\n",
                cli.output, L.m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
-               cols ? "selected" : o.all_columns ? "all" : "free", o.single ? ", float32" : "", m.nf, nfixed, mat.nu);
+               cols ? "selected" : o.cols.all ? "all" : "free", o.single ? ", float32" : "", m.nf, nfixed, mat.nu);
         printf("bemsolve: A is %d x %d; assemble %.2f s, LU %.2f s (%.1f GFlop/s), solve %.2f s (%.1f GFlop/s) "
                "on %d threads; memory %.0f MiB; total %.2f s\n",
                stats.n3, stats.n3, stats.t_assemble, stats.t_lu, stats.lu_flops / fmax(stats.t_lu, 1e-9) / 1e9,

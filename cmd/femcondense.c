@@ -19,22 +19,19 @@
 #include <sys/statvfs.h>
 
 typedef struct {
-    int all_columns, lumped, condensed, single;
+    int lumped, condensed, single;
     long block;
     double max_memory;
-    ep_vsel cols;       /* --col-ids/--col-box/--col-region */
+    ep_gf_columns cols;
 } opts;
 
 enum {
-    OPT_COLUMNS = 2000, OPT_COL_IDS, OPT_COL_BOX, OPT_COL_REGION, OPT_TRACTION, OPT_CONDENSED, OPT_SINGLE,
+    OPT_TRACTION = 2000, OPT_CONDENSED, OPT_SINGLE,
     OPT_BLOCK, OPT_MAXMEM
 };
 
 static const struct option options[] = {
-    {"columns", required_argument, NULL, OPT_COLUMNS},
-    {"col-ids", required_argument, NULL, OPT_COL_IDS},
-    {"col-box", required_argument, NULL, OPT_COL_BOX},
-    {"col-region", required_argument, NULL, OPT_COL_REGION},
+    EP_GF_COLUMN_OPTIONS,
     {"traction", required_argument, NULL, OPT_TRACTION},
     {"condensed", no_argument, NULL, OPT_CONDENSED},
     {"single", no_argument, NULL, OPT_SINGLE},
@@ -46,20 +43,10 @@ static const struct option options[] = {
 static int handle(int code, const char *arg, void *ctx)
 {
     opts *o = ctx;
+    int st = ep_gf_column_option(&o->cols, code, arg);
+    if (st >= 0)
+        return st;
     switch (code) {
-    case OPT_COLUMNS:
-        if (strcmp(arg, "free") && strcmp(arg, "all"))
-            return ep_fail(EP_EUSAGE, "option --columns: expected free or all, got \"%s\"", arg);
-        o->all_columns = !strcmp(arg, "all");
-        return EP_OK;
-    case OPT_COL_IDS:
-        o->cols.ids_file = arg;
-        return EP_OK;
-    case OPT_COL_BOX:
-        return ep_vsel_parse_box(&o->cols, "--col-box", arg);
-    case OPT_COL_REGION:
-        o->cols.region = arg;
-        return EP_OK;
     case OPT_TRACTION:
         if (strcmp(arg, "consistent") && strcmp(arg, "lumped"))
             return ep_fail(EP_EUSAGE, "option --traction: expected consistent or lumped, got \"%s\"", arg);
@@ -119,11 +106,7 @@ int main(int argc, char **argv)
         .synopsis = "MESH --fixed-... [-E PA --nu V | -m FILE] [options] -o GF.h5",
         .purpose = "Boundary Green's functions (and condensed stiffness) of a tetrahedral model by sparse\n"
                    "Cholesky: one factorization, then every column solved in blocks of right-hand sides.",
-        .help = "      --columns free|all  GF columns: free boundary vertices (default) or all of them\n"
-                "      --col-ids FILE      GF columns: these boundary vertices (1-based ids), and/or\n"
-                "      --col-box x0,y0,z0,x1,y1,z1\n"
-                "                          the boundary vertices in a box, and/or\n"
-                "      --col-region TAG    those of a physical group or set\n"
+        .help = EP_GF_COLUMN_HELP
                 "      --traction consistent|lumped\n"
                 "                          surface load of a unit traction: hat-function mass (default)\n"
                 "                          or vertex area\n"
@@ -169,9 +152,9 @@ int main(int argc, char **argv)
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)))
         goto out;
-    if (ep_vsel_given(&o.cols) && (st = ep_gf_select_columns(&m, &o.cols, &cols, &ncols)))
+    if (ep_vsel_given(&o.cols.sel) && (st = ep_gf_select_columns(&m, &o.cols.sel, &cols, &ncols)))
         goto out;
-    if ((st = ep_gf_layout_build(&m, fixed, o.all_columns, cols, ncols, &L)))
+    if ((st = ep_gf_layout_build(&m, fixed, o.cols.all, cols, ncols, &L)))
         goto out;
     if ((st = check_disk(cli.output, 9.0 * L.m * (double)L.n * (o.single ? 4 : 8))))
         goto out;
@@ -181,18 +164,8 @@ int main(int argc, char **argv)
         (st = ep_h5_create(&f, tmp, "gf", "femcondense " EP_VERSION, cli.command)))
         goto out;
     fopen_ok = 1;
-    int *fx = malloc(sizeof(int) * (size_t)(nfixed ? nfixed : 1));
-    for (int v = 0, k = 0; fx && v < m.nv; v++)
-        if (fixed[v])
-            fx[k++] = v;
-    if (!fx)
-        st = ep_fail(EP_ECOMPUTE, "out of memory");
-    if (st || (st = ep_h5_write_mesh(&f, &m)) || (st = ep_h5_write_material(&f, &mat)) ||
-        (st = ep_h5_write_fixed(&f, fx, nfixed)) || (st = ep_gf_writer_open(&sc.w, &f, &L, "fem-tet4", o.single))) {
-        free(fx);
+    if ((st = ep_h5_write_model(&f, &m, &mat, fixed)) || (st = ep_gf_writer_open(&sc.w, &f, &L, "fem-tet4", o.single)))
         goto out;
-    }
-    free(fx);
     ep_h5_set_attr_string(&f, "/gf", "traction_model", o.lumped ? "lumped" : "consistent");
     ep_progress_start(&sc.bar, "femcondense", 3L * L.m, cli.quiet);
     ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, o.condensed};
@@ -213,7 +186,7 @@ int main(int argc, char **argv)
 
     if (!cli.quiet) {
         printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d tets, %d fixed vertices\n",
-               cli.output, L.m, L.n, cols ? "selected" : o.all_columns ? "all" : "free",
+               cli.output, L.m, L.n, cols ? "selected" : o.cols.all ? "all" : "free",
                o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", m.ne, nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
                "solve %.2f s (%.1f GFlop/s on %d threads), write %.2f s%s; memory estimate %.0f MiB, "

@@ -67,20 +67,12 @@ static int write_output(const ep_cli *cli, const opts *o, const ep_mesh *m, cons
     static const char *basis_name[] = {"pca", "gram-schmidt", "linear"};
     char tmp[4096];
     ep_h5 f;
-    int st, k = (int)o->k, np = k * (k + 1) / 2, nfixed = 0, *fx = NULL;
+    int st, k = (int)o->k, np = k * (k + 1) / 2;
     hsize_t d[2];
-    for (int v = 0; fixed && v < m->nv; v++)
-        nfixed += fixed[v] != 0;
     if ((st = ep_out_begin(cli->output, tmp, sizeof tmp)) ||
         (st = ep_h5_create(&f, tmp, "modes", "moddesc " EP_VERSION, cli->command)))
         return st;
-    if (nfixed && !(fx = ep_malloc((size_t)nfixed, sizeof *fx)))
-        st = EP_ECOMPUTE;
-    for (int v = 0, q = 0; fx && v < m->nv; v++)
-        if (fixed[v])
-            fx[q++] = v;
-    if (!st && !(st = ep_h5_write_mesh(&f, m)) && !(st = ep_h5_write_material(&f, mat)) &&
-        !(nfixed && (st = ep_h5_write_fixed(&f, fx, nfixed)))) {
+    if (!(st = ep_h5_write_model(&f, m, mat, fixed))) {
         d[0] = (hsize_t)k, d[1] = 3 * (hsize_t)m->nv;
         if (!(st = ep_h5_write(&f, "/modes/eigenvalues", EP_F64, 1, d, lambda)) &&
             !(st = ep_h5_write(&f, "/modes/U", EP_F64, 2, d, U)) &&
@@ -99,7 +91,6 @@ static int write_output(const ep_cli *cli, const opts *o, const ep_mesh *m, cons
             }
         }
     }
-    free(fx);
     int cst = ep_h5_close(&f);
     st = st ? st : cst;
     return st ? st : ep_out_commit(tmp, cli->output);

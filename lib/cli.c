@@ -19,13 +19,6 @@
 
 static const char *progname = "elastoprep";
 
-double ep_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* ---- atomic output ------------------------------------------------------ */
 
 #define MAX_OUT 8

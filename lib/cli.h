@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <stddef.h>
 
+#include "err.h"
 #include "material.h"
 #include "mesh.h"
 #include "select.h"
@@ -73,9 +74,6 @@ int ep_cli_bytes(const char *opt, const char *arg, double *bytes);
 /* Print "prog: <ep_errmsg()>" on stderr (status != 0), remove unfinished
  * outputs, and exit with status. */
 _Noreturn void ep_cli_exit(int status);
-
-/* Wall-clock seconds (monotonic). */
-double ep_now(void);
 
 /* ---- atomic output ------------------------------------------------------ */
 

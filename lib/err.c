@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static _Thread_local char errbuf[1024];
 
@@ -50,4 +51,11 @@ int ep_grow(void *p, size_t n, size_t size)
         return ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
     *pp = q;
     return EP_OK;
+}
+
+double ep_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

@@ -35,6 +35,9 @@ void *ep_calloc(size_t n, size_t size);
 /* As ep_calloc but without zeroing; n*size overflow also fails. */
 void *ep_malloc(size_t n, size_t size);
 
+/* Wall-clock seconds (monotonic), for the stage timings tools report. */
+double ep_now(void);
+
 /* Grow *p to hold n elements of size bytes (realloc); 0 or EP_ECOMPUTE. */
 int ep_grow(void *p, size_t n, size_t size);
 

@@ -13,14 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Everything the block solves share (read-only once built). */
 typedef struct {
@@ -435,7 +427,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
     worker *w = NULL;
     int *imap = NULL, *bmap = NULL, ni = 0, nb3 = 0, st, nt = omp_get_max_threads();
     char *keep = ep_malloc((size_t)m->nv, 1);
-    double t0 = now();
+    double t0 = ep_now();
 
     memset(&s, 0, sizeof s);
     memset(stats, 0, sizeof *stats);
@@ -516,7 +508,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
             goto out;
         }
     }
-    stats->t_assemble = now() - t0;
+    stats->t_assemble = ep_now() - t0;
 
     /* Symbolic analysis first: the memory guard needs the factor's size. */
     s.K = cholmod_analyze(Kff, &c);
@@ -548,10 +540,10 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
                      o->max_memory / 1073741824.0);
         goto out;
     }
-    double t1 = now();
+    double t1 = ep_now();
     if ((st = ep_chol_factorize(Kff, s.K, "the stiffness", &c)))
         goto out;
-    stats->t_factor = now() - t1;
+    stats->t_factor = ep_now() - t1;
     cholmod_free_sparse(&Kff, &c); /* the factor is all the solves need */
 
     /* Blocks go to threads dynamically; a finished block is written at once
@@ -565,7 +557,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
         goto out;
     long total = 3L * L->m, nblocks = (total + s.k - 1) / s.k, done = 0;
     int failed = 0;
-    t1 = now();
+    t1 = ep_now();
 #pragma omp parallel num_threads(nt)
     {
         worker *me = &w[omp_get_thread_num()];
@@ -583,10 +575,10 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
 #pragma omp critical(ep_femgf_sink)
             {
                 if (!bst && !failed) {
-                    double tw = now();
+                    double tw = ep_now();
                     if ((bst = sink->put(sink->ctx, b0, nq, me->rows)))
                         snprintf(me->msg, sizeof me->msg, "%s", ep_errmsg());
-                    stats->t_write += now() - tw;
+                    stats->t_write += ep_now() - tw;
                     done += nq;
                     if (sink->progress)
                         sink->progress(sink->ctx, done, total);
@@ -601,17 +593,17 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
     for (int t = 0; t < nt && failed && !st; t++)
         if (w[t].status)
             st = ep_fail(w[t].status, "%s", w[t].msg);
-    stats->t_solve = now() - t1 - stats->t_write;
+    stats->t_solve = ep_now() - t1 - stats->t_write;
     stats->solve_flops = 4.0 * stats->lnz * (double)total;
     if (st)
         goto out;
     if (o->condensed) {
-        t1 = now();
+        t1 = ep_now();
         if (FI && (st = ep_chol_factorize(KII, FI, "the interior stiffness", &c)))
             goto out;
         if ((st = condense(m, mat, s.k, FI, imap, ni, bmap, nb3, condensed, &c)))
             goto out;
-        stats->t_condense = now() - t1;
+        stats->t_condense = ep_now() - t1;
     }
     stats->peak = (double)c.memory_usage;
     for (int t = 0; t < nt; t++)

@@ -117,29 +117,35 @@ int ep_gf_select_columns(const ep_mesh *m, const ep_vsel *spec, int **cols, int 
         free(ids);
         ids = NULL;
     }
-    n = 0;
-    for (int v = 0; v < m->nv; v++)
-        n += take[v];
-    if (n == 0) {
+    if ((st = ep_vsel_mask_ids(take, m->nv, cols, ncols)))
+        goto out;
+    if (*ncols == 0)
         st = ep_fail(EP_EINPUT, "%s: no boundary vertex selected for columns", m->source);
-        goto out;
-    }
-    if (!(ids = ep_malloc((size_t)n, sizeof *ids))) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    n = 0;
-    for (int v = 0; v < m->nv; v++)
-        if (take[v])
-            ids[n++] = v;
-    *cols = ids;
-    *ncols = n;
-    ids = NULL;
 out:
     free(ids);
     free(onb);
     free(take);
     return st;
+}
+
+int ep_gf_column_option(ep_gf_columns *c, int code, const char *arg)
+{
+    switch (code) {
+    case EP_OPT_COLUMNS:
+        if (strcmp(arg, "free") && strcmp(arg, "all"))
+            return ep_fail(EP_EUSAGE, "option --columns: expected free or all, got \"%s\"", arg);
+        c->all = !strcmp(arg, "all");
+        return EP_OK;
+    case EP_OPT_COL_IDS:
+        c->sel.ids_file = arg;
+        return EP_OK;
+    case EP_OPT_COL_BOX:
+        return ep_vsel_parse_box(&c->sel, "--col-box", arg);
+    case EP_OPT_COL_REGION:
+        c->sel.region = arg;
+        return EP_OK;
+    }
+    return -1;
 }
 
 int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method, int single)

@@ -7,6 +7,7 @@
 #ifndef EP_GF_H
 #define EP_GF_H
 
+#include <getopt.h>
 #include <stdint.h>
 
 #include "h5.h"
@@ -40,6 +41,31 @@ int ep_gf_layout_triangles(const ep_mesh *m, const char *fixed, int all_columns,
  * (an error otherwise); a box or group contributes its boundary vertices.
  * *cols ascending, unique, allocated.  An empty result is EP_EINPUT. */
 int ep_gf_select_columns(const ep_mesh *m, const ep_vsel *spec, int **cols, int *ncols);
+
+/* The column options both GF tools take: --columns free|all and the
+ * --col-ids/--col-box/--col-region selection. */
+typedef struct ep_gf_columns {
+    int all;      /* --columns all */
+    ep_vsel sel;  /* --col-... */
+} ep_gf_columns;
+
+enum { EP_OPT_COLUMNS = 3000, EP_OPT_COL_IDS, EP_OPT_COL_BOX, EP_OPT_COL_REGION };
+
+#define EP_GF_COLUMN_OPTIONS                                          \
+    {"columns", required_argument, NULL, EP_OPT_COLUMNS},             \
+    {"col-ids", required_argument, NULL, EP_OPT_COL_IDS},             \
+    {"col-box", required_argument, NULL, EP_OPT_COL_BOX},             \
+    {"col-region", required_argument, NULL, EP_OPT_COL_REGION}
+
+#define EP_GF_COLUMN_HELP                                                                       \
+    "      --columns free|all  GF columns: free boundary vertices (default) or all of them\n"  \
+    "      --col-ids FILE      GF columns: these boundary vertices (1-based ids), and/or\n"    \
+    "      --col-box x0,y0,z0,x1,y1,z1\n"                                                     \
+    "                          the boundary vertices in a box, and/or\n"                       \
+    "      --col-region TAG    those of a physical group or set\n"
+
+/* Take one column option: 0 or EP_EUSAGE; -1 when code is none of them. */
+int ep_gf_column_option(ep_gf_columns *c, int code, const char *arg);
 
 /* Streaming writer of /gf. */
 typedef struct ep_gf_writer {

@@ -6,6 +6,7 @@
  */
 #include "h5.h"
 #include "err.h"
+#include "select.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -502,6 +503,17 @@ int ep_h5_write_fixed(ep_h5 *f, const int *fixed, int nfixed)
 {
     hsize_t d = (hsize_t)nfixed;
     return ep_h5_write(f, "/constraints/fixed", EP_I32, 1, &d, fixed);
+}
+
+int ep_h5_write_model(ep_h5 *f, const ep_mesh *m, const ep_material *mat, const char *fixed)
+{
+    int st, *ids = NULL, n = 0;
+    if ((st = ep_h5_write_mesh(f, m)) || (mat && (st = ep_h5_write_material(f, mat))))
+        return st;
+    if (fixed && !(st = ep_vsel_mask_ids(fixed, m->nv, &ids, &n)) && n)
+        st = ep_h5_write_fixed(f, ids, n);
+    free(ids);
+    return st;
 }
 
 int ep_h5_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed)

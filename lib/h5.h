@@ -74,6 +74,11 @@ int ep_h5_read_mesh_file(const char *path, ep_mesh *m);
 int ep_h5_write_material(ep_h5 *f, const ep_material *mat);
 int ep_h5_read_material(ep_h5 *f, int ne, ep_material *mat);
 
+/* What every file carries (DESIGN.md): /mesh, /material (when mat is not
+ * NULL) and /constraints/fixed (the vertices with fixed[v] != 0, when fixed is
+ * not NULL and marks any).  0, EP_EIO or EP_ECOMPUTE. */
+int ep_h5_write_model(ep_h5 *f, const ep_mesh *m, const ep_material *mat, const char *fixed);
+
 /* /constraints/fixed: vertex ids in [0, nv). */
 int ep_h5_write_fixed(ep_h5 *f, const int *fixed, int nfixed);
 int ep_h5_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed);

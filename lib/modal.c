@@ -14,14 +14,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Full-length [3nv] <-> unknowns [ndof]. */
 static void gather(const ep_modal *s, const double *full, double *red)
@@ -98,7 +90,7 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
     char *keep = ep_malloc((size_t)m->nv, 1);
     cholmod_sparse *A = NULL;
     int st = EP_OK, nfixed = 0;
-    double t0 = now();
+    double t0 = ep_now();
     memset(s, 0, sizeof *s);
     if (!keep)
         return EP_ECOMPUTE;
@@ -121,8 +113,8 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
         st = EP_ECOMPUTE;
         goto out;
     }
-    s->t_assemble = now() - t0;
-    t0 = now();
+    s->t_assemble = ep_now() - t0;
+    t0 = ep_now();
     if (s->free) {
         /* K is singular: shift below zero, far below the lowest elastic
          * eigenvalue so the rigid modes stay well separated, yet not so far
@@ -149,7 +141,7 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
     }
     s->lnz = s->c.lnz;
     st = ep_chol_factorize(A, s->F, s->free ? "the shifted stiffness" : "the stiffness", &s->c);
-    s->t_factor = now() - t0;
+    s->t_factor = ep_now() - t0;
 out:
     if (A && A != s->K)
         cholmod_free_sparse(&A, &s->c);
@@ -300,10 +292,10 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
             pairs[2 * p + 1] = j;
         }
     /* Right-hand sides -(H:psi_j) psi_i, written into Phi, then solved in place. */
-    double t0 = now();
+    double t0 = ep_now();
     if ((st = ep_stvk_hessian_pairs(&s->stvk, U, k, pairs, np, Phi)))
         return st;
-    s->t_rhs = now() - t0;
+    s->t_rhs = ep_now() - t0;
     double *B = ep_malloc((size_t)n * np, sizeof *B), *X = ep_malloc((size_t)n * np, sizeof *X);
     if (!B || !X) {
         st = EP_ECOMPUTE;
@@ -313,7 +305,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
         gather(s, Phi + (size_t)p * n3, B + (size_t)p * n);
         cblas_dscal(n, -1.0, B + (size_t)p * n, 1);
     }
-    t0 = now();
+    t0 = ep_now();
     if (!s->free) {
         if ((st = solve(s, B, X, np)))
             goto out;
@@ -323,7 +315,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
         if (st)
             goto out;
     }
-    s->t_solve = now() - t0;
+    s->t_solve = ep_now() - t0;
     for (int p = 0; p < np; p++)
         scatter(s, X + (size_t)p * n, Phi + (size_t)p * n3);
 out:

@@ -31,6 +31,23 @@ int ep_vsel_parse_box(ep_vsel *s, const char *opt, const char *arg)
     return EP_OK;
 }
 
+int ep_vsel_mask_ids(const char *mask, int nv, int **ids, int *n)
+{
+    int count = 0;
+    for (int v = 0; v < nv; v++)
+        count += mask[v] != 0;
+    *ids = NULL;
+    *n = 0;
+    if (count == 0)
+        return EP_OK;
+    if (!(*ids = ep_malloc((size_t)count, sizeof **ids)))
+        return EP_ECOMPUTE;
+    for (int v = 0; v < nv; v++)
+        if (mask[v])
+            (*ids)[(*n)++] = v;
+    return EP_OK;
+}
+
 int ep_vsel_read_ids(const char *path, int nv, int **ids, int *n)
 {
     ep_text t;
@@ -64,7 +81,7 @@ out:
     return EP_OK;
 }
 
-int ep_vsel_apply(const ep_mesh *m, const ep_vsel *s, const char *what, int **fixed, int *nfixed)
+int ep_vsel_apply(const ep_mesh *m, const ep_vsel *s, const char *what, int **sel, int *nsel)
 {
     char *mark = ep_calloc((size_t)m->nv, 1);
     int *ids = NULL, n = 0, st = EP_OK;
@@ -100,23 +117,10 @@ int ep_vsel_apply(const ep_mesh *m, const ep_vsel *s, const char *what, int **fi
         for (int i = 0; i < g->nv; i++)
             mark[g->v[i]] = 1;
     }
-    n = 0;
-    for (int v = 0; v < m->nv; v++)
-        n += mark[v];
-    if (n == 0) {
+    if ((st = ep_vsel_mask_ids(mark, m->nv, sel, nsel)))
+        goto out;
+    if (*nsel == 0)
         st = ep_fail(EP_EINPUT, "%s: no %s selected", m->source, what);
-        goto out;
-    }
-    if (!(ids = ep_malloc((size_t)n, sizeof *ids))) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    n = 0;
-    for (int v = 0; v < m->nv; v++)
-        if (mark[v])
-            ids[n++] = v;
-    *fixed = ids;
-    *nfixed = n;
 out:
     free(mark);
     return st;

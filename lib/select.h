@@ -32,6 +32,10 @@ int ep_vsel_parse_box(ep_vsel *s, const char *opt, const char *arg);
  * Cost O(nv + file size). */
 int ep_vsel_apply(const ep_mesh *m, const ep_vsel *s, const char *what, int **ids, int *n);
 
+/* The vertices v < nv with mask[v] != 0, ascending, as a new array (*ids
+ * NULL and *n 0 when there are none).  0 or EP_ECOMPUTE. */
+int ep_vsel_mask_ids(const char *mask, int nv, int **ids, int *n);
+
 /* Read a .bou-style id file (1-based ids, blank/comma separated, '#'
  * comments) into 0-based ids checked against nv. */
 int ep_vsel_read_ids(const char *path, int nv, int **ids, int *n);
