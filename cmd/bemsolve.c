@@ -119,11 +119,7 @@ int main(int argc, char **argv)
     int *cols = NULL, ncols = 0, nfixed = 0, st, open = 0;
     double *xi = NULL, t0 = ep_now();
 
-    st = ep_cli_parse(&tool, argc, argv, &cli);
-    if (st < 0)
-        return EP_OK;
-    if (st)
-        ep_cli_exit(st);
+    ep_cli_parse_or_exit(&tool, argc, argv, &cli);
     if (o.max_memory == 0)
         o.max_memory = 0.9 * ep_mem_total();
     memset(&L, 0, sizeof L);

@@ -145,13 +145,9 @@ int main(int argc, char **argv)
     int st, *fixed = NULL, nfixed = 0, base_nv;
     double t0 = ep_now();
 
-    st = ep_cli_parse(&tool, argc, argv, &cli);
-    if (st < 0)
-        return EP_OK;
-    if (!st && !o.levels_given)
-        st = ep_fail(EP_EUSAGE, "the number of levels is required (-l LEVELS)");
-    if (st)
-        ep_cli_exit(st);
+    ep_cli_parse_or_exit(&tool, argc, argv, &cli);
+    if (!o.levels_given)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "the number of levels is required (-l LEVELS)"));
 
     ep_mesh_init(&fine);
     memset(&tree, 0, sizeof tree);

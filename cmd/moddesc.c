@@ -129,11 +129,7 @@ int main(int argc, char **argv)
     int st, nfixed = 0, *pairs = NULL;
     double *lambda = NULL, *U = NULL, *Phi = NULL, *B = NULL, *sigma = NULL, t0 = ep_now(), t;
 
-    st = ep_cli_parse(&tool, argc, argv, &cli);
-    if (st < 0)
-        return EP_OK;
-    if (st)
-        ep_cli_exit(st);
+    ep_cli_parse_or_exit(&tool, argc, argv, &cli);
     memset(&s, 0, sizeof s);
     ep_material_init(&mat);
     int k = (int)o.k, np = k * (k + 1) / 2, nsigma = o.basis == EP_BASIS_LINEAR ? k : k + np;

@@ -89,11 +89,7 @@ int main(int argc, char **argv)
     int st, inopen = 0;
     hsize_t d[2] = {0, 0};
 
-    st = ep_cli_parse(&tool, argc, argv, &cli);
-    if (st < 0)
-        return EP_OK;
-    if (st)
-        ep_cli_exit(st);
+    ep_cli_parse_or_exit(&tool, argc, argv, &cli);
     ep_mesh_init(&m);
 
     /* read -> validate */

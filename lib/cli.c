@@ -275,6 +275,15 @@ int ep_cli_parse(const ep_tool *tool, int argc, char **argv, ep_cli *cli)
     return EP_OK;
 }
 
+void ep_cli_parse_or_exit(const ep_tool *tool, int argc, char **argv, ep_cli *cli)
+{
+    int st = ep_cli_parse(tool, argc, argv, cli);
+    if (st < 0)
+        exit(EP_OK);
+    if (st)
+        ep_cli_exit(st);
+}
+
 /* ---- progress -------------------------------------------------------------- */
 
 void ep_progress_start(ep_progress *p, const char *label, long total, int quiet)

@@ -54,6 +54,10 @@ typedef struct ep_tool {
  * --version was printed (the tool exits 0).  Sets the OpenMP thread count. */
 int ep_cli_parse(const ep_tool *tool, int argc, char **argv, ep_cli *cli);
 
+/* ep_cli_parse for a tool's main: exits 0 after --help or --version, and
+ * with the usage status and message on a bad command line. */
+void ep_cli_parse_or_exit(const ep_tool *tool, int argc, char **argv, ep_cli *cli);
+
 /* Option argument parsers with "option --name: ..." usage errors. */
 int ep_cli_double(const char *opt, const char *arg, double *v);
 int ep_cli_int(const char *opt, const char *arg, long lo, long hi, long *v);
