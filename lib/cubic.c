@@ -253,7 +253,10 @@ void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K, double *w
             }
 }
 
-/* Symmetric storage index of (m, a), m <= a: the pair index. */
+/* K[m][a] = P[a][m] + sum_b (1 + d_ab) Q[(a,b)][m] q_b
+ *         + sum_{b<=c} count_a(abc) S[sort(a,b,c)][m] q_b q_c;
+ * the last coefficient, divided by (2 - d_bc), is symmetric under swapping
+ * the pairs (m,a) and (b,c) (both are derivatives of one quartic energy). */
 int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
 {
     int r = c->r;
@@ -261,13 +264,11 @@ int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
     t->r = r;
     t->K0 = ep_calloc((size_t)ns, sizeof *t->K0);
     t->K1 = ep_calloc((size_t)r * ns, sizeof *t->K1);
-    t->K2 = ep_calloc((size_t)ns * ns, sizeof *t->K2);
-    if (!t->K0 || !t->K1 || !t->K2) {
+    t->T = ep_calloc((size_t)(ns * (ns + 1) / 2), sizeof *t->T);
+    if (!t->K0 || !t->K1 || !t->T) {
         ep_cubic_tangent_free(t);
         return EP_ECOMPUTE;
     }
-    /* K[m][a] = P[a][m] + sum_b (1 + d_ab) Q[(a,b)][m] q_b
-     *         + sum_{b<=c} count_a(abc) S[sort(a,b,c)][m] q_b q_c */
     for (int m = 0; m < r; m++)
         for (int a = m; a < r; a++) {
             long e = ep_cubic_pair(r, m, a);
@@ -277,13 +278,16 @@ int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
                                                                                     : ep_cubic_pair(r, b, a)) * r + m];
             for (int b = 0; b < r; b++)
                 for (int cc = b; cc < r; cc++) {
+                    long p = ep_cubic_pair(r, b, cc);
+                    if (p > e)
+                        continue; /* the packed upper triangle holds row p <= column e */
                     int s[3] = {a, b, cc}, tmp;
                     if (s[0] > s[1]) tmp = s[0], s[0] = s[1], s[1] = tmp;
                     if (s[1] > s[2]) tmp = s[1], s[1] = s[2], s[2] = tmp;
                     if (s[0] > s[1]) tmp = s[0], s[0] = s[1], s[1] = tmp;
                     int count = (a == b) + (a == cc) + 1;
-                    t->K2[(size_t)ep_cubic_pair(r, b, cc) * ns + e] =
-                        count * c->S[(size_t)ep_cubic_triple(r, s[0], s[1], s[2]) * r + m];
+                    double k2 = count * c->S[(size_t)ep_cubic_triple(r, s[0], s[1], s[2]) * r + m];
+                    t->T[p * ns - p * (p - 1) / 2 + (e - p)] = k2 / (2 - (b == cc));
                 }
         }
     return EP_OK;
@@ -293,22 +297,46 @@ void ep_cubic_tangent_free(ep_cubic_tangent *t)
 {
     free(t->K0);
     free(t->K1);
-    free(t->K2);
+    free(t->T);
     memset(t, 0, sizeof *t);
 }
 
-void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *K, double *w)
+long ep_cubic_tangent_bytes(int r)
+{
+    long ns = ep_cubic_npairs(r);
+    return 8 * (ns + (long)r * ns + ns * (ns + 1) / 2);
+}
+
+/* y = A x for a symmetric A in upper row-by-row storage (ns = r(r+1)/2). */
+static void sym_times(int r, const double *A, const double *x, double *y)
+{
+    for (int i = 0; i < r; i++)
+        y[i] = 0;
+    for (int i = 0, e = 0; i < r; i++)
+        for (int j = i; j < r; j++, e++) {
+            y[i] += A[e] * x[j];
+            if (j != i)
+                y[j] += A[e] * x[i];
+        }
+}
+
+void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *R, double *K, double *w)
 {
     int r = t->r;
     long ns = ep_cubic_npairs(r);
-    double *ks = w + ns;
+    double *w2 = w, *k1 = w + ns, *k2 = w + 2 * ns, *y = w + 3 * ns;
     for (int i = 0, p = 0; i < r; i++)
         for (int j = i; j < r; j++, p++)
-            w[p] = q[i] * q[j];
-    memcpy(ks, t->K0, sizeof(double) * (size_t)ns);
-    cblas_dgemv(CblasRowMajor, CblasTrans, r, (int)ns, 1.0, t->K1, (int)ns, q, 1, 1.0, ks, 1);
-    cblas_dgemv(CblasRowMajor, CblasTrans, (int)ns, (int)ns, 1.0, t->K2, (int)ns, w, 1, 1.0, ks, 1);
+            w2[p] = q[i] * q[j] * (i == j ? 1.0 : 2.0); /* (2 - d_p) w_p */
+    cblas_dgemv(CblasRowMajor, CblasTrans, r, (int)ns, 1.0, t->K1, (int)ns, q, 1, 0.0, k1, 1);
+    cblas_dspmv(CblasRowMajor, CblasUpper, (int)ns, 1.0, t->T, w2, 1, 0.0, k2, 1);
     for (int m = 0, e = 0; m < r; m++)
         for (int a = m; a < r; a++, e++)
-            K[(size_t)m * r + a] = K[(size_t)a * r + m] = ks[e];
+            K[(size_t)m * r + a] = K[(size_t)a * r + m] = t->K0[e] + k1[e] + k2[e];
+    if (R) { /* Euler: R = (K0 + K1/2 + H4/3) q */
+        for (long e = 0; e < ns; e++)
+            k2[e] = t->K0[e] + 0.5 * k1[e] + k2[e] / 3.0;
+        sym_times(r, k2, q, y);
+        memcpy(R, y, sizeof(double) * (size_t)r);
+    }
 }

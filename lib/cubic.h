@@ -54,20 +54,30 @@ void ep_cubic_force(const ep_cubic *c, const double *q, double *R, double *w);
  * runtime prepares the stiffness polynomial below. */
 void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K, double *w);
 
-/* The stiffness polynomial a runtime evaluates (001 §2.6.4): in symmetric
- * storage (upper triangle, r(r+1)/2 entries, row by row),
- * Ktilde(q) = K0 + sum_a q_a K1[a] + sum_{a<=b} q_a q_b K2[ab]. */
+/* What a runtime evaluates each step (001 §2.6.4): the stiffness polynomial
+ * in symmetric storage (upper triangles, ns = r(r+1)/2 entries, row by row),
+ *   Ktilde(q) = K0 + sum_a q_a K1[a] + H4(q),
+ * where the quadratic part H4(q)_e = sum_p T[p][e] (2 - delta_p) w_p is a
+ * symmetric ns x ns matrix T, kept packed.  The force needs no coefficients
+ * of its own: its parts are homogeneous of degrees 1, 2, 3, so by Euler's
+ * identity R(q) = (K0 + K1(q)/2 + H4(q)/3) q. */
 typedef struct ep_cubic_tangent {
     int r;
     double *K0;  /* [ns] */
     double *K1;  /* [r][ns] */
-    double *K2;  /* [npairs][ns] */
+    double *T;   /* [ns (ns + 1) / 2] packed upper triangle, row by row */
 } ep_cubic_tangent;
 
 int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t);
 void ep_cubic_tangent_free(ep_cubic_tangent *t);
-/* Ktilde(q) [r][r] full row-major; workspace w[npairs + ns].  Two dgemv. */
-void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *K, double *w);
+
+/* Ktilde(q) [r][r] full row-major, and R(q) [r] when R is not NULL.
+ * workspace w[3 ns + 3 r].  One dgemv and one dspmv: 8 (r ns + ns (ns+1)/2)
+ * bytes of coefficients read (0.97 MB at r = 30). */
+void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *R, double *K, double *w);
+
+/* Bytes of coefficients ep_cubic_tangent_eval reads. */
+long ep_cubic_tangent_bytes(int r);
 
 /* Bytes a runtime stores for the force polynomial plus the stiffness
  * polynomial in symmetric storage: 8 [r (r + np + nt) + r(r+1)/2 (1 + r + np)]

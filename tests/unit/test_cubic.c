@@ -122,10 +122,14 @@ static void polynomial(void **state)
         double Kt[64], Kp[64], Rp[8], Rm[8], qq[8], h = 1e-5 * maxabs(q, r);
         ep_cubic_stiffness(&tot, q, Kt, w);
         ep_cubic_tangent tg;
+        double Rt[8], *wt = malloc((3 * npr + 3 * r) * sizeof *wt);
         assert_int_equal(ep_cubic_tangent_prepare(&tot, &tg), EP_OK);
-        ep_cubic_tangent_eval(&tg, q, Kp, w);
+        ep_cubic_tangent_eval(&tg, q, Rt, Kp, wt);
         for (int i = 0; i < r * r; i++) /* the runtime's stiffness polynomial */
             assert_true(fabs(Kp[i] - Kt[i]) <= 1e-12 * maxabs(Kt, 64));
+        for (int i = 0; i < r; i++) /* and its force by Euler's identity */
+            assert_true(fabs(Rt[i] - R[i]) <= 1e-12 * maxabs(R, r));
+        free(wt);
         ep_cubic_tangent_free(&tg);
         for (int a = 0; a < r; a++) {
             memcpy(qq, q, sizeof qq);
