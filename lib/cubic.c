@@ -264,7 +264,7 @@ int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
     t->r = r;
     t->K0 = ep_calloc((size_t)ns, sizeof *t->K0);
     t->K1 = ep_calloc((size_t)r * ns, sizeof *t->K1);
-    t->T = ep_calloc((size_t)(ns * (ns + 1) / 2), sizeof *t->T);
+    t->T = ep_calloc((size_t)(ns * ns), sizeof *t->T);
     if (!t->K0 || !t->K1 || !t->T) {
         ep_cubic_tangent_free(t);
         return EP_ECOMPUTE;
@@ -280,14 +280,14 @@ int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
                 for (int cc = b; cc < r; cc++) {
                     long p = ep_cubic_pair(r, b, cc);
                     if (p > e)
-                        continue; /* the packed upper triangle holds row p <= column e */
+                        continue; /* (e, p) is set with (p, e) */
                     int s[3] = {a, b, cc}, tmp;
                     if (s[0] > s[1]) tmp = s[0], s[0] = s[1], s[1] = tmp;
                     if (s[1] > s[2]) tmp = s[1], s[1] = s[2], s[2] = tmp;
                     if (s[0] > s[1]) tmp = s[0], s[0] = s[1], s[1] = tmp;
                     int count = (a == b) + (a == cc) + 1;
                     double k2 = count * c->S[(size_t)ep_cubic_triple(r, s[0], s[1], s[2]) * r + m];
-                    t->T[p * ns - p * (p - 1) / 2 + (e - p)] = k2 / (2 - (b == cc));
+                    t->T[p * ns + e] = t->T[e * ns + p] = k2 / (2 - (b == cc));
                 }
         }
     return EP_OK;
@@ -329,7 +329,7 @@ void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *R
         for (int j = i; j < r; j++, p++)
             w2[p] = q[i] * q[j] * (i == j ? 1.0 : 2.0); /* (2 - d_p) w_p */
     cblas_dgemv(CblasRowMajor, CblasTrans, r, (int)ns, 1.0, t->K1, (int)ns, q, 1, 0.0, k1, 1);
-    cblas_dspmv(CblasRowMajor, CblasUpper, (int)ns, 1.0, t->T, w2, 1, 0.0, k2, 1);
+    cblas_dsymv(CblasRowMajor, CblasUpper, (int)ns, 1.0, t->T, (int)ns, w2, 1, 0.0, k2, 1);
     for (int m = 0, e = 0; m < r; m++)
         for (int a = m; a < r; a++, e++)
             K[(size_t)m * r + a] = K[(size_t)a * r + m] = t->K0[e] + k1[e] + k2[e];

@@ -58,22 +58,23 @@ void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K, double *w
  * in symmetric storage (upper triangles, ns = r(r+1)/2 entries, row by row),
  *   Ktilde(q) = K0 + sum_a q_a K1[a] + H4(q),
  * where the quadratic part H4(q)_e = sum_p T[p][e] (2 - delta_p) w_p is a
- * symmetric ns x ns matrix T, kept packed.  The force needs no coefficients
+ * symmetric ns x ns matrix T (dsymv reads its upper triangle: faster here
+ * than OpenBLAS's packed dspmv).  The force needs no coefficients
  * of its own: its parts are homogeneous of degrees 1, 2, 3, so by Euler's
  * identity R(q) = (K0 + K1(q)/2 + H4(q)/3) q. */
 typedef struct ep_cubic_tangent {
     int r;
     double *K0;  /* [ns] */
     double *K1;  /* [r][ns] */
-    double *T;   /* [ns (ns + 1) / 2] packed upper triangle, row by row */
+    double *T;   /* [ns][ns] symmetric */
 } ep_cubic_tangent;
 
 int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t);
 void ep_cubic_tangent_free(ep_cubic_tangent *t);
 
 /* Ktilde(q) [r][r] full row-major, and R(q) [r] when R is not NULL.
- * workspace w[3 ns + 3 r].  One dgemv and one dspmv: 8 (r ns + ns (ns+1)/2)
- * bytes of coefficients read (0.97 MB at r = 30). */
+ * workspace w[3 ns + 3 r].  One dgemv and one dsymv: 8 (ns + r ns + ns (ns+1)/2)
+ * bytes of coefficients read (0.98 MB at r = 30). */
 void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *R, double *K, double *w);
 
 /* Bytes of coefficients ep_cubic_tangent_eval reads. */
