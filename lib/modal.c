@@ -44,6 +44,72 @@ static int apply(ep_modal *s, cholmod_sparse *A, const double *X, double *Y, int
     return cholmod_sdmult(A, 0, one, zero, &x, &y, &s->c) ? EP_OK : ep_chol_fail("sparse product", &s->c);
 }
 
+/* Y = M X for nvec reduced vectors, through the scalar vertex matrix:
+ * y_(3v+i) = sum_w m_vw x_(3w+i).  ARPACK asks for hundreds of these. */
+static int mass_apply(ep_modal *s, const double *X, double *Y, int nvec)
+{
+    int nv = s->ndof / 3;
+    for (int q = 0; q < nvec; q++) {
+        const double *x = X + (size_t)q * s->ndof;
+        double *y = Y + (size_t)q * s->ndof;
+#pragma omp parallel for schedule(static) if (nv > 20000)
+        for (int v = 0; v < nv; v++) {
+            double a = 0, b = 0, c = 0;
+            for (int p = s->mp[v]; p < s->mp[v + 1]; p++) {
+                const double *xw = &x[3 * s->mi[p]];
+                a += s->mx[p] * xw[0];
+                b += s->mx[p] * xw[1];
+                c += s->mx[p] * xw[2];
+            }
+            y[3 * v] = a, y[3 * v + 1] = b, y[3 * v + 2] = c;
+        }
+    }
+    return EP_OK;
+}
+
+/* The scalar vertex matrix of M: the (x, x) entries of its 3x3 blocks. */
+static int mass_scalar(ep_modal *s)
+{
+    const int *Mp = s->M->p, *Mi = s->M->i;
+    const double *Mx = s->M->x;
+    int nv = s->ndof / 3;
+    size_t nnz = 0;
+    s->mp = ep_calloc((size_t)nv + 1, sizeof *s->mp);
+    if (!s->mp)
+        return EP_ECOMPUTE;
+    for (int w = 0; w < nv; w++) /* upper storage: count both triangles */
+        for (int p = Mp[3 * w]; p < Mp[3 * w + 1]; p++)
+            if (Mi[p] % 3 == 0) {
+                s->mp[w + 1]++;
+                if (Mi[p] / 3 != w)
+                    s->mp[Mi[p] / 3 + 1]++;
+            }
+    for (int v = 0; v < nv; v++)
+        s->mp[v + 1] += s->mp[v];
+    nnz = (size_t)s->mp[nv];
+    s->mi = ep_malloc(nnz, sizeof *s->mi);
+    s->mx = ep_malloc(nnz, sizeof *s->mx);
+    int *fill = ep_malloc((size_t)nv, sizeof *fill);
+    if (!s->mi || !s->mx || !fill) {
+        free(fill);
+        return EP_ECOMPUTE;
+    }
+    memcpy(fill, s->mp, sizeof(int) * (size_t)nv);
+    for (int w = 0; w < nv; w++)
+        for (int p = Mp[3 * w]; p < Mp[3 * w + 1]; p++)
+            if (Mi[p] % 3 == 0) {
+                int v = Mi[p] / 3;
+                s->mi[fill[w]] = v;
+                s->mx[fill[w]++] = Mx[p];
+                if (v != w) {
+                    s->mi[fill[v]] = w;
+                    s->mx[fill[v]++] = Mx[p];
+                }
+            }
+    free(fill);
+    return EP_OK;
+}
+
 /* X = (K - sigma M)^-1 B for nvec reduced vectors (in place allowed). */
 static int solve(ep_modal *s, const double *B, double *X, int nvec)
 {
@@ -63,7 +129,7 @@ int ep_modal_mass_times(ep_modal *s, const double *x, double *y, int nvec)
     int st = a && b ? EP_OK : EP_ECOMPUTE;
     for (int q = 0; !st && q < nvec; q++)
         gather(s, x + (size_t)q * 3 * s->m->nv, a + (size_t)q * s->ndof);
-    if (!st && !(st = apply(s, s->M, a, b, nvec)))
+    if (!st && !(st = mass_apply(s, a, b, nvec)))
         for (int q = 0; q < nvec; q++)
             scatter(s, b + (size_t)q * s->ndof, y + (size_t)q * 3 * s->m->nv);
     free(a);
@@ -80,6 +146,9 @@ void ep_modal_free(ep_modal *s)
         cholmod_finish(&s->c);
     }
     ep_stvk_free(&s->stvk);
+    free(s->mp);
+    free(s->mi);
+    free(s->mx);
     free(s->map);
     free(s->R);
     memset(s, 0, sizeof *s);
@@ -109,8 +178,8 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
     s->K = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->map, s->ndof, s->map, s->ndof, 1, &s->c);
     s->M = ep_fem_assemble(m, mat, lumped_mass ? EP_FEM_MASS_LUMPED : EP_FEM_MASS, s->map, s->ndof, s->map,
                            s->ndof, 1, &s->c);
-    if (!s->K || !s->M) {
-        st = EP_ECOMPUTE;
+    if (!s->K || !s->M || (st = mass_scalar(s))) {
+        st = st ? st : EP_ECOMPUTE;
         goto out;
     }
     s->t_assemble = ep_now() - t0;
@@ -175,13 +244,13 @@ int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
         dsaupd_c(&ido, "G", n, "LM", nev, 0.0, resid, ncv, V, n, iparam, ipntr, workd, workl, lworkl, &info);
         double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
         if (ido == -1) { /* y = OP x */
-            if ((st = apply(s, s->M, x, tmp, 1)) || (st = solve(s, tmp, y, 1)))
+            if ((st = mass_apply(s, x, tmp, 1)) || (st = solve(s, tmp, y, 1)))
                 goto out;
         } else if (ido == 1) { /* M x given */
             if ((st = solve(s, workd + ipntr[2] - 1, y, 1)))
                 goto out;
         } else if (ido == 2) {
-            if ((st = apply(s, s->M, x, y, 1)))
+            if ((st = mass_apply(s, x, y, 1)))
                 goto out;
         } else {
             break;
@@ -235,7 +304,7 @@ out:
 /* x -= R (R^T M x): the part M-orthogonal to the rigid modes. */
 static int deflate(ep_modal *s, double *x, double *Mx)
 {
-    int st = apply(s, s->M, x, Mx, 1);
+    int st = mass_apply(s, x, Mx, 1);
     for (int r = 0; !st && r < 6; r++) {
         double c = cblas_ddot(s->ndof, s->R + (size_t)r * s->ndof, 1, Mx, 1);
         cblas_daxpy(s->ndof, -c, s->R + (size_t)r * s->ndof, 1, x, 1);
@@ -257,7 +326,7 @@ static int solve_free(ep_modal *s, double *b, double *x)
     }
     for (int q = 0; q < 6; q++) { /* R^T b = 0 afterwards, as K x = b needs (R^T M R = I) */
         double c = cblas_ddot(n, s->R + (size_t)q * n, 1, b, 1);
-        st = apply(s, s->M, s->R + (size_t)q * n, t, 1);
+        st = mass_apply(s, s->R + (size_t)q * n, t, 1);
         if (st)
             goto out;
         cblas_daxpy(n, -c, t, 1, b, 1); /* b -= M r (r^T b) */
@@ -332,7 +401,7 @@ static int m_orthonormalize(ep_modal *s, double *B, int r)
     int n = s->ndof, st = EP_OK;
     double *MB = ep_malloc((size_t)n * r, sizeof *MB), *G = ep_malloc((size_t)r * r, sizeof *G);
     for (int pass = 0; pass < 2 && MB && G && !st; pass++) {
-        if ((st = apply(s, s->M, B, MB, r)))
+        if ((st = mass_apply(s, B, MB, r)))
             break;
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, r, r, n, 1.0, B, n, MB, n, 0.0, G, r);
         if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', r, G, r) != 0)
@@ -368,7 +437,7 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
         gather(s, U + (size_t)j * n3, X + (size_t)j * n);
     for (int p = 0; kind != EP_BASIS_LINEAR && p < np; p++)
         gather(s, Phi + (size_t)p * n3, X + (size_t)(k + p) * n);
-    if (kind != EP_BASIS_LINEAR && (st = apply(s, s->M, X, MX, mcount)))
+    if (kind != EP_BASIS_LINEAR && (st = mass_apply(s, X, MX, mcount)))
         goto out;
     for (int q = 0; q < mcount; q++) {
         double f;
@@ -422,16 +491,16 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
         int kept = 0;
         for (int q = 0; q < mcount && kept < r; q++) {
             double *x = X + (size_t)q * n, *mx = MX + (size_t)q * n;
-            if ((st = apply(s, s->M, x, mx, 1)))
+            if ((st = mass_apply(s, x, mx, 1)))
                 goto out;
             double n0 = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
             for (int pass = 0; pass < 2; pass++) /* twice is enough (Kahan) */
                 for (int b = 0; b < kept; b++) {
-                    if ((st = apply(s, s->M, x, mx, 1)))
+                    if ((st = mass_apply(s, x, mx, 1)))
                         goto out;
                     cblas_daxpy(n, -cblas_ddot(n, Br + (size_t)b * n, 1, mx, 1), Br + (size_t)b * n, 1, x, 1);
                 }
-            if ((st = apply(s, s->M, x, mx, 1)))
+            if ((st = mass_apply(s, x, mx, 1)))
                 goto out;
             double nrm = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
             sigma[q] = nrm;

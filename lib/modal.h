@@ -25,6 +25,8 @@ typedef struct ep_modal {
     int *map, ndof;           /* DOF map of the unknowns */
     cholmod_common c;
     cholmod_sparse *K, *M;    /* upper triangles over the unknowns */
+    int *mp, *mi;             /* M as one scalar per vertex pair, both triangles (CSC): */
+    double *mx;               /* M = Ms (x) I3, 1/9 of the index traffic per product */
     cholmod_factor *F;        /* of K - sigma M */
     double sigma;
     double *R;                /* free models: the six rigid modes [6][ndof], M-orthonormal */

@@ -127,41 +127,52 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
      * are four contiguous runs, not 4 np scattered cache lines. */
     if (accum_open(&acc, (size_t)np * n3))
         return EP_ECOMPUTE;
+    /* Per element, the products every pair needs are formed in two batches
+     * that vectorize: AS_a = D_a [S1_0 .. S1_k-1] and X_a = D_a^T [D_0 .. D_k-1]
+     * (3 x 3k each, rows contiguous); a pair then only adds entries:
+     * d2P = AS_a[b] + AS_b[a] + lambda tr(E') I + 2 mu E', E' = sym(X_a[b]). */
+    size_t k3 = 3 * (size_t)k;
     int failed = 0;
 #pragma omp parallel num_threads(acc.nt) reduction(| : failed)
     {
         double *mine = acc.buf + (size_t)omp_get_thread_num() * acc.n;
-        double(*D)[3][3] = malloc(sizeof *D * (size_t)k), (*S1)[3][3] = malloc(sizeof *S1 * (size_t)k);
-        failed = !D || !S1;
+        double *Dc = malloc(sizeof(double) * 3 * k3), *Sc = malloc(sizeof(double) * 3 * k3);
+        double *AS = malloc(sizeof(double) * (size_t)k * 3 * k3), *X = malloc(sizeof(double) * (size_t)k * 3 * k3);
+        double(*D)[3][3] = malloc(sizeof *D * (size_t)k);
+        failed = !Dc || !Sc || !AS || !X || !D;
 #pragma omp for schedule(static)
         for (int e = 0; e < s->m->ne; e++) {
             double lambda, mu;
             if (failed)
                 continue;
             ep_material_lame(s->mat, e, &lambda, &mu);
-            for (int q = 0; q < k; q++) {
+            for (int q = 0; q < k; q++) { /* Dc[l][3q+j] = D_q[l][j], Sc likewise for S1(D_q) */
                 gradient(s, e, A + (size_t)q * n3, D[q]);
                 double tr = D[q][0][0] + D[q][1][1] + D[q][2][2];
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++)
-                        S1[q][i][j] = lambda * tr * (i == j) + mu * (D[q][i][j] + D[q][j][i]);
+                for (int l = 0; l < 3; l++)
+                    for (int j = 0; j < 3; j++) {
+                        Dc[l * k3 + 3 * q + j] = D[q][l][j];
+                        Sc[l * k3 + 3 * q + j] = lambda * tr * (l == j) + mu * (D[q][l][j] + D[q][j][l]);
+                    }
             }
+            for (int a = 0; a < k; a++)
+                for (int i = 0; i < 3; i++) {
+                    double *as = AS + ((size_t)a * 3 + i) * k3, *x = X + ((size_t)a * 3 + i) * k3;
+                    for (size_t c = 0; c < k3; c++) {
+                        as[c] = D[a][i][0] * Sc[c] + D[a][i][1] * Sc[k3 + c] + D[a][i][2] * Sc[2 * k3 + c];
+                        x[c] = D[a][0][i] * Dc[c] + D[a][1][i] * Dc[k3 + c] + D[a][2][i] * Dc[2 * k3 + c];
+                    }
+                }
+            double V = s->vol[e];
             for (int p = 0; p < np; p++) {
                 int a = pairs[2 * p], b = pairs[2 * p + 1];
-                double P[3][3], Ep[3][3];
+                const double *asa = AS + (size_t)a * 3 * k3 + 3 * b, *asb = AS + (size_t)b * 3 * k3 + 3 * a;
+                const double *xab = X + (size_t)a * 3 * k3 + 3 * b;
+                double P[3][3], tr = xab[0] + xab[k3 + 1] + xab[2 * k3 + 2];
                 for (int i = 0; i < 3; i++)
                     for (int j = 0; j < 3; j++)
-                        Ep[i][j] = 0.5 * (D[a][0][i] * D[b][0][j] + D[a][1][i] * D[b][1][j] + D[a][2][i] * D[b][2][j] +
-                                          D[b][0][i] * D[a][0][j] + D[b][1][i] * D[a][1][j] + D[b][2][i] * D[a][2][j]);
-                double tr = Ep[0][0] + Ep[1][1] + Ep[2][2];
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++) {
-                        double v = lambda * tr * (i == j) + 2.0 * mu * Ep[i][j];
-                        for (int l = 0; l < 3; l++)
-                            v += D[a][i][l] * S1[b][l][j] + D[b][i][l] * S1[a][l][j];
-                        P[i][j] = v;
-                    }
-                double V = s->vol[e];
+                        P[i][j] = asa[i * k3 + j] + asb[i * k3 + j] + lambda * tr * (i == j) +
+                                  mu * (xab[i * k3 + j] + xab[j * k3 + i]);
                 for (int v = 0; v < 4; v++) {
                     const double *g = s->g[e][v];
                     double *o = mine + ((size_t)s->m->tets[4 * e + v] * np + p) * 3;
@@ -170,8 +181,11 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
                 }
             }
         }
+        free(Dc);
+        free(Sc);
+        free(AS);
+        free(X);
         free(D);
-        free(S1);
     }
     if (failed) {
         free(acc.buf);
