@@ -88,6 +88,25 @@ typedef struct {
     int *mark;  /* [nv] column vertex that last listed w, or -1 */
 } gather;
 
+/* Per-thread scratch of a pass; 1 when it cannot be had. */
+static int gather_open(gather *g, const int *rowmap, int maxdeg, int nv)
+{
+    g->rowmap = rowmap;
+    g->nbr = malloc(sizeof(int) * (4 * (size_t)maxdeg + 1));
+    g->mark = malloc(sizeof(int) * (size_t)nv);
+    if (!g->nbr || !g->mark)
+        return 1;
+    for (int v = 0; v < nv; v++)
+        g->mark[v] = -1;
+    return 0;
+}
+
+static void gather_close(gather *g)
+{
+    free(g->nbr);
+    free(g->mark);
+}
+
 static int cmp_by_map(const void *x, const void *y, void *map)
 {
     int a = ((const int *)map)[*(const int *)x], b = ((const int *)map)[*(const int *)y];
@@ -127,12 +146,8 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
      * upper storage keeps rows i <= j). */
 #pragma omp parallel reduction(| : failed)
     {
-        gather g = {rowmap, malloc(sizeof(int) * (4 * (size_t)maxdeg + 1)), malloc(sizeof(int) * (size_t)m->nv)};
-        if (!g.nbr || !g.mark)
-            failed = 1;
-        else
-            for (int v = 0; v < m->nv; v++)
-                g.mark[v] = -1;
+        gather g;
+        failed = gather_open(&g, rowmap, maxdeg, m->nv);
 #pragma omp for schedule(dynamic, 256)
         for (int v = 0; v < m->nv; v++) {
             if (failed || colmap[v] < 0)
@@ -141,8 +156,7 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
             for (int j = 0; j < 3; j++)
                 cnt[colmap[v] + j + 1] = 3 * (size_t)n - (upper ? 2 - (size_t)j : 0);
         }
-        free(g.nbr);
-        free(g.mark);
+        gather_close(&g);
     }
     if (failed) {
         ep_fail(EP_ECOMPUTE, "out of memory (assembly workspace)");
@@ -164,13 +178,9 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
      * b, column vertex v at local a) added at their slots. */
 #pragma omp parallel reduction(| : failed)
     {
-        gather g = {rowmap, malloc(sizeof(int) * (4 * (size_t)maxdeg + 1)), malloc(sizeof(int) * (size_t)m->nv)};
+        gather g;
         int *slot = malloc(sizeof(int) * (size_t)m->nv);
-        if (!g.nbr || !g.mark || !slot)
-            failed = 1;
-        else
-            for (int v = 0; v < m->nv; v++)
-                g.mark[v] = -1;
+        failed = gather_open(&g, rowmap, maxdeg, m->nv) || !slot;
 #pragma omp for schedule(dynamic, 256)
         for (int v = 0; v < m->nv; v++) {
             if (failed || colmap[v] < 0)
@@ -211,8 +221,7 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
                 }
             }
         }
-        free(g.nbr);
-        free(g.mark);
+        gather_close(&g);
         free(slot);
     }
     if (failed) {
