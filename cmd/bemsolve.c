@@ -120,8 +120,7 @@ int main(int argc, char **argv)
     double *xi = NULL, t0 = ep_now();
 
     ep_cli_parse_or_exit(&tool, argc, argv, &cli);
-    if (o.max_memory == 0)
-        o.max_memory = 0.9 * ep_mem_total();
+    o.max_memory = ep_mem_limit(o.max_memory);
     memset(&L, 0, sizeof L);
     ep_material_init(&mat);
 
@@ -165,6 +164,9 @@ int main(int argc, char **argv)
         goto out;
     if ((st = o.constant ? ep_gf_layout_triangles(&m, fixed, o.cols.all, &L)
                          : ep_gf_layout_build(&m, fixed, o.cols.all, cols, ncols, &L)))
+        goto out;
+
+    if ((st = ep_out_check_space(cli.output, 9.0 * L.m * (double)L.n * (o.single ? 4 : 8))))
         goto out;
 
     /* compute */

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statvfs.h>
 
 typedef struct {
     int lumped, condensed, single;
@@ -82,22 +81,6 @@ static void progress(void *ctx, long done, long total)
     ep_progress_update(&((sink_ctx *)ctx)->bar, done);
 }
 
-/* The output must fit the disk of its folder: refuse early with the size. */
-static int check_disk(const char *out, double bytes)
-{
-    char dir[4096];
-    const char *slash = strrchr(out, '/');
-    struct statvfs sv;
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
-    if (statvfs(dir[0] ? dir : "/", &sv) == 0) {
-        double avail = (double)sv.f_bavail * (double)sv.f_frsize;
-        if (bytes > avail)
-            return ep_fail(EP_ECOMPUTE, "the output needs about %.2f GiB, %s has %.2f GiB free",
-                           bytes / 1073741824.0, dir[0] ? dir : "/", avail / 1073741824.0);
-    }
-    return EP_OK;
-}
-
 int main(int argc, char **argv)
 {
     opts o = {.block = 64};
@@ -134,8 +117,7 @@ int main(int argc, char **argv)
     double *S = NULL, t0 = ep_now();
 
     ep_cli_parse_or_exit(&tool, argc, argv, &cli);
-    if (o.max_memory == 0)
-        o.max_memory = 0.9 * ep_mem_total();
+    o.max_memory = ep_mem_limit(o.max_memory);
     memset(&L, 0, sizeof L);
     ep_material_init(&mat);
 
@@ -152,7 +134,7 @@ int main(int argc, char **argv)
         goto out;
     if ((st = ep_gf_layout_build(&m, fixed, o.cols.all, cols, ncols, &L)))
         goto out;
-    if ((st = check_disk(cli.output, 9.0 * L.m * (double)L.n * (o.single ? 4 : 8))))
+    if ((st = ep_out_check_space(cli.output, 9.0 * L.m * (double)L.n * (o.single ? 4 : 8))))
         goto out;
 
     /* compute -> write, streaming GF rows into the file */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -322,6 +323,26 @@ double ep_peak_rss(void)
 {
     struct rusage ru;
     return getrusage(RUSAGE_SELF, &ru) == 0 ? 1024.0 * (double)ru.ru_maxrss : 0.0;
+}
+
+int ep_out_check_space(const char *out, double bytes)
+{
+    char dir[4096];
+    const char *slash = strrchr(out, '/');
+    struct statvfs sv;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
+    if (statvfs(dir[0] ? dir : "/", &sv) == 0) {
+        double avail = (double)sv.f_bavail * (double)sv.f_frsize;
+        if (bytes > avail)
+            return ep_fail(EP_ECOMPUTE, "the output needs about %.2f GiB, %s has %.2f GiB free",
+                           bytes / 1073741824.0, dir[0] ? dir : "/", avail / 1073741824.0);
+    }
+    return EP_OK;
+}
+
+double ep_mem_limit(double limit)
+{
+    return limit > 0 ? limit : 0.9 * ep_mem_total();
 }
 
 double ep_mem_total(void)

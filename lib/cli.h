@@ -108,6 +108,14 @@ void ep_progress_end(ep_progress *p);
 /* Physical memory of the machine in bytes (0 if unknown), for memory guards. */
 double ep_mem_total(void);
 
+/* The memory a run may use: limit (--max-memory) when given (> 0), else 90%
+ * of the machine's. */
+double ep_mem_limit(double limit);
+
+/* Refuse, before any work, an output of about bytes that the free space of
+ * its folder cannot hold: EP_ECOMPUTE with both figures. */
+int ep_out_check_space(const char *path, double bytes);
+
 /* Peak resident memory of this process so far, bytes (getrusage). */
 double ep_peak_rss(void);
 
