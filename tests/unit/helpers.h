@@ -17,6 +17,11 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "material.h"
+#include "mesh.h"
+#include "select.h"
+
+#include <math.h>
 
 /* A scratch folder for this test binary, removed at exit. */
 static char scratch_dir[256];
@@ -74,5 +79,40 @@ static inline void expect_error(int status, int expected, ...)
 
 /* 1 when ../shared/models (the project's reference meshes) is present. */
 static inline int have_file(const char *path) { return access(path, R_OK) == 0; }
+
+/* A homogeneous material. */
+static inline ep_material test_material(double E, double nu, double rho)
+{
+    ep_material m;
+    ep_material_init(&m);
+    m.E = E;
+    m.nu = nu;
+    m.rho = rho;
+    return m;
+}
+
+static inline double maxabs(const double *x, size_t n)
+{
+    double v = 0;
+    for (size_t i = 0; i < n; i++)
+        v = fmax(v, fabs(x[i]));
+    return v;
+}
+
+/* The shipped beam3 and, in *fixed (allocated), the mask of its .bou support
+ * (all zero when held is 0). */
+static inline void read_beam3(ep_mesh *m, char **fixed, int held)
+{
+    ep_vsel spec = {.ids_file = "data/models/beam3/beam3.bou"};
+    int *ids, n;
+    assert_int_equal(ep_mesh_read("data/models/beam3/beam3_tet.veg", m), EP_OK);
+    *fixed = calloc((size_t)m->nv, 1);
+    if (!held)
+        return;
+    assert_int_equal(ep_vsel_apply(m, &spec, "fixed vertex", &ids, &n), EP_OK);
+    for (int i = 0; i < n; i++)
+        (*fixed)[ids[i]] = 1;
+    free(ids);
+}
 
 #endif

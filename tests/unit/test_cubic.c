@@ -13,14 +13,6 @@
 #include "select.h"
 #include "stvk.h"
 
-static double maxabs(const double *x, size_t n)
-{
-    double v = 0;
-    for (size_t i = 0; i < n; i++)
-        v = fmax(v, fabs(x[i]));
-    return v;
-}
-
 /* 001 Fig. 2.8: force + stiffness polynomials in doubles: 98.0 KiB at r = 12,
  * 223 KiB at r = 15, 3.0 MiB at r = 30; and the lexicographic indices. */
 static void layout(void **s)
@@ -46,18 +38,11 @@ static void polynomial(void **state)
 {
     (void)state;
     ep_mesh m;
-    ep_material mat;
+    ep_material mat = test_material(1e7, 0.45, 1000);
     ep_modal md;
-    ep_vsel spec = {.ids_file = "data/models/beam3/beam3.bou"};
-    int *ids, nf, k = 5, r = 8, np;
-    ep_material_init(&mat);
-    mat.E = 1e7, mat.nu = 0.45, mat.rho = 1000;
-    assert_int_equal(ep_mesh_read("data/models/beam3/beam3_tet.veg", &m), EP_OK);
-    char *fixed = calloc((size_t)m.nv, 1);
-    assert_int_equal(ep_vsel_apply(&m, &spec, "fixed vertex", &ids, &nf), EP_OK);
-    for (int i = 0; i < nf; i++)
-        fixed[ids[i]] = 1;
-    free(ids);
+    int k = 5, r = 8, np;
+    char *fixed;
+    read_beam3(&m, &fixed, 1);
     assert_int_equal(ep_modal_setup(&md, &m, &mat, fixed, 0), EP_OK);
     size_t n3 = 3 * (size_t)m.nv;
     np = k * (k + 1) / 2;

@@ -10,15 +10,7 @@
 #include "fem.h"
 #include "mesh.h"
 
-static ep_material steel(void)
-{
-    ep_material m;
-    ep_material_init(&m);
-    m.E = 2e11;
-    m.nu = 0.3;
-    m.rho = 7800;
-    return m;
-}
+static ep_material steel(void) { return test_material(2e11, 0.3, 7800); }
 
 /* Rigid motions are in the null space of K (MATH.md §1); K is symmetric;
  * mass matrices carry rho V per axis. */

@@ -14,23 +14,7 @@
 #include "select.h"
 #include "stvk.h"
 
-static ep_material beam_material(void)
-{
-    ep_material m;
-    ep_material_init(&m);
-    m.E = 1e7;
-    m.nu = 0.45;
-    m.rho = 1000;
-    return m;
-}
-
-static double maxabs(const double *x, size_t n)
-{
-    double v = 0;
-    for (size_t i = 0; i < n; i++)
-        v = fmax(v, fabs(x[i]));
-    return v;
-}
+static ep_material beam_material(void) { return test_material(1e7, 0.45, 1000); }
 
 static void random_field(double *u, size_t n, double scale, unsigned *seed)
 {
@@ -119,17 +103,8 @@ typedef struct {
 
 static void beam_open(beam *b, int free_flying)
 {
-    ep_vsel spec = {.ids_file = "data/models/beam3/beam3.bou"};
-    int *ids, n;
     b->mat = beam_material();
-    assert_int_equal(ep_mesh_read("data/models/beam3/beam3_tet.veg", &b->m), EP_OK);
-    b->fixed = calloc((size_t)b->m.nv, 1);
-    if (!free_flying) {
-        assert_int_equal(ep_vsel_apply(&b->m, &spec, "fixed vertex", &ids, &n), EP_OK);
-        for (int i = 0; i < n; i++)
-            b->fixed[ids[i]] = 1;
-        free(ids);
-    }
+    read_beam3(&b->m, &b->fixed, !free_flying);
     assert_int_equal(ep_modal_setup(&b->s, &b->m, &b->mat, b->fixed, 0), EP_OK);
 }
 
