@@ -223,10 +223,9 @@ void ep_cubic_force(const ep_cubic *c, const double *q, double *R, double *w)
     cblas_dgemv(CblasRowMajor, CblasTrans, (int)nt, r, 1.0, c->S, r, w3, 1, 1.0, R, 1);
 }
 
-void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K, double *w)
+void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K)
 {
     int r = c->r;
-    (void)w;
     /* K[m][a] = P[a][m] + sum_b Q[(a,b)][m] q_b (1 + d_ab)
      *         + sum over triples containing a: S[t][m] d(q_i q_j q_k)/dq_a */
     for (int mm = 0; mm < r; mm++)

@@ -50,9 +50,9 @@ int ep_cubic_compute(const ep_mesh *m, const ep_material *mat, const double *U, 
 void ep_cubic_force(const ep_cubic *c, const double *q, double *R, double *w);
 
 /* Tangent stiffness Ktilde(q) = dR/dq [r][r] (row-major; symmetric), from
- * P, Q, S directly.  workspace w unused.  Cost O(r^4 / 2): for checks; a
+ * P, Q, S directly.  Cost O(r^4 / 2): for checks; a
  * runtime prepares the stiffness polynomial below. */
-void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K, double *w);
+void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K);
 
 /* What a runtime evaluates each step (001 §2.6.4): the stiffness polynomial
  * in symmetric storage (upper triangles, ns = r(r+1)/2 entries, row by row),
