@@ -4,6 +4,7 @@
 #include "gf.h"
 #include "err.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,22 +149,31 @@ int ep_gf_column_option(ep_gf_columns *c, int code, const char *arg)
     return -1;
 }
 
-int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method, int single)
+int ep_gf_write_layout(ep_h5 *f, const ep_gf_layout *L, const char *method, const char *traction)
 {
-    hsize_t d[2] = {(hsize_t)L->m, 0};
+    hsize_t d[1] = {(hsize_t)L->m};
     int st;
-    memset(w, 0, sizeof *w);
-    w->f = f;
-    w->xi = H5I_INVALID_HID;
-    w->ncols = 3L * L->n;
     if ((st = ep_h5_write(f, "/gf/col_vertex", EP_I32, 1, d, L->col_vertex)))
         return st;
     d[0] = (hsize_t)L->n;
     if ((st = ep_h5_write(f, "/gf/row_vertex", EP_I32, 1, d, L->row_vertex)) ||
         (st = ep_h5_write(f, "/gf/row_fixed", EP_I8, 1, d, L->row_fixed)) ||
         (st = ep_h5_set_attr_string(f, "/gf", "method", method)) ||
-        (st = ep_h5_set_attr_string(f, "/gf", "traction", strcmp(L->entity, "triangle") ? "hat" : "constant")) ||
+        (st = ep_h5_set_attr_string(f, "/gf", "traction", traction)) ||
         (st = ep_h5_set_attr_string(f, "/gf", "entity", L->entity)))
+        return st;
+    return EP_OK;
+}
+
+int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method, int single)
+{
+    hsize_t d[2];
+    int st;
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->xi = H5I_INVALID_HID;
+    w->ncols = 3L * L->n;
+    if ((st = ep_gf_write_layout(f, L, method, strcmp(L->entity, "triangle") ? "hat" : "constant")))
         return st;
     d[0] = 3 * (hsize_t)L->m;
     d[1] = 3 * (hsize_t)L->n;
@@ -196,4 +206,144 @@ int ep_gf_writer_close(ep_gf_writer *w)
         st = ep_fail(EP_EIO, "%s: cannot close /gf/xi", w->f->path);
     w->xi = H5I_INVALID_HID;
     return st;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+int *ep_gf_column_rows(const ep_gf_layout *L)
+{
+    int nid = 0;
+    for (int r = 0; r < L->n; r++)
+        nid = L->row_vertex[r] + 1 > nid ? L->row_vertex[r] + 1 : nid;
+    for (int c = 0; c < L->m; c++)
+        nid = L->col_vertex[c] + 1 > nid ? L->col_vertex[c] + 1 : nid;
+    int *at = ep_malloc((size_t)nid + 1, sizeof *at), *col_row = ep_malloc((size_t)L->m + 1, sizeof *col_row);
+    if (!at || !col_row) {
+        free(at), free(col_row);
+        return NULL;
+    }
+    for (int v = 0; v < nid; v++)
+        at[v] = -1;
+    for (int r = 0; r < L->n; r++)
+        at[L->row_vertex[r]] = r;
+    for (int c = 0; c < L->m; c++)
+        col_row[c] = at[L->col_vertex[c]];
+    free(at);
+    return col_row;
+}
+
+static int check_layout(ep_gf_file *g)
+{
+    const ep_mesh *m = &g->mesh;
+    ep_gf_layout *L = &g->L;
+    int tri = !strcmp(g->entity, "triangle"), lim = tri ? m->nf : m->nv, st = EP_OK;
+    char *seen = ep_calloc((size_t)lim + 1, 1);
+    if (!seen)
+        return EP_ECOMPUTE;
+    if (!tri)
+        for (int j = 0; j < m->nb; j++)
+            seen[m->boundary[j]] = 2; /* 2: boundary vertex not yet a row */
+    for (int r = 0; r < L->n && !st; r++) {
+        int v = L->row_vertex[r];
+        if (v < 0 || v >= lim || seen[v] == 1 || (!tri && !seen[v]))
+            st = ep_fail(EP_EINPUT, "%s: /gf/row_vertex: row %d names %s %d, which is %s", g->f.path, r,
+                         g->entity, v + 1, v < 0 || v >= lim ? "out of range" : seen[v] == 1 ? "repeated"
+                                                                                           : "not on the boundary");
+        else if (L->row_fixed[r] != 0 && L->row_fixed[r] != 1)
+            st = ep_fail(EP_EINPUT, "%s: /gf/row_fixed: value %d at row %d (expected 0 or 1)", g->f.path,
+                         L->row_fixed[r], r);
+        else
+            seen[v] = 1;
+    }
+    for (int c = 0; c < L->m && !st; c++) {
+        int v = L->col_vertex[c];
+        if (v < 0 || v >= lim || seen[v] != 1)
+            st = ep_fail(EP_EINPUT, "%s: /gf/col_vertex: column %d names %s %d, which is no row", g->f.path, c,
+                         g->entity, v + 1);
+    }
+    free(seen);
+    return st;
+}
+
+int ep_gf_file_open(const char *path, const char *kind, ep_gf_file *g)
+{
+    hsize_t d[2] = {0, 0};
+    void *p;
+    int st;
+    memset(g, 0, sizeof *g);
+    ep_mesh_init(&g->mesh);
+    g->xi = H5I_INVALID_HID;
+    g->f.id = H5I_INVALID_HID;
+    if ((st = ep_h5_open(&g->f, path, kind)))
+        return st;
+    if (!kind && strcmp(g->f.kind, "gf") && strcmp(g->f.kind, "gf-wavelet"))
+        return ep_fail(EP_EINPUT, "%s: kind is \"%s\", expected \"gf\" or \"gf-wavelet\"", path, g->f.kind);
+    if ((st = ep_h5_read_mesh(&g->f, &g->mesh)) || (st = ep_mesh_complete(&g->mesh)) ||
+        (st = ep_h5_get_attr_string(&g->f, "/gf", "method", g->method, sizeof g->method)) ||
+        (st = ep_h5_get_attr_string(&g->f, "/gf", "traction", g->traction, sizeof g->traction)) ||
+        (st = ep_h5_get_attr_string(&g->f, "/gf", "entity", g->entity, sizeof g->entity)))
+        return st;
+    if (strcmp(g->entity, "vertex") && strcmp(g->entity, "triangle"))
+        return ep_fail(EP_EINPUT, "%s: /gf: entity \"%s\" (expected vertex or triangle)", path, g->entity);
+    g->L.entity = g->entity;
+    if ((st = ep_h5_read(&g->f, "/gf/row_vertex", EP_I32, 1, d, &p)))
+        return st;
+    g->L.row_vertex = p;
+    g->L.n = (int)d[0];
+    if ((st = ep_h5_read(&g->f, "/gf/row_fixed", EP_I8, 1, d, &p)))
+        return st;
+    g->L.row_fixed = p;
+    d[0] = 0;
+    if ((st = ep_h5_read(&g->f, "/gf/col_vertex", EP_I32, 1, d, &p)))
+        return st;
+    g->L.col_vertex = p;
+    g->L.m = (int)d[0];
+    if (g->L.n == 0 || g->L.m == 0)
+        return ep_fail(EP_EINPUT, "%s: /gf has no rows or no columns", path);
+    if ((st = check_layout(g)))
+        return st;
+    if (strcmp(g->f.kind, "gf"))
+        return EP_OK;
+    g->xi = H5Dopen2(g->f.id, "/gf/xi", H5P_DEFAULT);
+    if (g->xi < 0)
+        return ep_fail(EP_EINPUT, "%s: dataset /gf/xi is missing", path);
+    hid_t s = H5Dget_space(g->xi), t = H5Dget_type(g->xi);
+    int ok = H5Sget_simple_extent_ndims(s) == 2 && H5Tget_class(t) == H5T_FLOAT;
+    if (ok)
+        H5Sget_simple_extent_dims(s, d, NULL);
+    H5Sclose(s);
+    H5Tclose(t);
+    if (!ok || d[0] != 3 * (hsize_t)g->L.m || d[1] != 3 * (hsize_t)g->L.n)
+        return ep_fail(EP_EINPUT, "%s: dataset /gf/xi is not a float [%d][%d] array", path, 3 * g->L.m,
+                       3 * g->L.n);
+    return EP_OK;
+}
+
+int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows)
+{
+    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)nrows, 3 * (hsize_t)g->L.n};
+    hid_t fs = H5Dget_space(g->xi), ms = H5Screate_simple(2, count, NULL);
+    herr_t r = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (r >= 0)
+        r = H5Dread(g->xi, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, rows);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    if (r < 0)
+        return ep_fail(EP_EINPUT, "%s: cannot read /gf/xi rows %ld..%ld (damaged or truncated?)", g->f.path, row0,
+                       row0 + nrows - 1);
+    for (size_t i = 0; i < (size_t)nrows * count[1]; i++)
+        if (!isfinite(rows[i]))
+            return ep_fail(EP_EINPUT, "%s: /gf/xi row %ld: value is not finite", g->f.path,
+                           row0 + (long)(i / count[1]));
+    return EP_OK;
+}
+
+void ep_gf_file_close(ep_gf_file *g)
+{
+    if (g->xi >= 0)
+        H5Dclose(g->xi);
+    g->xi = H5I_INVALID_HID;
+    ep_h5_close(&g->f);
+    ep_mesh_free(&g->mesh);
+    ep_gf_layout_free(&g->L);
 }

@@ -67,6 +67,10 @@ enum { EP_OPT_COLUMNS = 3000, EP_OPT_COL_IDS, EP_OPT_COL_BOX, EP_OPT_COL_REGION 
 /* Take one column option: 0 or EP_EUSAGE; -1 when code is none of them. */
 int ep_gf_column_option(ep_gf_columns *c, int code, const char *arg);
 
+/* Write /gf/col_vertex, row_vertex, row_fixed and the attributes method,
+ * traction and entity.  0 or EP_EIO. */
+int ep_gf_write_layout(ep_h5 *f, const ep_gf_layout *L, const char *method, const char *traction);
+
 /* Streaming writer of /gf. */
 typedef struct ep_gf_writer {
     ep_h5 *f;
@@ -82,5 +86,29 @@ int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const ch
  * converted to float32 by HDF5 when the file is single).  0 or EP_EIO. */
 int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows);
 int ep_gf_writer_close(ep_gf_writer *w);
+
+/* An open GF file for reading (kind "gf", or "gf-wavelet" for its layout):
+ * the mesh it carries, the layout and the /gf attributes. */
+typedef struct ep_gf_file {
+    ep_h5 f;
+    ep_mesh mesh;
+    ep_gf_layout L;     /* L.entity points at entity[] */
+    char method[32], traction[32], entity[16];
+    hid_t xi;           /* kind "gf": /gf/xi, [3m][3n] */
+} ep_gf_file;
+
+/* Open path, check its kind (NULL: "gf" or "gf-wavelet"), read the mesh and
+ * the layout and check them: rows are distinct boundary vertices (or
+ * triangles), row_fixed is 0/1, columns are rows, /gf/xi is [3m][3n].
+ * 0, EP_EINPUT (message names file and dataset), EP_EIO or EP_ECOMPUTE.
+ * Close with ep_gf_file_close even on failure. */
+int ep_gf_file_open(const char *path, const char *kind, ep_gf_file *g);
+/* Read GF rows [row0, row0 + nrows) of /gf/xi into rows[nrows][3n]; a
+ * non-finite value is EP_EINPUT.  Cost: one hyperslab read. */
+int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows);
+void ep_gf_file_close(ep_gf_file *g);
+/* Row index of each column vertex: col_row[c] with row_vertex[col_row[c]] ==
+ * col_vertex[c]; allocated.  NULL on failure (EP_ECOMPUTE). */
+int *ep_gf_column_rows(const ep_gf_layout *L);
 
 #endif

@@ -251,6 +251,63 @@ int ep_h5_write(ep_h5 *f, const char *name, ep_h5_type type, int rank, const hsi
     return r < 0 ? ep_fail(EP_EIO, "%s: cannot write %s", f->path, name) : EP_OK;
 }
 
+int ep_h5_stream_open(ep_h5 *f, ep_h5_stream *s, const char *name, ep_h5_type type, int rank,
+                      const hsize_t *dims)
+{
+    hsize_t max[4], chunk[4];
+    size_t row = type_size(type);
+    memset(s, 0, sizeof *s);
+    s->f = f;
+    s->type = type;
+    s->rank = rank;
+    snprintf(s->name, sizeof s->name, "%s", name);
+    for (int i = 0; i < rank; i++) {
+        s->dims[i] = i ? dims[i] : 0;
+        max[i] = i ? dims[i] : H5S_UNLIMITED;
+        chunk[i] = i ? dims[i] : 1;
+        row *= i ? dims[i] : 1;
+    }
+    chunk[0] = row < 65536 ? 65536 / row : 1; /* ~64 KiB chunks */
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), dcpl = H5Pcreate(H5P_DATASET_CREATE),
+          sp = H5Screate_simple(rank, s->dims, max);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    H5Pset_chunk(dcpl, rank, chunk);
+    s->d = H5Dcreate2(f->id, name, file_type(type), sp, lcpl, dcpl, H5P_DEFAULT);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    H5Pclose(lcpl);
+    return s->d < 0 ? ep_fail(EP_EIO, "%s: cannot create %s", f->path, name) : EP_OK;
+}
+
+int ep_h5_stream_append(ep_h5_stream *s, hsize_t nrows, const void *data)
+{
+    hsize_t start[4] = {s->dims[0]}, count[4];
+    if (nrows == 0)
+        return EP_OK;
+    memcpy(count, s->dims, sizeof count);
+    count[0] = nrows;
+    s->dims[0] += nrows;
+    herr_t r = H5Dset_extent(s->d, s->dims);
+    hid_t fs = r >= 0 ? H5Dget_space(s->d) : H5I_INVALID_HID, ms = H5Screate_simple(s->rank, count, NULL);
+    if (r >= 0)
+        r = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (r >= 0)
+        r = H5Dwrite(s->d, mem_type(s->type), ms, fs, H5P_DEFAULT, data);
+    if (fs >= 0)
+        H5Sclose(fs);
+    H5Sclose(ms);
+    return r < 0 ? ep_fail(EP_EIO, "%s: cannot write %s", s->f->path, s->name) : EP_OK;
+}
+
+int ep_h5_stream_close(ep_h5_stream *s)
+{
+    int st = EP_OK;
+    if (s->d > 0 && H5Dclose(s->d) < 0)
+        st = ep_fail(EP_EIO, "%s: cannot close %s", s->f->path, s->name);
+    s->d = H5I_INVALID_HID;
+    return st;
+}
+
 static void dims_text(char *buf, size_t cap, int rank, const hsize_t *d)
 {
     size_t n = 0;

@@ -54,6 +54,25 @@ int ep_h5_write(ep_h5 *f, const char *name, ep_h5_type type, int rank, const hsi
  * Errors name file and dataset: EP_EINPUT. */
 int ep_h5_read(ep_h5 *f, const char *name, ep_h5_type type, int rank, hsize_t *dims, void **data);
 
+/* A dataset written in pieces whose first extent grows (chunked, unlimited),
+ * for outputs whose size is known only at the end. */
+typedef struct ep_h5_stream {
+    ep_h5 *f;
+    hid_t d;
+    ep_h5_type type;
+    int rank;
+    hsize_t dims[4];  /* current extents; dims[0] grows */
+    char name[64];
+} ep_h5_stream;
+
+/* Create an empty dataset name of rank rank with row shape dims[1..rank-1]
+ * (dims[0] ignored).  0 or EP_EIO. */
+int ep_h5_stream_open(ep_h5 *f, ep_h5_stream *s, const char *name, ep_h5_type type, int rank,
+                      const hsize_t *dims);
+/* Append nrows rows (C order).  0 or EP_EIO. */
+int ep_h5_stream_append(ep_h5_stream *s, hsize_t nrows, const void *data);
+int ep_h5_stream_close(ep_h5_stream *s);
+
 /* Attributes on the object at obj ("/" for the root). */
 int ep_h5_set_attr_string(ep_h5 *f, const char *obj, const char *name, const char *value);
 int ep_h5_set_attr_double(ep_h5 *f, const char *obj, const char *name, double value);

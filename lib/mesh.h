@@ -54,6 +54,12 @@ void ep_mesh_free(ep_mesh *m);
  * (unknown extension) or EP_ECOMPUTE (memory). */
 int ep_mesh_read(const char *path, ep_mesh *m);
 
+/* What ep_mesh_read does after parsing, for meshes read another way (a
+ * mesh inside an open HDF5 file): check the tets, extract the boundary
+ * surface of a tet mesh, derive boundary and vertex areas.  0 or the
+ * checks' status. */
+int ep_mesh_complete(ep_mesh *m);
+
 /* Volume and shape gradients of one tet (MATH.md §1).
  * in: x[4][3] corners.  out: *vol = det(Dm)/6, g[4][3] gradients of the
  * barycentric functions (rows of Dm^-1, g0 = -(g1+g2+g3)); g untouched when

@@ -1069,6 +1069,18 @@ static int read_veg(const char *path, ep_mesh *m)
 
 /* ---- dispatch and writer ---------------------------------------------------- */
 
+int ep_mesh_complete(ep_mesh *m)
+{
+    int st = EP_OK;
+    if (m->nv == 0)
+        return ep_fail(EP_EINPUT, "%s: no vertices", m->source);
+    if (m->tets && !(st = ep_mesh_check_tets(m)) && !m->triangles)
+        st = ep_mesh_extract_boundary(m);
+    if (!st && !m->boundary)
+        st = ep_mesh_derive_boundary_data(m);
+    return st;
+}
+
 int ep_mesh_read(const char *path, ep_mesh *m)
 {
     const char *ext = ep_path_ext(path);
@@ -1092,14 +1104,8 @@ int ep_mesh_read(const char *path, ep_mesh *m)
     } else
         st = ep_fail(EP_EUSAGE, "%s: unknown mesh format (expected .msh, .node/.ele, .veg, "
                      ".obj, .off or .h5)", path);
-    if (!st && m->nv == 0)
-        st = ep_fail(EP_EINPUT, "%s: no vertices", path);
-    if (!st && m->tets) {
-        if (!(st = ep_mesh_check_tets(m)) && !m->triangles)
-            st = ep_mesh_extract_boundary(m);
-    }
-    if (!st && !m->boundary)
-        st = ep_mesh_derive_boundary_data(m);
+    if (!st)
+        st = ep_mesh_complete(m);
     if (st)
         ep_mesh_free(m);
     return st;

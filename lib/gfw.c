@@ -1,0 +1,315 @@
+/*
+ * gfw.c — wavelet Green's function files: thresholding, writer, reader, fast
+ * summation and selective extraction (gfw.h; MATH.md §8, 000 §3.2–3.3).
+ */
+#include "gfw.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+void ep_gfw_gather(const ep_wavelet *W, const double *xi3, double *x)
+{
+    size_t n3 = 3 * (size_t)W->n;
+    for (int s = 0; s < W->n; s++) {
+        size_t r = (size_t)W->slot_row[s];
+        for (int b = 0; b < 3; b++)
+            for (int a = 0; a < 3; a++)
+                x[9 * (size_t)s + 3 * b + a] = xi3[a * n3 + 3 * r + b];
+    }
+}
+
+static double norm9(const double *b)
+{
+    double t = 0;
+    for (int i = 0; i < 9; i++)
+        t += b[i] * b[i];
+    return sqrt(t);
+}
+
+void ep_gfw_amplitude(const ep_wavelet *W, const int8_t *slot_domain, const double *x, double amp[2])
+{
+    amp[0] = amp[1] = 0;
+    for (int s = 0; s < W->n; s++) {
+        double t = norm9(&x[9 * (size_t)s]);
+        if (t > amp[slot_domain[s]])
+            amp[slot_domain[s]] = t;
+    }
+}
+
+int ep_gfw_threshold(const ep_wavelet *W, const int8_t *slot_domain, const double *y, const double amp[2],
+                     double eps, int threshold_base, int *slot, float *blocks)
+{
+    int L = W->nlevels - 1, nnz = 0;
+    for (int s = 0; s < W->n; s++) {
+        int l = W->slot_level[s];
+        const double *b = &y[9 * (size_t)s];
+        if ((l > 0 || threshold_base) && norm9(b) < ldexp(eps, l - L) * amp[slot_domain[s]])
+            continue;
+        slot[nnz] = s;
+        for (int i = 0; i < 9; i++)
+            blocks[9 * (size_t)nnz + i] = (float)b[i];
+        nnz++;
+    }
+    return nnz;
+}
+
+static void scatter(int nnz, const int *slot, const float *blocks, double *z, int n)
+{
+    memset(z, 0, 9 * (size_t)n * sizeof *z);
+    for (int k = 0; k < nnz; k++)
+        for (int i = 0; i < 9; i++)
+            z[9 * (size_t)slot[k] + i] = blocks[9 * (size_t)k + i];
+}
+
+void ep_gfw_error(const ep_wavelet *W, const int8_t *slot_domain, int nnz, const int *slot, const float *blocks,
+                  const double *x, double *z, double err2[2], double maxerr[2], long nnz_dom[2])
+{
+    scatter(nnz, slot, blocks, z, W->n);
+    ep_wavelet_inverse(W, 9, z);
+    err2[0] = err2[1] = maxerr[0] = maxerr[1] = 0;
+    nnz_dom[0] = nnz_dom[1] = 0;
+    for (int k = 0; k < nnz; k++)
+        nnz_dom[slot_domain[slot[k]]]++;
+    for (int s = 0; s < W->n; s++) {
+        double d[9];
+        int dom = slot_domain[s];
+        for (int i = 0; i < 9; i++)
+            d[i] = z[9 * (size_t)s + i] - x[9 * (size_t)s + i];
+        double t = norm9(d);
+        err2[dom] += t * t;
+        maxerr[dom] = t > maxerr[dom] ? t : maxerr[dom];
+    }
+}
+
+/* ---- writer ------------------------------------------------------------------- */
+
+int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_file *src, const ep_wavelet *W,
+                       const char *wavelet, int lifted, double eps)
+{
+    int n = W->n, st;
+    hsize_t d[2] = {(hsize_t)n, 2}, rows[3] = {0, 9};
+    memset(w, 0, sizeof *w);
+    w->f = f;
+    w->m = src->L.m;
+    w->n = n;
+    w->rowidx.d = w->blocks.d = H5I_INVALID_HID;
+    if (!(w->colptr = ep_calloc((size_t)w->m + 1, sizeof *w->colptr)))
+        return EP_ECOMPUTE;
+    if ((st = ep_gf_write_layout(f, &src->L, src->method, src->traction)) ||
+        (st = ep_h5_write(f, "/gf/slots", EP_I32, 1, d, W->slot_row)) ||
+        (st = ep_h5_write(f, "/gf/slot_level", EP_I8, 1, d, W->slot_level)) ||
+        (st = ep_h5_write(f, "/gf/lift_slot", EP_I32, 2, d, W->lift_slot)) ||
+        (st = ep_h5_write(f, "/gf/lift_weight", EP_F64, 2, d, W->lift_w)))
+        return st;
+    d[0] = (hsize_t)n + 1;
+    if ((st = ep_h5_write(f, "/gf/predict_ptr", EP_I32, 1, d, W->pred_ptr)))
+        return st;
+    d[0] = (hsize_t)W->pred_ptr[n];
+    if ((st = ep_h5_write(f, "/gf/predict_slot", EP_I32, 1, d, W->pred_slot)) ||
+        (st = ep_h5_write(f, "/gf/predict_weight", EP_F64, 1, d, W->pred_w)) ||
+        (st = ep_h5_set_attr_string(f, "/gf", "wavelet", wavelet)) ||
+        (st = ep_h5_set_attr_int(f, "/gf", "lifted", lifted)) ||
+        (st = ep_h5_set_attr_double(f, "/gf", "eps", eps)) ||
+        (st = ep_h5_stream_open(f, &w->rowidx, "/gf/rowidx", EP_I32, 1, rows)))
+        return st;
+    rows[1] = rows[2] = 3;
+    return ep_h5_stream_open(f, &w->blocks, "/gf/blocks", EP_F32, 3, rows);
+}
+
+int ep_gfw_writer_put(ep_gfw_writer *w, int nnz, const int *slot, const float *blocks)
+{
+    int st;
+    if ((st = ep_h5_stream_append(&w->rowidx, (hsize_t)nnz, slot)) ||
+        (st = ep_h5_stream_append(&w->blocks, (hsize_t)nnz, blocks)))
+        return st;
+    w->colptr[w->col + 1] = w->colptr[w->col] + nnz;
+    w->col++;
+    return EP_OK;
+}
+
+void ep_gfw_writer_abort(ep_gfw_writer *w)
+{
+    ep_h5_stream_close(&w->rowidx);
+    ep_h5_stream_close(&w->blocks);
+    free(w->colptr);
+    w->colptr = NULL;
+}
+
+int ep_gfw_writer_close(ep_gfw_writer *w, double rms_error, double max_error)
+{
+    hsize_t d[1] = {(hsize_t)w->m + 1};
+    int64_t nnz = w->colptr[w->m];
+    int st;
+    if (!(st = ep_h5_stream_close(&w->rowidx)) && !(st = ep_h5_stream_close(&w->blocks)) &&
+        !(st = ep_h5_write(w->f, "/gf/colptr", EP_I64, 1, d, w->colptr)) &&
+        !(st = ep_h5_set_attr_double(w->f, "/gf", "rms_error", rms_error)) &&
+        !(st = ep_h5_set_attr_double(w->f, "/gf", "max_error", max_error)) &&
+        !(st = ep_h5_set_attr_int(w->f, "/gf", "nnz_blocks", (long)nnz)))
+        st = ep_h5_set_attr_double(w->f, "/gf", "compression", nnz ? (double)w->m * w->n / (double)nnz : 0);
+    ep_gfw_writer_abort(w);
+    return st;
+}
+
+/* ---- reader ------------------------------------------------------------------- */
+
+static int read_into(ep_gfw *r, const char *name, ep_h5_type t, int rank, hsize_t d0, hsize_t d1, void **p)
+{
+    hsize_t d[2] = {d0, d1};
+    return ep_h5_read(&r->g.f, name, t, rank, d, p);
+}
+
+int ep_gfw_open(const char *path, ep_gfw *r)
+{
+    ep_wavelet *W = &r->W;
+    const char *file = path;
+    void *p;
+    double v;
+    int st;
+    memset(r, 0, sizeof *r);
+    if ((st = ep_gf_file_open(path, "gf-wavelet", &r->g)))
+        return st;
+    int n = r->g.L.n, m = r->g.L.m;
+    W->n = n;
+    if ((st = read_into(r, "/gf/slots", EP_I32, 1, n, 0, &p)))
+        return st;
+    W->slot_row = p;
+    if ((st = read_into(r, "/gf/slot_level", EP_I8, 1, n, 0, &p)))
+        return st;
+    W->slot_level = p;
+    if ((st = read_into(r, "/gf/predict_ptr", EP_I32, 1, n + 1, 0, &p)))
+        return st;
+    W->pred_ptr = p;
+    if (W->pred_ptr[0] != 0 || W->pred_ptr[n] < 0)
+        return ep_fail(EP_EINPUT, "%s: /gf/predict_ptr is not a pointer array", file);
+    if ((st = read_into(r, "/gf/predict_slot", EP_I32, 1, W->pred_ptr[n], 0, &p)))
+        return st;
+    W->pred_slot = p;
+    if ((st = read_into(r, "/gf/predict_weight", EP_F64, 1, W->pred_ptr[n], 0, &p)))
+        return st;
+    W->pred_w = p;
+    if ((st = read_into(r, "/gf/lift_slot", EP_I32, 2, n, 2, &p)))
+        return st;
+    W->lift_slot = p;
+    if ((st = read_into(r, "/gf/lift_weight", EP_F64, 2, n, 2, &p)))
+        return st;
+    W->lift_w = p;
+    if (!(W->row_slot = ep_malloc((size_t)n, sizeof *W->row_slot)))
+        return EP_ECOMPUTE;
+    int L = 0;
+    for (int s = 0; s < n; s++) {
+        if (W->slot_row[s] < 0 || W->slot_row[s] >= n)
+            return ep_fail(EP_EINPUT, "%s: /gf/slots: row %d out of range", file, W->slot_row[s]);
+        W->row_slot[W->slot_row[s]] = s;
+        L = W->slot_level[s] > L ? W->slot_level[s] : L;
+    }
+    W->nlevels = L + 1;
+    for (int s = 0; s < n; s++) /* pred_ptr must be monotone before index reads it */
+        if (W->pred_ptr[s + 1] < W->pred_ptr[s] || W->pred_ptr[s + 1] > W->pred_ptr[n])
+            return ep_fail(EP_EINPUT, "%s: /gf/predict_ptr is not monotone at slot %d", file, s);
+    if ((st = ep_wavelet_index(W))) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", ep_errmsg()); /* ep_fail writes the buffer ep_errmsg reads */
+        return st == EP_EINPUT ? ep_fail(EP_EINPUT, "%s: %s", file, msg) : st;
+    }
+
+    if ((st = read_into(r, "/gf/colptr", EP_I64, 1, m + 1, 0, &p)))
+        return st;
+    r->colptr = p;
+    for (int c = 0; c < m; c++)
+        if (r->colptr[0] != 0 || r->colptr[c + 1] < r->colptr[c] || r->colptr[c + 1] - r->colptr[c] > n)
+            return ep_fail(EP_EINPUT, "%s: /gf/colptr is not a column pointer array (column %d)", file, c);
+    hsize_t nnz = (hsize_t)r->colptr[m];
+    if ((st = read_into(r, "/gf/rowidx", EP_I32, 1, nnz, 0, &p)))
+        return st;
+    r->rowidx = p;
+    hsize_t d3[3] = {nnz, 3, 3};
+    if ((st = ep_h5_read(&r->g.f, "/gf/blocks", EP_F32, 3, d3, &p)))
+        return st;
+    r->blocks = p;
+    for (int c = 0; c < m; c++)
+        for (int64_t k = r->colptr[c]; k < r->colptr[c + 1]; k++)
+            if (r->rowidx[k] < 0 || r->rowidx[k] >= n || (k > r->colptr[c] && r->rowidx[k] <= r->rowidx[k - 1]))
+                return ep_fail(EP_EINPUT, "%s: /gf/rowidx: column %d is not ascending slots in range", file, c);
+    for (hsize_t i = 0; i < 9 * nnz; i++)
+        if (!isfinite(r->blocks[i]))
+            return ep_fail(EP_EINPUT, "%s: /gf/blocks: value is not finite (block %llu)", file,
+                           (unsigned long long)(i / 9));
+    if ((st = ep_h5_get_attr_string(&r->g.f, "/gf", "wavelet", r->wavelet, sizeof r->wavelet)) ||
+        (st = ep_h5_get_attr_double(&r->g.f, "/gf", "lifted", &v)))
+        return st;
+    r->lifted = v != 0;
+    ep_h5_get_attr_double(&r->g.f, "/gf", "eps", &r->eps);
+    ep_h5_get_attr_double(&r->g.f, "/gf", "rms_error", &r->rms_error);
+    ep_h5_get_attr_double(&r->g.f, "/gf", "max_error", &r->max_error);
+    return EP_OK;
+}
+
+void ep_gfw_close(ep_gfw *r)
+{
+    ep_gf_file_close(&r->g);
+    ep_wavelet_free(&r->W);
+    free(r->colptr), free(r->rowidx), free(r->blocks);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- runtime operations ------------------------------------------------------- */
+
+void ep_gfw_sum(const ep_gfw *r, int k, const int *cols, const double *loads, double *acc, double *out)
+{
+    memset(acc, 0, 3 * (size_t)r->W.n * sizeof *acc);
+    for (int i = 0; i < k; i++) {
+        const double *p = &loads[3 * i];
+        for (int64_t q = r->colptr[cols[i]]; q < r->colptr[cols[i] + 1]; q++) {
+            const float *B = &r->blocks[9 * q];
+            double *y = &acc[3 * (size_t)r->rowidx[q]];
+            y[0] += B[0] * p[0] + B[1] * p[1] + B[2] * p[2];
+            y[1] += B[3] * p[0] + B[4] * p[1] + B[5] * p[2];
+            y[2] += B[6] * p[0] + B[7] * p[1] + B[8] * p[2];
+        }
+    }
+    ep_wavelet_inverse(&r->W, 3, acc);
+    ep_wavelet_to_rows(&r->W, 3, acc, out);
+}
+
+void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out)
+{
+    int64_t q0 = r->colptr[c];
+    scatter((int)(r->colptr[c + 1] - q0), &r->rowidx[q0], &r->blocks[9 * q0], z, r->W.n);
+    ep_wavelet_inverse(&r->W, 9, z);
+    ep_wavelet_to_rows(&r->W, 9, z, out);
+}
+
+typedef struct column_ref {
+    const ep_gfw *r;
+    int c;
+} column_ref;
+
+/* Coefficient of slot s in column c: binary search of the column's slots. */
+static int column_coef(void *ctx, int s, double *out)
+{
+    const column_ref *cr = ctx;
+    const ep_gfw *r = cr->r;
+    int64_t lo = r->colptr[cr->c], hi = r->colptr[cr->c + 1] - 1;
+    while (lo <= hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (r->rowidx[mid] == s) {
+            for (int i = 0; i < 9; i++)
+                out[i] = r->blocks[9 * mid + i];
+            return 1;
+        }
+        if (r->rowidx[mid] < s)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return 0;
+}
+
+void ep_gfw_block(const ep_gfw *r, int c, int row, ep_wavelet_ws *ws, double B[9])
+{
+    column_ref cr = {r, c};
+    ep_wavelet_value_at(&r->W, r->W.row_slot[row], column_coef, &cr, ws, B);
+}

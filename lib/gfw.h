@@ -1,0 +1,91 @@
+/*
+ * gfw.h — wavelet Green's functions (kind "gf-wavelet", elastoprep(5)):
+ * thresholding a transformed GF block column, the block-sparse writer, and
+ * the reader with the two runtime operations on compressed columns — fast
+ * summation (000 §3.3, eq. 3.54) and selective extraction (000 §3.3.3).
+ *
+ * A block column c is handled as x[n][9] in slot order: x[s][3b + a] is
+ * component b of the response at the slot's row for a unit load in direction
+ * a at column c, i.e. the 3x3 GF block as a matrix (response = block · load).
+ */
+#ifndef EP_GFW_H
+#define EP_GFW_H
+
+#include <stdint.h>
+
+#include "gf.h"
+#include "wavelet.h"
+
+/* Gather block column c from its three /gf/xi rows xi3[3][3n] (row order)
+ * into x[n][9] in slot order. */
+void ep_gfw_gather(const ep_wavelet *W, const double *xi3, double *x);
+
+/* Frobenius norm of the largest block of each domain: amp[d], d = 0 (free
+ * rows) and 1 (fixed rows); slot_domain[n].  000 eq. 3.50. */
+void ep_gfw_amplitude(const ep_wavelet *W, const int8_t *slot_domain, const double *x, double amp[2]);
+
+/* Threshold the transformed column y[n][9] (000 eqs. 3.49–3.51): a block of
+ * level l >= 1 is dropped when its Frobenius norm is below
+ * 2^(l-L) eps amp[domain]; base blocks are kept unless threshold_base (then
+ * with 2^(-L) eps).  Outputs: slot[nnz] ascending and blocks[nnz][9] rounded
+ * to float32; returns nnz.  Cost O(9n). */
+int ep_gfw_threshold(const ep_wavelet *W, const int8_t *slot_domain, const double *y, const double amp[2],
+                     double eps, int threshold_base, int *slot, float *blocks);
+
+/* Error of a compressed column against the original x[n][9] (slot order),
+ * per domain d (slot_domain): err2[d] = squared Frobenius norm of the
+ * difference on the domain's rows, maxerr[d] = its largest block error;
+ * nnz_dom[d] = kept blocks of the domain.  Workspace z[n][9].  Cost: one
+ * inverse transform. */
+void ep_gfw_error(const ep_wavelet *W, const int8_t *slot_domain, int nnz, const int *slot, const float *blocks,
+                  const double *x, double *z, double err2[2], double maxerr[2], long nnz_dom[2]);
+
+/* Writer: /gf layout and attributes as for kind "gf", the filters, and the
+ * columns streamed in order. */
+typedef struct ep_gfw_writer {
+    ep_h5 *f;
+    ep_h5_stream rowidx, blocks;
+    int64_t *colptr;   /* [m+1] */
+    int m, n, col;
+} ep_gfw_writer;
+
+int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_file *src, const ep_wavelet *W,
+                       const char *wavelet, int lifted, double eps);
+/* Append the next column's kept blocks.  0 or EP_EIO. */
+int ep_gfw_writer_put(ep_gfw_writer *w, int nnz, const int *slot, const float *blocks);
+/* Write colptr and the error attributes; frees the writer.  0 or EP_EIO. */
+int ep_gfw_writer_close(ep_gfw_writer *w, double rms_error, double max_error);
+void ep_gfw_writer_abort(ep_gfw_writer *w);
+
+/* A gf-wavelet file in memory. */
+typedef struct ep_gfw {
+    ep_gf_file g;       /* mesh and layout */
+    ep_wavelet W;
+    int64_t *colptr;    /* [m+1] */
+    int *rowidx;        /* [nnzb] slots, ascending within a column */
+    float *blocks;      /* [nnzb][9] */
+    char wavelet[16];
+    int lifted;
+    double eps, rms_error, max_error;
+} ep_gfw;
+
+/* Read and check a gf-wavelet file (shapes, index ranges, filters, column
+ * pointers, finite blocks).  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close with
+ * ep_gfw_close even on failure. */
+int ep_gfw_open(const char *path, ep_gfw *r);
+void ep_gfw_close(ep_gfw *r);
+
+/* Fast summation (000 eq. 3.54): out[n][3] (row order) = sum_i Xi_{cols[i]}
+ * loads[i], with loads[k][3], by summing the sparse wavelet blocks and one
+ * inverse transform.  Workspace acc[n][3].  Cost O(sum of nnz + n). */
+void ep_gfw_sum(const ep_gfw *r, int k, const int *cols, const double *loads, double *acc, double *out);
+
+/* Block column c reconstructed in full: out[n][9] in row order (x layout
+ * above).  Workspace z[n][9]. */
+void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out);
+
+/* Selective extraction (000 §3.3.3): the 3x3 block B[3b + a] of column c at
+ * row `row` without a full inverse transform.  ws from ep_wavelet_ws_init(W, 9). */
+void ep_gfw_block(const ep_gfw *r, int c, int row, ep_wavelet_ws *ws, double B[9]);
+
+#endif

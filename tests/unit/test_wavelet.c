@@ -1,0 +1,374 @@
+/*
+ * test_wavelet.c — wavelets on subdivision surfaces (wavelet.c) and wavelet
+ * GF columns (gfw.c): perfect reconstruction, vanishing integrals, constants,
+ * hats against barycentric coordinates, selective extraction and fast
+ * summation against full reconstructions, the file round trip, bad input.
+ */
+#include "helpers.h"
+
+#include "gfw.h"
+#include "h5.h"
+#include "subdiv.h"
+#include "wavelet.h"
+
+/* The icosahedron refined `levels` times; areas derived. */
+static void refined(ep_mesh *m, int levels, ep_subdiv_scheme scheme)
+{
+    ep_mesh_init(m);
+    assert_int_equal(ep_mesh_read("data/icosahedron.obj", m), EP_OK);
+    for (int i = 0; i < levels; i++)
+        assert_int_equal(ep_subdiv_refine(m, scheme, NULL), EP_OK);
+    free(m->boundary), free(m->vertex_area);
+    m->boundary = NULL, m->vertex_area = NULL;
+    assert_int_equal(ep_mesh_derive_boundary_data(m), EP_OK);
+}
+
+/* Rows = all vertices; domain 1 below z = -0.3 (the "fixed" rows). */
+static void rows_of(const ep_mesh *m, int *rv, int8_t *dom, double *area)
+{
+    for (int v = 0; v < m->nv; v++) {
+        rv[v] = v;
+        dom[v] = m->vertices[3 * v + 2] < -0.3;
+        area[v] = m->vertex_area[v];
+    }
+}
+
+static void build(const ep_mesh *m, ep_wavelet_kind kind, int lifted, ep_wavelet *W)
+{
+    int *rv = malloc(m->nv * sizeof *rv);
+    int8_t *dom = malloc(m->nv);
+    double *area = malloc(m->nv * sizeof *area);
+    rows_of(m, rv, dom, area);
+    assert_int_equal(ep_wavelet_build(m, m->nv, rv, dom, area, kind, lifted, W), EP_OK);
+    free(rv), free(dom), free(area);
+}
+
+static double urand(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return ((*s >> 8) & 0xffff) / 65536.0 - 0.5;
+}
+
+/* inverse(forward(x)) = x for every wavelet, lifted and unlifted, with two
+ * domains; the slot order lists each domain coarse to fine. */
+static void perfect_reconstruction(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    refined(&m, 3, EP_SUBDIV_LOOP);
+    for (int kind = 0; kind < 2; kind++)
+        for (int lifted = 0; lifted < 2; lifted++) {
+            ep_wavelet W;
+            build(&m, kind, lifted, &W);
+            assert_int_equal(W.nlevels, 4);
+            for (int q = 1; q < W.n; q++) {
+                int8_t d0 = m.vertices[3 * W.slot_row[q - 1] + 2] < -0.3, d1 = m.vertices[3 * W.slot_row[q] + 2] < -0.3;
+                assert_true(d0 < d1 || (d0 == d1 && W.slot_level[q - 1] <= W.slot_level[q]));
+            }
+            unsigned seed = 7;
+            double *x = malloc(3 * W.n * sizeof *x), *y = malloc(3 * W.n * sizeof *y);
+            for (int i = 0; i < 3 * W.n; i++)
+                x[i] = y[i] = urand(&seed);
+            ep_wavelet_forward(&W, 3, y);
+            double moved = 0, err = 0;
+            for (int i = 0; i < 3 * W.n; i++)
+                moved = fmax(moved, fabs(y[i] - x[i]));
+            ep_wavelet_inverse(&W, 3, y);
+            for (int i = 0; i < 3 * W.n; i++)
+                err = fmax(err, fabs(y[i] - x[i]));
+            assert_true(moved > 0.1);
+            assert_true(err < 1e-13);
+            free(x), free(y);
+            ep_wavelet_free(&W);
+        }
+    ep_mesh_free(&m);
+}
+
+/* Every predict stencil sums to 1, so constants have no wavelet coefficient
+ * (000 §3.1.3), also at domain boundaries where the stencils fall back. */
+static void constants_are_coarse(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    refined(&m, 3, EP_SUBDIV_LOOP);
+    for (int kind = 0; kind < 2; kind++) {
+        ep_wavelet W;
+        build(&m, kind, 1, &W);
+        double *y = malloc(W.n * sizeof *y);
+        for (int i = 0; i < W.n; i++)
+            y[i] = 2.5;
+        ep_wavelet_forward(&W, 1, y);
+        for (int i = 0; i < W.n; i++)
+            if (W.slot_level[i] > 0)
+                assert_true(fabs(y[i]) < 1e-13);
+        free(y);
+        ep_wavelet_free(&W);
+    }
+    ep_mesh_free(&m);
+}
+
+/* Lifted wavelets have zero integral: synthesize each unit wavelet
+ * coefficient into the finest hat basis and integrate with the vertex areas
+ * (000 eq. 3.31).  Unlifted ones do not, which shows the test can fail. */
+static void vanishing_integral(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    refined(&m, 3, EP_SUBDIV_LOOP);
+    for (int kind = 0; kind < 2; kind++)
+        for (int lifted = 0; lifted < 2; lifted++) {
+            ep_wavelet W;
+            build(&m, kind, lifted, &W);
+            double *y = malloc(W.n * sizeof *y), worst = 0;
+            for (int q = 0; q < W.n; q++) {
+                if (W.slot_level[q] == 0 || (lifted && W.lift_slot[2 * q] < 0))
+                    continue;
+                memset(y, 0, W.n * sizeof *y);
+                y[q] = 1;
+                ep_wavelet_inverse(&W, 1, y);
+                double integral = 0, mass = 0;
+                for (int k = 0; k < W.n; k++) {
+                    integral += y[k] * m.vertex_area[W.slot_row[k]];
+                    mass += fabs(y[k]) * m.vertex_area[W.slot_row[k]];
+                }
+                worst = fmax(worst, fabs(integral) / mass);
+            }
+            if (lifted)
+                assert_true(worst < 1e-13);
+            else
+                assert_true(worst > 0.1);
+            free(y);
+            ep_wavelet_free(&W);
+        }
+    ep_mesh_free(&m);
+}
+
+/* On a linearly subdivided surface the level-l hat is the piecewise linear
+ * hat of the coarse mesh: at every fine vertex it equals the barycentric
+ * coordinate of k in the coarse triangle that holds the vertex. */
+static void hat_is_coarse_hat(void **s)
+{
+    (void)s;
+    ep_mesh coarse, m;
+    ep_mesh_init(&coarse);
+    assert_int_equal(ep_mesh_read("data/icosahedron.obj", &coarse), EP_OK);
+    refined(&m, 2, EP_SUBDIV_LINEAR);
+    double *hat = malloc(m.nv * sizeof *hat);
+    for (int k = 0; k < coarse.nv; k++) {
+        ep_wavelet_hat(&m, 0, k, hat);
+        for (int v = 0; v < m.nv; v++) {
+            double want = 0;
+            const double *p = &m.vertices[3 * v];
+            for (int t = 0; t < coarse.nf; t++) {
+                const int *c = &coarse.triangles[3 * t];
+                const double *a = &coarse.vertices[3 * c[0]], *b = &coarse.vertices[3 * c[1]],
+                             *d = &coarse.vertices[3 * c[2]];
+                double e1[3], e2[3], w[3], n[3];
+                for (int i = 0; i < 3; i++)
+                    e1[i] = b[i] - a[i], e2[i] = d[i] - a[i], w[i] = p[i] - a[i];
+                n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+                n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+                n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+                double nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+                if (fabs(w[0] * n[0] + w[1] * n[1] + w[2] * n[2]) > 1e-9 * sqrt(nn))
+                    continue; /* not in this triangle's plane */
+                double c1[3] = {w[1] * e2[2] - w[2] * e2[1], w[2] * e2[0] - w[0] * e2[2], w[0] * e2[1] - w[1] * e2[0]};
+                double c2[3] = {e1[1] * w[2] - e1[2] * w[1], e1[2] * w[0] - e1[0] * w[2], e1[0] * w[1] - e1[1] * w[0]};
+                double l1 = (c1[0] * n[0] + c1[1] * n[1] + c1[2] * n[2]) / nn;
+                double l2 = (c2[0] * n[0] + c2[1] * n[1] + c2[2] * n[2]) / nn, l0 = 1 - l1 - l2;
+                if (l0 < -1e-9 || l1 < -1e-9 || l2 < -1e-9)
+                    continue;
+                want = c[0] == k ? l0 : c[1] == k ? l1 : c[2] == k ? l2 : 0;
+                break;
+            }
+            assert_true(fabs(hat[v] - want) < 1e-12);
+        }
+    }
+    free(hat);
+    ep_mesh_free(&m);
+    ep_mesh_free(&coarse);
+}
+
+/* A smooth "GF-like" block column: a decaying tensor field around vertex c. */
+static void smooth_column(const ep_mesh *m, int c, double *xrow /* [n][9], row order */)
+{
+    const double *y = &m->vertices[3 * c];
+    for (int v = 0; v < m->nv; v++) {
+        const double *x = &m->vertices[3 * v];
+        double d[3] = {x[0] - y[0], x[1] - y[1], x[2] - y[2]}, r = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + 0.2;
+        for (int b = 0; b < 3; b++)
+            for (int a = 0; a < 3; a++)
+                xrow[9 * v + 3 * b + a] = ((a == b) + d[a] * d[b] / (r * r)) / r;
+    }
+}
+
+/* An in-memory gf-wavelet set of ncol columns thresholded at eps. */
+static void compress_columns(const ep_mesh *m, ep_wavelet *W, int ncol, double eps, ep_gfw *r)
+{
+    int n = W->n;
+    int8_t *dom = calloc(n, 1);
+    double *x = malloc(9 * n * sizeof *x), *y = malloc(9 * n * sizeof *y), amp[2];
+    for (int q = 0; q < n; q++)
+        dom[q] = m->vertices[3 * W->slot_row[q] + 2] < -0.3;
+    memset(r, 0, sizeof *r);
+    r->W = *W;
+    r->colptr = calloc(ncol + 1, sizeof *r->colptr);
+    r->rowidx = malloc((size_t)ncol * n * sizeof *r->rowidx);
+    r->blocks = malloc((size_t)ncol * n * 9 * sizeof *r->blocks);
+    for (int c = 0; c < ncol; c++) {
+        smooth_column(m, (c * 37) % m->nv, x);
+        ep_wavelet_to_slots(W, 9, x, y);
+        ep_gfw_amplitude(W, dom, y, amp);
+        ep_wavelet_forward(W, 9, y);
+        int64_t at = r->colptr[c];
+        r->colptr[c + 1] = at + ep_gfw_threshold(W, dom, y, amp, eps, 0, &r->rowidx[at], &r->blocks[9 * at]);
+    }
+    free(dom), free(x), free(y);
+}
+
+/* Fast summation (one inverse transform) equals the sum of the columns
+ * reconstructed one by one; selective extraction equals the full
+ * reconstruction at every row. */
+static void fast_sum_and_extraction(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    refined(&m, 3, EP_SUBDIV_LOOP);
+    for (int kind = 0; kind < 2; kind++) {
+        ep_wavelet W;
+        ep_gfw r;
+        ep_wavelet_ws ws;
+        build(&m, kind, 1, &W);
+        int n = W.n, ncol = 12, cols[5] = {0, 3, 4, 7, 11};
+        compress_columns(&m, &W, ncol, 0.05, &r);
+        assert_true(r.colptr[ncol] < (int64_t)ncol * n / 2); /* it did compress */
+        double *z = malloc(9 * n * sizeof *z), *col = malloc(9 * n * sizeof *col), *dense = calloc(3 * n, sizeof *dense),
+               *acc = malloc(3 * n * sizeof *acc), *out = malloc(3 * n * sizeof *out), loads[15], err = 0, scale = 0;
+        unsigned seed = 3;
+        for (int i = 0; i < 15; i++)
+            loads[i] = urand(&seed);
+        assert_int_equal(ep_wavelet_ws_init(&ws, &W, 9), EP_OK);
+        for (int i = 0; i < 5; i++) {
+            ep_gfw_column(&r, cols[i], z, col);
+            for (int v = 0; v < n; v++)
+                for (int b = 0; b < 3; b++)
+                    for (int a = 0; a < 3; a++)
+                        dense[3 * v + b] += col[9 * v + 3 * b + a] * loads[3 * i + a];
+            for (int v = 0; v < n; v++) {
+                double B[9];
+                ep_gfw_block(&r, cols[i], v, &ws, B);
+                for (int q = 0; q < 9; q++)
+                    assert_true(fabs(B[q] - col[9 * v + q]) < 1e-12 * (1 + fabs(col[9 * v + q])));
+            }
+        }
+        ep_gfw_sum(&r, 5, cols, loads, acc, out);
+        for (int i = 0; i < 3 * n; i++)
+            err = fmax(err, fabs(out[i] - dense[i])), scale = fmax(scale, fabs(dense[i]));
+        assert_true(err < 1e-12 * scale);
+        ep_wavelet_ws_free(&ws);
+        free(z), free(col), free(dense), free(acc), free(out);
+        free(r.colptr), free(r.rowidx), free(r.blocks);
+        ep_wavelet_free(&W);
+    }
+    ep_mesh_free(&m);
+}
+
+/* Writer -> file -> reader gives the same filters and columns; a damaged
+ * filter is refused with the slot named. */
+static void file_round_trip(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    ep_wavelet W;
+    ep_gfw mem, back;
+    ep_gf_file src;
+    ep_h5 f;
+    ep_gfw_writer w;
+    refined(&m, 2, EP_SUBDIV_LOOP);
+    build(&m, EP_WAVELET_BUTTERFLY, 1, &W);
+    int n = W.n, ncol = 5;
+    compress_columns(&m, &W, ncol, 0.02, &mem);
+    memset(&src, 0, sizeof src);
+    src.L.entity = "vertex";
+    src.L.n = n;
+    src.L.m = ncol;
+    src.L.row_vertex = malloc(n * sizeof(int));
+    src.L.row_fixed = malloc(n);
+    src.L.col_vertex = malloc(ncol * sizeof(int));
+    for (int v = 0; v < n; v++)
+        src.L.row_vertex[v] = v, src.L.row_fixed[v] = m.vertices[3 * v + 2] < -0.3;
+    for (int c = 0; c < ncol; c++)
+        src.L.col_vertex[c] = (c * 37) % m.nv;
+    strcpy(src.method, "test"), strcpy(src.traction, "hat");
+    const char *path = scratch("w.h5");
+    assert_int_equal(ep_h5_create(&f, path, "gf-wavelet", "test", "test"), EP_OK);
+    assert_int_equal(ep_h5_write_mesh(&f, &m), EP_OK);
+    assert_int_equal(ep_gfw_writer_open(&w, &f, &src, &W, "butterfly", 1, 0.02), EP_OK);
+    for (int c = 0; c < ncol; c++)
+        assert_int_equal(ep_gfw_writer_put(&w, (int)(mem.colptr[c + 1] - mem.colptr[c]), &mem.rowidx[mem.colptr[c]],
+                                           &mem.blocks[9 * mem.colptr[c]]), EP_OK);
+    assert_int_equal(ep_gfw_writer_close(&w, 0.01, 0.02), EP_OK);
+    assert_int_equal(ep_h5_close(&f), EP_OK);
+
+    assert_int_equal(ep_gfw_open(path, &back), EP_OK);
+    assert_int_equal(back.W.nlevels, W.nlevels);
+    assert_true(back.lifted && !strcmp(back.wavelet, "butterfly") && back.eps == 0.02);
+    double *z = malloc(9 * n * sizeof *z), *a = malloc(9 * n * sizeof *a), *b = malloc(9 * n * sizeof *b);
+    for (int c = 0; c < ncol; c++) {
+        ep_gfw_column(&mem, c, z, a);
+        ep_gfw_column(&back, c, z, b);
+        for (int i = 0; i < 9 * n; i++)
+            assert_true(a[i] == b[i]);
+    }
+    ep_gfw_close(&back);
+
+    /* a stencil naming a finer slot is refused */
+    int bad = W.pred_slot[W.pred_ptr[n - 1]];
+    W.pred_slot[W.pred_ptr[n - 1]] = n - 1;
+    path = scratch("bad.h5");
+    assert_int_equal(ep_h5_create(&f, path, "gf-wavelet", "test", "test"), EP_OK);
+    assert_int_equal(ep_h5_write_mesh(&f, &m), EP_OK);
+    assert_int_equal(ep_gfw_writer_open(&w, &f, &src, &W, "butterfly", 1, 0.02), EP_OK);
+    for (int c = 0; c < ncol; c++)
+        assert_int_equal(ep_gfw_writer_put(&w, 0, NULL, NULL), EP_OK);
+    assert_int_equal(ep_gfw_writer_close(&w, 0, 0), EP_OK);
+    assert_int_equal(ep_h5_close(&f), EP_OK);
+    expect_error(ep_gfw_open(path, &back), EP_EINPUT, "bad.h5", "predict stencil", NULL);
+    ep_gfw_close(&back);
+    W.pred_slot[W.pred_ptr[n - 1]] = bad;
+
+    free(z), free(a), free(b);
+    free(mem.colptr), free(mem.rowidx), free(mem.blocks);
+    ep_gf_layout_free(&src.L);
+    ep_wavelet_free(&W);
+    ep_mesh_free(&m);
+}
+
+/* Level data that is not 1-to-4 subdivision is refused with advice. */
+static void not_subdivision(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    ep_wavelet W;
+    refined(&m, 2, EP_SUBDIV_LOOP);
+    int *rv = malloc(m.nv * sizeof *rv);
+    int8_t *dom = malloc(m.nv);
+    double *area = malloc(m.nv * sizeof *area);
+    rows_of(&m, rv, dom, area);
+    int v = m.nv - 1; /* an odd vertex of the finest level claims other parents */
+    m.parents[2 * v] = 0, m.parents[2 * v + 1] = 1;
+    expect_error(ep_wavelet_build(&m, m.nv, rv, dom, area, EP_WAVELET_LINEAR, 1, &W), EP_EINPUT, "loopsub", NULL);
+    free(rv), free(dom), free(area);
+    ep_mesh_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(perfect_reconstruction), cmocka_unit_test(constants_are_coarse),
+        cmocka_unit_test(vanishing_integral),     cmocka_unit_test(hat_is_coarse_hat),
+        cmocka_unit_test(fast_sum_and_extraction), cmocka_unit_test(file_round_trip),
+        cmocka_unit_test(not_subdivision),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
