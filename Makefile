@@ -96,6 +96,8 @@ install: all
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -d $(DESTDIR)$(PREFIX)/share/elastoprep
+	install -m 755 scripts/gfplot $(DESTDIR)$(PREFIX)/share/elastoprep
 
 clean:
 	rm -rf build bin lib/libelastoprep.a demo-out

@@ -218,6 +218,15 @@ static int write_model(ep_h5 *out, const ep_mesh *m)
     return m->fixed ? ep_h5_write_fixed(out, m->fixed, m->nfixed) : EP_OK;
 }
 
+/* femcondense's traction model describes the columns; it stays with them. */
+static int copy_traction_model(ep_h5 *out, ep_gf_file *g)
+{
+    char model[32];
+    if (ep_h5_get_attr_string(&g->f, "/gf", "traction_model", model, sizeof model))
+        return EP_OK; /* bemsolve files have none */
+    return ep_h5_set_attr_string(out, "/gf", "traction_model", model);
+}
+
 /* ---- compression ---------------------------------------------------------------- */
 
 /* Errors and kept blocks, per domain d (0: free rows, the displacement
@@ -338,7 +347,7 @@ static int find_script(char *path, size_t cap)
     const char *env = getenv("ELASTOPREP_SCRIPTS");
     if (env) {
         snprintf(path, cap, "%s/gfplot", env);
-        return access(path, R_OK) ? -1 : 0;
+        return access(path, X_OK) ? -1 : 0;
     }
     ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (k <= 0)
@@ -348,7 +357,7 @@ static int find_script(char *path, size_t cap)
     const char *where[] = {"../scripts/gfplot", "../share/elastoprep/gfplot"};
     for (int i = 0; i < 2; i++) {
         snprintf(path, cap, "%s/%s", dir, where[i]);
-        if (!access(path, R_OK))
+        if (!access(path, X_OK))
             return 0;
     }
     return -1;
@@ -372,13 +381,15 @@ static int plot(const char *png, const double *eps, int ne, const tally *tl, con
     char script[4096], cmd[8192];
     if (find_script(script, sizeof script))
         return ep_fail(EP_EIO, "--plot: cannot find the gfplot script (set ELASTOPREP_SCRIPTS)");
-    snprintf(cmd, sizeof cmd, "python3 '%s' '%s' '%s'", script, png, label);
+    /* the script's own diagnostics would break the one-line error rule */
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' 2>/dev/null", script, png, label);
     FILE *p = popen(cmd, "w");
     if (!p)
-        return ep_fail(EP_EIO, "--plot: cannot run python3");
+        return ep_fail(EP_EIO, "--plot: cannot run %s", script);
     print_table(p, eps, ne, tl, dense);
     int rc = pclose(p);
-    return rc ? ep_fail(EP_EIO, "--plot %s: the gfplot script failed (python3 with matplotlib needed)", png)
+    return rc ? ep_fail(EP_EIO, "--plot %s: %s failed (it needs /usr/bin/python3 with matplotlib; "
+                            "run it by hand to see why)", png, script)
               : EP_OK;
 }
 
@@ -421,7 +432,7 @@ static int hierarchical(ep_gf_file *g, const hierarchy *H, int l, ep_h5 *out, in
         goto out;
     }
     if ((st = ep_gf_writer_open(&w, out, &L2, g->method, 0)) ||
-        (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)))
+        (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) || (st = copy_traction_model(out, g)))
         goto out;
     for (int c = 0, k = 0; c < m; c++) {
         int v = H->row_h[col_row[c]];
@@ -551,7 +562,8 @@ int main(int argc, char **argv)
     const char *wname = o.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
     if (writing && ((st = ep_out_begin(cli.output, tmp, sizeof tmp)) ||
                     (st = ep_h5_create(&out, tmp, "gf-wavelet", "gfcompress " EP_VERSION, cli.command)) ||
-                    (st = write_model(&out, &g.mesh)) || (st = ep_gfw_writer_open(&w, &out, &g, &W, wname, o.lifted, o.eps))))
+                    (st = write_model(&out, &g.mesh)) || (st = ep_gfw_writer_open(&w, &out, &g, &W, wname, o.lifted, o.eps)) ||
+                    (st = copy_traction_model(&out, &g))))
         goto out;
     if ((st = compress(&g, &W, slot_domain, &o, eps, ne, tl, writing ? &w : NULL, cli.quiet)))
         goto out;

@@ -11,6 +11,8 @@
 #   $(OUT)/surface.obj   loopsub: the same surface for a viewer
 #   $(OUT)/gf-fem.h5     femcondense: boundary Green's functions of the tet mesh
 #   $(OUT)/gf-bem.h5     bemsolve: boundary Green's functions of the subdivided surface
+#   $(OUT)/gf-wavelet.h5 gfcompress: those GFs wavelet-compressed (and the sweep table
+#                        $(OUT)/gf-wavelet.txt)
 #   $(OUT)/modes.h5      moddesc: modes, modal derivatives and the reduced basis
 #   $(OUT)/cubic.h5      polycoef: cubic polynomials of the reduced StVK forces
 #
@@ -24,6 +26,7 @@
 #            dragon onto its scan (closest points; loopsub warns about any
 #            triangle the projection collapses)
 #   SURFACE_FIXED  support on the subdivided surface [a slab under the feet]
+#   EPS      gfcompress threshold [0.05]
 #   MODES    moddesc options [-k 20 -r 30]
 #   OUT      output folder [demo-out]
 #   BIN      folder of the tools [bin]
@@ -35,14 +38,15 @@ MATERIAL ?= -E 1e7 --nu 0.4 --rho 1000
 LEVELS   ?= 1
 PROJECT  ?=
 SURFACE_FIXED ?= --fixed-box -6,-3,-4,6,-1.95,4
+EPS      ?= 0.05
 MODES    ?= -k 20 -r 30
 OUT      ?= demo-out
 
 PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
 
 .PHONY: all
-all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/modes.h5 \
-     $(OUT)/cubic.h5
+all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/gf-wavelet.h5 \
+     $(OUT)/modes.h5 $(OUT)/cubic.h5
 	@echo "pipeline: done; outputs in $(OUT)/"
 
 $(OUT)/surface.h5: $(MESH) $(PROJECT) $(BIN)/loopsub
@@ -58,6 +62,13 @@ $(OUT)/gf-fem.h5: $(MESH) $(BIN)/femcondense
 
 $(OUT)/gf-bem.h5: $(OUT)/surface.h5 $(BIN)/bemsolve
 	$(BIN)/bemsolve $< $(MATERIAL) --check -o $@
+
+# The sweep table goes to a file written whole by the shell's rename, so make
+# never sees half of it.
+$(OUT)/gf-wavelet.h5: $(OUT)/gf-bem.h5 $(BIN)/gfcompress
+	$(BIN)/gfcompress $< --eps $(EPS) --sweep 0.01,0.02,0.05,0.1,0.2 -o $@ >$(OUT)/gf-wavelet.txt.tmp
+	@mv $(OUT)/gf-wavelet.txt.tmp $(OUT)/gf-wavelet.txt
+	@cat $(OUT)/gf-wavelet.txt
 
 $(OUT)/modes.h5: $(MESH) $(BIN)/moddesc
 	@mkdir -p $(OUT)

@@ -17,6 +17,13 @@ tolerance given, 1 otherwise:
   volume GF                volume change ratio of a ±x pull, incompressible vs nu 0.3 (run twice)
   compare A B TOL          relative Frobenius difference of the free-free blocks of two GF files
   rigid GF                 every vertex fixed: tractions of a rigid translation and rotation
+  wavelet GF GFW TOL       reconstruct every gf-wavelet column from the file's own filters (an
+                           independent synthesis); RMS error vs GF within TOL and equal to the
+                           file's rms_error attribute
+  hierarchical GF GFL SURF TOL
+                           GFL (gfcompress --constraint-level) against S u_b = M_s p with p the
+                           level-l hat of each column, built from SURF's /mesh/level and parents
+                           (vertices matched by position); GF must carry --condensed
 """
 import os
 import subprocess
@@ -79,21 +86,95 @@ def verdict(name, value, tol):
     return 0 if ok else 1
 
 
-def relation(path, tol):
-    g = load(path)
-    S, M3 = g["condensed"], np.kron(surface_mass(g), np.eye(3))
+def relation_residual(g, S, load):
+    """Worst relative residual of S u_b = M_s p over the columns of g, where
+    load(c) gives column c's prescribed values at the rows (a weight per row:
+    a unit traction, or a hat function) and the GF gives the rest."""
+    M3 = np.kron(surface_mass(g), np.eye(3))
     rf = g["row_fixed"].astype(bool)
-    pos = {v: i for i, v in enumerate(g["row_vertex"])}
     worst = 0.0
-    for c, v in enumerate(g["col_vertex"]):
+    for c in range(len(g["col_vertex"])):
+        w = load(c)
         for a in range(3):
             row = g["xi"][3 * c + a].reshape(-1, 3)
             u = np.where(rf[:, None], 0.0, row)
             p = np.where(rf[:, None], row, 0.0)
-            (u if rf[pos[v]] else p)[pos[v], a] = 1.0
+            fixed_col = rf[w != 0].any()
+            (u if fixed_col else p)[w != 0, a] = w[w != 0]
             r = S @ u.ravel() - M3 @ p.ravel()
             worst = max(worst, np.abs(r).max() / np.abs(M3 @ p.ravel()).max())
-    return verdict("S u_b - M_s p, max relative", worst, tol)
+    return worst
+
+
+def relation(path, tol):
+    g = load(path)
+    pos = {v: i for i, v in enumerate(g["row_vertex"])}
+
+    def unit(c):
+        w = np.zeros(len(g["row_vertex"]))
+        w[pos[g["col_vertex"][c]]] = 1.0
+        return w
+    return verdict("S u_b - M_s p, max relative", relation_residual(g, g["condensed"], unit), tol)
+
+
+def wavelet(gf_path, gfw_path, tol):
+    g = load(gf_path)
+    f = h5py.File(gfw_path, "r")
+    w = {k: f["gf/" + k][()] for k in ("slots", "slot_level", "predict_ptr", "predict_slot", "predict_weight",
+                                       "lift_slot", "lift_weight", "colptr", "rowidx", "blocks", "col_vertex")}
+    assert np.array_equal(w["col_vertex"], g["col_vertex"])
+    n, lev = len(w["slots"]), w["slot_level"]
+    odd = [np.flatnonzero(lev == l) for l in range(lev.max() + 1)]
+    err2 = ref2 = 0.0
+    for c in range(len(g["col_vertex"])):
+        y = np.zeros((n, 3, 3))
+        k0, k1 = w["colptr"][c], w["colptr"][c + 1]
+        y[w["rowidx"][k0:k1]] = w["blocks"][k0:k1]
+        for l in range(1, len(odd)):  # synthesis: undo the lift, then predict (000 eqs. 3.36, 3.28)
+            for i in range(2):
+                s = odd[l][w["lift_slot"][odd[l], i] >= 0]
+                np.add.at(y, w["lift_slot"][s, i], -w["lift_weight"][s, i, None, None] * y[s])
+            for s in odd[l]:
+                q = slice(w["predict_ptr"][s], w["predict_ptr"][s + 1])
+                y[s] += np.tensordot(w["predict_weight"][q], y[w["predict_slot"][q]], axes=1)
+        x = np.zeros_like(y)
+        x[w["slots"]] = y  # slot -> row
+        ref = g["xi"][3 * c:3 * c + 3].reshape(3, n, 3).transpose(1, 2, 0)  # [row][b][a]
+        err2 += ((x - ref) ** 2).sum()
+        ref2 += (ref ** 2).sum()
+    rms = np.sqrt(err2 / ref2)
+    stored = f["gf"].attrs["rms_error"]
+    print("RMS error %.4g, file says %.4g" % (rms, stored))
+    bad = verdict("reconstruction RMS error", rms, tol)
+    return bad or verdict("difference from the file's rms_error", abs(rms - stored), 1e-6 * max(rms, 1e-3))
+
+
+def hierarchical(gf_path, gfl_path, surf_path, tol):
+    g, gl = load(gf_path), load(gfl_path)
+    s = h5py.File(surf_path, "r")
+    xs, level, parents = s["mesh/vertices"][()], s["mesh/level"][()], s["mesh/parents"][()]
+    lvl = h5py.File(gfl_path, "r")["gf"].attrs["constraint_level"]
+    # row i of the GF <-> surface vertex at the same position
+    xr = g["x"][g["row_vertex"]]
+    d = ((xr[:, None, :] - xs[None, :, :]) ** 2).sum(axis=2)
+    surf_of_row = d.argmin(axis=1)
+    assert d.min(axis=1).max() < 1e-18 and len(set(surf_of_row)) == len(xr)
+    row_of_surf = np.empty(len(xs), int)
+    row_of_surf[surf_of_row] = np.arange(len(xr))
+    pos = {v: i for i, v in enumerate(gl["row_vertex"])}
+    rf = gl["row_fixed"].astype(bool)
+
+    def hat(c):  # the level-l hat, interpolated down the hierarchy, on free rows
+        h = np.zeros(len(xs))
+        h[surf_of_row[pos[gl["col_vertex"][c]]]] = 1.0
+        for v in np.flatnonzero(level > lvl):  # vertices are stored coarse to fine
+            h[v] = 0.5 * (h[parents[v, 0]] + h[parents[v, 1]])
+        w = h[surf_of_row]
+        w[rf] = 0.0
+        return w
+    assert all(level[surf_of_row[pos[v]]] <= lvl for v in gl["col_vertex"])
+    return verdict("level-%d hat columns: S u_b - M_s p, max relative" % lvl,
+                   relation_residual(gl, g["condensed"], hat), tol)
 
 
 def betti(path, tol):
@@ -373,6 +454,10 @@ if __name__ == "__main__":
         sys.exit(compare(args[0], args[1], float(args[2])))
     if cmd == "rigid":
         sys.exit(rigid(args[0]))
+    if cmd == "wavelet":
+        sys.exit(wavelet(args[0], args[1], float(args[2])))
+    if cmd == "hierarchical":
+        sys.exit(hierarchical(args[0], args[1], args[2], float(args[3])))
     if cmd == "axis-ids":
         sys.exit(axis_ids(args[0], float(args[1])))
     sys.exit("gfcheck: unknown command " + cmd)
