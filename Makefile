@@ -67,6 +67,9 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/helpers.h tests/fuzz/fuzz_mesh.c $(L
 $(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h $(LIBA) | $(BUILD)/bench
 	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
 
+# Only the comparison with a general-purpose lossy compressor links ZFP.
+$(BUILD)/bench/gf_zfp: LDLIBS += -lzfp
+
 $(BUILD)/lib $(BUILD)/tests $(BUILD)/bench:
 	@mkdir -p $@
 
