@@ -57,9 +57,10 @@ $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
+# Tools that run helper scripts (gfcompress --plot) also look in the source tree.
 $(BINDIR)/%: cmd/%.c $(LIBA) $(wildcard lib/*.h)
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
+	$(CC) $(CFLAGS) -DEP_SOURCE_SCRIPTS='"$(CURDIR)/scripts"' $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/helpers.h tests/fuzz/fuzz_mesh.c $(LIBA) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/unit $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS) $(CMOCKA_LIBS)

@@ -340,7 +340,8 @@ static double rms(const tally *t) { return sqrt(ratio(t->err2[0] + t->err2[1], t
 static long kept(const tally *t) { return t->nnz[0] + t->nnz[1]; }
 
 /* The drawing script: $ELASTOPREP_SCRIPTS, else next to the tool's folder
- * (bin/../scripts in the source tree, PREFIX/share/elastoprep installed). */
+ * (bin/../scripts in the source tree, PREFIX/share/elastoprep installed),
+ * else the source tree the tool was built in. */
 static int find_script(char *path, size_t cap)
 {
     char exe[4096];
@@ -360,7 +361,12 @@ static int find_script(char *path, size_t cap)
         if (!access(path, X_OK))
             return 0;
     }
+#ifdef EP_SOURCE_SCRIPTS
+    snprintf(path, cap, "%s/gfplot", EP_SOURCE_SCRIPTS);
+    return access(path, X_OK) ? -1 : 0;
+#else
     return -1;
+#endif
 }
 
 /* dense[d]: blocks of domain d in the uncompressed matrix. */
