@@ -189,26 +189,6 @@ static void free_hierarchy(hierarchy *H)
     free(H->row_h);
 }
 
-/* Area of each row's hat function, from the GF mesh's /mesh/vertex_area. */
-static int row_areas(const ep_gf_file *g, double **area)
-{
-    const ep_mesh *m = &g->mesh;
-    if (!(*area = ep_malloc((size_t)g->L.n, sizeof **area)))
-        return EP_ECOMPUTE;
-    for (int r = 0; r < g->L.n; r++) {
-        int v = g->L.row_vertex[r], lo = 0, hi = m->nb - 1;
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (m->boundary[mid] < v)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        (*area)[r] = m->vertex_area[lo];
-    }
-    return EP_OK;
-}
-
 /* Copy mesh, material and constraints: every file carries its model. */
 static int write_model(ep_h5 *out, const ep_mesh *m)
 {
@@ -550,7 +530,7 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    if ((st = row_areas(&g, &area)) ||
+    if ((st = ep_gf_row_areas(&g, &area)) ||
         (st = ep_wavelet_build(H.h, n, H.row_h, g.L.row_fixed, area, o.kind, o.lifted, &W)))
         goto out;
     if (!(slot_domain = ep_malloc((size_t)n, 1))) {

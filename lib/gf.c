@@ -232,6 +232,25 @@ int *ep_gf_column_rows(const ep_gf_layout *L)
     return col_row;
 }
 
+int ep_gf_row_areas(const ep_gf_file *g, double **area)
+{
+    const ep_mesh *m = &g->mesh;
+    if (!(*area = ep_malloc((size_t)g->L.n, sizeof **area)))
+        return EP_ECOMPUTE;
+    for (int r = 0; r < g->L.n; r++) { /* boundary ids ascending: binary search */
+        int v = g->L.row_vertex[r], lo = 0, hi = m->nb - 1;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (m->boundary[mid] < v)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        (*area)[r] = m->vertex_area[lo];
+    }
+    return EP_OK;
+}
+
 static int check_layout(ep_gf_file *g)
 {
     const ep_mesh *m = &g->mesh;

@@ -107,6 +107,10 @@ int ep_gf_file_open(const char *path, const char *kind, ep_gf_file *g);
  * non-finite value is EP_EINPUT.  Cost: one hyperslab read. */
 int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows);
 void ep_gf_file_close(ep_gf_file *g);
+/* Area of each row's hat function (vertex rows: /mesh/vertex_area of the
+ * row's boundary vertex), *area[n] allocated.  0 or EP_ECOMPUTE. */
+int ep_gf_row_areas(const ep_gf_file *g, double **area);
+
 /* Row index of each column vertex: col_row[c] with row_vertex[col_row[c]] ==
  * col_vertex[c]; allocated.  NULL on failure (EP_ECOMPUTE). */
 int *ep_gf_column_rows(const ep_gf_layout *L);

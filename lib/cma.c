@@ -1,0 +1,473 @@
+/*
+ * cma.c — capacitance matrix algorithm on dense or wavelet GFs (cma.h;
+ * MATH.md §7, 000 §2.2–2.3, §3.3, §4.2).
+ *
+ * Matrices are row-major; a node's three rows/columns are adjacent, so the
+ * (i, j) 3x3 block of a 3s x 3s matrix X with leading dimension N = 3s is
+ * X[(3i + b) N + 3j + a].
+ */
+#include "cma.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+/* ---- GF source ---------------------------------------------------------------- */
+
+int ep_gfsrc_open(const char *path, ep_gfsrc *g)
+{
+    int st;
+    memset(g, 0, sizeof *g);
+    if ((st = ep_gf_file_open(path, NULL, &g->own)))
+        return st;
+    if (!strcmp(g->own.f.kind, "gf-wavelet")) {
+        ep_gf_file_close(&g->own);
+        memset(&g->own, 0, sizeof g->own);
+        g->own.f.id = g->own.xi = H5I_INVALID_HID;
+        if ((st = ep_gfw_open(path, &g->w)))
+            return st;
+        g->wavelet = 1;
+        g->file = &g->w.g;
+    } else
+        g->file = &g->own;
+    ep_gf_file *f = g->file;
+    if (strcmp(f->entity, "vertex"))
+        return ep_fail(EP_EINPUT, "%s: GFs of constant elements (entity triangle); the runtime needs vertex GFs",
+                       path);
+    g->n = f->L.n;
+    g->m = f->L.m;
+    int *col_row = ep_gf_column_rows(&f->L);
+    if (!col_row || !(g->col_of_row = ep_malloc((size_t)g->n, sizeof *g->col_of_row))) {
+        free(col_row);
+        return EP_ECOMPUTE;
+    }
+    for (int r = 0; r < g->n; r++)
+        g->col_of_row[r] = -1;
+    for (int c = 0; c < g->m; c++)
+        g->col_of_row[col_row[c]] = c;
+    free(col_row);
+    if ((st = ep_gf_row_areas(f, &g->area)))
+        return st;
+    if (g->wavelet) {
+        if ((st = ep_wavelet_ws_init(&g->ws, &g->w.W, 9)) ||
+            !(g->acc = ep_malloc(3 * (size_t)g->n, sizeof *g->acc)))
+            return st ? st : EP_ECOMPUTE;
+        return EP_OK;
+    }
+    if (!(g->xi = ep_malloc(9 * (size_t)g->m * g->n, sizeof *g->xi)))
+        return EP_ECOMPUTE;
+    return ep_gf_file_rows(f, 0, 3L * g->m, g->xi);
+}
+
+void ep_gfsrc_close(ep_gfsrc *g)
+{
+    if (g->wavelet)
+        ep_gfw_close(&g->w);
+    else
+        ep_gf_file_close(&g->own);
+    ep_wavelet_ws_free(&g->ws);
+    free(g->col_of_row), free(g->area), free(g->xi), free(g->acc);
+    memset(g, 0, sizeof *g);
+}
+
+void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9])
+{
+    if (g->wavelet) {
+        ep_gfw_block(&g->w, col, row, &g->ws, B);
+        return;
+    }
+    size_t n3 = 3 * (size_t)g->n;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            B[3 * b + a] = g->xi[(3 * (size_t)col + a) * n3 + 3 * (size_t)row + b];
+}
+
+void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out)
+{
+    if (g->wavelet) {
+        ep_gfw_sum(&g->w, k, cols, loads, g->acc, out);
+        return;
+    }
+    int n3 = 3 * g->n;
+    memset(out, 0, (size_t)n3 * sizeof *out);
+    for (int i = 0; i < k; i++) /* out += xi[3c .. 3c+2]^T load */
+        cblas_dgemv(CblasRowMajor, CblasTrans, 3, n3, 1.0, &g->xi[3 * (size_t)cols[i] * n3], n3, &loads[3 * i], 1,
+                    1.0, out, 1);
+}
+
+/* ---- small dense helpers ---------------------------------------------------------- */
+
+/* Inverse of a 3x3 matrix; 0, or EP_ECOMPUTE when singular to working precision. */
+static int inv3(const double A[9], double X[9])
+{
+    double c0 = A[4] * A[8] - A[5] * A[7], c1 = A[5] * A[6] - A[3] * A[8], c2 = A[3] * A[7] - A[4] * A[6];
+    double det = A[0] * c0 + A[1] * c1 + A[2] * c2, scale = 0;
+    for (int i = 0; i < 9; i++)
+        scale = fmax(scale, fabs(A[i]));
+    if (!(fabs(det) > 1e-14 * scale * scale * scale))
+        return ep_fail(EP_ECOMPUTE, "capacitance update: a 3x3 pivot block is singular");
+    X[0] = c0 / det, X[3] = c1 / det, X[6] = c2 / det;
+    X[1] = (A[2] * A[7] - A[1] * A[8]) / det;
+    X[4] = (A[0] * A[8] - A[2] * A[6]) / det;
+    X[7] = (A[1] * A[6] - A[0] * A[7]) / det;
+    X[2] = (A[1] * A[5] - A[2] * A[4]) / det;
+    X[5] = (A[2] * A[3] - A[0] * A[5]) / det;
+    X[8] = (A[0] * A[4] - A[1] * A[3]) / det;
+    return EP_OK;
+}
+
+/* ---- the capacitance matrix --------------------------------------------------------- */
+
+int ep_cma_init(ep_cma *c, ep_gfsrc *g)
+{
+    memset(c, 0, sizeof *c);
+    c->g = g;
+    c->cap = 16;
+    c->S = ep_malloc((size_t)c->cap, sizeof *c->S);
+    c->Cinv = ep_malloc(9 * (size_t)c->cap * c->cap, sizeof *c->Cinv);
+    c->work = ep_malloc(9 * (size_t)c->cap * c->cap + 48 * (size_t)c->cap + 6 * (size_t)g->n + 64,
+                        sizeof *c->work);
+    c->cols = ep_malloc((size_t)g->n + 1, sizeof *c->cols);
+    return c->S && c->Cinv && c->work && c->cols ? EP_OK : EP_ECOMPUTE;
+}
+
+void ep_cma_free(ep_cma *c)
+{
+    free(c->S), free(c->Cinv), free(c->work), free(c->cols);
+    memset(c, 0, sizeof *c);
+}
+
+/* Room for s nodes (keeps the contents of S and Cinv in their current shape). */
+static int reserve(ep_cma *c, int s)
+{
+    if (s <= c->cap)
+        return EP_OK;
+    int cap = 2 * s;
+    if (ep_grow(&c->S, (size_t)cap, sizeof *c->S) || ep_grow(&c->Cinv, 9 * (size_t)cap * cap, sizeof *c->Cinv) ||
+        ep_grow(&c->work, 9 * (size_t)cap * cap + 48 * (size_t)cap + 6 * (size_t)c->g->n + 64, sizeof *c->work))
+        return EP_ECOMPUTE;
+    c->cap = cap;
+    return EP_OK;
+}
+
+static int check_node(const ep_cma *c, int node)
+{
+    const ep_gfsrc *g = c->g;
+    if (node < 0 || node >= g->n || g->col_of_row[node] < 0 || g->file->L.row_fixed[node])
+        return ep_fail(EP_EINPUT, "contact node %d is not a free node with a GF column", node);
+    return EP_OK;
+}
+
+static int position(const ep_cma *c, int node)
+{
+    for (int i = 0; i < c->s; i++)
+        if (c->S[i] == node)
+            return i;
+    return -1;
+}
+
+/* X[(3i+b) ld + 3j+a] = sign Xi(rows[i], col of cols_rows[j]). */
+static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X, int ld)
+{
+    double B[9];
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nc; j++) {
+            ep_gfsrc_block(g, rows[i], g->col_of_row[crow[j]], B);
+            for (int b = 0; b < 3; b++)
+                for (int a = 0; a < 3; a++)
+                    X[(size_t)(3 * i + b) * ld + 3 * j + a] = sign * B[3 * b + a];
+        }
+}
+
+int ep_cma_set(ep_cma *c, const int *nodes, int s)
+{
+    int st;
+    if ((st = reserve(c, s)))
+        return st;
+    for (int i = 0; i < s; i++) {
+        if ((st = check_node(c, nodes[i])))
+            return st;
+        for (int j = 0; j < i; j++)
+            if (nodes[j] == nodes[i])
+                return ep_fail(EP_EINPUT, "contact node %d is listed twice", nodes[i]);
+    }
+    int N = 3 * s;
+    c->s = s;
+    memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
+    if (s == 0)
+        return EP_OK;
+    gather(c->g, nodes, s, nodes, s, -1.0, c->Cinv, N); /* C = -E^T Xi E */
+    lapack_int *ipiv = (lapack_int *)c->work;
+    if (LAPACKE_dgetrf(LAPACK_ROW_MAJOR, N, N, c->Cinv, N, ipiv) != 0 ||
+        LAPACKE_dgetri(LAPACK_ROW_MAJOR, N, c->Cinv, N, ipiv) != 0) {
+        c->s = 0;
+        return ep_fail(EP_ECOMPUTE, "the capacitance matrix of %d contact nodes is singular", s);
+    }
+    return EP_OK;
+}
+
+int ep_cma_add(ep_cma *c, int node)
+{
+    int st, s = c->s, N1 = 3 * s, N2 = N1 + 3, d = node;
+    if ((st = check_node(c, node)))
+        return st;
+    if (position(c, node) >= 0)
+        return ep_fail(EP_EINPUT, "contact node %d is already in the set", node);
+    if ((st = reserve(c, s + 1)))
+        return st;
+    double *B1D = c->work, *BD1 = B1D + 3 * N1, *D1D = BD1 + 3 * N1, *X = D1D + 3 * N1, *DD1 = X + 3 * N1,
+           *New = DD1 + 3 * N1, XiDD[9], DDD[9], CD[9], CDinv[9];
+    /* B_ab = E_a^T (I + Xi) E_b: off the diagonal only Xi (000 eq. 2.64) */
+    gather(c->g, c->S, s, &d, 1, 1.0, B1D, 3);
+    gather(c->g, &d, 1, c->S, s, 1.0, BD1, N1);
+    gather(c->g, &d, 1, &d, 1, 1.0, XiDD, 3);
+    if (s) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, 3, N1, 1.0, c->Cinv, N1, B1D, 3, 0.0, D1D, 3);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, 3, N1, 1.0, BD1, N1, D1D, 3, 0.0, DDD, 3);
+    } else
+        memset(DDD, 0, sizeof DDD);
+    /* C_Delta = I - B_DD - D_DD = -Xi_DD - D_DD (MATH.md §7 erratum of eq. 2.68) */
+    for (int i = 0; i < 9; i++)
+        CD[i] = -XiDD[i] - DDD[i];
+    if ((st = inv3(CD, CDinv)))
+        return st;
+    if (s) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, N1, N1, 1.0, BD1, N1, c->Cinv, N1, 0.0, X, N1);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, N1, 3, 1.0, CDinv, 3, X, N1, 0.0, DD1, N1);
+    }
+    /* C2^-1 = [[C1^-1 + D_1D D_D1, D_1D C_D^-1], [D_D1, C_D^-1]] (eq. 2.70) */
+    for (int i = 0; i < N1; i++)
+        memcpy(&New[(size_t)i * N2], &c->Cinv[(size_t)i * N1], (size_t)N1 * sizeof *New);
+    if (s) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, N1, 3, 1.0, D1D, 3, DD1, N1, 1.0, New, N2);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, 3, 3, 1.0, D1D, 3, CDinv, 3, 0.0, &New[N1], N2);
+    }
+    for (int b = 0; b < 3; b++) {
+        memcpy(&New[(size_t)(N1 + b) * N2], &DD1[(size_t)b * N1], (size_t)N1 * sizeof *New);
+        memcpy(&New[(size_t)(N1 + b) * N2 + N1], &CDinv[3 * b], 3 * sizeof *New);
+    }
+    memcpy(c->Cinv, New, (size_t)N2 * N2 * sizeof *New);
+    c->S[c->s++] = node;
+    return EP_OK;
+}
+
+int ep_cma_remove(ep_cma *c, int node)
+{
+    int p = position(c, node), s = c->s, N = 3 * s, M = N - 3;
+    if (p < 0)
+        return ep_fail(EP_EINPUT, "contact node %d is not in the set", node);
+    double *P = c->work, *q = P + (size_t)M * M, *r = q + 3 * (size_t)M, *t = r + 3 * (size_t)M, dd[9], dinv[9];
+    int st;
+#define OTHER(i) ((i) < 3 * p ? (i) : (i) + 3) /* index in C^-1 of row/column i of the result */
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < M; j++)
+            P[(size_t)i * M + j] = c->Cinv[(size_t)OTHER(i) * N + OTHER(j)];
+        for (int b = 0; b < 3; b++) {
+            q[(size_t)i * 3 + b] = c->Cinv[(size_t)OTHER(i) * N + 3 * p + b];
+            r[(size_t)b * M + i] = c->Cinv[(size_t)(3 * p + b) * N + OTHER(i)];
+        }
+    }
+#undef OTHER
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            dd[3 * a + b] = c->Cinv[(size_t)(3 * p + a) * N + 3 * p + b];
+    if ((st = inv3(dd, dinv)))
+        return st;
+    if (M) { /* C1^-1 = P - q d^-1 r */
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, M, 3, 1.0, dinv, 3, r, M, 0.0, t, M);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, M, 3, -1.0, q, 3, t, M, 1.0, P, M);
+    }
+    memcpy(c->Cinv, P, (size_t)M * M * sizeof *P);
+    memmove(&c->S[p], &c->S[p + 1], (size_t)(s - p - 1) * sizeof *c->S);
+    c->s--;
+    return EP_OK;
+}
+
+void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v)
+{
+    ep_gfsrc *g = c->g;
+    int s = c->s, N = 3 * s, k = 0;
+    double *e = c->work, *loads = e + N;
+    int8_t *inS = (int8_t *)(loads + 3 * (size_t)g->n);
+    memset(inS, 0, (size_t)g->n);
+    for (int i = 0; i < s; i++)
+        inS[c->S[i]] = 1;
+    /* the applied tractions away from S: vbar restricted to free non-S nodes */
+    for (int j = 0; vbar && j < g->n; j++) {
+        const double *b = &vbar[3 * j];
+        if (inS[j] || g->file->L.row_fixed[j] || g->col_of_row[j] < 0 || (b[0] == 0 && b[1] == 0 && b[2] == 0))
+            continue;
+        c->cols[k] = g->col_of_row[j];
+        memcpy(&loads[3 * k++], b, 3 * sizeof *loads);
+    }
+    /* E^T v0 = E^T Xi vbar_rest - uS (000 eq. 2.36) */
+    for (int i = 0; i < s; i++) {
+        double *ei = &e[3 * i], B[9];
+        for (int b = 0; b < 3; b++)
+            ei[b] = -uS[3 * i + b];
+        for (int q = 0; q < k; q++) {
+            ep_gfsrc_block(g, c->S[i], c->cols[q], B);
+            for (int b = 0; b < 3; b++)
+                ei[b] += B[3 * b] * loads[3 * q] + B[3 * b + 1] * loads[3 * q + 1] + B[3 * b + 2] * loads[3 * q + 2];
+        }
+    }
+    /* pS = C^-1 E^T v0: the unspecified values at S are its tractions */
+    if (s)
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, N, N, 1.0, c->Cinv, N, e, 1, 0.0, pS, 1);
+    if (!v)
+        return;
+    /* v = Xi (vbar_rest + E pS), then S takes its tractions (eqs. 3.63–3.65) */
+    for (int i = 0; i < s; i++) {
+        c->cols[k] = g->col_of_row[c->S[i]];
+        memcpy(&loads[3 * k++], &pS[3 * i], 3 * sizeof *loads);
+    }
+    ep_gfsrc_sum(g, k, c->cols, loads, v);
+    for (int i = 0; i < s; i++)
+        memcpy(&v[3 * c->S[i]], &pS[3 * i], 3 * sizeof *v);
+}
+
+void ep_cma_force(const ep_cma *c, const double *pS, double f[3])
+{
+    f[0] = f[1] = f[2] = 0;
+    for (int i = 0; i < c->s; i++)
+        for (int b = 0; b < 3; b++)
+            f[b] += c->g->area[c->S[i]] * pS[3 * i + b];
+}
+
+/* ---- cache of inverses ---------------------------------------------------------------- */
+
+void ep_cma_cache_init(ep_cma_cache *k, double limit_bytes)
+{
+    memset(k, 0, sizeof *k);
+    k->limit = limit_bytes;
+}
+
+void ep_cma_cache_free(ep_cma_cache *k)
+{
+    for (int i = 0; i < k->n; i++)
+        free(k->e[i].nodes), free(k->e[i].Cinv);
+    free(k->e);
+    memset(k, 0, sizeof *k);
+}
+
+static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+static double entry_bytes(int s) { return 9.0 * s * s * sizeof(double) + s * sizeof(int) + sizeof(ep_cma_entry); }
+
+static int find(const ep_cma_cache *k, const int *sorted, int s)
+{
+    for (int i = 0; i < k->n; i++)
+        if (k->e[i].s == s && !memcmp(k->e[i].nodes, sorted, (size_t)s * sizeof *sorted))
+            return i;
+    return -1;
+}
+
+int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s)
+{
+    int *sorted = c->cols; /* n >= s ints of scratch */
+    memcpy(sorted, nodes, (size_t)s * sizeof *sorted);
+    qsort(sorted, (size_t)s, sizeof *sorted, cmp_int);
+    int i = find(k, sorted, s);
+    if (i < 0 || reserve(c, s)) {
+        k->misses++;
+        return 0;
+    }
+    k->hits++;
+    k->e[i].stamp = ++k->clock;
+    c->s = s;
+    memcpy(c->S, k->e[i].nodes, (size_t)s * sizeof *c->S);
+    memcpy(c->Cinv, k->e[i].Cinv, 9 * (size_t)s * s * sizeof *c->Cinv);
+    return 1;
+}
+
+int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c)
+{
+    int s = c->s, N = 3 * s, *perm = c->cols;
+    double need = entry_bytes(s);
+    if (need > k->limit)
+        return EP_OK; /* larger than the whole cache: not kept */
+    /* sort positions by node: perm[i] = position in c->S of the i-th smallest node */
+    for (int i = 0; i < s; i++)
+        perm[i] = i;
+    for (int i = 1; i < s; i++) /* insertion sort: s is small and nearly sorted */
+        for (int j = i; j > 0 && c->S[perm[j - 1]] > c->S[perm[j]]; j--) {
+            int t = perm[j];
+            perm[j] = perm[j - 1];
+            perm[j - 1] = t;
+        }
+    ep_cma_entry e = {s, ep_malloc((size_t)s + 1, sizeof(int)), ep_malloc(9 * (size_t)s * s + 1, sizeof(double)),
+                      ++k->clock};
+    if (!e.nodes || !e.Cinv) {
+        free(e.nodes), free(e.Cinv);
+        return EP_ECOMPUTE;
+    }
+    for (int i = 0; i < s; i++) {
+        e.nodes[i] = c->S[perm[i]];
+        for (int j = 0; j < s; j++)
+            for (int b = 0; b < 3; b++)
+                memcpy(&e.Cinv[(size_t)(3 * i + b) * N + 3 * j], &c->Cinv[(size_t)(3 * perm[i] + b) * N + 3 * perm[j]],
+                       3 * sizeof(double));
+    }
+    int at = find(k, e.nodes, s);
+    if (at >= 0) { /* refresh */
+        free(k->e[at].nodes), free(k->e[at].Cinv);
+        k->e[at] = e;
+        return EP_OK;
+    }
+    while (k->n && k->bytes + need > k->limit) { /* drop the least recently used */
+        int old = 0;
+        for (int i = 1; i < k->n; i++)
+            old = k->e[i].stamp < k->e[old].stamp ? i : old;
+        k->bytes -= entry_bytes(k->e[old].s);
+        free(k->e[old].nodes), free(k->e[old].Cinv);
+        k->e[old] = k->e[--k->n];
+    }
+    if (k->n == k->cap && ep_grow(&k->e, (size_t)(k->cap = 2 * k->cap + 8), sizeof *k->e)) {
+        free(e.nodes), free(e.Cinv);
+        return EP_ECOMPUTE;
+    }
+    k->e[k->n++] = e;
+    k->bytes += need;
+    return EP_OK;
+}
+
+/* ---- point contact with pressure masks ---------------------------------------------------- */
+
+int ep_cma_mask(const ep_gfsrc *g, int i, double radius, int *idx, double *rho)
+{
+    const ep_mesh *m = &g->file->mesh;
+    const double *xi = &m->vertices[3 * (size_t)g->file->L.row_vertex[i]];
+    double total = 0;
+    int k = 0;
+    for (int j = 0; j < g->n; j++) {
+        if (g->col_of_row[j] < 0 || g->file->L.row_fixed[j])
+            continue;
+        const double *xj = &m->vertices[3 * (size_t)g->file->L.row_vertex[j]];
+        double d = sqrt((xj[0] - xi[0]) * (xj[0] - xi[0]) + (xj[1] - xi[1]) * (xj[1] - xi[1]) +
+                        (xj[2] - xi[2]) * (xj[2] - xi[2]));
+        double w = radius > 0 ? 1 - d / radius : j == i; /* eq. 4.24; radius 0: the node alone */
+        if (w <= 0)
+            continue;
+        idx[k] = j;
+        rho[k++] = w;
+        total += w * g->area[j];
+    }
+    for (int q = 0; q < k; q++) /* a^T rho = 1 (eq. 4.23) */
+        rho[q] /= total;
+    return k;
+}
+
+int ep_cma_mask_stiffness(ep_gfsrc *g, int i, int k, const int *idx, const double *rho, double K[9])
+{
+    double sum[9] = {0}, B[9];
+    for (int q = 0; q < k; q++) {
+        ep_gfsrc_block(g, i, g->col_of_row[idx[q]], B);
+        for (int e = 0; e < 9; e++)
+            sum[e] += rho[q] * B[e];
+    }
+    return inv3(sum, K);
+}

@@ -1,0 +1,124 @@
+/*
+ * cma.h — the capacitance matrix algorithm a contact runtime runs on
+ * precomputed Green's functions (MATH.md §7; 000 §2.2–2.3, §3.3, Ch. 4).
+ *
+ * Nodes are GF rows (boundary vertices).  The reference problem has the
+ * free nodes loaded by tractions and the fixed ones held; a contact switches
+ * a node set S of free nodes to prescribed displacements.  With E the
+ * identity columns of S, C = -E^T Xi E (3s x 3s) and
+ *   v = v0 + (E + Xi E) C^-1 E^T v0,  v0 = Xi (I - E E^T) vbar - E E^T vbar
+ * (000 eqs. 2.35–2.37): v holds displacements at free nodes and tractions at
+ * S and at the fixed nodes.
+ *
+ * ep_gfsrc hides whether the GFs are dense (kind "gf") or wavelet compressed
+ * (kind "gf-wavelet"): blocks come from the dense matrix or by selective
+ * extraction, weighted column sums from dense summation or fast summation
+ * (one inverse transform, 000 eq. 3.54).
+ */
+#ifndef EP_CMA_H
+#define EP_CMA_H
+
+#include "gf.h"
+#include "gfw.h"
+
+typedef struct ep_gfsrc {
+    ep_gf_file *file;   /* the layout and mesh (dense: also /gf/xi) */
+    ep_gf_file own;     /* dense files */
+    ep_gfw w;           /* wavelet files */
+    int wavelet;        /* 1: w is open */
+    int n, m;           /* rows, columns */
+    int *col_of_row;    /* [n] column of each row, -1 for none */
+    double *area;       /* [n] vertex areas */
+    double *xi;         /* dense: [3m][3n] */
+    ep_wavelet_ws ws;   /* wavelet: selective extraction */
+    double *acc;        /* wavelet: [n][3] fast-summation workspace */
+} ep_gfsrc;
+
+/* Open a gf or gf-wavelet file (vertex GFs) for a runtime: dense files are
+ * loaded whole (8 * 9mn bytes).  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close
+ * with ep_gfsrc_close even on failure. */
+int ep_gfsrc_open(const char *path, ep_gfsrc *g);
+void ep_gfsrc_close(ep_gfsrc *g);
+
+/* The 3x3 block Xi(row, col) as a matrix, B[3b + a]: component b at row for a
+ * unit load in direction a at column col.  Dense O(1); wavelet O(levels). */
+void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9]);
+
+/* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept
+ * blocks + n). */
+void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out);
+
+/* The contact node set and the inverse capacitance matrix. */
+typedef struct ep_cma {
+    ep_gfsrc *g;
+    int s, cap;
+    int *S;         /* [s] rows */
+    double *Cinv;   /* [3s][3s] row-major */
+    double *work;   /* update and solve workspace */
+    int *cols;      /* [n] scratch */
+} ep_cma;
+
+int ep_cma_init(ep_cma *c, ep_gfsrc *g);
+void ep_cma_free(ep_cma *c);
+
+/* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct): C
+ * assembled from s^2 blocks, LU (dgetrf) and inverse (dgetri).  Cost
+ * 2 (3s)^3 flops.  0, EP_EINPUT (a node without a column, a repeated node)
+ * or EP_ECOMPUTE (C singular). */
+int ep_cma_set(ep_cma *c, const int *nodes, int s);
+
+/* Add one node by the sequential update of 000 eqs. 2.64–2.70 with the
+ * corrected C_Delta = I - B_DD - D_DD (MATH.md §7).  Cost O(s^2), 2s + 1
+ * blocks.  0, EP_EINPUT or EP_ECOMPUTE (C_Delta singular). */
+int ep_cma_add(ep_cma *c, int node);
+
+/* Remove one node: the block-inverse downdate C1^-1 = P - q d^-1 r of the
+ * partition of C^-1 (the same identity 000 §2.3.5 applies by re-adding
+ * negated columns).  Cost O(s^2).  0, EP_EINPUT (not in S) or EP_ECOMPUTE. */
+int ep_cma_remove(ep_cma *c, int node);
+
+/* Solve the switched problem: displacements uS[s][3] prescribed at S and
+ * tractions vbar[n][3] at the other free nodes (NULL: none; entries at S and
+ * at fixed nodes are ignored).  Out: pS[s][3], the tractions at S, and v[n][3]
+ * (NULL: not wanted), the whole solution (000 §3.3.4).  Cost O(s^2 + s k)
+ * for k loaded nodes, plus one weighted GF sum for v. */
+void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v);
+
+/* Contact force f = a_S^T p_S (000 eq. 4.12). */
+void ep_cma_force(const ep_cma *c, const double *pS, double f[3]);
+
+/* Cache of inverses keyed by sorted node lists, time-stamped, bounded in
+ * bytes: the least recently used entries are dropped to fit. */
+typedef struct ep_cma_entry {
+    int s;
+    int *nodes;      /* sorted */
+    double *Cinv;    /* in that node order */
+    long stamp;
+} ep_cma_entry;
+
+typedef struct ep_cma_cache {
+    ep_cma_entry *e;
+    int n, cap;
+    double bytes, limit;
+    long clock, hits, misses;
+} ep_cma_cache;
+
+void ep_cma_cache_init(ep_cma_cache *k, double limit_bytes);
+void ep_cma_cache_free(ep_cma_cache *k);
+/* Load C^-1 for the node set of nodes[s] (any order) into c when cached: 1 hit,
+ * 0 miss.  c->S becomes the sorted list. */
+int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s);
+/* Store c's current inverse.  0 or EP_ECOMPUTE. */
+int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c);
+
+/* Vertex pressure mask of free node i (000 §4.2.1, eqs. 4.22–4.24):
+ * rho_j = (1 - |x_j - x_i| / radius)_+ over free nodes with columns,
+ * normalized so a^T rho = 1; radius 0 gives the single-node mask 1/a_i.
+ * Out: idx[k] (rows), rho[k]; k returned (idx, rho hold n entries). */
+int ep_cma_mask(const ep_gfsrc *g, int i, double radius, int *idx, double *rho);
+
+/* Masked vertex stiffness K_i = (sum_j rho_j Xi(i, j))^-1 (000 eq. 4.29),
+ * K[3b + a].  0 or EP_ECOMPUTE (singular). */
+int ep_cma_mask_stiffness(ep_gfsrc *g, int i, int k, const int *idx, const double *rho, double K[9]);
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * reduced.c — implicit Newmark, static solve and energy in reduced
+ * coordinates (reduced.h; MATH.md §5).
+ */
+#include "reduced.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+/* work layout: R[r] K[r*r] A[r*r] res[r] q_prev[r] v[r] eval workspace */
+#define W_R(n) ((n)->work)
+#define W_K(n) (W_R(n) + (n)->r)
+#define W_A(n) (W_K(n) + (size_t)(n)->r * (n)->r)
+#define W_RES(n) (W_A(n) + (size_t)(n)->r * (n)->r)
+#define W_QP(n) (W_RES(n) + (n)->r)
+#define W_V(n) (W_QP(n) + (n)->r)
+#define W_EVAL(n) (W_V(n) + (n)->r)
+
+static size_t eval_work(int r) { return 3 * (size_t)ep_cubic_npairs(r) + 3 * (size_t)r; }
+
+int ep_newmark_init(ep_newmark *n, const ep_cubic_tangent *t, double dt, double alpha, double beta)
+{
+    int r = t->r;
+    memset(n, 0, sizeof *n);
+    if (!(dt > 0) || !(alpha >= 0) || !(beta >= 0))
+        return ep_fail(EP_EUSAGE, "Newmark: time step %g and damping (%g, %g) must be positive", dt, alpha, beta);
+    n->t = t;
+    n->r = r;
+    n->iterations = 1;
+    n->dt = dt, n->alpha = alpha, n->beta = beta;
+    n->q = ep_calloc(3 * (size_t)r, sizeof *n->q);
+    n->work = ep_calloc(2 * (size_t)r * r + 4 * (size_t)r + eval_work(r), sizeof *n->work);
+    if (!n->q || !n->work) {
+        ep_newmark_free(n);
+        return EP_ECOMPUTE;
+    }
+    n->qd = n->q + r;
+    n->qdd = n->qd + r;
+    return EP_OK;
+}
+
+void ep_newmark_free(ep_newmark *n)
+{
+    free(n->q), free(n->work);
+    memset(n, 0, sizeof *n);
+}
+
+void ep_newmark_start(ep_newmark *n, const double *q0, const double *qd0, const double *f)
+{
+    int r = n->r;
+    double *R = W_R(n), *K = W_K(n);
+    for (int i = 0; i < r; i++)
+        n->q[i] = q0 ? q0[i] : 0, n->qd[i] = qd0 ? qd0[i] : 0;
+    ep_cubic_tangent_eval(n->t, n->q, R, K, W_EVAL(n));
+    for (int i = 0; i < r; i++) { /* qdd = f - (alpha I + beta K) qd - R */
+        double kd = 0;
+        for (int j = 0; j < r; j++)
+            kd += K[(size_t)i * r + j] * n->qd[j];
+        n->qdd[i] = (f ? f[i] : 0) - n->alpha * n->qd[i] - n->beta * kd - R[i];
+    }
+}
+
+/* Solve A x = b for symmetric A (destroyed); b becomes x. */
+static int solve_sym(int r, double *A, double *b)
+{
+    lapack_int *ipiv;
+    double *copy = ep_malloc((size_t)r * r, sizeof *copy);
+    if (!copy)
+        return EP_ECOMPUTE;
+    memcpy(copy, A, (size_t)r * r * sizeof *A);
+    if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'U', r, 1, A, r, b, 1) == 0) {
+        free(copy);
+        return EP_OK;
+    }
+    /* indefinite (a large deformation): LU on the saved copy; b is intact
+     * because dposv only writes it after a successful factorization */
+    int st = EP_OK;
+    if (!(ipiv = ep_malloc((size_t)r, sizeof *ipiv)) || LAPACKE_dgesv(LAPACK_ROW_MAJOR, r, 1, copy, r, ipiv, b, 1))
+        st = ep_fail(EP_ECOMPUTE, "Newmark: the step's system matrix is singular");
+    free(ipiv), free(copy);
+    return st;
+}
+
+int ep_newmark_step(ep_newmark *n, const double *f)
+{
+    const double bt = 0.25, gm = 0.5, h = n->dt; /* MATH.md §5 */
+    const double a1 = 1 / (bt * h * h), a2 = 1 / (bt * h), a3 = (1 - 2 * bt) / (2 * bt), a4 = gm / (bt * h),
+                 a5 = 1 - gm / bt, a6 = (1 - gm / (2 * bt)) * h;
+    int r = n->r, st;
+    double *R = W_R(n), *K = W_K(n), *A = W_A(n), *res = W_RES(n), *qp = W_QP(n), *v = W_V(n);
+    memcpy(qp, n->q, (size_t)r * sizeof *qp);
+    for (int it = 0; it < n->iterations; it++) {
+        ep_cubic_tangent_eval(n->t, n->q, R, K, W_EVAL(n));
+        for (int i = 0; i < r; i++) /* the velocity the step implies, for the damping force */
+            v[i] = a4 * (n->q[i] - qp[i]) + a5 * n->qd[i] + a6 * n->qdd[i];
+        for (int i = 0; i < r; i++) {
+            double kv = 0;
+            for (int j = 0; j < r; j++) {
+                double k = K[(size_t)i * r + j];
+                kv += k * v[j];
+                A[(size_t)i * r + j] = (1 + a4 * n->beta) * k; /* alpha4 beta K + K */
+            }
+            A[(size_t)i * r + i] += a1 + a4 * n->alpha;
+            res[i] = -(a1 * (n->q[i] - qp[i]) - a2 * n->qd[i] - a3 * n->qdd[i] + n->alpha * v[i] + n->beta * kv + R[i] -
+                       (f ? f[i] : 0));
+        }
+        if ((st = solve_sym(r, A, res)))
+            return st;
+        for (int i = 0; i < r; i++)
+            n->q[i] += res[i];
+    }
+    for (int i = 0; i < r; i++) {
+        double dq = n->q[i] - qp[i], qd = n->qd[i];
+        n->qd[i] = a4 * dq + a5 * qd + a6 * n->qdd[i];
+        n->qdd[i] = a1 * dq - a2 * qd - a3 * n->qdd[i];
+    }
+    return EP_OK;
+}
+
+int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol)
+{
+    int r = t->r, it, st = EP_OK;
+    double *K = ep_malloc((size_t)r * r + 2 * (size_t)r + eval_work(r), sizeof *K), *R = K + (size_t)r * r,
+           *w = R + r;
+    if (!K)
+        return -1;
+    for (it = 1; it <= maxit; it++) {
+        double dn = 0, qn = 0;
+        ep_cubic_tangent_eval(t, q, R, K, w);
+        for (int i = 0; i < r; i++)
+            R[i] = f[i] - R[i];
+        if ((st = solve_sym(r, K, R)))
+            break;
+        for (int i = 0; i < r; i++) {
+            q[i] += R[i];
+            dn += R[i] * R[i];
+            qn += q[i] * q[i];
+        }
+        if (sqrt(dn) <= tol * sqrt(qn))
+            break;
+    }
+    free(K);
+    if (st || it > maxit) {
+        if (!st)
+            ep_fail(EP_ECOMPUTE, "static solve: Newton did not converge in %d iterations", maxit);
+        return -1;
+    }
+    return it;
+}
+
+double ep_reduced_energy(const ep_cubic *c, const double *q, double *w)
+{
+    int r = c->r;
+    double *a = w, *b = a + r, *c2 = b + r, *d = c2 + r, *fw = d + r, V = 0;
+    ep_cubic_force(c, q, a, fw); /* R(q) = R1 + R2 + R3 */
+    for (int i = 0; i < r; i++)
+        d[i] = -q[i];
+    ep_cubic_force(c, d, b, fw); /* R(-q) = -R1 + R2 - R3 */
+    for (int i = 0; i < r; i++)
+        d[i] = 2 * q[i];
+    ep_cubic_force(c, d, c2, fw); /* R(2q) = 2 R1 + 4 R2 + 8 R3 */
+    for (int i = 0; i < r; i++) {
+        double R2 = (a[i] + b[i]) / 2, R3 = (c2[i] - 4 * R2 - (a[i] - b[i])) / 6, R1 = (a[i] - b[i]) / 2 - R3;
+        V += q[i] * (R1 / 2 + R2 / 3 + R3 / 4);
+    }
+    return V;
+}

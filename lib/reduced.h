@@ -1,0 +1,50 @@
+/*
+ * reduced.h — reduced-coordinate dynamics on polycoef's cubic polynomials
+ * (MATH.md §5; 001 §2.7, §2.9): implicit Newmark with Rayleigh damping, a
+ * static solve, and the reduced strain energy for energy checks.
+ *
+ * The basis is mass-orthonormal, so the reduced mass is I; the damping is
+ * C(q) = alpha I + beta K(q).  Forces and tangents come from the runtime
+ * stiffness polynomial (ep_cubic_tangent_eval).
+ */
+#ifndef EP_REDUCED_H
+#define EP_REDUCED_H
+
+#include "cubic.h"
+
+typedef struct ep_newmark {
+    const ep_cubic_tangent *t;
+    int r, iterations;      /* Newton iterations per step (MATH.md §5: 1) */
+    double dt, alpha, beta; /* time step; Rayleigh mass and stiffness factors */
+    double *q, *qd, *qdd;   /* [r] state: position, velocity, acceleration */
+    double *work;           /* R, K, A, residual, previous q, tangent workspace */
+} ep_newmark;
+
+/* Set up for t at rest at q = 0.  0, EP_EUSAGE (dt <= 0, negative damping)
+ * or EP_ECOMPUTE. */
+int ep_newmark_init(ep_newmark *n, const ep_cubic_tangent *t, double dt, double alpha, double beta);
+void ep_newmark_free(ep_newmark *n);
+
+/* Start from q0 (NULL: 0) with velocity qd0 (NULL: 0) under the reduced
+ * external force f (NULL: 0): the acceleration satisfies the equation of
+ * motion, qdd = f - C qd - R(q). */
+void ep_newmark_start(ep_newmark *n, const double *q0, const double *qd0, const double *f);
+
+/* One step under f[r] (NULL: 0): Newton iterations on
+ * (alpha1 I + alpha4 C + K) dq = -residual, Cholesky (LU when K is
+ * indefinite), then the Newmark velocity and acceleration updates.  Cost
+ * per iteration one tangent evaluation, O(r^4 / 4), and r^3 / 3.
+ * 0 or EP_ECOMPUTE (singular system). */
+int ep_newmark_step(ep_newmark *n, const double *f);
+
+/* Static equilibrium R(q) = f by Newton from the q given, until the update is
+ * below tol |q| (at most maxit iterations).  Workspace: K[r][r], R, dq.
+ * Returns the iterations used, or -1 (not converged; EP_ECOMPUTE recorded). */
+int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol);
+
+/* Reduced strain energy V(q) with R = dV/dq: for the homogeneous parts R1,
+ * R2, R3 of degrees 1, 2, 3, V = q.R1/2 + q.R2/3 + q.R3/4 (Euler).  The parts
+ * come from R(q), R(-q), R(2q).  Workspace w[npairs + ntriples + 4r]. */
+double ep_reduced_energy(const ep_cubic *c, const double *q, double *w);
+
+#endif

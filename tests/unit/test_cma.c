@@ -1,0 +1,248 @@
+/*
+ * test_cma.c — the capacitance matrix algorithm (cma.c) on a synthetic GF
+ * matrix: long random add/delete sequences against from-scratch inverses,
+ * the contact solve against a direct dense solve, the cache, pressure masks.
+ * The check against GFs recomputed by femcondense is tests/cli/rtcheck.sh.
+ */
+#include "helpers.h"
+
+#include <lapacke.h>
+
+#include "cma.h"
+
+static double urand(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return ((*s >> 8) & 0xffff) / 65536.0 - 0.5;
+}
+
+/* n free nodes on a circle, every one a column; Xi an unsymmetric block
+ * matrix with a peak on the diagonal and a smooth tail (what GFs look like),
+ * well enough conditioned that a from-scratch inverse is exact to ~1e-13. */
+static void synthetic(ep_gfsrc *g, int n)
+{
+    memset(g, 0, sizeof *g);
+    g->file = &g->own;
+    ep_mesh_init(&g->own.mesh);
+    g->n = g->m = n;
+    g->own.mesh.nv = n;
+    g->own.mesh.vertices = calloc(3 * n, sizeof(double));
+    g->own.L.n = g->own.L.m = n;
+    g->own.L.row_vertex = malloc(n * sizeof(int));
+    g->own.L.col_vertex = malloc(n * sizeof(int));
+    g->own.L.row_fixed = calloc(n, 1);
+    g->col_of_row = malloc(n * sizeof(int));
+    g->area = malloc(n * sizeof(double));
+    g->xi = malloc(9 * (size_t)n * n * sizeof(double));
+    unsigned seed = 11;
+    for (int v = 0; v < n; v++) {
+        g->own.L.row_vertex[v] = g->own.L.col_vertex[v] = g->col_of_row[v] = v;
+        g->own.mesh.vertices[3 * v] = cos(2 * M_PI * v / n);
+        g->own.mesh.vertices[3 * v + 1] = sin(2 * M_PI * v / n);
+        g->area[v] = 0.5 + 0.01 * v;
+    }
+    for (int c = 0; c < n; c++)
+        for (int a = 0; a < 3; a++)
+            for (int r = 0; r < n; r++)
+                for (int b = 0; b < 3; b++) {
+                    double d = fabs(cos(2 * M_PI * (r - c) / n) - 1) + 0.5;
+                    g->xi[(3 * (size_t)c + a) * 3 * n + 3 * r + b] = (a == b) * (2.0 * (r == c) + 1 / d) + 0.1 * urand(&seed);
+                }
+}
+
+static void synthetic_free(ep_gfsrc *g)
+{
+    ep_gf_layout_free(&g->own.L);
+    ep_mesh_free(&g->own.mesh);
+    free(g->col_of_row), free(g->area), free(g->xi);
+}
+
+static double rel_diff(const double *a, const double *b, size_t k)
+{
+    double d = 0, m = 0;
+    for (size_t i = 0; i < k; i++)
+        d = fmax(d, fabs(a[i] - b[i])), m = fmax(m, fabs(b[i]));
+    return d / m;
+}
+
+/* Hundreds of random additions and deletions keep C^-1 equal to the inverse
+ * recomputed from scratch for the same node list. */
+static void updates_match_scratch(void **s)
+{
+    (void)s;
+    ep_gfsrc g;
+    ep_cma c, ref;
+    synthetic(&g, 80);
+    assert_int_equal(ep_cma_init(&c, &g), EP_OK);
+    assert_int_equal(ep_cma_init(&ref, &g), EP_OK);
+    unsigned seed = 5;
+    double worst = 0;
+    int adds = 0, removes = 0;
+    for (int op = 1; op <= 400; op++) {
+        int node = (int)((urand(&seed) + 0.5) * 80) % 80;
+        int in = 0;
+        for (int i = 0; i < c.s; i++)
+            in |= c.S[i] == node;
+        if (in && c.s > 1 && (c.s > 30 || urand(&seed) < 0)) {
+            assert_int_equal(ep_cma_remove(&c, node), EP_OK);
+            removes++;
+        } else if (!in) {
+            assert_int_equal(ep_cma_add(&c, node), EP_OK);
+            adds++;
+        }
+        if (op % 25 == 0) {
+            assert_int_equal(ep_cma_set(&ref, c.S, c.s), EP_OK);
+            worst = fmax(worst, rel_diff(c.Cinv, ref.Cinv, 9 * (size_t)c.s * c.s));
+        }
+    }
+    assert_true(adds > 100 && removes > 50);
+    assert_true(worst < 1e-10);
+    expect_error(ep_cma_add(&c, c.S[0]), EP_EINPUT, "already", NULL);
+    expect_error(ep_cma_remove(&ref, -5), EP_EINPUT, "not in the set", NULL);
+    ep_cma_free(&c), ep_cma_free(&ref);
+    synthetic_free(&g);
+}
+
+/* The contact tractions p_S make the displacement at S what was prescribed:
+ * a direct dense solve of (E^T Xi E) p = u - E^T Xi vbar gives the same p, and
+ * the global solution's other rows are Xi applied to all the loads. */
+static void solve_matches_direct(void **s)
+{
+    (void)s;
+    ep_gfsrc g;
+    ep_cma c;
+    synthetic(&g, 60);
+    assert_int_equal(ep_cma_init(&c, &g), EP_OK);
+    int nodes[5] = {3, 4, 5, 6, 7}, k = 5, N = 15;
+    assert_int_equal(ep_cma_set(&c, nodes, k), EP_OK);
+    double u[15], *vbar = calloc(3 * 60, sizeof *vbar), p[15], *v = malloc(3 * 60 * sizeof *v);
+    unsigned seed = 9;
+    for (int i = 0; i < N; i++)
+        u[i] = urand(&seed);
+    for (int i = 0; i < 3; i++)
+        vbar[3 * 30 + i] = urand(&seed), vbar[3 * 40 + i] = urand(&seed);
+    ep_cma_solve(&c, u, vbar, p, v);
+    /* direct: G p = u - E^T Xi vbar */
+    double G[225], rhs[15], B[9];
+    lapack_int ipiv[15];
+    for (int i = 0; i < k; i++) {
+        for (int j = 0; j < k; j++) {
+            ep_gfsrc_block(&g, nodes[i], nodes[j], B);
+            for (int b = 0; b < 3; b++)
+                for (int a = 0; a < 3; a++)
+                    G[(3 * i + b) * N + 3 * j + a] = B[3 * b + a];
+        }
+        for (int b = 0; b < 3; b++)
+            rhs[3 * i + b] = u[3 * i + b];
+        for (int src = 30; src <= 40; src += 10) {
+            ep_gfsrc_block(&g, nodes[i], src, B);
+            for (int b = 0; b < 3; b++)
+                for (int a = 0; a < 3; a++)
+                    rhs[3 * i + b] -= B[3 * b + a] * vbar[3 * src + a];
+        }
+    }
+    assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, 1, G, N, ipiv, rhs, 1), 0);
+    assert_true(rel_diff(p, rhs, N) < 1e-12);
+    for (int i = 0; i < k; i++)
+        for (int b = 0; b < 3; b++)
+            assert_true(v[3 * nodes[i] + b] == p[3 * i + b]);
+    /* row 50 = Xi(50, S) p + Xi(50, 30) vbar30 + Xi(50, 40) vbar40 */
+    double want[3] = {0, 0, 0};
+    for (int j = 0; j < k + 2; j++) {
+        int col = j < k ? nodes[j] : 30 + 10 * (j - k);
+        const double *load = j < k ? &p[3 * j] : &vbar[3 * col];
+        ep_gfsrc_block(&g, 50, col, B);
+        for (int b = 0; b < 3; b++)
+            for (int a = 0; a < 3; a++)
+                want[b] += B[3 * b + a] * load[a];
+    }
+    assert_true(rel_diff(&v[150], want, 3) < 1e-12);
+    double f[3];
+    ep_cma_force(&c, p, f);
+    double fx = 0;
+    for (int i = 0; i < k; i++)
+        fx += g.area[nodes[i]] * p[3 * i];
+    assert_true(fabs(f[0] - fx) <= 1e-14 * fabs(fx));
+    free(vbar), free(v);
+    ep_cma_free(&c);
+    synthetic_free(&g);
+}
+
+/* The cache returns what was stored for the same node set in any order,
+ * counts hits and misses, and drops the least recently used entry to fit. */
+static void cache(void **s)
+{
+    (void)s;
+    ep_gfsrc g;
+    ep_cma c, ref;
+    ep_cma_cache k;
+    synthetic(&g, 40);
+    ep_cma_init(&c, &g), ep_cma_init(&ref, &g);
+    ep_cma_cache_init(&k, 3 * (9.0 * 16 * sizeof(double) + 4 * sizeof(int) + sizeof(ep_cma_entry)) + 1);
+    int a[4] = {9, 2, 7, 4}, b[4] = {1, 3, 5, 8}, d[4] = {10, 11, 12, 13}, e[4] = {20, 21, 22, 23};
+    assert_int_equal(ep_cma_cache_get(&k, &c, a, 4), 0);
+    ep_cma_set(&c, a, 4);
+    assert_int_equal(ep_cma_cache_put(&k, &c), EP_OK);
+    int a2[4] = {4, 7, 9, 2};
+    assert_int_equal(ep_cma_cache_get(&k, &c, a2, 4), 1);
+    assert_int_equal(ep_cma_set(&ref, c.S, 4), EP_OK); /* c.S is now sorted */
+    assert_true(rel_diff(c.Cinv, ref.Cinv, 144) < 1e-12);
+    ep_cma_set(&c, b, 4), ep_cma_cache_put(&k, &c);
+    ep_cma_set(&c, d, 4), ep_cma_cache_put(&k, &c);
+    assert_int_equal(ep_cma_cache_get(&k, &c, a, 4), 1); /* a is now the most recent; b the oldest */
+    ep_cma_set(&c, e, 4), ep_cma_cache_put(&k, &c);
+    assert_int_equal(k.n, 3);
+    assert_int_equal(ep_cma_cache_get(&k, &c, b, 4), 0);
+    assert_int_equal(ep_cma_cache_get(&k, &c, a, 4), 1);
+    assert_int_equal(k.hits, 3);
+    assert_int_equal(k.misses, 2);
+    ep_cma_cache_free(&k);
+    ep_cma_free(&c), ep_cma_free(&ref);
+    synthetic_free(&g);
+}
+
+/* Pressure masks: a^T rho = 1; radius 0 is the node alone (rho = 1/a); the
+ * masked stiffness reproduces the prescribed displacement at the node when
+ * its force is spread by the mask (000 eqs. 4.28–4.30). */
+static void masks(void **s)
+{
+    (void)s;
+    ep_gfsrc g;
+    synthetic(&g, 50);
+    int idx[50], k;
+    double rho[50], K[9], u[3] = {0.1, -0.2, 0.05};
+    k = ep_cma_mask(&g, 7, 0, idx, rho);
+    assert_int_equal(k, 1);
+    assert_true(idx[0] == 7 && fabs(rho[0] - 1 / g.area[7]) < 1e-15);
+    k = ep_cma_mask(&g, 7, 0.5, idx, rho);
+    assert_true(k > 3);
+    double norm = 0;
+    for (int q = 0; q < k; q++)
+        norm += g.area[idx[q]] * rho[q];
+    assert_true(fabs(norm - 1) < 1e-14);
+    assert_int_equal(ep_cma_mask_stiffness(&g, 7, k, idx, rho, K), EP_OK);
+    double f[3], loads[150], *v = malloc(3 * 50 * sizeof *v);
+    int cols[50];
+    for (int b = 0; b < 3; b++)
+        f[b] = K[3 * b] * u[0] + K[3 * b + 1] * u[1] + K[3 * b + 2] * u[2];
+    for (int q = 0; q < k; q++) {
+        cols[q] = idx[q];
+        for (int a = 0; a < 3; a++)
+            loads[3 * q + a] = rho[q] * f[a];
+    }
+    ep_gfsrc_sum(&g, k, cols, loads, v);
+    assert_true(rel_diff(&v[21], u, 3) < 1e-12);
+    free(v);
+    synthetic_free(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(updates_match_scratch),
+        cmocka_unit_test(solve_matches_direct),
+        cmocka_unit_test(cache),
+        cmocka_unit_test(masks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
