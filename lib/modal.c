@@ -123,18 +123,26 @@ static int solve(ep_modal *s, const double *B, double *X, int nvec)
     return EP_OK;
 }
 
-int ep_modal_mass_times(ep_modal *s, const double *x, double *y, int nvec)
+/* y = A x for full-length vectors: A is M (stiffness 0) or K (1). */
+static int full_times(ep_modal *s, int stiffness, const double *x, double *y, int nvec)
 {
     double *a = ep_malloc((size_t)s->ndof * nvec, sizeof *a), *b = ep_malloc((size_t)s->ndof * nvec, sizeof *b);
     int st = a && b ? EP_OK : EP_ECOMPUTE;
     for (int q = 0; !st && q < nvec; q++)
         gather(s, x + (size_t)q * 3 * s->m->nv, a + (size_t)q * s->ndof);
-    if (!st && !(st = mass_apply(s, a, b, nvec)))
+    if (!st && !(st = stiffness ? apply(s, s->K, a, b, nvec) : mass_apply(s, a, b, nvec)))
         for (int q = 0; q < nvec; q++)
             scatter(s, b + (size_t)q * s->ndof, y + (size_t)q * 3 * s->m->nv);
     free(a);
     free(b);
     return st;
+}
+
+int ep_modal_mass_times(ep_modal *s, const double *x, double *y, int nvec) { return full_times(s, 0, x, y, nvec); }
+
+int ep_modal_stiffness_times(ep_modal *s, const double *x, double *y, int nvec)
+{
+    return full_times(s, 1, x, y, nvec);
 }
 
 void ep_modal_free(ep_modal *s)

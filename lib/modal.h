@@ -68,7 +68,9 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
 int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const double *U, int k,
                    const double *Phi, int r, double *B, double *sigma);
 
-/* y = M x for full-length vectors (fixed entries of y are 0). */
+/* y = M x, and y = K x, for nvec full-length vectors (fixed entries of y
+ * are 0).  Cost O(nnz) per vector. */
 int ep_modal_mass_times(ep_modal *s, const double *x, double *y, int nvec);
+int ep_modal_stiffness_times(ep_modal *s, const double *x, double *y, int nvec);
 
 #endif

@@ -110,8 +110,13 @@ int ep_newmark_step(ep_newmark *n, const double *f)
         }
         if ((st = solve_sym(r, A, res)))
             return st;
-        for (int i = 0; i < r; i++)
+        double dn = 0, qn = 0;
+        for (int i = 0; i < r; i++) {
             n->q[i] += res[i];
+            dn += res[i] * res[i], qn += n->q[i] * n->q[i];
+        }
+        if (dn <= n->tol * n->tol * qn)
+            break;
     }
     for (int i = 0; i < r; i++) {
         double dq = n->q[i] - qp[i], qd = n->qd[i];

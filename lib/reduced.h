@@ -14,7 +14,8 @@
 
 typedef struct ep_newmark {
     const ep_cubic_tangent *t;
-    int r, iterations;      /* Newton iterations per step (MATH.md §5: 1) */
+    int r, iterations;      /* Newton iterations per step at most (MATH.md §5: 1) */
+    double tol;             /* stop iterating when |dq| <= tol |q| (default 0: never) */
     double dt, alpha, beta; /* time step; Rayleigh mass and stiffness factors */
     double *q, *qd, *qdd;   /* [r] state: position, velocity, acceleration */
     double *work;           /* R, K, A, residual, previous q, tangent workspace */
@@ -30,7 +31,7 @@ void ep_newmark_free(ep_newmark *n);
  * motion, qdd = f - C qd - R(q). */
 void ep_newmark_start(ep_newmark *n, const double *q0, const double *qd0, const double *f);
 
-/* One step under f[r] (NULL: 0): Newton iterations on
+/* One step under f[r] (NULL: 0): up to n->iterations Newton iterations on
  * (alpha1 I + alpha4 C + K) dq = -residual, Cholesky (LU when K is
  * indefinite), then the Newmark velocity and acceleration updates.  Cost
  * per iteration one tangent evaluation, O(r^4 / 4), and r^3 / 3.
