@@ -1,0 +1,80 @@
+#!/bin/sh
+# rtcheck: the capacitance solution against GFs recomputed by femcondense
+# with the switched nodes fixed (new constraints, new factorization), the
+# checks on every kind the pipeline makes, the exit status when a check
+# fails, --json, and bad files.  The update formulas and the Newmark
+# integrator are also unit-tested (tests/unit/test_cma.c, test_reduced.c).
+. "$(dirname "$0")/common"
+D=data
+F="$BIN/femcondense"
+
+# --- contact on FEM GFs against a recomputation with the contact nodes fixed ---
+for tr in consistent lumped; do
+    "$F" -q $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --traction $tr -o "$WORK/ref-$tr.h5"
+    h5 "$WORK/ref-$tr.h5" "'\n'.join(str(v + 1) for v in f['gf/row_vertex'][:] if f['mesh/vertices'][v, 2] >= 0.99 and f['mesh/vertices'][v, 0] < 0.4)" >"$WORK/top.ids"
+    "$F" -q $D/cube.msh --fixed-region bottom --fixed-ids "$WORK/top.ids" -E 1e6 --nu 0.3 --traction $tr -o "$WORK/new-$tr.h5"
+    "$BIN/rtcheck" "$WORK/ref-$tr.h5" --contacts 6 --trials 8 --ops 300 --switched "$WORK/new-$tr.h5" >"$WORK/out-$tr"
+    check "$tr: capacitance solution equals femcondense's recomputed GFs (to 1e-8)" grep -Eq "switched solution vs --switched GFs +[0-9.e+-]+ \(tolerance 1.0e-08\) ok" "$WORK/out-$tr"
+    check "$tr: add/delete sequences (300 per scenario) equal from-scratch inverses" grep -Eq "add/delete sequences vs from-scratch inverse +[0-9.e+-]+ \(tolerance 1.0e-10\) ok" "$WORK/out-$tr"
+done
+check "the summary times updates, solves and forces" sh -c "grep -q 'one-node addition' '$WORK/out-lumped' && grep -q 'one-node deletion' '$WORK/out-lumped' && grep -q 'contact force' '$WORK/out-lumped' && grep -q 'cache hit rate = 0.25' '$WORK/out-lumped'"
+
+# --- BEM GFs, dense and wavelet, with --json -----------------------------------
+"$BIN/loopsub" -q $D/icosahedron.obj -l 3 --fixed-box -2,-2,-2,2,2,-0.6 -o "$WORK/s.h5"
+"$BIN/bemsolve" -q "$WORK/s.h5" -E 1e5 --nu 0.3 -o "$WORK/gf.h5"
+"$BIN/gfcompress" -q "$WORK/gf.h5" --eps 0.02 -o "$WORK/gfw.h5"
+"$BIN/rtcheck" "$WORK/gf.h5" --json >"$WORK/gf.json"
+check "gf: --json report passes, with checks and timings" /usr/bin/python3 -c "
+import json; r = json.load(open('$WORK/gf.json'))
+raise SystemExit(0 if r['pass'] and r['kind'] == 'gf' and len(r['checks']) >= 4 and all(c['pass'] for c in r['checks']) and r['timings_us']['one-node addition'] > 0 else 1)"
+"$BIN/rtcheck" "$WORK/gfw.h5" --reference "$WORK/gf.h5" --json >"$WORK/gfw.json"
+check "gf-wavelet: passes; contact error against the dense file reported, small" /usr/bin/python3 -c "
+import json; r = json.load(open('$WORK/gfw.json'))
+c = {x['name']: x for x in r['checks']}
+e = c['contact solution vs --reference']['value']
+print('wavelet contact error vs dense', e, 'file rms', r['facts']['file rms_error'])
+raise SystemExit(0 if r['pass'] and r['kind'] == 'gf-wavelet' and 0 < e < 0.25 else 1)"
+"$BIN/rtcheck" "$WORK/s.h5" >"$WORK/mesh.out"
+check "mesh: a closed surface with 4 subdivision levels" sh -c "grep -q 'subdivision levels = 4' '$WORK/mesh.out' && grep -q 'closed manifold surface (0: yes).*ok' '$WORK/mesh.out'"
+
+# --- modes and cubic files ------------------------------------------------------
+"$BIN/moddesc" -q $D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -k 6 -r 8 -o "$WORK/m.h5"
+"$BIN/polycoef" -q "$WORK/m.h5" -o "$WORK/c.h5"
+"$BIN/rtcheck" "$WORK/m.h5" >"$WORK/modes.out"
+check "modes: eigen residuals and M-orthonormality pass" sh -c "[ \$(grep -c ' ok$' '$WORK/modes.out') = 3 ]"
+"$BIN/rtcheck" "$WORK/c.h5" --steps 400 >"$WORK/cubic.out"
+check "cubic: force, tangent, static solve, damped decay and undamped conservation pass" sh -c "[ \$(grep -c ' ok$' '$WORK/cubic.out') = 9 ]"
+check "cubic: the step time is reported" grep -q "Newmark step, 1 Newton iteration" "$WORK/cubic.out"
+"$BIN/rtcheck" -q "$WORK/c.h5" --steps 50 --energy-tol 0 >"$WORK/stdout" 2>"$WORK/stderr"
+check "a failing check: one line on stderr naming it" sh -c "grep -q 'rtcheck: .*1 check failed: undamped: energy drift' '$WORK/stderr' && [ \$(wc -l <'$WORK/stderr') = 1 ]"
+"$BIN/rtcheck" -q "$WORK/c.h5" --steps 50 --energy-tol 0 >/dev/null 2>&1
+check "a failing check exits with status 1" [ $? -eq 1 ]
+
+# --- bad files ------------------------------------------------------------------
+O="$WORK/out"
+cp "$WORK/gf.h5" "$WORK/trunc.h5" && truncate -s 30000 "$WORK/trunc.h5"
+printf "text\n" >"$WORK/text.h5"
+/usr/bin/python3 -c "
+import h5py, shutil
+for name, edit in (('colptr', lambda f: f['gf/colptr'].__setitem__(3, 10**9)), ('slots', lambda f: f['gf/slots'].__setitem__(0, -4))):
+    shutil.copy('$WORK/gfw.h5', '$WORK/bad-%s.h5' % name)
+    with h5py.File('$WORK/bad-%s.h5' % name, 'a') as f:
+        edit(f)
+shutil.copy('$WORK/c.h5', '$WORK/bad-q.h5')
+with h5py.File('$WORK/bad-q.h5', 'a') as f:
+    Q = f['cubic/Q'][:]
+    del f['cubic/Q']
+    f['cubic/Q'] = Q[:-1]
+h5py.File('$WORK/plain.h5', 'w')['x'] = [1.0]
+"
+expect_fail "a truncated file" 3 "trunc.h5" rtcheck "$WORK/trunc.h5"
+expect_fail "not an HDF5 file" 3 "not an HDF5 file" rtcheck "$WORK/text.h5"
+expect_fail "an HDF5 file that is not elastoprep's" 3 "plain.h5" rtcheck "$WORK/plain.h5"
+expect_fail "gf-wavelet: column pointers out of range" 3 "colptr" rtcheck "$WORK/bad-colptr.h5"
+expect_fail "gf-wavelet: slot order out of range" 3 "slots" rtcheck "$WORK/bad-slots.h5"
+expect_fail "cubic: Q of the wrong size" 3 "/cubic/Q has shape \[35\]\[8\], expected \[36\]\[8\]" rtcheck "$WORK/bad-q.h5"
+expect_fail "more contacts than free nodes" 2 "--contacts" rtcheck "$WORK/gf.h5" --contacts 100000
+expect_fail "--switched with other rows" 3 "same rows" rtcheck "$WORK/ref-lumped.h5" --switched "$WORK/gf.h5"
+expect_fail "--reference of another model" 3 "other rows or columns" rtcheck "$WORK/gfw.h5" --reference "$WORK/ref-lumped.h5"
+expect_fail "a bad --dt" 2 "--dt" rtcheck "$WORK/c.h5" --dt -1
+finish
