@@ -202,7 +202,10 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
         return EP_OK;
     gather(c->g, nodes, s, nodes, s, -1.0, c->Cinv, N); /* C = -E^T Xi E */
     lapack_int *ipiv = (lapack_int *)c->work;
+    double anorm = LAPACKE_dlange(LAPACK_ROW_MAJOR, '1', N, N, c->Cinv, N);
+    c->rcond = 0;
     if (LAPACKE_dgetrf(LAPACK_ROW_MAJOR, N, N, c->Cinv, N, ipiv) != 0 ||
+        LAPACKE_dgecon(LAPACK_ROW_MAJOR, '1', N, c->Cinv, N, anorm, &c->rcond) != 0 ||
         LAPACKE_dgetri(LAPACK_ROW_MAJOR, N, c->Cinv, N, ipiv) != 0) {
         c->s = 0;
         return ep_fail(EP_ECOMPUTE, "the capacitance matrix of %d contact nodes is singular", s);

@@ -54,6 +54,7 @@ typedef struct ep_cma {
     int s, cap;
     int *S;         /* [s] rows */
     double *Cinv;   /* [3s][3s] row-major */
+    double rcond;   /* reciprocal 1-norm condition estimate of C at the last ep_cma_set */
     double *work;   /* update and solve workspace */
     int *cols;      /* [n] scratch */
 } ep_cma;
@@ -62,8 +63,8 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g);
 void ep_cma_free(ep_cma *c);
 
 /* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct): C
- * assembled from s^2 blocks, LU (dgetrf) and inverse (dgetri).  Cost
- * 2 (3s)^3 flops.  0, EP_EINPUT (a node without a column, a repeated node)
+ * assembled from s^2 blocks, LU (dgetrf), condition estimate (dgecon, into
+ * c->rcond) and inverse (dgetri).  Cost 2 (3s)^3 flops.  0, EP_EINPUT (a node without a column, a repeated node)
  * or EP_ECOMPUTE (C singular). */
 int ep_cma_set(ep_cma *c, const int *nodes, int s);
 

@@ -15,6 +15,8 @@
 #                        $(OUT)/gf-wavelet.txt)
 #   $(OUT)/modes.h5      moddesc: modes, modal derivatives and the reduced basis
 #   $(OUT)/cubic.h5      polycoef: cubic polynomials of the reduced StVK forces
+#   $(OUT)/rtcheck.txt   rtcheck: every file above run, verified and timed as a
+#                        simulator would use it (the step fails if a check fails)
 #
 # Variables (defaults in brackets):
 #   MESH     tetrahedral input mesh [the asianDragon tet mesh]
@@ -46,7 +48,7 @@ PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
 
 .PHONY: all
 all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/gf-wavelet.h5 \
-     $(OUT)/modes.h5 $(OUT)/cubic.h5
+     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/rtcheck.txt
 	@echo "pipeline: done; outputs in $(OUT)/"
 
 $(OUT)/surface.h5: $(MESH) $(PROJECT) $(BIN)/loopsub
@@ -76,3 +78,13 @@ $(OUT)/modes.h5: $(MESH) $(BIN)/moddesc
 
 $(OUT)/cubic.h5: $(OUT)/modes.h5 $(BIN)/polycoef
 	$(BIN)/polycoef $< -o $@
+
+# The demo ends by verifying every file the pipeline made.
+RTCHECK_FILES := $(OUT)/surface.h5 $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/modes.h5 $(OUT)/cubic.h5
+$(OUT)/rtcheck.txt: $(RTCHECK_FILES) $(OUT)/gf-wavelet.h5 $(BIN)/rtcheck
+	@rm -f $@.tmp
+	@for f in $(RTCHECK_FILES); do \
+	    echo "$(BIN)/rtcheck $$f"; $(BIN)/rtcheck $$f >>$@.tmp || exit 1; done
+	$(BIN)/rtcheck $(OUT)/gf-wavelet.h5 --reference $(OUT)/gf-bem.h5 >>$@.tmp
+	@mv $@.tmp $@
+	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'

@@ -15,7 +15,7 @@ for tr in consistent lumped; do
     "$F" -q $D/cube.msh --fixed-region bottom --fixed-ids "$WORK/top.ids" -E 1e6 --nu 0.3 --traction $tr -o "$WORK/new-$tr.h5"
     "$BIN/rtcheck" "$WORK/ref-$tr.h5" --contacts 6 --trials 8 --ops 300 --switched "$WORK/new-$tr.h5" >"$WORK/out-$tr"
     check "$tr: capacitance solution equals femcondense's recomputed GFs (to 1e-8)" grep -Eq "switched solution vs --switched GFs +[0-9.e+-]+ \(tolerance 1.0e-08\) ok" "$WORK/out-$tr"
-    check "$tr: add/delete sequences (300 per scenario) equal from-scratch inverses" grep -Eq "add/delete sequences vs from-scratch inverse +[0-9.e+-]+ \(tolerance 1.0e-10\) ok" "$WORK/out-$tr"
+    check "$tr: add/delete sequences (300 per scenario) equal from-scratch inverses to 1e-10" grep -Eq "add/delete sequences vs from-scratch inverse +[0-9.e+-]+ \(tolerance 1.0e-10\) ok" "$WORK/out-$tr"
 done
 check "the summary times updates, solves and forces" sh -c "grep -q 'one-node addition' '$WORK/out-lumped' && grep -q 'one-node deletion' '$WORK/out-lumped' && grep -q 'contact force' '$WORK/out-lumped' && grep -q 'cache hit rate = 0.25' '$WORK/out-lumped'"
 
@@ -28,12 +28,12 @@ check "gf: --json report passes, with checks and timings" /usr/bin/python3 -c "
 import json; r = json.load(open('$WORK/gf.json'))
 raise SystemExit(0 if r['pass'] and r['kind'] == 'gf' and len(r['checks']) >= 4 and all(c['pass'] for c in r['checks']) and r['timings_us']['one-node addition'] > 0 else 1)"
 "$BIN/rtcheck" "$WORK/gfw.h5" --reference "$WORK/gf.h5" --json >"$WORK/gfw.json"
-check "gf-wavelet: passes; contact error against the dense file reported, small" /usr/bin/python3 -c "
+check "gf-wavelet: passes; displacement and force errors against the dense file of the order of the file's" /usr/bin/python3 -c "
 import json; r = json.load(open('$WORK/gfw.json'))
-c = {x['name']: x for x in r['checks']}
-e = c['contact solution vs --reference']['value']
-print('wavelet contact error vs dense', e, 'file rms', r['facts']['file rms_error'])
-raise SystemExit(0 if r['pass'] and r['kind'] == 'gf-wavelet' and 0 < e < 0.25 else 1)"
+c = {x['name']: x['value'] for x in r['checks']}
+d, f, rms = c['displacements vs --reference (relative)'], c['contact force vs --reference (relative)'], r['facts']['file rms_error']
+print('wavelet vs dense: displacements', d, 'force', f, 'file rms', rms)
+raise SystemExit(0 if r['pass'] and r['kind'] == 'gf-wavelet' and 0 < d < 5 * rms and 0 < f < 5 * rms else 1)"
 "$BIN/rtcheck" "$WORK/s.h5" >"$WORK/mesh.out"
 check "mesh: a closed surface with 4 subdivision levels" sh -c "grep -q 'subdivision levels = 4' '$WORK/mesh.out' && grep -q 'closed manifold surface (0: yes).*ok' '$WORK/mesh.out'"
 
