@@ -159,6 +159,14 @@ static double rel_frob(const double *a, const double *b, size_t n)
     return m > 0 ? sqrt(d / m) : sqrt(d);
 }
 
+/* rel_frob of two capacitance inverses over the same node order. */
+static double inverse_diff(const ep_cma *a, const ep_cma *b, double *wa, double *wb)
+{
+    ep_cma_inverse(a, wa);
+    ep_cma_inverse(b, wb);
+    return rel_frob(wa, wb, 9 * (size_t)a->s * a->s);
+}
+
 static double rel_max(const double *a, const double *b, size_t n)
 {
     double d = 0, m = 0;
@@ -291,7 +299,7 @@ static int run_gf(const char *path, const opts *o, report *rep)
     ep_cma_cache cache;
     nodes N = {0};
     int st, haveref = 0;
-    double *u = NULL, *p = NULL, *pd = NULL, *v = NULL, *vr = NULL, *pr = NULL, *rho = NULL;
+    double *u = NULL, *p = NULL, *pd = NULL, *v = NULL, *vr = NULL, *pr = NULL, *rho = NULL, *ia = NULL, *ib = NULL;
     int *S = NULL, *seeds = NULL, *idx = NULL, *near = NULL;
     unsigned long rng = (unsigned long)o->seed * 2654435761UL + 1;
     ep_cma_cache_init(&cache, 256.0 * 1048576);
@@ -332,7 +340,8 @@ static int run_gf(const char *path, const opts *o, report *rep)
         !(p = ep_malloc(3 * (size_t)n, sizeof *p)) || !(pd = ep_malloc(3 * (size_t)n, sizeof *pd)) ||
         !(pr = ep_malloc(3 * (size_t)n, sizeof *pr)) || !(v = ep_malloc(3 * (size_t)n, sizeof *v)) ||
         !(vr = ep_malloc(3 * (size_t)n, sizeof *vr)) || !(idx = ep_malloc((size_t)n, sizeof *idx)) ||
-        !(rho = ep_malloc((size_t)n, sizeof *rho))) {
+        !(rho = ep_malloc((size_t)n, sizeof *rho)) || !(ia = ep_malloc(9 * (size_t)pool * pool, sizeof *ia)) ||
+        !(ib = ep_malloc(9 * (size_t)pool * pool, sizeof *ib))) {
         st = EP_ECOMPUTE;
         goto out;
     }
@@ -358,7 +367,7 @@ static int run_gf(const char *path, const opts *o, report *rep)
                 if ((st = ep_cma_add(&seq, S[i])))
                     goto out;
             t_add += ep_now() - t0, n_add += s;
-            seq_err = fmax(seq_err, rel_frob(seq.Cinv, c.Cinv, 9 * (size_t)s * s));
+            seq_err = fmax(seq_err, inverse_diff(&seq, &c, ia, ib));
         }
         /* the probe slides: random additions from its footprint and deletions */
         if ((st = ep_cma_set(&seq, c.S, c.s)))
@@ -384,7 +393,7 @@ static int run_gf(const char *path, const opts *o, report *rep)
                 ep_cma_free(&check_set);
                 goto out;
             }
-            upd_err = fmax(upd_err, rel_frob(seq.Cinv, check_set.Cinv, 9 * (size_t)seq.s * seq.s));
+            upd_err = fmax(upd_err, inverse_diff(&seq, &check_set, ia, ib));
             kappa = fmax(kappa, 1 / check_set.rcond);
             ep_cma_free(&check_set);
         }
@@ -483,6 +492,7 @@ out:
     ep_gfsrc_close(&g);
     free(N.free), free(N.dist), free(N.order);
     free(u), free(p), free(pd), free(pr), free(v), free(vr), free(rho), free(S), free(seeds), free(idx), free(near);
+    free(ia), free(ib);
     return st;
 }
 

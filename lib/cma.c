@@ -3,8 +3,11 @@
  * MATH.md §7, 000 §2.2–2.3, §3.3, §4.2).
  *
  * Matrices are row-major; a node's three rows/columns are adjacent, so the
- * (i, j) 3x3 block of a 3s x 3s matrix X with leading dimension N = 3s is
- * X[(3i + b) N + 3j + a].
+ * (i, j) 3x3 block of a matrix X with leading dimension ld is
+ * X[(3i + b) ld + 3j + a].  C^-1 keeps ld = 3 cap: adding a node writes its
+ * rows and columns next to the others and removing one swaps it with the
+ * last, so neither copies the s^2 entries (at s = 100 a copy costs as much
+ * as the update's arithmetic).
  */
 #include "cma.h"
 
@@ -128,6 +131,7 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g)
     c->g = g;
     c->cap = 16;
     c->S = ep_malloc((size_t)c->cap, sizeof *c->S);
+    c->ld = 3 * c->cap;
     c->Cinv = ep_malloc(9 * (size_t)c->cap * c->cap, sizeof *c->Cinv);
     c->work = ep_malloc(9 * (size_t)c->cap * c->cap + 48 * (size_t)c->cap + 6 * (size_t)g->n + 64,
                         sizeof *c->work);
@@ -141,16 +145,25 @@ void ep_cma_free(ep_cma *c)
     memset(c, 0, sizeof *c);
 }
 
-/* Room for s nodes (keeps the contents of S and Cinv in their current shape). */
+/* Room for s nodes: a larger capacity moves C^-1 to the new leading
+ * dimension. */
 static int reserve(ep_cma *c, int s)
 {
     if (s <= c->cap)
         return EP_OK;
-    int cap = 2 * s;
-    if (ep_grow(&c->S, (size_t)cap, sizeof *c->S) || ep_grow(&c->Cinv, 9 * (size_t)cap * cap, sizeof *c->Cinv) ||
-        ep_grow(&c->work, 9 * (size_t)cap * cap + 48 * (size_t)cap + 6 * (size_t)c->g->n + 64, sizeof *c->work))
+    int cap = 2 * s, ld = 3 * cap, N = 3 * c->s;
+    double *M = ep_malloc(9 * (size_t)cap * cap, sizeof *M);
+    if (!M || ep_grow(&c->S, (size_t)cap, sizeof *c->S) ||
+        ep_grow(&c->work, 9 * (size_t)cap * cap + 48 * (size_t)cap + 6 * (size_t)c->g->n + 64, sizeof *c->work)) {
+        free(M);
         return EP_ECOMPUTE;
+    }
+    for (int i = 0; i < N; i++)
+        memcpy(&M[(size_t)i * ld], &c->Cinv[(size_t)i * c->ld], (size_t)N * sizeof *M);
+    free(c->Cinv);
+    c->Cinv = M;
     c->cap = cap;
+    c->ld = ld;
     return EP_OK;
 }
 
@@ -200,13 +213,14 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
     memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
     if (s == 0)
         return EP_OK;
-    gather(c->g, nodes, s, nodes, s, -1.0, c->Cinv, N); /* C = -E^T Xi E */
+    int ld = c->ld;
+    gather(c->g, nodes, s, nodes, s, -1.0, c->Cinv, ld); /* C = -E^T Xi E */
     lapack_int *ipiv = (lapack_int *)c->work;
-    double anorm = LAPACKE_dlange(LAPACK_ROW_MAJOR, '1', N, N, c->Cinv, N);
+    double anorm = LAPACKE_dlange(LAPACK_ROW_MAJOR, '1', N, N, c->Cinv, ld);
     c->rcond = 0;
-    if (LAPACKE_dgetrf(LAPACK_ROW_MAJOR, N, N, c->Cinv, N, ipiv) != 0 ||
-        LAPACKE_dgecon(LAPACK_ROW_MAJOR, '1', N, c->Cinv, N, anorm, &c->rcond) != 0 ||
-        LAPACKE_dgetri(LAPACK_ROW_MAJOR, N, c->Cinv, N, ipiv) != 0) {
+    if (LAPACKE_dgetrf(LAPACK_ROW_MAJOR, N, N, c->Cinv, ld, ipiv) != 0 ||
+        LAPACKE_dgecon(LAPACK_ROW_MAJOR, '1', N, c->Cinv, ld, anorm, &c->rcond) != 0 ||
+        LAPACKE_dgetri(LAPACK_ROW_MAJOR, N, c->Cinv, ld, ipiv) != 0) {
         c->s = 0;
         return ep_fail(EP_ECOMPUTE, "the capacitance matrix of %d contact nodes is singular", s);
     }
@@ -215,21 +229,28 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
 
 int ep_cma_add(ep_cma *c, int node)
 {
-    int st, s = c->s, N1 = 3 * s, N2 = N1 + 3, d = node;
+    int st, s = c->s, N1 = 3 * s, d = node;
     if ((st = check_node(c, node)))
         return st;
     if (position(c, node) >= 0)
         return ep_fail(EP_EINPUT, "contact node %d is already in the set", node);
     if ((st = reserve(c, s + 1)))
         return st;
+    int ld = c->ld;
     double *B1D = c->work, *BD1 = B1D + 3 * N1, *D1D = BD1 + 3 * N1, *X = D1D + 3 * N1, *DD1 = X + 3 * N1,
-           *New = DD1 + 3 * N1, XiDD[9], DDD[9], CD[9], CDinv[9];
+           XiDD[9], DDD[9], CD[9], CDinv[9];
     /* B_ab = E_a^T (I + Xi) E_b: off the diagonal only Xi (000 eq. 2.64) */
     gather(c->g, c->S, s, &d, 1, 1.0, B1D, 3);
     gather(c->g, &d, 1, c->S, s, 1.0, BD1, N1);
     gather(c->g, &d, 1, &d, 1, 1.0, XiDD, 3);
+    /* Three matrix-vector products each way rather than two skinny dgemms:
+     * dgemm would pack all of C^-1 twice; dgemv streams it from cache. */
     if (s) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, 3, N1, 1.0, c->Cinv, N1, B1D, 3, 0.0, D1D, 3);
+        for (int a = 0; a < 3; a++) {
+            cblas_dgemv(CblasRowMajor, CblasNoTrans, N1, N1, 1.0, c->Cinv, ld, &B1D[a], 3, 0.0, &D1D[a], 3);
+            cblas_dgemv(CblasRowMajor, CblasTrans, N1, N1, 1.0, c->Cinv, ld, &BD1[(size_t)a * N1], 1, 0.0,
+                        &X[(size_t)a * N1], 1);
+        }
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, 3, N1, 1.0, BD1, N1, D1D, 3, 0.0, DDD, 3);
     } else
         memset(DDD, 0, sizeof DDD);
@@ -238,56 +259,60 @@ int ep_cma_add(ep_cma *c, int node)
         CD[i] = -XiDD[i] - DDD[i];
     if ((st = inv3(CD, CDinv)))
         return st;
+    /* C2^-1 = [[C1^-1 + D_1D D_D1, D_1D C_D^-1], [D_D1, C_D^-1]] (eq. 2.70),
+     * D_D1 = C_D^-1 X with X = B_D1 C1^-1, written in place */
     if (s) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, N1, N1, 1.0, BD1, N1, c->Cinv, N1, 0.0, X, N1);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, N1, 3, 1.0, CDinv, 3, X, N1, 0.0, DD1, N1);
-    }
-    /* C2^-1 = [[C1^-1 + D_1D D_D1, D_1D C_D^-1], [D_D1, C_D^-1]] (eq. 2.70) */
-    for (int i = 0; i < N1; i++)
-        memcpy(&New[(size_t)i * N2], &c->Cinv[(size_t)i * N1], (size_t)N1 * sizeof *New);
-    if (s) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, N1, 3, 1.0, D1D, 3, DD1, N1, 1.0, New, N2);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, 3, 3, 1.0, D1D, 3, CDinv, 3, 0.0, &New[N1], N2);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, N1, 3, 1.0, D1D, 3, DD1, N1, 1.0, c->Cinv, ld);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, 3, 3, 1.0, D1D, 3, CDinv, 3, 0.0, &c->Cinv[N1], ld);
     }
     for (int b = 0; b < 3; b++) {
-        memcpy(&New[(size_t)(N1 + b) * N2], &DD1[(size_t)b * N1], (size_t)N1 * sizeof *New);
-        memcpy(&New[(size_t)(N1 + b) * N2 + N1], &CDinv[3 * b], 3 * sizeof *New);
+        memcpy(&c->Cinv[(size_t)(N1 + b) * ld], &DD1[(size_t)b * N1], (size_t)N1 * sizeof *DD1);
+        memcpy(&c->Cinv[(size_t)(N1 + b) * ld + N1], &CDinv[3 * b], 3 * sizeof *CDinv);
     }
-    memcpy(c->Cinv, New, (size_t)N2 * N2 * sizeof *New);
     c->S[c->s++] = node;
     return EP_OK;
 }
 
+/* Swap nodes i and j of C^-1 (their three rows and three columns) and of S. */
+static void swap_nodes(ep_cma *c, int i, int j)
+{
+    int N = 3 * c->s, ld = c->ld, t = c->S[i];
+    c->S[i] = c->S[j];
+    c->S[j] = t;
+    for (int b = 0; b < 3; b++) {
+        cblas_dswap(N, &c->Cinv[(size_t)(3 * i + b) * ld], 1, &c->Cinv[(size_t)(3 * j + b) * ld], 1);
+        cblas_dswap(N, &c->Cinv[3 * i + b], ld, &c->Cinv[3 * j + b], ld);
+    }
+}
+
 int ep_cma_remove(ep_cma *c, int node)
 {
-    int p = position(c, node), s = c->s, N = 3 * s, M = N - 3;
+    int p = position(c, node), s = c->s, ld = c->ld, M = 3 * s - 3, st;
     if (p < 0)
         return ep_fail(EP_EINPUT, "contact node %d is not in the set", node);
-    double *P = c->work, *q = P + (size_t)M * M, *r = q + 3 * (size_t)M, *t = r + 3 * (size_t)M, dd[9], dinv[9];
-    int st;
-#define OTHER(i) ((i) < 3 * p ? (i) : (i) + 3) /* index in C^-1 of row/column i of the result */
-    for (int i = 0; i < M; i++) {
-        for (int j = 0; j < M; j++)
-            P[(size_t)i * M + j] = c->Cinv[(size_t)OTHER(i) * N + OTHER(j)];
-        for (int b = 0; b < 3; b++) {
-            q[(size_t)i * 3 + b] = c->Cinv[(size_t)OTHER(i) * N + 3 * p + b];
-            r[(size_t)b * M + i] = c->Cinv[(size_t)(3 * p + b) * N + OTHER(i)];
-        }
-    }
-#undef OTHER
+    if (p != s - 1)
+        swap_nodes(c, p, s - 1);
+    /* partition [[P, q], [r, d]] with the node last: C1^-1 = P - q d^-1 r */
+    double *q = &c->Cinv[M], *r = &c->Cinv[(size_t)M * ld], *t = c->work, dd[9], dinv[9];
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
-            dd[3 * a + b] = c->Cinv[(size_t)(3 * p + a) * N + 3 * p + b];
+            dd[3 * a + b] = c->Cinv[(size_t)(M + a) * ld + M + b];
     if ((st = inv3(dd, dinv)))
         return st;
-    if (M) { /* C1^-1 = P - q d^-1 r */
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, M, 3, 1.0, dinv, 3, r, M, 0.0, t, M);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, M, 3, -1.0, q, 3, t, M, 1.0, P, M);
+    if (M) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, M, 3, 1.0, dinv, 3, r, ld, 0.0, t, M);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, M, 3, -1.0, q, ld, t, M, 1.0, c->Cinv, ld);
     }
-    memcpy(c->Cinv, P, (size_t)M * M * sizeof *P);
-    memmove(&c->S[p], &c->S[p + 1], (size_t)(s - p - 1) * sizeof *c->S);
     c->s--;
     return EP_OK;
+}
+
+void ep_cma_inverse(const ep_cma *c, double *out)
+{
+    int N = 3 * c->s;
+    for (int i = 0; i < N; i++)
+        memcpy(&out[(size_t)i * N], &c->Cinv[(size_t)i * c->ld], (size_t)N * sizeof *out);
 }
 
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v)
@@ -320,7 +345,7 @@ void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, d
     }
     /* pS = C^-1 E^T v0: the unspecified values at S are its tractions */
     if (s)
-        cblas_dgemv(CblasRowMajor, CblasNoTrans, N, N, 1.0, c->Cinv, N, e, 1, 0.0, pS, 1);
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, N, N, 1.0, c->Cinv, c->ld, e, 1, 0.0, pS, 1);
     if (!v)
         return;
     /* v = Xi (vbar_rest + E pS), then S takes its tractions (eqs. 3.63–3.65) */
@@ -383,7 +408,8 @@ int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s)
     k->e[i].stamp = ++k->clock;
     c->s = s;
     memcpy(c->S, k->e[i].nodes, (size_t)s * sizeof *c->S);
-    memcpy(c->Cinv, k->e[i].Cinv, 9 * (size_t)s * s * sizeof *c->Cinv);
+    for (int r = 0; r < 3 * s; r++)
+        memcpy(&c->Cinv[(size_t)r * c->ld], &k->e[i].Cinv[(size_t)r * 3 * s], 3 * (size_t)s * sizeof *c->Cinv);
     return 1;
 }
 
@@ -412,7 +438,7 @@ int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c)
         e.nodes[i] = c->S[perm[i]];
         for (int j = 0; j < s; j++)
             for (int b = 0; b < 3; b++)
-                memcpy(&e.Cinv[(size_t)(3 * i + b) * N + 3 * j], &c->Cinv[(size_t)(3 * perm[i] + b) * N + 3 * perm[j]],
+                memcpy(&e.Cinv[(size_t)(3 * i + b) * N + 3 * j], &c->Cinv[(size_t)(3 * perm[i] + b) * c->ld + 3 * perm[j]],
                        3 * sizeof(double));
     }
     int at = find(k, e.nodes, s);

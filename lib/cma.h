@@ -53,7 +53,9 @@ typedef struct ep_cma {
     ep_gfsrc *g;
     int s, cap;
     int *S;         /* [s] rows */
-    double *Cinv;   /* [3s][3s] row-major */
+    double *Cinv;   /* [3s][3s] row-major with leading dimension ld = 3 cap, so a
+                       node is added or removed in place */
+    int ld;
     double rcond;   /* reciprocal 1-norm condition estimate of C at the last ep_cma_set */
     double *work;   /* update and solve workspace */
     int *cols;      /* [n] scratch */
@@ -75,7 +77,8 @@ int ep_cma_add(ep_cma *c, int node);
 
 /* Remove one node: the block-inverse downdate C1^-1 = P - q d^-1 r of the
  * partition of C^-1 (the same identity 000 §2.3.5 applies by re-adding
- * negated columns).  Cost O(s^2).  0, EP_EINPUT (not in S) or EP_ECOMPUTE. */
+ * negated columns).  The last node of S takes the removed one's place.
+ * Cost O(s^2).  0, EP_EINPUT (not in S) or EP_ECOMPUTE. */
 int ep_cma_remove(ep_cma *c, int node);
 
 /* Solve the switched problem: displacements uS[s][3] prescribed at S and
@@ -84,6 +87,9 @@ int ep_cma_remove(ep_cma *c, int node);
  * (NULL: not wanted), the whole solution (000 §3.3.4).  Cost O(s^2 + s k)
  * for k loaded nodes, plus one weighted GF sum for v. */
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v);
+
+/* C^-1 copied out compactly: out[3s][3s], row-major. */
+void ep_cma_inverse(const ep_cma *c, double *out);
 
 /* Contact force f = a_S^T p_S (000 eq. 4.12). */
 void ep_cma_force(const ep_cma *c, const double *pS, double f[3]);
