@@ -11,14 +11,16 @@
 
 #include "err.h"
 
-/* work layout: R[r] K[r*r] A[r*r] res[r] q_prev[r] v[r] eval workspace */
+/* work layout: R[r] K[r*r] A[r*r] res[r] q_prev[r] v[r] spare[r*r] ipiv[r] eval workspace */
 #define W_R(n) ((n)->work)
 #define W_K(n) (W_R(n) + (n)->r)
 #define W_A(n) (W_K(n) + (size_t)(n)->r * (n)->r)
 #define W_RES(n) (W_A(n) + (size_t)(n)->r * (n)->r)
 #define W_QP(n) (W_RES(n) + (n)->r)
 #define W_V(n) (W_QP(n) + (n)->r)
-#define W_EVAL(n) (W_V(n) + (n)->r)
+#define W_SPARE(n) (W_V(n) + (n)->r)
+#define W_IPIV(n) ((lapack_int *)(W_SPARE(n) + (size_t)(n)->r * (n)->r))
+#define W_EVAL(n) (W_SPARE(n) + (size_t)(n)->r * (n)->r + (n)->r)
 
 static size_t eval_work(int r) { return 3 * (size_t)ep_cubic_npairs(r) + 3 * (size_t)r; }
 
@@ -33,7 +35,7 @@ int ep_newmark_init(ep_newmark *n, const ep_cubic_tangent *t, double dt, double 
     n->iterations = 1;
     n->dt = dt, n->alpha = alpha, n->beta = beta;
     n->q = ep_calloc(3 * (size_t)r, sizeof *n->q);
-    n->work = ep_calloc(2 * (size_t)r * r + 4 * (size_t)r + eval_work(r), sizeof *n->work);
+    n->work = ep_calloc(3 * (size_t)r * r + 5 * (size_t)r + eval_work(r), sizeof *n->work);
     if (!n->q || !n->work) {
         ep_newmark_free(n);
         return EP_ECOMPUTE;
@@ -64,25 +66,20 @@ void ep_newmark_start(ep_newmark *n, const double *q0, const double *qd0, const 
     }
 }
 
-/* Solve A x = b for symmetric A (destroyed); b becomes x. */
-static int solve_sym(int r, double *A, double *b)
+/* Solve A x = b for symmetric A[r][r] (destroyed); b becomes x.  A
+ * row-major symmetric matrix is its own column-major transpose, so the
+ * column-major LAPACK routines take it without LAPACKE's transposed copy.
+ * Cholesky first; when A is indefinite (a large deformation), LU on the copy
+ * saved in spare[r][r] (ipiv: r ints). */
+static int solve_sym(int r, double *A, double *b, double *spare, lapack_int *ipiv)
 {
-    lapack_int *ipiv;
-    double *copy = ep_malloc((size_t)r * r, sizeof *copy);
-    if (!copy)
-        return EP_ECOMPUTE;
-    memcpy(copy, A, (size_t)r * r * sizeof *A);
-    if (LAPACKE_dposv(LAPACK_ROW_MAJOR, 'U', r, 1, A, r, b, 1) == 0) {
-        free(copy);
+    memcpy(spare, A, (size_t)r * r * sizeof *A);
+    if (LAPACKE_dposv_work(LAPACK_COL_MAJOR, 'L', r, 1, A, r, b, r) == 0)
         return EP_OK;
-    }
-    /* indefinite (a large deformation): LU on the saved copy; b is intact
-     * because dposv only writes it after a successful factorization */
-    int st = EP_OK;
-    if (!(ipiv = ep_malloc((size_t)r, sizeof *ipiv)) || LAPACKE_dgesv(LAPACK_ROW_MAJOR, r, 1, copy, r, ipiv, b, 1))
-        st = ep_fail(EP_ECOMPUTE, "Newmark: the step's system matrix is singular");
-    free(ipiv), free(copy);
-    return st;
+    /* dposv writes b only after a successful factorization */
+    if (LAPACKE_dgesv_work(LAPACK_COL_MAJOR, r, 1, spare, r, ipiv, b, r))
+        return ep_fail(EP_ECOMPUTE, "the reduced system matrix is singular");
+    return EP_OK;
 }
 
 int ep_newmark_step(ep_newmark *n, const double *f)
@@ -108,7 +105,7 @@ int ep_newmark_step(ep_newmark *n, const double *f)
             res[i] = -(a1 * (n->q[i] - qp[i]) - a2 * n->qd[i] - a3 * n->qdd[i] + n->alpha * v[i] + n->beta * kv + R[i] -
                        (f ? f[i] : 0));
         }
-        if ((st = solve_sym(r, A, res)))
+        if ((st = solve_sym(r, A, res, W_SPARE(n), W_IPIV(n))))
             return st;
         double dn = 0, qn = 0;
         for (int i = 0; i < r; i++) {
@@ -129,8 +126,8 @@ int ep_newmark_step(ep_newmark *n, const double *f)
 int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol)
 {
     int r = t->r, it, st = EP_OK;
-    double *K = ep_malloc((size_t)r * r + 2 * (size_t)r + eval_work(r), sizeof *K), *R = K + (size_t)r * r,
-           *w = R + r;
+    double *K = ep_malloc(2 * (size_t)r * r + 3 * (size_t)r + eval_work(r), sizeof *K), *spare = K + (size_t)r * r,
+           *R = spare + (size_t)r * r, *w = R + 2 * r;
     if (!K)
         return -1;
     for (it = 1; it <= maxit; it++) {
@@ -138,7 +135,7 @@ int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int
         ep_cubic_tangent_eval(t, q, R, K, w);
         for (int i = 0; i < r; i++)
             R[i] = f[i] - R[i];
-        if ((st = solve_sym(r, K, R)))
+        if ((st = solve_sym(r, K, R, spare, (lapack_int *)(R + r))))
             break;
         for (int i = 0; i < r; i++) {
             q[i] += R[i];
