@@ -215,12 +215,17 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
         return EP_OK;
     int ld = c->ld;
     gather(c->g, nodes, s, nodes, s, -1.0, c->Cinv, ld); /* C = -E^T Xi E */
+    /* Row-major C read column-major is C^T, and inv(C^T) read back row-major
+     * is inv(C): the column-major routines skip LAPACKE's transposed copies
+     * (the 1-norm of C is the infinity-norm of C^T). */
     lapack_int *ipiv = (lapack_int *)c->work;
-    double anorm = LAPACKE_dlange(LAPACK_ROW_MAJOR, '1', N, N, c->Cinv, ld);
+    double *lw = c->work + N, anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, 'I', N, N, c->Cinv, ld, lw);
+    lapack_int lwork = (lapack_int)(9 * (size_t)c->cap * c->cap - N);
     c->rcond = 0;
-    if (LAPACKE_dgetrf(LAPACK_ROW_MAJOR, N, N, c->Cinv, ld, ipiv) != 0 ||
-        LAPACKE_dgecon(LAPACK_ROW_MAJOR, '1', N, c->Cinv, ld, anorm, &c->rcond) != 0 ||
-        LAPACKE_dgetri(LAPACK_ROW_MAJOR, N, c->Cinv, ld, ipiv) != 0) {
+    if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, N, N, c->Cinv, ld, ipiv) != 0 ||
+        LAPACKE_dgecon_work(LAPACK_COL_MAJOR, 'I', N, c->Cinv, ld, anorm, &c->rcond, lw,
+                            (lapack_int *)(lw + 4 * (size_t)N)) != 0 ||
+        LAPACKE_dgetri_work(LAPACK_COL_MAJOR, N, c->Cinv, ld, ipiv, lw, lwork) != 0) {
         c->s = 0;
         return ep_fail(EP_ECOMPUTE, "the capacitance matrix of %d contact nodes is singular", s);
     }
