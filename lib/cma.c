@@ -31,9 +31,9 @@ int ep_gfsrc_open(const char *path, ep_gfsrc *g)
         ep_gf_file_close(&g->own);
         memset(&g->own, 0, sizeof g->own);
         g->own.f.id = g->own.xi = H5I_INVALID_HID;
+        g->wavelet = 1; /* ep_gfsrc_close then frees what a failed open read */
         if ((st = ep_gfw_open(path, &g->w)))
             return st;
-        g->wavelet = 1;
         g->file = &g->w.g;
     } else
         g->file = &g->own;
@@ -210,9 +210,9 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
     }
     int N = 3 * s;
     c->s = s;
-    memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
     if (s == 0)
         return EP_OK;
+    memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
     int ld = c->ld;
     gather(c->g, nodes, s, nodes, s, -1.0, c->Cinv, ld); /* C = -E^T Xi E */
     /* Row-major C read column-major is C^T, and inv(C^T) read back row-major

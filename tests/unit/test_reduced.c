@@ -61,9 +61,9 @@ static void damped_oscillator(void **s)
         drift = fmax(drift, fabs(E - E0) / E0);
     }
     assert_true(drift < 1e-12);
+    ep_newmark_free(&nm);
     expect_error(ep_newmark_init(&nm, &t, 0, 0, 0), EP_EUSAGE, "time step", NULL);
     free(w);
-    ep_newmark_free(&nm);
     ep_cubic_tangent_free(&t);
     ep_cubic_free(&c);
 }
