@@ -186,15 +186,24 @@ int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const ch
     return EP_OK;
 }
 
-int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows)
+/* Rows [row0, row0 + nrows) of the [*][ncols] dataset xi to or from rows
+ * (double in memory; HDF5 converts to the stored type). */
+static herr_t xi_rows(hid_t xi, long row0, long nrows, long ncols, double *rows, int write)
 {
-    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)nrows, (hsize_t)w->ncols};
-    hid_t fs = H5Dget_space(w->xi), ms = H5Screate_simple(2, count, NULL);
+    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)nrows, (hsize_t)ncols};
+    hid_t fs = H5Dget_space(xi), ms = H5Screate_simple(2, count, NULL);
     herr_t r = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
     if (r >= 0)
-        r = H5Dwrite(w->xi, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, rows);
+        r = write ? H5Dwrite(xi, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, rows)
+                  : H5Dread(xi, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, rows);
     H5Sclose(ms);
     H5Sclose(fs);
+    return r;
+}
+
+int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows)
+{
+    herr_t r = xi_rows(w->xi, row0, nrows, w->ncols, (double *)rows, 1);
     return r < 0 ? ep_fail(EP_EIO, "%s: cannot write /gf/xi rows %ld..%ld", w->f->path, row0, row0 + nrows - 1)
                  : EP_OK;
 }
@@ -340,20 +349,13 @@ int ep_gf_file_open(const char *path, const char *kind, ep_gf_file *g)
 
 int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows)
 {
-    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)nrows, 3 * (hsize_t)g->L.n};
-    hid_t fs = H5Dget_space(g->xi), ms = H5Screate_simple(2, count, NULL);
-    herr_t r = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-    if (r >= 0)
-        r = H5Dread(g->xi, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, rows);
-    H5Sclose(ms);
-    H5Sclose(fs);
-    if (r < 0)
+    size_t ncols = 3 * (size_t)g->L.n;
+    if (xi_rows(g->xi, row0, nrows, (long)ncols, rows, 0) < 0)
         return ep_fail(EP_EINPUT, "%s: cannot read /gf/xi rows %ld..%ld (damaged or truncated?)", g->f.path, row0,
                        row0 + nrows - 1);
-    for (size_t i = 0; i < (size_t)nrows * count[1]; i++)
+    for (size_t i = 0; i < (size_t)nrows * ncols; i++)
         if (!isfinite(rows[i]))
-            return ep_fail(EP_EINPUT, "%s: /gf/xi row %ld: value is not finite", g->f.path,
-                           row0 + (long)(i / count[1]));
+            return ep_fail(EP_EINPUT, "%s: /gf/xi row %ld: value is not finite", g->f.path, row0 + (long)(i / ncols));
     return EP_OK;
 }
 

@@ -328,55 +328,48 @@ void ep_wavelet_free(ep_wavelet *W)
 
 /* ---- transforms ------------------------------------------------------------- */
 
-/* 000 eqs. 3.26–3.27 (predict) and 3.35 (lift), fine to coarse. */
-void ep_wavelet_forward(const ep_wavelet *W, int width, double *x)
+/* x[s] += sign * prediction of s, for the odd slots of level l (000 eqs.
+ * 3.27: sign -1, analysis; 3.28: sign +1, synthesis). */
+static void predict(const ep_wavelet *W, int l, int width, double *x, double sign)
 {
-    for (int l = W->nlevels - 1; l >= 1; l--) {
-        const int *odd = &W->by_level[W->level_ptr[l]];
-        int no = W->level_ptr[l + 1] - W->level_ptr[l];
-        for (int q = 0; q < no; q++) {
-            int s = odd[q];
-            double *y = &x[(size_t)s * width];
-            for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++) {
-                const double *p = &x[(size_t)W->pred_slot[i] * width];
-                for (int c = 0; c < width; c++)
-                    y[c] -= W->pred_w[i] * p[c];
-            }
-        }
-        for (int q = 0; q < no; q++) {
-            int s = odd[q];
-            for (int i = 0; i < 2 && W->lift_slot[2 * s + i] >= 0; i++) {
-                double *p = &x[(size_t)W->lift_slot[2 * s + i] * width], w = W->lift_w[2 * s + i];
-                for (int c = 0; c < width; c++)
-                    p[c] += w * x[(size_t)s * width + c];
-            }
+    for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++) {
+        int s = W->by_level[q];
+        double *y = &x[(size_t)s * width];
+        for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++) {
+            const double *p = &x[(size_t)W->pred_slot[i] * width];
+            for (int c = 0; c < width; c++)
+                y[c] += sign * W->pred_w[i] * p[c];
         }
     }
 }
 
-/* 000 eqs. 3.36 (undo lift) and 3.28 (predict), coarse to fine. */
+/* The aunts of the odd slots of level l take sign * s * gamma (000 eq. 3.35:
+ * sign +1, analysis; 3.36: sign -1, synthesis). */
+static void lift(const ep_wavelet *W, int l, int width, double *x, double sign)
+{
+    for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++) {
+        int s = W->by_level[q];
+        for (int i = 0; i < 2 && W->lift_slot[2 * s + i] >= 0; i++) {
+            double *p = &x[(size_t)W->lift_slot[2 * s + i] * width], w = sign * W->lift_w[2 * s + i];
+            for (int c = 0; c < width; c++)
+                p[c] += w * x[(size_t)s * width + c];
+        }
+    }
+}
+
+void ep_wavelet_forward(const ep_wavelet *W, int width, double *x)
+{
+    for (int l = W->nlevels - 1; l >= 1; l--) { /* fine to coarse: predict, then lift */
+        predict(W, l, width, x, -1);
+        lift(W, l, width, x, +1);
+    }
+}
+
 void ep_wavelet_inverse(const ep_wavelet *W, int width, double *x)
 {
-    for (int l = 1; l < W->nlevels; l++) {
-        const int *odd = &W->by_level[W->level_ptr[l]];
-        int no = W->level_ptr[l + 1] - W->level_ptr[l];
-        for (int q = 0; q < no; q++) {
-            int s = odd[q];
-            for (int i = 0; i < 2 && W->lift_slot[2 * s + i] >= 0; i++) {
-                double *p = &x[(size_t)W->lift_slot[2 * s + i] * width], w = W->lift_w[2 * s + i];
-                for (int c = 0; c < width; c++)
-                    p[c] -= w * x[(size_t)s * width + c];
-            }
-        }
-        for (int q = 0; q < no; q++) {
-            int s = odd[q];
-            double *y = &x[(size_t)s * width];
-            for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++) {
-                const double *p = &x[(size_t)W->pred_slot[i] * width];
-                for (int c = 0; c < width; c++)
-                    y[c] += W->pred_w[i] * p[c];
-            }
-        }
+    for (int l = 1; l < W->nlevels; l++) { /* coarse to fine: undo the lift, then predict */
+        lift(W, l, width, x, -1);
+        predict(W, l, width, x, +1);
     }
 }
 
