@@ -238,7 +238,7 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
     ep_gfsrc h;
     int st, n = g->n;
     double *vbar = NULL, *v = NULL, *pS = NULL, *zero = NULL;
-    int *S = NULL, s = 0;
+    int *S = NULL, *col_row = NULL, s = 0;
     if ((st = ep_gfsrc_open(path, &h)))
         goto out;
     if (h.wavelet || h.n != n || memcmp(h.file->L.row_vertex, g->file->L.row_vertex, (size_t)n * sizeof(int))) {
@@ -247,7 +247,7 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
     }
     if (!(S = ep_malloc((size_t)n, sizeof *S)) || !(vbar = ep_calloc(3 * (size_t)n, sizeof *vbar)) ||
         !(v = ep_malloc(3 * (size_t)n, sizeof *v)) || !(pS = ep_malloc(3 * (size_t)n, sizeof *pS)) ||
-        !(zero = ep_calloc(3 * (size_t)n, sizeof *zero))) {
+        !(zero = ep_calloc(3 * (size_t)n, sizeof *zero)) || !(col_row = ep_gf_column_rows(&h.file->L))) {
         st = EP_ECOMPUTE;
         goto out;
     }
@@ -270,9 +270,7 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
     for (size_t i = 0; i < 9 * (size_t)h.m * n; i++)
         scale = fmax(scale, fabs(h.xi[i]));
     for (int col = 0; col < h.m; col++) {
-        int r = -1;
-        for (int q = 0; q < n && r < 0; q++)
-            r = h.col_of_row[q] == col ? q : -1;
+        int r = col_row[col];
         if (g->col_of_row[r] < 0) {
             st = ep_fail(EP_EINPUT, "%s: column at row %d has no column in the reference", path, r);
             goto out;
@@ -288,7 +286,7 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
     }
 out:
     ep_gfsrc_close(&h);
-    free(vbar), free(v), free(pS), free(zero), free(S);
+    free(vbar), free(v), free(pS), free(zero), free(S), free(col_row);
     return st;
 }
 

@@ -325,17 +325,20 @@ void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, d
     ep_gfsrc *g = c->g;
     int s = c->s, N = 3 * s, k = 0;
     double *e = c->work, *loads = e + N;
-    int8_t *inS = (int8_t *)(loads + 3 * (size_t)g->n);
-    memset(inS, 0, (size_t)g->n);
-    for (int i = 0; i < s; i++)
-        inS[c->S[i]] = 1;
-    /* the applied tractions away from S: vbar restricted to free non-S nodes */
-    for (int j = 0; vbar && j < g->n; j++) {
-        const double *b = &vbar[3 * j];
-        if (inS[j] || g->file->L.row_fixed[j] || g->col_of_row[j] < 0 || (b[0] == 0 && b[1] == 0 && b[2] == 0))
-            continue;
-        c->cols[k] = g->col_of_row[j];
-        memcpy(&loads[3 * k++], b, 3 * sizeof *loads);
+    /* the applied tractions away from S: vbar restricted to free non-S nodes
+     * (the mask of S costs O(n), so a contact-only solve skips it) */
+    if (vbar) {
+        int8_t *inS = (int8_t *)(loads + 3 * (size_t)g->n);
+        memset(inS, 0, (size_t)g->n);
+        for (int i = 0; i < s; i++)
+            inS[c->S[i]] = 1;
+        for (int j = 0; j < g->n; j++) {
+            const double *b = &vbar[3 * j];
+            if (inS[j] || g->file->L.row_fixed[j] || g->col_of_row[j] < 0 || (b[0] == 0 && b[1] == 0 && b[2] == 0))
+                continue;
+            c->cols[k] = g->col_of_row[j];
+            memcpy(&loads[3 * k++], b, 3 * sizeof *loads);
+        }
     }
     /* E^T v0 = E^T Xi vbar_rest - uS (000 eq. 2.36) */
     for (int i = 0; i < s; i++) {

@@ -219,7 +219,7 @@ int ep_gfw_open(const char *path, ep_gfw *r)
         return st;
     r->colptr = p;
     for (int c = 0; c < m; c++)
-        if (r->colptr[0] != 0 || r->colptr[c + 1] < r->colptr[c] || r->colptr[c + 1] - r->colptr[c] > n)
+        if (r->colptr[c] < 0 || r->colptr[c + 1] < r->colptr[c] || r->colptr[c + 1] - r->colptr[c] > n || r->colptr[0])
             return ep_fail(EP_EINPUT, "%s: /gf/colptr is not a column pointer array (column %d)", file, c);
     hsize_t nnz = (hsize_t)r->colptr[m];
     if ((st = read_into(r, "/gf/rowidx", EP_I32, 1, nnz, 0, &p)))
