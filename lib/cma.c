@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "kernel.h"
 
 /* ---- GF source ---------------------------------------------------------------- */
 
@@ -123,6 +124,79 @@ static int inv3(const double A[9], double X[9])
     return EP_OK;
 }
 
+/* The kernels below make the passes over C^-1 that decide an update's cost
+ * (at s = 100 it is 720 KB, beyond L2, and each pass is bound by reading and
+ * writing it).  BLAS has no operation that fuses them: six dgemv calls and a
+ * k = 3 dgemm read C^-1 seven times and pack it twice. */
+
+/* A += U V where U V is the pending update (U NULL: none), then y = A b and
+ * x = c A, all in one pass over A.
+ * in: U[N][3], V[3][ldv], b[3][N], c[3][N]; in/out: A (N x N, row-major,
+ * leading dimension ld); out: y[N][3] (y[i][a] = sum_k A[i][k] b[a][k]) and
+ * x[3][N] (x[a][k] = sum_i c[a][i] A[i][k]).  12 N^2 flops, plus 6 N^2 with
+ * U.  Rows go in pairs so each load and store of x serves two. */
+EP_KERNEL static void update_and_products(int N, const double *restrict U, const double *restrict V, int ldv,
+                                          const double *restrict b, const double *restrict c, double *restrict A,
+                                          int ld, double *restrict y, double *restrict x)
+{
+    const double *b0 = b, *b1 = b + N, *b2 = b + 2 * N, *v0 = V, *v1 = V + ldv, *v2 = V + 2 * (size_t)ldv;
+    double *x0 = x, *x1 = x + N, *x2 = x + 2 * N;
+    memset(x, 0, 3 * (size_t)N * sizeof *x);
+    for (int i = 0; i < N; i += 2) {
+        int j = i + 1 < N ? i + 1 : i; /* an odd last row pairs with itself at weight 0 */
+        double *a = A + (size_t)i * ld, *e = A + (size_t)j * ld, w = j > i;
+        double p0 = 0, p1 = 0, p2 = 0, q0 = 0, q1 = 0, q2 = 0;
+        double c0 = c[i], c1 = c[N + i], c2 = c[2 * N + i], d0 = w * c[j], d1 = w * c[N + j], d2 = w * c[2 * N + j];
+        if (U) {
+            double u0 = U[3 * i], u1 = U[3 * i + 1], u2 = U[3 * i + 2];
+            double t0 = w * U[3 * j], t1 = w * U[3 * j + 1], t2 = w * U[3 * j + 2];
+#pragma omp simd reduction(+ : p0, p1, p2, q0, q1, q2)
+            for (int k = 0; k < N; k++) {
+                double ak = a[k] + u0 * v0[k] + u1 * v1[k] + u2 * v2[k];
+                double ek = e[k] + t0 * v0[k] + t1 * v1[k] + t2 * v2[k];
+                a[k] = ak, e[k] = w ? ek : ak;
+                p0 += ak * b0[k], p1 += ak * b1[k], p2 += ak * b2[k];
+                q0 += ek * b0[k], q1 += ek * b1[k], q2 += ek * b2[k];
+                x0[k] += c0 * ak + d0 * ek, x1[k] += c1 * ak + d1 * ek, x2[k] += c2 * ak + d2 * ek;
+            }
+        } else {
+#pragma omp simd reduction(+ : p0, p1, p2, q0, q1, q2)
+            for (int k = 0; k < N; k++) {
+                p0 += a[k] * b0[k], p1 += a[k] * b1[k], p2 += a[k] * b2[k];
+                q0 += e[k] * b0[k], q1 += e[k] * b1[k], q2 += e[k] * b2[k];
+                x0[k] += c0 * a[k] + d0 * e[k], x1[k] += c1 * a[k] + d1 * e[k], x2[k] += c2 * a[k] + d2 * e[k];
+            }
+        }
+        y[3 * i] = p0, y[3 * i + 1] = p1, y[3 * i + 2] = p2;
+        if (j > i)
+            y[3 * j] = q0, y[3 * j + 1] = q1, y[3 * j + 2] = q2;
+    }
+}
+
+/* A += U V for a rank k of 3 or 6, in one pass over A.
+ * in: U (N x k, row stride ldu), V (k x N, row stride ldv); in/out: A (N x N,
+ * ld).  2 k N^2 flops. */
+EP_KERNEL static void rank_update(int N, int k, const double *restrict U, int ldu, const double *restrict V, int ldv,
+                                  double *restrict A, int ld)
+{
+    const double *v0 = V, *v1 = v0 + ldv, *v2 = v1 + ldv, *v3 = v2 + ldv, *v4 = v3 + ldv, *v5 = v4 + ldv;
+    for (int i = 0; i < N; i++) {
+        double *a = A + (size_t)i * ld;
+        const double *u = U + (size_t)i * ldu;
+        double u0 = u[0], u1 = u[1], u2 = u[2];
+        if (k == 6) {
+            double u3 = u[3], u4 = u[4], u5 = u[5];
+#pragma omp simd
+            for (int j = 0; j < N; j++)
+                a[j] += u0 * v0[j] + u1 * v1[j] + u2 * v2[j] + u3 * v3[j] + u4 * v4[j] + u5 * v5[j];
+        } else {
+#pragma omp simd
+            for (int j = 0; j < N; j++)
+                a[j] += u0 * v0[j] + u1 * v1[j] + u2 * v2[j];
+        }
+    }
+}
+
 /* ---- the capacitance matrix --------------------------------------------------------- */
 
 int ep_cma_init(ep_cma *c, ep_gfsrc *g)
@@ -136,12 +210,14 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g)
     c->work = ep_malloc(9 * (size_t)c->cap * c->cap + 48 * (size_t)c->cap + 6 * (size_t)g->n + 64,
                         sizeof *c->work);
     c->cols = ep_malloc((size_t)g->n + 1, sizeof *c->cols);
-    return c->S && c->Cinv && c->work && c->cols ? EP_OK : EP_ECOMPUTE;
+    c->U = ep_malloc(9 * (size_t)c->cap, sizeof *c->U);
+    c->V = ep_malloc(3 * (size_t)c->ld, sizeof *c->V);
+    return c->S && c->Cinv && c->work && c->cols && c->U && c->V ? EP_OK : EP_ECOMPUTE;
 }
 
 void ep_cma_free(ep_cma *c)
 {
-    free(c->S), free(c->Cinv), free(c->work), free(c->cols);
+    free(c->S), free(c->Cinv), free(c->work), free(c->cols), free(c->U), free(c->V);
     memset(c, 0, sizeof *c);
 }
 
@@ -152,19 +228,31 @@ static int reserve(ep_cma *c, int s)
     if (s <= c->cap)
         return EP_OK;
     int cap = 2 * s, ld = 3 * cap, N = 3 * c->s;
-    double *M = ep_malloc(9 * (size_t)cap * cap, sizeof *M);
-    if (!M || ep_grow(&c->S, (size_t)cap, sizeof *c->S) ||
+    double *M = ep_malloc(9 * (size_t)cap * cap, sizeof *M), *V = ep_malloc(3 * (size_t)ld, sizeof *V);
+    if (!M || !V || ep_grow(&c->S, (size_t)cap, sizeof *c->S) || ep_grow(&c->U, 9 * (size_t)cap, sizeof *c->U) ||
         ep_grow(&c->work, 9 * (size_t)cap * cap + 48 * (size_t)cap + 6 * (size_t)c->g->n + 64, sizeof *c->work)) {
-        free(M);
+        free(M), free(V);
         return EP_ECOMPUTE;
     }
     for (int i = 0; i < N; i++)
         memcpy(&M[(size_t)i * ld], &c->Cinv[(size_t)i * c->ld], (size_t)N * sizeof *M);
-    free(c->Cinv);
-    c->Cinv = M;
+    for (int a = 0; a < 3; a++)
+        memcpy(&V[(size_t)a * ld], &c->V[(size_t)a * c->ld], (size_t)N * sizeof *V);
+    free(c->Cinv), free(c->V);
+    c->Cinv = M, c->V = V;
     c->cap = cap;
     c->ld = ld;
     return EP_OK;
+}
+
+/* Row i of C^-1 with the pending update: out[3s]. */
+static void inverse_row(const ep_cma *c, int i, double *out)
+{
+    int N = 3 * c->s, ld = c->ld;
+    memcpy(out, &c->Cinv[(size_t)i * ld], (size_t)N * sizeof *out);
+    if (c->pending)
+        for (int a = 0; a < 3; a++)
+            cblas_daxpy(N, c->U[3 * i + a], &c->V[(size_t)a * ld], 1, out, 1);
 }
 
 static int check_node(const ep_cma *c, int node)
@@ -210,6 +298,7 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
     }
     int N = 3 * s;
     c->s = s;
+    c->pending = 0;
     if (s == 0)
         return EP_OK;
     memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
@@ -243,38 +332,42 @@ int ep_cma_add(ep_cma *c, int node)
         return st;
     int ld = c->ld;
     double *B1D = c->work, *BD1 = B1D + 3 * N1, *D1D = BD1 + 3 * N1, *X = D1D + 3 * N1, *DD1 = X + 3 * N1,
-           XiDD[9], DDD[9], CD[9], CDinv[9];
+           *B1Dt = DD1 + 3 * N1, XiDD[9], DDD[9], CD[9], CDinv[9];
     /* B_ab = E_a^T (I + Xi) E_b: off the diagonal only Xi (000 eq. 2.64) */
     gather(c->g, c->S, s, &d, 1, 1.0, B1D, 3);
     gather(c->g, &d, 1, c->S, s, 1.0, BD1, N1);
     gather(c->g, &d, 1, &d, 1, 1.0, XiDD, 3);
-    /* Three matrix-vector products each way rather than two skinny dgemms:
-     * dgemm would pack all of C^-1 twice; dgemv streams it from cache. */
-    if (s) {
-        for (int a = 0; a < 3; a++) {
-            cblas_dgemv(CblasRowMajor, CblasNoTrans, N1, N1, 1.0, c->Cinv, ld, &B1D[a], 3, 0.0, &D1D[a], 3);
-            cblas_dgemv(CblasRowMajor, CblasTrans, N1, N1, 1.0, c->Cinv, ld, &BD1[(size_t)a * N1], 1, 0.0,
-                        &X[(size_t)a * N1], 1);
-        }
+    memset(DDD, 0, sizeof DDD);
+    if (s) { /* D_1D = C1^-1 B_1D and X = B_D1 C1^-1 in the pass that applies the pending update */
+        for (int k = 0; k < N1; k++)
+            for (int a = 0; a < 3; a++)
+                B1Dt[(size_t)a * N1 + k] = B1D[3 * k + a];
+        update_and_products(N1, c->pending ? c->U : NULL, c->V, ld, B1Dt, BD1, c->Cinv, ld, D1D, X);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, 3, N1, 1.0, BD1, N1, D1D, 3, 0.0, DDD, 3);
-    } else
-        memset(DDD, 0, sizeof DDD);
+    }
     /* C_Delta = I - B_DD - D_DD = -Xi_DD - D_DD (MATH.md §7 erratum of eq. 2.68) */
     for (int i = 0; i < 9; i++)
         CD[i] = -XiDD[i] - DDD[i];
-    if ((st = inv3(CD, CDinv)))
+    if ((st = inv3(CD, CDinv))) {
+        c->pending = 0; /* the pass applied it */
         return st;
+    }
     /* C2^-1 = [[C1^-1 + D_1D D_D1, D_1D C_D^-1], [D_D1, C_D^-1]] (eq. 2.70),
-     * D_D1 = C_D^-1 X with X = B_D1 C1^-1, written in place */
+     * D_D1 = C_D^-1 X with X = B_D1 C1^-1: the new rows and columns are
+     * written, the update of C1^-1 is left pending (U = D_1D, V = D_D1) */
     if (s) {
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, N1, 3, 1.0, CDinv, 3, X, N1, 0.0, DD1, N1);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, N1, 3, 1.0, D1D, 3, DD1, N1, 1.0, c->Cinv, ld);
         cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N1, 3, 3, 1.0, D1D, 3, CDinv, 3, 0.0, &c->Cinv[N1], ld);
+        memcpy(c->U, D1D, 3 * (size_t)N1 * sizeof *D1D);
     }
+    memset(&c->U[3 * N1], 0, 9 * sizeof *c->U);
     for (int b = 0; b < 3; b++) {
         memcpy(&c->Cinv[(size_t)(N1 + b) * ld], &DD1[(size_t)b * N1], (size_t)N1 * sizeof *DD1);
         memcpy(&c->Cinv[(size_t)(N1 + b) * ld + N1], &CDinv[3 * b], 3 * sizeof *CDinv);
+        memcpy(&c->V[(size_t)b * ld], &DD1[(size_t)b * N1], (size_t)N1 * sizeof *DD1);
+        memset(&c->V[(size_t)b * ld + N1], 0, 3 * sizeof *c->V);
     }
+    c->pending = s > 0;
     c->S[c->s++] = node;
     return EP_OK;
 }
@@ -289,6 +382,11 @@ static void swap_nodes(ep_cma *c, int i, int j)
         cblas_dswap(N, &c->Cinv[(size_t)(3 * i + b) * ld], 1, &c->Cinv[(size_t)(3 * j + b) * ld], 1);
         cblas_dswap(N, &c->Cinv[3 * i + b], ld, &c->Cinv[3 * j + b], ld);
     }
+    if (c->pending) /* C^-1 = Cinv + U V stays true under the permutation */
+        for (int b = 0; b < 3; b++) {
+            cblas_dswap(3, &c->U[3 * (3 * i + b)], 1, &c->U[3 * (3 * j + b)], 1);
+            cblas_dswap(3, &c->V[3 * i + b], ld, &c->V[3 * j + b], ld);
+        }
 }
 
 int ep_cma_remove(ep_cma *c, int node)
@@ -298,17 +396,36 @@ int ep_cma_remove(ep_cma *c, int node)
         return ep_fail(EP_EINPUT, "contact node %d is not in the set", node);
     if (p != s - 1)
         swap_nodes(c, p, s - 1);
-    /* partition [[P, q], [r, d]] with the node last: C1^-1 = P - q d^-1 r */
-    double *q = &c->Cinv[M], *r = &c->Cinv[(size_t)M * ld], *t = c->work, dd[9], dinv[9];
+    /* partition [[P, q], [r, d]] of C^-1 with the node last: C1^-1 = P - q d^-1 r,
+     * applied with whatever is pending in one rank-6 pass */
+    int N = M + 3, k = c->pending ? 6 : 3;
+    double *r = c->work, *Uk = r + 3 * (size_t)N, *Vk = Uk + 6 * (size_t)M, dd[9], dinv[9];
+    for (int a = 0; a < 3; a++)
+        inverse_row(c, M + a, &r[(size_t)a * N]);
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
-            dd[3 * a + b] = c->Cinv[(size_t)(M + a) * ld + M + b];
+            dd[3 * a + b] = r[(size_t)a * N + M + b];
     if ((st = inv3(dd, dinv)))
         return st;
-    if (M) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, M, 3, 1.0, dinv, 3, r, ld, 0.0, t, M);
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, M, 3, -1.0, q, ld, t, M, 1.0, c->Cinv, ld);
+    for (int i = 0; i < M; i++) { /* Uk = [U, q], with q the true column block */
+        double *u = &Uk[(size_t)k * i], *q = u + k - 3;
+        for (int b = 0; b < 3; b++)
+            q[b] = c->Cinv[(size_t)i * ld + M + b];
+        if (c->pending)
+            for (int a = 0; a < 3; a++) {
+                u[a] = c->U[3 * i + a];
+                for (int b = 0; b < 3; b++)
+                    q[b] += u[a] * c->V[(size_t)a * ld + M + b];
+            }
     }
+    for (int a = 0; a < 3 && c->pending; a++) /* Vk = [V; -d^-1 r] */
+        memcpy(&Vk[(size_t)a * M], &c->V[(size_t)a * ld], (size_t)M * sizeof *Vk);
+    if (M) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, M, 3, -1.0, dinv, 3, r, N, 0.0,
+                    &Vk[(size_t)(k - 3) * M], M);
+        rank_update(M, k, Uk, k, Vk, M, c->Cinv, ld);
+    }
+    c->pending = 0;
     c->s--;
     return EP_OK;
 }
@@ -317,7 +434,7 @@ void ep_cma_inverse(const ep_cma *c, double *out)
 {
     int N = 3 * c->s;
     for (int i = 0; i < N; i++)
-        memcpy(&out[(size_t)i * N], &c->Cinv[(size_t)i * c->ld], (size_t)N * sizeof *out);
+        inverse_row(c, i, &out[(size_t)i * N]);
 }
 
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v)
@@ -354,6 +471,11 @@ void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, d
     /* pS = C^-1 E^T v0: the unspecified values at S are its tractions */
     if (s)
         cblas_dgemv(CblasRowMajor, CblasNoTrans, N, N, 1.0, c->Cinv, c->ld, e, 1, 0.0, pS, 1);
+    if (s && c->pending) { /* + U (V e) */
+        double Ve[3];
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, 3, N, 1.0, c->V, c->ld, e, 1, 0.0, Ve, 1);
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, N, 3, 1.0, c->U, 3, Ve, 1, 1.0, pS, 1);
+    }
     if (!v)
         return;
     /* v = Xi (vbar_rest + E pS), then S takes its tractions (eqs. 3.63–3.65) */
@@ -415,6 +537,7 @@ int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s)
     k->hits++;
     k->e[i].stamp = ++k->clock;
     c->s = s;
+    c->pending = 0;
     memcpy(c->S, k->e[i].nodes, (size_t)s * sizeof *c->S);
     for (int r = 0; r < 3 * s; r++)
         memcpy(&c->Cinv[(size_t)r * c->ld], &k->e[i].Cinv[(size_t)r * 3 * s], 3 * (size_t)s * sizeof *c->Cinv);
@@ -442,12 +565,14 @@ int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c)
         free(e.nodes), free(e.Cinv);
         return EP_ECOMPUTE;
     }
+    double *row = c->work;
     for (int i = 0; i < s; i++) {
         e.nodes[i] = c->S[perm[i]];
-        for (int j = 0; j < s; j++)
-            for (int b = 0; b < 3; b++)
-                memcpy(&e.Cinv[(size_t)(3 * i + b) * N + 3 * j], &c->Cinv[(size_t)(3 * perm[i] + b) * c->ld + 3 * perm[j]],
-                       3 * sizeof(double));
+        for (int b = 0; b < 3; b++) {
+            inverse_row(c, 3 * perm[i] + b, row);
+            for (int j = 0; j < s; j++)
+                memcpy(&e.Cinv[(size_t)(3 * i + b) * N + 3 * j], &row[3 * perm[j]], 3 * sizeof(double));
+        }
     }
     int at = find(k, e.nodes, s);
     if (at >= 0) { /* refresh */

@@ -1,0 +1,21 @@
+/*
+ * kernel.h — marking the few loops that decide a runtime's latency.
+ *
+ * The library is built for any x86-64 (SSE2, no FMA), which is right for
+ * everything but the per-step kernels of the runtimes: there a 4-wide FMA
+ * is worth 2-4x.  EP_KERNEL builds a function twice, for x86-64-v3 (AVX2 +
+ * FMA) and for the baseline, and the dynamic loader picks the clone the CPU
+ * runs (GCC/Clang function multi-versioning through an ifunc).  Elsewhere it
+ * is empty and the code is built as usual.  Loops inside say
+ * `#pragma omp simd` so reductions vectorize without -ffast-math.
+ */
+#ifndef EP_KERNEL_H
+#define EP_KERNEL_H
+
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(EP_NO_CLONES)
+#define EP_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define EP_KERNEL
+#endif
+
+#endif
