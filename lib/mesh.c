@@ -6,6 +6,7 @@
 #include "err.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +374,80 @@ double ep_mesh_diameter(const ep_mesh *m)
         return 0;
     return sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
                 (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+/* 21 bits of x spread to every third bit. */
+static uint64_t spread3(uint64_t x)
+{
+    x &= 0x1fffff;
+    x = (x | x << 32) & 0x1f00000000ffffULL;
+    x = (x | x << 16) & 0x1f0000ff0000ffULL;
+    x = (x | x << 8) & 0x100f00f00f00f00fULL;
+    x = (x | x << 4) & 0x10c30c30c30c30c3ULL;
+    x = (x | x << 2) & 0x1249249249249249ULL;
+    return x;
+}
+
+typedef struct {
+    uint64_t code;
+    int id;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    return x->code != y->code ? (x->code > y->code) - (x->code < y->code) : (x->id > y->id) - (x->id < y->id);
+}
+
+/* Sort the n points p[n][3] by Morton code within the box lo + [0, len]^3:
+ * out order[n] (ids in order).  0 or EP_ECOMPUTE. */
+static int morton_sort(int n, const double *p, const double lo[3], double len, int *order)
+{
+    keyed *k = ep_malloc((size_t)n + 1, sizeof *k);
+    if (!k)
+        return EP_ECOMPUTE;
+    double scale = len > 0 ? 2097151.0 / len : 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t c = 0;
+        for (int a = 0; a < 3; a++) {
+            double t = (p[3 * i + a] - lo[a]) * scale;
+            c |= spread3((uint64_t)(t < 0 ? 0 : t > 2097151.0 ? 2097151.0 : t)) << a;
+        }
+        k[i].code = c, k[i].id = i;
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_keyed);
+    for (int i = 0; i < n; i++)
+        order[i] = k[i].id;
+    free(k);
+    return EP_OK;
+}
+
+int ep_mesh_spatial_order(const ep_mesh *m, int *vrank, int *eorder)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, len = 0;
+    for (int v = 0; v < m->nv; v++)
+        for (int a = 0; a < 3; a++)
+            lo[a] = fmin(lo[a], m->vertices[3 * v + a]);
+    for (int v = 0; v < m->nv; v++)
+        for (int a = 0; a < 3; a++)
+            len = fmax(len, m->vertices[3 * v + a] - lo[a]);
+    int *order = ep_malloc((size_t)m->nv + 1, sizeof *order);
+    double *c = eorder ? ep_malloc(3 * (size_t)m->ne + 1, sizeof *c) : NULL;
+    int st = order && (c || !eorder) ? morton_sort(m->nv, m->vertices, lo, len, order) : EP_ECOMPUTE;
+    for (int i = 0; !st && i < m->nv; i++)
+        vrank[order[i]] = i;
+    if (!st && eorder) {
+        for (int e = 0; e < m->ne; e++)
+            for (int a = 0; a < 3; a++) {
+                const int *t = &m->tets[4 * e];
+                c[3 * e + a] = 0.25 * (m->vertices[3 * t[0] + a] + m->vertices[3 * t[1] + a] +
+                                       m->vertices[3 * t[2] + a] + m->vertices[3 * t[3] + a]);
+            }
+        st = morton_sort(m->ne, c, lo, len, eorder);
+    }
+    free(order);
+    free(c);
+    return st ? ep_fail(EP_ECOMPUTE, "out of memory (mesh order)") : EP_OK;
 }
 
 const ep_group *ep_mesh_find_group(const ep_mesh *m, const char *spec)

@@ -115,6 +115,13 @@ int ep_mesh_check_distinct(const ep_mesh *m);
 /* Bounding-box diagonal length, the model length scale.  Cost O(nv). */
 double ep_mesh_diameter(const ep_mesh *m);
 
+/* A spatially coherent order of vertices and tets (Morton order of the
+ * positions and of the tet centroids): element loops that scatter into
+ * per-vertex arrays then touch a moving front of them, not the whole array.
+ * out: vrank[nv] (position of each vertex in the order), eorder[ne] (tets in
+ * order; NULL: not wanted).  Cost O(n log n).  0 or EP_ECOMPUTE. */
+int ep_mesh_spatial_order(const ep_mesh *m, int *vrank, int *eorder);
+
 /* Group whose tag (if spec is an integer) or name equals spec, or NULL. */
 const ep_group *ep_mesh_find_group(const ep_mesh *m, const char *spec);
 
