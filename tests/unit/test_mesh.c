@@ -48,6 +48,45 @@ static void check_unit_cube(const char *path)
     ep_mesh_free(&m);
 }
 
+/* The spatial order is a permutation of vertices and of tets, and it is
+ * Morton's: the top bit is z's, so every vertex below the cube's mid-plane
+ * comes before every vertex above it (and likewise for tet centroids). */
+static void spatial_order(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    assert_int_equal(ep_mesh_read("data/cube.msh", &m), EP_OK);
+    int *vrank = malloc(sizeof *vrank * (size_t)m.nv), *eorder = malloc(sizeof *eorder * (size_t)m.ne);
+    int *seen = calloc((size_t)(m.nv > m.ne ? m.nv : m.ne), sizeof *seen);
+    assert_int_equal(ep_mesh_spatial_order(&m, vrank, eorder), EP_OK);
+    for (int v = 0; v < m.nv; v++)
+        assert_int_equal(seen[vrank[v]]++, 0);
+    memset(seen, 0, sizeof *seen * (size_t)m.nv);
+    for (int e = 0; e < m.ne; e++)
+        assert_int_equal(seen[eorder[e]]++, 0);
+    int last_below = -1, first_above = m.nv;
+    for (int v = 0; v < m.nv; v++) {
+        double z = m.vertices[3 * v + 2];
+        if (z < 0.5 - 1e-9)
+            last_below = vrank[v] > last_below ? vrank[v] : last_below;
+        else if (z > 0.5 + 1e-9)
+            first_above = vrank[v] < first_above ? vrank[v] : first_above;
+    }
+    assert_true(last_below >= 0 && first_above < m.nv && last_below < first_above);
+    double zprev = -1;
+    int crossings = 0;
+    for (int i = 0; i < m.ne; i++) {
+        const int *t = &m.tets[4 * eorder[i]];
+        double z = 0.25 * (m.vertices[3 * t[0] + 2] + m.vertices[3 * t[1] + 2] + m.vertices[3 * t[2] + 2] +
+                           m.vertices[3 * t[3] + 2]);
+        crossings += i > 0 && (zprev < 0.5) != (z < 0.5);
+        zprev = z;
+    }
+    assert_int_equal(crossings, 1);
+    free(vrank), free(eorder), free(seen);
+    ep_mesh_free(&m);
+}
+
 static void cube_msh41(void **s) { (void)s; check_unit_cube("data/cube.msh"); }
 static void cube_msh22(void **s) { (void)s; check_unit_cube("data/cube-v22.msh"); }
 static void cube_tetgen(void **s) { (void)s; check_unit_cube("data/cube-tetgen.ele"); }
@@ -361,6 +400,7 @@ static void to_surface(void **s)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(spatial_order),
         cmocka_unit_test(cube_msh41),     cmocka_unit_test(cube_msh22),   cmocka_unit_test(cube_tetgen),
         cmocka_unit_test(msh_groups),     cmocka_unit_test(veg_material), cmocka_unit_test(veg_include),
         cmocka_unit_test(surfaces),       cmocka_unit_test(tet_gradients), cmocka_unit_test(bad_obj),
