@@ -327,6 +327,7 @@ static int run_gf(const char *path, const opts *o, report *rep)
     int st, haveref = 0;
     double *u = NULL, *p = NULL, *pd = NULL, *v = NULL, *vr = NULL, *pr = NULL, *rho = NULL, *ia = NULL, *ib = NULL;
     int *S = NULL, *seeds = NULL, *idx = NULL, *near = NULL;
+    samples t_scratch = {0}, t_add = {0}, t_remove = {0};
     unsigned long rng = (unsigned long)o->seed * 2654435761UL + 1;
     ep_cma_cache_init(&cache, 256.0 * 1048576);
     if ((st = ep_gfsrc_open(path, &g)))
@@ -373,7 +374,6 @@ static int run_gf(const char *path, const opts *o, report *rep)
     }
     double upd_err = 0, seq_err = 0, direct_err = 0, ref_disp = 0, ref_force = 0, mask_err = 0, kappa = 1;
     double t_solve = 0, t_global = 0, t_force = 0;
-    samples t_scratch = {0}, t_add = {0}, t_remove = {0};
     int reps = 20;
     for (long t = 0; t < o->trials; t++) {
         /* a probe lands: every fourth trial returns to an earlier spot */

@@ -130,7 +130,7 @@ int ep_stvk_force(const ep_stvk *s, const double *u, double *f)
  * X_a = D_a^T [D_0 .. D_k-1] (3 x 3k each, rows contiguous); a pair then
  * only adds entries: d2P = AS_a[b] + AS_b[a] + lambda tr(E') I + 2 mu E',
  * E' = sym(X_a[b]).  Workspace Dc, Sc [3][3k], AS, X [k][3][3k], D [k].
- * 54 k^2 + 70 np flops. */
+ * About 110 k^2 + 130 np flops. */
 EP_KERNEL static void element_pairs(const ep_stvk *s, int e, const double *A, int k, const int *pairs, int np,
                                     double *restrict Dc, double *restrict Sc, double *restrict AS,
                                     double *restrict X, double (*restrict D)[3][3], double *restrict acc)

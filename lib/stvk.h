@@ -34,7 +34,7 @@ int ep_stvk_force(const ep_stvk *s, const double *u, double *f);
  * k gradients are formed once, then each pair costs O(1):
  * d2P = D_a S1(D_b) + D_b S1(D_a) + lambda tr(E') I + 2 mu E',
  * S1(D) = lambda tr(D) I + mu (D + D^T), E' = (D_a^T D_b + D_b^T D_a)/2.
- * Cost O(ne (k + np)), memory one [np][3nv] accumulator per thread.
+ * Cost O(ne (k^2 + np)), memory one [np][3nv] accumulator per thread.
  * 0 or EP_ECOMPUTE. */
 int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *pairs, int np, double *out);
 
