@@ -58,23 +58,32 @@ void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K);
  * in symmetric storage (upper triangles, ns = r(r+1)/2 entries, row by row),
  *   Ktilde(q) = K0 + sum_a q_a K1[a] + H4(q),
  * where the quadratic part H4(q)_e = sum_p T[p][e] (2 - delta_p) w_p is a
- * symmetric ns x ns matrix T (dsymv reads its upper triangle: faster here
- * than OpenBLAS's packed dspmv).  The force needs no coefficients
- * of its own: its parts are homogeneous of degrees 1, 2, 3, so by Euler's
- * identity R(q) = (K0 + K1(q)/2 + H4(q)/3) q. */
+ * symmetric ns x ns matrix T times the vector of pair products.  The force
+ * needs no coefficients of its own: its parts are homogeneous of degrees 1,
+ * 2, 3, so by Euler's identity R(q) = (K0 + K1(q)/2 + H4(q)/3) q.
+ *
+ * T decides the cost (0.86 MB at r = 30, more than a core's L2, read once
+ * per evaluation).  It is kept as its upper triangle in panels of four rows,
+ * np = ns rounded up to 4 (zero padded); a panel runs from its diagonal
+ * block (stored whole) to column np - 1 in 4 x 4 blocks of four row pieces,
+ * so one evaluation is one sequential stream. */
 typedef struct ep_cubic_tangent {
     int r;
+    int np;      /* ns rounded up to a multiple of 4 */
     double *K0;  /* [ns] */
     double *K1;  /* [r][ns] */
-    double *T;   /* [ns][ns] symmetric */
+    double *T;   /* panels of T, 64-byte aligned */
 } ep_cubic_tangent;
 
 int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t);
 void ep_cubic_tangent_free(ep_cubic_tangent *t);
 
+/* Doubles of workspace ep_cubic_tangent_eval needs. */
+long ep_cubic_tangent_work(int r);
+
 /* Ktilde(q) [r][r] full row-major, and R(q) [r] when R is not NULL.
- * workspace w[3 ns + 3 r].  One dgemv and one dsymv: 8 (ns + r ns + ns (ns+1)/2)
- * bytes of coefficients read (0.98 MB at r = 30). */
+ * workspace w[ep_cubic_tangent_work(r)].  One pass over T and one dgemv with
+ * K1: about 2 ns^2 + 2 r ns flops, ep_cubic_tangent_bytes(r) bytes read. */
 void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *R, double *K, double *w);
 
 /* Bytes of coefficients ep_cubic_tangent_eval reads. */

@@ -22,7 +22,7 @@
 #define W_IPIV(n) ((lapack_int *)(W_SPARE(n) + (size_t)(n)->r * (n)->r))
 #define W_EVAL(n) (W_SPARE(n) + (size_t)(n)->r * (n)->r + (n)->r)
 
-static size_t eval_work(int r) { return 3 * (size_t)ep_cubic_npairs(r) + 3 * (size_t)r; }
+static size_t eval_work(int r) { return (size_t)ep_cubic_tangent_work(r); }
 
 int ep_newmark_init(ep_newmark *n, const ep_cubic_tangent *t, double dt, double alpha, double beta)
 {

@@ -30,11 +30,10 @@ int main(int argc, char **argv)
     c.S = p;
     ep_h5_close(&f);
     int r = c.r;
-    long np = ep_cubic_npairs(r), nt = ep_cubic_ntriples(r);
     if (ep_cubic_tangent_prepare(&c, &t))
         return 1;
     double *q = malloc(sizeof *q * (size_t)r), *R = malloc(sizeof *R * (size_t)r), *K = malloc(sizeof *K * (size_t)r * r);
-    double *w = malloc(sizeof *w * (size_t)(3 * np + 3 * r + nt));
+    double *w = malloc(sizeof *w * (size_t)ep_cubic_tangent_work(r));
     for (int i = 0; i < r; i++)
         q[i] = 1e-3 * (i + 1);
     openblas_set_num_threads(1); /* a runtime's loop runs on one core */
