@@ -19,7 +19,7 @@
 #include <string.h>
 
 typedef struct {
-    long contacts, trials, ops, steps, seed;
+    long contacts, trials, ops, steps, seed, threads;
     double dt, alpha, beta, mask_radius, energy_tol, reference_tol;
     int json, have_dt, have_beta;
     const char *reference, *switched;
@@ -634,6 +634,7 @@ static int run_cubic(ep_h5 *f, const opts *o, report *rep)
     ep_mesh_init(&m);
     rep->kind = "cubic";
     if ((st = read_cubic(f, &m, &c, &U)) || (st = ep_cubic_tangent_prepare(&c, &t)) ||
+        (st = ep_cubic_tangent_threads(&t, (int)o->threads)) ||
         (st = ep_stvk_init(&sv, &m, m.material)))
         goto out;
     int r = c.r, nv = m.nv;
@@ -723,6 +724,7 @@ static int run_cubic(ep_h5 *f, const opts *o, report *rep)
     double dt = o->have_dt ? o->dt : 2 * M_PI / wmax / 20, beta = o->have_beta ? o->beta : 0.02 / w1;
     double change, final, growth, sec;
     fact(rep, "r", r);
+    fact(rep, "evaluation threads", (double)o->threads);
     fact(rep, "slowest period (s)", 2 * M_PI / w1);
     fact(rep, "fastest period (s)", 2 * M_PI / wmax);
     fact(rep, "time step (s)", dt);
@@ -857,7 +859,7 @@ out:
 
 int main(int argc, char **argv)
 {
-    opts o = {10, 20, 100, 1000, 1, 0, 0, 0, 0, 0.01, 0.25, 0, 0, 0, NULL, NULL};
+    opts o = {10, 20, 100, 1000, 1, 1, 0, 0, 0, 0, 0.01, 0.25, 0, 0, 0, NULL, NULL};
     ep_tool tool = {
         .name = "rtcheck",
         .synopsis = "FILE.h5 [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
@@ -878,6 +880,7 @@ int main(int argc, char **argv)
                 "      --damping-mass A    Rayleigh alpha (default 0)\n"
                 "      --damping-stiffness B  Rayleigh beta (default: 1% damping of the slowest mode)\n"
                 "      --energy-tol X      allowed undamped energy drift (default 0.01)\n"
+
                 "      --seed N            random seed (default 1)\n"
                 "      --json              print the report as JSON\n",
         .options = options,
@@ -893,7 +896,8 @@ int main(int argc, char **argv)
     ep_cli_parse_or_exit(&tool, argc, argv, &cli);
     if (cli.output)
         ep_cli_exit(ep_fail(EP_EUSAGE, "rtcheck writes no file (redirect --json instead of -o)"));
-    openblas_set_num_threads(1); /* a runtime's loop runs on one core */
+    openblas_set_num_threads(1); /* a runtime's loop runs on one core... */
+    o.threads = cli.threads >= 2 ? 2 : 1; /* ...unless -j 2 lends the reduced dynamics a helper */
     rep.path = cli.inputs[0];
     if ((st = ep_h5_open(&f, cli.inputs[0], NULL)))
         ep_cli_exit(st);

@@ -4,6 +4,7 @@
 #include "cubic.h"
 #include "err.h"
 #include "kernel.h"
+#include "worker.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -290,6 +291,10 @@ int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
         return EP_ECOMPUTE;
     }
     memset(t->T, 0, nT * sizeof *t->T); /* the padding rows and columns stay 0 */
+    /* with a helper: it takes the panels from split on and the K1 product, half the bytes */
+    long half = ((long)nT + (long)r * ns) / 2;
+    while (t->split < t->np && (long)nT - panel_offset(t->np, t->split) + (long)r * ns > half)
+        t->split += 4;
     for (int m = 0; m < r; m++)
         for (int a = m; a < r; a++) {
             long e = ep_cubic_pair(r, m, a);
@@ -316,6 +321,7 @@ int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
 
 void ep_cubic_tangent_free(ep_cubic_tangent *t)
 {
+    ep_worker_stop(t->helper);
     free(t->K0);
     free(t->K1);
     free(t->T);
@@ -331,7 +337,18 @@ long ep_cubic_tangent_bytes(int r)
 long ep_cubic_tangent_work(int r)
 {
     long ns = ep_cubic_npairs(r), np = (ns + 3) / 4 * 4;
-    return 2 * np + ns + r;
+    return 3 * np + ns + r;
+}
+
+int ep_cubic_tangent_threads(ep_cubic_tangent *t, int threads)
+{
+    if (threads > 1 && !t->helper && !(t->helper = ep_worker_start()))
+        return EP_ECOMPUTE;
+    if (threads <= 1) {
+        ep_worker_stop(t->helper);
+        t->helper = NULL;
+    }
+    return EP_OK;
 }
 
 /* y = A x for a symmetric A in upper row-by-row storage (ns = r(r+1)/2). */
@@ -349,16 +366,18 @@ static void sym_times(int r, const double *A, const double *x, double *y)
 
 typedef double v4d __attribute__((vector_size(32), aligned(8)));
 
-/* y = T x in one sequential pass over the panel storage: each 4 x 4 block
- * right of a panel's diagonal block serves its four rows (s) and, mirrored,
- * four entries of y.  in: T (np), x[np] (zero padded); out: y[np].
- * 2 np^2 flops.  (dsymv on the same matrix: 20-24 us at ns = 465, this
- * pass 15 us: one stream the prefetcher follows, not four row streams.) */
-EP_KERNEL static void panel_symv(int np, const double *restrict T, const double *restrict x, double *restrict y)
+/* y = the part of T x that the panels of rows [p0, p1) hold, in one
+ * sequential pass: each 4 x 4 block right of a panel's diagonal block serves
+ * its four rows (s) and, mirrored, four entries of y.  in: T (np), x[np]
+ * (zero padded); out: y[np].  2 (entries of the panels) flops.  (dsymv on
+ * the whole matrix: 20-24 us at ns = 465, this pass 15 us: one stream the
+ * prefetcher follows, not four row streams.) */
+EP_KERNEL static void panel_symv(int np, const double *restrict T, int p0, int p1, const double *restrict x,
+                                 double *restrict y)
 {
     memset(y, 0, sizeof(double) * (size_t)np);
-    const v4d *A = (const v4d *)T;
-    for (int p = 0; p < np; p += 4, A += 4) {
+    const v4d *A = (const v4d *)(T + panel_offset(np, p0));
+    for (int p = p0; p < p1; p += 4, A += 4) {
         v4d X = *(const v4d *)(x + p), s0 = A[0] * X, s1 = A[1] * X, s2 = A[2] * X, s3 = A[3] * X;
         v4d x0 = {x[p], x[p], x[p], x[p]}, x1 = {x[p + 1], x[p + 1], x[p + 1], x[p + 1]},
             x2 = {x[p + 2], x[p + 2], x[p + 2], x[p + 2]}, x3 = {x[p + 3], x[p + 3], x[p + 3], x[p + 3]};
@@ -375,18 +394,57 @@ EP_KERNEL static void panel_symv(int np, const double *restrict T, const double 
     }
 }
 
+/* k1 = sum_a q_a K1[a] (the linear part), a loop rather than dgemv so the
+ * helper thread can run it.  2 r ns flops. */
+EP_KERNEL static void linear_part(int r, long ns, const double *restrict K1, const double *restrict q,
+                                  double *restrict k1)
+{
+    memset(k1, 0, sizeof(double) * (size_t)ns);
+    for (int a = 0; a < r; a++) {
+        const double *row = K1 + (size_t)a * ns;
+        double qa = q[a];
+#pragma omp simd
+        for (long e = 0; e < ns; e++)
+            k1[e] += qa * row[e];
+    }
+}
+
+/* The helper's share of an evaluation: the panels from split on, and k1. */
+typedef struct {
+    const ep_cubic_tangent *t;
+    const double *q, *w2;
+    double *y, *k1;
+} share;
+
+static void helper_share(void *p)
+{
+    const share *h = p;
+    const ep_cubic_tangent *t = h->t;
+    panel_symv(t->np, t->T, t->split, t->np, h->w2, h->y);
+    linear_part(t->r, ep_cubic_npairs(t->r), t->K1, h->q, h->k1);
+}
+
 void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *R, double *K, double *w)
 {
     int r = t->r, np = t->np;
     long ns = ep_cubic_npairs(r);
-    double *w2 = w, *k2 = w + np, *k1 = k2 + np, *y = k1 + ns;
+    double *w2 = w, *k2 = w + np, *y1 = k2 + np, *k1 = y1 + np, *y = k1 + ns;
     for (int i = 0, p = 0; i < r; i++)
         for (int j = i; j < r; j++, p++)
             w2[p] = q[i] * q[j] * (i == j ? 1.0 : 2.0); /* (2 - d_p) w_p */
     for (long p = ns; p < np; p++)
         w2[p] = 0;
-    cblas_dgemv(CblasRowMajor, CblasTrans, r, (int)ns, 1.0, t->K1, (int)ns, q, 1, 0.0, k1, 1);
-    panel_symv(np, t->T, w2, k2);
+    if (t->helper) { /* each thread streams its half of T from its own L2 */
+        share h = {t, q, w2, y1, k1};
+        ep_worker_run(t->helper, helper_share, &h);
+        panel_symv(np, t->T, 0, t->split, w2, k2);
+        ep_worker_wait(t->helper);
+        for (int e = 0; e < np; e++)
+            k2[e] += y1[e];
+    } else {
+        panel_symv(np, t->T, 0, np, w2, k2);
+        linear_part(r, ns, t->K1, q, k1);
+    }
     for (int m = 0, e = 0; m < r; m++)
         for (int a = m; a < r; a++, e++)
             K[(size_t)m * r + a] = K[(size_t)a * r + m] = t->K0[e] + k1[e] + k2[e];

@@ -66,17 +66,26 @@ void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K);
  * per evaluation).  It is kept as its upper triangle in panels of four rows,
  * np = ns rounded up to 4 (zero padded); a panel runs from its diagonal
  * block (stored whole) to column np - 1 in 4 x 4 blocks of four row pieces,
- * so one evaluation is one sequential stream. */
+ * so one evaluation is one sequential stream.  With a helper thread
+ * (ep_cubic_tangent_threads) the helper streams the panels from row split
+ * on and the K1 product, the caller the rest: at r = 30 each half fits its
+ * core's 512 KB L2, which the whole does not. */
 typedef struct ep_cubic_tangent {
     int r;
-    int np;      /* ns rounded up to a multiple of 4 */
-    double *K0;  /* [ns] */
-    double *K1;  /* [r][ns] */
-    double *T;   /* panels of T, 64-byte aligned */
+    int np;             /* ns rounded up to a multiple of 4 */
+    int split;          /* first row of the helper's panels */
+    double *K0;         /* [ns] */
+    double *K1;         /* [r][ns] */
+    double *T;          /* panels of T, 64-byte aligned */
+    struct ep_worker *helper; /* NULL: one thread */
 } ep_cubic_tangent;
 
 int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t);
 void ep_cubic_tangent_free(ep_cubic_tangent *t);
+
+/* Evaluate on 1 thread (the default) or 2 (a spinning helper thread, see
+ * worker.h).  0 or EP_ECOMPUTE (no thread to be had). */
+int ep_cubic_tangent_threads(ep_cubic_tangent *t, int threads);
 
 /* Doubles of workspace ep_cubic_tangent_eval needs. */
 long ep_cubic_tangent_work(int r);

@@ -45,6 +45,8 @@ check "modes: eigen residuals and M-orthonormality pass" sh -c "[ \$(grep -c ' o
 "$BIN/rtcheck" "$WORK/c.h5" --steps 400 >"$WORK/cubic.out"
 check "cubic: force, tangent, static solve, damped decay and undamped conservation pass" sh -c "[ \$(grep -c ' ok$' '$WORK/cubic.out') = 9 ]"
 check "cubic: the step time is reported" grep -q "Newmark step, 1 Newton iteration" "$WORK/cubic.out"
+"$BIN/rtcheck" "$WORK/c.h5" --steps 400 -j 2 >"$WORK/cubic2.out"
+check "cubic -j 2: the same checks pass, and the same static solve" sh -c "[ \$(grep -c ' ok$' '$WORK/cubic2.out') = 9 ] && grep -q 'evaluation threads = 2' '$WORK/cubic2.out' && [ \"\$(grep 'static Newton' '$WORK/cubic.out' | sed 's/.*= //')\" = \"\$(grep 'static Newton' '$WORK/cubic2.out' | sed 's/.*= //')\" ]"
 "$BIN/rtcheck" -q "$WORK/c.h5" --steps 50 --energy-tol 0 >"$WORK/stdout" 2>"$WORK/stderr"
 check "a failing check: one line on stderr naming it" sh -c "grep -q 'rtcheck: .*1 check failed: undamped: energy drift' '$WORK/stderr' && [ \$(wc -l <'$WORK/stderr') = 1 ]"
 "$BIN/rtcheck" -q "$WORK/c.h5" --steps 50 --energy-tol 0 >/dev/null 2>&1

@@ -114,6 +114,21 @@ static void polynomial(void **state)
             assert_true(fabs(Kp[i] - Kt[i]) <= 1e-12 * maxabs(Kt, 64));
         for (int i = 0; i < r; i++) /* and its force by Euler's identity */
             assert_true(fabs(Rt[i] - R[i]) <= 1e-12 * maxabs(R, r));
+        /* with the helper thread: the same values, every time, and the helper
+         * stops and starts again */
+        for (int round = 0; round < 2; round++) {
+            assert_int_equal(ep_cubic_tangent_threads(&tg, 2), EP_OK);
+            for (int rep = 0; rep < 500; rep++) {
+                double K2[64], R2[8];
+                ep_cubic_tangent_eval(&tg, q, R2, K2, wt);
+                for (int i = 0; i < r * r; i++)
+                    assert_true(fabs(K2[i] - Kp[i]) <= 1e-13 * maxabs(Kt, 64));
+                for (int i = 0; i < r; i++)
+                    assert_true(fabs(R2[i] - Rt[i]) <= 1e-13 * maxabs(R, r));
+            }
+            assert_int_equal(ep_cubic_tangent_threads(&tg, 1), EP_OK);
+        }
+        assert_int_equal(ep_cubic_tangent_threads(&tg, 2), EP_OK); /* freed with a helper running */
         free(wt);
         ep_cubic_tangent_free(&tg);
         for (int a = 0; a < r; a++) {

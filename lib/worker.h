@@ -1,0 +1,29 @@
+/*
+ * worker.h — one helper thread for a runtime's per-step kernels.
+ *
+ * A step of a haptic or graphics loop lasts microseconds: OpenMP's fork and
+ * join, and a sleeping thread's wake-up, cost as much.  The helper spins
+ * (with pause) between jobs, so a job posted during a loop starts within a
+ * cache-line transfer; after about a millisecond without work it sleeps on a
+ * condition variable, so an idle runtime does not hold the core.
+ *
+ * One job at a time: ep_worker_run posts fn(arg), ep_worker_wait returns when
+ * it has finished.  The job must not call OpenBLAS (its OpenMP build
+ * serializes calls from foreign threads).
+ */
+#ifndef EP_WORKER_H
+#define EP_WORKER_H
+
+typedef struct ep_worker ep_worker;
+
+/* Start the helper; NULL (with the reason in ep_errmsg) when no thread can be had. */
+ep_worker *ep_worker_start(void);
+/* Stop and join the helper (NULL: nothing). */
+void ep_worker_stop(ep_worker *w);
+
+/* Post fn(arg) to the helper; the caller goes on with its own share. */
+void ep_worker_run(ep_worker *w, void (*fn)(void *), void *arg);
+/* Wait until the posted job has returned (its writes are then visible). */
+void ep_worker_wait(ep_worker *w);
+
+#endif
