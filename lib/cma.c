@@ -198,7 +198,7 @@ EP_KERNEL static void rank_update(int N, int k, const double *restrict U, int ld
 }
 
 /* C = alpha A B for the update's thin products (m, n or k is 3): a BLAS
- * call costs 1.5-2.7 us here in dispatch and packing, the loop under 1.
+ * call spends microseconds in dispatch and packing, the loop well under one.
  * in: A (m x k, lda), B (k x n, ldb); out: C (m x n, ldc). */
 static void gemm_thin(int m, int n, int k, double alpha, const double *A, int lda, const double *B, int ldb, double *C,
                       int ldc)

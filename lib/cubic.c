@@ -369,9 +369,9 @@ typedef double v4d __attribute__((vector_size(32), aligned(8)));
 /* y = the part of T x that the panels of rows [p0, p1) hold, in one
  * sequential pass: each 4 x 4 block right of a panel's diagonal block serves
  * its four rows (s) and, mirrored, four entries of y.  in: T (np), x[np]
- * (zero padded); out: y[np].  2 (entries of the panels) flops.  (dsymv on
- * the whole matrix: 20-24 us at ns = 465, this pass 15 us: one stream the
- * prefetcher follows, not four row streams.) */
+ * (zero padded); out: y[np].  2 (entries of the panels) flops.  (One
+ * stream the prefetcher follows, where dsymv on the same matrix reads four
+ * row streams; tests/bench/cubic_eval times the whole evaluation.) */
 EP_KERNEL static void panel_symv(int np, const double *restrict T, int p0, int p1, const double *restrict x,
                                  double *restrict y)
 {
