@@ -2,8 +2,8 @@
  * kernel.h — marking the few loops that decide a runtime's latency.
  *
  * The library is built for any x86-64 (SSE2, no FMA), which is right for
- * everything but the per-step kernels of the runtimes: there a 4-wide FMA
- * is worth 2-4x.  EP_KERNEL builds a function twice, for x86-64-v3 (AVX2 +
+ * everything but the per-step kernels of the runtimes, where a 4-wide FMA
+ * does the work of several baseline instructions.  EP_KERNEL builds a function twice, for x86-64-v3 (AVX2 +
  * FMA) and for the baseline, and the dynamic loader picks the clone the CPU
  * runs (GCC/Clang function multi-versioning through an ifunc).  Elsewhere it
  * is empty and the code is built as usual.  Loops inside say

@@ -247,7 +247,7 @@ int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
     }
     /* Ritz residuals to 1e-12 |theta|: the modes are held to 1e-8 eigen
      * residuals, and ARPACK's default (machine precision) costs a second
-     * Lanczos cycle, ~60% more solves, for digits no one uses. */
+     * Lanczos cycle of solves for digits no one uses. */
     double tol = 1e-12;
     iparam[0] = 1;    /* exact shifts */
     iparam[2] = 3000; /* iterations */

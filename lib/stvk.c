@@ -16,9 +16,7 @@ int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat)
     s->mat = mat;
     s->vol = ep_malloc((size_t)m->ne, sizeof *s->vol);
     s->g = ep_malloc((size_t)m->ne, sizeof *s->g);
-    s->vrank = ep_malloc((size_t)m->nv + 1, sizeof *s->vrank);
-    s->eorder = ep_malloc((size_t)m->ne + 1, sizeof *s->eorder);
-    if (!s->vol || !s->g || !s->vrank || !s->eorder || ep_mesh_spatial_order(m, s->vrank, s->eorder)) {
+    if (!s->vol || !s->g) {
         ep_stvk_free(s);
         return EP_ECOMPUTE;
     }
@@ -36,8 +34,6 @@ void ep_stvk_free(ep_stvk *s)
 {
     free(s->vol);
     free(s->g);
-    free(s->vrank);
-    free(s->eorder);
     memset(s, 0, sizeof *s);
 }
 
@@ -129,9 +125,11 @@ int ep_stvk_force(const ep_stvk *s, const double *u, double *f)
  * are formed in two batches that vectorize: AS_a = D_a [S1_0 .. S1_k-1] and
  * X_a = D_a^T [D_0 .. D_k-1] (3 x 3k each, rows contiguous); a pair then
  * only adds entries: d2P = AS_a[b] + AS_b[a] + lambda tr(E') I + 2 mu E',
- * E' = sym(X_a[b]).  Workspace Dc, Sc [3][3k], AS, X [k][3][3k], D [k].
+ * E' = sym(X_a[b]); vrank places a vertex's run.  Workspace Dc, Sc [3][3k],
+ * AS, X [k][3][3k], D [k].
  * About 110 k^2 + 130 np flops. */
-EP_KERNEL static void element_pairs(const ep_stvk *s, int e, const double *A, int k, const int *pairs, int np,
+EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int e, const double *A, int k,
+                                    const int *pairs, int np,
                                     double *restrict Dc, double *restrict Sc, double *restrict AS,
                                     double *restrict X, double (*restrict D)[3][3], double *restrict acc)
 {
@@ -160,7 +158,7 @@ EP_KERNEL static void element_pairs(const ep_stvk *s, int e, const double *A, in
         }
     double *o[4];
     for (int v = 0; v < 4; v++)
-        o[v] = acc + (size_t)s->vrank[s->m->tets[4 * e + v]] * np * 3;
+        o[v] = acc + (size_t)vrank[s->m->tets[4 * e + v]] * np * 3;
     for (int p = 0; p < np; p++) {
         int a = pairs[2 * p], b = pairs[2 * p + 1];
         const double *asa = AS + (size_t)a * 3 * k3 + 3 * b, *asb = AS + (size_t)b * 3 * k3 + 3 * a;
@@ -188,8 +186,11 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
      * placed and elements visited in the mesh's spatial order: at np = 210 a
      * vertex's run is 5 KB, and in file order each element would fetch four
      * of them from anywhere in 176 MB (most of the time went there). */
-    if (accum_open(&acc, (size_t)np * n3))
+    int *vrank = ep_malloc(nv + 1, sizeof *vrank), *eorder = ep_malloc((size_t)s->m->ne + 1, sizeof *eorder);
+    if (!vrank || !eorder || ep_mesh_spatial_order(s->m, vrank, eorder) || accum_open(&acc, (size_t)np * n3)) {
+        free(vrank), free(eorder);
         return EP_ECOMPUTE;
+    }
     size_t k3 = 3 * (size_t)k;
     int failed = 0;
 #pragma omp parallel num_threads(acc.nt) reduction(| : failed)
@@ -202,27 +203,25 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
 #pragma omp for schedule(static)
         for (int ei = 0; ei < s->m->ne; ei++)
             if (!failed)
-                element_pairs(s, s->eorder[ei], A, k, pairs, np, Dc, Sc, AS, X, D, mine);
+                element_pairs(s, vrank, eorder[ei], A, k, pairs, np, Dc, Sc, AS, X, D, mine);
         free(Dc);
         free(Sc);
         free(AS);
         free(X);
         free(D);
     }
-    if (failed) {
-        free(acc.buf);
-        return ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)");
-    }
     /* Sum the threads' copies and turn [nv][np][3] into [np][3nv]. */
+    if (!failed) {
 #pragma omp parallel for schedule(static)
-    for (size_t v = 0; v < nv; v++)
-        for (int p = 0; p < np; p++)
-            for (int i = 0; i < 3; i++) {
-                double sum = 0;
-                for (int t = 0; t < acc.nt; t++)
-                    sum += acc.buf[(size_t)t * acc.n + ((size_t)s->vrank[v] * np + p) * 3 + i];
-                out[(size_t)p * n3 + 3 * v + i] = sum;
-            }
-    free(acc.buf);
-    return EP_OK;
+        for (size_t v = 0; v < nv; v++)
+            for (int p = 0; p < np; p++)
+                for (int i = 0; i < 3; i++) {
+                    double sum = 0;
+                    for (int t = 0; t < acc.nt; t++)
+                        sum += acc.buf[(size_t)t * acc.n + ((size_t)vrank[v] * np + p) * 3 + i];
+                    out[(size_t)p * n3 + 3 * v + i] = sum;
+                }
+    }
+    free(acc.buf), free(vrank), free(eorder);
+    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)") : EP_OK;
 }

@@ -18,8 +18,6 @@ typedef struct ep_stvk {
     const ep_material *mat;
     double *vol;        /* [ne] */
     double (*g)[4][3];  /* [ne] shape gradients */
-    int *vrank;         /* [nv] and [ne]: the mesh's spatial order, which the */
-    int *eorder;        /* per-vertex accumulators of the Hessian products follow */
 } ep_stvk;
 
 int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat);

@@ -12,7 +12,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -31,7 +30,7 @@ struct ep_worker {
     atomic_int sleeping, quit;
 };
 
-enum { SPINS = 1 << 18 }; /* ~1 ms of pause instructions before sleeping */
+enum { SPINS = 1 << 18 }; /* pause instructions before sleeping: far longer than a step */
 
 static void *helper(void *p)
 {

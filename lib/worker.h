@@ -4,12 +4,12 @@
  * A step of a haptic or graphics loop lasts microseconds: OpenMP's fork and
  * join, and a sleeping thread's wake-up, cost as much.  The helper spins
  * (with pause) between jobs, so a job posted during a loop starts within a
- * cache-line transfer; after about a millisecond without work it sleeps on a
+ * cache-line transfer; after a while without work (2^18 pauses) it sleeps on a
  * condition variable, so an idle runtime does not hold the core.
  *
  * One job at a time: ep_worker_run posts fn(arg), ep_worker_wait returns when
- * it has finished.  The job must not call OpenBLAS (its OpenMP build
- * serializes calls from foreign threads).
+ * it has finished.  The job must not call OpenBLAS: calls into its OpenMP
+ * build from this thread stalled for milliseconds on this machine.
  */
 #ifndef EP_WORKER_H
 #define EP_WORKER_H
