@@ -62,7 +62,7 @@ int ep_gfsrc_open(const char *path, ep_gfsrc *g)
             return st ? st : EP_ECOMPUTE;
         return EP_OK;
     }
-    if (!(g->xi = ep_malloc(9 * (size_t)g->m * g->n, sizeof *g->xi)))
+    if (!(g->xi = ep_malloc_huge(9 * (size_t)g->m * g->n, sizeof *g->xi)))
         return EP_ECOMPUTE;
     return ep_gf_file_rows(f, 0, 3L * g->m, g->xi);
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 static _Thread_local char errbuf[1024];
@@ -40,6 +41,21 @@ void *ep_malloc(size_t n, size_t size)
     void *p = overflows(n, size) ? NULL : malloc(n && size ? n * size : 1);
     if (!p)
         ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
+    return p;
+}
+
+void *ep_malloc_huge(size_t n, size_t size)
+{
+    enum { HUGE = 2 << 20 };
+    void *p = NULL;
+    if (overflows(n, size) || n * size < HUGE)
+        return ep_malloc(n, size);
+    size_t bytes = (n * size + HUGE - 1) / HUGE * HUGE;
+    if (posix_memalign(&p, HUGE, bytes)) {
+        ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
+        return NULL;
+    }
+    madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KB pages */
     return p;
 }
 

@@ -35,6 +35,12 @@ void *ep_calloc(size_t n, size_t size);
 /* As ep_calloc but without zeroing; n*size overflow also fails. */
 void *ep_malloc(size_t n, size_t size);
 
+/* As ep_malloc, for a large array read at scattered places (a runtime's
+ * gathers): 2 MB aligned and marked for transparent huge pages, so a gather
+ * of blocks from many columns is not also a walk through as many page
+ * tables.  Freed with free(). */
+void *ep_malloc_huge(size_t n, size_t size);
+
 /* Wall-clock seconds (monotonic), for the stage timings tools report. */
 double ep_now(void);
 
