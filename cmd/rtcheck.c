@@ -360,7 +360,8 @@ static int run_gf(const char *path, const opts *o, report *rep)
         }
     }
     /* scratch solves the same contacts on the reference GFs */
-    if ((st = ep_cma_init(&c, &g)) || (st = ep_cma_init(&seq, &g)) || (st = ep_cma_init(&scratch, haveref ? &ref : &g)))
+    if ((st = ep_cma_init(&c, &g)) || (st = ep_cma_init(&seq, &g)) || (st = ep_cma_init(&scratch, haveref ? &ref : &g)) ||
+        (st = ep_cma_threads(&seq, (int)o->threads)))
         goto out;
     if (!(S = ep_malloc((size_t)pool + 1, sizeof *S)) || !(near = ep_malloc((size_t)pool + 1, sizeof *near)) ||
         !(seeds = ep_malloc((size_t)o->trials, sizeof *seeds)) || !(u = ep_malloc(3 * (size_t)n, sizeof *u)) ||
@@ -478,6 +479,7 @@ static int run_gf(const char *path, const opts *o, report *rep)
     fact(rep, "contact nodes", s);
     fact(rep, "trials", (double)o->trials);
     fact(rep, "update operations", (double)(t_add.n + t_remove.n));
+    fact(rep, "update threads", (double)o->threads);
     fact(rep, "cache hit rate", (double)cache.hits / (double)(cache.hits + cache.misses));
     /* Rounding in an inverse grows with the condition number of C: the
      * tolerance is 1e-10, or 1e-14 kappa for worse-conditioned contacts. */
@@ -897,7 +899,7 @@ int main(int argc, char **argv)
     if (cli.output)
         ep_cli_exit(ep_fail(EP_EUSAGE, "rtcheck writes no file (redirect --json instead of -o)"));
     openblas_set_num_threads(1); /* a runtime's loop runs on one core... */
-    o.threads = cli.threads >= 2 ? 2 : 1; /* ...unless -j 2 lends the reduced dynamics a helper */
+    o.threads = cli.threads >= 2 ? 2 : 1; /* ...unless -j 2 lends it a helper */
     rep.path = cli.inputs[0];
     if ((st = ep_h5_open(&f, cli.inputs[0], NULL)))
         ep_cli_exit(st);

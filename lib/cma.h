@@ -63,10 +63,16 @@ typedef struct ep_cma {
     double rcond;   /* reciprocal 1-norm condition estimate of C at the last ep_cma_set */
     double *work;   /* update and solve workspace */
     int *cols;      /* [n] scratch */
+    struct ep_worker *helper; /* NULL: updates on one thread */
 } ep_cma;
 
 int ep_cma_init(ep_cma *c, ep_gfsrc *g);
 void ep_cma_free(ep_cma *c);
+
+/* Updates (ep_cma_add, ep_cma_remove) on 1 thread (the default) or 2: a
+ * spinning helper thread (worker.h) takes half the rows of each pass over
+ * C^-1, so each half stays in its core's L2.  0 or EP_ECOMPUTE (no thread). */
+int ep_cma_threads(ep_cma *c, int threads);
 
 /* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct): C
  * assembled from s^2 blocks, LU (dgetrf), condition estimate (dgecon, into

@@ -27,6 +27,10 @@ check "the summary times updates, solves and forces" sh -c "grep -q 'one-node ad
 check "gf: --json report passes, with checks and timings" /usr/bin/python3 -c "
 import json; r = json.load(open('$WORK/gf.json'))
 raise SystemExit(0 if r['pass'] and r['kind'] == 'gf' and len(r['checks']) >= 4 and all(c['pass'] for c in r['checks']) and r['timings_us']['one-node addition'] > 0 else 1)"
+"$BIN/rtcheck" "$WORK/gf.h5" --contacts 40 --trials 4 --ops 150 -j 2 --json >"$WORK/gf2.json"
+check "gf -j 2: updates with a helper thread (40 contacts, past the size it starts at) pass the same checks" /usr/bin/python3 -c "
+import json; r = json.load(open('$WORK/gf2.json'))
+raise SystemExit(0 if r['pass'] and r['facts']['update threads'] == 2 and r['facts']['update operations'] > 300 else 1)"
 "$BIN/rtcheck" "$WORK/gfw.h5" --reference "$WORK/gf.h5" --json >"$WORK/gfw.json"
 check "gf-wavelet: passes; displacement and force errors against the dense file of the order of the file's" /usr/bin/python3 -c "
 import json; r = json.load(open('$WORK/gfw.json'))

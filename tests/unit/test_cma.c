@@ -77,41 +77,55 @@ static double inverse_diff(const ep_cma *a, const ep_cma *b)
 }
 
 /* Hundreds of random additions and deletions keep C^-1 equal to the inverse
- * recomputed from scratch for the same node list. */
-static void updates_match_scratch(void **s)
+ * recomputed from scratch for the same node list, on one thread or two (the
+ * set grows past 32 nodes, where a helper takes half of each pass). */
+static void update_sequence(int threads)
 {
-    (void)s;
     ep_gfsrc g;
     ep_cma c, ref;
     synthetic(&g, 80);
     assert_int_equal(ep_cma_init(&c, &g), EP_OK);
     assert_int_equal(ep_cma_init(&ref, &g), EP_OK);
+    assert_int_equal(ep_cma_threads(&c, threads), EP_OK);
     unsigned seed = 5;
     double worst = 0;
-    int adds = 0, removes = 0;
+    int adds = 0, removes = 0, most = 0;
     for (int op = 1; op <= 400; op++) {
         int node = (int)((urand(&seed) + 0.5) * 80) % 80;
         int in = 0;
         for (int i = 0; i < c.s; i++)
             in |= c.S[i] == node;
-        if (in && c.s > 1 && (c.s > 30 || urand(&seed) < 0)) {
+        if (in && c.s > 1 && (c.s > 40 || urand(&seed) < 0)) {
             assert_int_equal(ep_cma_remove(&c, node), EP_OK);
             removes++;
         } else if (!in) {
             assert_int_equal(ep_cma_add(&c, node), EP_OK);
             adds++;
         }
+        most = c.s > most ? c.s : most;
         if (op % 25 == 0) {
             assert_int_equal(ep_cma_set(&ref, c.S, c.s), EP_OK);
             worst = fmax(worst, inverse_diff(&c, &ref));
         }
     }
-    assert_true(adds > 100 && removes > 50);
+    assert_true(adds > 100 && removes > 50 && most > 32);
     assert_true(worst < 1e-10);
     expect_error(ep_cma_add(&c, c.S[0]), EP_EINPUT, "already", NULL);
     expect_error(ep_cma_remove(&ref, -5), EP_EINPUT, "not in the set", NULL);
     ep_cma_free(&c), ep_cma_free(&ref);
     synthetic_free(&g);
+}
+
+static void updates_match_scratch(void **s)
+{
+    (void)s;
+    update_sequence(1);
+}
+
+static void updates_match_scratch_two_threads(void **s)
+{
+    (void)s;
+    update_sequence(2);
 }
 
 /* The contact tractions p_S make the displacement at S what was prescribed:
@@ -251,6 +265,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(updates_match_scratch),
+        cmocka_unit_test(updates_match_scratch_two_threads),
         cmocka_unit_test(solve_matches_direct),
         cmocka_unit_test(cache),
         cmocka_unit_test(masks),
