@@ -1,10 +1,12 @@
 /*
  * worker.c — a spinning helper thread (worker.h).
  *
- * Protocol: the poster writes the job, then increments seq; the helper runs
- * every new seq and publishes it in done.  Before sleeping the helper sets
- * sleeping and rechecks seq under the mutex; the poster signals under the
- * same mutex when it sees sleeping, so no wake-up is lost.
+ * Protocol: the poster writes the job, then increments seq; the helper
+ * claims every new seq in taken and publishes it in done when the job has
+ * returned.  A waiter that finds a job unclaimed claims it itself and runs
+ * it.  Before sleeping the helper sets sleeping and rechecks seq under the
+ * mutex; the poster signals under the same mutex when it sees sleeping, so
+ * no wake-up is lost.
  */
 #include "worker.h"
 #include "err.h"
@@ -26,7 +28,7 @@ struct ep_worker {
     pthread_cond_t cv;
     void (*fn)(void *);
     void *arg;
-    atomic_long seq, done;
+    atomic_long seq, taken, done;
     atomic_int sleeping, quit;
 };
 
@@ -53,8 +55,11 @@ static void *helper(void *p)
         if (atomic_load(&w->quit))
             return NULL;
         last = s;
-        w->fn(w->arg);
-        atomic_store_explicit(&w->done, s, memory_order_release);
+        long prev = s - 1; /* jobs are posted one at a time: seq - 1 was claimed */
+        if (atomic_compare_exchange_strong(&w->taken, &prev, s)) {
+            w->fn(w->arg);
+            atomic_store_explicit(&w->done, s, memory_order_release);
+        }
     }
 }
 
@@ -108,7 +113,11 @@ void ep_worker_run(ep_worker *w, void (*fn)(void *), void *arg)
 
 void ep_worker_wait(ep_worker *w)
 {
-    long s = atomic_load(&w->seq);
+    long s = atomic_load(&w->seq), prev = s - 1;
+    if (atomic_compare_exchange_strong(&w->taken, &prev, s)) {
+        w->fn(w->arg); /* the helper has not started it: not running, or asleep */
+        return;
+    }
     while (atomic_load_explicit(&w->done, memory_order_acquire) != s)
         cpu_relax();
 }

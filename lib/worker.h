@@ -8,7 +8,7 @@
  * condition variable, so an idle runtime does not hold the core.
  *
  * One job at a time: ep_worker_run posts fn(arg), ep_worker_wait returns when
- * it has finished.  The job must not call OpenBLAS: calls into its OpenMP
+ * it has been run.  The job must not call OpenBLAS: calls into its OpenMP
  * build from this thread stalled for milliseconds on this machine.
  */
 #ifndef EP_WORKER_H
@@ -23,7 +23,12 @@ void ep_worker_stop(ep_worker *w);
 
 /* Post fn(arg) to the helper; the caller goes on with its own share. */
 void ep_worker_run(ep_worker *w, void (*fn)(void *), void *arg);
-/* Wait until the posted job has returned (its writes are then visible). */
+/* Return when the posted job has been run: by the helper (its writes are
+ * then visible), or, if the helper has not started it by now, by the caller.
+ * A helper whose core the scheduler has lent elsewhere would otherwise hold
+ * the caller for a time slice, milliseconds.  So a job must give the same
+ * result on either thread, and the caller's own share must not need the
+ * helper's to finish first. */
 void ep_worker_wait(ep_worker *w);
 
 #endif
