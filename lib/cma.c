@@ -14,6 +14,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,48 +127,33 @@ static int inv3(const double A[9], double X[9])
 }
 
 /* The kernels below make the passes over C^-1 that decide an update's cost
- * (at s = 100 it is 720 KB, beyond L2, and each pass is bound by reading and
- * writing it).  BLAS has no operation that fuses them: six dgemv calls and a
- * k = 3 dgemm read C^-1 seven times and pack it twice. */
+ * (at s = 100 it is 720 KB, beyond L2).  BLAS has no operation that fuses
+ * them: six dgemv calls and a k = 3 dgemm read C^-1 seven times and pack it
+ * twice.  Their speed is set by loads and stores rather than flops, so rows
+ * go in pairs where the registers allow, to share each load of the
+ * vectors; applying a pending update in the products' loop measured slower
+ * than a pass of its own (the loop ran out of registers). */
 
-/* A += U V where U V is the pending update (U NULL: none), then y = A b and
- * x = c A, all in one pass over rows [i0, i1) of A (i0 even).
- * in: U[N][3], V[3][ldv], b[3][N], c[3][N]; in/out: A (N x N, row-major,
- * leading dimension ld); out: y[N][3] (y[i][a] = sum_k A[i][k] b[a][k]) for
- * those rows and x[3][N] (x[a][k] = sum_{i0 <= i < i1} c[a][i] A[i][k]).
- * 12 N (i1 - i0) flops, plus 6 N (i1 - i0) with U.  Rows go in pairs so each
- * load and store of x serves two. */
-EP_KERNEL static void update_and_products(int N, int i0, int i1, const double *restrict U, const double *restrict V,
-                                          int ldv, const double *restrict b, const double *restrict c,
-                                          double *restrict A, int ld, double *restrict y, double *restrict x)
+/* y = A b and x += c A over rows [i0, i1) of A.
+ * in: b[3][N], c[3][N], A (N x N, row-major, leading dimension ld); out:
+ * y[N][3] (y[i][a] = sum_k A[i][k] b[a][k]) for those rows; in/out:
+ * x[3][N] (x[a][k] += sum_{i0 <= i < i1} c[a][i] A[i][k]).
+ * 12 N (i1 - i0) flops. */
+EP_KERNEL static void products(int N, int i0, int i1, const double *restrict b, const double *restrict c,
+                               const double *restrict A, int ld, double *restrict y, double *restrict x)
 {
-    const double *b0 = b, *b1 = b + N, *b2 = b + 2 * N, *v0 = V, *v1 = V + ldv, *v2 = V + 2 * (size_t)ldv;
+    const double *b0 = b, *b1 = b + N, *b2 = b + 2 * N;
     double *x0 = x, *x1 = x + N, *x2 = x + 2 * N;
-    memset(x, 0, 3 * (size_t)N * sizeof *x);
     for (int i = i0; i < i1; i += 2) {
         int j = i + 1 < i1 ? i + 1 : i; /* an odd last row pairs with itself at weight 0 */
-        double *a = A + (size_t)i * ld, *e = A + (size_t)j * ld, w = j > i;
-        double p0 = 0, p1 = 0, p2 = 0, q0 = 0, q1 = 0, q2 = 0;
+        const double *a = A + (size_t)i * ld, *e = A + (size_t)j * ld;
+        double w = j > i, p0 = 0, p1 = 0, p2 = 0, q0 = 0, q1 = 0, q2 = 0;
         double c0 = c[i], c1 = c[N + i], c2 = c[2 * N + i], d0 = w * c[j], d1 = w * c[N + j], d2 = w * c[2 * N + j];
-        if (U) {
-            double u0 = U[3 * i], u1 = U[3 * i + 1], u2 = U[3 * i + 2];
-            double t0 = w * U[3 * j], t1 = w * U[3 * j + 1], t2 = w * U[3 * j + 2];
 #pragma omp simd reduction(+ : p0, p1, p2, q0, q1, q2)
-            for (int k = 0; k < N; k++) {
-                double ak = a[k] + u0 * v0[k] + u1 * v1[k] + u2 * v2[k];
-                double ek = e[k] + t0 * v0[k] + t1 * v1[k] + t2 * v2[k];
-                a[k] = ak, e[k] = w ? ek : ak;
-                p0 += ak * b0[k], p1 += ak * b1[k], p2 += ak * b2[k];
-                q0 += ek * b0[k], q1 += ek * b1[k], q2 += ek * b2[k];
-                x0[k] += c0 * ak + d0 * ek, x1[k] += c1 * ak + d1 * ek, x2[k] += c2 * ak + d2 * ek;
-            }
-        } else {
-#pragma omp simd reduction(+ : p0, p1, p2, q0, q1, q2)
-            for (int k = 0; k < N; k++) {
-                p0 += a[k] * b0[k], p1 += a[k] * b1[k], p2 += a[k] * b2[k];
-                q0 += e[k] * b0[k], q1 += e[k] * b1[k], q2 += e[k] * b2[k];
-                x0[k] += c0 * a[k] + d0 * e[k], x1[k] += c1 * a[k] + d1 * e[k], x2[k] += c2 * a[k] + d2 * e[k];
-            }
+        for (int k = 0; k < N; k++) {
+            p0 += a[k] * b0[k], p1 += a[k] * b1[k], p2 += a[k] * b2[k];
+            q0 += e[k] * b0[k], q1 += e[k] * b1[k], q2 += e[k] * b2[k];
+            x0[k] += c0 * a[k] + d0 * e[k], x1[k] += c1 * a[k] + d1 * e[k], x2[k] += c2 * a[k] + d2 * e[k];
         }
         y[3 * i] = p0, y[3 * i + 1] = p1, y[3 * i + 2] = p2;
         if (j > i)
@@ -175,7 +161,7 @@ EP_KERNEL static void update_and_products(int N, int i0, int i1, const double *r
     }
 }
 
-/* A += U V for a rank k of 3 or 6, in one pass over rows [i0, i1) of A.
+/* A += U V for a rank k of 3 (rows in pairs) or 6, over rows [i0, i1) of A.
  * in: U (N x k, row stride ldu), V (k x N, row stride ldv); in/out: A (N x N,
  * ld).  2 k N (i1 - i0) flops. */
 EP_KERNEL static void rank_update(int N, int i0, int i1, int k, const double *restrict U, int ldu,
@@ -191,6 +177,14 @@ EP_KERNEL static void rank_update(int N, int i0, int i1, int k, const double *re
 #pragma omp simd
             for (int j = 0; j < N; j++)
                 a[j] += u0 * v0[j] + u1 * v1[j] + u2 * v2[j] + u3 * v3[j] + u4 * v4[j] + u5 * v5[j];
+        } else if (i + 1 < i1) {
+            double *e = a + ld, t0 = u[ldu], t1 = u[ldu + 1], t2 = u[ldu + 2];
+#pragma omp simd
+            for (int j = 0; j < N; j++) {
+                a[j] += u0 * v0[j] + u1 * v1[j] + u2 * v2[j];
+                e[j] += t0 * v0[j] + t1 * v1[j] + t2 * v2[j];
+            }
+            i++;
         } else {
 #pragma omp simd
             for (int j = 0; j < N; j++)
@@ -199,42 +193,52 @@ EP_KERNEL static void rank_update(int N, int i0, int i1, int k, const double *re
     }
 }
 
-/* One pass of an update over the rows of C^-1: update_and_products or, with
- * b NULL, rank_update. */
+/* One update's work on the rows of C^-1: with b, the pending update U V
+ * (when U is not NULL, rank 3) and the products; without, rank_update.  The
+ * rows go in chunks to whichever thread asks next (*next), so a helper that
+ * starts late or runs slower on a shared core takes fewer. */
 typedef struct pass {
-    int N, i0, i1, k, ldu, ldv, ld;
+    int N, k, ldu, ldv, ld;
     const double *U, *V, *b, *cc;
-    double *A, *y, *x;
+    double *A, *y, *x; /* x: this thread's part of the products' x */
+    atomic_int *next;
 } pass;
 
 static void run_pass(void *arg)
 {
+    enum { CHUNK = 16 }; /* rows: even, for the pairs of the kernels */
     const pass *p = arg;
+    int N = p->N;
     if (p->b)
-        update_and_products(p->N, p->i0, p->i1, p->U, p->V, p->ldv, p->b, p->cc, p->A, p->ld, p->y, p->x);
-    else
-        rank_update(p->N, p->i0, p->i1, p->k, p->U, p->ldu, p->V, p->ldv, p->A, p->ld);
+        memset(p->x, 0, 3 * (size_t)N * sizeof *p->x);
+    for (int i0; (i0 = atomic_fetch_add(p->next, CHUNK)) < N;) {
+        int i1 = i0 + CHUNK < N ? i0 + CHUNK : N;
+        if (p->b && p->U)
+            rank_update(N, i0, i1, 3, p->U, 3, p->V, p->ldv, p->A, p->ld);
+        if (p->b)
+            products(N, i0, i1, p->b, p->cc, p->A, p->ld, p->y, p->x);
+        else
+            rank_update(N, i0, i1, p->k, p->U, p->ldu, p->V, p->ldv, p->A, p->ld);
+    }
 }
 
-/* Run pass p over all N rows, with the helper thread when there is one: the
- * caller takes the first half of the rows, the helper the second, the same
- * halves every update, so each stays in its own core's L2 (at s = 100 C^-1
- * is 720 KB, a core's L2 512 KB).  xh[3N]: the helper's part of p->x. */
+/* Run pass p over all N rows, with the helper thread when there is one.
+ * xh[3N]: the helper's part of p->x. */
 static void split_pass(const ep_cma *c, pass *p, double *xh)
 {
     enum { MIN_ROWS = 96 }; /* below, handing off costs more than it saves */
-    int N = p->N;
-    p->i0 = 0, p->i1 = N;
-    if (!c->helper || N < MIN_ROWS) {
+    atomic_int next = 0;
+    p->next = &next;
+    if (!c->helper || p->N < MIN_ROWS) {
         run_pass(p);
         return;
     }
     pass h = *p;
-    h.i0 = p->i1 = N / 4 * 2, h.x = xh;
+    h.x = xh;
     ep_worker_run(c->helper, run_pass, &h);
     run_pass(p);
     ep_worker_wait(c->helper);
-    for (int i = 0; p->b && i < 3 * N; i++)
+    for (int i = 0; p->b && i < 3 * p->N; i++)
         p->x[i] += xh[i];
 }
 
@@ -420,7 +424,7 @@ int ep_cma_add(ep_cma *c, int node)
     gather(c->g, &d, 1, c->S, s, 1.0, BD1, N1);
     gather(c->g, &d, 1, &d, 1, 1.0, XiDD, 3);
     memset(DDD, 0, sizeof DDD);
-    if (s) { /* D_1D = C1^-1 B_1D and X = B_D1 C1^-1 in the pass that applies the pending update */
+    if (s) { /* the pending update applied, D_1D = C1^-1 B_1D and X = B_D1 C1^-1, each thread on its rows */
         for (int k = 0; k < N1; k++)
             for (int a = 0; a < 3; a++)
                 B1Dt[(size_t)a * N1 + k] = B1D[3 * k + a];

@@ -57,8 +57,8 @@ typedef struct ep_cma {
                        node is added or removed in place */
     int ld;
     int pending;    /* C^-1 = Cinv + U V: an addition leaves its rank-3 update
-                       pending and applies it in the next addition's pass over
-                       Cinv, so each addition reads and writes C^-1 once */
+                       pending; the next update applies it, a removal in the
+                       same pass as its own downdate */
     double *U, *V;  /* [3s][3] and [3][ld], zero where nothing is pending */
     double rcond;   /* reciprocal 1-norm condition estimate of C at the last ep_cma_set */
     double *work;   /* update and solve workspace */
