@@ -271,37 +271,34 @@ static double *panel_entry(const ep_cubic_tangent *t, long i, long j)
     return &t->T[panel_offset(t->np, (int)p) + (j - p) / 4 * 16 + (i - p) * 4 + (j - p) % 4];
 }
 
-/* K[m][a] = P[a][m] + sum_b (1 + d_ab) Q[(a,b)][m] q_b
- *         + sum_{b<=c} count_a(abc) S[sort(a,b,c)][m] q_b q_c;
- * the last coefficient, divided by (2 - d_bc), is symmetric under swapping
- * the pairs (m,a) and (b,c) (both are derivatives of one quartic energy). */
+/* The entries of T (cubic.h): with e = (m, a), m <= a < r,
+ *   K[m][a] = P[a][m] + sum_b (1 + d_ab) Q[(a,b)][m] q_b
+ *           + sum_{b<=c} count_a(abc) S[sort(a,b,c)][m] q_b q_c,
+ * so T[e][(r,r)] = P[a][m], T[e][(b,r)] = (1 + d_ab) Q[(a,b)][m] / 2 (w is
+ * 2 q_b there), and T[e][(b,c)] the last coefficient over (2 - d_bc), which
+ * is symmetric under swapping the pairs (m,a) and (b,c) (both are
+ * derivatives of one quartic energy).  The block of the pairs (i, r) holds
+ * P: H_(i,r) = R_i of degree 2 (from the columns (b,c) by symmetry) + 2 (P q)_i. */
 int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
 {
     int r = c->r;
-    long ns = ep_cubic_npairs(r);
+    long nr = ep_cubic_npairs(r), ns = ep_cubic_npairs(r + 1);
     memset(t, 0, sizeof *t);
     t->r = r;
     t->np = (int)((ns + 3) / 4 * 4);
     size_t nT = (size_t)panel_offset(t->np, t->np);
-    t->K0 = ep_calloc((size_t)ns, sizeof *t->K0);
-    t->K1 = ep_calloc((size_t)r * ns, sizeof *t->K1);
-    t->T = aligned_alloc(64, (nT * sizeof *t->T + 63) / 64 * 64);
-    if (!t->K0 || !t->K1 || !t->T) {
-        ep_cubic_tangent_free(t);
-        return EP_ECOMPUTE;
-    }
+    if (!(t->T = aligned_alloc(64, (nT * sizeof *t->T + 63) / 64 * 64)))
+        return ep_fail(EP_ECOMPUTE, "out of memory (%zu bytes)", nT * sizeof *t->T);
     memset(t->T, 0, nT * sizeof *t->T); /* the padding rows and columns stay 0 */
-    /* with a helper: it takes the panels from split on and the K1 product, half the bytes */
-    long half = ((long)nT + (long)r * ns) / 2;
-    while (t->split < t->np && (long)nT - panel_offset(t->np, t->split) + (long)r * ns > half)
-        t->split += 4;
+    while (t->split < t->np && 2 * ((long)nT - panel_offset(t->np, t->split)) > (long)nT)
+        t->split += 4; /* with a helper: it takes the panels from split on, half the bytes */
     for (int m = 0; m < r; m++)
         for (int a = m; a < r; a++) {
             long e = ep_cubic_pair(r, m, a);
-            t->K0[e] = c->P[(size_t)a * r + m];
+            *panel_entry(t, e, nr + r) = *panel_entry(t, nr + r, e) = c->P[(size_t)a * r + m];
             for (int b = 0; b < r; b++)
-                t->K1[(size_t)b * ns + e] = (1 + (a == b)) * c->Q[(size_t)(a <= b ? ep_cubic_pair(r, a, b)
-                                                                                    : ep_cubic_pair(r, b, a)) * r + m];
+                *panel_entry(t, e, nr + b) = *panel_entry(t, nr + b, e) =
+                    (1 + (a == b)) * c->Q[(size_t)(a <= b ? ep_cubic_pair(r, a, b) : ep_cubic_pair(r, b, a)) * r + m] / 2;
             for (int b = 0; b < r; b++)
                 for (int cc = b; cc < r; cc++) {
                     long p = ep_cubic_pair(r, b, cc);
@@ -316,29 +313,26 @@ int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
                     *panel_entry(t, p, e) = *panel_entry(t, e, p) = k2 / (2 - (b == cc));
                 }
         }
+    for (int i = 0; i < r; i++)
+        for (int k = i; k < r; k++)
+            *panel_entry(t, nr + i, nr + k) = *panel_entry(t, nr + k, nr + i) = c->P[(size_t)i * r + k];
     return EP_OK;
 }
 
 void ep_cubic_tangent_free(ep_cubic_tangent *t)
 {
     ep_worker_stop(t->helper);
-    free(t->K0);
-    free(t->K1);
     free(t->T);
     memset(t, 0, sizeof *t);
 }
 
 long ep_cubic_tangent_bytes(int r)
 {
-    long ns = ep_cubic_npairs(r), np = (ns + 3) / 4 * 4;
-    return 8 * (ns + (long)r * ns + panel_offset((int)np, (int)np));
+    long np = (ep_cubic_npairs(r + 1) + 3) / 4 * 4;
+    return 8 * panel_offset((int)np, (int)np);
 }
 
-long ep_cubic_tangent_work(int r)
-{
-    long ns = ep_cubic_npairs(r), np = (ns + 3) / 4 * 4;
-    return 3 * np + ns + r;
-}
+long ep_cubic_tangent_work(int r) { return 3 * ((ep_cubic_npairs(r + 1) + 3) / 4 * 4); }
 
 int ep_cubic_tangent_threads(ep_cubic_tangent *t, int threads)
 {
@@ -349,19 +343,6 @@ int ep_cubic_tangent_threads(ep_cubic_tangent *t, int threads)
         t->helper = NULL;
     }
     return EP_OK;
-}
-
-/* y = A x for a symmetric A in upper row-by-row storage (ns = r(r+1)/2). */
-static void sym_times(int r, const double *A, const double *x, double *y)
-{
-    for (int i = 0; i < r; i++)
-        y[i] = 0;
-    for (int i = 0, e = 0; i < r; i++)
-        for (int j = i; j < r; j++, e++) {
-            y[i] += A[e] * x[j];
-            if (j != i)
-                y[j] += A[e] * x[i];
-        }
 }
 
 typedef double v4d __attribute__((vector_size(32), aligned(8)));
@@ -394,64 +375,48 @@ EP_KERNEL static void panel_symv(int np, const double *restrict T, int p0, int p
     }
 }
 
-/* k1 = sum_a q_a K1[a] (the linear part), a loop rather than dgemv so the
- * helper thread can run it.  2 r ns flops. */
-EP_KERNEL static void linear_part(int r, long ns, const double *restrict K1, const double *restrict q,
-                                  double *restrict k1)
-{
-    memset(k1, 0, sizeof(double) * (size_t)ns);
-    for (int a = 0; a < r; a++) {
-        const double *row = K1 + (size_t)a * ns;
-        double qa = q[a];
-#pragma omp simd
-        for (long e = 0; e < ns; e++)
-            k1[e] += qa * row[e];
-    }
-}
-
-/* The helper's share of an evaluation: the panels from split on, and k1. */
+/* The helper's share of an evaluation: the panels from split on. */
 typedef struct {
     const ep_cubic_tangent *t;
-    const double *q, *w2;
-    double *y, *k1;
+    const double *w2;
+    double *y;
 } share;
 
 static void helper_share(void *p)
 {
     const share *h = p;
-    const ep_cubic_tangent *t = h->t;
-    panel_symv(t->np, t->T, t->split, t->np, h->w2, h->y);
-    linear_part(t->r, ep_cubic_npairs(t->r), t->K1, h->q, h->k1);
+    panel_symv(h->t->np, h->t->T, h->t->split, h->t->np, h->w2, h->y);
 }
 
 void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *R, double *K, double *w)
 {
     int r = t->r, np = t->np;
-    long ns = ep_cubic_npairs(r);
-    double *w2 = w, *k2 = w + np, *y1 = k2 + np, *k1 = y1 + np, *y = k1 + ns;
+    long nr = ep_cubic_npairs(r);
+    double *w2 = w, *y = w + np, *y1 = y + np;
     for (int i = 0, p = 0; i < r; i++)
         for (int j = i; j < r; j++, p++)
             w2[p] = q[i] * q[j] * (i == j ? 1.0 : 2.0); /* (2 - d_p) w_p */
-    for (long p = ns; p < np; p++)
+    for (int k = 0; k < r; k++)
+        w2[nr + k] = 2 * q[k]; /* pairs (k, r) with q_r = 1 */
+    w2[nr + r] = 1;
+    for (long p = nr + r + 1; p < np; p++)
         w2[p] = 0;
     if (t->helper) { /* each thread streams its half of T from its own L2 */
-        share h = {t, q, w2, y1, k1};
+        share h = {t, w2, y1};
         ep_worker_run(t->helper, helper_share, &h);
-        panel_symv(np, t->T, 0, t->split, w2, k2);
+        panel_symv(np, t->T, 0, t->split, w2, y);
         ep_worker_wait(t->helper);
         for (int e = 0; e < np; e++)
-            k2[e] += y1[e];
-    } else {
-        panel_symv(np, t->T, 0, np, w2, k2);
-        linear_part(r, ns, t->K1, q, k1);
-    }
+            y[e] += y1[e];
+    } else
+        panel_symv(np, t->T, 0, np, w2, y);
     for (int m = 0, e = 0; m < r; m++)
         for (int a = m; a < r; a++, e++)
-            K[(size_t)m * r + a] = K[(size_t)a * r + m] = t->K0[e] + k1[e] + k2[e];
-    if (R) { /* Euler: R = (K0 + K1/2 + H4/3) q */
-        for (long e = 0; e < ns; e++)
-            k2[e] = t->K0[e] + 0.5 * k1[e] + k2[e] / 3.0;
-        sym_times(r, k2, q, y);
-        memcpy(R, y, sizeof(double) * (size_t)r);
+            K[(size_t)m * r + a] = K[(size_t)a * r + m] = y[e];
+    for (int i = 0; R && i < r; i++) { /* Euler: R_i = (sum_j K_ij q_j + H_(i,r)) / 3 */
+        double s = y[nr + i];
+        for (int j = 0; j < r; j++)
+            s += K[(size_t)i * r + j] * q[j];
+        R[i] = s / 3;
     }
 }

@@ -55,27 +55,31 @@ void ep_cubic_force(const ep_cubic *c, const double *q, double *R, double *w);
 void ep_cubic_stiffness(const ep_cubic *c, const double *q, double *K);
 
 /* What a runtime evaluates each step (001 §2.6.4): the stiffness polynomial
- * in symmetric storage (upper triangles, ns = r(r+1)/2 entries, row by row),
- *   Ktilde(q) = K0 + sum_a q_a K1[a] + H4(q),
- * where the quadratic part H4(q)_e = sum_p T[p][e] (2 - delta_p) w_p is a
- * symmetric ns x ns matrix T times the vector of pair products.  The force
- * needs no coefficients of its own: its parts are homogeneous of degrees 1,
- * 2, 3, so by Euler's identity R(q) = (K0 + K1(q)/2 + H4(q)/3) q.
+ * in symmetric storage.  With a constant coordinate q_r = 1 appended, the
+ * reduced energy becomes a homogeneous quartic in r + 1 variables, whose
+ * Hessian is
+ *   H(q)_e = sum_p T[e][p] w_p,  w_p = (2 - d_kl) q_k q_l  for p = (k, l),
+ * a symmetric matrix T over the ns = (r+1)(r+2)/2 pairs k <= l <= r times
+ * the vector of pair products.  Pairs of the first r variables come first
+ * (in the order of ep_cubic_pair), then (k, r) for k = 0..r.  Their entries
+ * hold the three parts of Ktilde(q): the quadratic part from the quartic
+ * energy (S), the linear part in the columns (k, r) (Q), the constant in
+ * the column (r, r) (P).  The rows (i, r) give the force: by Euler's
+ * identity for the homogeneous quartic, R_i = (sum_j Ktilde_ij q_j +
+ * H_(i,r)) / 3.  So one evaluation of R and Ktilde is one pass over T.
  *
- * T decides the cost (0.86 MB at r = 30, more than a core's L2, read once
+ * T decides the cost (0.99 MB at r = 30, more than a core's L2, read once
  * per evaluation).  It is kept as its upper triangle in panels of four rows,
  * np = ns rounded up to 4 (zero padded); a panel runs from its diagonal
  * block (stored whole) to column np - 1 in 4 x 4 blocks of four row pieces,
  * so one evaluation is one sequential stream.  With a helper thread
  * (ep_cubic_tangent_threads) the helper streams the panels from row split
- * on and the K1 product, the caller the rest: at r = 30 each half fits its
- * core's 512 KB L2, which the whole does not. */
+ * on, the caller the rest: at r = 30 each half nearly fits its core's
+ * 512 KB L2, which the whole does not. */
 typedef struct ep_cubic_tangent {
     int r;
     int np;             /* ns rounded up to a multiple of 4 */
     int split;          /* first row of the helper's panels */
-    double *K0;         /* [ns] */
-    double *K1;         /* [r][ns] */
     double *T;          /* panels of T, 64-byte aligned */
     struct ep_worker *helper; /* NULL: one thread */
 } ep_cubic_tangent;
@@ -91,8 +95,8 @@ int ep_cubic_tangent_threads(ep_cubic_tangent *t, int threads);
 long ep_cubic_tangent_work(int r);
 
 /* Ktilde(q) [r][r] full row-major, and R(q) [r] when R is not NULL.
- * workspace w[ep_cubic_tangent_work(r)].  One pass over T and one dgemv with
- * K1: about 2 ns^2 + 2 r ns flops, ep_cubic_tangent_bytes(r) bytes read. */
+ * workspace w[ep_cubic_tangent_work(r)].  One pass over T: about 2 ns^2
+ * flops, ep_cubic_tangent_bytes(r) bytes read. */
 void ep_cubic_tangent_eval(const ep_cubic_tangent *t, const double *q, double *R, double *K, double *w);
 
 /* Bytes of coefficients ep_cubic_tangent_eval reads. */

@@ -131,6 +131,25 @@ static void polynomial(void **state)
         assert_int_equal(ep_cubic_tangent_threads(&tg, 2), EP_OK); /* freed with a helper running */
         free(wt);
         ep_cubic_tangent_free(&tg);
+        /* fewer vectors, so the pairs with the constant coordinate share a
+         * panel of T with the others (r(r+1)/2 not a multiple of 4) */
+        for (int rs = 5; rs <= 7; rs++) {
+            ep_cubic cs;
+            double Ks[49], Kr[49], Rs[7], Rr[7], ws[128]; /* ws: pairs + triples of 7 */
+            assert_int_equal(ep_cubic_compute(&m, &mat, U, rs, &cs, NULL, NULL), EP_OK);
+            assert_int_equal(ep_cubic_tangent_prepare(&cs, &tg), EP_OK);
+            double *wr = malloc((size_t)ep_cubic_tangent_work(rs) * sizeof *wr);
+            ep_cubic_tangent_eval(&tg, q, Rr, Kr, wr);
+            ep_cubic_stiffness(&cs, q, Ks);
+            ep_cubic_force(&cs, q, Rs, ws);
+            for (int i = 0; i < rs * rs; i++)
+                assert_true(fabs(Kr[i] - Ks[i]) <= 1e-12 * maxabs(Ks, (size_t)rs * rs));
+            for (int i = 0; i < rs; i++)
+                assert_true(fabs(Rr[i] - Rs[i]) <= 1e-12 * maxabs(Rs, rs));
+            free(wr);
+            ep_cubic_tangent_free(&tg);
+            ep_cubic_free(&cs);
+        }
         for (int a = 0; a < r; a++) {
             memcpy(qq, q, sizeof qq);
             qq[a] += h;
