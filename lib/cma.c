@@ -131,8 +131,8 @@ static int inv3(const double A[9], double X[9])
  * them: six dgemv calls and a k = 3 dgemm read C^-1 seven times and pack it
  * twice.  Their speed is set by loads and stores rather than flops, so rows
  * go in pairs where the registers allow, to share each load of the
- * vectors; applying a pending update in the products' loop measured slower
- * than a pass of its own (the loop ran out of registers). */
+ * vectors.  The pending update is a pass of its own: inside the products'
+ * loop it ran out of registers, and an addition took no less time. */
 
 /* y = A b and x += c A over rows [i0, i1) of A.
  * in: b[3][N], c[3][N], A (N x N, row-major, leading dimension ld); out:
@@ -285,16 +285,7 @@ void ep_cma_free(ep_cma *c)
     memset(c, 0, sizeof *c);
 }
 
-int ep_cma_threads(ep_cma *c, int threads)
-{
-    if (threads > 1 && !c->helper && !(c->helper = ep_worker_start()))
-        return EP_ECOMPUTE;
-    if (threads <= 1) {
-        ep_worker_stop(c->helper);
-        c->helper = NULL;
-    }
-    return EP_OK;
-}
+int ep_cma_threads(ep_cma *c, int threads) { return ep_worker_use(&c->helper, threads); }
 
 /* Room for s nodes: a larger capacity moves C^-1 to the new leading
  * dimension. */

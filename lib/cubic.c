@@ -334,16 +334,7 @@ long ep_cubic_tangent_bytes(int r)
 
 long ep_cubic_tangent_work(int r) { return 3 * ((ep_cubic_npairs(r + 1) + 3) / 4 * 4); }
 
-int ep_cubic_tangent_threads(ep_cubic_tangent *t, int threads)
-{
-    if (threads > 1 && !t->helper && !(t->helper = ep_worker_start()))
-        return EP_ECOMPUTE;
-    if (threads <= 1) {
-        ep_worker_stop(t->helper);
-        t->helper = NULL;
-    }
-    return EP_OK;
-}
+int ep_cubic_tangent_threads(ep_cubic_tangent *t, int threads) { return ep_worker_use(&t->helper, threads); }
 
 typedef double v4d __attribute__((vector_size(32), aligned(8)));
 

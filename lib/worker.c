@@ -80,6 +80,17 @@ ep_worker *ep_worker_start(void)
     return w;
 }
 
+int ep_worker_use(ep_worker **w, int threads)
+{
+    if (threads > 1 && !*w && !(*w = ep_worker_start()))
+        return EP_ECOMPUTE;
+    if (threads <= 1) {
+        ep_worker_stop(*w);
+        *w = NULL;
+    }
+    return EP_OK;
+}
+
 static void wake(ep_worker *w)
 {
     if (atomic_load(&w->sleeping)) {

@@ -21,6 +21,11 @@ ep_worker *ep_worker_start(void);
 /* Stop and join the helper (NULL: nothing). */
 void ep_worker_stop(ep_worker *w);
 
+/* What the threads options of the runtimes do: start a helper in *w when
+ * threads > 1 and none runs, stop it (*w = NULL) when threads <= 1.
+ * 0 or EP_ECOMPUTE (no thread to be had). */
+int ep_worker_use(ep_worker **w, int threads);
+
 /* Post fn(arg) to the helper; the caller goes on with its own share. */
 void ep_worker_run(ep_worker *w, void (*fn)(void *), void *arg);
 /* Return when the posted job has been run: by the helper (its writes are
