@@ -393,20 +393,28 @@ static int run_gf(const char *path, const opts *o, report *rep)
                     goto out;
             seq_err = fmax(seq_err, inverse_diff(&seq, &c, ia, ib));
         }
-        /* the probe slides: random additions from its footprint and deletions */
+        /* the probe slides: its footprint gains a random node of the 3S
+         * nearest, then loses a random one, so additions are timed at S
+         * nodes and deletions at S + 1 (a free choice of node drifts to 1.5 S) */
         if ((st = ep_cma_set(&seq, c.S, c.s)))
             goto out;
         for (long k = 0; k < o->ops; k++) {
-            int cand = near[(int)(urand(&rng) * pool) % pool], in = 0;
-            for (int i = 0; i < seq.s; i++)
-                in |= seq.S[i] == cand;
+            int cand, in, gain = seq.s <= s && seq.s < pool;
+            if (!gain && seq.s <= 1)
+                break; /* a footprint of all the free nodes cannot slide */
+            do {
+                cand = gain ? near[(int)(urand(&rng) * pool) % pool] : seq.S[(int)(urand(&rng) * seq.s) % seq.s];
+                in = 0;
+                for (int i = 0; i < seq.s; i++)
+                    in |= seq.S[i] == cand;
+            } while (in == gain);
             double t0 = ep_now();
-            if (in && seq.s > 1) {
+            if (in) {
                 if ((st = ep_cma_remove(&seq, cand)))
                     goto out;
                 if ((st = sample(&t_remove, ep_now() - t0)))
                     goto out;
-            } else if (!in) {
+            } else {
                 if ((st = ep_cma_add(&seq, cand)))
                     goto out;
                 if ((st = sample(&t_add, ep_now() - t0)))

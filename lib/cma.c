@@ -194,25 +194,30 @@ EP_KERNEL static void rank_update(int N, int i0, int i1, int k, const double *re
 }
 
 /* One update's work on the rows of C^-1: with b, the pending update U V
- * (when U is not NULL, rank 3) and the products; without, rank_update.  The
- * rows go in chunks to whichever thread asks next (*next), so a helper that
- * starts late or runs slower on a shared core takes fewer. */
+ * (when U is not NULL, rank 3) and the products; without, rank_update.  Two
+ * threads share the rows in chunks: the caller takes them from the first
+ * row on, the helper from the last row back, until together they have
+ * claimed all (*claimed counts).  Evenly matched, each keeps the rows it
+ * wrote last time, in its own cache (a row moved to the other core is a
+ * transfer between the two); a helper that starts late or runs slower on a
+ * shared core takes fewer. */
 typedef struct pass {
     int N, k, ldu, ldv, ld;
     const double *U, *V, *b, *cc;
     double *A, *y, *x; /* x: this thread's part of the products' x */
-    atomic_int *next;
+    atomic_int *claimed;
+    int from_end;
 } pass;
 
 static void run_pass(void *arg)
 {
     enum { CHUNK = 16 }; /* rows: even, for the pairs of the kernels */
     const pass *p = arg;
-    int N = p->N;
+    int N = p->N, chunks = (N + CHUNK - 1) / CHUNK;
     if (p->b)
         memset(p->x, 0, 3 * (size_t)N * sizeof *p->x);
-    for (int i0; (i0 = atomic_fetch_add(p->next, CHUNK)) < N;) {
-        int i1 = i0 + CHUNK < N ? i0 + CHUNK : N;
+    for (int mine = 0; atomic_fetch_add(p->claimed, 1) < chunks; mine++) {
+        int i0 = (p->from_end ? chunks - 1 - mine : mine) * CHUNK, i1 = i0 + CHUNK < N ? i0 + CHUNK : N;
         if (p->b && p->U)
             rank_update(N, i0, i1, 3, p->U, 3, p->V, p->ldv, p->A, p->ld);
         if (p->b)
@@ -227,14 +232,15 @@ static void run_pass(void *arg)
 static void split_pass(const ep_cma *c, pass *p, double *xh)
 {
     enum { MIN_ROWS = 96 }; /* below, handing off costs more than it saves */
-    atomic_int next = 0;
-    p->next = &next;
+    atomic_int claimed = 0;
+    p->claimed = &claimed;
+    p->from_end = 0;
     if (!c->helper || p->N < MIN_ROWS) {
         run_pass(p);
         return;
     }
     pass h = *p;
-    h.x = xh;
+    h.x = xh, h.from_end = 1;
     ep_worker_run(c->helper, run_pass, &h);
     run_pass(p);
     ep_worker_wait(c->helper);
