@@ -60,7 +60,8 @@ int ep_gfsrc_open(const char *path, ep_gfsrc *g)
         return st;
     if (g->wavelet) {
         if ((st = ep_wavelet_ws_init(&g->ws, &g->w.W, 9)) ||
-            !(g->acc = ep_malloc(3 * (size_t)g->n, sizeof *g->acc)))
+            !(g->acc = ep_malloc(3 * (size_t)g->n, sizeof *g->acc)) ||
+            !(g->col = ep_malloc(18 * (size_t)g->n, sizeof *g->col)))
             return st ? st : EP_ECOMPUTE;
         return EP_OK;
     }
@@ -76,7 +77,7 @@ void ep_gfsrc_close(ep_gfsrc *g)
     else
         ep_gf_file_close(&g->own);
     ep_wavelet_ws_free(&g->ws);
-    free(g->col_of_row), free(g->area), free(g->xi), free(g->acc);
+    free(g->col_of_row), free(g->area), free(g->xi), free(g->acc), free(g->col);
     memset(g, 0, sizeof *g);
 }
 
@@ -343,14 +344,32 @@ static int position(const ep_cma *c, int node)
     return -1;
 }
 
-/* X[(3i+b) ld + 3j+a] = sign Xi(rows[i], col of cols_rows[j]).  A runtime's
- * GFs are cold (27 MB for 642 vertices), and a block is three cache lines in
- * three rows of Xi: the dense source is asked for the blocks a few ahead so
- * their misses overlap instead of queueing one by one. */
+static void put_block(double *X, int ld, int i, int j, double sign, const double B[9])
+{
+    for (int b = 0; b < 3; b++)
+        for (int a = 0; a < 3; a++)
+            X[(size_t)(3 * i + b) * ld + 3 * j + a] = sign * B[3 * b + a];
+}
+
+/* X[(3i+b) ld + 3j+a] = sign Xi(rows[i], col of crow[j]).  A runtime's
+ * dense GFs are cold (27 MB for 642 vertices), and a block is three cache
+ * lines in three rows of Xi: the blocks a few ahead are prefetched so their
+ * misses overlap instead of queueing one by one.  From a wavelet column, a
+ * selective extraction costs O(levels) per block; with many rows one
+ * inverse transform of the whole column costs less. */
 static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X, int ld)
 {
-    enum { AHEAD = 8 };
+    enum { AHEAD = 8, WHOLE_COLUMN = 16 /* rows */ };
     double B[9];
+    if (g->wavelet && nr >= WHOLE_COLUMN) {
+        for (int j = 0; j < nc; j++) {
+            double *col = g->col + 9 * (size_t)g->n;
+            ep_gfw_column(&g->w, g->col_of_row[crow[j]], g->col, col);
+            for (int i = 0; i < nr; i++)
+                put_block(X, ld, i, j, sign, col + 9 * (size_t)rows[i]);
+        }
+        return;
+    }
     size_t n3 = 3 * (size_t)g->n;
     long total = (long)nr * nc;
     for (long t = 0; t < total; t++) {
@@ -361,9 +380,7 @@ static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc
         }
         int i = (int)(t / nc), j = (int)(t % nc);
         ep_gfsrc_block(g, rows[i], g->col_of_row[crow[j]], B);
-        for (int b = 0; b < 3; b++)
-            for (int a = 0; a < 3; a++)
-                X[(size_t)(3 * i + b) * ld + 3 * j + a] = sign * B[3 * b + a];
+        put_block(X, ld, i, j, sign, B);
     }
 }
 

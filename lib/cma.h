@@ -32,6 +32,7 @@ typedef struct ep_gfsrc {
     double *xi;         /* dense: [3m][3n] */
     ep_wavelet_ws ws;   /* wavelet: selective extraction */
     double *acc;        /* wavelet: [n][3] fast-summation workspace */
+    double *col;        /* wavelet: [2][n][9] a whole block column and its workspace */
 } ep_gfsrc;
 
 /* Open a gf or gf-wavelet file (vertex GFs) for a runtime: dense files are
