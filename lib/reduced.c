@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "err.h"
+#include "kernel.h"
 
-/* work layout: R[r] K[r*r] A[r*r] res[r] q_prev[r] v[r] spare[r*r] ipiv[r] eval workspace */
+/* work layout: R[r] K[r*r] A[r*r] res[r] q_prev[r] v[r] spare[r*r] ipiv[r] kv[r] eval workspace */
 #define W_R(n) ((n)->work)
 #define W_K(n) (W_R(n) + (n)->r)
 #define W_A(n) (W_K(n) + (size_t)(n)->r * (n)->r)
@@ -20,7 +21,8 @@
 #define W_V(n) (W_QP(n) + (n)->r)
 #define W_SPARE(n) (W_V(n) + (n)->r)
 #define W_IPIV(n) ((lapack_int *)(W_SPARE(n) + (size_t)(n)->r * (n)->r))
-#define W_EVAL(n) (W_SPARE(n) + (size_t)(n)->r * (n)->r + (n)->r)
+#define W_KV(n) (W_SPARE(n) + (size_t)(n)->r * (n)->r + (n)->r)
+#define W_EVAL(n) (W_KV(n) + (n)->r)
 
 static size_t eval_work(int r) { return (size_t)ep_cubic_tangent_work(r); }
 
@@ -35,7 +37,7 @@ int ep_newmark_init(ep_newmark *n, const ep_cubic_tangent *t, double dt, double 
     n->iterations = 1;
     n->dt = dt, n->alpha = alpha, n->beta = beta;
     n->q = ep_calloc(3 * (size_t)r, sizeof *n->q);
-    n->work = ep_calloc(3 * (size_t)r * r + 5 * (size_t)r + eval_work(r), sizeof *n->work);
+    n->work = ep_calloc(3 * (size_t)r * r + 6 * (size_t)r + eval_work(r), sizeof *n->work);
     if (!n->q || !n->work) {
         ep_newmark_free(n);
         return EP_ECOMPUTE;
@@ -82,29 +84,40 @@ static int solve_sym(int r, double *A, double *b, double *spare, lapack_int *ipi
     return EP_OK;
 }
 
+/* The Newton system of a step: A = ck K + cd I and kv = K v.
+ * in: K[r][r], v[r]; out: A[r][r], kv[r].  3 r^2 flops. */
+EP_KERNEL static void newton_system(int r, const double *restrict K, const double *restrict v, double ck, double cd,
+                                    double *restrict A, double *restrict kv)
+{
+    for (int i = 0; i < r; i++) {
+        const double *k = K + (size_t)i * r;
+        double *a = A + (size_t)i * r, s = 0;
+#pragma omp simd reduction(+ : s)
+        for (int j = 0; j < r; j++) {
+            s += k[j] * v[j];
+            a[j] = ck * k[j];
+        }
+        a[i] += cd;
+        kv[i] = s;
+    }
+}
+
 int ep_newmark_step(ep_newmark *n, const double *f)
 {
     const double bt = 0.25, gm = 0.5, h = n->dt; /* MATH.md §5 */
     const double a1 = 1 / (bt * h * h), a2 = 1 / (bt * h), a3 = (1 - 2 * bt) / (2 * bt), a4 = gm / (bt * h),
                  a5 = 1 - gm / bt, a6 = (1 - gm / (2 * bt)) * h;
     int r = n->r, st;
-    double *R = W_R(n), *K = W_K(n), *A = W_A(n), *res = W_RES(n), *qp = W_QP(n), *v = W_V(n);
+    double *R = W_R(n), *K = W_K(n), *A = W_A(n), *res = W_RES(n), *qp = W_QP(n), *v = W_V(n), *kv = W_KV(n);
     memcpy(qp, n->q, (size_t)r * sizeof *qp);
     for (int it = 0; it < n->iterations; it++) {
         ep_cubic_tangent_eval(n->t, n->q, R, K, W_EVAL(n));
         for (int i = 0; i < r; i++) /* the velocity the step implies, for the damping force */
             v[i] = a4 * (n->q[i] - qp[i]) + a5 * n->qd[i] + a6 * n->qdd[i];
-        for (int i = 0; i < r; i++) {
-            double kv = 0;
-            for (int j = 0; j < r; j++) {
-                double k = K[(size_t)i * r + j];
-                kv += k * v[j];
-                A[(size_t)i * r + j] = (1 + a4 * n->beta) * k; /* alpha4 beta K + K */
-            }
-            A[(size_t)i * r + i] += a1 + a4 * n->alpha;
-            res[i] = -(a1 * (n->q[i] - qp[i]) - a2 * n->qd[i] - a3 * n->qdd[i] + n->alpha * v[i] + n->beta * kv + R[i] -
+        newton_system(r, K, v, 1 + a4 * n->beta, a1 + a4 * n->alpha, A, kv); /* alpha4 beta K + K */
+        for (int i = 0; i < r; i++)
+            res[i] = -(a1 * (n->q[i] - qp[i]) - a2 * n->qd[i] - a3 * n->qdd[i] + n->alpha * v[i] + n->beta * kv[i] + R[i] -
                        (f ? f[i] : 0));
-        }
         if ((st = solve_sym(r, A, res, W_SPARE(n), W_IPIV(n))))
             return st;
         double dn = 0, qn = 0;
