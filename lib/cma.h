@@ -71,8 +71,10 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g);
 void ep_cma_free(ep_cma *c);
 
 /* Updates (ep_cma_add, ep_cma_remove) on 1 thread (the default) or 2: a
- * spinning helper thread (worker.h) takes half the rows of each pass over
- * C^-1, so each half stays in its core's L2.  0 or EP_ECOMPUTE (no thread). */
+ * spinning helper thread (worker.h) shares each pass over C^-1, taking rows
+ * from the last one back while the caller takes them from the first on;
+ * evenly matched, each keeps the same rows in its own cache from one update
+ * to the next.  0 or EP_ECOMPUTE (no thread). */
 int ep_cma_threads(ep_cma *c, int threads);
 
 /* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct): C
