@@ -278,7 +278,8 @@ static double *panel_entry(const ep_cubic_tangent *t, long i, long j)
  * 2 q_b there), and T[e][(b,c)] the last coefficient over (2 - d_bc), which
  * is symmetric under swapping the pairs (m,a) and (b,c) (both are
  * derivatives of one quartic energy).  The block of the pairs (i, r) holds
- * P: H_(i,r) = R_i of degree 2 (from the columns (b,c) by symmetry) + 2 (P q)_i. */
+ * P, so that H_(i,r) = (the part of R_i of degree 2, from the Q entries
+ * above by symmetry) + 2 (P q)_i. */
 int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
 {
     int r = c->r;
