@@ -447,13 +447,21 @@ int ep_cma_add(ep_cma *c, int node)
         split_pass(c, &p, B1Dt + 3 * N1);
         gemm_thin(3, 3, N1, 1.0, BD1, N1, D1D, 3, DDD, 3);
     }
-    /* C_Delta = I - B_DD - D_DD = -Xi_DD - D_DD (MATH.md §7 erratum of eq. 2.68) */
-    for (int i = 0; i < 9; i++)
+    /* C_Delta = I - B_DD - D_DD = -Xi_DD - D_DD (MATH.md §7 erratum of eq. 2.68).
+     * When the node's response is a combination of the set's (lossy GFs:
+     * a wavelet file's fine vertex whose details were dropped, beside its
+     * parents), the two terms cancel to rounding and C2 is singular. */
+    double big = 0, left = 0;
+    for (int i = 0; i < 9; i++) {
         CD[i] = -XiDD[i] - DDD[i];
-    if ((st = inv3(CD, CDinv))) {
-        c->pending = 0; /* the pass applied it */
-        return st;
+        big = fmax(big, fabs(XiDD[i])), left = fmax(left, fabs(CD[i]));
     }
+    c->pending = 0; /* the pass applied it */
+    if (!(left > 1e-12 * big))
+        return ep_fail(EP_ECOMPUTE, "contact node %d: the capacitance matrix with it is singular (its GFs are a "
+                                    "combination of the set's)", node);
+    if ((st = inv3(CD, CDinv)))
+        return st;
     /* C2^-1 = [[C1^-1 + D_1D D_D1, D_1D C_D^-1], [D_D1, C_D^-1]] (eq. 2.70),
      * D_D1 = C_D^-1 X with X = B_D1 C1^-1: the new rows and columns are
      * written, the update of C1^-1 is left pending (U = D_1D, V = D_D1) */

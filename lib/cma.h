@@ -85,7 +85,9 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s);
 
 /* Add one node by the sequential update of 000 eqs. 2.64–2.70 with the
  * corrected C_Delta = I - B_DD - D_DD (MATH.md §7).  Cost O(s^2), 2s + 1
- * blocks.  0, EP_EINPUT or EP_ECOMPUTE (C_Delta singular). */
+ * blocks.  0, EP_EINPUT or EP_ECOMPUTE (C_Delta singular, as lossy GFs can
+ * make it: the node's GFs a combination of the set's; the set is then
+ * unchanged). */
 int ep_cma_add(ep_cma *c, int node);
 
 /* Remove one node: the block-inverse downdate C1^-1 = P - q d^-1 r of the

@@ -128,6 +128,40 @@ static void updates_match_scratch_two_threads(void **s)
     update_sequence(2);
 }
 
+/* A node whose GFs are a combination of the set's (as a wavelet file's fine
+ * vertex beside its parents can be) is refused, and the set and its inverse
+ * stay as they were. */
+static void dependent_node_refused(void **s)
+{
+    (void)s;
+    enum { n = 12 };
+    size_t n3 = 3 * n;
+    ep_gfsrc g;
+    ep_cma c, ref;
+    synthetic(&g, n);
+    for (int a = 0; a < 3; a++) /* column block 2 = the mean of 0 and 1, then row block 2 */
+        for (size_t i = 0; i < n3; i++)
+            g.xi[(6 + a) * n3 + i] = 0.5 * (g.xi[a * n3 + i] + g.xi[(3 + a) * n3 + i]);
+    for (size_t k = 0; k < n3; k++)
+        for (int b = 0; b < 3; b++)
+            g.xi[k * n3 + 6 + b] = 0.5 * (g.xi[k * n3 + b] + g.xi[k * n3 + 3 + b]);
+    assert_int_equal(ep_cma_init(&c, &g), EP_OK);
+    assert_int_equal(ep_cma_init(&ref, &g), EP_OK);
+    int kept[3] = {0, 1, 5};
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(ep_cma_add(&c, kept[i]), EP_OK);
+    expect_error(ep_cma_add(&c, 2), EP_ECOMPUTE, "combination of the set", NULL);
+    assert_int_equal(c.s, 3);
+    assert_int_equal(ep_cma_set(&ref, kept, 3), EP_OK);
+    assert_true(inverse_diff(&c, &ref) < 1e-12);
+    assert_int_equal(ep_cma_add(&c, 7), EP_OK); /* and others still join */
+    int four[4] = {0, 1, 5, 7};
+    assert_int_equal(ep_cma_set(&ref, four, 4), EP_OK);
+    assert_true(inverse_diff(&c, &ref) < 1e-12);
+    ep_cma_free(&c), ep_cma_free(&ref);
+    synthetic_free(&g);
+}
+
 /* The contact tractions p_S make the displacement at S what was prescribed:
  * a direct dense solve of (E^T Xi E) p = u - E^T Xi vbar gives the same p, and
  * the global solution's other rows are Xi applied to all the loads. */
@@ -266,6 +300,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(updates_match_scratch),
         cmocka_unit_test(updates_match_scratch_two_threads),
+        cmocka_unit_test(dependent_node_refused),
         cmocka_unit_test(solve_matches_direct),
         cmocka_unit_test(cache),
         cmocka_unit_test(masks),
