@@ -220,6 +220,15 @@ static int cmp_dist(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether node is one of the contact set's. */
+static int in_set(const ep_cma *c, int node)
+{
+    for (int i = 0; i < c->s; i++)
+        if (c->S[i] == node)
+            return 1;
+    return 0;
+}
+
 /* The k free nodes nearest to node `seed` (a probe's footprint), into out. */
 static void cluster(nodes *N, int seed, int k, int *out)
 {
@@ -389,7 +398,7 @@ static int run_gf(const char *path, const opts *o, report *rep)
             if (!(st = ep_cma_set(&c, S, s)) && !(dt = ep_now() - t0, st = ep_cma_set(&seq, NULL, 0)))
                 for (int i = 0; i < s && !st; i++) /* not timed: s grows from 0 */
                     st = ep_cma_add(&seq, S[i]);
-            if (st == EP_ECOMPUTE && tries < 20) { /* lossy GFs: the footprint's depend on each other */
+            if (st == EP_ECOMPUTE && tries < 20) { /* lossy GFs: a node's are a combination of the others' */
                 refused++;
                 seeds[t] = N.free[(int)(urand(&rng) * N.nfree) % N.nfree];
                 continue;
@@ -406,17 +415,17 @@ static int run_gf(const char *path, const opts *o, report *rep)
         if ((st = ep_cma_set(&seq, c.S, c.s)))
             goto out;
         for (long k = 0; k < o->ops; k++) {
-            int cand, in, gain = seq.s <= s && seq.s < pool;
+            int cand, gain = seq.s <= s && seq.s < pool;
             if (!gain && seq.s <= 1)
                 break; /* a footprint of all the free nodes cannot slide */
-            do {
-                cand = gain ? near[(int)(urand(&rng) * pool) % pool] : seq.S[(int)(urand(&rng) * seq.s) % seq.s];
-                in = 0;
-                for (int i = 0; i < seq.s; i++)
-                    in |= seq.S[i] == cand;
-            } while (in == gain);
+            if (gain)
+                do
+                    cand = near[(int)(urand(&rng) * pool) % pool];
+                while (in_set(&seq, cand));
+            else
+                cand = seq.S[(int)(urand(&rng) * seq.s) % seq.s];
             double t0 = ep_now();
-            if (in) {
+            if (!gain) {
                 if ((st = ep_cma_remove(&seq, cand)))
                     goto out;
                 if ((st = sample(&t_remove, ep_now() - t0)))
@@ -463,9 +472,7 @@ static int run_gf(const char *path, const opts *o, report *rep)
              * off the footprint, and the contact force */
             double dd = 0, dn = 0, fw[3], fr[3];
             for (int q = 0; q < n; q++) {
-                int inS = 0;
-                for (int i = 0; i < s; i++)
-                    inS |= c.S[i] == q;
+                int inS = in_set(&c, q);
                 for (int b = 0; !inS && !g.file->L.row_fixed[q] && b < 3; b++)
                     dd += (v[3 * q + b] - vr[3 * q + b]) * (v[3 * q + b] - vr[3 * q + b]), dn += vr[3 * q + b] * vr[3 * q + b];
             }
