@@ -139,10 +139,10 @@ int ep_newmark_step(ep_newmark *n, const double *f)
 int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol)
 {
     int r = t->r, it, st = EP_OK;
-    double *K = ep_malloc(2 * (size_t)r * r + 3 * (size_t)r + eval_work(r), sizeof *K), *spare = K + (size_t)r * r,
-           *R = spare + (size_t)r * r, *w = R + 2 * r;
+    double *K = ep_malloc(2 * (size_t)r * r + 3 * (size_t)r + eval_work(r), sizeof *K);
     if (!K)
         return -1;
+    double *spare = K + (size_t)r * r, *R = spare + (size_t)r * r, *w = R + 2 * r;
     for (it = 1; it <= maxit; it++) {
         double dn = 0, qn = 0;
         ep_cubic_tangent_eval(t, q, R, K, w);
