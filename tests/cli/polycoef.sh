@@ -11,18 +11,23 @@ check "carries mesh, material and constraints" [ "$(h5 "$WORK/c.h5" "'tets' in f
 check "--split-material: lambda part + mu part = total" [ "$(h5 "$WORK/c.h5" "all(np.allclose(f['cubic/' + k][:], f['cubic/lambda/' + k][:] + f['cubic/mu/' + k][:], rtol=1e-12, atol=1e-12 * np.abs(f['cubic/' + k][:]).max()) for k in 'PQS')")" = True ]
 check "P is symmetric (= U^T K U)" [ "$(h5 "$WORK/c.h5" "bool(np.allclose(f['cubic/P'][:], f['cubic/P'][:].T, rtol=1e-12, atol=1e-12 * np.abs(f['cubic/P'][:]).max()))")" = True ]
 
-# Truncation: -r 5 equals the leading block of the r = 8 set.
-"$BIN/polycoef" -q "$WORK/m.h5" -r 5 -o "$WORK/c5.h5"
-check "-r 5 is the leading block of the full set" /usr/bin/python3 -c "
+# Truncation: -r 10 on a 20-vector basis equals the leading block of the
+# full set (issue acceptance).
+"$BIN/moddesc" -q $D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -k 5 -r 20 -o "$WORK/m20.h5"
+"$BIN/polycoef" -q "$WORK/m20.h5" -o "$WORK/c20.h5"
+"$BIN/polycoef" -q "$WORK/m20.h5" -r 10 -o "$WORK/c10.h5"
+check "-r 10 of a 20-vector basis is the leading block of the full set" /usr/bin/python3 -c "
 import h5py, numpy as np, itertools
-a, b = h5py.File('$WORK/c.h5'), h5py.File('$WORK/c5.h5')
+a, b = h5py.File('$WORK/c20.h5'), h5py.File('$WORK/c10.h5')
 def idx(r, n):
     return {t: i for i, t in enumerate(itertools.combinations_with_replacement(range(r), n))}
-ok = np.allclose(b['cubic/P'][:], a['cubic/P'][:5, :5], rtol=1e-12, atol=0)
+ok = a['cubic/P'].shape == (20, 20) and b['cubic/P'].shape == (10, 10)
+ok &= np.allclose(b['cubic/P'][:], a['cubic/P'][:10, :10], rtol=1e-12, atol=0)
 for name, n in (('Q', 2), ('S', 3)):
-    full, small = idx(8, n), idx(5, n)
+    full, small = idx(20, n), idx(10, n)
+    ok &= b['cubic/' + name].shape == (len(small), 10)
     for t, i in small.items():
-        ok &= np.allclose(b['cubic/' + name][i], a['cubic/' + name][full[t], :5], rtol=1e-10, atol=1e-10 * np.abs(a['cubic/' + name][:]).max())
+        ok &= np.allclose(b['cubic/' + name][i], a['cubic/' + name][full[t], :10], rtol=1e-10, atol=1e-10 * np.abs(a['cubic/' + name][:]).max())
 raise SystemExit(0 if ok else 1)"
 
 # --- bad input ------------------------------------------------------------------
