@@ -1,7 +1,8 @@
 /*
- * test_cubic.c — the cubic polynomial against the full StVK force, its tangent
- * against finite differences, P = U^T K U, the split into lambda and mu
- * parts, the index layout and the storage sizes of 001 Fig. 2.8.
+ * test_cubic.c — the cubic polynomial against the full StVK force (also with
+ * per-element materials), its tangent against finite differences,
+ * P = U^T K U, the split into lambda and mu parts, the index layout and the
+ * storage sizes of 001 Fig. 2.8.
  */
 #include "helpers.h"
 
@@ -34,23 +35,78 @@ static void layout(void **s)
     assert_int_equal(t, ep_cubic_ntriples(r));
 }
 
+/* A random q[r] whose largest vertex displacement u = U q [n3] is 10% of
+ * the model's size (issue: "realistic size"). */
+static void realistic_q(const ep_mesh *m, const double *U, int r, unsigned *seed, double *q, double *u)
+{
+    size_t n3 = 3 * (size_t)m->nv;
+    for (int i = 0; i < r; i++)
+        q[i] = 2.0 * rand_r(seed) / RAND_MAX - 1.0;
+    memset(u, 0, n3 * sizeof *u);
+    for (int i = 0; i < r; i++)
+        for (size_t p = 0; p < n3; p++)
+            u[p] += U[i * n3 + p] * q[i];
+    double scale = 0.1 * ep_mesh_diameter(m) / maxabs(u, n3);
+    for (int i = 0; i < r; i++)
+        q[i] *= scale;
+    for (size_t p = 0; p < n3; p++)
+        u[p] *= scale;
+}
+
+/* Largest |R(q) - U^T f(U q)| over |U^T f(U q)|: the cubic polynomial c
+ * against the full StVK force of sv, at u = U q.  w: pairs + triples of r;
+ * f: [n3]. */
+static double force_error(ep_stvk *sv, const ep_cubic *c, const double *U, const double *q, const double *u, double *w,
+                          double *f)
+{
+    int r = c->r;
+    size_t n3 = 3 * (size_t)sv->m->nv;
+    double R[8], Rf[8];
+    assert_true(r <= 8);
+    assert_int_equal(ep_stvk_force(sv, u, f), EP_OK);
+    for (int i = 0; i < r; i++) {
+        Rf[i] = 0;
+        for (size_t p = 0; p < n3; p++)
+            Rf[i] += U[i * n3 + p] * f[p];
+    }
+    ep_cubic_force(c, q, R, w);
+    double e = 0;
+    for (int i = 0; i < r; i++)
+        e = fmax(e, fabs(R[i] - Rf[i]));
+    return e / maxabs(Rf, r);
+}
+
+/* The beam's basis: k = 5 modes and their derivatives, r = 8 vectors by
+ * PCA, in U[8][3 nv] (allocated). */
+static double *beam_basis(ep_mesh *m, const ep_material *mat)
+{
+    ep_modal md;
+    int k = 5, r = 8, np = k * (k + 1) / 2;
+    char *fixed;
+    read_beam3(m, &fixed, 1);
+    assert_int_equal(ep_modal_setup(&md, m, mat, fixed, 0), EP_OK);
+    size_t n3 = 3 * (size_t)m->nv;
+    double lambda[5], sig[20], *Um = malloc(k * n3 * sizeof *Um), *Phi = malloc(np * n3 * sizeof *Phi),
+                               *U = malloc(r * n3 * sizeof *U);
+    int pairs[30];
+    assert_int_equal(ep_modal_eigs(&md, k, lambda, Um), EP_OK);
+    assert_int_equal(ep_modal_derivatives(&md, Um, k, pairs, Phi), EP_OK);
+    assert_int_equal(ep_modal_basis(&md, EP_BASIS_PCA, lambda, Um, k, Phi, r, U, sig), EP_OK);
+    free(Um);
+    free(Phi);
+    free(fixed);
+    ep_modal_free(&md);
+    return U;
+}
+
 static void polynomial(void **state)
 {
     (void)state;
     ep_mesh m;
     ep_material mat = test_material(1e7, 0.45, 1000);
-    ep_modal md;
-    int k = 5, r = 8, np;
-    char *fixed;
-    read_beam3(&m, &fixed, 1);
-    assert_int_equal(ep_modal_setup(&md, &m, &mat, fixed, 0), EP_OK);
+    int r = 8;
+    double *U = beam_basis(&m, &mat);
     size_t n3 = 3 * (size_t)m.nv;
-    np = k * (k + 1) / 2;
-    double lambda[5], *Um = malloc(k * n3 * sizeof *Um), *Phi = malloc(np * n3 * sizeof *Phi), *U = malloc(r * n3 * sizeof *U), sig[20];
-    int pairs[30];
-    assert_int_equal(ep_modal_eigs(&md, k, lambda, Um), EP_OK);
-    assert_int_equal(ep_modal_derivatives(&md, Um, k, pairs, Phi), EP_OK);
-    assert_int_equal(ep_modal_basis(&md, EP_BASIS_PCA, lambda, Um, k, Phi, r, U, sig), EP_OK);
 
     ep_cubic tot, lam, mu;
     assert_int_equal(ep_cubic_compute(&m, &mat, U, r, &tot, &lam, &mu), EP_OK);
@@ -80,29 +136,12 @@ static void polynomial(void **state)
     /* R(q) against U^T f(U q) at q with max vertex displacement ~10% of the model */
     ep_stvk sv;
     assert_int_equal(ep_stvk_init(&sv, &m, &mat), EP_OK);
-    double q[8], R[8], Rf[8], *w = malloc((npr + nt) * sizeof *w), *u = malloc(n3 * sizeof *u), *f = malloc(n3 * sizeof *f);
+    double q[8], R[8], *w = malloc((npr + nt) * sizeof *w), *u = malloc(n3 * sizeof *u), *f = malloc(n3 * sizeof *f);
     unsigned seed = 5;
     for (int trial = 0; trial < 5; trial++) {
-        for (int i = 0; i < r; i++)
-            q[i] = 2.0 * rand_r(&seed) / RAND_MAX - 1.0;
-        memset(u, 0, n3 * sizeof *u);
-        for (int i = 0; i < r; i++)
-            for (size_t p = 0; p < n3; p++)
-                u[p] += U[i * n3 + p] * q[i];
-        double scale = 0.1 * ep_mesh_diameter(&m) / maxabs(u, n3);
-        for (int i = 0; i < r; i++)
-            q[i] *= scale;
-        for (size_t p = 0; p < n3; p++)
-            u[p] *= scale;
-        assert_int_equal(ep_stvk_force(&sv, u, f), EP_OK);
-        for (int i = 0; i < r; i++) {
-            Rf[i] = 0;
-            for (size_t p = 0; p < n3; p++)
-                Rf[i] += U[i * n3 + p] * f[p];
-        }
+        realistic_q(&m, U, r, &seed, q, u);
+        assert_true(force_error(&sv, &tot, U, q, u, w, f) <= 1e-10);
         ep_cubic_force(&tot, q, R, w);
-        for (int i = 0; i < r; i++)
-            assert_true(fabs(R[i] - Rf[i]) <= 1e-10 * maxabs(Rf, r));
         /* tangent: central differences, symmetry */
         double Kt[64], Kp[64], Rp[8], Rm[8], qq[8], h = 1e-5 * maxabs(q, r);
         ep_cubic_stiffness(&tot, q, Kt);
@@ -173,16 +212,58 @@ static void polynomial(void **state)
     free(w);
     free(u);
     free(f);
-    free(Um);
-    free(Phi);
     free(U);
-    free(fixed);
-    ep_modal_free(&md);
+    ep_mesh_free(&m);
+}
+
+/* Per-element materials are honoured (issue: material editing): on a beam
+ * whose elements alternate between two materials, the polynomial still
+ * equals the full StVK force, and differs from the homogeneous one by far
+ * more than that tolerance. */
+static void heterogeneous(void **state)
+{
+    (void)state;
+    ep_mesh m;
+    ep_material hom = test_material(1e7, 0.45, 1000), het;
+    int r = 8;
+    double *U = beam_basis(&m, &hom);
+    size_t n3 = 3 * (size_t)m.nv;
+    double *E = malloc(m.ne * sizeof *E), *nu = malloc(m.ne * sizeof *nu), *rho = malloc(m.ne * sizeof *rho);
+    for (int e = 0; e < m.ne; e++) {
+        E[e] = e % 2 ? 3e7 : 1e7;
+        nu[e] = e % 2 ? 0.3 : 0.45;
+        rho[e] = 1000;
+    }
+    ep_material_init(&het);
+    ep_material_set_elements(&het, m.ne, E, nu, rho);
+    assert_int_equal(het.ne, m.ne);
+    ep_cubic ch, cm;
+    assert_int_equal(ep_cubic_compute(&m, &het, U, r, &ch, NULL, NULL), EP_OK);
+    assert_int_equal(ep_cubic_compute(&m, &hom, U, r, &cm, NULL, NULL), EP_OK);
+    ep_stvk sv;
+    assert_int_equal(ep_stvk_init(&sv, &m, &het), EP_OK);
+    double q[8], *w = malloc((ep_cubic_npairs(r) + ep_cubic_ntriples(r)) * sizeof *w), *u = malloc(n3 * sizeof *u),
+                 *f = malloc(n3 * sizeof *f);
+    unsigned seed = 11;
+    for (int trial = 0; trial < 3; trial++) {
+        realistic_q(&m, U, r, &seed, q, u);
+        assert_true(force_error(&sv, &ch, U, q, u, w, f) <= 1e-10);
+        assert_true(force_error(&sv, &cm, U, q, u, w, f) > 1e-3);
+    }
+    ep_stvk_free(&sv);
+    ep_cubic_free(&ch);
+    ep_cubic_free(&cm);
+    ep_material_free(&het);
+    free(w);
+    free(u);
+    free(f);
+    free(U);
     ep_mesh_free(&m);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(layout), cmocka_unit_test(polynomial)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(layout), cmocka_unit_test(polynomial),
+                                       cmocka_unit_test(heterogeneous)};
     return cmocka_run_group_tests_name("cubic", tests, NULL, NULL);
 }
