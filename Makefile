@@ -118,5 +118,5 @@ fuzz:
 	@printf '\003' | cat - tests/fuzz/seed.veg >build/fuzz/corpus/veg
 	@printf '\004' | cat - tests/fuzz/seed.tetgen >build/fuzz/corpus/tetgen
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
-	    $(LIB_SRC) tests/fuzz/fuzz_mesh.c -o build/fuzz/fuzz_mesh $(PKG_LIBS) -fopenmp=libgomp -lm
+	    $(LIB_SRC) tests/fuzz/fuzz_mesh.c -o build/fuzz/fuzz_mesh $(LDLIBS) -fopenmp=libgomp
 	build/fuzz/fuzz_mesh -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus
