@@ -13,6 +13,8 @@
 #include "text.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +67,8 @@ static int cmp_int(const void *a, const void *b)
 static size_t sort_unique(int *v, size_t n)
 {
     size_t k = 0;
-    qsort(v, n, sizeof *v, cmp_int);
+    if (n > 1) /* qsort's array must not be NULL, even when empty */
+        qsort(v, n, sizeof *v, cmp_int);
     for (size_t i = 0; i < n; i++)
         if (k == 0 || v[i] != v[k - 1])
             v[k++] = v[i];
@@ -356,7 +359,8 @@ static int msh_add_node(msh *s, long tag)
 
 static int msh_sort_tags(msh *s)
 {
-    qsort(s->tags, s->ntags, sizeof *s->tags, cmp_nodetag);
+    if (s->ntags > 1) /* qsort's array must not be NULL, even when empty */
+        qsort(s->tags, s->ntags, sizeof *s->tags, cmp_nodetag);
     for (size_t i = 1; i < s->ntags; i++)
         if (s->tags[i].tag == s->tags[i - 1].tag)
             return ep_fail(EP_EINPUT, "%s: node %ld defined twice", s->t.path, s->tags[i].tag);
@@ -735,7 +739,13 @@ static int read_tetgen(const char *base, ep_mesh *m)
         }
         if (rattr) {
             double r;
-            if ((st = ep_text_double(&t, &r)) || (st = ivec_push(&region, (int)r)))
+            if ((st = ep_text_double(&t, &r)))
+                goto out;
+            if (r != (int)fmin(fmax(r, INT_MIN), INT_MAX)) { /* region tags are integers */
+                st = ep_text_fail(&t, EP_EINPUT, "region attribute %g is not an integer tag", r);
+                goto out;
+            }
+            if ((st = ivec_push(&region, (int)r)))
                 goto out;
         }
     }

@@ -344,6 +344,11 @@ static void bad_tetgen(void **s)
     assert_int_equal(ep_mesh_read(ele, &m), EP_OK);
     assert_int_equal(m.region[0], 7);
     ep_mesh_free(&m);
+    /* region tags are integers: a fraction, or one past int, is refused */
+    ele = write_scratch("t4.ele", "1 4 1\n0 0 1 2 3 7.5\n", -1);
+    expect_error(ep_mesh_read(ele, &m), EP_EINPUT, "t4.ele:2: region attribute 7.5 is not an integer tag", NULL);
+    ele = write_scratch("t4.ele", "1 4 1\n0 0 1 2 3 3222222222\n", -1);
+    expect_error(ep_mesh_read(ele, &m), EP_EINPUT, "region attribute 3.22222e+09 is not an integer tag", NULL);
 }
 
 static void unknown_extension(void **s)
