@@ -106,7 +106,8 @@ install: all
 clean:
 	rm -rf build bin lib/libelastoprep.a demo-out
 
-# Fuzz the mesh readers with libFuzzer (clang): make fuzz FUZZ_SECONDS=120
+# Fuzz the readers of user text files (meshes, material and id files) with
+# libFuzzer (clang): make fuzz FUZZ_SECONDS=120
 FUZZ_SECONDS ?= 60
 .PHONY: fuzz
 fuzz:
@@ -117,6 +118,8 @@ fuzz:
 	@printf '\002' | cat - data/cube.msh | head -c 4000 >build/fuzz/corpus/msh41
 	@printf '\003' | cat - tests/fuzz/seed.veg >build/fuzz/corpus/veg
 	@printf '\004' | cat - tests/fuzz/seed.tetgen >build/fuzz/corpus/tetgen
+	@printf '\005# tag E nu rho\n1 1e6 0.3 1000\n2 2e6 0.35 1100\ndefault 3e6 0.4 1200\n' >build/fuzz/corpus/material
+	@printf '\006' | cat - data/models/beam3/beam3.bou >build/fuzz/corpus/bou
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
 	    $(LIB_SRC) tests/fuzz/fuzz_mesh.c -o build/fuzz/fuzz_mesh $(LDLIBS) -fopenmp=libgomp
 	build/fuzz/fuzz_mesh -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus

@@ -1,18 +1,23 @@
 /*
- * fuzz_mesh.c — libFuzzer target for the mesh readers (make fuzz).
+ * fuzz_mesh.c — libFuzzer target for the readers of user text files (make
+ * fuzz): the mesh formats, material files and vertex-id (.bou) files.
  *
  * The first byte picks the format; the rest is the file.  For TetGen the input
  * is split at the first '|' into .node and .ele.  A mesh that reads and is a
  * closed surface is also subdivided once, so the derived-data code sees the
- * same adversarial input.  Any crash, leak or UB report is a bug: readers must
- * answer every input with a status.
+ * same adversarial input.  A material file is read for four elements of
+ * regions 1, 2, 2, 5; an id file against 100 vertices.  Any crash, leak or
+ * UB report is a bug: readers must answer every input with a status.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "material.h"
 #include "mesh.h"
+#include "select.h"
 #include "subdiv.h"
 
 static void put(const char *path, const uint8_t *d, size_t n)
@@ -26,12 +31,12 @@ static void put(const char *path, const uint8_t *d, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *ext[] = {"obj", "off", "msh", "veg", "ele"};
+    static const char *ext[] = {"obj", "off", "msh", "veg", "ele", "mat", "bou"};
     char path[64], other[64];
     ep_mesh m;
     if (size < 1)
         return 0;
-    int k = data[0] % 5;
+    int k = data[0] % 7;
     data++;
     size--;
     snprintf(path, sizeof path, "/tmp/ep-fuzz-%d.%s", (int)getpid(), ext[k]);
@@ -44,7 +49,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         put(path, data, size);
     }
-    if (ep_mesh_read(path, &m) == 0) {
+    if (k == 5) {
+        int region[4] = {1, 2, 2, 5};
+        ep_material mat;
+        ep_material_init(&mat);
+        if (ep_material_read(path, 4, region, &mat) == 0)
+            ep_material_free(&mat);
+    } else if (k == 6) {
+        int *ids, n;
+        if (ep_vsel_read_ids(path, 100, &ids, &n) == 0)
+            free(ids);
+    } else if (ep_mesh_read(path, &m) == 0) {
         if (!m.tets && m.nv < 5000 && ep_mesh_check_closed(&m) == 0)
             ep_subdiv_refine(&m, EP_SUBDIV_LOOP, NULL);
         ep_mesh_free(&m);
