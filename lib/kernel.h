@@ -3,10 +3,11 @@
  *
  * The library is built for any x86-64 (SSE2, no FMA), which is right for
  * everything but the per-step kernels of the runtimes, where a 4-wide FMA
- * does the work of several baseline instructions.  EP_KERNEL builds a function twice, for x86-64-v3 (AVX2 +
- * FMA) and for the baseline, and the dynamic loader picks the clone the CPU
- * runs (GCC/Clang function multi-versioning through an ifunc).  Elsewhere it
- * is empty and the code is built as usual.  Loops inside say
+ * does the work of several baseline instructions.  EP_KERNEL builds a
+ * function twice, for x86-64-v3 (AVX2 + FMA) and for the baseline, and the
+ * dynamic loader picks the clone the CPU runs (GCC/Clang function
+ * multi-versioning through an ifunc).  Elsewhere it is empty and the code is
+ * built as usual.  Loops inside say
  * `#pragma omp simd` so reductions vectorize without -ffast-math.
  */
 #ifndef EP_KERNEL_H

@@ -8,8 +8,9 @@
  * condition variable, so an idle runtime does not hold the core.
  *
  * One job at a time: ep_worker_run posts fn(arg), ep_worker_wait returns when
- * it has been run.  The job must not call OpenBLAS: calls into its OpenMP
- * build from this thread stalled for milliseconds on this machine.
+ * it has been run.  The job must not call OpenBLAS: its OpenMP build starts
+ * its own thread team, which then competes with the caller for the two
+ * cores and stalls the step.
  */
 #ifndef EP_WORKER_H
 #define EP_WORKER_H
