@@ -129,7 +129,10 @@ int ep_voxel_surface(ep_voxel *g, const ep_mesh *m)
     g->cell = ep_calloc((size_t)g->ncells, 1);
     if (!g->cell)
         return EP_ECOMPUTE;
-    double hs[3] = {0.5 * g->h, 0.5 * g->h, 0.5 * g->h};
+    /* cells widened by 1e-9 of their size: a triangle in a grid plane (an
+     * aligned model's face) touches the cells on both sides, not whichever
+     * rounding of the cell centres favours */
+    double hs[3] = {0.5 * g->h * (1 + 1e-9), 0.5 * g->h * (1 + 1e-9), 0.5 * g->h * (1 + 1e-9)};
     g->nsurface = 0;
     for (int t = 0; t < m->nf; t++) {
         const double *p[3];

@@ -5,7 +5,8 @@
  *
  * Graphics assets are rarely watertight, so nothing is asked of the soup:
  * it need not be closed, manifold or consistently oriented.  A cell is
- * touched when a triangle meets it (closed cell, exact separating-axis test);
+ * touched when a triangle meets it (closed cell, exact separating-axis test;
+ * a triangle lying in a grid plane touches the cells on both sides);
  * the cells no path of untouched cells joins to the outside of the grid
  * (a flood fill through shared faces) are enclosed.  A hole in the surface
  * smaller than a cell is bridged by the touched cells around it, so the
