@@ -63,11 +63,18 @@ static int buckets_build(buckets *B, const simmesh *s, int nv, int ne)
             B->lo[i] = fmin(B->lo[i], s->x[3 * (size_t)v + i]);
             hi[i] = fmax(hi[i], s->x[3 * (size_t)v + i]);
         }
-    double ext = fmax(hi[0] - B->lo[0], fmax(hi[1] - B->lo[1], hi[2] - B->lo[2]));
-    /* about one element per bucket: each element then meets a few buckets */
+    double ext = fmax(hi[0] - B->lo[0], fmax(hi[1] - B->lo[1], hi[2] - B->lo[2])), mean = 0;
     double vol = fmax(hi[0] - B->lo[0], 1e-3 * ext) * fmax(hi[1] - B->lo[1], 1e-3 * ext) *
                  fmax(hi[2] - B->lo[2], 1e-3 * ext);
-    B->cs = fmax(cbrt(vol / ne), ext / 1000); /* at most about 1000 buckets a side */
+    for (int e = 0; e < ne; e++) {
+        double lo[3], up[3];
+        bounds(s, e, lo, up);
+        mean += fmax(up[0] - lo[0], fmax(up[1] - lo[1], up[2] - lo[2])) / ne;
+    }
+    /* buckets the size of an element's box, so an element meets at most
+     * eight and a bucket lists a few, however much of the bounding box the
+     * model leaves empty; at most 8 ne buckets, about 1000 a side */
+    B->cs = fmax(mean, fmax(cbrt(vol / (8.0 * ne)), ext / 1000));
     for (int i = 0; i < 3; i++) /* covering every vertex: bucket boxes bound distances */
         B->n[i] = 1 + (int)((hi[i] - B->lo[i]) / B->cs);
     size_t nb = (size_t)B->n[0] * B->n[1] * B->n[2];
