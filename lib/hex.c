@@ -171,6 +171,74 @@ void ep_hex_element(ep_fem_kind kind, const double x[8][3], double lambda, doubl
             }
 }
 
+void ep_hex_box_samples(double xi[EP_HEX_BOX_SAMPLES][3], int comp[EP_HEX_BOX_SAMPLES])
+{
+    double g2[2], g3[3], w[3];
+    ep_hex_gauss(2, g2, w);
+    ep_hex_gauss(3, g3, w);
+    int s = 0;
+    for (int c = 0; c < 3; c++) /* E_cc on the 3 x 3 points of the other two coordinates */
+        for (int g = 0; g < 3; g++)
+            for (int h = 0; h < 3; h++, s++) {
+                int a = c == 0 ? 1 : 0, b = c == 2 ? 1 : 2; /* the other two, ascending */
+                xi[s][c] = 0;
+                xi[s][a] = g3[g];
+                xi[s][b] = g3[h];
+                comp[s] = c;
+            }
+    for (int c = 0; c < 3; c++) /* E12, E13, E23: 3 points along the coordinate not named */
+        for (int i = 0; i < (c == 2 ? 3 : 2); i++)
+            for (int j = 0; j < (c == 1 ? 3 : 2); j++)
+                for (int k = 0; k < (c == 0 ? 3 : 2); k++, s++) {
+                    xi[s][0] = c == 2 ? g3[i] : g2[i];
+                    xi[s][1] = c == 1 ? g3[j] : g2[j];
+                    xi[s][2] = c == 0 ? g3[k] : g2[k];
+                    comp[s] = 3 + c;
+                }
+}
+
+void ep_hex_box_gram(double lambda, double mu, double V, double *G)
+{
+    enum { NS = EP_HEX_BOX_SAMPLES };
+    double x2[2], w2[2], x3[3], w3[3], J = V / 8; /* dV = J dxi */
+    ep_hex_gauss(2, x2, w2);
+    ep_hex_gauss(3, x3, w3);
+    memset(G, 0, sizeof(double) * NS * NS);
+    /* diagonal samples: sample (c, g, h) = E_cc at nodes g, h of the two
+     * coordinates other than c; int E_cc^2 = 2 sum w_g w_h e^2 (the
+     * integral along c is 2), and int E_cc E_dd = sum over the shared
+     * coordinate's node of its weight times both integrals along the
+     * coordinates not shared */
+    for (int s = 0; s < 27; s++)
+        for (int t = 0; t < 27; t++) {
+            int c = s / 9, d = t / 9, sg = s / 3 % 3, sh = s % 3, tg = t / 3 % 3, th = t % 3;
+            double v;
+            if (c == d)
+                v = s == t ? (mu + lambda / 2) * 2 * w3[sg] * w3[sh] : 0;
+            else {
+                /* node of each coordinate in sample s (c's own coordinate: none) */
+                int ns[3], nt[3];
+                ns[c] = nt[d] = -1;
+                ns[c == 0 ? 1 : 0] = sg, ns[c == 2 ? 1 : 2] = sh;
+                nt[d == 0 ? 1 : 0] = tg, nt[d == 2 ? 1 : 2] = th;
+                int shared = 3 - c - d; /* the coordinate both depend on */
+                if (ns[shared] != nt[shared])
+                    continue;
+                /* lambda/2 (2 int E_cc E_dd) split over G_st and G_ts */
+                v = lambda / 2 * w3[ns[shared]] * w3[ns[d]] * w3[nt[c]];
+            }
+            G[s * NS + t] = J * v;
+        }
+    for (int s = 27; s < NS; s++) { /* 2 mu E_cd^2 at the 2 x 2 x 3 points */
+        int c = (s - 27) / 12, rest = (s - 27) % 12;
+        /* weights in the loop order of ep_hex_box_samples */
+        int n0 = c == 2 ? 3 : 2, n1 = c == 1 ? 3 : 2, n2 = c == 0 ? 3 : 2;
+        int k = rest % n2, j = rest / n2 % n1, ii = rest / n2 / n1;
+        double w = (n0 == 3 ? w3[ii] : w2[ii]) * (n1 == 3 ? w3[j] : w2[j]) * (n2 == 3 ? w3[k] : w2[k]);
+        G[s * NS + s] = J * 2 * mu * w;
+    }
+}
+
 int ep_hex_local(const double x[8][3], const double p[3], double xi[3])
 {
     /* x(xi) = c0 + sum_i c_i xi_i + (bilinear and trilinear terms); the
