@@ -1,0 +1,234 @@
+/*
+ * surfdist.c — sampled distances, angles, opposed normals and genus of a
+ * fitted surface (surfdist.h).
+ */
+#include "surfdist.h"
+#include "err.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void corner(const ep_mesh *m, int t, int k, const double **p) { *p = &m->vertices[3 * m->triangles[3 * t + k]]; }
+
+static void normal_of(const double *x, const int *f, double *n)
+{
+    const double *a = &x[3 * f[0]], *b = &x[3 * f[1]], *c = &x[3 * f[2]];
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    n[0] = u[1] * v[2] - u[2] * v[1];
+    n[1] = u[2] * v[0] - u[0] * v[2];
+    n[2] = u[0] * v[1] - u[1] * v[0];
+}
+
+static double area_of(const ep_mesh *m, int t)
+{
+    double n[3];
+    normal_of(m->vertices, &m->triangles[3 * t], n);
+    return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+}
+
+/* Angle-weighted vertex normals (Thuermer & Wuethrich 1998), unit:
+ * n [nv][3] zeroed by the caller. */
+static void angle_weighted_normals(const ep_mesh *m, double *n)
+{
+    for (int t = 0; t < m->nf; t++) {
+        const int *f = &m->triangles[3 * t];
+        double fn[3];
+        normal_of(m->vertices, f, fn);
+        double l = sqrt(fn[0] * fn[0] + fn[1] * fn[1] + fn[2] * fn[2]);
+        if (!(l > 0))
+            continue;
+        for (int k = 0; k < 3; k++) {
+            const double *p = &m->vertices[3 * f[k]], *a = &m->vertices[3 * f[(k + 1) % 3]], *b = &m->vertices[3 * f[(k + 2) % 3]];
+            double u[3] = {a[0] - p[0], a[1] - p[1], a[2] - p[2]}, v[3] = {b[0] - p[0], b[1] - p[1], b[2] - p[2]};
+            double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+            double ang = atan2(sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), u[0] * v[0] + u[1] * v[1] + u[2] * v[2]);
+            for (int d = 0; d < 3; d++)
+                n[3 * f[k] + d] += ang * fn[d] / l;
+        }
+    }
+}
+
+/* Barycentric coordinates w of q in the plane of triangle (a b c). */
+static void barycentric(const double *q, const double *a, const double *b, const double *c, double *w)
+{
+    double e0[3], e1[3], e2[3];
+    for (int k = 0; k < 3; k++) {
+        e0[k] = b[k] - a[k];
+        e1[k] = c[k] - a[k];
+        e2[k] = q[k] - a[k];
+    }
+    double d00 = e0[0] * e0[0] + e0[1] * e0[1] + e0[2] * e0[2], d01 = e0[0] * e1[0] + e0[1] * e1[1] + e0[2] * e1[2];
+    double d11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], d20 = e2[0] * e0[0] + e2[1] * e0[1] + e2[2] * e0[2];
+    double d21 = e2[0] * e1[0] + e2[1] * e1[1] + e2[2] * e1[2], den = d00 * d11 - d01 * d01;
+    w[1] = den > 0 ? (d11 * d20 - d01 * d21) / den : 0;
+    w[2] = den > 0 ? (d00 * d21 - d01 * d20) / den : 0;
+    w[0] = 1 - w[1] - w[2];
+}
+
+/* One-sided distances from the samples of a to the surface of tree b:
+ * maximum and area-weighted mean square.  Returns the number of samples. */
+static long one_sided(const ep_mesh *a, const ep_closest *b, double mean_area, int density, double *dmax,
+                      double *ms)
+{
+    double mx = 0, sum = 0, wsum = 0;
+    long count = 0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(max : mx) reduction(+ : sum, wsum, count)
+    for (int t = 0; t < a->nf; t++) {
+        const double *p0, *p1, *p2;
+        corner(a, t, 0, &p0);
+        corner(a, t, 1, &p1);
+        corner(a, t, 2, &p2);
+        double area = area_of(a, t);
+        int s = (int)ceil(sqrt(density * area / mean_area));
+        s = s < 1 ? 1 : s > 64 ? 64 : s;
+        /* Centroids of the s^2 triangles of a regular split: barycentric
+         * (i + 1/3, j + 1/3) / s for the upright ones, (i + 2/3, j + 2/3) / s
+         * for the inverted ones. */
+        for (int i = 0; i < s; i++)
+            for (int j = 0; i + j < s; j++)
+                for (int up = 0; up < 2; up++) {
+                    if (!up && i + j + 1 >= s)
+                        continue;
+                    double u = (i + (up ? 1.0 / 3 : 2.0 / 3)) / s, v = (j + (up ? 1.0 / 3 : 2.0 / 3)) / s, w = 1 - u - v;
+                    double p[3], q[3], d2;
+                    int tri;
+                    for (int k = 0; k < 3; k++)
+                        p[k] = w * p0[k] + u * p1[k] + v * p2[k];
+                    ep_closest_query(b, p, q, &tri, &d2);
+                    mx = d2 > mx ? d2 : mx;
+                    sum += d2 * area / (s * s);
+                    wsum += area / (s * s);
+                    count++;
+                }
+    }
+    /* Vertices: where the largest distances of a fit usually are. */
+#pragma omp parallel for schedule(static) reduction(max : mx) reduction(+ : count)
+    for (int v = 0; v < a->nb; v++) {
+        double q[3], d2;
+        int tri;
+        ep_closest_query(b, &a->vertices[3 * a->boundary[v]], q, &tri, &d2);
+        mx = d2 > mx ? d2 : mx;
+        count++;
+    }
+    *dmax = sqrt(mx);
+    *ms = wsum > 0 ? sum / wsum : 0;
+    return count;
+}
+
+int ep_surfdist_compare(ep_surfdist *d, const ep_mesh *m, const ep_closest *tm, const ep_mesh *ref,
+                        const ep_closest *tref, int density)
+{
+    int st;
+    memset(d, 0, sizeof *d);
+    if ((st = ep_surfdist_genus(m, &d->genus)) || (st = ep_surfdist_genus(ref, &d->ref_genus)) ||
+        (st = ep_surfdist_angles(m, &d->min_angle, &d->median_angle)))
+        return st;
+    double am, ar, diag = ep_mesh_diameter(ref), h1, h2, m1, m2;
+    ep_mesh_surface_measures(m, &am, &(double){0});
+    ep_mesh_surface_measures(ref, &ar, &(double){0});
+    /* Sample spacing of the denser surface on both. */
+    double mean = fmin(am / m->nf, ar / ref->nf);
+    d->samples = one_sided(m, tref, mean, density, &h1, &m1) + one_sided(ref, tm, mean, density, &h2, &m2);
+    d->hausdorff_to_ref = h1 / diag;
+    d->hausdorff_from_ref = h2 / diag;
+    d->rms_to_ref = sqrt(m1) / diag;
+    d->rms_from_ref = sqrt(m2) / diag;
+    d->hausdorff = fmax(d->hausdorff_to_ref, d->hausdorff_from_ref);
+    d->rms = fmax(d->rms_to_ref, d->rms_from_ref);
+    double *vn = ep_calloc(3 * (size_t)ref->nv, sizeof *vn);
+    if (!vn)
+        return EP_ECOMPUTE;
+    angle_weighted_normals(ref, vn);
+    int opposed = 0;
+#pragma omp parallel for schedule(static) reduction(+ : opposed)
+    for (int t = 0; t < m->nf; t++) {
+        const int *f = &m->triangles[3 * t], *g;
+        double c[3], q[3], d2, n[3], nr[3] = {0, 0, 0}, w[3];
+        int tri;
+        for (int k = 0; k < 3; k++)
+            c[k] = (m->vertices[3 * f[0] + k] + m->vertices[3 * f[1] + k] + m->vertices[3 * f[2] + k]) / 3;
+        ep_closest_query(tref, c, q, &tri, &d2);
+        normal_of(m->vertices, f, n);
+        g = &ref->triangles[3 * tri];
+        barycentric(q, &ref->vertices[3 * g[0]], &ref->vertices[3 * g[1]], &ref->vertices[3 * g[2]], w);
+        for (int k = 0; k < 3; k++)
+            for (int a = 0; a < 3; a++)
+                nr[a] += w[k] * vn[3 * g[k] + a];
+        opposed += n[0] * nr[0] + n[1] * nr[1] + n[2] * nr[2] < 0;
+    }
+    free(vn);
+    d->opposed = opposed;
+    return EP_OK;
+}
+
+static int uf_find(int *p, int a)
+{
+    while (p[a] != a) {
+        p[a] = p[p[a]];
+        a = p[a];
+    }
+    return a;
+}
+
+int ep_surfdist_genus(const ep_mesh *m, int *genus)
+{
+    int st = ep_mesh_check_closed(m);
+    if (st)
+        return st;
+    int *p = ep_malloc((size_t)m->nv, sizeof *p), parts = 0, used = 0;
+    char *on = ep_calloc((size_t)m->nv, 1);
+    if (!p || !on) {
+        free(p);
+        free(on);
+        return EP_ECOMPUTE;
+    }
+    for (int v = 0; v < m->nv; v++)
+        p[v] = v;
+    for (int t = 0; t < m->nf; t++)
+        for (int k = 0; k < 3; k++) {
+            int a = uf_find(p, m->triangles[3 * t + k]), b = uf_find(p, m->triangles[3 * t + (k + 1) % 3]);
+            p[a] = b;
+            on[m->triangles[3 * t + k]] = 1;
+        }
+    for (int v = 0; v < m->nv; v++) {
+        used += on[v];
+        parts += on[v] && uf_find(p, v) == v;
+    }
+    /* Closed: every edge has two faces, E = 3F/2. */
+    long chi = (long)used - 3L * m->nf / 2 + m->nf;
+    *genus = (int)(parts - chi / 2);
+    free(p);
+    free(on);
+    return EP_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int ep_surfdist_angles(const ep_mesh *m, double *min_deg, double *median_deg)
+{
+    double *a = ep_malloc(3 * (size_t)m->nf + 1, sizeof *a);
+    if (!a)
+        return EP_ECOMPUTE;
+    for (int t = 0; t < m->nf; t++)
+        for (int k = 0; k < 3; k++) {
+            const double *p, *q, *r;
+            corner(m, t, k, &p);
+            corner(m, t, (k + 1) % 3, &q);
+            corner(m, t, (k + 2) % 3, &r);
+            double u[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, v[3] = {r[0] - p[0], r[1] - p[1], r[2] - p[2]};
+            double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+            a[3 * t + k] = atan2(sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) *
+                           180 / M_PI;
+        }
+    size_t n = 3 * (size_t)m->nf;
+    qsort(a, n, sizeof *a, cmp_double);
+    *min_deg = n ? a[0] : 0;
+    *median_deg = n ? (n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2])) : 0;
+    free(a);
+    return EP_OK;
+}

@@ -1,0 +1,48 @@
+/*
+ * surfdist.h — how far and how good a surface fitted to a reference is: the
+ * quality report loopsub prints and stores as attributes of /mesh (issue 15):
+ * two-sided Hausdorff and RMS distances between the surfaces (sampled, as a
+ * fraction of the reference's bounding-box diagonal), the smallest and the
+ * median triangle angle, the triangles whose normal opposes the reference's
+ * nearest normal, and the genus of both.
+ */
+#ifndef EP_SURFDIST_H
+#define EP_SURFDIST_H
+
+#include "closest.h"
+#include "mesh.h"
+
+typedef struct ep_surfdist {
+    double hausdorff;  /* max of the two one-sided maxima, / diagonal */
+    double rms;        /* max of the two one-sided area-weighted RMS, / diagonal */
+    double hausdorff_to_ref, hausdorff_from_ref; /* one-sided, / diagonal */
+    double rms_to_ref, rms_from_ref;
+    long samples;      /* points sampled on both surfaces together */
+    double min_angle, median_angle; /* degrees, over the corners of the surface */
+    int opposed;       /* triangles whose normal opposes the reference's nearest face normal */
+    int genus, ref_genus; /* summed over the connected parts */
+} ep_surfdist;
+
+/* Compare surface m with the reference ref (both closed; tm and tref their
+ * closest-point hierarchies).  Each surface is sampled at its vertices and
+ * at the centroids of an s x s split of each triangle, s^2 about
+ * density x (triangle area / mean triangle area of the denser surface),
+ * so both surfaces get about density x max(nf) samples.
+ *   Inputs     m, tm, ref, tref (borrowed); density >= 1
+ *   Outputs    *d
+ *   Cost       O(samples log nf) (OpenMP), O(nf) memory
+ *   Returns    0; EP_EINPUT when a surface has a boundary or a non-manifold
+ *              edge (genus undefined); EP_ECOMPUTE (memory). */
+int ep_surfdist_compare(ep_surfdist *d, const ep_mesh *m, const ep_closest *tm, const ep_mesh *ref,
+                        const ep_closest *tref, int density);
+
+/* Genus of a closed surface, summed over its connected parts:
+ * sum (2 - chi_i) / 2 = parts - (V - E + F) / 2.  Cost O(nf log nf).
+ * 0, EP_EINPUT (not a closed manifold) or EP_ECOMPUTE. */
+int ep_surfdist_genus(const ep_mesh *m, int *genus);
+
+/* Smallest and median corner angle of the triangles, degrees.  Cost
+ * O(nf log nf).  0 or EP_ECOMPUTE. */
+int ep_surfdist_angles(const ep_mesh *m, double *min_deg, double *median_deg);
+
+#endif
