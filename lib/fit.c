@@ -1,0 +1,646 @@
+/*
+ * fit.c — Loop levels moved onto a reference surface (fit.h).
+ */
+#include "fit.h"
+#include "chol.h"
+#include "err.h"
+#include "subdiv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void tri_normal(const double *x, const int *f, double *n)
+{
+    const double *a = &x[3 * f[0]], *b = &x[3 * f[1]], *c = &x[3 * f[2]];
+    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    n[0] = u[1] * v[2] - u[2] * v[1];
+    n[1] = u[2] * v[0] - u[0] * v[2];
+    n[2] = u[0] * v[1] - u[1] * v[0];
+}
+
+/* Faces of each vertex, compressed rows: faces of v are vf[start[v] ..
+ * start[v+1]).  Allocated; caller frees both. */
+static int vertex_faces(const ep_mesh *m, int **start, int **vf)
+{
+    int *s = ep_calloc((size_t)m->nv + 1, sizeof *s), *f = ep_malloc(3 * (size_t)m->nf + 1, sizeof *f);
+    if (!s || !f) {
+        free(s);
+        free(f);
+        return EP_ECOMPUTE;
+    }
+    for (int i = 0; i < 3 * m->nf; i++)
+        s[m->triangles[i] + 1]++;
+    for (int v = 0; v < m->nv; v++)
+        s[v + 1] += s[v];
+    for (int i = 0; i < 3 * m->nf; i++)
+        f[s[m->triangles[i]]++] = i / 3;
+    for (int v = m->nv; v > 0; v--)
+        s[v] = s[v - 1];
+    s[0] = 0;
+    *start = s;
+    *vf = f;
+    return EP_OK;
+}
+
+int ep_fit_limit_normals(const ep_mesh *m, double *n)
+{
+    int *start, *vf, st = EP_OK;
+    if (vertex_faces(m, &start, &vf))
+        return EP_ECOMPUTE;
+    for (int v = 0; v < m->nv && !st; v++) {
+        int deg = start[v + 1] - start[v];
+        double t1[3] = {0, 0, 0}, t2[3] = {0, 0, 0};
+        if (deg < 3) {
+            st = ep_fail(EP_EINPUT, "%s: vertex %d is on %d faces (a closed surface needs 3 or more)", m->source,
+                         v + 1, deg);
+            break;
+        }
+        /* Ordered ring: face (v a b) gives b after a (outward orientation:
+         * counter-clockwise seen from outside). */
+        int first = -1, cur = -1;
+        for (int i = 0; i < deg; i++) {
+            const int *f = &m->triangles[3 * vf[start[v] + i]];
+            int k = f[0] == v ? 0 : f[1] == v ? 1 : 2;
+            if (i == 0)
+                first = cur = f[(k + 1) % 3];
+        }
+        for (int i = 0; i < deg && !st; i++) {
+            double c = cos(2 * M_PI * i / deg), s = sin(2 * M_PI * i / deg);
+            const double *p = &m->vertices[3 * cur];
+            for (int k = 0; k < 3; k++) {
+                t1[k] += c * p[k];
+                t2[k] += s * p[k];
+            }
+            int next = -1;
+            for (int j = 0; j < deg && next < 0; j++) {
+                const int *f = &m->triangles[3 * vf[start[v] + j]];
+                int k = f[0] == v ? 0 : f[1] == v ? 1 : 2;
+                if (f[(k + 1) % 3] == cur)
+                    next = f[(k + 2) % 3];
+            }
+            if (next < 0 || (i + 1 < deg && next == first) || (i + 1 == deg && next != first))
+                st = ep_fail(EP_EINPUT, "%s: the faces around vertex %d do not form one fan", m->source, v + 1);
+            cur = next;
+        }
+        double *nv = &n[3 * v];
+        nv[0] = t1[1] * t2[2] - t1[2] * t2[1];
+        nv[1] = t1[2] * t2[0] - t1[0] * t2[2];
+        nv[2] = t1[0] * t2[1] - t1[1] * t2[0];
+        double l = sqrt(dot3(nv, nv));
+        for (int k = 0; k < 3; k++)
+            nv[k] = l > 0 ? nv[k] / l : 0;
+    }
+    free(start);
+    free(vf);
+    return st;
+}
+
+/* ---- line queries on the closest-point hierarchy ---------------------------- */
+
+/* Where the line o + t d crosses triangle (a b c): 1 and *t, or 0. */
+static int line_triangle(const double *o, const double *d, const double *a, const double *b, const double *c,
+                         double *t)
+{
+    double e1[3], e2[3], pv[3], tv[3], qv[3];
+    for (int k = 0; k < 3; k++) {
+        e1[k] = b[k] - a[k];
+        e2[k] = c[k] - a[k];
+        tv[k] = o[k] - a[k];
+    }
+    pv[0] = d[1] * e2[2] - d[2] * e2[1];
+    pv[1] = d[2] * e2[0] - d[0] * e2[2];
+    pv[2] = d[0] * e2[1] - d[1] * e2[0];
+    double det = dot3(e1, pv);
+    if (det == 0)
+        return 0;
+    double u = dot3(tv, pv) / det;
+    if (u < 0 || u > 1)
+        return 0;
+    qv[0] = tv[1] * e1[2] - tv[2] * e1[1];
+    qv[1] = tv[2] * e1[0] - tv[0] * e1[2];
+    qv[2] = tv[0] * e1[1] - tv[1] * e1[0];
+    double v = dot3(d, qv) / det;
+    if (v < 0 || u + v > 1)
+        return 0;
+    *t = dot3(e2, qv) / det;
+    return 1;
+}
+
+/* Nearest crossing (smallest |t|, |t| <= reach) of the line p + t d with a
+ * face of the reference whose normal points along d.  1 and q, or 0. */
+static int line_hit(const ep_closest *c, const double *p, const double *d, double reach, double *q)
+{
+    int stack[128], sp = 0, found = 0;
+    double best = reach;
+    if (c->nt == 0)
+        return 0;
+    stack[sp++] = 0;
+    while (sp) {
+        const ep_closest_node *n = &c->node[stack[--sp]];
+        double t0 = -best, t1 = best;
+        for (int a = 0; a < 3 && t0 <= t1; a++) {
+            if (fabs(d[a]) < 1e-300) {
+                if (p[a] < n->lo[a] || p[a] > n->hi[a])
+                    t0 = 1, t1 = 0;
+                continue;
+            }
+            double s0 = (n->lo[a] - p[a]) / d[a], s1 = (n->hi[a] - p[a]) / d[a];
+            if (s0 > s1) {
+                double s = s0;
+                s0 = s1;
+                s1 = s;
+            }
+            t0 = s0 > t0 ? s0 : t0;
+            t1 = s1 < t1 ? s1 : t1;
+        }
+        if (t0 > t1 || (t0 > 0 ? t0 : t1 < 0 ? -t1 : 0) >= best)
+            continue;
+        if (!n->count) {
+            stack[sp++] = n->left;
+            stack[sp++] = n->right;
+            continue;
+        }
+        for (int i = n->first; i < n->first + n->count; i++) {
+            const int *f = &c->tri[3 * c->perm[i]];
+            double t, nf[3];
+            if (!line_triangle(p, d, &c->x[3 * f[0]], &c->x[3 * f[1]], &c->x[3 * f[2]], &t) || fabs(t) >= best)
+                continue;
+            tri_normal(c->x, f, nf);
+            if (dot3(nf, d) <= 0)
+                continue;
+            best = fabs(t);
+            for (int k = 0; k < 3; k++)
+                q[k] = p[k] + t * d[k];
+            found = 1;
+        }
+    }
+    return found;
+}
+
+/* Closest point to p among the faces whose normal points within 90 degrees
+ * of n (a thin part's far side faces away and is skipped): the pairing of
+ * normal-compatible closest points used by ICP.  *tri = -1 when no face
+ * faces n.  Same traversal as ep_closest_query. */
+static void facing_query(const ep_closest *c, const double *p, const double *n, double *q, int *tri, double *d2)
+{
+    int stack[128], sp = 0;
+    double best = INFINITY;
+    *tri = -1;
+    *d2 = INFINITY;
+    if (c->nt == 0)
+        return;
+    stack[sp++] = 0;
+    while (sp) {
+        const ep_closest_node *nd = &c->node[stack[--sp]];
+        double bd = 0;
+        for (int a = 0; a < 3; a++) {
+            double d = p[a] < nd->lo[a] ? nd->lo[a] - p[a] : p[a] > nd->hi[a] ? p[a] - nd->hi[a] : 0;
+            bd += d * d;
+        }
+        if (bd >= best)
+            continue;
+        if (nd->count) {
+            for (int i = nd->first; i < nd->first + nd->count; i++) {
+                const int *f = &c->tri[3 * c->perm[i]];
+                double fn[3], r[3];
+                tri_normal(c->x, f, fn);
+                if (dot3(fn, n) <= 0)
+                    continue;
+                ep_closest_on_triangle(p, &c->x[3 * f[0]], &c->x[3 * f[1]], &c->x[3 * f[2]], r);
+                double d = (r[0] - p[0]) * (r[0] - p[0]) + (r[1] - p[1]) * (r[1] - p[1]) + (r[2] - p[2]) * (r[2] - p[2]);
+                if (d < best) {
+                    best = d;
+                    *tri = c->perm[i];
+                    memcpy(q, r, 3 * sizeof *q);
+                }
+            }
+            continue;
+        }
+        /* Nearer child last, so it is searched first. */
+        const ep_closest_node *l = &c->node[nd->left], *r = &c->node[nd->right];
+        double dl = 0, dr = 0;
+        for (int a = 0; a < 3; a++) {
+            double u = p[a] < l->lo[a] ? l->lo[a] - p[a] : p[a] > l->hi[a] ? p[a] - l->hi[a] : 0;
+            double w = p[a] < r->lo[a] ? r->lo[a] - p[a] : p[a] > r->hi[a] ? p[a] - r->hi[a] : 0;
+            dl += u * u;
+            dr += w * w;
+        }
+        stack[sp++] = dl < dr ? nd->right : nd->left;
+        stack[sp++] = dl < dr ? nd->left : nd->right;
+    }
+    *d2 = best;
+}
+
+/* ---- projection ------------------------------------------------------------ */
+
+enum { AT_CLOSEST, ALONG_NORMAL, KEPT };
+
+int ep_fit_project(ep_mesh *m, const ep_closest *ref, ep_fit_report *r)
+{
+    int st = EP_ECOMPUTE, nv = m->nv;
+    double *P = ep_malloc(3 * (size_t)nv, sizeof *P), *N = ep_malloc(3 * (size_t)nv, sizeof *N);
+    double *reach = ep_calloc((size_t)nv, sizeof *reach);
+    int *deg = ep_calloc((size_t)nv, sizeof *deg);
+    char *mode = ep_calloc((size_t)nv, 1), *redo = ep_calloc((size_t)nv, 1);
+    if (!P || !N || !reach || !deg || !mode || !redo)
+        goto out;
+    memcpy(P, m->vertices, 3 * (size_t)nv * sizeof *P);
+    if ((st = ep_fit_limit_normals(m, N)))
+        goto out;
+    for (int t = 0; t < m->nf; t++) /* mean edge length at each vertex (each edge seen twice) */
+        for (int k = 0; k < 3; k++) {
+            int a = m->triangles[3 * t + k], b = m->triangles[3 * t + (k + 1) % 3];
+            double e[3] = {P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1], P[3 * b + 2] - P[3 * a + 2]}, l = sqrt(dot3(e, e));
+            reach[a] += l, reach[b] += l;
+            deg[a] += 2, deg[b] += 2;
+        }
+    /* First choice: the closest point among faces turned the vertex's way. */
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int v = 0; v < nv; v++) {
+        double q[3], d2;
+        int t;
+        reach[v] = EP_FIT_RAY_REACH * reach[v] / deg[v];
+        facing_query(ref, &P[3 * v], &N[3 * v], q, &t, &d2);
+        if (t >= 0) {
+            memcpy(&m->vertices[3 * v], q, sizeof q);
+            mode[v] = AT_CLOSEST;
+        } else {
+            redo[v] = 1;
+        }
+    }
+    /* Rounds: a flagged vertex goes along the normal, then (if flagged
+     * again) stays where subdivision put them; a flag comes from a folded
+     * triangle.  A vertex changes twice at most and a triangle with all
+     * corners kept is not folded, so the rounds end. */
+    for (;;) {
+        int any = 0;
+#pragma omp parallel for schedule(dynamic, 256)
+        for (int v = 0; v < nv; v++) {
+            if (!redo[v])
+                continue;
+            redo[v] = 0;
+            double q[3];
+            if (mode[v] == AT_CLOSEST && line_hit(ref, &P[3 * v], &N[3 * v], reach[v], q)) {
+                memcpy(&m->vertices[3 * v], q, sizeof q);
+                mode[v] = ALONG_NORMAL;
+            } else {
+                memcpy(&m->vertices[3 * v], &P[3 * v], 3 * sizeof *P);
+                mode[v] = KEPT;
+            }
+        }
+        for (int t = 0; t < m->nf; t++) {
+            const int *f = &m->triangles[3 * t];
+            double n0[3], n1[3];
+            tri_normal(P, f, n0);
+            tri_normal(m->vertices, f, n1);
+            if (dot3(n0, n1) > 0)
+                continue;
+            for (int k = 0; k < 3; k++)
+                if (mode[f[k]] != KEPT) {
+                    redo[f[k]] = 1;
+                    any = 1;
+                }
+        }
+        if (!any)
+            break;
+    }
+    for (int v = 0; v < nv; v++) {
+        r->projected += mode[v] == AT_CLOSEST;
+        r->along_normal += mode[v] == ALONG_NORMAL;
+        r->kept += mode[v] == KEPT;
+    }
+    st = ep_mesh_derive_boundary_data(m);
+out:
+    free(P);
+    free(N);
+    free(reach);
+    free(deg);
+    free(mode);
+    free(redo);
+    return st;
+}
+
+/* Area-weighted vertex normals (unit) of a surface: n [nv][3]. */
+static void vertex_normals(const ep_mesh *m, double *n)
+{
+    memset(n, 0, 3 * (size_t)m->nv * sizeof *n);
+    for (int t = 0; t < m->nf; t++) {
+        double f[3];
+        tri_normal(m->vertices, &m->triangles[3 * t], f);
+        for (int k = 0; k < 3; k++)
+            for (int c = 0; c < 3; c++)
+                n[3 * m->triangles[3 * t + k] + c] += f[c];
+    }
+    for (int v = 0; v < m->nv; v++) {
+        double l = sqrt(dot3(&n[3 * v], &n[3 * v]));
+        for (int c = 0; c < 3 && l > 0; c++)
+            n[3 * v + c] /= l;
+    }
+}
+
+/* Barycentric coordinates of q (in the plane of triangle a b c). */
+static void barycentric(const double *q, const double *a, const double *b, const double *c, double *w)
+{
+    double e0[3], e1[3], e2[3];
+    for (int k = 0; k < 3; k++) {
+        e0[k] = b[k] - a[k];
+        e1[k] = c[k] - a[k];
+        e2[k] = q[k] - a[k];
+    }
+    double d00 = dot3(e0, e0), d01 = dot3(e0, e1), d11 = dot3(e1, e1), d20 = dot3(e2, e0), d21 = dot3(e2, e1);
+    double den = d00 * d11 - d01 * d01;
+    if (!(den > 0)) {
+        w[0] = 1, w[1] = w[2] = 0;
+        return;
+    }
+    w[1] = (d11 * d20 - d01 * d21) / den;
+    w[2] = (d00 * d21 - d01 * d20) / den;
+    w[0] = 1 - w[1] - w[2];
+}
+
+typedef struct {
+    const ep_mesh *ref;
+    const ep_closest *tref;
+    const double *rn; /* [ref nv][3] vertex normals of the reference */
+    double spring;    /* spring constant, in mean triangle areas of the level */
+} fitctx;
+
+/* One step of Hoppe et al.'s mesh optimization with fixed connectivity
+ * (Hoppe, DeRose, Duchamp, McDonald, Stuetzle 1993): with the closest
+ * points held fixed, the positions V minimise
+ *   sum_s a_s |B_s V - x_s|^2 + sum_v a_v |v - q_v|^2 + k sum_edges |v_a - v_b|^2,
+ * s over the reference's vertices x_s (area a_s; B_s the barycentric
+ * weights of its closest point on m), v over m's vertices (area a_v; q_v the
+ * closest point on the reference), k a spring that keeps the vertices
+ * spread.  Pairs whose normals oppose (the far side of a thin part) are
+ * left out.  One sparse SPD solve with three right-hand sides (CHOLMOD). */
+/* The fitting matrix of a level: 3 x 3 blocks on the diagonal and on each
+ * edge (upper triangle, CHOLMOD's compressed columns), a pattern fixed for
+ * the level, so the ordering and symbolic factor are computed once and each
+ * step only writes values (assembling through triplets took more time than
+ * the factorization: perf on the dragon, L = 3). */
+typedef struct {
+    int *start, *row; /* vertices p <= q next to q (and q last): row[start[q] .. start[q+1]) */
+    cholmod_sparse *A;
+    cholmod_factor *L;
+} pattern;
+
+static void pattern_free(pattern *p, cholmod_common *c)
+{
+    free(p->start);
+    free(p->row);
+    cholmod_free_sparse(&p->A, c);
+    cholmod_free_factor(&p->L, c);
+    memset(p, 0, sizeof *p);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+static int pattern_build(pattern *p, const ep_mesh *m, cholmod_common *c)
+{
+    int nv = m->nv, *cnt = ep_calloc((size_t)nv + 1, sizeof *cnt);
+    memset(p, 0, sizeof *p);
+    if (!cnt)
+        return EP_ECOMPUTE;
+    /* Each edge (a < b) is seen from its two faces: count, fill, dedupe. */
+    for (int t = 0; t < m->nf; t++)
+        for (int e = 0; e < 3; e++) {
+            int a = m->triangles[3 * t + e], b = m->triangles[3 * t + (e + 1) % 3];
+            cnt[(a > b ? a : b) + 1]++;
+        }
+    for (int q = 0; q < nv; q++)
+        cnt[q + 1] += cnt[q] + 1; /* + the diagonal */
+    p->start = ep_malloc((size_t)nv + 1, sizeof *p->start);
+    p->row = ep_malloc((size_t)cnt[nv] + 1, sizeof *p->row);
+    int *fill = ep_malloc((size_t)nv, sizeof *fill);
+    if (!p->start || !p->row || !fill) {
+        free(cnt);
+        free(fill);
+        return EP_ECOMPUTE;
+    }
+    for (int q = 0; q < nv; q++) {
+        fill[q] = cnt[q];
+        p->row[fill[q]++] = q;
+    }
+    for (int t = 0; t < m->nf; t++)
+        for (int e = 0; e < 3; e++) {
+            int a = m->triangles[3 * t + e], b = m->triangles[3 * t + (e + 1) % 3];
+            int lo = a < b ? a : b, hi = a < b ? b : a;
+            p->row[fill[hi]++] = lo;
+        }
+    int k = 0;
+    for (int q = 0; q < nv; q++) {
+        qsort(&p->row[cnt[q]], (size_t)(fill[q] - cnt[q]), sizeof *p->row, cmp_int);
+        p->start[q] = k;
+        for (int i = cnt[q]; i < fill[q]; i++)
+            if (i == cnt[q] || p->row[i] != p->row[i - 1])
+                p->row[k++] = p->row[i];
+    }
+    p->start[nv] = k;
+    free(cnt);
+    free(fill);
+    /* Columns 3q + c: rows 3p + r of every p < q, then 3q .. 3q + c. */
+    size_t nnz = 9 * (size_t)(k - nv) + 6 * (size_t)nv;
+    if (!(p->A = cholmod_allocate_sparse(3 * (size_t)nv, 3 * (size_t)nv, nnz, 1, 1, 1, CHOLMOD_REAL, c)))
+        return ep_chol_fail("the fitting system", c);
+    int *Ap = p->A->p, *Ai = p->A->i, z = 0;
+    for (int q = 0; q < nv; q++)
+        for (int cc = 0; cc < 3; cc++) {
+            Ap[3 * q + cc] = z;
+            for (int i = p->start[q]; i < p->start[q + 1]; i++)
+                for (int r = 0; r < (p->row[i] == q ? cc + 1 : 3); r++)
+                    Ai[z++] = 3 * p->row[i] + r;
+        }
+    Ap[3 * nv] = z;
+    if (!(p->L = cholmod_analyze(p->A, c)))
+        return ep_chol_fail("the fitting system", c);
+    return EP_OK;
+}
+
+/* Add s times the 3 x 3 block blk at vertices (a, b), a and b equal or
+ * joined by an edge (upper triangle). */
+static void pattern_add(pattern *p, int a, int b, const double *blk, double s)
+{
+    int lo = a < b ? a : b, q = a < b ? b : a, i = p->start[q];
+    while (p->row[i] != lo)
+        i++;
+    int slot = i - p->start[q], len = p->start[q + 1] - p->start[q];
+    const int *Ap = p->A->p;
+    double *Ax = p->A->x;
+    for (int cc = 0; cc < 3; cc++)
+        for (int r = 0; r < (lo == q ? cc + 1 : 3); r++)
+            Ax[Ap[3 * q + cc] + 3 * slot + r] += s * blk[3 * r + cc];
+    (void)len;
+}
+
+/* Symmetric 3x3 block w ((1 - mu) n n' + mu I) of a data term whose
+ * residual counts along the normal n, and mu of it in every direction. */
+static void data_block(double w, const double *n, double mu, double *blk)
+{
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            blk[3 * r + c] = w * ((1 - mu) * n[r] * n[c] + (r == c ? mu : 0));
+}
+
+static int fit_step(ep_mesh *m, const fitctx *fc, pattern *pat, cholmod_common *c)
+{
+    const ep_mesh *ref = fc->ref;
+    ep_closest tm;
+    int st = EP_ECOMPUTE, nv = m->nv;
+    int *stri = ep_malloc((size_t)ref->nb + 1, sizeof *stri), *mtri = ep_malloc((size_t)nv, sizeof *mtri);
+    double *sbar = ep_malloc(3 * (size_t)ref->nb + 1, sizeof *sbar), *mn = ep_malloc(3 * (size_t)nv, sizeof *mn);
+    double *mq = ep_malloc(3 * (size_t)nv, sizeof *mq), *mqn = ep_malloc(3 * (size_t)nv, sizeof *mqn);
+    cholmod_dense *B = NULL, *X = NULL;
+    memset(&tm, 0, sizeof tm);
+    if (!stri || !mtri || !sbar || !mn || !mq || !mqn || ep_closest_build(&tm, m))
+        goto out;
+    vertex_normals(m, mn);
+    /* Closest points both ways (read-only queries, in parallel). */
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int j = 0; j < ref->nb; j++) {
+        int s = ref->boundary[j], t;
+        double q[3], d2, n[3];
+        facing_query(&tm, &ref->vertices[3 * s], &fc->rn[3 * s], q, &t, &d2);
+        stri[j] = -1;
+        if (t < 0)
+            continue;
+        const int *f = &m->triangles[3 * t];
+        tri_normal(m->vertices, f, n);
+        if (dot3(n, &fc->rn[3 * s]) <= 0)
+            continue;
+        stri[j] = t;
+        barycentric(q, &m->vertices[3 * f[0]], &m->vertices[3 * f[1]], &m->vertices[3 * f[2]], &sbar[3 * j]);
+    }
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int v = 0; v < nv; v++) {
+        int t;
+        double d2, w[3], *n = &mqn[3 * v];
+        facing_query(fc->tref, &m->vertices[3 * v], &mn[3 * v], &mq[3 * v], &t, &d2);
+        mtri[v] = -1;
+        if (t < 0)
+            continue;
+        const int *g = &ref->triangles[3 * t];
+        barycentric(&mq[3 * v], &ref->vertices[3 * g[0]], &ref->vertices[3 * g[1]], &ref->vertices[3 * g[2]], w);
+        for (int d = 0; d < 3; d++)
+            n[d] = w[0] * fc->rn[3 * g[0] + d] + w[1] * fc->rn[3 * g[1] + d] + w[2] * fc->rn[3 * g[2] + d];
+        double l = sqrt(dot3(n, n));
+        if (l > 0 && dot3(n, &mn[3 * v]) > 0) {
+            for (int d = 0; d < 3; d++)
+                n[d] /= l;
+            mtri[v] = t;
+        }
+    }
+    double area, vol;
+    ep_mesh_surface_measures(m, &area, &vol);
+    double k = fc->spring * area / m->nf;
+    if (!(B = cholmod_zeros(3 * (size_t)nv, 1, CHOLMOD_REAL, c))) {
+        st = ep_chol_fail("the fitting system", c);
+        goto out;
+    }
+    double *b = B->x;
+    memset(pat->A->x, 0, pat->A->nzmax * sizeof(double));
+#define ADDB(p, q, blk, s) pattern_add(pat, p, q, blk, s)
+    for (int j = 0; j < ref->nb; j++) {
+        if (stri[j] < 0)
+            continue;
+        const int *f = &m->triangles[3 * stri[j]];
+        const double *w = &sbar[3 * j], *x = &ref->vertices[3 * ref->boundary[j]];
+        double blk[9];
+        data_block(ref->vertex_area[j], &fc->rn[3 * ref->boundary[j]], EP_FIT_MU, blk);
+        for (int p = 0; p < 3; p++) {
+            for (int q = p; q < 3; q++)
+                ADDB(f[p], f[q], blk, w[p] * w[q] * (p != q && f[p] == f[q] ? 2 : 1));
+            for (int r = 0; r < 3; r++)
+                for (int d = 0; d < 3; d++)
+                    b[3 * f[p] + r] += w[p] * blk[3 * r + d] * x[d];
+        }
+    }
+    for (int v = 0; v < nv; v++) {
+        double blk[9], eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        if (mtri[v] >= 0) {
+            data_block(m->vertex_area[v], &mqn[3 * v], EP_FIT_MU, blk);
+            ADDB(v, v, blk, 1.0);
+            for (int r = 0; r < 3; r++)
+                for (int d = 0; d < 3; d++)
+                    b[3 * v + r] += blk[3 * r + d] * mq[3 * v + d];
+        }
+        double tiny = 1e-12 * area / nv; /* keeps A definite */
+        ADDB(v, v, eye, tiny);
+        for (int d = 0; d < 3; d++)
+            b[3 * v + d] += tiny * m->vertices[3 * v + d];
+    }
+    double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    for (int t = 0; t < m->nf; t++) /* each edge twice: half the spring from each side */
+        for (int e = 0; e < 3; e++) {
+            int p = m->triangles[3 * t + e], q = m->triangles[3 * t + (e + 1) % 3];
+            ADDB(p, p, eye, 0.5 * k);
+            ADDB(q, q, eye, 0.5 * k);
+            ADDB(p, q, eye, -0.5 * k);
+        }
+#undef ADDB
+    if ((st = ep_chol_factorize(pat->A, pat->L, "the fitting system", c)))
+        goto out;
+    if (!(X = cholmod_solve(CHOLMOD_A, pat->L, B, c))) {
+        st = ep_chol_fail("the fitting system", c);
+        goto out;
+    }
+    memcpy(m->vertices, X->x, 3 * (size_t)nv * sizeof *m->vertices);
+    st = ep_mesh_derive_boundary_data(m);
+out:
+    ep_closest_free(&tm);
+    free(stri);
+    free(mtri);
+    free(sbar);
+    free(mn);
+    free(mq);
+    free(mqn);
+    cholmod_free_dense(&B, c);
+    cholmod_free_dense(&X, c);
+    return st;
+}
+
+int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *tref, ep_fit_report *r)
+{
+    double *even = NULL, *rn = ep_malloc(3 * (size_t)ref->nv, sizeof *rn);
+    cholmod_common c;
+    int st = EP_OK;
+    fitctx fc = {ref, tref, rn, EP_FIT_SPRING};
+    if (!rn)
+        return EP_ECOMPUTE;
+    vertex_normals(ref, rn);
+    ep_chol_start(&c);
+    for (int l = 0; l <= levels; l++) {
+        int nv = m->nv;
+        if (l > 0) {
+            /* Odd vertices start from Loop's edge rule on the fitted level;
+             * even vertices from where the level before put them. */
+            if ((st = ep_grow(&even, 3 * (size_t)nv, sizeof *even)))
+                break;
+            memcpy(even, m->vertices, 3 * (size_t)nv * sizeof *even);
+            if ((st = ep_subdiv_refine(m, EP_SUBDIV_LOOP, NULL)))
+                break;
+            memcpy(m->vertices, even, 3 * (size_t)nv * sizeof *even);
+        }
+        pattern pat;
+        st = pattern_build(&pat, m, &c);
+        for (int it = 0; it < EP_FIT_STEPS && !st; it++)
+            st = fit_step(m, &fc, &pat, &c);
+        pattern_free(&pat, &c);
+        if (st)
+            break;
+        ep_fit_report rr = {0};
+        if ((st = ep_fit_project(m, tref, l == levels ? r : &rr)))
+            break;
+    }
+    cholmod_finish(&c);
+    free(even);
+    free(rn);
+    return st;
+}
