@@ -110,6 +110,22 @@ static size_t run_end(const hedge *h, size_t n, size_t i)
     return j;
 }
 
+/* First half-edge of edge (a b) in the sorted table (its run ends at
+ * run_end); n when the edge is absent. */
+static size_t find_edge(const hedge *h, size_t n, int a, int b)
+{
+    hedge probe = {a < b ? a : b, a < b ? b : a, -1, 0};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cmp_hedge(&h[mid], &probe) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && h[lo].lo == probe.lo && h[lo].hi == probe.hi ? lo : n;
+}
+
 static double face_area2(const work *w, int t)
 {
     const double *a = &w->x[3 * w->f[3 * t]], *b = &w->x[3 * w->f[3 * t + 1]], *c = &w->x[3 * w->f[3 * t + 2]];
@@ -236,17 +252,8 @@ static int drop_duplicates(work *w, ep_repair_report *r)
         if (j - i > 1) {
             int t0 = key[4 * i + 3], others[3];
             for (int k = 0; k < 3; k++) {
-                int a = w->f[3 * t0 + k], b = w->f[3 * t0 + (k + 1) % 3];
-                hedge probe = {a < b ? a : b, a < b ? b : a, -1, 0};
-                size_t lo = 0, hi = nh; /* first half-edge of the edge */
-                while (lo < hi) {
-                    size_t mid = (lo + hi) / 2;
-                    if (cmp_hedge(&h[mid], &probe) < 0)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                others[k] = (int)(run_end(h, nh, lo) - lo) - 1;
+                size_t lo = find_edge(h, nh, w->f[3 * t0 + k], w->f[3 * t0 + (k + 1) % 3]);
+                others[k] = lo < nh ? (int)(run_end(h, nh, lo) - lo) - 1 : 0;
             }
             int fin = 1, extra = 1;
             for (int k = 0; k < 3; k++) {
@@ -309,17 +316,8 @@ static int split_caps(work *w, ep_repair_report *r)
                 }
             }
             int p = w->f[3 * t + kl], q = w->f[3 * t + (kl + 1) % 3], c = w->f[3 * t + (kl + 2) % 3];
-            hedge probe = {p < q ? p : q, p < q ? q : p, -1, 0};
-            size_t lo = 0, hi = nh;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (cmp_hedge(&h[mid], &probe) < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            size_t e = run_end(h, nh, lo);
-            if (e - lo != 2)
+            size_t lo = find_edge(h, nh, p, q);
+            if (lo == nh || run_end(h, nh, lo) - lo != 2)
                 continue; /* not a manifold edge: the checks below name it */
             const hedge *o = h[lo].f == t ? &h[lo + 1] : &h[lo];
             int n = o->f, *nf = &w->f[3 * n];
