@@ -8,14 +8,20 @@
 #include "gf.h"
 #include "gfw.h"
 #include "h5.h"
+#include "model.h"
+#include "progress.h"
 #include "wavelet.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_EPS 32
@@ -163,7 +169,7 @@ static int load_hierarchy(const ep_gf_file *g, const char *path, hierarchy *H)
         return ep_fail(EP_EINPUT, "%s: GFs of constant elements (entity triangle) have no vertex hierarchy; "
                        "compress vertex-based GFs", g->f.path);
     if (path) {
-        if ((st = ep_mesh_read(path, &H->own)))
+        if ((st = ep_model_read(&H->own, path)))
             return st;
         H->h = &H->own;
         if (H->own.tets)
@@ -187,24 +193,6 @@ static void free_hierarchy(hierarchy *H)
 {
     ep_mesh_free(&H->own);
     free(H->row_h);
-}
-
-/* Copy mesh, material and constraints: every file carries its model. */
-static int write_model(ep_h5 *out, const ep_mesh *m)
-{
-    int st;
-    if ((st = ep_h5_write_mesh(out, m)) || (m->material && (st = ep_h5_write_material(out, m->material))))
-        return st;
-    return m->fixed ? ep_h5_write_fixed(out, m->fixed, m->nfixed) : EP_OK;
-}
-
-/* femcondense's traction model describes the columns; it stays with them. */
-static int copy_traction_model(ep_h5 *out, ep_gf_file *g)
-{
-    char model[32];
-    if (ep_h5_get_attr_string(&g->f, "/gf", "traction_model", model, sizeof model))
-        return EP_OK; /* bemsolve files have none */
-    return ep_h5_set_attr_string(out, "/gf", "traction_model", model);
 }
 
 /* ---- compression ---------------------------------------------------------------- */
@@ -266,7 +254,7 @@ static int compress(ep_gf_file *g, const ep_wavelet *W, const int8_t *slot_domai
         if ((st = work_alloc(&wk[t], n)))
             goto out;
     memset(tl, 0, (size_t)ne * sizeof *tl);
-    ep_progress_start(&p, "compress", m, quiet);
+    ep_progress_start(&p, "gfcompress", m, quiet);
     for (int c0 = 0; c0 < m; c0 += CHUNK) {
         int nc = m - c0 < CHUNK ? m - c0 : CHUNK;
         if ((st = ep_gf_file_rows(g, 3L * c0, 3L * nc, rows)))
@@ -361,22 +349,48 @@ static void print_table(FILE *f, const double *eps, int ne, const tally *tl, con
     }
 }
 
-static int plot(const char *png, const double *eps, int ne, const tally *tl, const long dense[2],
+/* Draw the table into png (a temporary of the lifecycle, committed by the
+ * caller): the script runs without a shell, the table on its stdin, its
+ * diagnostics (which would break the one-line error rule) to /dev/null. */
+static int plot(const char *png, const char *name, const double *eps, int ne, const tally *tl, const long dense[2],
                 const char *label)
 {
-    char script[4096], cmd[8192];
+    char script[4096];
+    int fd[2], status;
     if (find_script(script, sizeof script))
         return ep_fail(EP_EIO, "--plot: cannot find the gfplot script (set ELASTOPREP_SCRIPTS)");
-    /* the script's own diagnostics would break the one-line error rule */
-    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' 2>/dev/null", script, png, label);
-    FILE *p = popen(cmd, "w");
-    if (!p)
-        return ep_fail(EP_EIO, "--plot: cannot run %s", script);
-    print_table(p, eps, ne, tl, dense);
-    int rc = pclose(p);
-    return rc ? ep_fail(EP_EIO, "--plot %s: %s failed (it needs /usr/bin/python3 with matplotlib; "
-                            "run it by hand to see why)", png, script)
-              : EP_OK;
+    if (pipe(fd))
+        return ep_fail(EP_EIO, "--plot: cannot run %s: %s", script, strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]), close(fd[1]);
+        return ep_fail(EP_EIO, "--plot: cannot run %s: %s", script, strerror(errno));
+    }
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(fd[0], 0);
+        if (null >= 0)
+            dup2(null, 1), dup2(null, 2);
+        close(fd[0]), close(fd[1]);
+        execl(script, script, png, label, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[0]);
+    FILE *p = fdopen(fd[1], "w");
+    if (p) {
+        void (*old)(int) = signal(SIGPIPE, SIG_IGN); /* a script that exits early closes the pipe */
+        print_table(p, eps, ne, tl, dense);
+        fclose(p);
+        signal(SIGPIPE, old);
+    } else
+        close(fd[1]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!p || !WIFEXITED(status) || WEXITSTATUS(status))
+        return ep_fail(EP_EIO, "--plot %s: %s failed (it needs /usr/bin/python3 with matplotlib; "
+                       "run it by hand to see why)", name, script);
+    return EP_OK;
 }
 
 /* ---- hierarchical GFs ------------------------------------------------------------- */
@@ -390,19 +404,20 @@ static int hierarchical(ep_gf_file *g, const hierarchy *H, int l, ep_h5 *out, in
     const ep_mesh *h = H->h;
     int n = g->L.n, m = g->L.m, st = EP_OK;
     size_t n3 = 3 * (size_t)n;
-    int *col_of_h = ep_malloc((size_t)h->nv, sizeof *col_of_h), *col_row = ep_gf_column_rows(&g->L),
+    int *col_of_h = ep_malloc((size_t)h->nv, sizeof *col_of_h), *col_row = NULL,
         *row_of_h = ep_malloc((size_t)h->nv, sizeof *row_of_h);
     double *hat = ep_malloc((size_t)h->nv, sizeof *hat), *acc = ep_malloc(3 * n3, sizeof *acc),
            *in = ep_malloc(3 * n3, sizeof *in);
     ep_gf_layout L2 = g->L;
     ep_gf_writer w = {0};
-    w.xi = H5I_INVALID_HID;
     L2.col_vertex = ep_malloc((size_t)m, sizeof(int));
     L2.m = 0;
-    if (!col_of_h || !col_row || !row_of_h || !hat || !acc || !in || !L2.col_vertex) {
+    if (!col_of_h || !row_of_h || !hat || !acc || !in || !L2.col_vertex) {
         st = EP_ECOMPUTE;
         goto out;
     }
+    if ((st = ep_gf_layout_column_rows(&g->L, &col_row)))
+        goto out;
     for (int v = 0; v < h->nv; v++)
         col_of_h[v] = -1;
     for (int r = 0; r < n; r++) /* every hierarchy vertex is a row (load_hierarchy) */
@@ -417,8 +432,8 @@ static int hierarchical(ep_gf_file *g, const hierarchy *H, int l, ep_h5 *out, in
         st = ep_fail(EP_EINPUT, "%s: no GF column at a vertex of level <= %d", g->f.path, l);
         goto out;
     }
-    if ((st = ep_gf_writer_open(&w, out, &L2, g->method, 0)) ||
-        (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) || (st = copy_traction_model(out, g)))
+    if ((st = ep_gf_writer_open(&w, out, &L2, g->method, g->traction_model, 0)) ||
+        (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)))
         goto out;
     for (int c = 0, k = 0; c < m; c++) {
         int v = H->row_h[col_row[c]];
@@ -446,11 +461,9 @@ static int hierarchical(ep_gf_file *g, const hierarchy *H, int l, ep_h5 *out, in
         k++;
     }
     *ncols = L2.m;
+    st = ep_gf_writer_close(&w);
 out:
-    if (w.xi >= 0) {
-        int cst = ep_gf_writer_close(&w);
-        st = st ? st : cst;
-    }
+    ep_gf_writer_close(&w);
     free(col_of_h), free(col_row), free(row_of_h), free(hat), free(acc), free(in), free(L2.col_vertex);
     return st;
 }
@@ -483,18 +496,18 @@ int main(int argc, char **argv)
         .max_inputs = 1,
     };
     ep_cli cli;
-    ep_gf_file g;
+    ep_gf_file g = {0};
     hierarchy H = {0};
     ep_wavelet W = {0};
-    ep_h5 out = {.id = H5I_INVALID_HID};
+    ep_output png = {0};
+    ep_h5 *out = NULL;
     ep_gfw_writer w = {0};
     double *area = NULL, t0 = ep_now(), eps[MAX_EPS];
     int8_t *slot_domain = NULL;
     tally tl[MAX_EPS];
-    char tmp[4096];
     int st, writing;
 
-    ep_cli_parse_or_exit(&tool, argc, argv, &cli);
+    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     writing = cli.output != NULL;
     if (!writing && !o.neps)
         ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
@@ -502,9 +515,14 @@ int main(int argc, char **argv)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
     if (o.level >= 0 && o.neps)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
+    if (o.plot) { /* the plot is an output too: checked now, committed with -o */
+        if ((st = ep_output_check(&png, o.plot)))
+            ep_cli_exit(st);
+        png.keep_ext = 1; /* matplotlib picks the format by the extension */
+    }
 
     /* read -> validate */
-    if ((st = ep_gf_file_open(cli.inputs[0], "gf", &g)) || (st = load_hierarchy(&g, o.hierarchy, &H)))
+    if ((st = ep_gf_file_open(&g, cli.inputs[0], "gf")) || (st = load_hierarchy(&g, o.hierarchy, &H)))
         goto out;
     int n = g.L.n;
     int L = 0;
@@ -517,12 +535,8 @@ int main(int argc, char **argv)
             st = ep_fail(EP_EUSAGE, "--constraint-level %ld: the hierarchy has levels 0..%d", o.level, L);
             goto out;
         }
-        if ((st = ep_out_begin(cli.output, tmp, sizeof tmp)) ||
-            (st = ep_h5_create(&out, tmp, "gf", "gfcompress " EP_VERSION, cli.command)) ||
-            (st = write_model(&out, &g.mesh)) || (st = hierarchical(&g, &H, (int)o.level, &out, &ncols)))
-            goto out;
-        st = ep_h5_close(&out);
-        if (st || (st = ep_out_commit(tmp, cli.output)))
+        if ((st = ep_cli_create_h5(&cli, "gf", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)) ||
+            (st = hierarchical(&g, &H, (int)o.level, out, &ncols)) || (st = ep_output_commit(&cli.out)))
             goto out;
         if (!cli.quiet)
             printf("gfcompress: %s: %d GF columns of level-%ld hat constraints (of %d) in %.2f s\n", cli.output,
@@ -531,7 +545,7 @@ int main(int argc, char **argv)
     }
 
     if ((st = ep_gf_row_areas(&g, &area)) ||
-        (st = ep_wavelet_build(H.h, n, H.row_h, g.L.row_fixed, area, o.kind, o.lifted, &W)))
+        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, o.lifted)))
         goto out;
     if (!(slot_domain = ep_malloc((size_t)n, 1))) {
         st = EP_ECOMPUTE;
@@ -546,43 +560,37 @@ int main(int argc, char **argv)
     if (writing)
         eps[ne++] = o.eps;
     const char *wname = o.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
-    if (writing && ((st = ep_out_begin(cli.output, tmp, sizeof tmp)) ||
-                    (st = ep_h5_create(&out, tmp, "gf-wavelet", "gfcompress " EP_VERSION, cli.command)) ||
-                    (st = write_model(&out, &g.mesh)) || (st = ep_gfw_writer_open(&w, &out, &g, &W, wname, o.lifted, o.eps)) ||
-                    (st = copy_traction_model(&out, &g))))
+    if (writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) ||
+                    (st = ep_model_write(out, &g.mesh, NULL, NULL)) ||
+                    (st = ep_gfw_writer_open(&w, out, &g, &W, wname, o.lifted, o.eps))))
         goto out;
     if ((st = compress(&g, &W, slot_domain, &o, eps, ne, tl, writing ? &w : NULL, cli.quiet)))
         goto out;
     long dense[2] = {0, 0};
     for (int r = 0; r < n; r++)
         dense[g.L.row_fixed[r]] += g.L.m;
-    if (writing) {
-        tally *t = &tl[ne - 1];
-        if ((st = ep_gfw_writer_close(&w, rms(t), t->maxrel)) || (st = ep_h5_close(&out)) ||
-            (st = ep_out_commit(tmp, cli.output)))
+    tally *t = &tl[ne - 1];
+    if (writing && (st = ep_gfw_writer_close(&w, rms(t), t->maxrel)))
+        goto out;
+    if (o.plot) { /* before any commit: a failed plot leaves no output behind */
+        char label[256];
+        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.lifted ? "lifted" : "unlifted", wname, n, g.L.m);
+        if ((st = ep_output_reserve(&png)) || (st = plot(png.tmp, o.plot, eps, o.neps, tl, dense, label)))
             goto out;
-        if (!cli.quiet)
-            printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
-                   "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
-                   cli.output, o.lifted ? "lifted " : "unlifted ", wname, L + 1, o.eps, 100 * rms(t),
-                   100 * t->maxrel, kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], kept(t)),
-                   ep_now() - t0);
     }
-    if (o.neps) {
+    if ((writing && (st = ep_output_commit(&cli.out))) || (o.plot && (st = ep_output_commit(&png))))
+        goto out;
+    if (writing && !cli.quiet)
+        printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
+               "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
+               cli.output, o.lifted ? "lifted " : "unlifted ", wname, L + 1, o.eps, 100 * rms(t),
+               100 * t->maxrel, kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], kept(t)),
+               ep_now() - t0);
+    if (o.neps)
         print_table(stdout, eps, o.neps, tl, dense);
-        if (o.plot) {
-            char label[256];
-            snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.lifted ? "lifted" : "unlifted", wname, n,
-                     g.L.m);
-            if ((st = plot(o.plot, eps, o.neps, tl, dense, label)))
-                goto out;
-        }
-    }
 out:
-    if (w.colptr)
-        ep_gfw_writer_abort(&w);
-    if (out.id >= 0)
-        ep_h5_close(&out);
+    ep_gfw_writer_abort(&w);
+    ep_output_abort(&png);
     free(area), free(slot_domain);
     ep_wavelet_free(&W);
     free_hierarchy(&H);

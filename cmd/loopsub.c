@@ -10,7 +10,11 @@
 #include "closest.h"
 #include "err.h"
 #include "h5.h"
+#include "mem.h"
 #include "mesh.h"
+#include "meshio.h"
+#include "model.h"
+#include "progress.h"
 #include "subdiv.h"
 #include "text.h"
 
@@ -74,7 +78,7 @@ static int check_size(const ep_mesh *m, long levels)
         return ep_fail(EP_EUSAGE, "%ld levels give %.3g triangles: beyond 32-bit indices", levels, F);
     if (ep_mem_total() > 0 && bytes > 0.8 * ep_mem_total())
         return ep_fail(EP_ECOMPUTE, "%ld levels need about %.1f GiB, the machine has %.1f GiB", levels,
-                       bytes / 1073741824.0, ep_mem_total() / 1073741824.0);
+                       bytes / EP_MEM_GIB, ep_mem_total() / EP_MEM_GIB);
     return EP_OK;
 }
 
@@ -92,30 +96,19 @@ static int to_closed_surface(ep_mesh *m)
     return ep_mesh_check_closed(m);
 }
 
-static int write_output(const ep_cli *cli, const ep_mesh *m, const int *fixed, int nfixed)
+/* The surface as .obj or .off (by the name's extension), else as an
+ * elastoprep file of kind mesh with its hierarchy and m->fixed. */
+static int write_output(ep_cli *cli, const ep_mesh *m)
 {
-    char tmp[4096];
-    const char *ext = ep_path_ext(cli->output);
-    int st;
-    if (strcasecmp(ext, "h5") && strcasecmp(ext, "obj") && strcasecmp(ext, "off"))
-        return ep_fail(EP_EUSAGE, "%s: output must be .h5, .obj or .off", cli->output);
-    if ((st = ep_out_begin(cli->output, tmp, sizeof tmp)))
+    int format = ep_meshio_format(cli->output), st;
+    ep_h5 *f;
+    if (format >= 0) {
+        if ((st = ep_output_create_file(&cli->out)))
+            return st;
+        ep_meshio_write(cli->out.fp, m, format);
+    } else if ((st = ep_cli_create_h5(cli, "mesh", &f)) || (st = ep_model_write(f, m, NULL, NULL)))
         return st;
-    if (!strcasecmp(ext, "obj")) {
-        st = ep_mesh_write_obj(tmp, m);
-    } else if (!strcasecmp(ext, "off")) {
-        st = ep_mesh_write_off(tmp, m);
-    } else {
-        ep_h5 f;
-        if (!(st = ep_h5_create(&f, tmp, "mesh", "loopsub " EP_VERSION, cli->command))) {
-            st = ep_h5_write_mesh(&f, m);
-            if (!st && fixed)
-                st = ep_h5_write_fixed(&f, fixed, nfixed);
-            int cst = ep_h5_close(&f);
-            st = st ? st : cst;
-        }
-    }
-    return st ? st : ep_out_commit(tmp, cli->output);
+    return ep_output_commit(&cli->out);
 }
 
 int main(int argc, char **argv)
@@ -139,29 +132,28 @@ int main(int argc, char **argv)
         .need_output = 1,
     };
     ep_cli cli;
-    ep_mesh m, fine;
-    ep_closest tree;
+    ep_mesh m = {0}, fine = {0};
+    ep_closest tree = {0};
     ep_progress bar;
-    int st, *fixed = NULL, nfixed = 0, base_nv;
+    int st, base_nv;
     double t0 = ep_now();
 
-    ep_cli_parse_or_exit(&tool, argc, argv, &cli);
+    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     if (!o.levels_given)
         ep_cli_exit(ep_fail(EP_EUSAGE, "the number of levels is required (-l LEVELS)"));
+    const char *ext = ep_text_ext(cli.output);
+    if (strcasecmp(ext, "h5") && ep_meshio_format(cli.output) < 0)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s: output must be .h5, .obj or .off", cli.output));
 
-    ep_mesh_init(&fine);
-    memset(&tree, 0, sizeof tree);
-    if ((st = ep_mesh_read(cli.inputs[0], &m)))
-        ep_cli_exit(st);
-    if ((st = to_closed_surface(&m)) || (st = check_size(&m, o.levels)) ||
+    /* read -> validate */
+    if ((st = ep_model_read(&m, cli.inputs[0])) || (st = to_closed_surface(&m)) || (st = check_size(&m, o.levels)) ||
         (st = ep_subdiv_mark_base(&m)))
         goto out;
     base_nv = m.nv;
-    if (o.project && (!(st = ep_mesh_read(o.project, &fine))))
-        st = ep_closest_build(&tree, &fine);
-    if (st)
+    if (o.project && ((st = ep_model_read(&fine, o.project)) || (st = ep_closest_build(&tree, &fine))))
         goto out;
 
+    /* compute */
     ep_progress_start(&bar, "loopsub", o.levels, cli.quiet);
     for (long l = 0; l < o.levels && !st; l++) {
         st = ep_subdiv_refine(&m, o.scheme, o.project ? &tree : NULL);
@@ -179,9 +171,18 @@ int main(int argc, char **argv)
             fprintf(stderr, "loopsub: warning: %d degenerate triangle%s after projection (first: %d); "
                     "try fewer levels or a finer base mesh\n", bad, bad == 1 ? "" : "s", first + 1);
     }
-    if (ep_vsel_given(&cli.fixed) && (st = ep_vsel_apply(&m, &cli.fixed, "fixed vertex", &fixed, &nfixed)))
-        goto out;
-    if ((st = write_output(&cli, &m, fixed, nfixed)))
+
+    /* write: the surface and the support selected on it; the input's
+     * material and constraints do not carry over to the surface */
+    if (m.material) {
+        ep_material_free(m.material);
+        free(m.material);
+        m.material = NULL;
+    }
+    free(m.fixed);
+    m.fixed = NULL, m.nfixed = 0;
+    if ((ep_select_given(&cli.fixed) && (st = ep_select_apply(&cli.fixed, &m, "fixed vertex", &m.fixed, &m.nfixed))) ||
+        (st = write_output(&cli, &m)))
         goto out;
     if (!cli.quiet) {
         double area, vol;
@@ -191,11 +192,10 @@ int main(int argc, char **argv)
                cli.output, m.nv, m.nf, o.levels, o.levels == 1 ? "" : "s", base_nv,
                o.scheme == EP_SUBDIV_LOOP ? "Loop" : "linear", area, vol,
                o.project ? "; projected onto " : "", o.project ? o.project : "", ep_now() - t0);
-        if (fixed)
-            printf("loopsub: %d fixed vertices written to /constraints/fixed\n", nfixed);
+        if (m.fixed)
+            printf("loopsub: %d fixed vertices written to /constraints/fixed\n", m.nfixed);
     }
 out:
-    free(fixed);
     ep_closest_free(&tree);
     ep_mesh_free(&fine);
     ep_mesh_free(&m);

@@ -6,6 +6,7 @@
 #include "err.h"
 #include "h5.h"
 #include "mesh.h"
+#include "model.h"
 #include "modal.h"
 
 #include <math.h>
@@ -60,40 +61,28 @@ static int handle(int code, const char *arg, void *ctx)
     return EP_EUSAGE;
 }
 
-static int write_output(const ep_cli *cli, const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed,
+/* The output: the model, then modes, derivatives and basis. */
+static int write_output(ep_cli *cli, const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed,
                         const double *lambda, const double *U, const int *pairs, const double *Phi, const double *B,
                         const double *sigma, int nsigma)
 {
     static const char *basis_name[] = {"pca", "gram-schmidt", "linear"};
-    char tmp[4096];
-    ep_h5 f;
+    ep_h5 *f;
     int st, k = (int)o->k, np = k * (k + 1) / 2;
-    hsize_t d[2];
-    if ((st = ep_out_begin(cli->output, tmp, sizeof tmp)) ||
-        (st = ep_h5_create(&f, tmp, "modes", "moddesc " EP_VERSION, cli->command)))
+    hsize_t n3 = 3 * (hsize_t)m->nv, dk[2] = {(hsize_t)k, n3}, dp[2] = {(hsize_t)np, 2}, dphi[2] = {(hsize_t)np, n3},
+            dr[2] = {(hsize_t)o->r, n3}, ds[1] = {(hsize_t)nsigma};
+    if ((st = ep_cli_create_h5(cli, "modes", &f)) || (st = ep_model_write(f, m, mat, fixed)) ||
+        (st = ep_h5_write(f, "/modes/eigenvalues", EP_F64, 1, dk, lambda)) ||
+        (st = ep_h5_write(f, "/modes/U", EP_F64, 2, dk, U)) ||
+        (st = ep_h5_set_attr_int(f, "/modes", "free", o->free)) ||
+        (st = ep_h5_set_attr_string(f, "/modes", "mass", o->lumped ? "lumped" : "consistent")) ||
+        (st = ep_h5_write(f, "/derivatives/pairs", EP_I32, 2, dp, pairs)) ||
+        (st = ep_h5_write(f, "/derivatives/Phi", EP_F64, 2, dphi, Phi)) ||
+        (st = ep_h5_write(f, "/basis/U", EP_F64, 2, dr, B)) ||
+        (st = ep_h5_write(f, "/basis/sigma", EP_F64, 1, ds, sigma)) ||
+        (st = ep_h5_set_attr_string(f, "/basis", "method", basis_name[o->basis])))
         return st;
-    if (!(st = ep_h5_write_model(&f, m, mat, fixed))) {
-        d[0] = (hsize_t)k, d[1] = 3 * (hsize_t)m->nv;
-        if (!(st = ep_h5_write(&f, "/modes/eigenvalues", EP_F64, 1, d, lambda)) &&
-            !(st = ep_h5_write(&f, "/modes/U", EP_F64, 2, d, U)) &&
-            !(st = ep_h5_set_attr_int(&f, "/modes", "free", o->free)) &&
-            !(st = ep_h5_set_attr_string(&f, "/modes", "mass", o->lumped ? "lumped" : "consistent"))) {
-            d[0] = (hsize_t)np, d[1] = 2;
-            if (!(st = ep_h5_write(&f, "/derivatives/pairs", EP_I32, 2, d, pairs))) {
-                d[1] = 3 * (hsize_t)m->nv;
-                st = ep_h5_write(&f, "/derivatives/Phi", EP_F64, 2, d, Phi);
-            }
-            d[0] = (hsize_t)o->r;
-            if (!st && !(st = ep_h5_write(&f, "/basis/U", EP_F64, 2, d, B))) {
-                d[0] = (hsize_t)nsigma;
-                if (!(st = ep_h5_write(&f, "/basis/sigma", EP_F64, 1, d, sigma)))
-                    st = ep_h5_set_attr_string(&f, "/basis", "method", basis_name[o->basis]);
-            }
-        }
-    }
-    int cst = ep_h5_close(&f);
-    st = st ? st : cst;
-    return st ? st : ep_out_commit(tmp, cli->output);
+    return ep_output_commit(&cli->out);
 }
 
 int main(int argc, char **argv)
@@ -122,26 +111,24 @@ int main(int argc, char **argv)
         .need_output = 1,
     };
     ep_cli cli;
-    ep_mesh m;
-    ep_material mat;
-    ep_modal s;
+    ep_mesh m = {0};
+    ep_material mat = {0};
+    ep_modal s = {0};
     char *fixed = NULL;
     int st, nfixed = 0, *pairs = NULL;
     double *lambda = NULL, *U = NULL, *Phi = NULL, *B = NULL, *sigma = NULL, t0 = ep_now(), t;
 
-    ep_cli_parse_or_exit(&tool, argc, argv, &cli);
-    memset(&s, 0, sizeof s);
-    ep_material_init(&mat);
+    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     int k = (int)o.k, np = k * (k + 1) / 2, nsigma = o.basis == EP_BASIS_LINEAR ? k : k + np;
     if (o.r > nsigma)
         ep_cli_exit(ep_fail(EP_EUSAGE, "-r %ld exceeds the %d %s", o.r, nsigma,
                             o.basis == EP_BASIS_LINEAR ? "modes (--basis linear)" : "modes and modal derivatives"));
-    if (o.free && ep_vsel_given(&cli.fixed))
+    if (o.free && ep_select_given(&cli.fixed))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--free and --fixed-... exclude each other"));
 
     /* read -> validate */
-    if ((st = ep_mesh_read(cli.inputs[0], &m)))
-        ep_cli_exit(st);
+    if ((st = ep_model_read(&m, cli.inputs[0])))
+        goto out;
     if (!m.tets) {
         st = ep_fail(EP_EINPUT, "%s: not a tetrahedral mesh (moddesc needs tets)", m.source);
         goto out;

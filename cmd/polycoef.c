@@ -7,6 +7,7 @@
 #include "err.h"
 #include "h5.h"
 #include "mesh.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -61,6 +62,34 @@ static int write_set(ep_h5 *f, const char *group, const ep_cubic *c)
     return ep_h5_write(f, name, EP_F64, 2, d, c->S);
 }
 
+/* The input's basis: the first o->r vectors (all when 0) of o->dataset, each
+ * of length 3nv and finite, from the volumetric model m with its material.
+ * in is the input, opened here. */
+static int read_basis(const ep_mesh *m, const char *path, const opts *o, ep_h5 *in, double **U, int *r)
+{
+    hsize_t d[2] = {0, 3 * (hsize_t)m->nv};
+    void *p;
+    int st;
+    if (!m->tets)
+        return ep_fail(EP_EINPUT, "%s: no tetrahedra in /mesh (polycoef needs the volumetric model)", m->source);
+    if (!m->material)
+        return ep_fail(EP_EINPUT, "%s: no /material", m->source);
+    if ((st = ep_material_check(m->material, 0.5, m->source)) || (st = ep_h5_open(in, path, NULL)))
+        return st;
+    if (!ep_h5_exists(in, o->dataset))
+        return ep_fail(EP_EINPUT, "%s: no basis %s (run moddesc, or name one with --basis)", in->path, o->dataset);
+    if ((st = ep_h5_read(in, o->dataset, EP_F64, 2, d, &p)))
+        return st;
+    *U = p;
+    *r = o->r ? (int)o->r : (int)d[0];
+    if (*r > (int)d[0])
+        return ep_fail(EP_EUSAGE, "-r %d: the basis %s has %d vectors", *r, o->dataset, (int)d[0]);
+    for (size_t i = 0; i < (size_t)*r * d[1]; i++)
+        if (!isfinite((*U)[i]))
+            return ep_fail(EP_EINPUT, "%s: %s holds a non-finite value", in->path, o->dataset);
+    return EP_OK;
+}
+
 int main(int argc, char **argv)
 {
     opts o = {"/basis/U", 0, 0};
@@ -81,69 +110,29 @@ int main(int argc, char **argv)
         .need_output = 1,
     };
     ep_cli cli;
-    ep_mesh m;
-    ep_h5 in, out;
+    ep_mesh m = {0};
+    ep_h5 in = {0}, *out;
     ep_cubic tot = {0}, lam = {0}, mu = {0};
     double *U = NULL, t0 = ep_now();
-    char tmp[4096];
-    int st, inopen = 0;
-    hsize_t d[2] = {0, 0};
+    int st, r = 0;
 
-    ep_cli_parse_or_exit(&tool, argc, argv, &cli);
-    ep_mesh_init(&m);
+    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
 
     /* read -> validate */
-    if ((st = ep_mesh_read(cli.inputs[0], &m)))
-        ep_cli_exit(st);
-    if (!m.tets) {
-        st = ep_fail(EP_EINPUT, "%s: no tetrahedra in /mesh (polycoef needs the volumetric model)", m.source);
+    if ((st = ep_model_read(&m, cli.inputs[0])) || (st = read_basis(&m, cli.inputs[0], &o, &in, &U, &r)))
         goto out;
-    }
-    if (!m.material) {
-        st = ep_fail(EP_EINPUT, "%s: no /material", m.source);
-        goto out;
-    }
-    if ((st = ep_material_check(m.material, 0.5, m.source)) || (st = ep_h5_open(&in, cli.inputs[0], NULL)))
-        goto out;
-    inopen = 1;
-    if (!ep_h5_exists(&in, o.dataset)) {
-        st = ep_fail(EP_EINPUT, "%s: no basis %s (run moddesc, or name one with --basis)", in.path, o.dataset);
-        goto out;
-    }
-    d[1] = 3 * (hsize_t)m.nv;
-    void *p;
-    if ((st = ep_h5_read(&in, o.dataset, EP_F64, 2, d, &p)))
-        goto out;
-    U = p;
-    int r = o.r ? (int)o.r : (int)d[0];
-    if (r > (int)d[0]) {
-        st = ep_fail(EP_EUSAGE, "-r %d: the basis %s has %d vectors", r, o.dataset, (int)d[0]);
-        goto out;
-    }
-    for (size_t i = 0; i < (size_t)r * d[1]; i++)
-        if (!isfinite(U[i])) {
-            st = ep_fail(EP_EINPUT, "%s: %s holds a non-finite value", in.path, o.dataset);
-            goto out;
-        }
 
     /* compute */
-    if ((st = ep_cubic_compute(&m, m.material, U, r, &tot, o.split ? &lam : NULL, o.split ? &mu : NULL)))
+    if ((st = ep_cubic_compute(&tot, o.split ? &lam : NULL, o.split ? &mu : NULL, &m, m.material, U, r)))
         goto out;
     double t_coef = ep_now() - t0;
 
     /* write: mesh, material, constraints, the basis used, the coefficients */
-    if ((st = ep_out_begin(cli.output, tmp, sizeof tmp)) ||
-        (st = ep_h5_create(&out, tmp, "cubic", "polycoef " EP_VERSION, cli.command)))
-        goto out;
-    d[0] = (hsize_t)r;
-    if (!(st = ep_h5_write_mesh(&out, &m)) && !(st = ep_h5_write_material(&out, m.material)) &&
-        !(m.fixed && (st = ep_h5_write_fixed(&out, m.fixed, m.nfixed))) &&
-        !(st = ep_h5_write(&out, "/basis/U", EP_F64, 2, d, U)) && !(st = write_set(&out, "/cubic", &tot)) && o.split &&
-        !(st = write_set(&out, "/cubic/lambda", &lam)))
-        st = write_set(&out, "/cubic/mu", &mu);
-    int cst = ep_h5_close(&out);
-    st = st ? st : cst;
-    if (st || (st = ep_out_commit(tmp, cli.output)))
+    hsize_t d[2] = {(hsize_t)r, 3 * (hsize_t)m.nv};
+    if ((st = ep_cli_create_h5(&cli, "cubic", &out)) || (st = ep_model_write(out, &m, NULL, NULL)) ||
+        (st = ep_h5_write(out, "/basis/U", EP_F64, 2, d, U)) || (st = write_set(out, "/cubic", &tot)) ||
+        (o.split && ((st = write_set(out, "/cubic/lambda", &lam)) || (st = write_set(out, "/cubic/mu", &mu)))) ||
+        (st = ep_output_commit(&cli.out)))
         goto out;
     if (!cli.quiet)
         printf("polycoef: %s: r = %d: %d + %ld + %ld coefficient vectors%s from %d tets in %.2f s "
@@ -151,8 +140,7 @@ int main(int argc, char **argv)
                cli.output, r, r, ep_cubic_npairs(r), ep_cubic_ntriples(r), o.split ? " (and lambda, mu parts)" : "",
                m.ne, t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
 out:
-    if (inopen)
-        ep_h5_close(&in);
+    ep_h5_close(&in);
     ep_cubic_free(&tot);
     ep_cubic_free(&lam);
     ep_cubic_free(&mu);

@@ -4,9 +4,12 @@
  */
 #include "cli.h"
 #include "cma.h"
+#include "cma_cache.h"
 #include "cubic.h"
 #include "err.h"
 #include "h5.h"
+#include "model.h"
+#include "mem.h"
 #include "modal.h"
 #include "reduced.h"
 #include "stvk.h"
@@ -276,7 +279,7 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
     int st, n = g->n;
     double *vbar = NULL, *v = NULL, *pS = NULL, *zero = NULL;
     int *S = NULL, *col_row = NULL, s = 0;
-    if ((st = ep_gfsrc_open(path, &h)))
+    if ((st = ep_gfsrc_open(&h, path)))
         goto out;
     if (h.wavelet || h.n != n || memcmp(h.file->L.row_vertex, g->file->L.row_vertex, (size_t)n * sizeof(int))) {
         st = ep_fail(EP_EINPUT, "%s: --switched wants a dense GF file with the same rows", path);
@@ -284,10 +287,12 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
     }
     if (!(S = ep_malloc((size_t)n, sizeof *S)) || !(vbar = ep_calloc(3 * (size_t)n, sizeof *vbar)) ||
         !(v = ep_malloc(3 * (size_t)n, sizeof *v)) || !(pS = ep_malloc(3 * (size_t)n, sizeof *pS)) ||
-        !(zero = ep_calloc(3 * (size_t)n, sizeof *zero)) || !(col_row = ep_gf_column_rows(&h.file->L))) {
+        !(zero = ep_calloc(3 * (size_t)n, sizeof *zero))) {
         st = EP_ECOMPUTE;
         goto out;
     }
+    if ((st = ep_gf_layout_column_rows(&h.file->L, &col_row)))
+        goto out;
     for (int r = 0; r < n; r++) {
         if (g->file->L.row_fixed[r] && !h.file->L.row_fixed[r]) {
             st = ep_fail(EP_EINPUT, "%s: row %d is fixed here but free in the reference", path, r);
@@ -338,8 +343,8 @@ static int run_gf(const char *path, const opts *o, report *rep)
     int *S = NULL, *seeds = NULL, *idx = NULL, *near = NULL;
     samples t_scratch = {0}, t_add = {0}, t_remove = {0};
     unsigned long rng = (unsigned long)o->seed * 2654435761UL + 1;
-    ep_cma_cache_init(&cache, 256.0 * 1048576);
-    if ((st = ep_gfsrc_open(path, &g)))
+    ep_cma_cache_init(&cache, 256.0 * EP_MEM_MIB);
+    if ((st = ep_gfsrc_open(&g, path)))
         goto out;
     rep->kind = g.wavelet ? "gf-wavelet" : "gf";
     int n = g.n;
@@ -360,7 +365,7 @@ static int run_gf(const char *path, const opts *o, report *rep)
     pool = pool > N.nfree ? N.nfree : pool;
     N.diameter = ep_mesh_diameter(&g.file->mesh);
     if (o->reference) {
-        if ((st = ep_gfsrc_open(o->reference, &ref)))
+        if ((st = ep_gfsrc_open(&ref, o->reference)))
             goto out;
         haveref = 1;
         if (ref.n != n || ref.m != g.m || memcmp(ref.file->L.col_vertex, g.file->L.col_vertex, (size_t)g.m * sizeof(int))) {
@@ -552,7 +557,7 @@ static int read_cubic(ep_h5 *f, ep_mesh *m, ep_cubic *c, double **U)
     hsize_t d[2] = {0, 0};
     void *p;
     int st;
-    if ((st = ep_h5_read_mesh(f, m)) || (st = ep_mesh_complete(m)))
+    if ((st = ep_model_load(m, f)))
         return st;
     if (!m->tets || !m->material)
         return ep_fail(EP_EINPUT, "%s: a cubic file carries the tet mesh and its material", f->path);
@@ -608,31 +613,31 @@ static double max_disp(const double *U, int r, int nv, const double *q, double *
 static int release(const ep_cubic *c, const ep_cubic_tangent *t, const double *q0, const opts *o, double dt, double alpha,
                    double beta, int iterations, double *change, double *final, double *growth, double *sec)
 {
-    ep_newmark nm;
+    ep_reduced nm;
     int r = c->r, st;
     samples ts = {0};
     double *w = ep_malloc((size_t)(ep_cubic_npairs(r) + ep_cubic_ntriples(r) + 4 * r), sizeof *w), q0n = 0;
     if (!w)
         return EP_ECOMPUTE;
-    if ((st = ep_newmark_init(&nm, t, dt, alpha, beta))) {
+    if ((st = ep_reduced_init(&nm, t, dt, alpha, beta))) {
         free(w);
         return st;
     }
     nm.iterations = iterations;
     nm.tol = iterations > 1 ? 1e-10 : 0;
-    ep_newmark_start(&nm, q0, NULL, NULL);
+    ep_reduced_start(&nm, q0, NULL, NULL);
     for (long k = 0; k < o->steps && !st; k++) {
         double t0 = ep_now();
-        if (!(st = ep_newmark_step(&nm, NULL)))
+        if (!(st = ep_reduced_step(&nm, NULL)))
             st = sample(&ts, ep_now() - t0);
     }
-    ep_newmark_start(&nm, q0, NULL, NULL);
+    ep_reduced_start(&nm, q0, NULL, NULL);
     double E0 = ep_reduced_energy(c, q0, w);
     for (int i = 0; i < r; i++)
         q0n += q0[i] * q0[i];
     *change = 0, *growth = 0;
     for (long k = 0; k < o->steps && !st; k++) {
-        st = ep_newmark_step(&nm, NULL);
+        st = ep_reduced_step(&nm, NULL);
         double E = ep_reduced_energy(c, nm.q, w), qn = 0;
         for (int i = 0; i < r; i++)
             E += 0.5 * nm.qd[i] * nm.qd[i], qn += nm.q[i] * nm.q[i];
@@ -641,7 +646,7 @@ static int release(const ep_cubic *c, const ep_cubic_tangent *t, const double *q
         *final = E / E0;
     }
     *sec = ts.n ? median_us(&ts) * 1e-6 : 0;
-    ep_newmark_free(&nm);
+    ep_reduced_free(&nm);
     free(w), free(ts.v);
     return st;
 }
@@ -657,7 +662,7 @@ static int run_cubic(ep_h5 *f, const opts *o, report *rep)
     unsigned long rng = (unsigned long)o->seed * 2654435761UL + 7;
     ep_mesh_init(&m);
     rep->kind = "cubic";
-    if ((st = read_cubic(f, &m, &c, &U)) || (st = ep_cubic_tangent_prepare(&c, &t)) ||
+    if ((st = read_cubic(f, &m, &c, &U)) || (st = ep_cubic_tangent_prepare(&t, &c)) ||
         (st = ep_cubic_tangent_threads(&t, (int)o->threads)) ||
         (st = ep_stvk_init(&sv, &m, m.material)))
         goto out;
@@ -733,11 +738,9 @@ static int run_cubic(ep_h5 *f, const opts *o, report *rep)
     for (int k = 1; k <= 10; k++) { /* load steps keep Newton on the branch through q = 0 */
         for (int i = 0; i < r; i++)
             fk[i] = fpull[i] * k / 10;
-        int it = ep_reduced_static(&t, fk, qs, 50, 1e-12);
-        if (it < 0) {
-            st = EP_ECOMPUTE;
+        int it;
+        if ((st = ep_reduced_static(&t, fk, qs, 50, 1e-12, &it)))
             goto out;
-        }
         iters += it;
     }
     check(rep, "static solve recovers the pulled shape", rel_max(qs, q, (size_t)r), 1e-8);
@@ -787,7 +790,7 @@ static int run_modes(ep_h5 *f, report *rep)
     int st;
     ep_mesh_init(&m);
     rep->kind = "modes";
-    if ((st = ep_h5_read_mesh(f, &m)) || (st = ep_mesh_complete(&m)))
+    if ((st = ep_model_load(&m, f)))
         goto out;
     if (!m.tets || !m.material) {
         st = ep_fail(EP_EINPUT, "%s: a modes file carries the tet mesh and its material", f->path);
@@ -862,7 +865,7 @@ static int run_mesh(ep_h5 *f, report *rep)
     int st;
     ep_mesh_init(&m);
     rep->kind = "mesh";
-    if ((st = ep_h5_read_mesh(f, &m)) || (st = ep_mesh_complete(&m)))
+    if ((st = ep_model_load(&m, f)))
         goto out;
     int first, deg = ep_mesh_count_degenerate(&m, &first);
     fact(rep, "vertices", m.nv);
@@ -912,14 +915,13 @@ int main(int argc, char **argv)
         .ctx = &o,
         .min_inputs = 1,
         .max_inputs = 1,
+        .no_output = "rtcheck writes no file (redirect --json instead of -o)",
     };
     ep_cli cli;
     ep_h5 f;
     report rep = {0};
     int st;
-    ep_cli_parse_or_exit(&tool, argc, argv, &cli);
-    if (cli.output)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "rtcheck writes no file (redirect --json instead of -o)"));
+    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     openblas_set_num_threads(1); /* a runtime's loop runs on one core... */
     o.threads = cli.threads >= 2 ? 2 : 1; /* ...unless -j 2 lends it a helper */
     rep.path = cli.inputs[0];

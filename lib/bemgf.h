@@ -8,7 +8,7 @@
 #ifndef EP_BEMGF_H
 #define EP_BEMGF_H
 
-#include "gf.h"
+#include "gf_layout.h"
 #include "mesh.h"
 
 typedef struct ep_bemgf_opts {

@@ -1,107 +1,26 @@
 /*
- * cli.c — option parsing, error exit, atomic output and progress (cli.h).
+ * cli.c — option parsing, the model of a run from options, the output and
+ * the error exit (cli.h).
  */
 #define _GNU_SOURCE
 #include "cli.h"
 #include "err.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <time.h>
-#include <unistd.h>
 
 static const char *progname = "elastoprep";
-
-/* ---- atomic output ------------------------------------------------------ */
-
-#define MAX_OUT 8
-static char pending[MAX_OUT][4096]; /* "" when free; written before the handler can see it */
-static volatile sig_atomic_t handlers_set;
-
-void ep_out_abort(void)
-{
-    for (int i = 0; i < MAX_OUT; i++)
-        if (pending[i][0]) {
-            unlink(pending[i]);
-            pending[i][0] = '\0';
-        }
-}
-
-static void on_signal(int sig)
-{
-    for (int i = 0; i < MAX_OUT; i++) /* unlink is async-signal-safe */
-        if (pending[i][0])
-            unlink(pending[i]);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_cleanup(void)
-{
-    if (handlers_set)
-        return;
-    handlers_set = 1;
-    atexit(ep_out_abort);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-}
-
-int ep_out_begin(const char *path, char *tmp, size_t cap)
-{
-    const char *slash = strrchr(path, '/');
-    int slot = -1;
-    for (int i = 0; i < MAX_OUT && slot < 0; i++)
-        if (!pending[i][0])
-            slot = i;
-    if (slot < 0)
-        return ep_fail(EP_EIO, "%s: too many open outputs", path);
-    int n = slash ? snprintf(tmp, cap, "%.*s/.%s.XXXXXX", (int)(slash - path), path, slash + 1)
-                  : snprintf(tmp, cap, ".%s.XXXXXX", path);
-    if (n < 0 || (size_t)n >= cap || (size_t)n >= sizeof pending[0])
-        return ep_fail(EP_EIO, "%s: output name too long", path);
-    install_cleanup();
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return ep_fail(EP_EIO, "%s: cannot create a file in its folder: %s", path, strerror(errno));
-    close(fd);
-    memcpy(pending[slot], tmp, (size_t)n + 1);
-    return EP_OK;
-}
-
-int ep_out_commit(const char *tmp, const char *path)
-{
-    mode_t mask = umask(0);
-    umask(mask);
-    chmod(tmp, 0666 & ~mask);
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return ep_fail(EP_EIO, "%s: cannot write: %s", path, strerror(e));
-    }
-    for (int i = 0; i < MAX_OUT; i++)
-        if (!strcmp(pending[i], tmp))
-            pending[i][0] = '\0';
-    return EP_OK;
-}
 
 _Noreturn void ep_cli_exit(int status)
 {
     if (status != EP_OK)
         fprintf(stderr, "%s: %s\n", progname, *ep_errmsg() ? ep_errmsg() : "failed");
-    ep_out_abort();
+    ep_output_abort_all();
     fflush(stdout);
     exit(status);
 }
@@ -109,7 +28,8 @@ _Noreturn void ep_cli_exit(int status)
 /* ---- option parsing --------------------------------------------------------- */
 
 enum {
-    OPT_NU = 1000, OPT_RHO, OPT_FIXED_IDS, OPT_FIXED_BOX, OPT_FIXED_REGION
+    OPT_NU = 1000, OPT_RHO, OPT_FIXED_IDS, OPT_FIXED_BOX, OPT_FIXED_REGION,
+    OPT_COLUMNS, OPT_COL_IDS, OPT_COL_BOX, OPT_COL_REGION
 };
 
 static const struct option common_opts[] = {
@@ -126,14 +46,27 @@ static const struct option fixed_opts[] = {
     {"fixed-box", required_argument, NULL, OPT_FIXED_BOX},
     {"fixed-region", required_argument, NULL, OPT_FIXED_REGION},
 };
+static const struct option column_opts[] = {
+    {"columns", required_argument, NULL, OPT_COLUMNS},
+    {"col-ids", required_argument, NULL, OPT_COL_IDS},
+    {"col-box", required_argument, NULL, OPT_COL_BOX},
+    {"col-region", required_argument, NULL, OPT_COL_REGION},
+};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static void usage(const ep_tool *t)
 {
     printf("Usage: %s %s\n%s\n\n", t->name, t->synopsis, t->purpose);
+    printf("Options:\n");
+    if (t->common & EP_CLI_COLUMNS)
+        printf("      --columns free|all  GF columns: free boundary vertices (default) or all of them\n"
+               "      --col-ids FILE      GF columns: these boundary vertices (1-based ids), and/or\n"
+               "      --col-box x0,y0,z0,x1,y1,z1\n"
+               "                          the boundary vertices in a box, and/or\n"
+               "      --col-region TAG    those of a physical group or set\n");
     if (t->help && *t->help)
-        printf("Options:\n%s", t->help);
+        printf("%s", t->help);
     if (t->common & EP_CLI_MATERIAL)
         printf("  -E, --young PA          Young's modulus\n"
                "      --nu V              Poisson's ratio\n"
@@ -201,8 +134,16 @@ static int common_option(int c, const char *arg, ep_cli *cli, const char *optnam
     case OPT_RHO: return ep_cli_double("--rho", arg, &cli->rho);
     case 'm': cli->material_file = arg; return EP_OK;
     case OPT_FIXED_IDS: cli->fixed.ids_file = arg; return EP_OK;
-    case OPT_FIXED_BOX: return ep_vsel_parse_box(&cli->fixed, "--fixed-box", arg);
+    case OPT_FIXED_BOX: return ep_select_parse_box(&cli->fixed, "--fixed-box", arg);
     case OPT_FIXED_REGION: cli->fixed.region = arg; return EP_OK;
+    case OPT_COLUMNS:
+        if (strcmp(arg, "free") && strcmp(arg, "all"))
+            return ep_fail(EP_EUSAGE, "option --columns: expected free or all, got \"%s\"", arg);
+        cli->all_columns = !strcmp(arg, "all");
+        return EP_OK;
+    case OPT_COL_IDS: cli->columns.ids_file = arg; return EP_OK;
+    case OPT_COL_BOX: return ep_select_parse_box(&cli->columns, "--col-box", arg);
+    case OPT_COL_REGION: cli->columns.region = arg; return EP_OK;
     default: return ep_fail(EP_EUSAGE, "unknown option %s", optname);
     }
 }
@@ -217,7 +158,7 @@ static int is_tool_option(const ep_tool *t, int c)
     return 0;
 }
 
-int ep_cli_parse(const ep_tool *tool, int argc, char **argv, ep_cli *cli)
+int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
 {
     struct option opts[64];
     size_t n = 0;
@@ -234,6 +175,8 @@ int ep_cli_parse(const ep_tool *tool, int argc, char **argv, ep_cli *cli)
         ADD(material_opts);
     if (tool->common & EP_CLI_FIXED)
         ADD(fixed_opts);
+    if (tool->common & EP_CLI_COLUMNS)
+        ADD(column_opts);
 #undef ADD
     for (const struct option *o = tool->options; o && o->name && n < COUNT(opts) - 1; o++)
         opts[n++] = *o;
@@ -247,11 +190,13 @@ int ep_cli_parse(const ep_tool *tool, int argc, char **argv, ep_cli *cli)
         const char *name = argv[optind - 1];
         if (c == 'h') {
             usage(tool);
-            return -1;
+            cli->done = 1;
+            return EP_OK;
         }
         if (c == 'V') {
             printf("%s (elastoprep) %s\n", tool->name, EP_VERSION);
-            return -1;
+            cli->done = 1;
+            return EP_OK;
         }
         if (c == '?')
             return ep_fail(EP_EUSAGE, "unknown option %s (try --help)",
@@ -271,84 +216,32 @@ int ep_cli_parse(const ep_tool *tool, int argc, char **argv, ep_cli *cli)
         return ep_fail(EP_EUSAGE, "too many input files: %s", cli->inputs[tool->max_inputs]);
     if (tool->need_output && !cli->output)
         return ep_fail(EP_EUSAGE, "no output file (-o FILE)");
+    if (tool->no_output && cli->output)
+        return ep_fail(EP_EUSAGE, "%s", tool->no_output);
+    if (cli->output && (st = ep_output_check(&cli->out, cli->output)))
+        return st;
     if (cli->threads)
         omp_set_num_threads(cli->threads);
     return EP_OK;
 }
 
-void ep_cli_parse_or_exit(const ep_tool *tool, int argc, char **argv, ep_cli *cli)
+void ep_cli_parse_or_exit(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
 {
-    int st = ep_cli_parse(tool, argc, argv, cli);
-    if (st < 0)
-        exit(EP_OK);
-    if (st)
+    int st = ep_cli_parse(cli, tool, argc, argv);
+    if (st || cli->done)
         ep_cli_exit(st);
 }
 
-/* ---- progress -------------------------------------------------------------- */
-
-void ep_progress_start(ep_progress *p, const char *label, long total, int quiet)
+int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f)
 {
-    p->label = label;
-    p->total = total > 0 ? total : 1;
-    p->t0 = p->last = ep_now();
-    p->tty = isatty(2);
-    p->quiet = quiet;
-}
-
-void ep_progress_update(ep_progress *p, long done)
-{
-    double now = ep_now(), frac = (double)done / (double)p->total;
-    if (p->quiet || now - p->last < (p->tty ? 0.2 : 5.0))
-        return;
-    p->last = now;
-    if (p->tty) {
-        int w = 30, k = (int)(frac * w);
-        fprintf(stderr, "\r%s: [%.*s%*s] %3.0f%%  %.0fs", p->label, k,
-                "##############################", w - k, "", 100 * frac, now - p->t0);
-    } else {
-        fprintf(stderr, "%s: %ld/%ld (%.0f%%) after %.0f s\n", progname, done, p->total,
-                100 * frac, now - p->t0);
-    }
-    fflush(stderr);
-}
-
-void ep_progress_end(ep_progress *p)
-{
-    if (!p->quiet && p->tty && p->last > p->t0)
-        fprintf(stderr, "\r%*s\r", 60, "");
-}
-
-double ep_peak_rss(void)
-{
-    struct rusage ru;
-    return getrusage(RUSAGE_SELF, &ru) == 0 ? 1024.0 * (double)ru.ru_maxrss : 0.0;
-}
-
-int ep_out_check_space(const char *out, double bytes)
-{
-    char dir[4096];
-    const char *slash = strrchr(out, '/');
-    struct statvfs sv;
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1, slash ? out : ".");
-    if (statvfs(dir[0] ? dir : "/", &sv) == 0) {
-        double avail = (double)sv.f_bavail * (double)sv.f_frsize;
-        if (bytes > avail)
-            return ep_fail(EP_ECOMPUTE, "the output needs about %.2f GiB, %s has %.2f GiB free",
-                           bytes / 1073741824.0, dir[0] ? dir : "/", avail / 1073741824.0);
-    }
+    char creator[128];
+    int st;
+    snprintf(creator, sizeof creator, "%s %s", cli->prog, EP_VERSION);
+    *f = NULL;
+    if ((st = ep_output_create_h5(&cli->out, kind, creator, cli->command)))
+        return st;
+    *f = &cli->out.h5;
     return EP_OK;
-}
-
-double ep_mem_limit(double limit)
-{
-    return limit > 0 ? limit : 0.9 * ep_mem_total();
-}
-
-double ep_mem_total(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && size > 0 ? (double)pages * (double)size : 0.0;
 }
 
 int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_material *out)
@@ -356,7 +249,7 @@ int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_mater
     int st;
     ep_material_init(out);
     if (cli->material_file) {
-        if ((st = ep_material_read(cli->material_file, m->ne, m->region, out)))
+        if ((st = ep_material_read(out, cli->material_file, m->ne, m->region)))
             return st;
         return ep_material_check(out, nu_max, cli->material_file);
     }
@@ -385,8 +278,8 @@ int ep_cli_fixed(const ep_cli *cli, const ep_mesh *m, char **fixed, int *nfixed)
     char *mask = ep_calloc((size_t)m->nv, 1);
     if (!mask)
         return EP_ECOMPUTE;
-    if (ep_vsel_given(&cli->fixed)) {
-        if ((st = ep_vsel_apply(m, &cli->fixed, "fixed vertex", &ids, &n)))
+    if (ep_select_given(&cli->fixed)) {
+        if ((st = ep_select_apply(&cli->fixed, m, "fixed vertex", &ids, &n)))
             goto out;
     } else if (m->fixed && m->nfixed > 0) {
         ids = m->fixed;
@@ -414,10 +307,10 @@ int ep_cli_bytes(const char *opt, const char *arg, double *bytes)
     double v = strtod(arg, &e);
     double scale = 1;
     switch (*e) {
-    case 'K': case 'k': scale = 1024.0; e++; break;
-    case 'M': case 'm': scale = 1048576.0; e++; break;
-    case 'G': case 'g': scale = 1073741824.0; e++; break;
-    case 'T': case 't': scale = 1099511627776.0; e++; break;
+    case 'K': case 'k': scale = EP_MEM_KIB; e++; break;
+    case 'M': case 'm': scale = EP_MEM_MIB; e++; break;
+    case 'G': case 'g': scale = EP_MEM_GIB; e++; break;
+    case 'T': case 't': scale = EP_MEM_TIB; e++; break;
     }
     if (*e == 'B' || *e == 'b')
         e++;
@@ -425,4 +318,11 @@ int ep_cli_bytes(const char *opt, const char *arg, double *bytes)
         return ep_fail(EP_EUSAGE, "option %s: expected a size such as 4G or 512M, got \"%s\"", opt, arg);
     *bytes = v * scale;
     return EP_OK;
+}
+
+int ep_cli_columns(const ep_cli *cli, const ep_mesh *m, int **cols, int *ncols)
+{
+    *cols = NULL;
+    *ncols = 0;
+    return ep_select_given(&cli->columns) ? ep_select_boundary(&cli->columns, m, "column", cols, ncols) : EP_OK;
 }

@@ -22,90 +22,6 @@
 #include "kernel.h"
 #include "worker.h"
 
-/* ---- GF source ---------------------------------------------------------------- */
-
-int ep_gfsrc_open(const char *path, ep_gfsrc *g)
-{
-    int st;
-    memset(g, 0, sizeof *g);
-    if ((st = ep_gf_file_open(path, NULL, &g->own)))
-        return st;
-    if (!strcmp(g->own.f.kind, "gf-wavelet")) {
-        ep_gf_file_close(&g->own);
-        memset(&g->own, 0, sizeof g->own);
-        g->own.f.id = g->own.xi = H5I_INVALID_HID;
-        g->wavelet = 1; /* ep_gfsrc_close then frees what a failed open read */
-        if ((st = ep_gfw_open(path, &g->w)))
-            return st;
-        g->file = &g->w.g;
-    } else
-        g->file = &g->own;
-    ep_gf_file *f = g->file;
-    if (strcmp(f->entity, "vertex"))
-        return ep_fail(EP_EINPUT, "%s: GFs of constant elements (entity triangle); the runtime needs vertex GFs",
-                       path);
-    g->n = f->L.n;
-    g->m = f->L.m;
-    int *col_row = ep_gf_column_rows(&f->L);
-    if (!col_row || !(g->col_of_row = ep_malloc((size_t)g->n, sizeof *g->col_of_row))) {
-        free(col_row);
-        return EP_ECOMPUTE;
-    }
-    for (int r = 0; r < g->n; r++)
-        g->col_of_row[r] = -1;
-    for (int c = 0; c < g->m; c++)
-        g->col_of_row[col_row[c]] = c;
-    free(col_row);
-    if ((st = ep_gf_row_areas(f, &g->area)))
-        return st;
-    if (g->wavelet) {
-        if ((st = ep_wavelet_ws_init(&g->ws, &g->w.W, 9)) ||
-            !(g->acc = ep_malloc(3 * (size_t)g->n, sizeof *g->acc)) ||
-            !(g->col = ep_malloc(18 * (size_t)g->n, sizeof *g->col)))
-            return st ? st : EP_ECOMPUTE;
-        return EP_OK;
-    }
-    if (!(g->xi = ep_malloc_huge(9 * (size_t)g->m * g->n, sizeof *g->xi)))
-        return EP_ECOMPUTE;
-    return ep_gf_file_rows(f, 0, 3L * g->m, g->xi);
-}
-
-void ep_gfsrc_close(ep_gfsrc *g)
-{
-    if (g->wavelet)
-        ep_gfw_close(&g->w);
-    else
-        ep_gf_file_close(&g->own);
-    ep_wavelet_ws_free(&g->ws);
-    free(g->col_of_row), free(g->area), free(g->xi), free(g->acc), free(g->col);
-    memset(g, 0, sizeof *g);
-}
-
-void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9])
-{
-    if (g->wavelet) {
-        ep_gfw_block(&g->w, col, row, &g->ws, B);
-        return;
-    }
-    size_t n3 = 3 * (size_t)g->n;
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            B[3 * b + a] = g->xi[(3 * (size_t)col + a) * n3 + 3 * (size_t)row + b];
-}
-
-void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out)
-{
-    if (g->wavelet) {
-        ep_gfw_sum(&g->w, k, cols, loads, g->acc, out);
-        return;
-    }
-    int n3 = 3 * g->n;
-    memset(out, 0, (size_t)n3 * sizeof *out);
-    for (int i = 0; i < k; i++) /* out += xi[3c .. 3c+2]^T load */
-        cblas_dgemv(CblasRowMajor, CblasTrans, 3, n3, 1.0, &g->xi[3 * (size_t)cols[i] * n3], n3, &loads[3 * i], 1,
-                    1.0, out, 1);
-}
-
 /* ---- small dense helpers ---------------------------------------------------------- */
 
 /* Inverse of a 3x3 matrix; 0, or EP_ECOMPUTE when singular to working precision. */
@@ -547,6 +463,18 @@ void ep_cma_inverse(const ep_cma *c, double *out)
         inverse_row(c, i, &out[(size_t)i * N]);
 }
 
+int ep_cma_load(ep_cma *c, const int *nodes, int s, const double *Cinv)
+{
+    if (reserve(c, s))
+        return EP_ECOMPUTE;
+    c->s = s;
+    c->pending = 0;
+    memcpy(c->S, nodes, (size_t)s * sizeof *c->S);
+    for (int r = 0; r < 3 * s; r++)
+        memcpy(&c->Cinv[(size_t)r * c->ld], &Cinv[(size_t)r * 3 * s], 3 * (size_t)s * sizeof *c->Cinv);
+    return EP_OK;
+}
+
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v)
 {
     ep_gfsrc *g = c->g;
@@ -604,107 +532,6 @@ void ep_cma_force(const ep_cma *c, const double *pS, double f[3])
     for (int i = 0; i < c->s; i++)
         for (int b = 0; b < 3; b++)
             f[b] += c->g->area[c->S[i]] * pS[3 * i + b];
-}
-
-/* ---- cache of inverses ---------------------------------------------------------------- */
-
-void ep_cma_cache_init(ep_cma_cache *k, double limit_bytes)
-{
-    memset(k, 0, sizeof *k);
-    k->limit = limit_bytes;
-}
-
-void ep_cma_cache_free(ep_cma_cache *k)
-{
-    for (int i = 0; i < k->n; i++)
-        free(k->e[i].nodes), free(k->e[i].Cinv);
-    free(k->e);
-    memset(k, 0, sizeof *k);
-}
-
-static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
-
-static double entry_bytes(int s) { return 9.0 * s * s * sizeof(double) + s * sizeof(int) + sizeof(ep_cma_entry); }
-
-static int find(const ep_cma_cache *k, const int *sorted, int s)
-{
-    for (int i = 0; i < k->n; i++)
-        if (k->e[i].s == s && !memcmp(k->e[i].nodes, sorted, (size_t)s * sizeof *sorted))
-            return i;
-    return -1;
-}
-
-int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s)
-{
-    int *sorted = c->cols; /* n >= s ints of scratch */
-    memcpy(sorted, nodes, (size_t)s * sizeof *sorted);
-    qsort(sorted, (size_t)s, sizeof *sorted, cmp_int);
-    int i = find(k, sorted, s);
-    if (i < 0 || reserve(c, s)) {
-        k->misses++;
-        return 0;
-    }
-    k->hits++;
-    k->e[i].stamp = ++k->clock;
-    c->s = s;
-    c->pending = 0;
-    memcpy(c->S, k->e[i].nodes, (size_t)s * sizeof *c->S);
-    for (int r = 0; r < 3 * s; r++)
-        memcpy(&c->Cinv[(size_t)r * c->ld], &k->e[i].Cinv[(size_t)r * 3 * s], 3 * (size_t)s * sizeof *c->Cinv);
-    return 1;
-}
-
-int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c)
-{
-    int s = c->s, N = 3 * s, *perm = c->cols;
-    double need = entry_bytes(s);
-    if (need > k->limit)
-        return EP_OK; /* larger than the whole cache: not kept */
-    /* sort positions by node: perm[i] = position in c->S of the i-th smallest node */
-    for (int i = 0; i < s; i++)
-        perm[i] = i;
-    for (int i = 1; i < s; i++) /* insertion sort: s is small and nearly sorted */
-        for (int j = i; j > 0 && c->S[perm[j - 1]] > c->S[perm[j]]; j--) {
-            int t = perm[j];
-            perm[j] = perm[j - 1];
-            perm[j - 1] = t;
-        }
-    ep_cma_entry e = {s, ep_malloc((size_t)s + 1, sizeof(int)), ep_malloc(9 * (size_t)s * s + 1, sizeof(double)),
-                      ++k->clock};
-    if (!e.nodes || !e.Cinv) {
-        free(e.nodes), free(e.Cinv);
-        return EP_ECOMPUTE;
-    }
-    double *row = c->work;
-    for (int i = 0; i < s; i++) {
-        e.nodes[i] = c->S[perm[i]];
-        for (int b = 0; b < 3; b++) {
-            inverse_row(c, 3 * perm[i] + b, row);
-            for (int j = 0; j < s; j++)
-                memcpy(&e.Cinv[(size_t)(3 * i + b) * N + 3 * j], &row[3 * perm[j]], 3 * sizeof(double));
-        }
-    }
-    int at = find(k, e.nodes, s);
-    if (at >= 0) { /* refresh */
-        free(k->e[at].nodes), free(k->e[at].Cinv);
-        k->e[at] = e;
-        return EP_OK;
-    }
-    while (k->n && k->bytes + need > k->limit) { /* drop the least recently used */
-        int old = 0;
-        for (int i = 1; i < k->n; i++)
-            old = k->e[i].stamp < k->e[old].stamp ? i : old;
-        k->bytes -= entry_bytes(k->e[old].s);
-        free(k->e[old].nodes), free(k->e[old].Cinv);
-        k->e[old] = k->e[--k->n];
-    }
-    if (k->n == k->cap && ep_grow(&k->e, (size_t)(k->cap = 2 * k->cap + 8), sizeof *k->e)) {
-        free(e.nodes), free(e.Cinv);
-        return EP_ECOMPUTE;
-    }
-    k->e[k->n++] = e;
-    k->bytes += need;
-    return EP_OK;
 }
 
 /* ---- point contact with pressure masks ---------------------------------------------------- */

@@ -10,48 +10,17 @@
  * (000 eqs. 2.35–2.37): v holds displacements at free nodes and tractions at
  * S and at the fixed nodes.
  *
- * ep_gfsrc hides whether the GFs are dense (kind "gf") or wavelet compressed
- * (kind "gf-wavelet"): blocks come from the dense matrix or by selective
- * extraction, weighted column sums from dense summation or fast summation
- * (one inverse transform, 000 eq. 3.54).
+ * The GFs come through gfsrc.h, dense or wavelet compressed alike; inverses
+ * for node sets that come back are kept by cma_cache.h.
  */
 #ifndef EP_CMA_H
 #define EP_CMA_H
 
-#include "gf.h"
-#include "gfw.h"
-
-typedef struct ep_gfsrc {
-    ep_gf_file *file;   /* the layout and mesh (dense: also /gf/xi) */
-    ep_gf_file own;     /* dense files */
-    ep_gfw w;           /* wavelet files */
-    int wavelet;        /* 1: w is open */
-    int n, m;           /* rows, columns */
-    int *col_of_row;    /* [n] column of each row, -1 for none */
-    double *area;       /* [n] vertex areas */
-    double *xi;         /* dense: [3m][3n] */
-    ep_wavelet_ws ws;   /* wavelet: selective extraction */
-    double *acc;        /* wavelet: [n][3] fast-summation workspace */
-    double *col;        /* wavelet: [2][n][9] a whole block column and its workspace */
-} ep_gfsrc;
-
-/* Open a gf or gf-wavelet file (vertex GFs) for a runtime: dense files are
- * loaded whole (8 * 9mn bytes).  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close
- * with ep_gfsrc_close even on failure. */
-int ep_gfsrc_open(const char *path, ep_gfsrc *g);
-void ep_gfsrc_close(ep_gfsrc *g);
-
-/* The 3x3 block Xi(row, col) as a matrix, B[3b + a]: component b at row for a
- * unit load in direction a at column col.  Dense O(1); wavelet O(levels). */
-void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9]);
-
-/* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept
- * blocks + n). */
-void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out);
+#include "gfsrc.h"
 
 /* The contact node set and the inverse capacitance matrix. */
 typedef struct ep_cma {
-    ep_gfsrc *g;
+    ep_gfsrc *g;    /* borrowed */
     int s, cap;
     int *S;         /* [s] rows */
     double *Cinv;   /* [3s][3s] row-major with leading dimension ld = 3 cap, so a
@@ -67,6 +36,9 @@ typedef struct ep_cma {
     struct ep_worker *helper; /* NULL: updates on one thread */
 } ep_cma;
 
+/* An empty node set on the GFs g (borrowed: g must outlive c), with room
+ * for a few nodes; it grows as nodes are added.  0 or EP_ECOMPUTE; free c
+ * with ep_cma_free in every case (safe on a zeroed ep_cma). */
 int ep_cma_init(ep_cma *c, ep_gfsrc *g);
 void ep_cma_free(ep_cma *c);
 
@@ -103,35 +75,16 @@ int ep_cma_remove(ep_cma *c, int node);
  * for k loaded nodes, plus one weighted GF sum for v. */
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v);
 
-/* C^-1 copied out compactly: out[3s][3s], row-major. */
+/* C^-1 copied out compactly: out[3s][3s], row-major.  Cost O(s^2). */
 void ep_cma_inverse(const ep_cma *c, double *out);
+
+/* Make nodes[s] the node set and Cinv[3s][3s] (row-major, that node order)
+ * its inverse, as ep_cma_inverse gave them out: a cached inverse brought
+ * back.  Cost O(s^2).  0 or EP_ECOMPUTE. */
+int ep_cma_load(ep_cma *c, const int *nodes, int s, const double *Cinv);
 
 /* Contact force f = a_S^T p_S (000 eq. 4.12). */
 void ep_cma_force(const ep_cma *c, const double *pS, double f[3]);
-
-/* Cache of inverses keyed by sorted node lists, time-stamped, bounded in
- * bytes: the least recently used entries are dropped to fit. */
-typedef struct ep_cma_entry {
-    int s;
-    int *nodes;      /* sorted */
-    double *Cinv;    /* in that node order */
-    long stamp;
-} ep_cma_entry;
-
-typedef struct ep_cma_cache {
-    ep_cma_entry *e;
-    int n, cap;
-    double bytes, limit;
-    long clock, hits, misses;
-} ep_cma_cache;
-
-void ep_cma_cache_init(ep_cma_cache *k, double limit_bytes);
-void ep_cma_cache_free(ep_cma_cache *k);
-/* Load C^-1 for the node set of nodes[s] (any order) into c when cached: 1 hit,
- * 0 miss.  c->S becomes the sorted list. */
-int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s);
-/* Store c's current inverse.  0 or EP_ECOMPUTE. */
-int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c);
 
 /* Vertex pressure mask of free node i (000 §4.2.1, eqs. 4.22–4.24):
  * rho_j = (1 - |x_j - x_i| / radius)_+ over free nodes with columns,

@@ -2,6 +2,7 @@
  * cubic.c — reduced StVK cubic polynomials by the quartic-energy route (cubic.h).
  */
 #include "cubic.h"
+#include "tet.h"
 #include "err.h"
 #include "kernel.h"
 #include "worker.h"
@@ -30,6 +31,7 @@ long ep_cubic_triple(int r, int i, int j, int k)
 
 int ep_cubic_alloc(ep_cubic *c, int r)
 {
+    memset(c, 0, sizeof *c);
     c->r = r;
     c->P = ep_calloc((size_t)r * r, sizeof *c->P);
     c->Q = ep_calloc((size_t)ep_cubic_npairs(r) * r, sizeof *c->Q);
@@ -67,8 +69,7 @@ static void element_rows(const ep_mesh *m, const ep_material *mat, const double 
 {
     double vol, g[4][3], x[4][3], lambda, mu;
     size_t n3 = 3 * (size_t)m->nv;
-    for (int a = 0; a < 4; a++)
-        memcpy(x[a], &m->vertices[3 * m->tets[4 * e + a]], sizeof x[a]);
+    ep_tet_corners(m, e, x);
     ep_tet_gradients(x, &vol, g);
     ep_material_lame(mat, e, &lambda, &mu);
     double sm = part == 1 ? 0 : sqrt(mu * vol), sl = part == 2 ? 0 : sqrt(lambda * vol / 2), r2 = sqrt(2.0);
@@ -188,8 +189,8 @@ static void coefficients(int r, const double *BB, const double *BC, const double
 #undef PR
 }
 
-int ep_cubic_compute(const ep_mesh *m, const ep_material *mat, const double *U, int r, ep_cubic *total,
-                     ep_cubic *lam, ep_cubic *mu)
+int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m, const ep_material *mat,
+                     const double *U, int r)
 {
     long np = ep_cubic_npairs(r);
     double *BB = ep_malloc((size_t)r * r, sizeof *BB), *BC = ep_malloc((size_t)r * np, sizeof *BC);
@@ -280,7 +281,7 @@ static double *panel_entry(const ep_cubic_tangent *t, long i, long j)
  * derivatives of one quartic energy).  The block of the pairs (i, r) holds
  * P, so that H_(i,r) = (the part of R_i of degree 2, from the Q entries
  * above by symmetry) + 2 (P q)_i. */
-int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t)
+int ep_cubic_tangent_prepare(ep_cubic_tangent *t, const ep_cubic *c)
 {
     int r = c->r;
     long nr = ep_cubic_npairs(r), ns = ep_cubic_npairs(r + 1);

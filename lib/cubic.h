@@ -42,8 +42,8 @@ void ep_cubic_free(ep_cubic *c);
  * out: total (all parts), and when lam/mu are non-NULL the lambda-only and
  * mu-only parts (001 §2.11; total = lam + mu).  Cost O(ne r^2 (r + 1)^2 / 4)
  * in BLAS-3, memory O(r^4 / 4) plus one chunk of elements. */
-int ep_cubic_compute(const ep_mesh *m, const ep_material *mat, const double *U, int r, ep_cubic *total,
-                     ep_cubic *lam, ep_cubic *mu);
+int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m, const ep_material *mat,
+                     const double *U, int r);
 
 /* Evaluation for a runtime: R(q) with the vectors of q_i q_j and q_i q_j q_k
  * (BLAS-2).  in: c, q[r]; out: R[r]; workspace w[npairs + ntriples]. */
@@ -84,7 +84,7 @@ typedef struct ep_cubic_tangent {
     struct ep_worker *helper; /* NULL: one thread */
 } ep_cubic_tangent;
 
-int ep_cubic_tangent_prepare(const ep_cubic *c, ep_cubic_tangent *t);
+int ep_cubic_tangent_prepare(ep_cubic_tangent *t, const ep_cubic *c);
 void ep_cubic_tangent_free(ep_cubic_tangent *t);
 
 /* Evaluate on 1 thread (the default) or 2 (a spinning helper thread, see

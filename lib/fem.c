@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "fem.h"
+#include "tet.h"
 #include "err.h"
 
 #include <math.h>
@@ -204,8 +205,7 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
                 double x[4][3], A12[12][12], lambda, mu;
                 while (m->tets[4 * t + a] != v)
                     a++;
-                for (int b = 0; b < 4; b++)
-                    memcpy(x[b], &m->vertices[3 * m->tets[4 * t + b]], sizeof x[b]);
+                ep_tet_corners(m, t, x);
                 ep_material_lame(mat, t, &lambda, &mu);
                 ep_fem_element(kind, x, lambda, mu, ep_material_rho(mat, t), A12);
                 for (int b = 0; b < 4; b++) {

@@ -18,7 +18,7 @@
 #ifndef EP_FEMGF_H
 #define EP_FEMGF_H
 
-#include "gf.h"
+#include "gf_layout.h"
 #include "material.h"
 #include "mesh.h"
 

@@ -1,155 +1,16 @@
 /*
- * gf.c — Green's function layout and the streaming /gf writer (gf.h).
+ * gf.c — GF files: the streaming /gf writer and the reader (gf.h).
  */
 #include "gf.h"
 #include "err.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-void ep_gf_layout_free(ep_gf_layout *L)
-{
-    free(L->row_vertex);
-    free(L->row_fixed);
-    free(L->col_vertex);
-    memset(L, 0, sizeof *L);
-}
-
-int ep_gf_layout_build(const ep_mesh *m, const char *fixed, int all_columns, const int *cols, int ncols,
-                       ep_gf_layout *L)
-{
-    char *onb = ep_calloc((size_t)m->nv, 1);
-    memset(L, 0, sizeof *L);
-    L->entity = "vertex";
-    L->n = m->nb;
-    L->row_vertex = ep_malloc((size_t)m->nb, sizeof *L->row_vertex);
-    L->row_fixed = ep_malloc((size_t)m->nb, sizeof *L->row_fixed);
-    L->col_vertex = ep_malloc(cols ? (size_t)ncols : (size_t)m->nb, sizeof *L->col_vertex);
-    if (!onb || !L->row_vertex || !L->row_fixed || !L->col_vertex) {
-        free(onb);
-        ep_gf_layout_free(L);
-        return EP_ECOMPUTE;
-    }
-    for (int j = 0; j < m->nb; j++) {
-        int v = m->boundary[j];
-        onb[v] = 1;
-        L->row_vertex[j] = v;
-        L->row_fixed[j] = fixed[v] != 0;
-        if (!cols && (all_columns || !fixed[v]))
-            L->col_vertex[L->m++] = v;
-    }
-    for (int k = 0; cols && k < ncols; k++) {
-        if (cols[k] < 0 || cols[k] >= m->nv || !onb[cols[k]]) {
-            free(onb);
-            ep_gf_layout_free(L);
-            return ep_fail(EP_EINPUT, "%s: column vertex %d is not a boundary vertex", m->source, cols[k] + 1);
-        }
-        L->col_vertex[L->m++] = cols[k];
-    }
-    free(onb);
-    if (L->m == 0) {
-        ep_gf_layout_free(L);
-        return ep_fail(EP_EINPUT, "%s: no Green's function column to compute (every boundary vertex is fixed)",
-                       m->source);
-    }
-    return EP_OK;
-}
-
-int ep_gf_layout_triangles(const ep_mesh *m, const char *fixed, int all_columns, ep_gf_layout *L)
-{
-    int nfixed = 0;
-    memset(L, 0, sizeof *L);
-    L->entity = "triangle";
-    L->n = m->nf;
-    L->row_vertex = ep_malloc((size_t)m->nf, sizeof *L->row_vertex);
-    L->row_fixed = ep_malloc((size_t)m->nf, sizeof *L->row_fixed);
-    L->col_vertex = ep_malloc((size_t)m->nf, sizeof *L->col_vertex);
-    if (!L->row_vertex || !L->row_fixed || !L->col_vertex) {
-        ep_gf_layout_free(L);
-        return EP_ECOMPUTE;
-    }
-    for (int t = 0; t < m->nf; t++) {
-        const int *v = &m->triangles[3 * t];
-        L->row_vertex[t] = t;
-        L->row_fixed[t] = fixed[v[0]] && fixed[v[1]] && fixed[v[2]];
-        nfixed += L->row_fixed[t];
-        if (all_columns || !L->row_fixed[t])
-            L->col_vertex[L->m++] = t;
-    }
-    if (nfixed == 0 || L->m == 0) {
-        ep_gf_layout_free(L);
-        return ep_fail(EP_EINPUT, "%s: %s (constant elements: a triangle is fixed when its three vertices are)",
-                       m->source, nfixed ? "every triangle is fixed" : "no triangle has all three vertices fixed");
-    }
-    return EP_OK;
-}
-
-int ep_gf_select_columns(const ep_mesh *m, const ep_vsel *spec, int **cols, int *ncols)
-{
-    char *onb = ep_calloc((size_t)m->nv, 1), *take = ep_calloc((size_t)m->nv, 1);
-    int *ids = NULL, n = 0, st = EP_OK;
-    if (!onb || !take) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    for (int j = 0; j < m->nb; j++)
-        onb[m->boundary[j]] = 1;
-    if (spec->ids_file) {
-        if ((st = ep_vsel_read_ids(spec->ids_file, m->nv, &ids, &n)))
-            goto out;
-        for (int i = 0; i < n; i++) {
-            if (!onb[ids[i]]) {
-                st = ep_fail(EP_EINPUT, "%s: column vertex %d is not a boundary vertex", spec->ids_file, ids[i] + 1);
-                goto out;
-            }
-            take[ids[i]] = 1;
-        }
-        free(ids);
-        ids = NULL;
-    }
-    if (spec->has_box || spec->region) {
-        ep_vsel geo = *spec;
-        geo.ids_file = NULL;
-        if ((st = ep_vsel_apply(m, &geo, "column vertex", &ids, &n)))
-            goto out;
-        for (int i = 0; i < n; i++)
-            take[ids[i]] |= onb[ids[i]];
-        free(ids);
-        ids = NULL;
-    }
-    if ((st = ep_vsel_mask_ids(take, m->nv, cols, ncols)))
-        goto out;
-    if (*ncols == 0)
-        st = ep_fail(EP_EINPUT, "%s: no boundary vertex selected for columns", m->source);
-out:
-    free(ids);
-    free(onb);
-    free(take);
-    return st;
-}
-
-int ep_gf_column_option(ep_gf_columns *c, int code, const char *arg)
-{
-    switch (code) {
-    case EP_OPT_COLUMNS:
-        if (strcmp(arg, "free") && strcmp(arg, "all"))
-            return ep_fail(EP_EUSAGE, "option --columns: expected free or all, got \"%s\"", arg);
-        c->all = !strcmp(arg, "all");
-        return EP_OK;
-    case EP_OPT_COL_IDS:
-        c->sel.ids_file = arg;
-        return EP_OK;
-    case EP_OPT_COL_BOX:
-        return ep_vsel_parse_box(&c->sel, "--col-box", arg);
-    case EP_OPT_COL_REGION:
-        c->sel.region = arg;
-        return EP_OK;
-    }
-    return -1;
-}
-
-int ep_gf_write_layout(ep_h5 *f, const ep_gf_layout *L, const char *method, const char *traction)
+int ep_gf_write_layout(ep_h5 *f, const ep_gf_layout *L, const char *method, const char *traction,
+                       const char *traction_model)
 {
     hsize_t d[1] = {(hsize_t)L->m};
     int st;
@@ -162,10 +23,12 @@ int ep_gf_write_layout(ep_h5 *f, const ep_gf_layout *L, const char *method, cons
         (st = ep_h5_set_attr_string(f, "/gf", "traction", traction)) ||
         (st = ep_h5_set_attr_string(f, "/gf", "entity", L->entity)))
         return st;
-    return EP_OK;
+    return traction_model && *traction_model ? ep_h5_set_attr_string(f, "/gf", "traction_model", traction_model)
+                                             : EP_OK;
 }
 
-int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method, int single)
+int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method,
+                      const char *traction_model, int single)
 {
     hsize_t d[2];
     int st;
@@ -173,7 +36,7 @@ int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const ch
     w->f = f;
     w->xi = H5I_INVALID_HID;
     w->ncols = 3L * L->n;
-    if ((st = ep_gf_write_layout(f, L, method, strcmp(L->entity, "triangle") ? "hat" : "constant")))
+    if ((st = ep_gf_write_layout(f, L, method, strcmp(L->entity, "triangle") ? "hat" : "constant", traction_model)))
         return st;
     d[0] = 3 * (hsize_t)L->m;
     d[1] = 3 * (hsize_t)L->n;
@@ -203,6 +66,9 @@ static herr_t xi_rows(hid_t xi, long row0, long nrows, long ncols, double *rows,
 
 int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows)
 {
+    /* a solver's sink may call from a worker thread, and a thread-safe
+     * libhdf5 keeps one error stack (and its printing) per thread */
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     herr_t r = xi_rows(w->xi, row0, nrows, w->ncols, (double *)rows, 1);
     return r < 0 ? ep_fail(EP_EIO, "%s: cannot write /gf/xi rows %ld..%ld", w->f->path, row0, row0 + nrows - 1)
                  : EP_OK;
@@ -211,35 +77,13 @@ int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows)
 int ep_gf_writer_close(ep_gf_writer *w)
 {
     int st = EP_OK;
-    if (w->xi >= 0 && H5Dclose(w->xi) < 0)
+    if (w->xi > 0 && H5Dclose(w->xi) < 0)
         st = ep_fail(EP_EIO, "%s: cannot close /gf/xi", w->f->path);
     w->xi = H5I_INVALID_HID;
     return st;
 }
 
 /* ---- reading ---------------------------------------------------------------- */
-
-int *ep_gf_column_rows(const ep_gf_layout *L)
-{
-    int nid = 0;
-    for (int r = 0; r < L->n; r++)
-        nid = L->row_vertex[r] + 1 > nid ? L->row_vertex[r] + 1 : nid;
-    for (int c = 0; c < L->m; c++)
-        nid = L->col_vertex[c] + 1 > nid ? L->col_vertex[c] + 1 : nid;
-    int *at = ep_malloc((size_t)nid + 1, sizeof *at), *col_row = ep_malloc((size_t)L->m + 1, sizeof *col_row);
-    if (!at || !col_row) {
-        free(at), free(col_row);
-        return NULL;
-    }
-    for (int v = 0; v < nid; v++)
-        at[v] = -1;
-    for (int r = 0; r < L->n; r++)
-        at[L->row_vertex[r]] = r;
-    for (int c = 0; c < L->m; c++)
-        col_row[c] = at[L->col_vertex[c]];
-    free(at);
-    return col_row;
-}
 
 int ep_gf_row_areas(const ep_gf_file *g, double **area)
 {
@@ -293,7 +137,7 @@ static int check_layout(ep_gf_file *g)
     return st;
 }
 
-int ep_gf_file_open(const char *path, const char *kind, ep_gf_file *g)
+int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind)
 {
     hsize_t d[2] = {0, 0};
     void *p;
@@ -306,13 +150,17 @@ int ep_gf_file_open(const char *path, const char *kind, ep_gf_file *g)
         return st;
     if (!kind && strcmp(g->f.kind, "gf") && strcmp(g->f.kind, "gf-wavelet"))
         return ep_fail(EP_EINPUT, "%s: kind is \"%s\", expected \"gf\" or \"gf-wavelet\"", path, g->f.kind);
-    if ((st = ep_h5_read_mesh(&g->f, &g->mesh)) || (st = ep_mesh_complete(&g->mesh)) ||
+    if ((st = ep_model_load(&g->mesh, &g->f)) ||
         (st = ep_h5_get_attr_string(&g->f, "/gf", "method", g->method, sizeof g->method)) ||
         (st = ep_h5_get_attr_string(&g->f, "/gf", "traction", g->traction, sizeof g->traction)) ||
         (st = ep_h5_get_attr_string(&g->f, "/gf", "entity", g->entity, sizeof g->entity)))
         return st;
     if (strcmp(g->entity, "vertex") && strcmp(g->entity, "triangle"))
         return ep_fail(EP_EINPUT, "%s: /gf: entity \"%s\" (expected vertex or triangle)", path, g->entity);
+    /* femcondense's traction model describes the columns (bemsolve files have none) */
+    if (H5Aexists_by_name(g->f.id, "/gf", "traction_model", H5P_DEFAULT) > 0 &&
+        (st = ep_h5_get_attr_string(&g->f, "/gf", "traction_model", g->traction_model, sizeof g->traction_model)))
+        return st;
     g->L.entity = g->entity;
     if ((st = ep_h5_read(&g->f, "/gf/row_vertex", EP_I32, 1, d, &p)))
         return st;
@@ -361,10 +209,11 @@ int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows)
 
 void ep_gf_file_close(ep_gf_file *g)
 {
-    if (g->xi >= 0)
+    if (g->xi > 0)
         H5Dclose(g->xi);
     g->xi = H5I_INVALID_HID;
     ep_h5_close(&g->f);
     ep_mesh_free(&g->mesh);
     ep_gf_layout_free(&g->L);
+    memset(g, 0, sizeof *g);
 }

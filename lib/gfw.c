@@ -98,7 +98,7 @@ int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_file *src, const 
     w->rowidx.d = w->blocks.d = H5I_INVALID_HID;
     if (!(w->colptr = ep_calloc((size_t)w->m + 1, sizeof *w->colptr)))
         return EP_ECOMPUTE;
-    if ((st = ep_gf_write_layout(f, &src->L, src->method, src->traction)) ||
+    if ((st = ep_gf_write_layout(f, &src->L, src->method, src->traction, src->traction_model)) ||
         (st = ep_h5_write(f, "/gf/slots", EP_I32, 1, d, W->slot_row)) ||
         (st = ep_h5_write(f, "/gf/slot_level", EP_I8, 1, d, W->slot_level)) ||
         (st = ep_h5_write(f, "/gf/lift_slot", EP_I32, 2, d, W->lift_slot)) ||
@@ -113,10 +113,10 @@ int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_file *src, const 
         (st = ep_h5_set_attr_string(f, "/gf", "wavelet", wavelet)) ||
         (st = ep_h5_set_attr_int(f, "/gf", "lifted", lifted)) ||
         (st = ep_h5_set_attr_double(f, "/gf", "eps", eps)) ||
-        (st = ep_h5_stream_open(f, &w->rowidx, "/gf/rowidx", EP_I32, 1, rows)))
+        (st = ep_h5_stream_open(&w->rowidx, f, "/gf/rowidx", EP_I32, 1, rows)))
         return st;
     rows[1] = rows[2] = 3;
-    return ep_h5_stream_open(f, &w->blocks, "/gf/blocks", EP_F32, 3, rows);
+    return ep_h5_stream_open(&w->blocks, f, "/gf/blocks", EP_F32, 3, rows);
 }
 
 int ep_gfw_writer_put(ep_gfw_writer *w, int nnz, const int *slot, const float *blocks)
@@ -135,11 +135,13 @@ void ep_gfw_writer_abort(ep_gfw_writer *w)
     ep_h5_stream_close(&w->rowidx);
     ep_h5_stream_close(&w->blocks);
     free(w->colptr);
-    w->colptr = NULL;
+    memset(w, 0, sizeof *w);
 }
 
 int ep_gfw_writer_close(ep_gfw_writer *w, double rms_error, double max_error)
 {
+    if (!w->colptr) /* zeroed, or released already */
+        return EP_OK;
     hsize_t d[1] = {(hsize_t)w->m + 1};
     int64_t nnz = w->colptr[w->m];
     int st;
@@ -161,7 +163,7 @@ static int read_into(ep_gfw *r, const char *name, ep_h5_type t, int rank, hsize_
     return ep_h5_read(&r->g.f, name, t, rank, d, p);
 }
 
-int ep_gfw_open(const char *path, ep_gfw *r)
+int ep_gfw_open(ep_gfw *r, const char *path)
 {
     ep_wavelet *W = &r->W;
     const char *file = path;
@@ -169,7 +171,7 @@ int ep_gfw_open(const char *path, ep_gfw *r)
     double v;
     int st;
     memset(r, 0, sizeof *r);
-    if ((st = ep_gf_file_open(path, "gf-wavelet", &r->g)))
+    if ((st = ep_gf_file_open(&r->g, path, "gf-wavelet")))
         return st;
     int n = r->g.L.n, m = r->g.L.m;
     W->n = n;

@@ -53,8 +53,10 @@ int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_file *src, const 
                        const char *wavelet, int lifted, double eps);
 /* Append the next column's kept blocks.  0 or EP_EIO. */
 int ep_gfw_writer_put(ep_gfw_writer *w, int nnz, const int *slot, const float *blocks);
-/* Write colptr and the error attributes; frees the writer.  0 or EP_EIO. */
+/* Write colptr and the error attributes; frees the writer.  0 or EP_EIO
+ * (0 and nothing written on a zeroed or released writer). */
 int ep_gfw_writer_close(ep_gfw_writer *w, double rms_error, double max_error);
+/* Free the writer without finishing the file; safe on a zeroed writer. */
 void ep_gfw_writer_abort(ep_gfw_writer *w);
 
 /* A gf-wavelet file in memory. */
@@ -72,7 +74,7 @@ typedef struct ep_gfw {
 /* Read and check a gf-wavelet file (shapes, index ranges, filters, column
  * pointers, finite blocks).  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close with
  * ep_gfw_close even on failure. */
-int ep_gfw_open(const char *path, ep_gfw *r);
+int ep_gfw_open(ep_gfw *r, const char *path);
 void ep_gfw_close(ep_gfw *r);
 
 /* Fast summation (000 eq. 3.54): out[n][3] (row order) = sum_i Xi_{cols[i]}

@@ -6,14 +6,26 @@
  */
 #include "h5.h"
 #include "err.h"
-#include "select.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static void quiet(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+/* Before the library's first call: no exit handler.  libhdf5 1.10's
+ * H5_term_library crashes (SIGSEGV in H5F__close_cb) on a file whose close
+ * failed, as on a full disk; every file a tool writes is closed by the tool
+ * (ep_output_commit, ep_output_abort), and files it reads hold nothing to
+ * flush, so the handler has no work to do. */
+static void quiet(void)
+{
+    static int once;
+    if (!once) {
+        once = 1;
+        H5dont_atexit();
+    }
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
 
 static hid_t mem_type(ep_h5_type t)
 {
@@ -154,7 +166,12 @@ int ep_h5_create(ep_h5 *f, const char *path, const char *kind, const char *creat
     memset(f, 0, sizeof *f);
     snprintf(f->path, sizeof f->path, "%s", path);
     snprintf(f->kind, sizeof f->kind, "%s", kind);
-    f->id = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    /* closing the file closes what is still open in it, so a close flushes
+     * everything or reports that it could not */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    f->id = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
     if (f->id < 0)
         return ep_fail(EP_EIO, "%s: cannot create HDF5 file", path);
     gmtime_r(&now, &tm);
@@ -218,7 +235,7 @@ fail:
 int ep_h5_close(ep_h5 *f)
 {
     int st = EP_OK;
-    if (f->id >= 0 && H5Fclose(f->id) < 0)
+    if (f->id > 0 && H5Fclose(f->id) < 0)
         st = ep_fail(EP_EIO, "%s: error closing file", f->path);
     f->id = H5I_INVALID_HID;
     return st;
@@ -251,7 +268,7 @@ int ep_h5_write(ep_h5 *f, const char *name, ep_h5_type type, int rank, const hsi
     return r < 0 ? ep_fail(EP_EIO, "%s: cannot write %s", f->path, name) : EP_OK;
 }
 
-int ep_h5_stream_open(ep_h5 *f, ep_h5_stream *s, const char *name, ep_h5_type type, int rank,
+int ep_h5_stream_open(ep_h5_stream *s, ep_h5 *f, const char *name, ep_h5_type type, int rank,
                       const hsize_t *dims)
 {
     hsize_t max[4], chunk[4];
@@ -367,224 +384,4 @@ out:
     H5Tclose(t);
     H5Dclose(d);
     return st;
-}
-
-/* ---- common groups ----------------------------------------------------------- */
-
-int ep_h5_write_mesh(ep_h5 *f, const ep_mesh *m)
-{
-    hsize_t d[2];
-    int st;
-    d[0] = (hsize_t)m->nv, d[1] = 3;
-    if ((st = ep_h5_write(f, "/mesh/vertices", EP_F64, 2, d, m->vertices)))
-        return st;
-    if (m->tets) {
-        d[0] = (hsize_t)m->ne, d[1] = 4;
-        if ((st = ep_h5_write(f, "/mesh/tets", EP_I32, 2, d, m->tets)))
-            return st;
-        if (m->region && (st = ep_h5_write(f, "/mesh/region", EP_I32, 1, d, m->region)))
-            return st;
-    }
-    d[0] = (hsize_t)m->nf, d[1] = 3;
-    if ((st = ep_h5_write(f, "/mesh/triangles", EP_I32, 2, d, m->triangles)))
-        return st;
-    d[0] = (hsize_t)m->nb;
-    if ((st = ep_h5_write(f, "/mesh/boundary", EP_I32, 1, d, m->boundary)) ||
-        (st = ep_h5_write(f, "/mesh/vertex_area", EP_F64, 1, d, m->vertex_area)))
-        return st;
-    if (m->level) {
-        d[0] = (hsize_t)m->nv, d[1] = 2;
-        if ((st = ep_h5_write(f, "/mesh/level", EP_I8, 1, d, m->level)) ||
-            (st = ep_h5_write(f, "/mesh/parents", EP_I32, 2, d, m->parents)))
-            return st;
-    }
-    return EP_OK;
-}
-
-static int check_index(ep_h5 *f, const char *name, const int *v, size_t n, int lo, int hi)
-{
-    for (size_t i = 0; i < n; i++)
-        if (v[i] < lo || v[i] >= hi)
-            return ep_fail(EP_EINPUT, "%s: %s: index %d at entry %zu out of range [%d, %d)", f->path,
-                           name, v[i], i, lo, hi);
-    return EP_OK;
-}
-
-/* Level/parent hierarchy: base vertices have parents (-1, -1); an odd vertex
- * of level l has two distinct parents of lower level. */
-static int check_hierarchy(ep_h5 *f, const ep_mesh *m)
-{
-    for (int v = 0; v < m->nv; v++) {
-        const int *p = &m->parents[2 * v];
-        int l = m->level[v];
-        if (l < 0)
-            return ep_fail(EP_EINPUT, "%s: /mesh/level: negative level at vertex %d", f->path, v);
-        if (l == 0 ? (p[0] != -1 || p[1] != -1)
-                   : (p[0] < 0 || p[1] < 0 || p[0] >= m->nv || p[1] >= m->nv || p[0] == p[1] ||
-                      m->level[p[0]] >= l || m->level[p[1]] >= l))
-            return ep_fail(EP_EINPUT, "%s: /mesh/parents: bad parents (%d, %d) of vertex %d (level %d)",
-                           f->path, p[0], p[1], v, l);
-        if (v > 0 && l < m->level[v - 1])
-            return ep_fail(EP_EINPUT, "%s: /mesh/level: vertices not ordered coarse to fine at %d",
-                           f->path, v);
-    }
-    return EP_OK;
-}
-
-int ep_h5_read_mesh(ep_h5 *f, ep_mesh *m)
-{
-    hsize_t d[2];
-    void *p;
-    int st;
-    ep_mesh_init(m);
-    snprintf(m->source, sizeof m->source, "%s", f->path);
-    d[0] = 0, d[1] = 3;
-    if ((st = ep_h5_read(f, "/mesh/vertices", EP_F64, 2, d, &p)))
-        goto fail;
-    m->vertices = p;
-    m->nv = (int)d[0];
-    for (size_t i = 0; i < 3 * (size_t)m->nv; i++)
-        if (!isfinite(m->vertices[i])) {
-            st = ep_fail(EP_EINPUT, "%s: /mesh/vertices: non-finite coordinate at vertex %zu", f->path, i / 3);
-            goto fail;
-        }
-    if (ep_h5_exists(f, "/mesh/tets")) {
-        d[0] = 0, d[1] = 4;
-        if ((st = ep_h5_read(f, "/mesh/tets", EP_I32, 2, d, &p)))
-            goto fail;
-        m->tets = p;
-        m->ne = (int)d[0];
-        if ((st = check_index(f, "/mesh/tets", m->tets, 4 * (size_t)m->ne, 0, m->nv)))
-            goto fail;
-        if (ep_h5_exists(f, "/mesh/region")) {
-            d[0] = (hsize_t)m->ne;
-            if ((st = ep_h5_read(f, "/mesh/region", EP_I32, 1, d, &p)))
-                goto fail;
-            m->region = p;
-        }
-    }
-    if (ep_h5_exists(f, "/mesh/triangles") || !m->tets) {
-        d[0] = 0, d[1] = 3;
-        if ((st = ep_h5_read(f, "/mesh/triangles", EP_I32, 2, d, &p)))
-            goto fail;
-        m->triangles = p;
-        m->nf = (int)d[0];
-        if ((st = check_index(f, "/mesh/triangles", m->triangles, 3 * (size_t)m->nf, 0, m->nv)))
-            goto fail;
-    }
-    if (ep_h5_exists(f, "/mesh/level") || ep_h5_exists(f, "/mesh/parents")) {
-        d[0] = (hsize_t)m->nv, d[1] = 2;
-        if ((st = ep_h5_read(f, "/mesh/level", EP_I8, 1, d, &p)))
-            goto fail;
-        m->level = p;
-        if ((st = ep_h5_read(f, "/mesh/parents", EP_I32, 2, d, &p)))
-            goto fail;
-        m->parents = p;
-        if ((st = check_hierarchy(f, m)))
-            goto fail;
-    }
-    if (ep_h5_exists(f, "/constraints/fixed") && (st = ep_h5_read_fixed(f, m->nv, &m->fixed, &m->nfixed)))
-        goto fail;
-    /* boundary and vertex_area are derived data: recomputed from the triangles
-     * (ep_mesh_read), so a file cannot carry an inconsistent copy into a tool. */
-    if (ep_h5_exists(f, "/material")) {
-        if (!(m->material = ep_calloc(1, sizeof *m->material))) {
-            st = EP_ECOMPUTE;
-            goto fail;
-        }
-        if ((st = ep_h5_read_material(f, m->ne, m->material)))
-            goto fail;
-    }
-    return EP_OK;
-fail:
-    ep_mesh_free(m);
-    return st;
-}
-
-int ep_h5_read_mesh_file(const char *path, ep_mesh *m)
-{
-    ep_h5 f;
-    int st = ep_h5_open(&f, path, NULL);
-    if (st)
-        return st;
-    st = ep_h5_read_mesh(&f, m);
-    ep_h5_close(&f);
-    return st;
-}
-
-int ep_h5_write_material(ep_h5 *f, const ep_material *mat)
-{
-    hid_t g = H5Gcreate2(f->id, "/material", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    if (g < 0)
-        return ep_fail(EP_EIO, "%s: cannot create /material", f->path);
-    H5Gclose(g);
-    if (mat->ne) {
-        hsize_t d = (hsize_t)mat->ne;
-        int st;
-        if ((st = ep_h5_write(f, "/material/E", EP_F64, 1, &d, mat->e_E)) ||
-            (st = ep_h5_write(f, "/material/nu", EP_F64, 1, &d, mat->e_nu)) ||
-            (st = ep_h5_write(f, "/material/rho", EP_F64, 1, &d, mat->e_rho)))
-            return st;
-        return EP_OK;
-    }
-    int st = ep_h5_set_attr_double(f, "/material", "E", mat->E);
-    st = st ? st : ep_h5_set_attr_double(f, "/material", "nu", mat->nu);
-    return st ? st : ep_h5_set_attr_double(f, "/material", "rho", mat->rho);
-}
-
-int ep_h5_read_material(ep_h5 *f, int ne, ep_material *mat)
-{
-    int st;
-    ep_material_init(mat);
-    if (ep_h5_exists(f, "/material/E")) {
-        hsize_t d = (hsize_t)ne;
-        void *E = NULL, *nu = NULL, *rho = NULL;
-        if ((st = ep_h5_read(f, "/material/E", EP_F64, 1, &d, &E)) ||
-            (st = ep_h5_read(f, "/material/nu", EP_F64, 1, &d, &nu)) ||
-            (st = ep_h5_read(f, "/material/rho", EP_F64, 1, &d, &rho))) {
-            free(E);
-            free(nu);
-            free(rho);
-            return st;
-        }
-        ep_material_set_elements(mat, ne, E, nu, rho);
-    } else if ((st = ep_h5_get_attr_double(f, "/material", "E", &mat->E)) ||
-               (st = ep_h5_get_attr_double(f, "/material", "nu", &mat->nu)) ||
-               (st = ep_h5_get_attr_double(f, "/material", "rho", &mat->rho))) {
-        return st;
-    }
-    return ep_material_check(mat, 0.5 + 1e-12, f->path);
-}
-
-int ep_h5_write_fixed(ep_h5 *f, const int *fixed, int nfixed)
-{
-    hsize_t d = (hsize_t)nfixed;
-    return ep_h5_write(f, "/constraints/fixed", EP_I32, 1, &d, fixed);
-}
-
-int ep_h5_write_model(ep_h5 *f, const ep_mesh *m, const ep_material *mat, const char *fixed)
-{
-    int st, *ids = NULL, n = 0;
-    if ((st = ep_h5_write_mesh(f, m)) || (mat && (st = ep_h5_write_material(f, mat))))
-        return st;
-    if (fixed && !(st = ep_vsel_mask_ids(fixed, m->nv, &ids, &n)) && n)
-        st = ep_h5_write_fixed(f, ids, n);
-    free(ids);
-    return st;
-}
-
-int ep_h5_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed)
-{
-    hsize_t d = 0;
-    void *p;
-    int st = ep_h5_read(f, "/constraints/fixed", EP_I32, 1, &d, &p);
-    if (st)
-        return st;
-    if ((st = check_index(f, "/constraints/fixed", p, d, 0, nv))) {
-        free(p);
-        return st;
-    }
-    *fixed = p;
-    *nfixed = (int)d;
-    return EP_OK;
 }

@@ -1,18 +1,18 @@
 /*
- * h5.h — the elastoprep HDF5 file schema (DESIGN.md, man/man5/elastoprep.5).
+ * h5.h — elastoprep HDF5 files (man/man5/elastoprep.5): the root attributes
+ * (format, format_version, kind, creator, command, created), datasets and
+ * attributes read and written with checks on class, shape and extents, and
+ * a message naming the file and the object on any mismatch.
  *
- * Writers create the root attributes and the common groups every file carries
- * (/mesh, /material, /constraints); readers check format, format_version, kind,
- * dataset shapes and types and index ranges, and refuse a mismatch with a
- * message naming the file and dataset.  Later tools use ep_h5_write/ep_h5_read
- * for their own datasets so every file goes through the same checks.
+ * This module knows HDF5, not what a file holds: the groups every file
+ * carries (/mesh, /material, /constraints) are model.h's, the GF groups
+ * gf.h's and gfw.h's.  Tools write files through output.h, which creates
+ * them here under a temporary name.
  */
 #ifndef EP_H5_H
 #define EP_H5_H
 
 #include <hdf5.h>
-
-#include "mesh.h"
 
 #define EP_FORMAT "elastoprep"
 #define EP_FORMAT_VERSION 1
@@ -37,7 +37,8 @@ int ep_h5_create(ep_h5 *f, const char *path, const char *kind, const char *creat
  * or the wrong format/kind: EP_EINPUT; missing file: EP_EIO. */
 int ep_h5_open(ep_h5 *f, const char *path, const char *kind);
 
-/* Close; EP_EIO when buffered data could not be written. */
+/* Close; EP_EIO when buffered data could not be written.  Safe on a zeroed
+ * or closed ep_h5 (then 0). */
 int ep_h5_close(ep_h5 *f);
 
 /* 1 if the object at name ("/mesh/level") exists. */
@@ -66,11 +67,12 @@ typedef struct ep_h5_stream {
 } ep_h5_stream;
 
 /* Create an empty dataset name of rank rank with row shape dims[1..rank-1]
- * (dims[0] ignored).  0 or EP_EIO. */
-int ep_h5_stream_open(ep_h5 *f, ep_h5_stream *s, const char *name, ep_h5_type type, int rank,
+ * (dims[0] ignored) in f.  0 or EP_EIO. */
+int ep_h5_stream_open(ep_h5_stream *s, ep_h5 *f, const char *name, ep_h5_type type, int rank,
                       const hsize_t *dims);
 /* Append nrows rows (C order).  0 or EP_EIO. */
 int ep_h5_stream_append(ep_h5_stream *s, hsize_t nrows, const void *data);
+/* Close the dataset (0 or EP_EIO); safe on a closed or zeroed stream. */
 int ep_h5_stream_close(ep_h5_stream *s);
 
 /* Attributes on the object at obj ("/" for the root). */
@@ -79,27 +81,5 @@ int ep_h5_set_attr_double(ep_h5 *f, const char *obj, const char *name, double va
 int ep_h5_set_attr_int(ep_h5 *f, const char *obj, const char *name, long value);
 int ep_h5_get_attr_string(ep_h5 *f, const char *obj, const char *name, char *value, size_t cap);
 int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *value);
-
-/* /mesh: vertices, tets, region, triangles, boundary, vertex_area, level, parents. */
-int ep_h5_write_mesh(ep_h5 *f, const ep_mesh *m);
-/* Read /mesh (and /material and /constraints/fixed when present) into m,
- * checking shapes, finite coordinates, index ranges and the level/parent
- * hierarchy. */
-int ep_h5_read_mesh(ep_h5 *f, ep_mesh *m);
-/* Open any elastoprep file and read its /mesh (ep_mesh_read's .h5 branch). */
-int ep_h5_read_mesh_file(const char *path, ep_mesh *m);
-
-/* /material: attributes E, nu, rho, or datasets [ne] when heterogeneous. */
-int ep_h5_write_material(ep_h5 *f, const ep_material *mat);
-int ep_h5_read_material(ep_h5 *f, int ne, ep_material *mat);
-
-/* What every file carries (DESIGN.md): /mesh, /material (when mat is not
- * NULL) and /constraints/fixed (the vertices with fixed[v] != 0, when fixed is
- * not NULL and marks any).  0, EP_EIO or EP_ECOMPUTE. */
-int ep_h5_write_model(ep_h5 *f, const ep_mesh *m, const ep_material *mat, const char *fixed);
-
-/* /constraints/fixed: vertex ids in [0, nv). */
-int ep_h5_write_fixed(ep_h5 *f, const int *fixed, int nfixed);
-int ep_h5_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed);
 
 #endif

@@ -89,16 +89,17 @@ typedef struct {
     double v[3];
 } entry;
 
-int ep_material_read(const char *path, int ne, const int *region, ep_material *m)
+int ep_material_read(ep_material *m, const char *path, int ne, const int *region)
 {
     ep_text t;
     entry *tab = NULL, dflt = {0, {0, 0, 0}};
     size_t n = 0;
     int have_default = 0, r, st = ep_text_open(&t, path, '#');
     double *E = NULL, *nu = NULL, *rho = NULL;
+    ep_material_init(m);
     if (st)
         return st;
-    while ((r = ep_text_next(&t)) > 0) {
+    while (!(r = ep_text_next(&t)) && !t.eof) {
         entry x;
         char *w = NULL;
         int is_default = 0;
@@ -124,8 +125,8 @@ int ep_material_read(const char *path, int ne, const int *region, ep_material *m
             goto out;
         tab[n++] = x;
     }
-    if (r < 0) {
-        st = -r;
+    if (r) {
+        st = r;
         goto out;
     }
     E = ep_malloc((size_t)ne, sizeof *E);

@@ -36,7 +36,7 @@ void ep_material_set_elements(ep_material *m, int ne, double *E, double *nu, dou
  * region tag or "default".  Elements take the entry of region[e] (region may be
  * NULL: only "default" applies).  Errors name file and line, or the first
  * element left without a material.  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE. */
-int ep_material_read(const char *path, int ne, const int *region, ep_material *m);
+int ep_material_read(ep_material *m, const char *path, int ne, const int *region);
 
 /* Check E > 0, rho > 0 (rho NaN means "not given" and passes) and -1 < nu < nu_max (nu_max = 0.5
  * for FEM, where nu = 0.5 makes lambda infinite; BEM allows nu <= 0.5 and passes

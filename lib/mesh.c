@@ -1,9 +1,11 @@
 /*
- * mesh.c — derived mesh data and mesh checks (mesh.h): tet geometry, the
+ * mesh.c — derived mesh data and mesh checks (mesh.h): tet checks, the
  * outward boundary surface, boundary vertex list and vertex areas, closedness.
  */
 #include "mesh.h"
 #include "err.h"
+#include "tet.h"
+#include "vec3.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +14,18 @@
 #include <string.h>
 
 void ep_mesh_init(ep_mesh *m) { memset(m, 0, sizeof *m); }
+
+int ep_mesh_complete(ep_mesh *m)
+{
+    int st = EP_OK;
+    if (m->nv == 0)
+        return ep_fail(EP_EINPUT, "%s: no vertices", m->source);
+    if (m->tets && !(st = ep_mesh_check_tets(m)) && !m->triangles)
+        st = ep_mesh_extract_boundary(m);
+    if (!st && !m->boundary)
+        st = ep_mesh_derive_boundary_data(m);
+    return st;
+}
 
 void ep_mesh_free(ep_mesh *m)
 {
@@ -34,48 +48,6 @@ void ep_mesh_free(ep_mesh *m)
     ep_mesh_init(m);
 }
 
-static void sub3(const double *a, const double *b, double *c)
-{
-    c[0] = a[0] - b[0];
-    c[1] = a[1] - b[1];
-    c[2] = a[2] - b[2];
-}
-
-static void cross3(const double *a, const double *b, double *c)
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-/* MATH.md §1: Dm = [x1-x0, x2-x0, x3-x0] (columns); g1..g3 = rows of Dm^-1. */
-void ep_tet_gradients(const double x[4][3], double *vol, double g[4][3])
-{
-    double d[3][3], c[3][3];
-    for (int k = 0; k < 3; k++)
-        sub3(x[k + 1], x[0], d[k]); /* d[k] = column k of Dm */
-    /* Rows of Dm^-1 are (d1 x d2, d2 x d0, d0 x d1) / det. */
-    cross3(d[1], d[2], c[0]);
-    cross3(d[2], d[0], c[1]);
-    cross3(d[0], d[1], c[2]);
-    double det = d[0][0] * c[0][0] + d[0][1] * c[0][1] + d[0][2] * c[0][2];
-    *vol = det / 6.0;
-    if (!(det > 0))
-        return;
-    for (int a = 0; a < 3; a++) {
-        g[0][a] = 0;
-        for (int k = 0; k < 3; k++) {
-            g[k + 1][a] = c[k][a] / det;
-            g[0][a] -= g[k + 1][a];
-        }
-    }
-}
-
-static void tet_corners(const ep_mesh *m, int e, double x[4][3])
-{
-    for (int k = 0; k < 4; k++)
-        memcpy(x[k], &m->vertices[3 * m->tets[4 * e + k]], sizeof x[k]);
-}
 
 int ep_mesh_check_tets(const ep_mesh *m)
 {
@@ -89,7 +61,7 @@ int ep_mesh_check_tets(const ep_mesh *m)
                 return ep_fail(EP_EINPUT, "%s: element %d: vertex index %d out of range", m->source,
                                e + 1, v + 1);
         }
-        tet_corners(m, e, x);
+        ep_tet_corners(m, e, x);
         ep_tet_gradients(x, &vol, g);
         if (!(vol > tiny))
             return ep_fail(EP_EINPUT, "%s: element %d: non-positive volume %.3g (%s tetrahedron)",
@@ -174,9 +146,9 @@ static double tri_area(const ep_mesh *m, int t)
 {
     const int *v = &m->triangles[3 * t];
     double a[3], b[3], c[3];
-    sub3(&m->vertices[3 * v[1]], &m->vertices[3 * v[0]], a);
-    sub3(&m->vertices[3 * v[2]], &m->vertices[3 * v[0]], b);
-    cross3(a, b, c);
+    ep_vec3_sub(&m->vertices[3 * v[1]], &m->vertices[3 * v[0]], a);
+    ep_vec3_sub(&m->vertices[3 * v[2]], &m->vertices[3 * v[0]], b);
+    ep_vec3_cross(a, b, c);
     return 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
 }
 
@@ -353,7 +325,7 @@ void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume)
                      *q = &m->vertices[3 * m->triangles[3 * t + 1]],
                      *r = &m->vertices[3 * m->triangles[3 * t + 2]];
         double c[3];
-        cross3(q, r, c);
+        ep_vec3_cross(q, r, c);
         V += (p[0] * c[0] + p[1] * c[1] + p[2] * c[2]) / 6.0;
         A += tri_area(m, t);
     }

@@ -2,10 +2,11 @@
  * mesh.h — tetrahedral and triangle meshes: the in-memory form of /mesh.
  *
  * One struct serves volumetric models (tets set; triangles are their outward
- * boundary) and surface models (tets NULL; triangles given).  Readers for the
- * file formats live in meshio.c; this module derives what every tool needs:
- * boundary surface, boundary vertex list, vertex areas, tet volumes and shape
- * gradients, and the checks on them.  All index arrays are 0-based.
+ * boundary) and surface models (tets NULL; triangles given).  Readers live
+ * in meshio.h (text formats) and model.h (any file, .h5 included); this
+ * module derives what every tool needs: boundary surface, boundary vertex
+ * list, vertex areas, and the checks on them (one tet's geometry: tet.h).
+ * All index arrays are 0-based.
  */
 #ifndef EP_MESH_H
 #define EP_MESH_H
@@ -47,24 +48,10 @@ typedef struct ep_mesh {
 void ep_mesh_init(ep_mesh *m);
 void ep_mesh_free(ep_mesh *m);
 
-/* Read any supported mesh, chosen by extension: .msh, .node/.ele (or the TetGen
- * base name), .veg, .obj, .off, .h5.  Then validates (finite coordinates,
- * indices in range, positive tet volumes) and derives the boundary surface,
- * boundary list and vertex areas.  Returns 0, EP_EINPUT, EP_EIO, EP_EUSAGE
- * (unknown extension) or EP_ECOMPUTE (memory). */
-int ep_mesh_read(const char *path, ep_mesh *m);
-
-/* What ep_mesh_read does after parsing, for meshes read another way (a
- * mesh inside an open HDF5 file): check the tets, extract the boundary
- * surface of a tet mesh, derive boundary and vertex areas.  0 or the
- * checks' status. */
+/* What every reader does after parsing (ep_meshio_read, ep_model_load):
+ * check the tets, extract the boundary surface of a tet mesh, derive
+ * boundary and vertex areas.  0 or the checks' status. */
 int ep_mesh_complete(ep_mesh *m);
-
-/* Volume and shape gradients of one tet (MATH.md §1).
- * in: x[4][3] corners.  out: *vol = det(Dm)/6, g[4][3] gradients of the
- * barycentric functions (rows of Dm^-1, g0 = -(g1+g2+g3)); g untouched when
- * vol <= 0.  Cost O(1). */
-void ep_tet_gradients(const double x[4][3], double *vol, double g[4][3]);
 
 /* Check every tet: indices in range and volume > 0.  The error names the
  * element (1-based, file order) and its volume.  0 or EP_EINPUT. */
@@ -124,11 +111,5 @@ int ep_mesh_spatial_order(const ep_mesh *m, int *vrank, int *eorder);
 
 /* Group whose tag (if spec is an integer) or name equals spec, or NULL. */
 const ep_group *ep_mesh_find_group(const ep_mesh *m, const char *spec);
-
-/* Write the surface (vertices and triangles) as Wavefront .obj to path.
- * 0 or EP_EIO. */
-int ep_mesh_write_obj(const char *path, const ep_mesh *m);
-/* The same as Object File Format (.off, 0-based; what TetGen reads). */
-int ep_mesh_write_off(const char *path, const ep_mesh *m);
 
 #endif

@@ -1,15 +1,15 @@
 /*
- * meshio.c — mesh file readers (Gmsh .msh 2.2/4.1 ASCII, TetGen .node/.ele,
- * Vega .veg, .obj, .off; /mesh of elastoprep .h5 through h5.c) and the .obj
- * writer.
+ * meshio.c — the text mesh formats (meshio.h): readers for Gmsh .msh 2.2/4.1
+ * ASCII, TetGen .node/.ele, Vega .veg, .obj and .off, and the surface writer
+ * for .obj and .off.
  *
  * Each reader fills the raw arrays of an ep_mesh and checks what only the file
  * can tell (syntax, finite coordinates, index ranges) with "FILE:LINE:" errors;
- * ep_mesh_read then runs the checks and derivations common to all formats.
+ * ep_meshio_read then runs the checks and derivations common to all formats
+ * (ep_mesh_complete).
  */
-#include "mesh.h"
+#include "meshio.h"
 #include "err.h"
-#include "h5.h"
 #include "text.h"
 
 #include <errno.h>
@@ -173,7 +173,7 @@ static int read_obj(const char *path, ep_mesh *m)
     int r, st = ep_text_open(&t, path, '#');
     if (st)
         return st;
-    while ((r = ep_text_next(&t)) > 0) {
+    while (!(r = ep_text_next(&t)) && !t.eof) {
         char *w;
         if ((st = ep_text_word(&t, &w)))
             goto out;
@@ -218,8 +218,8 @@ static int read_obj(const char *path, ep_mesh *m)
         }
         /* vn, vt, g, o, s, usemtl, mtllib: not needed */
     }
-    if (r < 0)
-        st = -r;
+    if (r)
+        st = r;
     else if (tri.n == 0)
         st = ep_fail(EP_EINPUT, "%s: no faces (not an .obj surface)", path);
     if (!st)
@@ -599,10 +599,10 @@ static int msh_elements(msh *s)
 static int msh_skip(msh *s, const char *section)
 {
     int r;
-    while ((r = ep_text_next(&s->t)) > 0)
+    while (!(r = ep_text_next(&s->t)) && !s->t.eof)
         if (!strncmp(s->t.p, "$End", 4))
             return EP_OK;
-    return r < 0 ? -r : ep_fail(EP_EINPUT, "%s: section %s not closed", s->t.path, section);
+    return r ? r : ep_fail(EP_EINPUT, "%s: section %s not closed", s->t.path, section);
 }
 
 static int read_msh(const char *path, ep_mesh *m)
@@ -612,7 +612,7 @@ static int read_msh(const char *path, ep_mesh *m)
     memset(&s, 0, sizeof s);
     if ((st = ep_text_open(&s.t, path, 0)))
         return st;
-    while ((r = ep_text_next(&s.t)) > 0) {
+    while (!(r = ep_text_next(&s.t)) && !s.t.eof) {
         char *word, sec[64]; /* a copy: the line buffer moves as lines are read */
         if ((st = ep_text_word(&s.t, &word)))
             goto out;
@@ -650,8 +650,8 @@ static int read_msh(const char *path, ep_mesh *m)
         if (st || (st = msh_skip(&s, sec)))
             goto out;
     }
-    if (r < 0)
-        st = -r;
+    if (r)
+        st = r;
     else if (!s.version)
         st = ep_fail(EP_EINPUT, "%s: empty file (no $MeshFormat)", path);
     else if (!s.tets.n && !s.tris.n)
@@ -881,7 +881,7 @@ static int veg_set_section(ep_text *t, veg *g, const char *name)
     veg_set *s = &g->set[g->nset++];
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%.63s", name);
-    while ((r = ep_text_next(t)) > 0) {
+    while (!(r = ep_text_next(t)) && !t->eof) {
         if (t->p[0] == '*') {
             ep_text_unread(t);
             return EP_OK;
@@ -890,7 +890,7 @@ static int veg_set_section(ep_text *t, veg *g, const char *name)
             if ((st = ep_text_long(t, &id)) || (st = ivec_push(&s->elems, (int)id)))
                 return st;
     }
-    return r < 0 ? -r : EP_OK;
+    return r ? r : EP_OK;
 }
 
 static int veg_find(const char *name, const void *arr, int n, size_t stride)
@@ -904,7 +904,7 @@ static int veg_find(const char *name, const void *arr, int n, size_t stride)
 static int veg_region_section(ep_text *t, veg *g)
 {
     int r, st;
-    while ((r = ep_text_next(t)) > 0) {
+    while (!(r = ep_text_next(t)) && !t->eof) {
         char *set, *mat;
         if (t->p[0] == '*') {
             ep_text_unread(t);
@@ -924,7 +924,7 @@ static int veg_region_section(ep_text *t, veg *g)
         g->reg[g->nreg].mat = mi;
         g->nreg++;
     }
-    return r < 0 ? -r : EP_OK;
+    return r ? r : EP_OK;
 }
 
 static int veg_parse(const char *path, veg *g, int depth)
@@ -934,7 +934,7 @@ static int veg_parse(const char *path, veg *g, int depth)
     char arg[512];
     if (st)
         return st;
-    while ((r = ep_text_next(&t)) > 0) {
+    while (!(r = ep_text_next(&t)) && !t.eof) {
         const char *l = t.p;
         if (veg_keyword(l, "*VERTICES")) {
             st = veg_vertices(&t, g);
@@ -976,8 +976,8 @@ static int veg_parse(const char *path, veg *g, int depth)
         if (st)
             break;
     }
-    if (r < 0)
-        st = -r;
+    if (r)
+        st = r;
     ep_text_close(&t);
     return st;
 }
@@ -1079,21 +1079,9 @@ static int read_veg(const char *path, ep_mesh *m)
 
 /* ---- dispatch and writer ---------------------------------------------------- */
 
-int ep_mesh_complete(ep_mesh *m)
+int ep_meshio_read(ep_mesh *m, const char *path)
 {
-    int st = EP_OK;
-    if (m->nv == 0)
-        return ep_fail(EP_EINPUT, "%s: no vertices", m->source);
-    if (m->tets && !(st = ep_mesh_check_tets(m)) && !m->triangles)
-        st = ep_mesh_extract_boundary(m);
-    if (!st && !m->boundary)
-        st = ep_mesh_derive_boundary_data(m);
-    return st;
-}
-
-int ep_mesh_read(const char *path, ep_mesh *m)
-{
-    const char *ext = ep_path_ext(path);
+    const char *ext = ep_text_ext(path);
     char base[4096];
     int st;
     ep_mesh_init(m);
@@ -1106,8 +1094,6 @@ int ep_mesh_read(const char *path, ep_mesh *m)
         st = read_obj(path, m);
     else if (!strcasecmp(ext, "off"))
         st = read_off(path, m);
-    else if (!strcasecmp(ext, "h5") || !strcasecmp(ext, "hdf5"))
-        st = ep_h5_read_mesh_file(path, m);
     else if (!strcasecmp(ext, "node") || !strcasecmp(ext, "ele")) {
         snprintf(base, sizeof base, "%.*s", (int)(ext - 1 - path), path);
         st = read_tetgen(base, m);
@@ -1121,34 +1107,23 @@ int ep_mesh_read(const char *path, ep_mesh *m)
     return st;
 }
 
-int ep_mesh_write_off(const char *path, const ep_mesh *m)
+int ep_meshio_format(const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return ep_fail(EP_EIO, "%s: cannot create: %s", path, strerror(errno));
-    fprintf(f, "OFF\n%d %d 0\n", m->nv, m->nf); /* no comment line: TetGen reads none */
-    for (int v = 0; v < m->nv; v++)
-        fprintf(f, "%.17g %.17g %.17g\n", m->vertices[3 * v], m->vertices[3 * v + 1], m->vertices[3 * v + 2]);
-    for (int t = 0; t < m->nf; t++)
-        fprintf(f, "3 %d %d %d\n", m->triangles[3 * t], m->triangles[3 * t + 1], m->triangles[3 * t + 2]);
-    if (ferror(f) | (fclose(f) != 0))
-        return ep_fail(EP_EIO, "%s: write error: %s", path, strerror(errno));
-    return EP_OK;
+    const char *ext = ep_text_ext(path);
+    return !strcasecmp(ext, "obj") ? EP_MESHIO_OBJ : !strcasecmp(ext, "off") ? EP_MESHIO_OFF : -1;
 }
 
-int ep_mesh_write_obj(const char *path, const ep_mesh *m)
+void ep_meshio_write(FILE *f, const ep_mesh *m, int format)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return ep_fail(EP_EIO, "%s: cannot create: %s", path, strerror(errno));
-    fprintf(f, "# elastoprep surface: %d vertices, %d triangles\n", m->nv, m->nf);
+    int obj = format == EP_MESHIO_OBJ, base = obj; /* .obj counts from 1 */
+    if (obj)
+        fprintf(f, "# elastoprep surface: %d vertices, %d triangles\n", m->nv, m->nf);
+    else
+        fprintf(f, "OFF\n%d %d 0\n", m->nv, m->nf); /* no comment line: TetGen reads none */
     for (int v = 0; v < m->nv; v++)
-        fprintf(f, "v %.17g %.17g %.17g\n", m->vertices[3 * v], m->vertices[3 * v + 1],
+        fprintf(f, "%s%.17g %.17g %.17g\n", obj ? "v " : "", m->vertices[3 * v], m->vertices[3 * v + 1],
                 m->vertices[3 * v + 2]);
     for (int t = 0; t < m->nf; t++)
-        fprintf(f, "f %d %d %d\n", m->triangles[3 * t] + 1, m->triangles[3 * t + 1] + 1,
-                m->triangles[3 * t + 2] + 1);
-    if (ferror(f) | (fclose(f) != 0))
-        return ep_fail(EP_EIO, "%s: write error: %s", path, strerror(errno));
-    return EP_OK;
+        fprintf(f, "%s %d %d %d\n", obj ? "f" : "3", m->triangles[3 * t] + base, m->triangles[3 * t + 1] + base,
+                m->triangles[3 * t + 2] + base);
 }

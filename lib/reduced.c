@@ -26,7 +26,7 @@
 
 static size_t eval_work(int r) { return (size_t)ep_cubic_tangent_work(r); }
 
-int ep_newmark_init(ep_newmark *n, const ep_cubic_tangent *t, double dt, double alpha, double beta)
+int ep_reduced_init(ep_reduced *n, const ep_cubic_tangent *t, double dt, double alpha, double beta)
 {
     int r = t->r;
     memset(n, 0, sizeof *n);
@@ -39,7 +39,7 @@ int ep_newmark_init(ep_newmark *n, const ep_cubic_tangent *t, double dt, double 
     n->q = ep_calloc(3 * (size_t)r, sizeof *n->q);
     n->work = ep_calloc(3 * (size_t)r * r + 6 * (size_t)r + eval_work(r), sizeof *n->work);
     if (!n->q || !n->work) {
-        ep_newmark_free(n);
+        ep_reduced_free(n);
         return EP_ECOMPUTE;
     }
     n->qd = n->q + r;
@@ -47,13 +47,13 @@ int ep_newmark_init(ep_newmark *n, const ep_cubic_tangent *t, double dt, double 
     return EP_OK;
 }
 
-void ep_newmark_free(ep_newmark *n)
+void ep_reduced_free(ep_reduced *n)
 {
     free(n->q), free(n->work);
     memset(n, 0, sizeof *n);
 }
 
-void ep_newmark_start(ep_newmark *n, const double *q0, const double *qd0, const double *f)
+void ep_reduced_start(ep_reduced *n, const double *q0, const double *qd0, const double *f)
 {
     int r = n->r;
     double *R = W_R(n), *K = W_K(n);
@@ -102,7 +102,7 @@ EP_KERNEL static void newton_system(int r, const double *restrict K, const doubl
     }
 }
 
-int ep_newmark_step(ep_newmark *n, const double *f)
+int ep_reduced_step(ep_reduced *n, const double *f)
 {
     const double bt = 0.25, gm = 0.5, h = n->dt; /* MATH.md §5 */
     const double a1 = 1 / (bt * h * h), a2 = 1 / (bt * h), a3 = (1 - 2 * bt) / (2 * bt), a4 = gm / (bt * h),
@@ -136,12 +136,13 @@ int ep_newmark_step(ep_newmark *n, const double *f)
     return EP_OK;
 }
 
-int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol)
+int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol, int *iterations)
 {
     int r = t->r, it, st = EP_OK;
     double *K = ep_malloc(2 * (size_t)r * r + 3 * (size_t)r + eval_work(r), sizeof *K);
+    *iterations = 0;
     if (!K)
-        return -1;
+        return EP_ECOMPUTE;
     double *spare = K + (size_t)r * r, *R = spare + (size_t)r * r, *w = R + 2 * r;
     for (it = 1; it <= maxit; it++) {
         double dn = 0, qn = 0;
@@ -159,12 +160,12 @@ int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int
             break;
     }
     free(K);
-    if (st || it > maxit) {
-        if (!st)
-            ep_fail(EP_ECOMPUTE, "static solve: Newton did not converge in %d iterations", maxit);
-        return -1;
-    }
-    return it;
+    if (st)
+        return st;
+    if (it > maxit)
+        return ep_fail(EP_ECOMPUTE, "static solve: Newton did not converge in %d iterations", maxit);
+    *iterations = it;
+    return EP_OK;
 }
 
 double ep_reduced_energy(const ep_cubic *c, const double *q, double *w)

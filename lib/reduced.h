@@ -12,36 +12,38 @@
 
 #include "cubic.h"
 
-typedef struct ep_newmark {
+typedef struct ep_reduced {
     const ep_cubic_tangent *t;
     int r, iterations;      /* Newton iterations per step at most (MATH.md §5: 1) */
     double tol;             /* stop iterating when |dq| <= tol |q| (default 0: never) */
     double dt, alpha, beta; /* time step; Rayleigh mass and stiffness factors */
     double *q, *qd, *qdd;   /* [r] state: position, velocity, acceleration */
     double *work;           /* R, K, A, residual, previous q, tangent workspace */
-} ep_newmark;
+} ep_reduced;
 
 /* Set up for t at rest at q = 0.  0, EP_EUSAGE (dt <= 0, negative damping)
  * or EP_ECOMPUTE. */
-int ep_newmark_init(ep_newmark *n, const ep_cubic_tangent *t, double dt, double alpha, double beta);
-void ep_newmark_free(ep_newmark *n);
+int ep_reduced_init(ep_reduced *n, const ep_cubic_tangent *t, double dt, double alpha, double beta);
+void ep_reduced_free(ep_reduced *n);
 
 /* Start from q0 (NULL: 0) with velocity qd0 (NULL: 0) under the reduced
  * external force f (NULL: 0): the acceleration satisfies the equation of
  * motion, qdd = f - C qd - R(q). */
-void ep_newmark_start(ep_newmark *n, const double *q0, const double *qd0, const double *f);
+void ep_reduced_start(ep_reduced *n, const double *q0, const double *qd0, const double *f);
 
 /* One step under f[r] (NULL: 0): up to n->iterations Newton iterations on
  * (alpha1 I + alpha4 C + K) dq = -residual, Cholesky (LU when K is
  * indefinite), then the Newmark velocity and acceleration updates.  Cost
  * per iteration one tangent evaluation, O(r^4 / 4), and r^3 / 3.
  * 0 or EP_ECOMPUTE (singular system). */
-int ep_newmark_step(ep_newmark *n, const double *f);
+int ep_reduced_step(ep_reduced *n, const double *f);
 
 /* Static equilibrium R(q) = f by Newton from the q given, until the update is
- * below tol |q| (at most maxit iterations).  Workspace: K[r][r], R, dq.
- * Returns the iterations used, or -1 (not converged; EP_ECOMPUTE recorded). */
-int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol);
+ * below tol |q| (at most maxit iterations).  *iterations receives the
+ * iterations used.  Allocates O(r^2 + ep_cubic_tangent_work(r)).  Cost per
+ * iteration one tangent evaluation and r^3 / 3.  0 or EP_ECOMPUTE (not
+ * converged, singular tangent, memory). */
+int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol, int *iterations);
 
 /* Reduced strain energy V(q) with R = dV/dq: for the homogeneous parts R1,
  * R2, R3 of degrees 1, 2, 3, V = q.R1/2 + q.R2/3 + q.R3/4 (Euler).  The parts

@@ -1,5 +1,5 @@
 /*
- * select.c — fixed-vertex selections (select.h).
+ * select.c — vertex selections (select.h).
  */
 #include "select.h"
 #include "err.h"
@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ep_vsel_given(const ep_vsel *s)
+int ep_select_given(const ep_select *s)
 {
     return s->ids_file || s->has_box || s->region;
 }
 
-int ep_vsel_parse_box(ep_vsel *s, const char *opt, const char *arg)
+int ep_select_parse_box(ep_select *s, const char *opt, const char *arg)
 {
     char *e;
     const char *p = arg;
@@ -31,7 +31,7 @@ int ep_vsel_parse_box(ep_vsel *s, const char *opt, const char *arg)
     return EP_OK;
 }
 
-int ep_vsel_mask_ids(const char *mask, int nv, int **ids, int *n)
+int ep_select_mask_ids(const char *mask, int nv, int **ids, int *n)
 {
     int count = 0;
     for (int v = 0; v < nv; v++)
@@ -48,14 +48,14 @@ int ep_vsel_mask_ids(const char *mask, int nv, int **ids, int *n)
     return EP_OK;
 }
 
-int ep_vsel_read_ids(const char *path, int nv, int **ids, int *n)
+int ep_select_read_ids(const char *path, int nv, int **ids, int *n)
 {
     ep_text t;
-    int *v = NULL, r, st = ep_text_open(&t, path, '#');
+    int *v = NULL, st = ep_text_open(&t, path, '#');
     size_t cnt = 0;
     if (st)
         return st;
-    while ((r = ep_text_next(&t)) > 0)
+    while (!(st = ep_text_next(&t)) && !t.eof)
         while (ep_text_more(&t)) {
             long id;
             if ((st = ep_text_long(&t, &id)))
@@ -68,8 +68,6 @@ int ep_vsel_read_ids(const char *path, int nv, int **ids, int *n)
                 goto out;
             v[cnt++] = (int)id - 1;
         }
-    if (r < 0)
-        st = -r;
 out:
     ep_text_close(&t);
     if (st) {
@@ -81,19 +79,24 @@ out:
     return EP_OK;
 }
 
-int ep_vsel_apply(const ep_mesh *m, const ep_vsel *s, const char *what, int **sel, int *nsel)
+/* Mark the selected vertices in mark[nv].  With onb (the boundary vertices
+ * marked), an id file may name only boundary vertices and a box or group
+ * contributes only its boundary vertices. */
+static int mark_selected(const ep_select *s, const ep_mesh *m, const char *what, const char *onb, char *mark)
 {
-    char *mark = ep_calloc((size_t)m->nv, 1);
-    int *ids = NULL, n = 0, st = EP_OK;
-    if (!mark)
-        return EP_ECOMPUTE;
+    int *ids = NULL, n = 0, st;
     if (s->ids_file) {
-        if ((st = ep_vsel_read_ids(s->ids_file, m->nv, &ids, &n)))
-            goto out;
-        for (int i = 0; i < n; i++)
+        if ((st = ep_select_read_ids(s->ids_file, m->nv, &ids, &n)))
+            return st;
+        for (int i = 0; i < n; i++) {
+            if (onb && !onb[ids[i]]) {
+                st = ep_fail(EP_EINPUT, "%s: %s vertex %d is not a boundary vertex", s->ids_file, what, ids[i] + 1);
+                free(ids);
+                return st;
+            }
             mark[ids[i]] = 1;
+        }
         free(ids);
-        ids = NULL;
     }
     if (s->has_box) {
         /* Inclusive, with a tolerance relative to the model so a box drawn at
@@ -104,24 +107,47 @@ int ep_vsel_apply(const ep_mesh *m, const ep_vsel *s, const char *what, int **se
             int in = 1;
             for (int a = 0; a < 3; a++)
                 in &= x[a] >= s->box[a] - tol && x[a] <= s->box[a + 3] + tol;
-            mark[v] |= (char)in;
+            mark[v] |= (char)(in && (!onb || onb[v]));
         }
     }
     if (s->region) {
         const ep_group *g = ep_mesh_find_group(m, s->region);
-        if (!g) {
-            st = ep_fail(EP_EUSAGE, "%s has no physical group or set \"%s\" (%s region)", m->source,
-                         s->region, what);
-            goto out;
-        }
+        if (!g)
+            return ep_fail(EP_EUSAGE, "%s has no physical group or set \"%s\" (%s%s region)", m->source,
+                           s->region, what, onb ? " vertex" : "");
         for (int i = 0; i < g->nv; i++)
-            mark[g->v[i]] = 1;
+            mark[g->v[i]] |= (char)(!onb || onb[g->v[i]]);
     }
-    if ((st = ep_vsel_mask_ids(mark, m->nv, sel, nsel)))
+    return EP_OK;
+}
+
+static int apply(const ep_select *s, const ep_mesh *m, const char *what, int boundary, int **sel, int *nsel)
+{
+    char *mark = ep_calloc((size_t)m->nv, 1), *onb = boundary ? ep_calloc((size_t)m->nv, 1) : NULL;
+    int st;
+    if (!mark || (boundary && !onb)) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int j = 0; boundary && j < m->nb; j++)
+        onb[m->boundary[j]] = 1;
+    if ((st = mark_selected(s, m, what, onb, mark)) || (st = ep_select_mask_ids(mark, m->nv, sel, nsel)))
         goto out;
     if (*nsel == 0)
-        st = ep_fail(EP_EINPUT, "%s: no %s selected", m->source, what);
+        st = boundary ? ep_fail(EP_EINPUT, "%s: no boundary vertex selected for %ss", m->source, what)
+                      : ep_fail(EP_EINPUT, "%s: no %s selected", m->source, what);
 out:
     free(mark);
+    free(onb);
     return st;
+}
+
+int ep_select_apply(const ep_select *s, const ep_mesh *m, const char *what, int **sel, int *nsel)
+{
+    return apply(s, m, what, 0, sel, nsel);
+}
+
+int ep_select_boundary(const ep_select *s, const ep_mesh *m, const char *what, int **sel, int *nsel)
+{
+    return apply(s, m, what, 1, sel, nsel);
 }

@@ -11,33 +11,40 @@
 
 #include "mesh.h"
 
-typedef struct ep_vsel {
-    const char *ids_file; /* --fixed-ids FILE (or --col-ids ...), or NULL */
+typedef struct ep_select {
+    const char *ids_file; /* borrowed: --fixed-ids FILE (or --col-ids ...), or NULL */
     int has_box;          /* a box was given */
     double box[6];        /* x0,y0,z0,x1,y1,z1 */
-    const char *region;   /* a group tag or name, or NULL */
-} ep_vsel;
+    const char *region;   /* borrowed: a group tag or name, or NULL */
+} ep_select;
 
-/* 1 if the spec names any source. */
-int ep_vsel_given(const ep_vsel *s);
+/* 1 if the selection names any source. */
+int ep_select_given(const ep_select *s);
 
 /* Parse "x0,y0,z0,x1,y1,z1" of option opt into s->box (x0 <= x1 etc.).
  * 0 or EP_EUSAGE. */
-int ep_vsel_parse_box(ep_vsel *s, const char *opt, const char *arg);
+int ep_select_parse_box(ep_select *s, const char *opt, const char *arg);
 
-/* Vertices selected on m: ascending, unique, 0-based, *ids owned by the
- * caller.  what names them in messages ("fixed vertex").  An id outside 1..nv
- * is an error naming file and line; a region the mesh lacks is a usage error;
- * an empty result is EP_EINPUT ("no fixed vertex selected").
- * Cost O(nv + file size). */
-int ep_vsel_apply(const ep_mesh *m, const ep_vsel *s, const char *what, int **ids, int *n);
+/* Vertices of m that s selects: *ids ascending, unique, 0-based (allocated;
+ * caller frees), *n of them.  what names them in messages ("fixed vertex").
+ * An id outside 1..nv is an error naming file and line; a region the mesh
+ * lacks is a usage error; an empty result is EP_EINPUT ("no fixed vertex
+ * selected").  Cost O(nv + file size). */
+int ep_select_apply(const ep_select *s, const ep_mesh *m, const char *what, int **ids, int *n);
+
+/* The same among the boundary vertices of m, for what = "column" (messages
+ * say "column vertex 7", "no boundary vertex selected for columns"): the id
+ * file must name boundary vertices (EP_EINPUT otherwise), a box or group
+ * contributes its boundary vertices. */
+int ep_select_boundary(const ep_select *s, const ep_mesh *m, const char *what, int **ids, int *n);
 
 /* The vertices v < nv with mask[v] != 0, ascending, as a new array (*ids
  * NULL and *n 0 when there are none).  0 or EP_ECOMPUTE. */
-int ep_vsel_mask_ids(const char *mask, int nv, int **ids, int *n);
+int ep_select_mask_ids(const char *mask, int nv, int **ids, int *n);
 
 /* Read a .bou-style id file (1-based ids, blank/comma separated, '#'
- * comments) into 0-based ids checked against nv. */
-int ep_vsel_read_ids(const char *path, int nv, int **ids, int *n);
+ * comments) into 0-based ids checked against nv: *ids (allocated; caller
+ * frees).  0, EP_EINPUT naming file and line, EP_EIO. */
+int ep_select_read_ids(const char *path, int nv, int **ids, int *n);
 
 #endif

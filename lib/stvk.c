@@ -2,6 +2,7 @@
  * stvk.c — St. Venant-Kirchhoff internal force and Hessian products (stvk.h).
  */
 #include "stvk.h"
+#include "tet.h"
 #include "err.h"
 #include "kernel.h"
 
@@ -23,8 +24,7 @@ int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat)
 #pragma omp parallel for schedule(static)
     for (int e = 0; e < m->ne; e++) {
         double x[4][3];
-        for (int a = 0; a < 4; a++)
-            memcpy(x[a], &m->vertices[3 * m->tets[4 * e + a]], sizeof x[a]);
+        ep_tet_corners(m, e, x);
         ep_tet_gradients(x, &s->vol[e], s->g[e]);
     }
     return EP_OK;

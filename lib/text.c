@@ -59,21 +59,22 @@ int ep_text_next(ep_text *t)
     if (t->unread) {
         t->unread = 0;
         t->p = t->start;
-        return 1;
+        return EP_OK;
     }
     for (;;) {
         errno = 0;
         ssize_t n = getline(&t->buf, &t->cap, t->f);
         if (n < 0) {
             if (ferror(t->f))
-                return -ep_fail(EP_EIO, "%s: read error: %s", t->path, strerror(errno));
-            return 0;
+                return ep_fail(EP_EIO, "%s: read error: %s", t->path, strerror(errno));
+            t->eof = 1;
+            return EP_OK;
         }
         t->line++;
         for (ssize_t i = 0; i < n; i++) {
             unsigned char c = (unsigned char)t->buf[i];
             if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v')
-                return -ep_text_fail(t, EP_EINPUT, "not a text file (binary data)");
+                return ep_text_fail(t, EP_EINPUT, "not a text file (binary data)");
         }
         char *s = t->buf;
         while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n' || *s == '\f' || *s == '\v')
@@ -81,19 +82,17 @@ int ep_text_next(ep_text *t)
         if (*s == '\0' || (t->comment && *s == t->comment))
             continue;
         t->p = t->start = s;
-        return 1;
+        return EP_OK;
     }
 }
 
 int ep_text_need(ep_text *t, const char *what)
 {
-    int r = ep_text_next(t);
-    if (r > 0)
-        return EP_OK;
-    if (r == 0)
+    int st = ep_text_next(t);
+    if (!st && t->eof)
         return ep_fail(EP_EINPUT, "%s:%ld: unexpected end of file (expected %s)",
                        t->path, t->line, what);
-    return -r;
+    return st;
 }
 
 static void skip_sep(ep_text *t)
@@ -160,7 +159,7 @@ int ep_text_double(ep_text *t, double *v)
     return EP_OK;
 }
 
-const char *ep_path_ext(const char *path)
+const char *ep_text_ext(const char *path)
 {
     const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
     return dot && (!slash || dot > slash) ? dot + 1 : "";

@@ -21,6 +21,7 @@ typedef struct ep_text {
     char *p;            /* cursor in buf */
     char *start;        /* first token of the current line */
     int unread;         /* ep_text_next returns the current line again */
+    int eof;            /* ep_text_next found the end of the file */
     char comment;       /* comment character, 0 for none */
 } ep_text;
 
@@ -28,8 +29,9 @@ typedef struct ep_text {
 int ep_text_open(ep_text *t, const char *path, char comment);
 void ep_text_close(ep_text *t);
 
-/* Advance to the next non-blank, non-comment line.
- * Returns 1 for a line, 0 at end of file, or -EP_EINPUT / -EP_EIO on error. */
+/* Advance to the next non-blank, non-comment line; at the end of the file
+ * set t->eof instead.  Returns 0, or EP_EINPUT (binary data) / EP_EIO (read
+ * error) with the message recorded. */
 int ep_text_next(ep_text *t);
 
 /* Parse the next token of the current line.  Each returns EP_OK or EP_EINPUT
@@ -53,6 +55,6 @@ void ep_text_unread(ep_text *t);
 int ep_text_need(ep_text *t, const char *what);
 
 /* Extension of path after the last dot ("" if none), case as given. */
-const char *ep_path_ext(const char *path);
+const char *ep_text_ext(const char *path);
 
 #endif

@@ -161,8 +161,8 @@ static int predict_stencil(const ep_mesh *h, const edge_opp *e, int ne, const in
 #undef IN
 }
 
-int ep_wavelet_build(const ep_mesh *h, int n, const int *row_vertex, const int8_t *row_domain,
-                     const double *row_area, ep_wavelet_kind kind, int lifted, ep_wavelet *W)
+int ep_wavelet_build(ep_wavelet *W, const ep_mesh *h, int n, const int *row_vertex, const int8_t *row_domain,
+                     const double *row_area, ep_wavelet_kind kind, int lifted)
 {
     int st = EP_ECOMPUTE, L = 0, ndom = 0;
     int *vdom = NULL, *vslot = NULL, *count = NULL, **tri = NULL, *ntri = NULL;
@@ -389,6 +389,7 @@ void ep_wavelet_to_rows(const ep_wavelet *W, int width, const double *y, double 
 
 int ep_wavelet_ws_init(ep_wavelet_ws *ws, const ep_wavelet *W, int width)
 {
+    memset(ws, 0, sizeof *ws);
     ws->stamp = 1;
     ws->width = width;
     ws->mark = ep_calloc((size_t)W->n + 1, sizeof *ws->mark);

@@ -54,8 +54,8 @@ typedef struct ep_wavelet {
  * weights (000 eq. 3.34), so lifted wavelets have zero integral.
  * Cost O(n log n + nf log nf).  0, EP_EINPUT (not subdivision connectivity)
  * or EP_ECOMPUTE. */
-int ep_wavelet_build(const ep_mesh *h, int n, const int *row_vertex, const int8_t *row_domain,
-                     const double *row_area, ep_wavelet_kind kind, int lifted, ep_wavelet *W);
+int ep_wavelet_build(ep_wavelet *W, const ep_mesh *h, int n, const int *row_vertex, const int8_t *row_domain,
+                     const double *row_area, ep_wavelet_kind kind, int lifted);
 
 /* Derive by_level, level_ptr and the kid lists from the filters (called by
  * ep_wavelet_build; a reader that loaded the filters calls it itself), after

@@ -63,27 +63,29 @@ static void *helper(void *p)
     }
 }
 
-ep_worker *ep_worker_start(void)
+int ep_worker_start(ep_worker **out)
 {
     ep_worker *w = ep_calloc(1, sizeof *w);
+    *out = NULL;
     if (!w)
-        return NULL;
+        return EP_ECOMPUTE;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     if (pthread_create(&w->thread, NULL, helper, w)) {
         pthread_mutex_destroy(&w->mu);
         pthread_cond_destroy(&w->cv);
         free(w);
-        ep_fail(EP_ECOMPUTE, "cannot start a helper thread");
-        return NULL;
+        return ep_fail(EP_ECOMPUTE, "cannot start a helper thread");
     }
-    return w;
+    *out = w;
+    return EP_OK;
 }
 
 int ep_worker_use(ep_worker **w, int threads)
 {
-    if (threads > 1 && !*w && !(*w = ep_worker_start()))
-        return EP_ECOMPUTE;
+    int st;
+    if (threads > 1 && !*w && (st = ep_worker_start(w)))
+        return st;
     if (threads <= 1) {
         ep_worker_stop(*w);
         *w = NULL;

@@ -17,8 +17,9 @@
 
 typedef struct ep_worker ep_worker;
 
-/* Start the helper; NULL (with the reason in ep_errmsg) when no thread can be had. */
-ep_worker *ep_worker_start(void);
+/* Start the helper into *w.  0, or EP_ECOMPUTE (*w NULL) when no thread can
+ * be had. */
+int ep_worker_start(ep_worker **w);
 /* Stop and join the helper (NULL: nothing). */
 void ep_worker_stop(ep_worker *w);
 

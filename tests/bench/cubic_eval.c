@@ -33,7 +33,7 @@ int main(int argc, char **argv)
     c.S = p;
     ep_h5_close(&f);
     int r = c.r;
-    if (ep_cubic_tangent_prepare(&c, &t))
+    if (ep_cubic_tangent_prepare(&t, &c))
         return 1;
     double *q = malloc(sizeof *q * (size_t)r), *R = malloc(sizeof *R * (size_t)r), *K = malloc(sizeof *K * (size_t)r * r);
     double *w = malloc(sizeof *w * (size_t)ep_cubic_tangent_work(r));

@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 {
     ep_gf_file g;
     ep_gfw r;
-    if (argc != 3 || ep_gf_file_open(argv[1], "gf", &g) || ep_gfw_open(argv[2], &r)) {
+    if (argc != 3 || ep_gf_file_open(&g, argv[1], "gf") || ep_gfw_open(&r, argv[2])) {
         fprintf(stderr, "gfw_sum: %s\n", argc == 3 ? ep_errmsg() : "usage: gfw_sum GF.h5 GFW.h5");
         return 1;
     }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "model.h"
 #include "material.h"
 #include "mesh.h"
 #include "select.h"
@@ -53,13 +54,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int region[4] = {1, 2, 2, 5};
         ep_material mat;
         ep_material_init(&mat);
-        if (ep_material_read(path, 4, region, &mat) == 0)
+        if (ep_material_read(&mat, path, 4, region) == 0)
             ep_material_free(&mat);
     } else if (k == 6) {
         int *ids, n;
-        if (ep_vsel_read_ids(path, 100, &ids, &n) == 0)
+        if (ep_select_read_ids(path, 100, &ids, &n) == 0)
             free(ids);
-    } else if (ep_mesh_read(path, &m) == 0) {
+    } else if (ep_model_read(&m, path) == 0) {
         if (!m.tets && m.nv < 5000 && ep_mesh_check_closed(&m) == 0)
             ep_subdiv_refine(&m, EP_SUBDIV_LOOP, NULL);
         ep_mesh_free(&m);

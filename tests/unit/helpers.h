@@ -19,6 +19,7 @@
 #include "err.h"
 #include "material.h"
 #include "mesh.h"
+#include "model.h"
 #include "select.h"
 
 #include <math.h>
@@ -103,13 +104,13 @@ static inline double maxabs(const double *x, size_t n)
  * (all zero when held is 0). */
 static inline void read_beam3(ep_mesh *m, char **fixed, int held)
 {
-    ep_vsel spec = {.ids_file = "data/models/beam3/beam3.bou"};
+    ep_select spec = {.ids_file = "data/models/beam3/beam3.bou"};
     int *ids, n;
-    assert_int_equal(ep_mesh_read("data/models/beam3/beam3_tet.veg", m), EP_OK);
+    assert_int_equal(ep_model_read(m, "data/models/beam3/beam3_tet.veg"), EP_OK);
     *fixed = calloc((size_t)m->nv, 1);
     if (!held)
         return;
-    assert_int_equal(ep_vsel_apply(m, &spec, "fixed vertex", &ids, &n), EP_OK);
+    assert_int_equal(ep_select_apply(&spec, m, "fixed vertex", &ids, &n), EP_OK);
     for (int i = 0; i < n; i++)
         (*fixed)[ids[i]] = 1;
     free(ids);

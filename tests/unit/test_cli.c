@@ -33,7 +33,7 @@ static int parse(ctx *c, ep_cli *cli, unsigned common, int argc, const char **ar
     ep_tool t = {.name = "tool", .synopsis = "IN -o OUT", .purpose = "test", .help = "",
                  .common = common, .options = opts, .shortopts = "l:", .handle = handle,
                  .ctx = c, .min_inputs = 1, .max_inputs = 1, .need_output = 1};
-    return ep_cli_parse(&t, argc, (char **)argv, cli);
+    return ep_cli_parse(cli, &t, argc, (char **)argv);
 }
 
 static void common_options(void **s)
@@ -87,29 +87,33 @@ static void usage_errors(void **s)
 static void atomic_output(void **s)
 {
     (void)s;
-    char tmp[512];
+    ep_output o;
     const char *target = scratch("out.dat");
-    assert_int_equal(ep_out_begin(target, tmp, sizeof tmp), EP_OK);
+    assert_int_equal(ep_output_check(&o, target), EP_OK);
+    assert_int_equal(ep_output_create_file(&o), EP_OK);
+    const char *tmp = o.tmp;
     assert_non_null(strstr(tmp, "/.out.dat."));
     assert_int_equal(access(tmp, F_OK), 0);
     assert_int_not_equal(access(target, F_OK), 0);
-    FILE *f = fopen(tmp, "w");
-    fputs("data\n", f);
-    fclose(f);
-    assert_int_equal(ep_out_commit(tmp, target), EP_OK);
+    fputs("data\n", o.fp);
+    char kept[4096];
+    snprintf(kept, sizeof kept, "%s", tmp);
+    assert_int_equal(ep_output_commit(&o), EP_OK);
     assert_int_equal(access(target, F_OK), 0);
-    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_not_equal(access(kept, F_OK), 0);
     struct stat st;
     stat(target, &st);
     assert_true(st.st_mode & S_IRUSR);
 
     const char *other = scratch("other.dat");
-    assert_int_equal(ep_out_begin(other, tmp, sizeof tmp), EP_OK);
-    ep_out_abort();
-    assert_int_not_equal(access(tmp, F_OK), 0);
+    assert_int_equal(ep_output_check(&o, other), EP_OK);
+    assert_int_equal(ep_output_reserve(&o), EP_OK);
+    snprintf(kept, sizeof kept, "%s", o.tmp);
+    ep_output_abort_all();
+    assert_int_not_equal(access(kept, F_OK), 0);
     assert_int_not_equal(access(other, F_OK), 0);
 
-    expect_error(ep_out_begin("/nonexistent-dir/x.h5", tmp, sizeof tmp), EP_EIO,
+    expect_error(ep_output_check(&o, "/nonexistent-dir/x.h5"), EP_EIO,
                  "/nonexistent-dir/x.h5: cannot create a file in its folder", NULL);
 }
 

@@ -9,6 +9,7 @@
 #include <lapacke.h>
 
 #include "cma.h"
+#include "cma_cache.h"
 
 static double urand(unsigned *s)
 {

@@ -3,12 +3,14 @@
  * motions, mass totals, the CHOLMOD assembly against a naive dense one, the
  * patch test (a linear field is reproduced exactly), support checks.
  */
+#include "model.h"
 #include "helpers.h"
 
 #include <math.h>
 
 #include "fem.h"
 #include "mesh.h"
+#include "tet.h"
 
 static ep_material steel(void) { return test_material(2e11, 0.3, 7800); }
 
@@ -68,7 +70,7 @@ static void assembly_matches_dense(void **s)
     ep_material mat = steel();
     cholmod_common c;
     int *all, n;
-    assert_int_equal(ep_mesh_read("data/cube-tetgen.ele", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/cube-tetgen.ele"), EP_OK);
     cholmod_start(&c);
     assert_int_equal(ep_fem_dofmap(&m, NULL, &all, &n), EP_OK);
     assert_int_equal(n, 3 * m.nv);
@@ -152,7 +154,7 @@ static void patch_test(void **s)
         ep_material mat = steel();
         cholmod_common c;
         const double A[3][3] = {{1e-3, 2e-4, -3e-4}, {5e-4, -1e-3, 1e-4}, {-2e-4, 3e-4, 7e-4}}, t[3] = {1e-3, -2e-3, 5e-4};
-        assert_int_equal(ep_mesh_read(files[fi], &m), EP_OK);
+        assert_int_equal(ep_model_read(&m, files[fi]), EP_OK);
         char *inner = calloc((size_t)m.nv, 1);
         for (int v = 0; v < m.nv; v++)
             inner[v] = 1;
@@ -206,7 +208,7 @@ static void surface_mass(void **s)
     (void)s;
     ep_mesh m;
     cholmod_common c;
-    assert_int_equal(ep_mesh_read("data/cube.msh", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
     cholmod_start(&c);
     cholmod_sparse *Mc = ep_fem_surface_mass(&m, 0, &c), *Ml = ep_fem_surface_mass(&m, 1, &c);
     cholmod_dense *dc = cholmod_sparse_to_dense(Mc, &c), *dl = cholmod_sparse_to_dense(Ml, &c);
@@ -237,7 +239,7 @@ static void support_check(void **s)
     const char *two = write_scratch("two.veg",
         "*VERTICES\n8 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 5 0 0\n6 6 0 0\n7 5 1 0\n8 5 0 1\n"
         "*ELEMENTS\nTETS\n2 4 0\n1 1 2 3 4\n2 5 6 7 8\n", -1);
-    assert_int_equal(ep_mesh_read(two, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, two), EP_OK);
     char fixed[8] = {1, 1, 1, 0, 1, 1, 1, 0};
     assert_int_equal(ep_mesh_check_support(&m, fixed, 0), EP_OK);
     fixed[6] = 0;
@@ -249,7 +251,7 @@ static void support_check(void **s)
     ep_mesh_free(&m);
     const char *line = write_scratch("line.veg",
         "*VERTICES\n5 3 0 0\n1 0 0 0\n2 1 0 0\n3 2 0 0\n4 0 1 0\n5 0 0 1\n*ELEMENTS\nTETS\n2 4 0\n1 1 2 4 5\n2 2 3 4 5\n", -1);
-    assert_int_equal(ep_mesh_read(line, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, line), EP_OK);
     char col[5] = {1, 1, 1, 0, 0};
     expect_error(ep_mesh_check_support(&m, col, 0), EP_EINPUT, "only collinear ones", NULL);
     ep_mesh_free(&m);

@@ -3,6 +3,7 @@
  * /constraints, and refusal of files of the wrong format, version, kind,
  * shape or type with a message naming file and dataset.
  */
+#include "model.h"
 #include "helpers.h"
 
 #include <math.h>
@@ -16,16 +17,16 @@ static void roundtrip_mesh(void **s)
     (void)s;
     ep_mesh m, r;
     ep_h5 f;
-    assert_int_equal(ep_mesh_read("data/models/beam3/beam3_tet.veg", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/models/beam3/beam3_tet.veg"), EP_OK);
     const char *path = scratch("beam.h5");
     assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "test_h5"), EP_OK);
-    assert_int_equal(ep_h5_write_mesh(&f, &m), EP_OK);
-    assert_int_equal(ep_h5_write_material(&f, m.material), EP_OK);
+    assert_int_equal(ep_model_write_mesh(&f, &m), EP_OK);
+    assert_int_equal(ep_model_write_material(&f, m.material), EP_OK);
     int fixed[] = {0, 5, 207};
-    assert_int_equal(ep_h5_write_fixed(&f, fixed, 3), EP_OK);
+    assert_int_equal(ep_model_write_fixed(&f, fixed, 3), EP_OK);
     assert_int_equal(ep_h5_close(&f), EP_OK);
 
-    assert_int_equal(ep_mesh_read(path, &r), EP_OK);
+    assert_int_equal(ep_model_read(&r, path), EP_OK);
     assert_int_equal(r.nv, m.nv);
     assert_int_equal(r.ne, m.ne);
     assert_int_equal(r.nf, m.nf);
@@ -41,7 +42,7 @@ static void roundtrip_mesh(void **s)
     int *fx, nfx;
     assert_int_equal(ep_h5_open(&f, path, "mesh"), EP_OK);
     assert_string_equal(f.kind, "mesh");
-    assert_int_equal(ep_h5_read_fixed(&f, m.nv, &fx, &nfx), EP_OK);
+    assert_int_equal(ep_model_read_fixed(&f, m.nv, &fx, &nfx), EP_OK);
     assert_int_equal(nfx, 3);
     assert_memory_equal(fx, fixed, sizeof fixed);
     char cmd[64];
@@ -70,16 +71,16 @@ static void roundtrip_material(void **s)
     assert_int_equal(a.ne, 3);
     const char *path = scratch("mat.h5");
     assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "x"), EP_OK);
-    assert_int_equal(ep_h5_write_material(&f, &a), EP_OK);
+    assert_int_equal(ep_model_write_material(&f, &a), EP_OK);
     ep_h5_close(&f);
     assert_int_equal(ep_h5_open(&f, path, NULL), EP_OK);
-    assert_int_equal(ep_h5_read_material(&f, 3, &b), EP_OK);
+    assert_int_equal(ep_model_read_material(&b, &f, 3), EP_OK);
     assert_int_equal(b.ne, 3);
     assert_memory_equal(b.e_E, a.e_E, 3 * sizeof(double));
     assert_memory_equal(b.e_nu, a.e_nu, 3 * sizeof(double));
     assert_memory_equal(b.e_rho, a.e_rho, 3 * sizeof(double));
     ep_material_free(&b);
-    expect_error(ep_h5_read_material(&f, 4, &b), EP_EINPUT, "mat.h5", "/material/E", "shape [3]", "[4]", NULL);
+    expect_error(ep_model_read_material(&b, &f, 4), EP_EINPUT, "mat.h5", "/material/E", "shape [3]", "[4]", NULL);
     ep_h5_close(&f);
     ep_material_free(&a);
 }
@@ -152,10 +153,10 @@ static void refuses_flaws(void **s)
         char name[32];
         snprintf(name, sizeof name, "flaw%zu.h5", i);
         const char *path = flawed_file(name, cases[i].fl);
-        expect_error(ep_mesh_read(path, &m), EP_EINPUT, name, cases[i].frag, NULL);
+        expect_error(ep_model_read(&m, path), EP_EINPUT, name, cases[i].frag, NULL);
     }
     /* The unflawed file reads. */
-    assert_int_equal(ep_mesh_read(flawed_file("good.h5", NONE), &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, flawed_file("good.h5", NONE)), EP_OK);
     assert_int_equal(m.nf, 4);
     ep_mesh_free(&m);
 }
@@ -177,7 +178,7 @@ static void refuses_non_hdf5(void **s)
     fclose(in);
     const char *cut = write_scratch("cut.h5", buf, (long)n);
     ep_mesh m;
-    int st = ep_mesh_read(cut, &m);
+    int st = ep_model_read(&m, cut);
     assert_int_equal(st, EP_EINPUT);
     assert_non_null(strstr(ep_errmsg(), "cut.h5"));
     /* The wrong kind. */
@@ -190,13 +191,13 @@ static void roundtrip_hierarchy(void **s)
     (void)s;
     ep_mesh m, r;
     ep_h5 f;
-    assert_int_equal(ep_mesh_read("data/octahedron.off", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/octahedron.off"), EP_OK);
     assert_int_equal(ep_subdiv_refine(&m, EP_SUBDIV_LOOP, NULL), EP_OK);
     const char *path = scratch("oct1.h5");
     assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "x"), EP_OK);
-    assert_int_equal(ep_h5_write_mesh(&f, &m), EP_OK);
+    assert_int_equal(ep_model_write_mesh(&f, &m), EP_OK);
     ep_h5_close(&f);
-    assert_int_equal(ep_mesh_read(path, &r), EP_OK);
+    assert_int_equal(ep_model_read(&r, path), EP_OK);
     assert_int_equal(r.nv, 18);
     assert_memory_equal(r.level, m.level, 18);
     assert_memory_equal(r.parents, m.parents, 36 * sizeof(int));

@@ -2,11 +2,13 @@
  * test_mesh.c — mesh readers on good and bad files, derived data (boundary,
  * vertex areas, tet gradients) against exact geometric facts.
  */
+#include "model.h"
 #include "helpers.h"
 
 #include <math.h>
 
 #include "mesh.h"
+#include "tet.h"
 
 static double tet_volume_sum(const ep_mesh *m)
 {
@@ -27,7 +29,7 @@ static void check_unit_cube(const char *path)
 {
     ep_mesh m;
     double area, vol, asum = 0;
-    assert_int_equal(ep_mesh_read(path, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, path), EP_OK);
     assert_true(m.ne > 10);
     assert_true(fabs(tet_volume_sum(&m) - 1.0) < 1e-12);
     assert_int_equal(ep_mesh_check_closed(&m), EP_OK);
@@ -55,7 +57,7 @@ static void spatial_order(void **s)
 {
     (void)s;
     ep_mesh m;
-    assert_int_equal(ep_mesh_read("data/cube.msh", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
     int *vrank = malloc(sizeof *vrank * (size_t)m.nv), *eorder = malloc(sizeof *eorder * (size_t)m.ne);
     int *seen = calloc((size_t)(m.nv > m.ne ? m.nv : m.ne), sizeof *seen);
     assert_int_equal(ep_mesh_spatial_order(&m, vrank, eorder), EP_OK);
@@ -99,7 +101,7 @@ static void msh_groups(void **s)
     const char *files[] = {"data/cube.msh", "data/cube-v22.msh"};
     for (int i = 0; i < 2; i++) {
         ep_mesh m;
-        assert_int_equal(ep_mesh_read(files[i], &m), EP_OK);
+        assert_int_equal(ep_model_read(&m, files[i]), EP_OK);
         const ep_group *g = ep_mesh_find_group(&m, "bottom"), *g1 = ep_mesh_find_group(&m, "1");
         assert_non_null(g);
         assert_ptr_equal(g, g1);
@@ -123,7 +125,7 @@ static void veg_material(void **s)
 {
     (void)s;
     ep_mesh m;
-    assert_int_equal(ep_mesh_read("data/models/beam3/beam3_tet.veg", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/models/beam3/beam3_tet.veg"), EP_OK);
     assert_int_equal(m.nv, 208);
     assert_int_equal(m.ne, 450);
     assert_non_null(m.material);
@@ -136,7 +138,7 @@ static void veg_material(void **s)
         "*ELEMENTS\nTETS\n2 4 0\n1 1 2 3 4\n2 2 3 4 5\n\n"
         "*MATERIAL soft\nENU, 1000, 1e6, 0.3\n*MATERIAL hard\nENU, 2000, 1e9, 0.25\n"
         "*SET second\n2\n*REGION\nallElements, soft\nsecond, hard\n", -1);
-    assert_int_equal(ep_mesh_read(veg, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, veg), EP_OK);
     assert_int_equal(m.material->ne, 2);
     assert_true(m.material->e_E[0] == 1e6 && m.material->e_E[1] == 1e9);
     assert_true(m.material->e_rho[1] == 2000 && m.material->e_nu[1] == 0.25);
@@ -158,7 +160,7 @@ static void veg_include(void **s)
     write_scratch("part.veg", "*ELEMENTS\nTETS\n1 4 0\n1 1 2 3 4\n", -1);
     const char *veg = write_scratch("main.veg",
         "*VERTICES\n4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n*INCLUDE part.veg\n", -1);
-    assert_int_equal(ep_mesh_read(veg, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, veg), EP_OK);
     assert_int_equal(m.ne, 1);
     assert_int_equal(m.nf, 4);
     assert_null(m.material);
@@ -171,7 +173,7 @@ static void surfaces(void **s)
     (void)s;
     ep_mesh m;
     double area, vol;
-    assert_int_equal(ep_mesh_read("data/octahedron.off", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/octahedron.off"), EP_OK);
     assert_int_equal(m.nv, 6);
     assert_int_equal(m.nf, 8);
     assert_int_equal(ep_mesh_check_closed(&m), EP_OK);
@@ -183,13 +185,13 @@ static void surfaces(void **s)
     const char *obj = write_scratch("quad.obj",
         "# a unit square as one quad and a tetrahedron with relative indices\n"
         "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvn 0 0 1\nf 1/1/1 2/2/1 3/3/1 4/4/1\n", -1);
-    assert_int_equal(ep_mesh_read(obj, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, obj), EP_OK);
     assert_int_equal(m.nf, 2);
     assert_true(fabs(m.vertex_area[0] - 1.0 / 3.0) < 1e-15); /* fan: both triangles at vertex 1 */
     assert_true(fabs(m.vertex_area[1] - 1.0 / 6.0) < 1e-15);
     ep_mesh_free(&m);
     obj = write_scratch("rel.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -3 -2 -1\n", -1);
-    assert_int_equal(ep_mesh_read(obj, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, obj), EP_OK);
     assert_int_equal(m.triangles[0], 0);
     assert_int_equal(m.triangles[2], 2);
     ep_mesh_free(&m);
@@ -237,7 +239,7 @@ static void check_bad(const bad_case *c)
 {
     ep_mesh m;
     const char *path = write_scratch(c->name, c->text, c->len);
-    int st = ep_mesh_read(path, &m);
+    int st = ep_model_read(&m, path);
     expect_error(st, c->status, c->name, c->frag, NULL);
 }
 
@@ -330,33 +332,33 @@ static void bad_tetgen(void **s)
     write_scratch("t1.node", "4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n", -1);
     const char *ele = write_scratch("t1.ele", "1 4 0\n1 1 3 2 4\n", -1);
     ep_mesh m;
-    expect_error(ep_mesh_read(ele, &m), EP_EINPUT, "element 1: non-positive volume", NULL);
+    expect_error(ep_model_read(&m, ele), EP_EINPUT, "element 1: non-positive volume", NULL);
     write_scratch("t2.node", "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n", -1);
     ele = write_scratch("t2.ele", "1 4 0\n0 0 1 2 4\n", -1);
-    expect_error(ep_mesh_read(ele, &m), EP_EINPUT, "t2.ele:2: node 4 out of range", NULL);
+    expect_error(ep_model_read(&m, ele), EP_EINPUT, "t2.ele:2: node 4 out of range", NULL);
     write_scratch("t3.node", "4 3 0 0\n1 0 0 0\n", -1);
     ele = write_scratch("t3.ele", "1 4 0\n1 1 2 3 4\n", -1);
-    expect_error(ep_mesh_read(ele, &m), EP_EINPUT, "t3.node:2: unexpected end of file", NULL);
-    expect_error(ep_mesh_read(scratch("none.ele"), &m), EP_EIO, "none.node: cannot open", NULL);
+    expect_error(ep_model_read(&m, ele), EP_EINPUT, "t3.node:2: unexpected end of file", NULL);
+    expect_error(ep_model_read(&m, scratch("none.ele")), EP_EIO, "none.node: cannot open", NULL);
     /* 0-based TetGen output with a region attribute */
     write_scratch("t4.node", "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n", -1);
     ele = write_scratch("t4.ele", "1 4 1\n0 0 1 2 3 7\n", -1);
-    assert_int_equal(ep_mesh_read(ele, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, ele), EP_OK);
     assert_int_equal(m.region[0], 7);
     ep_mesh_free(&m);
     /* region tags are integers: a fraction, or one past int, is refused */
     ele = write_scratch("t4.ele", "1 4 1\n0 0 1 2 3 7.5\n", -1);
-    expect_error(ep_mesh_read(ele, &m), EP_EINPUT, "t4.ele:2: region attribute 7.5 is not an integer tag", NULL);
+    expect_error(ep_model_read(&m, ele), EP_EINPUT, "t4.ele:2: region attribute 7.5 is not an integer tag", NULL);
     ele = write_scratch("t4.ele", "1 4 1\n0 0 1 2 3 3222222222\n", -1);
-    expect_error(ep_mesh_read(ele, &m), EP_EINPUT, "region attribute 3.22222e+09 is not an integer tag", NULL);
+    expect_error(ep_model_read(&m, ele), EP_EINPUT, "region attribute 3.22222e+09 is not an integer tag", NULL);
 }
 
 static void unknown_extension(void **s)
 {
     (void)s;
     ep_mesh m;
-    expect_error(ep_mesh_read("mesh.stl", &m), EP_EUSAGE, "unknown mesh format", NULL);
-    expect_error(ep_mesh_read("/nonexistent/x.obj", &m), EP_EIO, "cannot open", NULL);
+    expect_error(ep_model_read(&m, "mesh.stl"), EP_EUSAGE, "unknown mesh format", NULL);
+    expect_error(ep_model_read(&m, "/nonexistent/x.obj"), EP_EIO, "cannot open", NULL);
 }
 
 /* Closedness: an open surface and an inconsistently oriented one are refused. */
@@ -365,17 +367,17 @@ static void closed_surface(void **s)
     (void)s;
     ep_mesh m;
     const char *open = write_scratch("open.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n", -1);
-    assert_int_equal(ep_mesh_read(open, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, open), EP_OK);
     expect_error(ep_mesh_check_closed(&m), EP_EINPUT, "open surface", NULL);
     ep_mesh_free(&m);
     const char *flip = write_scratch("flip.obj",
         "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\nf 1 3 4\n", -1);
-    assert_int_equal(ep_mesh_read(flip, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, flip), EP_OK);
     expect_error(ep_mesh_check_closed(&m), EP_EINPUT, "non-manifold", NULL);
     ep_mesh_free(&m);
     const char *bad = write_scratch("orient.obj",
         "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 3 4\n", -1);
-    assert_int_equal(ep_mesh_read(bad, &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, bad), EP_OK);
     expect_error(ep_mesh_check_closed(&m), EP_EINPUT, "inconsistent orientation", NULL);
     ep_mesh_free(&m);
 }
@@ -386,7 +388,7 @@ static void to_surface(void **s)
     (void)s;
     ep_mesh m;
     int *old;
-    assert_int_equal(ep_mesh_read("data/cube.msh", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
     int nb = m.nb, nf = m.nf;
     double x0[3];
     memcpy(x0, &m.vertices[3 * m.boundary[5]], sizeof x0);

@@ -4,6 +4,7 @@
  * derivatives (residual, symmetry, the second-order check of 001 eq. 2.56)
  * and the mass-orthonormality of every basis.
  */
+#include "model.h"
 #include "helpers.h"
 
 #include <lapacke.h>
@@ -31,7 +32,7 @@ static void stvk_identities(void **state)
     ep_mesh m;
     ep_material mat = beam_material();
     ep_stvk s;
-    assert_int_equal(ep_mesh_read("data/cube.msh", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
     assert_int_equal(ep_stvk_init(&s, &m, &mat), EP_OK);
     size_t n = 3 * (size_t)m.nv;
     unsigned seed = 11;

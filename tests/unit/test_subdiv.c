@@ -2,6 +2,7 @@
  * test_subdiv.c — Loop/linear subdivision (counts, parents, closedness, the
  * Loop stencils) and closest-point queries (against brute force).
  */
+#include "model.h"
 #include "helpers.h"
 
 #include <math.h>
@@ -12,7 +13,7 @@
 
 static void read_ico(ep_mesh *m)
 {
-    assert_int_equal(ep_mesh_read("data/icosahedron.obj", m), EP_OK);
+    assert_int_equal(ep_model_read(m, "data/icosahedron.obj"), EP_OK);
     assert_int_equal(ep_mesh_check_closed(m), EP_OK);
 }
 
@@ -178,7 +179,7 @@ static void closest_brute_force(void **s)
     (void)s;
     ep_mesh m;
     ep_closest tree;
-    assert_int_equal(ep_mesh_read("data/models/turtle/turtle-volumetric-homogeneous.veg", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/models/turtle/turtle-volumetric-homogeneous.veg"), EP_OK);
     assert_int_equal(ep_closest_build(&tree, &m), EP_OK);
     srand(7);
     for (int i = 0; i < 500; i++) {

@@ -4,6 +4,7 @@
  * hats against barycentric coordinates, selective extraction and fast
  * summation against full reconstructions, the file round trip, bad input.
  */
+#include "model.h"
 #include "helpers.h"
 
 #include "gfw.h"
@@ -15,7 +16,7 @@
 static void refined(ep_mesh *m, int levels, ep_subdiv_scheme scheme)
 {
     ep_mesh_init(m);
-    assert_int_equal(ep_mesh_read("data/icosahedron.obj", m), EP_OK);
+    assert_int_equal(ep_model_read(m, "data/icosahedron.obj"), EP_OK);
     for (int i = 0; i < levels; i++)
         assert_int_equal(ep_subdiv_refine(m, scheme, NULL), EP_OK);
     free(m->boundary), free(m->vertex_area);
@@ -39,7 +40,7 @@ static void build(const ep_mesh *m, ep_wavelet_kind kind, int lifted, ep_wavelet
     int8_t *dom = malloc(m->nv);
     double *area = malloc(m->nv * sizeof *area);
     rows_of(m, rv, dom, area);
-    assert_int_equal(ep_wavelet_build(m, m->nv, rv, dom, area, kind, lifted, W), EP_OK);
+    assert_int_equal(ep_wavelet_build(W, m, m->nv, rv, dom, area, kind, lifted), EP_OK);
     free(rv), free(dom), free(area);
 }
 
@@ -151,7 +152,7 @@ static void hat_is_coarse_hat(void **s)
     (void)s;
     ep_mesh coarse, m;
     ep_mesh_init(&coarse);
-    assert_int_equal(ep_mesh_read("data/icosahedron.obj", &coarse), EP_OK);
+    assert_int_equal(ep_model_read(&coarse, "data/icosahedron.obj"), EP_OK);
     refined(&m, 2, EP_SUBDIV_LINEAR);
     double *hat = malloc(m.nv * sizeof *hat);
     for (int k = 0; k < coarse.nv; k++) {
@@ -302,7 +303,7 @@ static void file_round_trip(void **s)
     strcpy(src.method, "test"), strcpy(src.traction, "hat");
     const char *path = scratch("w.h5");
     assert_int_equal(ep_h5_create(&f, path, "gf-wavelet", "test", "test"), EP_OK);
-    assert_int_equal(ep_h5_write_mesh(&f, &m), EP_OK);
+    assert_int_equal(ep_model_write_mesh(&f, &m), EP_OK);
     assert_int_equal(ep_gfw_writer_open(&w, &f, &src, &W, "butterfly", 1, 0.02), EP_OK);
     for (int c = 0; c < ncol; c++)
         assert_int_equal(ep_gfw_writer_put(&w, (int)(mem.colptr[c + 1] - mem.colptr[c]), &mem.rowidx[mem.colptr[c]],
@@ -310,7 +311,7 @@ static void file_round_trip(void **s)
     assert_int_equal(ep_gfw_writer_close(&w, 0.01, 0.02), EP_OK);
     assert_int_equal(ep_h5_close(&f), EP_OK);
 
-    assert_int_equal(ep_gfw_open(path, &back), EP_OK);
+    assert_int_equal(ep_gfw_open(&back, path), EP_OK);
     assert_int_equal(back.W.nlevels, W.nlevels);
     assert_true(back.lifted && !strcmp(back.wavelet, "butterfly") && back.eps == 0.02);
     double *z = malloc(9 * n * sizeof *z), *a = malloc(9 * n * sizeof *a), *b = malloc(9 * n * sizeof *b);
@@ -327,13 +328,13 @@ static void file_round_trip(void **s)
     W.pred_slot[W.pred_ptr[n - 1]] = n - 1;
     path = scratch("bad.h5");
     assert_int_equal(ep_h5_create(&f, path, "gf-wavelet", "test", "test"), EP_OK);
-    assert_int_equal(ep_h5_write_mesh(&f, &m), EP_OK);
+    assert_int_equal(ep_model_write_mesh(&f, &m), EP_OK);
     assert_int_equal(ep_gfw_writer_open(&w, &f, &src, &W, "butterfly", 1, 0.02), EP_OK);
     for (int c = 0; c < ncol; c++)
         assert_int_equal(ep_gfw_writer_put(&w, 0, NULL, NULL), EP_OK);
     assert_int_equal(ep_gfw_writer_close(&w, 0, 0), EP_OK);
     assert_int_equal(ep_h5_close(&f), EP_OK);
-    expect_error(ep_gfw_open(path, &back), EP_EINPUT, "bad.h5", "predict stencil", NULL);
+    expect_error(ep_gfw_open(&back, path), EP_EINPUT, "bad.h5", "predict stencil", NULL);
     ep_gfw_close(&back);
     W.pred_slot[W.pred_ptr[n - 1]] = bad;
 
@@ -357,7 +358,7 @@ static void not_subdivision(void **s)
     rows_of(&m, rv, dom, area);
     int v = m.nv - 1; /* an odd vertex of the finest level claims other parents */
     m.parents[2 * v] = 0, m.parents[2 * v + 1] = 1;
-    expect_error(ep_wavelet_build(&m, m.nv, rv, dom, area, EP_WAVELET_LINEAR, 1, &W), EP_EINPUT, "loopsub", NULL);
+    expect_error(ep_wavelet_build(&W, &m, m.nv, rv, dom, area, EP_WAVELET_LINEAR, 1), EP_EINPUT, "loopsub", NULL);
     free(rv), free(dom), free(area);
     ep_mesh_free(&m);
 }

@@ -32,7 +32,8 @@ static void each_job_runs_once(void **s)
 {
     (void)s;
     enum { JOBS = 100000, PAUSED = 20 };
-    ep_worker *w = ep_worker_start();
+    ep_worker *w;
+    assert_int_equal(ep_worker_start(&w), EP_OK);
     assert_non_null(w);
     job j = {.caller = pthread_self()};
     for (long k = 0; k < JOBS; k++) {
@@ -43,9 +44,14 @@ static void each_job_runs_once(void **s)
     long by_caller = j.by_caller;
     assert_true(by_caller > 0);
     for (int k = 0; k < PAUSED; k++) {
-        struct timespec pause = {0, 2 * 1000 * 1000}; /* the caller leaves the core to the helper */
+        /* the caller leaves the core to the helper until it has run the job
+         * (at most 10 s: a loaded machine may not schedule the helper within
+         * a fixed few milliseconds, which made this test flaky) */
+        struct timespec pause = {0, 1000 * 1000};
+        long want = JOBS + k + 1;
         ep_worker_run(w, bump, &j);
-        nanosleep(&pause, NULL);
+        for (int ms = 0; ms < 10000 && atomic_load(&j.runs) < want; ms++)
+            nanosleep(&pause, NULL);
         ep_worker_wait(w);
     }
     assert_int_equal(atomic_load(&j.runs), JOBS + PAUSED);
@@ -58,7 +64,8 @@ static void each_job_runs_once(void **s)
 static void jobs_after_sleep(void **s)
 {
     (void)s;
-    ep_worker *w = ep_worker_start();
+    ep_worker *w;
+    assert_int_equal(ep_worker_start(&w), EP_OK);
     assert_non_null(w);
     job j = {.caller = pthread_self()};
     for (int k = 0; k < 3; k++) {

@@ -1,0 +1,92 @@
+/*
+ * gfsrc.c — GFs for a runtime, dense or wavelet compressed (gfsrc.h).
+ */
+#include "gfsrc.h"
+#include "err.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ep_gfsrc_open(ep_gfsrc *g, const char *path)
+{
+    int st;
+    memset(g, 0, sizeof *g);
+    if ((st = ep_gf_file_open(&g->own, path, NULL)))
+        return st;
+    if (!strcmp(g->own.f.kind, "gf-wavelet")) {
+        ep_gf_file_close(&g->own);
+        memset(&g->own, 0, sizeof g->own);
+        g->wavelet = 1; /* ep_gfsrc_close then frees what a failed open read */
+        if ((st = ep_gfw_open(&g->w, path)))
+            return st;
+        g->file = &g->w.g;
+    } else
+        g->file = &g->own;
+    ep_gf_file *f = g->file;
+    if (strcmp(f->entity, "vertex"))
+        return ep_fail(EP_EINPUT, "%s: GFs of constant elements (entity triangle); the runtime needs vertex GFs",
+                       path);
+    g->n = f->L.n;
+    g->m = f->L.m;
+    int *col_row;
+    if ((st = ep_gf_layout_column_rows(&f->L, &col_row)))
+        return st;
+    if (!(g->col_of_row = ep_malloc((size_t)g->n, sizeof *g->col_of_row))) {
+        free(col_row);
+        return EP_ECOMPUTE;
+    }
+    for (int r = 0; r < g->n; r++)
+        g->col_of_row[r] = -1;
+    for (int c = 0; c < g->m; c++)
+        g->col_of_row[col_row[c]] = c;
+    free(col_row);
+    if ((st = ep_gf_row_areas(f, &g->area)))
+        return st;
+    if (g->wavelet) {
+        if ((st = ep_wavelet_ws_init(&g->ws, &g->w.W, 9)) ||
+            !(g->acc = ep_malloc(3 * (size_t)g->n, sizeof *g->acc)) ||
+            !(g->col = ep_malloc(18 * (size_t)g->n, sizeof *g->col)))
+            return st ? st : EP_ECOMPUTE;
+        return EP_OK;
+    }
+    if (!(g->xi = ep_malloc_huge(9 * (size_t)g->m * g->n, sizeof *g->xi)))
+        return EP_ECOMPUTE;
+    return ep_gf_file_rows(f, 0, 3L * g->m, g->xi);
+}
+
+void ep_gfsrc_close(ep_gfsrc *g)
+{
+    if (g->wavelet)
+        ep_gfw_close(&g->w);
+    else
+        ep_gf_file_close(&g->own);
+    ep_wavelet_ws_free(&g->ws);
+    free(g->col_of_row), free(g->area), free(g->xi), free(g->acc), free(g->col);
+    memset(g, 0, sizeof *g);
+}
+
+void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9])
+{
+    if (g->wavelet) {
+        ep_gfw_block(&g->w, col, row, &g->ws, B);
+        return;
+    }
+    size_t n3 = 3 * (size_t)g->n;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            B[3 * b + a] = g->xi[(3 * (size_t)col + a) * n3 + 3 * (size_t)row + b];
+}
+
+void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out)
+{
+    if (g->wavelet) {
+        ep_gfw_sum(&g->w, k, cols, loads, g->acc, out);
+        return;
+    }
+    int n3 = 3 * g->n;
+    memset(out, 0, (size_t)n3 * sizeof *out);
+    for (int i = 0; i < k; i++) /* out += xi[3c .. 3c+2]^T load */
+        cblas_dgemv(CblasRowMajor, CblasTrans, 3, n3, 1.0, &g->xi[3 * (size_t)cols[i] * n3], n3, &loads[3 * i], 1,
+                    1.0, out, 1);
+}

@@ -1,0 +1,42 @@
+/*
+ * gfsrc.h — boundary Green's functions as a runtime reads them (MATH.md §7;
+ * 000 §3.3): 3x3 blocks Xi(row, col) and weighted sums of columns, whether
+ * the file is dense (kind "gf", loaded whole) or wavelet compressed (kind
+ * "gf-wavelet": blocks by selective extraction, 000 §3.3.3; sums by fast
+ * summation, one inverse transform, 000 eq. 3.54).
+ */
+#ifndef EP_GFSRC_H
+#define EP_GFSRC_H
+
+#include "gf.h"
+#include "gfw.h"
+
+typedef struct ep_gfsrc {
+    ep_gf_file *file;   /* points into own or w: the layout and mesh (dense: also /gf/xi) */
+    ep_gf_file own;     /* dense files */
+    ep_gfw w;           /* wavelet files */
+    int wavelet;        /* 1: w is open */
+    int n, m;           /* rows, columns */
+    int *col_of_row;    /* [n] column of each row, -1 for none */
+    double *area;       /* [n] vertex areas */
+    double *xi;         /* dense: [3m][3n] */
+    ep_wavelet_ws ws;   /* wavelet: selective extraction */
+    double *acc;        /* wavelet: [n][3] fast-summation workspace */
+    double *col;        /* wavelet: [2][n][9] a whole block column and its workspace */
+} ep_gfsrc;
+
+/* Open a gf or gf-wavelet file (vertex GFs) for a runtime: dense files are
+ * loaded whole (8 * 9mn bytes).  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close
+ * with ep_gfsrc_close even on failure. */
+int ep_gfsrc_open(ep_gfsrc *g, const char *path);
+void ep_gfsrc_close(ep_gfsrc *g);
+
+/* The 3x3 block Xi(row, col) as a matrix, B[3b + a]: component b at row for a
+ * unit load in direction a at column col.  Dense O(1); wavelet O(levels). */
+void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9]);
+
+/* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept
+ * blocks + n). */
+void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out);
+
+#endif

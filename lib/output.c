@@ -1,0 +1,305 @@
+/*
+ * output.c — check, write under a temporary name, commit or abort
+ * (output.h).
+ */
+#define _GNU_SOURCE /* mkstemps */
+#include "output.h"
+#include "err.h"
+#include "mem.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+/* ---- the cleanup registry ----------------------------------------------------
+ * Temporaries not yet committed, by name, for the signal handler (which may
+ * only unlink) and for exit; and their owners, for ep_output_abort_all.  A
+ * slot's name is written before it is marked live, with the catchable
+ * signals blocked, so a handler never sees half a name. */
+
+#define MAX_OUT 8
+static char pending[MAX_OUT][4096];
+static volatile sig_atomic_t live[MAX_OUT];
+static ep_output *owner[MAX_OUT];
+
+static const int caught[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
+                             SIGXCPU, SIGVTALRM, SIGPROF, SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT};
+#define NCAUGHT (int)(sizeof caught / sizeof caught[0])
+static struct sigaction previous[NCAUGHT];
+static int handlers_set;
+
+static void unlink_pending(void)
+{
+    for (int i = 0; i < MAX_OUT; i++) /* unlink is async-signal-safe */
+        if (live[i])
+            unlink(pending[i]);
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uc)
+{
+    unlink_pending();
+    for (int i = 0; i < NCAUGHT; i++)
+        if (caught[i] == sig) {
+            /* what was there before: the default action, or a runtime's
+             * handler (AddressSanitizer reports the crash) */
+            sigaction(sig, &previous[i], NULL);
+            if (previous[i].sa_flags & SA_SIGINFO)
+                previous[i].sa_sigaction(sig, info, uc);
+            else if (previous[i].sa_handler != SIG_DFL && previous[i].sa_handler != SIG_IGN)
+                previous[i].sa_handler(sig);
+            else
+                raise(sig); /* delivered when the handler returns */
+            return;
+        }
+}
+
+static void at_exit(void) { unlink_pending(); }
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    if (handlers_set)
+        return;
+    handlers_set = 1;
+    atexit(at_exit);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NCAUGHT; i++) {
+        sigaction(caught[i], NULL, &previous[i]);
+        if (previous[i].sa_handler != SIG_IGN) /* nohup's SIGHUP stays ignored */
+            sigaction(caught[i], &sa, NULL);
+    }
+    signal(SIGXFSZ, SIG_IGN); /* a file-size limit makes write() fail with EFBIG */
+}
+
+static void block_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigemptyset(&all);
+    for (int i = 0; i < NCAUGHT; i++)
+        sigaddset(&all, caught[i]);
+    sigprocmask(SIG_BLOCK, &all, old);
+}
+
+static void unregister(ep_output *o)
+{
+    if (o->slot > 0) {
+        live[o->slot - 1] = 0;
+        owner[o->slot - 1] = NULL;
+    }
+    o->slot = 0;
+}
+
+/* ---- checking the target ------------------------------------------------------- */
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+         : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/* The folder of path into dir ("." for a bare name, "/" for "/x"). */
+static void folder_of(const char *path, char *dir, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, cap, ".");
+    else if (slash == path)
+        snprintf(dir, cap, "/");
+    else
+        snprintf(dir, cap, "%.*s", (int)(slash - path), path);
+}
+
+int ep_output_check(ep_output *o, const char *path)
+{
+    char cur[4096], link[4096], dir[4096];
+    struct stat sb;
+    memset(o, 0, sizeof *o);
+    if (!path || !*path)
+        return ep_fail(EP_EIO, "empty output file name");
+    if (strlen(path) >= sizeof o->name - 16)
+        return ep_fail(EP_EIO, "%.80s...: output name too long", path);
+    snprintf(o->name, sizeof o->name, "%s", path);
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0;; hops++) { /* follow symbolic links to the file they name */
+        if (lstat(cur, &sb) != 0) {
+            if (errno == ENOENT)
+                break; /* a new name; its folder is checked below */
+            return ep_fail(EP_EIO, "%s: cannot check the output: %s", path, strerror(errno));
+        }
+        if (!S_ISLNK(sb.st_mode)) {
+            if (!S_ISREG(sb.st_mode))
+                return ep_fail(EP_EIO, "%s: is %s; an output must be a regular file or a new name", path,
+                               file_kind(sb.st_mode));
+            break;
+        }
+        ssize_t k = readlink(cur, link, sizeof link - 1);
+        if (hops == 40 || k < 0)
+            return ep_fail(EP_EIO, "%s: cannot follow the symbolic link: %s", path,
+                           k < 0 ? strerror(errno) : "too many levels");
+        link[k] = '\0';
+        folder_of(cur, dir, sizeof dir);
+        int n = link[0] == '/' ? snprintf(cur, sizeof cur, "%s", link)
+                               : snprintf(cur, sizeof cur, "%s/%s", dir, link);
+        if (n < 0 || (size_t)n >= sizeof cur - 16)
+            return ep_fail(EP_EIO, "%s: the symbolic link names too long a path", path);
+    }
+    snprintf(o->path, sizeof o->path, "%s", cur);
+    folder_of(o->path, dir, sizeof dir);
+    int e = stat(dir, &sb) != 0 ? errno : !S_ISDIR(sb.st_mode) ? ENOTDIR : access(dir, W_OK | X_OK) != 0 ? errno : 0;
+    if (e)
+        return ep_fail(EP_EIO, "%s: cannot create a file in its folder: %s", path, strerror(e));
+    return EP_OK;
+}
+
+int ep_output_check_space(const ep_output *o, double bytes)
+{
+    char dir[4096];
+    struct statvfs sv;
+    folder_of(o->path, dir, sizeof dir);
+    if (statvfs(dir, &sv) == 0) {
+        double avail = (double)sv.f_bavail * (double)sv.f_frsize;
+        if (bytes > avail)
+            return ep_fail(EP_ECOMPUTE, "the output needs about %.2f GiB, %s has %.2f GiB free",
+                           bytes / EP_MEM_GIB, dir, avail / EP_MEM_GIB);
+    }
+    return EP_OK;
+}
+
+/* ---- the temporary --------------------------------------------------------------- */
+
+/* Create o->tmp beside o->path and register it; the open descriptor, or -1
+ * with EP_EIO recorded. */
+static int create_tmp(ep_output *o)
+{
+    char dir[4096];
+    const char *slash = strrchr(o->path, '/'), *base = slash ? slash + 1 : o->path;
+    const char *dot = strrchr(base, '.');
+    int suffix = o->keep_ext && dot && dot != base ? (int)strlen(dot) : 0, slot = -1, fd, n;
+    if (!o->path[0] || o->tmp[0]) {
+        ep_fail(EP_EIO, "%s: output not checked, or already open", o->name);
+        return -1;
+    }
+    folder_of(o->path, dir, sizeof dir);
+    n = snprintf(o->tmp, sizeof o->tmp, "%s%s.%s.XXXXXX%s", slash ? dir : "", slash ? "/" : "", base,
+                 suffix ? dot : "");
+    if (n < 0 || (size_t)n >= sizeof o->tmp) {
+        o->tmp[0] = '\0';
+        ep_fail(EP_EIO, "%s: output name too long", o->name);
+        return -1;
+    }
+    install_handlers();
+    sigset_t old;
+    block_signals(&old);
+    for (int i = 0; i < MAX_OUT && slot < 0; i++)
+        if (!live[i] && !owner[i])
+            slot = i;
+    fd = slot < 0 ? -1 : mkstemps(o->tmp, suffix);
+    int e = errno;
+    if (fd >= 0) {
+        memcpy(pending[slot], o->tmp, (size_t)n + 1);
+        owner[slot] = o;
+        live[slot] = 1;
+        o->slot = slot + 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0) {
+        o->tmp[0] = '\0';
+        ep_fail(EP_EIO, slot < 0 ? "%s: too many open outputs" : "%s: cannot create a file in its folder: %s",
+                o->name, strerror(e));
+    }
+    return fd;
+}
+
+int ep_output_reserve(ep_output *o)
+{
+    int fd = create_tmp(o);
+    if (fd < 0)
+        return EP_EIO;
+    close(fd);
+    return EP_OK;
+}
+
+int ep_output_create_h5(ep_output *o, const char *kind, const char *creator, const char *command)
+{
+    int st;
+    if ((st = ep_output_reserve(o)))
+        return st;
+    if ((st = ep_h5_create(&o->h5, o->tmp, kind, creator, command))) {
+        ep_output_abort(o);
+        return ep_fail(st, "%s: cannot create HDF5 file", o->name);
+    }
+    snprintf(o->h5.path, sizeof o->h5.path, "%.*s", (int)sizeof o->h5.path - 1, o->name); /* messages name the output */
+    return EP_OK;
+}
+
+int ep_output_create_file(ep_output *o)
+{
+    int fd = create_tmp(o);
+    if (fd < 0)
+        return EP_EIO;
+    if (!(o->fp = fdopen(fd, "w"))) {
+        close(fd);
+        ep_output_abort(o);
+        return ep_fail(EP_EIO, "%s: cannot open: %s", o->name, strerror(errno));
+    }
+    return EP_OK;
+}
+
+int ep_output_commit(ep_output *o)
+{
+    int st = EP_OK;
+    if (!o->tmp[0])
+        return ep_fail(EP_EIO, "%s: nothing was written", o->name);
+    if (o->fp) {
+        int bad = fflush(o->fp) != 0 || ferror(o->fp), e = errno;
+        bad |= fclose(o->fp) != 0;
+        o->fp = NULL;
+        if (bad)
+            st = ep_fail(EP_EIO, "%s: write error: %s", o->name, strerror(e ? e : errno));
+    }
+    if (o->h5.id > 0 && ep_h5_close(&o->h5))
+        st = EP_EIO;
+    if (st) {
+        ep_output_abort(o);
+        return st;
+    }
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(o->tmp, 0666 & ~mask);
+    if (rename(o->tmp, o->path) != 0) {
+        st = ep_fail(EP_EIO, "%s: cannot write: %s", o->name, strerror(errno));
+        ep_output_abort(o);
+        return st;
+    }
+    unregister(o);
+    o->tmp[0] = '\0';
+    return EP_OK;
+}
+
+void ep_output_abort(ep_output *o)
+{
+    if (o->fp)
+        fclose(o->fp);
+    o->fp = NULL;
+    if (o->h5.id > 0) /* without a message: the error being reported is an earlier one */
+        H5Fclose(o->h5.id);
+    o->h5.id = H5I_INVALID_HID;
+    if (o->tmp[0])
+        unlink(o->tmp);
+    unregister(o);
+    memset(o, 0, sizeof *o);
+}
+
+void ep_output_abort_all(void)
+{
+    for (int i = 0; i < MAX_OUT; i++)
+        if (owner[i])
+            ep_output_abort(owner[i]);
+}
