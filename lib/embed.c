@@ -6,6 +6,7 @@
 #include "err.h"
 #include "hex.h"
 #include "mesh.h"
+#include "tet.h"
 
 #include <limits.h>
 #include <math.h>

@@ -73,7 +73,7 @@ static void tet_mesh(void **s)
     ep_mesh m;
     ep_embed b;
     ep_closest cl;
-    assert_int_equal(ep_mesh_read("data/cube.msh", &m), 0);
+    assert_int_equal(ep_model_read(&m, "data/cube.msh"), 0);
     double size = ep_mesh_diameter(&m);
     int np = 3000;
     double *p = points(m.vertices, m.nv, np, 0.3 * size, 11);
