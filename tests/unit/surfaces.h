@@ -15,7 +15,7 @@
  * vertex scaled onto the sphere.  10 4^levels + 2 vertices. */
 static inline void make_sphere(ep_mesh *m, int levels)
 {
-    assert_int_equal(ep_mesh_read("data/icosahedron.obj", m), EP_OK);
+    assert_int_equal(ep_model_read(m, "data/icosahedron.obj"), EP_OK);
     for (int l = 0; l < levels; l++)
         assert_int_equal(ep_subdiv_refine(m, EP_SUBDIV_LINEAR, NULL), EP_OK);
     for (int v = 0; v < m->nv; v++) {

@@ -182,7 +182,7 @@ static void report_values(void **s)
     ep_closest tm, ti;
     ep_surfdist d;
     double mn, med;
-    assert_int_equal(ep_mesh_read(write_scratch("cube.obj", cube, -1), &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, write_scratch("cube.obj", cube, -1)), EP_OK);
     assert_int_equal(ep_surfdist_angles(&m, &mn, &med), EP_OK);
     assert_true(fabs(mn - 45) < 1e-9 && fabs(med - 45) < 1e-9);
     ep_mesh_free(&m);

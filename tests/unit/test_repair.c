@@ -155,7 +155,7 @@ static void dragon_fin(void **s)
     (void)s;
     ep_mesh m;
     ep_repair_report r;
-    assert_int_equal(ep_mesh_read("data/models/asianDragon/asianDragon.obj", &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, "data/models/asianDragon/asianDragon.obj"), EP_OK);
     expect_error(ep_mesh_check_closed(&m), EP_EINPUT, "edge (23470 23486) has 4 faces", NULL);
     repair_ok(&m, &r);
     assert_int_equal(r.fins, 2);
@@ -181,7 +181,7 @@ static void cap_absorbed(void **s)
                       "f 1 5 3\nf 5 2 3\nf 1 2 5\nf 2 1 4\nf 1 3 4\nf 3 2 4\n";
     ep_mesh m;
     ep_repair_report r;
-    assert_int_equal(ep_mesh_read(write_scratch("cap.obj", obj, -1), &m), EP_OK);
+    assert_int_equal(ep_model_read(&m, write_scratch("cap.obj", obj, -1)), EP_OK);
     repair_ok(&m, &r);
     assert_int_equal(r.caps, 1);
     assert_int_equal(m.nf, 6);
@@ -219,7 +219,7 @@ static void refusals(void **s)
         ep_mesh m;
         ep_repair_report r;
         ep_repair_report_init(&r);
-        assert_int_equal(ep_mesh_read(write_scratch("refuse.obj", cases[i].obj, -1), &m), EP_OK);
+        assert_int_equal(ep_model_read(&m, write_scratch("refuse.obj", cases[i].obj, -1)), EP_OK);
         int nv = m.nv, nf = m.nf, *tri = malloc(3 * sizeof(int) * (size_t)nf);
         memcpy(tri, m.triangles, 3 * sizeof(int) * (size_t)nf);
         expect_error(ep_repair_surface(&m, EP_REPAIR_WELD_TOL, &r), EP_EINPUT, "refuse.obj", cases[i].frag1,
@@ -240,7 +240,7 @@ static void refusals(void **s)
     expect_error(ep_repair_surface(&m, EP_REPAIR_WELD_TOL, &r), EP_EINPUT, "vertex 8 has a non-finite coordinate",
                  NULL);
     ep_mesh_free(&m);
-    expect_error(ep_mesh_read(write_scratch("nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n", -1), &m),
+    expect_error(ep_model_read(&m, write_scratch("nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n", -1)),
                  EP_EINPUT, "nan.obj:2", "non-finite", NULL);
     ep_repair_report_free(&r);
 }
