@@ -35,11 +35,15 @@
 #define EP_FIT_STEPS 4
 #define EP_FIT_SPRING 0.01
 #define EP_FIT_MU 0.3
+/* Rounds of smoothing the corners of crossing triangles (fit.c, untangle). */
+#define EP_FIT_UNTANGLE 30
 
 typedef struct ep_fit_report {
     long projected;    /* vertices moved to their closest point */
     long along_normal; /* vertices moved along the limit normal instead */
     long kept;         /* vertices left at their subdivision position */
+    long untangled;    /* vertices moved off the reference so that no triangles cross */
+    long crossing;     /* pairs of triangles still crossing (0 unless EP_FIT_UNTANGLE ran out) */
 } ep_fit_report;
 
 /* Move every vertex of the closed surface m onto the reference ref: to its

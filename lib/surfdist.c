@@ -159,7 +159,7 @@ int ep_surfdist_compare(ep_surfdist *d, const ep_mesh *m, const ep_closest *tm, 
     }
     free(vn);
     d->opposed = opposed;
-    return EP_OK;
+    return ep_surfdist_intersections(m, tm, NULL, &d->intersecting);
 }
 
 static int uf_find(int *p, int a)
@@ -230,5 +230,143 @@ int ep_surfdist_angles(const ep_mesh *m, double *min_deg, double *median_deg)
     *min_deg = n ? a[0] : 0;
     *median_deg = n ? (n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2])) : 0;
     free(a);
+    return EP_OK;
+}
+
+/* Does segment p q cross triangle (a b c) at a parameter in (lo, hi)?
+ * (Moeller-Trumbore; a segment in the triangle's plane does not count.) */
+static int segment_crosses(const double *p, const double *q, const double *a, const double *b, const double *c,
+                           double lo, double hi)
+{
+    double d[3], e1[3], e2[3], pv[3], tv[3], qv[3];
+    for (int k = 0; k < 3; k++) {
+        d[k] = q[k] - p[k];
+        e1[k] = b[k] - a[k];
+        e2[k] = c[k] - a[k];
+        tv[k] = p[k] - a[k];
+    }
+    pv[0] = d[1] * e2[2] - d[2] * e2[1];
+    pv[1] = d[2] * e2[0] - d[0] * e2[2];
+    pv[2] = d[0] * e2[1] - d[1] * e2[0];
+    double det = e1[0] * pv[0] + e1[1] * pv[1] + e1[2] * pv[2];
+    if (det == 0)
+        return 0;
+    double u = (tv[0] * pv[0] + tv[1] * pv[1] + tv[2] * pv[2]) / det;
+    if (u < 0 || u > 1)
+        return 0;
+    qv[0] = tv[1] * e1[2] - tv[2] * e1[1];
+    qv[1] = tv[2] * e1[0] - tv[0] * e1[2];
+    qv[2] = tv[0] * e1[1] - tv[1] * e1[0];
+    double v = (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]) / det;
+    if (v < 0 || u + v > 1)
+        return 0;
+    double t = (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]) / det;
+    return t > lo && t < hi;
+}
+
+/* Do triangles s and t of m cross?  Shared corners are left out of the
+ * test: an edge from a shared corner is tested only away from it. */
+static int triangles_cross(const ep_mesh *m, int s, int t)
+{
+    const int *f = &m->triangles[3 * s], *g = &m->triangles[3 * t];
+    int shared = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            shared += f[i] == g[j];
+    if (shared >= 2)
+        return 0;
+    const double eps = 1e-9;
+    for (int pass = 0; pass < 2; pass++) {
+        const int *e = pass ? g : f, *o = pass ? f : g;
+        const double *a = &m->vertices[3 * o[0]], *b = &m->vertices[3 * o[1]], *c = &m->vertices[3 * o[2]];
+        for (int k = 0; k < 3; k++) {
+            int p = e[k], q = e[(k + 1) % 3];
+            int ps = p == o[0] || p == o[1] || p == o[2], qs = q == o[0] || q == o[1] || q == o[2];
+            if (segment_crosses(&m->vertices[3 * p], &m->vertices[3 * q], a, b, c, ps ? eps : 0, qs ? 1 - eps : 1))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static int boxes_overlap(const double *lo, const double *hi, const double *lo2, const double *hi2)
+{
+    return lo[0] <= hi2[0] && lo2[0] <= hi[0] && lo[1] <= hi2[1] && lo2[1] <= hi[1] && lo[2] <= hi2[2] && lo2[2] <= hi[2];
+}
+
+int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, int **pairs, long *npairs)
+{
+    long n = 0, cap = 0;
+    int *out = NULL, st = EP_OK;
+    *npairs = 0;
+    if (pairs)
+        *pairs = NULL;
+    if (!tm->nt)
+        return EP_OK;
+#pragma omp parallel
+    {
+        int *mine = NULL;
+        long nm = 0, cm = 0;
+#pragma omp for schedule(dynamic, 256)
+        for (int s = 0; s < m->nf; s++) {
+            double lo[3], hi[3];
+            for (int a = 0; a < 3; a++) {
+                lo[a] = INFINITY, hi[a] = -INFINITY;
+                for (int k = 0; k < 3; k++) {
+                    double x = m->vertices[3 * m->triangles[3 * s + k] + a];
+                    lo[a] = fmin(lo[a], x), hi[a] = fmax(hi[a], x);
+                }
+            }
+            int stack[128], sp = 0;
+            stack[sp++] = 0;
+            while (sp) {
+                const ep_closest_node *nd = &tm->node[stack[--sp]];
+                if (!boxes_overlap(lo, hi, nd->lo, nd->hi))
+                    continue;
+                if (!nd->count) {
+                    stack[sp++] = nd->left;
+                    stack[sp++] = nd->right;
+                    continue;
+                }
+                for (int i = nd->first; i < nd->first + nd->count; i++) {
+                    int t = tm->perm[i];
+                    if (t <= s || !triangles_cross(m, s, t))
+                        continue;
+                    if (nm == cm) {
+                        cm = cm ? 2 * cm : 64;
+                        int *p = realloc(mine, 2 * sizeof *mine * (size_t)cm);
+                        if (!p)
+                            break;
+                        mine = p;
+                    }
+                    mine[2 * nm] = s, mine[2 * nm + 1] = t;
+                    nm++;
+                }
+            }
+        }
+#pragma omp critical
+        {
+            if (nm && pairs && !st) {
+                if (n + nm > cap) {
+                    cap = 2 * (n + nm);
+                    if (ep_grow(&out, 2 * (size_t)cap, sizeof *out))
+                        st = EP_ECOMPUTE;
+                }
+                if (!st)
+                    memcpy(&out[2 * n], mine, 2 * sizeof *mine * (size_t)nm);
+            }
+            n += nm;
+        }
+        free(mine);
+    }
+    if (st) {
+        free(out);
+        return st;
+    }
+    *npairs = n;
+    if (pairs)
+        *pairs = out;
+    else
+        free(out);
     return EP_OK;
 }

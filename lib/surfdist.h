@@ -21,6 +21,7 @@ typedef struct ep_surfdist {
     double min_angle, median_angle; /* degrees, over the corners of the surface */
     int opposed;       /* triangles whose normal opposes the reference's nearest face normal */
     int genus, ref_genus; /* summed over the connected parts */
+    long intersecting;    /* pairs of triangles of the surface that cross (a mesher refuses them) */
 } ep_surfdist;
 
 /* Compare surface m with the reference ref (both closed; tm and tref their
@@ -40,6 +41,16 @@ int ep_surfdist_compare(ep_surfdist *d, const ep_mesh *m, const ep_closest *tm, 
  * sum (2 - chi_i) / 2 = parts - (V - E + F) / 2.  Cost O(nf log nf).
  * 0, EP_EINPUT (not a closed manifold) or EP_ECOMPUTE. */
 int ep_surfdist_genus(const ep_mesh *m, int *genus);
+
+/* Pairs of triangles of m that cross each other: triangles sharing an edge
+ * are not tested, triangles sharing a vertex only away from it (TetGen
+ * refuses a surface with any such pair: "faces are intersecting").
+ *   Inputs     m; tm: its hierarchy (borrowed)
+ *   Outputs    *npairs; pairs (if not NULL): [npairs][2] triangle ids,
+ *              first < second (allocated; caller frees)
+ *   Cost       O(nf log nf) typical (box overlaps in the hierarchy)
+ *   Returns    0 or EP_ECOMPUTE. */
+int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, int **pairs, long *npairs);
 
 /* Smallest and median corner angle of the triangles, degrees.  Cost
  * O(nf log nf).  0 or EP_ECOMPUTE. */

@@ -163,10 +163,68 @@ static void genus2(void **s)
     assert_true(d.hausdorff < 0.01);
     assert_true(d.hausdorff < 0.5 * d0.hausdorff);
     assert_int_equal(d.opposed, 0);
+    assert_int_equal(d.intersecting, 0);
+    assert_int_equal(r.crossing, 0);
     ep_closest_free(&tm);
     ep_closest_free(&tref);
     ep_mesh_free(&m);
     ep_mesh_free(&ref);
+}
+
+/* Two unit spheres with centres 1.5 apart cross along a circle; 2.5 apart
+ * they do not; one sphere's neighbouring triangles never count. */
+static void intersections(void **s)
+{
+    (void)s;
+    for (int k = 0; k < 2; k++) {
+        ep_mesh a, m;
+        ep_closest tm;
+        long n;
+        int *pairs;
+        make_sphere(&a, 3);
+        ep_mesh_init(&m);
+        m.nv = 2 * a.nv;
+        m.nf = 2 * a.nf;
+        m.vertices = malloc(3 * sizeof(double) * (size_t)m.nv);
+        m.triangles = malloc(3 * sizeof(int) * (size_t)m.nf);
+        for (int v = 0; v < a.nv; v++)
+            for (int c = 0; c < 3; c++) {
+                m.vertices[3 * v + c] = a.vertices[3 * v + c];
+                m.vertices[3 * (a.nv + v) + c] = a.vertices[3 * v + c] + (c == 0 ? (k ? 2.5 : 1.5) : 0);
+            }
+        for (int t = 0; t < 3 * a.nf; t++) {
+            m.triangles[t] = a.triangles[t];
+            m.triangles[3 * a.nf + t] = a.nv + a.triangles[t];
+        }
+        assert_int_equal(ep_mesh_derive_boundary_data(&m), EP_OK);
+        assert_int_equal(ep_closest_build(&tm, &m), EP_OK);
+        assert_int_equal(ep_surfdist_intersections(&m, &tm, &pairs, &n), EP_OK);
+        if (k) {
+            assert_int_equal(n, 0);
+        } else {
+            /* The circle x = 0.75 crosses about 2 pi 0.66 / edge ~ 2 x 30 triangle pairs; every
+             * pair is one triangle of each sphere, both straddling the plane x = 0.75. */
+            assert_true(n > 30);
+            for (long i = 0; i < n; i++) {
+                assert_true(pairs[2 * i] < a.nf && pairs[2 * i + 1] >= a.nf);
+                for (int j = 0; j < 2; j++) {
+                    const int *f = &m.triangles[3 * pairs[2 * i + j]];
+                    double lo = INFINITY, hi = -INFINITY;
+                    for (int c = 0; c < 3; c++)
+                        lo = fmin(lo, m.vertices[3 * f[c]]), hi = fmax(hi, m.vertices[3 * f[c]]);
+                    assert_true(lo <= 0.75 + 0.2 && hi >= 0.75 - 0.2);
+                }
+            }
+        }
+        free(pairs);
+        ep_closest_free(&tm);
+        assert_int_equal(ep_closest_build(&tm, &a), EP_OK);
+        assert_int_equal(ep_surfdist_intersections(&a, &tm, NULL, &n), EP_OK);
+        assert_int_equal(n, 0);
+        ep_closest_free(&tm);
+        ep_mesh_free(&a);
+        ep_mesh_free(&m);
+    }
 }
 
 /* The report on known shapes: a cube split into right isosceles triangles
@@ -213,6 +271,7 @@ int main(void)
         cmocka_unit_test(sphere),
         cmocka_unit_test(torus),
         cmocka_unit_test(genus2),
+        cmocka_unit_test(intersections),
         cmocka_unit_test(report_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
