@@ -68,7 +68,7 @@ int ep_fit_project(ep_mesh *m, const ep_closest *ref, ep_fit_report *r);
 int ep_fit_limit_normals(const ep_mesh *m, double *n);
 
 /* Fit the base m and `levels` Loop levels onto ref (header comment).
- *   Inputs     m: closed, consistently oriented base (ep_simplify_collapse);
+ *   Inputs     m: closed, consistently oriented base (ep_simplify_build);
  *              ref, tref: the reference and its hierarchy (borrowed)
  *   Outputs    m: the finest level, /mesh/level and /mesh/parents set
  *              (V_l = V_{l-1} + E_{l-1}); *r: the last projection's counts

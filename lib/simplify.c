@@ -13,6 +13,7 @@
 #include "err.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -456,19 +457,26 @@ static void free_state(S *s)
     free(s->heap);
 }
 
-int ep_simplify_collapse(ep_mesh *m, const ep_simplify_opts *o, ep_simplify_report *r)
+int ep_simplify_build(ep_mesh *base, const ep_mesh *m, const ep_simplify_opts *o, ep_simplify_report *r)
 {
     S s = {0};
     int st;
+    ep_mesh_init(base);
     memset(r, 0, sizeof *r);
     if (o->target_nv < 4)
         return ep_fail(EP_EUSAGE, "a base mesh needs at least 4 vertices (asked for %d)", o->target_nv);
     if ((st = ep_mesh_check_closed(m)))
         return st;
     st = EP_ECOMPUTE;
+    snprintf(base->source, sizeof base->source, "%s", m->source);
+    base->vertices = ep_malloc(3 * (size_t)m->nv, sizeof *base->vertices);
+    base->triangles = ep_malloc(3 * (size_t)m->nf, sizeof *base->triangles);
+    if (!base->vertices || !base->triangles)
+        goto out;
+    memcpy(base->vertices, m->vertices, 3 * (size_t)m->nv * sizeof *m->vertices);
     s.nv = s.alive_nv = m->nv;
     s.nf = m->nf;
-    s.x = m->vertices;
+    s.x = base->vertices;
     s.r = r;
     s.cos_turn = cos(o->max_turn * M_PI / 180);
     s.cos_angle = cos(o->min_angle * M_PI / 180);
@@ -545,36 +553,31 @@ int ep_simplify_collapse(ep_mesh *m, const ep_simplify_opts *o, ep_simplify_repo
         if (!n)
             break;
     }
-    /* Write back: surviving vertices in their old order. */
+    /* The surviving vertices in their old order. */
     int *newid = s.mark, nv = 0, nf = 0;
     for (int v = 0; v < s.nv; v++)
         if (!s.vdead[v]) {
             newid[v] = nv;
-            memmove(&m->vertices[3 * nv], &m->vertices[3 * v], 3 * sizeof *m->vertices);
+            memmove(&base->vertices[3 * nv], &base->vertices[3 * v], 3 * sizeof *base->vertices);
             nv++;
         }
     double worst = -1;
     for (int t = 0; t < s.nf; t++)
         if (!s.fdead[t]) {
             for (int k = 0; k < 3; k++)
-                m->triangles[3 * nf + k] = newid[s.f[3 * t + k]];
-            const int *f = &m->triangles[3 * nf];
-            double c = max_cos(&m->vertices[3 * f[0]], &m->vertices[3 * f[1]], &m->vertices[3 * f[2]]);
+                base->triangles[3 * nf + k] = newid[s.f[3 * t + k]];
+            const int *f = &base->triangles[3 * nf];
+            double c = max_cos(&base->vertices[3 * f[0]], &base->vertices[3 * f[1]], &base->vertices[3 * f[2]]);
             worst = c > worst ? c : worst;
             nf++;
         }
-    m->nv = nv;
-    m->nf = nf;
+    base->nv = nv;
+    base->nf = nf;
     r->min_angle = acos(worst) * 180 / M_PI;
-    for (int i = 0; i < m->ngroups; i++)
-        free(m->groups[i].v);
-    free(m->groups);
-    free(m->fixed);
-    free(m->level);
-    free(m->parents);
-    m->groups = NULL, m->ngroups = 0, m->fixed = NULL, m->nfixed = 0, m->level = NULL, m->parents = NULL;
-    st = ep_mesh_derive_boundary_data(m);
+    st = ep_mesh_derive_boundary_data(base);
 out:
     free_state(&s);
+    if (st)
+        ep_mesh_free(base);
     return st;
 }

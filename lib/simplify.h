@@ -40,17 +40,18 @@ typedef struct ep_simplify_report {
 
 void ep_simplify_opts_default(ep_simplify_opts *o, int target_nv);
 
-/* Simplify the closed, consistently oriented surface m in place to about
- * o->target_nv vertices.
+/* Build base, the closed, consistently oriented surface m simplified to
+ * about o->target_nv vertices.
  *   Inputs     m: a surface that passes ep_mesh_check_closed (ep_repair_surface)
- *   Outputs    m: the base mesh (vertices and triangles replaced, boundary
- *              data derived, groups and /constraints/fixed dropped: they
- *              name fine vertices); *r: what was done
+ *   Outputs    base: vertices (a subset of m's, in m's order, moved),
+ *              triangles and boundary data; no groups or constraints (they
+ *              name vertices of m); set up here, released by ep_mesh_free
+ *              (also after a failure); *r: what was done
  *   Workspace  allocates O(nv + nf) internally
  *   Cost       O(nf log nf)
- *   Returns    0 (also when the bounds stop it above the target: r and m->nv
- *              say where); EP_EINPUT when m is not a closed manifold;
- *              EP_EUSAGE for a target below 4; EP_ECOMPUTE (memory). */
-int ep_simplify_collapse(ep_mesh *m, const ep_simplify_opts *o, ep_simplify_report *r);
+ *   Returns    0 (also when the bounds stop it above the target: r and
+ *              base->nv say where); EP_EINPUT when m is not a closed
+ *              manifold; EP_EUSAGE for a target below 4; EP_ECOMPUTE. */
+int ep_simplify_build(ep_mesh *base, const ep_mesh *m, const ep_simplify_opts *o, ep_simplify_report *r);
 
 #endif
