@@ -5,6 +5,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "closest.h"
 #include "err.h"
+#include "vec3.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,7 +13,6 @@
 
 #define LEAF_SIZE 4
 
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
 void ep_closest_on_triangle(const double p[3], const double a[3], const double b[3],
                             const double c[3], double q[3])
@@ -25,12 +25,12 @@ void ep_closest_on_triangle(const double p[3], const double a[3], const double b
         bp[k] = p[k] - b[k];
         cp[k] = p[k] - c[k];
     }
-    double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
+    double d1 = ep_vec3_dot(ab, ap), d2 = ep_vec3_dot(ac, ap);
     if (d1 <= 0 && d2 <= 0) { /* vertex region a */
         memcpy(q, a, 3 * sizeof *q);
         return;
     }
-    double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
+    double d3 = ep_vec3_dot(ab, bp), d4 = ep_vec3_dot(ac, bp);
     if (d3 >= 0 && d4 <= d3) { /* vertex region b */
         memcpy(q, b, 3 * sizeof *q);
         return;
@@ -42,7 +42,7 @@ void ep_closest_on_triangle(const double p[3], const double a[3], const double b
             q[k] = a[k] + v * ab[k];
         return;
     }
-    double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
+    double d5 = ep_vec3_dot(ab, cp), d6 = ep_vec3_dot(ac, cp);
     if (d6 >= 0 && d5 <= d6) { /* vertex region c */
         memcpy(q, c, 3 * sizeof *q);
         return;
@@ -176,11 +176,24 @@ static double box_dist2(const ep_closest_node *n, const double *p)
     return d2;
 }
 
-void ep_closest_query(const ep_closest *c, const double p[3], double q[3], int *tri, double *d2)
+/* Twice the area vector of triangle t of the hierarchy. */
+static void tri_normal(const ep_closest *c, int t, double *n)
+{
+    const int *f = &c->tri[3 * t];
+    double u[3], w[3];
+    ep_vec3_sub(&c->x[3 * f[1]], &c->x[3 * f[0]], u);
+    ep_vec3_sub(&c->x[3 * f[2]], &c->x[3 * f[0]], w);
+    ep_vec3_cross(u, w, n);
+}
+
+/* The closest-point search, over every triangle or (facing non-NULL) over
+ * those whose normal points within 90 degrees of facing. */
+static void query(const ep_closest *c, const double p[3], const double *facing, double q[3], int *tri, double *d2)
 {
     int stack[128], sp = 0;
     double best = INFINITY;
     *tri = -1;
+    *d2 = INFINITY;
     if (c->nt == 0)
         return;
     stack[sp++] = 0;
@@ -191,11 +204,15 @@ void ep_closest_query(const ep_closest *c, const double p[3], double q[3], int *
         if (n->count) {
             for (int i = n->first; i < n->first + n->count; i++) {
                 int t = c->perm[i];
-                double r[3];
+                double r[3], fn[3];
+                if (facing) {
+                    tri_normal(c, t, fn);
+                    if (ep_vec3_dot(fn, facing) <= 0)
+                        continue;
+                }
                 ep_closest_on_triangle(p, &c->x[3 * c->tri[3 * t]], &c->x[3 * c->tri[3 * t + 1]],
                                        &c->x[3 * c->tri[3 * t + 2]], r);
-                double d = (r[0] - p[0]) * (r[0] - p[0]) + (r[1] - p[1]) * (r[1] - p[1]) +
-                           (r[2] - p[2]) * (r[2] - p[2]);
+                double d = ep_vec3_dist2(r, p);
                 if (d < best) {
                     best = d;
                     *tri = t;
@@ -210,4 +227,103 @@ void ep_closest_query(const ep_closest *c, const double p[3], double q[3], int *
         stack[sp++] = dl < dr ? n->left : n->right;
     }
     *d2 = best;
+}
+
+void ep_closest_query(const ep_closest *c, const double p[3], double q[3], int *tri, double *d2)
+{
+    query(c, p, NULL, q, tri, d2);
+}
+
+void ep_closest_query_facing(const ep_closest *c, const double p[3], const double n[3], double q[3], int *tri,
+                             double *d2)
+{
+    query(c, p, n, q, tri, d2);
+}
+
+void ep_closest_barycentric(const double q[3], const double a[3], const double b[3], const double c[3], double w[3])
+{
+    double e0[3], e1[3], e2[3];
+    ep_vec3_sub(b, a, e0);
+    ep_vec3_sub(c, a, e1);
+    ep_vec3_sub(q, a, e2);
+    double d00 = ep_vec3_dot(e0, e0), d01 = ep_vec3_dot(e0, e1), d11 = ep_vec3_dot(e1, e1);
+    double d20 = ep_vec3_dot(e2, e0), d21 = ep_vec3_dot(e2, e1), den = d00 * d11 - d01 * d01;
+    w[1] = den > 0 ? (d11 * d20 - d01 * d21) / den : 0;
+    w[2] = den > 0 ? (d00 * d21 - d01 * d20) / den : 0;
+    w[0] = 1 - w[1] - w[2];
+}
+
+int ep_closest_segment_hit(const double p[3], const double q[3], const double a[3], const double b[3],
+                           const double c[3], double *t)
+{
+    double d[3], e1[3], e2[3], pv[3], tv[3], qv[3];
+    ep_vec3_sub(q, p, d);
+    ep_vec3_sub(b, a, e1);
+    ep_vec3_sub(c, a, e2);
+    ep_vec3_sub(p, a, tv);
+    ep_vec3_cross(d, e2, pv);
+    double det = ep_vec3_dot(e1, pv);
+    if (det == 0)
+        return 0;
+    double u = ep_vec3_dot(tv, pv) / det;
+    if (u < 0 || u > 1)
+        return 0;
+    ep_vec3_cross(tv, e1, qv);
+    double v = ep_vec3_dot(d, qv) / det;
+    if (v < 0 || u + v > 1)
+        return 0;
+    *t = ep_vec3_dot(e2, qv) / det;
+    return *t >= 0 && *t <= 1;
+}
+
+int ep_closest_line(const ep_closest *c, const double p[3], const double d[3], double reach, double q[3], int *tri)
+{
+    int stack[128], sp = 0, found = 0;
+    double best = reach, a[3], b[3];
+    *tri = -1;
+    if (c->nt == 0)
+        return 0;
+    for (int k = 0; k < 3; k++) { /* the segment p -+ reach d, parameter s in [0, 1] */
+        a[k] = p[k] - reach * d[k];
+        b[k] = p[k] + reach * d[k];
+    }
+    stack[sp++] = 0;
+    while (sp) {
+        const ep_closest_node *n = &c->node[stack[--sp]];
+        double t0 = -best, t1 = best; /* slab test in the line parameter */
+        for (int k = 0; k < 3 && t0 <= t1; k++) {
+            if (fabs(d[k]) < 1e-300) {
+                if (p[k] < n->lo[k] || p[k] > n->hi[k])
+                    t0 = 1, t1 = 0;
+                continue;
+            }
+            double s0 = (n->lo[k] - p[k]) / d[k], s1 = (n->hi[k] - p[k]) / d[k];
+            t0 = fmax(t0, fmin(s0, s1));
+            t1 = fmin(t1, fmax(s0, s1));
+        }
+        if (t0 > t1 || (t0 > 0 ? t0 : t1 < 0 ? -t1 : 0) >= best)
+            continue;
+        if (!n->count) {
+            stack[sp++] = n->left;
+            stack[sp++] = n->right;
+            continue;
+        }
+        for (int i = n->first; i < n->first + n->count; i++) {
+            int t = c->perm[i];
+            const int *f = &c->tri[3 * t];
+            double s, fn[3];
+            if (!ep_closest_segment_hit(a, b, &c->x[3 * f[0]], &c->x[3 * f[1]], &c->x[3 * f[2]], &s))
+                continue;
+            double along = (2 * s - 1) * reach; /* back to p + along d */
+            tri_normal(c, t, fn);
+            if (fabs(along) >= best || ep_vec3_dot(fn, d) <= 0)
+                continue;
+            best = fabs(along);
+            for (int k = 0; k < 3; k++)
+                q[k] = p[k] + along * d[k];
+            *tri = t;
+            found = 1;
+        }
+    }
+    return found;
 }

@@ -1,7 +1,10 @@
 /*
- * closest.h — closest-point queries on a triangle surface (bounding-volume
- * hierarchy of axis-aligned boxes).  Used by loopsub --project-onto to place
- * new vertices on a fine reference surface.
+ * closest.h — closest-point and line queries on a triangle surface
+ * (bounding-volume hierarchy of axis-aligned boxes).  Used by loopsub
+ * --project-onto to place new vertices on a fine reference surface, by the
+ * fitting of Loop levels onto a scan (fit.h), the quality report and the
+ * crossing-triangle search (surfdist.h), and the orientation of nested parts
+ * in surface clean-up (repair.h).
  */
 #ifndef EP_CLOSEST_H
 #define EP_CLOSEST_H
@@ -31,6 +34,28 @@ void ep_closest_free(ep_closest *c);
 /* Closest point q on the surface to p, its triangle and squared distance.
  * Cost O(log nf) typical.  Thread-safe (read-only). */
 void ep_closest_query(const ep_closest *c, const double p[3], double q[3], int *tri, double *d2);
+
+/* As ep_closest_query, among the triangles whose normal points within 90
+ * degrees of n (n need not be unit): the normal-compatible closest point
+ * of ICP, which skips the far side of a thin part.  *tri = -1 and *d2 =
+ * INFINITY when no triangle faces n.  Thread-safe. */
+void ep_closest_query_facing(const ep_closest *c, const double p[3], const double n[3], double q[3], int *tri,
+                             double *d2);
+
+/* Nearest crossing (smallest |s|, |s| < reach) of the line p + s d with a
+ * triangle whose normal points along d: 1 with q and *tri, or 0.  d unit
+ * (reach is then a length).  Cost O(log nf) typical.  Thread-safe. */
+int ep_closest_line(const ep_closest *c, const double p[3], const double d[3], double reach, double q[3], int *tri);
+
+/* Where segment p q meets triangle (a b c) (Moeller & Trumbore 1997): 1 with
+ * *t in [0, 1] the parameter from p, or 0 (also for a segment in the
+ * triangle's plane).  Cost O(1). */
+int ep_closest_segment_hit(const double p[3], const double q[3], const double a[3], const double b[3],
+                           const double c[3], double *t);
+
+/* Barycentric coordinates w of q (in the plane of triangle (a b c)):
+ * q = w0 a + w1 b + w2 c; (1, 0, 0) for a degenerate triangle.  Cost O(1). */
+void ep_closest_barycentric(const double q[3], const double a[3], const double b[3], const double c[3], double w[3]);
 
 /* Closest point to p on triangle (a, b, c) (Ericson's region test). */
 void ep_closest_on_triangle(const double p[3], const double a[3], const double b[3],

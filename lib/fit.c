@@ -6,21 +6,15 @@
 #include "err.h"
 #include "subdiv.h"
 #include "surfdist.h"
+#include "vec3.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-static void tri_normal(const double *x, const int *f, double *n)
-{
-    const double *a = &x[3 * f[0]], *b = &x[3 * f[1]], *c = &x[3 * f[2]];
-    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    n[0] = u[1] * v[2] - u[2] * v[1];
-    n[1] = u[2] * v[0] - u[0] * v[2];
-    n[2] = u[0] * v[1] - u[1] * v[0];
-}
+/* Normal of face f of the vertex array x (twice the area long). */
+static void tri_normal(const double *x, const int *f, double *n) { ep_vec3_normal(&x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], n); }
 
 /* Faces of each vertex, compressed rows: faces of v are vf[start[v] ..
  * start[v+1]).  Allocated; caller frees both. */
@@ -90,149 +84,13 @@ int ep_fit_limit_normals(const ep_mesh *m, double *n)
         nv[0] = t1[1] * t2[2] - t1[2] * t2[1];
         nv[1] = t1[2] * t2[0] - t1[0] * t2[2];
         nv[2] = t1[0] * t2[1] - t1[1] * t2[0];
-        double l = sqrt(dot3(nv, nv));
+        double l = sqrt(ep_vec3_dot(nv, nv));
         for (int k = 0; k < 3; k++)
             nv[k] = l > 0 ? nv[k] / l : 0;
     }
     free(start);
     free(vf);
     return st;
-}
-
-/* ---- line queries on the closest-point hierarchy ---------------------------- */
-
-/* Where the line o + t d crosses triangle (a b c): 1 and *t, or 0. */
-static int line_triangle(const double *o, const double *d, const double *a, const double *b, const double *c,
-                         double *t)
-{
-    double e1[3], e2[3], pv[3], tv[3], qv[3];
-    for (int k = 0; k < 3; k++) {
-        e1[k] = b[k] - a[k];
-        e2[k] = c[k] - a[k];
-        tv[k] = o[k] - a[k];
-    }
-    pv[0] = d[1] * e2[2] - d[2] * e2[1];
-    pv[1] = d[2] * e2[0] - d[0] * e2[2];
-    pv[2] = d[0] * e2[1] - d[1] * e2[0];
-    double det = dot3(e1, pv);
-    if (det == 0)
-        return 0;
-    double u = dot3(tv, pv) / det;
-    if (u < 0 || u > 1)
-        return 0;
-    qv[0] = tv[1] * e1[2] - tv[2] * e1[1];
-    qv[1] = tv[2] * e1[0] - tv[0] * e1[2];
-    qv[2] = tv[0] * e1[1] - tv[1] * e1[0];
-    double v = dot3(d, qv) / det;
-    if (v < 0 || u + v > 1)
-        return 0;
-    *t = dot3(e2, qv) / det;
-    return 1;
-}
-
-/* Nearest crossing (smallest |t|, |t| <= reach) of the line p + t d with a
- * face of the reference whose normal points along d.  1 and q, or 0. */
-static int line_hit(const ep_closest *c, const double *p, const double *d, double reach, double *q)
-{
-    int stack[128], sp = 0, found = 0;
-    double best = reach;
-    if (c->nt == 0)
-        return 0;
-    stack[sp++] = 0;
-    while (sp) {
-        const ep_closest_node *n = &c->node[stack[--sp]];
-        double t0 = -best, t1 = best;
-        for (int a = 0; a < 3 && t0 <= t1; a++) {
-            if (fabs(d[a]) < 1e-300) {
-                if (p[a] < n->lo[a] || p[a] > n->hi[a])
-                    t0 = 1, t1 = 0;
-                continue;
-            }
-            double s0 = (n->lo[a] - p[a]) / d[a], s1 = (n->hi[a] - p[a]) / d[a];
-            if (s0 > s1) {
-                double s = s0;
-                s0 = s1;
-                s1 = s;
-            }
-            t0 = s0 > t0 ? s0 : t0;
-            t1 = s1 < t1 ? s1 : t1;
-        }
-        if (t0 > t1 || (t0 > 0 ? t0 : t1 < 0 ? -t1 : 0) >= best)
-            continue;
-        if (!n->count) {
-            stack[sp++] = n->left;
-            stack[sp++] = n->right;
-            continue;
-        }
-        for (int i = n->first; i < n->first + n->count; i++) {
-            const int *f = &c->tri[3 * c->perm[i]];
-            double t, nf[3];
-            if (!line_triangle(p, d, &c->x[3 * f[0]], &c->x[3 * f[1]], &c->x[3 * f[2]], &t) || fabs(t) >= best)
-                continue;
-            tri_normal(c->x, f, nf);
-            if (dot3(nf, d) <= 0)
-                continue;
-            best = fabs(t);
-            for (int k = 0; k < 3; k++)
-                q[k] = p[k] + t * d[k];
-            found = 1;
-        }
-    }
-    return found;
-}
-
-/* Closest point to p among the faces whose normal points within 90 degrees
- * of n (a thin part's far side faces away and is skipped): the pairing of
- * normal-compatible closest points used by ICP.  *tri = -1 when no face
- * faces n.  Same traversal as ep_closest_query. */
-static void facing_query(const ep_closest *c, const double *p, const double *n, double *q, int *tri, double *d2)
-{
-    int stack[128], sp = 0;
-    double best = INFINITY;
-    *tri = -1;
-    *d2 = INFINITY;
-    if (c->nt == 0)
-        return;
-    stack[sp++] = 0;
-    while (sp) {
-        const ep_closest_node *nd = &c->node[stack[--sp]];
-        double bd = 0;
-        for (int a = 0; a < 3; a++) {
-            double d = p[a] < nd->lo[a] ? nd->lo[a] - p[a] : p[a] > nd->hi[a] ? p[a] - nd->hi[a] : 0;
-            bd += d * d;
-        }
-        if (bd >= best)
-            continue;
-        if (nd->count) {
-            for (int i = nd->first; i < nd->first + nd->count; i++) {
-                const int *f = &c->tri[3 * c->perm[i]];
-                double fn[3], r[3];
-                tri_normal(c->x, f, fn);
-                if (dot3(fn, n) <= 0)
-                    continue;
-                ep_closest_on_triangle(p, &c->x[3 * f[0]], &c->x[3 * f[1]], &c->x[3 * f[2]], r);
-                double d = (r[0] - p[0]) * (r[0] - p[0]) + (r[1] - p[1]) * (r[1] - p[1]) + (r[2] - p[2]) * (r[2] - p[2]);
-                if (d < best) {
-                    best = d;
-                    *tri = c->perm[i];
-                    memcpy(q, r, 3 * sizeof *q);
-                }
-            }
-            continue;
-        }
-        /* Nearer child last, so it is searched first. */
-        const ep_closest_node *l = &c->node[nd->left], *r = &c->node[nd->right];
-        double dl = 0, dr = 0;
-        for (int a = 0; a < 3; a++) {
-            double u = p[a] < l->lo[a] ? l->lo[a] - p[a] : p[a] > l->hi[a] ? p[a] - l->hi[a] : 0;
-            double w = p[a] < r->lo[a] ? r->lo[a] - p[a] : p[a] > r->hi[a] ? p[a] - r->hi[a] : 0;
-            dl += u * u;
-            dr += w * w;
-        }
-        stack[sp++] = dl < dr ? nd->right : nd->left;
-        stack[sp++] = dl < dr ? nd->left : nd->right;
-    }
-    *d2 = best;
 }
 
 /* ---- projection ------------------------------------------------------------ */
@@ -254,7 +112,7 @@ int ep_fit_project(ep_mesh *m, const ep_closest *ref, ep_fit_report *r)
     for (int t = 0; t < m->nf; t++) /* mean edge length at each vertex (each edge seen twice) */
         for (int k = 0; k < 3; k++) {
             int a = m->triangles[3 * t + k], b = m->triangles[3 * t + (k + 1) % 3];
-            double e[3] = {P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1], P[3 * b + 2] - P[3 * a + 2]}, l = sqrt(dot3(e, e));
+            double e[3] = {P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1], P[3 * b + 2] - P[3 * a + 2]}, l = sqrt(ep_vec3_dot(e, e));
             reach[a] += l, reach[b] += l;
             deg[a] += 2, deg[b] += 2;
         }
@@ -264,7 +122,7 @@ int ep_fit_project(ep_mesh *m, const ep_closest *ref, ep_fit_report *r)
         double q[3], d2;
         int t;
         reach[v] = EP_FIT_RAY_REACH * reach[v] / deg[v];
-        facing_query(ref, &P[3 * v], &N[3 * v], q, &t, &d2);
+        ep_closest_query_facing(ref, &P[3 * v], &N[3 * v], q, &t, &d2);
         if (t >= 0) {
             memcpy(&m->vertices[3 * v], q, sizeof q);
             mode[v] = AT_CLOSEST;
@@ -284,7 +142,8 @@ int ep_fit_project(ep_mesh *m, const ep_closest *ref, ep_fit_report *r)
                 continue;
             redo[v] = 0;
             double q[3];
-            if (mode[v] == AT_CLOSEST && line_hit(ref, &P[3 * v], &N[3 * v], reach[v], q)) {
+            int hit;
+            if (mode[v] == AT_CLOSEST && ep_closest_line(ref, &P[3 * v], &N[3 * v], reach[v], q, &hit)) {
                 memcpy(&m->vertices[3 * v], q, sizeof q);
                 mode[v] = ALONG_NORMAL;
             } else {
@@ -297,7 +156,7 @@ int ep_fit_project(ep_mesh *m, const ep_closest *ref, ep_fit_report *r)
             double n0[3], n1[3];
             tri_normal(P, f, n0);
             tri_normal(m->vertices, f, n1);
-            if (dot3(n0, n1) > 0)
+            if (ep_vec3_dot(n0, n1) > 0)
                 continue;
             for (int k = 0; k < 3; k++)
                 if (mode[f[k]] != KEPT) {
@@ -336,31 +195,12 @@ static void vertex_normals(const ep_mesh *m, double *n)
                 n[3 * m->triangles[3 * t + k] + c] += f[c];
     }
     for (int v = 0; v < m->nv; v++) {
-        double l = sqrt(dot3(&n[3 * v], &n[3 * v]));
+        double l = sqrt(ep_vec3_dot(&n[3 * v], &n[3 * v]));
         for (int c = 0; c < 3 && l > 0; c++)
             n[3 * v + c] /= l;
     }
 }
 
-/* Barycentric coordinates of q (in the plane of triangle a b c). */
-static void barycentric(const double *q, const double *a, const double *b, const double *c, double *w)
-{
-    double e0[3], e1[3], e2[3];
-    for (int k = 0; k < 3; k++) {
-        e0[k] = b[k] - a[k];
-        e1[k] = c[k] - a[k];
-        e2[k] = q[k] - a[k];
-    }
-    double d00 = dot3(e0, e0), d01 = dot3(e0, e1), d11 = dot3(e1, e1), d20 = dot3(e2, e0), d21 = dot3(e2, e1);
-    double den = d00 * d11 - d01 * d01;
-    if (!(den > 0)) {
-        w[0] = 1, w[1] = w[2] = 0;
-        return;
-    }
-    w[1] = (d11 * d20 - d01 * d21) / den;
-    w[2] = (d00 * d21 - d01 * d20) / den;
-    w[0] = 1 - w[1] - w[2];
-}
 
 typedef struct {
     const ep_mesh *ref;
@@ -508,31 +348,31 @@ static int fit_step(ep_mesh *m, const fitctx *fc, pattern *pat, cholmod_common *
     for (int j = 0; j < ref->nb; j++) {
         int s = ref->boundary[j], t;
         double q[3], d2, n[3];
-        facing_query(&tm, &ref->vertices[3 * s], &fc->rn[3 * s], q, &t, &d2);
+        ep_closest_query_facing(&tm, &ref->vertices[3 * s], &fc->rn[3 * s], q, &t, &d2);
         stri[j] = -1;
         if (t < 0)
             continue;
         const int *f = &m->triangles[3 * t];
         tri_normal(m->vertices, f, n);
-        if (dot3(n, &fc->rn[3 * s]) <= 0)
+        if (ep_vec3_dot(n, &fc->rn[3 * s]) <= 0)
             continue;
         stri[j] = t;
-        barycentric(q, &m->vertices[3 * f[0]], &m->vertices[3 * f[1]], &m->vertices[3 * f[2]], &sbar[3 * j]);
+        ep_closest_barycentric(q, &m->vertices[3 * f[0]], &m->vertices[3 * f[1]], &m->vertices[3 * f[2]], &sbar[3 * j]);
     }
 #pragma omp parallel for schedule(dynamic, 256)
     for (int v = 0; v < nv; v++) {
         int t;
         double d2, w[3], *n = &mqn[3 * v];
-        facing_query(fc->tref, &m->vertices[3 * v], &mn[3 * v], &mq[3 * v], &t, &d2);
+        ep_closest_query_facing(fc->tref, &m->vertices[3 * v], &mn[3 * v], &mq[3 * v], &t, &d2);
         mtri[v] = -1;
         if (t < 0)
             continue;
         const int *g = &ref->triangles[3 * t];
-        barycentric(&mq[3 * v], &ref->vertices[3 * g[0]], &ref->vertices[3 * g[1]], &ref->vertices[3 * g[2]], w);
+        ep_closest_barycentric(&mq[3 * v], &ref->vertices[3 * g[0]], &ref->vertices[3 * g[1]], &ref->vertices[3 * g[2]], w);
         for (int d = 0; d < 3; d++)
             n[d] = w[0] * fc->rn[3 * g[0] + d] + w[1] * fc->rn[3 * g[1] + d] + w[2] * fc->rn[3 * g[2] + d];
-        double l = sqrt(dot3(n, n));
-        if (l > 0 && dot3(n, &mn[3 * v]) > 0) {
+        double l = sqrt(ep_vec3_dot(n, n));
+        if (l > 0 && ep_vec3_dot(n, &mn[3 * v]) > 0) {
             for (int d = 0; d < 3; d++)
                 n[d] /= l;
             mtri[v] = t;

@@ -11,6 +11,7 @@
  */
 #include "simplify.h"
 #include "err.h"
+#include "vec3.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,32 +25,6 @@ void ep_simplify_opts_default(ep_simplify_opts *o, int target_nv)
     o->max_turn = EP_SIMPLIFY_MAX_TURN;
 }
 
-/* ---- small vector helpers ---------------------------------------------------- */
-
-static void sub3(const double *a, const double *b, double *c)
-{
-    c[0] = a[0] - b[0];
-    c[1] = a[1] - b[1];
-    c[2] = a[2] - b[2];
-}
-
-static void cross3(const double *a, const double *b, double *c)
-{
-    c[0] = a[1] * b[2] - a[2] * b[1];
-    c[1] = a[2] * b[0] - a[0] * b[2];
-    c[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-/* Twice the area vector of triangle (a b c). */
-static void tri_normal(const double *a, const double *b, const double *c, double *n)
-{
-    double u[3], v[3];
-    sub3(b, a, u);
-    sub3(c, a, v);
-    cross3(u, v, n);
-}
 
 /* Largest cosine of the three angles of (a b c): the smallest angle is
  * acos of it.  1 for a degenerate triangle. */
@@ -59,10 +34,10 @@ static double max_cos(const double *a, const double *b, const double *c)
     double worst = -1;
     for (int k = 0; k < 3; k++) {
         double u[3], v[3];
-        sub3(p[(k + 1) % 3], p[k], u);
-        sub3(p[(k + 2) % 3], p[k], v);
-        double l = sqrt(dot3(u, u) * dot3(v, v));
-        double c0 = l > 0 ? dot3(u, v) / l : 1;
+        ep_vec3_sub(p[(k + 1) % 3], p[k], u);
+        ep_vec3_sub(p[(k + 2) % 3], p[k], v);
+        double l = sqrt(ep_vec3_dot(u, u) * ep_vec3_dot(v, v));
+        double c0 = l > 0 ? ep_vec3_dot(u, v) / l : 1;
         worst = c0 > worst ? c0 : worst;
     }
     return worst;
@@ -232,10 +207,10 @@ static int shape_ok(S *s, int a, int b, const double *p, double limit)
             for (int k = 0; k < 3; k++)
                 c[k] = f[k] == v ? p : &s->x[3 * f[k]];
             double n0[3], n1[3];
-            tri_normal(&s->x[3 * f[0]], &s->x[3 * f[1]], &s->x[3 * f[2]], n0);
-            tri_normal(c[0], c[1], c[2], n1);
-            double l = sqrt(dot3(n0, n0) * dot3(n1, n1));
-            if (!(l > 0) || dot3(n0, n1) < s->cos_turn * l)
+            ep_vec3_normal(&s->x[3 * f[0]], &s->x[3 * f[1]], &s->x[3 * f[2]], n0);
+            ep_vec3_normal(c[0], c[1], c[2], n1);
+            double l = sqrt(ep_vec3_dot(n0, n0) * ep_vec3_dot(n1, n1));
+            if (!(l > 0) || ep_vec3_dot(n0, n1) < s->cos_turn * l)
                 return 0;
             if (max_cos(c[0], c[1], c[2]) > limit)
                 return 0;
@@ -258,28 +233,28 @@ static int evaluate(S *s, int a, int b, int check, entry *e)
         q[k] = s->q[10 * a + k] + s->q[10 * b + k];
     const double *xa = &s->x[3 * a], *xb = &s->x[3 * b];
     double d[3], len2;
-    sub3(xb, xa, d);
-    len2 = dot3(d, d);
+    ep_vec3_sub(xb, xa, d);
+    len2 = ep_vec3_dot(d, d);
     /* A v = -b by Cramer's rule, when A is well conditioned (its
      * determinant against the cube of its scale). */
     double A[9] = {q[0], q[1], q[2], q[1], q[4], q[5], q[2], q[5], q[7]}, rhs[3] = {-q[3], -q[6], -q[8]};
     double c0[3], c1[3], c2[3];
-    cross3(&A[3], &A[6], c0);
-    cross3(&A[6], &A[0], c1);
-    cross3(&A[0], &A[3], c2);
-    double det = dot3(&A[0], c0), scale = q[0] + q[4] + q[7];
+    ep_vec3_cross(&A[3], &A[6], c0);
+    ep_vec3_cross(&A[6], &A[0], c1);
+    ep_vec3_cross(&A[0], &A[3], c2);
+    double det = ep_vec3_dot(&A[0], c0), scale = q[0] + q[4] + q[7];
     if (fabs(det) > 1e-6 * scale * scale * scale) {
         double v[3];
         for (int k = 0; k < 3; k++) /* A symmetric: inverse rows are the cofactor vectors */
             v[k] = (c0[k] * rhs[0] + c1[k] * rhs[1] + c2[k] * rhs[2]) / det;
         double mid[3] = {0.5 * (xa[0] + xb[0]), 0.5 * (xa[1] + xb[1]), 0.5 * (xa[2] + xb[2])}, dm[3];
-        sub3(v, mid, dm);
-        if (dot3(dm, dm) <= len2)
+        ep_vec3_sub(v, mid, dm);
+        if (ep_vec3_dot(dm, dm) <= len2)
             memcpy(cand[nc++], v, sizeof v);
     }
     /* Minimum of the quadric along a + t d, t in [0, 1]. */
-    double Ad[3] = {dot3(&A[0], d), dot3(&A[3], d), dot3(&A[6], d)}, Aa[3] = {dot3(&A[0], xa), dot3(&A[3], xa), dot3(&A[6], xa)};
-    double den = dot3(d, Ad), t = den > 0 ? -(dot3(d, Aa) - dot3(d, rhs)) / den : 0.5;
+    double Ad[3] = {ep_vec3_dot(&A[0], d), ep_vec3_dot(&A[3], d), ep_vec3_dot(&A[6], d)}, Aa[3] = {ep_vec3_dot(&A[0], xa), ep_vec3_dot(&A[3], xa), ep_vec3_dot(&A[6], xa)};
+    double den = ep_vec3_dot(d, Ad), t = den > 0 ? -(ep_vec3_dot(d, Aa) - ep_vec3_dot(d, rhs)) / den : 0.5;
     t = t < 0 ? 0 : t > 1 ? 1 : t;
     for (int k = 0; k < 3; k++)
         cand[nc][k] = xa[k] + t * d[k];
@@ -397,16 +372,16 @@ static int try_flip(S *s, int t, int k)
     if (!(after < before - 1e-9))
         return 0;
     double n0[3], n1[3], m0[3], m1[3];
-    tri_normal(xa, xb, xc, n0);
-    tri_normal(xb, xa, xd, n1);
-    tri_normal(xc, xd, xb, m0);
-    tri_normal(xd, xc, xa, m1);
-    double l0 = sqrt(dot3(n0, n0)), l1 = sqrt(dot3(n1, n1)), k0 = sqrt(dot3(m0, m0)), k1 = sqrt(dot3(m1, m1));
-    if (!(k0 > 0 && k1 > 0) || dot3(n0, n1) < s->cos_turn * l0 * l1)
+    ep_vec3_normal(xa, xb, xc, n0);
+    ep_vec3_normal(xb, xa, xd, n1);
+    ep_vec3_normal(xc, xd, xb, m0);
+    ep_vec3_normal(xd, xc, xa, m1);
+    double l0 = sqrt(ep_vec3_dot(n0, n0)), l1 = sqrt(ep_vec3_dot(n1, n1)), k0 = sqrt(ep_vec3_dot(m0, m0)), k1 = sqrt(ep_vec3_dot(m1, m1));
+    if (!(k0 > 0 && k1 > 0) || ep_vec3_dot(n0, n1) < s->cos_turn * l0 * l1)
         return 0; /* a crease: flipping would change the shape */
     for (int i = 0; i < 2; i++) {
         const double *m = i ? m1 : m0, km = i ? k1 : k0;
-        if (dot3(m, n0) < s->cos_turn * km * l0 || dot3(m, n1) < s->cos_turn * km * l1)
+        if (ep_vec3_dot(m, n0) < s->cos_turn * km * l0 || ep_vec3_dot(m, n1) < s->cos_turn * km * l1)
             return 0;
     }
     /* t = (c d b), u = (d c a): a loses t, b loses u, c gains u, d gains t. */
@@ -497,12 +472,12 @@ int ep_simplify_build(ep_mesh *base, const ep_mesh *m, const ep_simplify_opts *o
     for (int t = 0; t < s.nf; t++) {
         const int *f = &s.f[3 * t];
         double n[3];
-        tri_normal(&s.x[3 * f[0]], &s.x[3 * f[1]], &s.x[3 * f[2]], n);
-        double l = sqrt(dot3(n, n));
+        ep_vec3_normal(&s.x[3 * f[0]], &s.x[3 * f[1]], &s.x[3 * f[2]], n);
+        double l = sqrt(ep_vec3_dot(n, n));
         if (l > 0) { /* weight: the face's area */
             for (int k = 0; k < 3; k++)
                 n[k] /= l;
-            double d = -dot3(n, &s.x[3 * f[0]]);
+            double d = -ep_vec3_dot(n, &s.x[3 * f[0]]);
             for (int k = 0; k < 3; k++)
                 quadric_add_plane(&s.q[10 * f[k]], n, d, 0.5 * l);
         }

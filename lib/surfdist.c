@@ -4,6 +4,7 @@
  */
 #include "surfdist.h"
 #include "err.h"
+#include "vec3.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,14 +12,7 @@
 
 static void corner(const ep_mesh *m, int t, int k, const double **p) { *p = &m->vertices[3 * m->triangles[3 * t + k]]; }
 
-static void normal_of(const double *x, const int *f, double *n)
-{
-    const double *a = &x[3 * f[0]], *b = &x[3 * f[1]], *c = &x[3 * f[2]];
-    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    n[0] = u[1] * v[2] - u[2] * v[1];
-    n[1] = u[2] * v[0] - u[0] * v[2];
-    n[2] = u[0] * v[1] - u[1] * v[0];
-}
+static void normal_of(const double *x, const int *f, double *n) { ep_vec3_normal(&x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], n); }
 
 static double area_of(const ep_mesh *m, int t)
 {
@@ -49,22 +43,6 @@ static void angle_weighted_normals(const ep_mesh *m, double *n)
     }
 }
 
-/* Barycentric coordinates w of q in the plane of triangle (a b c). */
-static void barycentric(const double *q, const double *a, const double *b, const double *c, double *w)
-{
-    double e0[3], e1[3], e2[3];
-    for (int k = 0; k < 3; k++) {
-        e0[k] = b[k] - a[k];
-        e1[k] = c[k] - a[k];
-        e2[k] = q[k] - a[k];
-    }
-    double d00 = e0[0] * e0[0] + e0[1] * e0[1] + e0[2] * e0[2], d01 = e0[0] * e1[0] + e0[1] * e1[1] + e0[2] * e1[2];
-    double d11 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2], d20 = e2[0] * e0[0] + e2[1] * e0[1] + e2[2] * e0[2];
-    double d21 = e2[0] * e1[0] + e2[1] * e1[1] + e2[2] * e1[2], den = d00 * d11 - d01 * d01;
-    w[1] = den > 0 ? (d11 * d20 - d01 * d21) / den : 0;
-    w[2] = den > 0 ? (d00 * d21 - d01 * d20) / den : 0;
-    w[0] = 1 - w[1] - w[2];
-}
 
 /* One-sided distances from the samples of a to the surface of tree b:
  * maximum and area-weighted mean square.  Returns the number of samples. */
@@ -151,7 +129,7 @@ int ep_surfdist_compare(ep_surfdist *d, const ep_mesh *m, const ep_closest *tm, 
         ep_closest_query(tref, c, q, &tri, &d2);
         normal_of(m->vertices, f, n);
         g = &ref->triangles[3 * tri];
-        barycentric(q, &ref->vertices[3 * g[0]], &ref->vertices[3 * g[1]], &ref->vertices[3 * g[2]], w);
+        ep_closest_barycentric(q, &ref->vertices[3 * g[0]], &ref->vertices[3 * g[1]], &ref->vertices[3 * g[2]], w);
         for (int k = 0; k < 3; k++)
             for (int a = 0; a < 3; a++)
                 nr[a] += w[k] * vn[3 * g[k] + a];
@@ -233,35 +211,12 @@ int ep_surfdist_angles(const ep_mesh *m, double *min_deg, double *median_deg)
     return EP_OK;
 }
 
-/* Does segment p q cross triangle (a b c) at a parameter in (lo, hi)?
- * (Moeller-Trumbore; a segment in the triangle's plane does not count.) */
+/* Does segment p q cross triangle (a b c) at a parameter in (lo, hi)? */
 static int segment_crosses(const double *p, const double *q, const double *a, const double *b, const double *c,
                            double lo, double hi)
 {
-    double d[3], e1[3], e2[3], pv[3], tv[3], qv[3];
-    for (int k = 0; k < 3; k++) {
-        d[k] = q[k] - p[k];
-        e1[k] = b[k] - a[k];
-        e2[k] = c[k] - a[k];
-        tv[k] = p[k] - a[k];
-    }
-    pv[0] = d[1] * e2[2] - d[2] * e2[1];
-    pv[1] = d[2] * e2[0] - d[0] * e2[2];
-    pv[2] = d[0] * e2[1] - d[1] * e2[0];
-    double det = e1[0] * pv[0] + e1[1] * pv[1] + e1[2] * pv[2];
-    if (det == 0)
-        return 0;
-    double u = (tv[0] * pv[0] + tv[1] * pv[1] + tv[2] * pv[2]) / det;
-    if (u < 0 || u > 1)
-        return 0;
-    qv[0] = tv[1] * e1[2] - tv[2] * e1[1];
-    qv[1] = tv[2] * e1[0] - tv[0] * e1[2];
-    qv[2] = tv[0] * e1[1] - tv[1] * e1[0];
-    double v = (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]) / det;
-    if (v < 0 || u + v > 1)
-        return 0;
-    double t = (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]) / det;
-    return t > lo && t < hi;
+    double t;
+    return ep_closest_segment_hit(p, q, a, b, c, &t) && t > lo && t < hi;
 }
 
 /* Do triangles s and t of m cross?  Shared corners are left out of the

@@ -36,4 +36,14 @@ static inline double ep_vec3_dist2(const double *a, const double *b)
     return ep_vec3_dot(d, d);
 }
 
+/* n = (b - a) x (c - a): the normal of triangle (a b c), twice its area
+ * long */
+static inline void ep_vec3_normal(const double *a, const double *b, const double *c, double *n)
+{
+    double u[3], w[3];
+    ep_vec3_sub(b, a, u);
+    ep_vec3_sub(c, a, w);
+    ep_vec3_cross(u, w, n);
+}
+
 #endif
