@@ -143,7 +143,7 @@ int main(int argc, char **argv)
         ep_cli_exit(ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements"));
 
     /* read -> validate */
-    if ((st = ep_model_read(&m, cli.inputs[0])) || (st = validate_surface(&m, cli.quiet)) ||
+    if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0])) || (st = validate_surface(&m, cli.quiet)) ||
         (st = ep_cli_material(&cli, &m, 0.5 + 1e-12, &mat)))
         goto out;
     if (mat.ne) {

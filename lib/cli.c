@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "err.h"
 #include "mem.h"
+#include "model.h"
+#include "repair.h"
 
 #include <errno.h>
 #include <math.h>
@@ -325,4 +327,23 @@ int ep_cli_columns(const ep_cli *cli, const ep_mesh *m, int **cols, int *ncols)
     *cols = NULL;
     *ncols = 0;
     return ep_select_given(&cli->columns) ? ep_select_boundary(&cli->columns, m, "column", cols, ncols) : EP_OK;
+}
+
+int ep_cli_read_closed_surface(const ep_cli *cli, ep_mesh *m, const char *path)
+{
+    ep_repair_report r;
+    char line[512];
+    int st;
+    ep_repair_report_init(&r);
+    if (!(st = ep_model_read(m, path)) && !(st = ep_repair_closed_surface(m, &r)) && !cli->quiet && r.log) {
+        ep_repair_summary(&r, line, sizeof line);
+        printf("%s: %s: clean-up: %s\n", cli->prog, path, line);
+        for (const char *p = r.log; cli->verbose && *p;) {
+            const char *e = strchr(p, '\n');
+            printf("%s:   %.*s\n", cli->prog, (int)(e - p), p);
+            p = e + 1;
+        }
+    }
+    ep_repair_report_free(&r);
+    return st;
 }

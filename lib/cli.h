@@ -105,6 +105,14 @@ int ep_cli_columns(const ep_cli *cli, const ep_mesh *m, int **cols, int *ncols);
  * by cli->out until ep_output_commit(&cli->out) or the exit.  0 or EP_EIO. */
 int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f);
 
+/* Read the closed surface of path for a tool that needs one (ep_model_read,
+ * then ep_repair_closed_surface: a plain surface cleaned up, a tet mesh's
+ * boundary or a hierarchy checked) and print, unless -q, one line on what
+ * the clean-up changed ("prog: PATH: clean-up: ...", nothing when nothing
+ * changed) and with -v each change.  m is set up here.  0 or the status of
+ * the read or the clean-up. */
+int ep_cli_read_closed_surface(const ep_cli *cli, ep_mesh *m, const char *path);
+
 /* Print "prog: <ep_errmsg()>" on stderr (status != 0), remove every
  * uncommitted output (ep_output_abort_all), and exit with status. */
 _Noreturn void ep_cli_exit(int status);

@@ -6,7 +6,9 @@
  * so a refusal leaves the mesh as it was read.
  */
 #include "repair.h"
+#include "closest.h"
 #include "err.h"
+#include "vec3.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -128,10 +130,9 @@ static size_t find_edge(const hedge *h, size_t n, int a, int b)
 
 static double face_area2(const work *w, int t)
 {
-    const double *a = &w->x[3 * w->f[3 * t]], *b = &w->x[3 * w->f[3 * t + 1]], *c = &w->x[3 * w->f[3 * t + 2]];
-    double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-    return 0.25 * (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    double n[3];
+    ep_vec3_normal(&w->x[3 * w->f[3 * t]], &w->x[3 * w->f[3 * t + 1]], &w->x[3 * w->f[3 * t + 2]], n);
+    return 0.25 * ep_vec3_dot(n, n);
 }
 
 /* ---- welding ------------------------------------------------------------------ */
@@ -404,31 +405,14 @@ static int check_manifold(const work *w, const hedge *h, size_t nh, int *adj)
     return st;
 }
 
-/* Möller-Trumbore: 1 when the ray o + s d, s > 0, crosses triangle (a b c). */
-static int ray_crosses(const double *o, const double *d, const double *a, const double *b, const double *c)
+/* 1 when the ray o + s d, s > 0, crosses triangle (a b c): a segment
+ * longer than the model (len) stands for the ray. */
+static int ray_crosses(const double *o, const double *d, double len, const double *a, const double *b, const double *c)
 {
-    double e1[3], e2[3], pv[3], tv[3], qv[3];
-    for (int k = 0; k < 3; k++) {
-        e1[k] = b[k] - a[k];
-        e2[k] = c[k] - a[k];
-        tv[k] = o[k] - a[k];
-    }
-    pv[0] = d[1] * e2[2] - d[2] * e2[1];
-    pv[1] = d[2] * e2[0] - d[0] * e2[2];
-    pv[2] = d[0] * e2[1] - d[1] * e2[0];
-    double det = e1[0] * pv[0] + e1[1] * pv[1] + e1[2] * pv[2];
-    if (det == 0)
-        return 0;
-    double u = (tv[0] * pv[0] + tv[1] * pv[1] + tv[2] * pv[2]) / det;
-    if (u < 0 || u > 1)
-        return 0;
-    qv[0] = tv[1] * e1[2] - tv[2] * e1[1];
-    qv[1] = tv[2] * e1[0] - tv[0] * e1[2];
-    qv[2] = tv[0] * e1[1] - tv[1] * e1[0];
-    double v = (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]) / det;
-    if (v < 0 || u + v > 1)
-        return 0;
-    return (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]) / det > 0;
+    double e[3], t;
+    for (int k = 0; k < 3; k++)
+        e[k] = o[k] + len * d[k];
+    return ep_closest_segment_hit(o, e, a, b, c, &t) && t > 0;
 }
 
 /* Orient each part consistently (a breadth-first walk across edges, each
@@ -499,7 +483,7 @@ static int orient(work *w, const int *adj, ep_repair_report *r)
                 o[k] = (w->x[3 * f0[0] + k] + w->x[3 * f0[1] + k] + w->x[3 * f0[2] + k]) / 3;
             for (int t = 0; t < w->nf; t++)
                 if (w->alive[t] && part[t] != p)
-                    depth += ray_crosses(o, d, &w->x[3 * w->f[3 * t]], &w->x[3 * w->f[3 * t + 1]], &w->x[3 * w->f[3 * t + 2]]);
+                    depth += ray_crosses(o, d, 4 * w->h, &w->x[3 * w->f[3 * t]], &w->x[3 * w->f[3 * t + 1]], &w->x[3 * w->f[3 * t + 2]]);
         }
         if ((vol[p] < 0) != (depth % 2 == 1))
             for (int t = 0; t < w->nf; t++)
@@ -657,6 +641,13 @@ out:
     free(adj);
     free(h);
     return st;
+}
+
+int ep_repair_closed_surface(ep_mesh *m, ep_repair_report *r)
+{
+    if (m->tets || m->level) /* a tet mesh's boundary, a hierarchy: checked, never renumbered */
+        return ep_mesh_check_closed(m);
+    return ep_repair_surface(m, EP_REPAIR_WELD_TOL, r);
 }
 
 void ep_repair_summary(const ep_repair_report *r, char *buf, size_t cap)

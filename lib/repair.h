@@ -67,6 +67,16 @@ void ep_repair_report_free(ep_repair_report *r);
  *              change; EP_ECOMPUTE (memory). */
 int ep_repair_surface(ep_mesh *m, double weld_tol, ep_repair_report *r);
 
+/* What a tool that needs a closed surface does with the mesh it read: a
+ * plain surface is cleaned up (ep_repair_surface, EP_REPAIR_WELD_TOL); the
+ * boundary of a tet mesh and a multiresolution surface (m->level set) keep
+ * their numbering and are only checked (ep_mesh_check_closed).
+ *   Outputs    m; *r (initialized by the caller) what was changed
+ *   Cost       O(nf log nf)
+ *   Returns    0; EP_EINPUT (what ep_repair_surface or the check refuses);
+ *              EP_ECOMPUTE. */
+int ep_repair_closed_surface(ep_mesh *m, ep_repair_report *r);
+
 /* One line (no newline) saying what r changed, e.g. "welded 2 vertices,
  * dropped 1 duplicated face, reversed 480 faces" or "nothing to repair". */
 void ep_repair_summary(const ep_repair_report *r, char *buf, size_t cap);

@@ -30,6 +30,28 @@ static inline void make_sphere(ep_mesh *m, int levels)
     assert_int_equal(ep_mesh_derive_boundary_data(m), EP_OK);
 }
 
+/* Two copies of surface a in one mesh: a itself, then a scaled by s and
+ * moved by dx along x (a hollow ball, two crossing spheres...). */
+static inline void make_pair(ep_mesh *m, const ep_mesh *a, double s, double dx)
+{
+    ep_mesh_init(m);
+    snprintf(m->source, sizeof m->source, "pair");
+    m->nv = 2 * a->nv;
+    m->nf = 2 * a->nf;
+    m->vertices = malloc(3 * sizeof(double) * (size_t)m->nv);
+    m->triangles = malloc(3 * sizeof(int) * (size_t)m->nf);
+    for (int v = 0; v < a->nv; v++)
+        for (int c = 0; c < 3; c++) {
+            m->vertices[3 * v + c] = a->vertices[3 * v + c];
+            m->vertices[3 * (a->nv + v) + c] = s * a->vertices[3 * v + c] + (c == 0 ? dx : 0);
+        }
+    for (int t = 0; t < 3 * a->nf; t++) {
+        m->triangles[t] = a->triangles[t];
+        m->triangles[3 * a->nf + t] = a->nv + a->triangles[t];
+    }
+    assert_int_equal(ep_mesh_derive_boundary_data(m), EP_OK);
+}
+
 /* Distance of p from the torus of radii R (centre circle, in z = 0) and r. */
 static inline double torus_distance(const double *p, double R, double r)
 {

@@ -182,21 +182,7 @@ static void intersections(void **s)
         long n;
         int *pairs;
         make_sphere(&a, 3);
-        ep_mesh_init(&m);
-        m.nv = 2 * a.nv;
-        m.nf = 2 * a.nf;
-        m.vertices = malloc(3 * sizeof(double) * (size_t)m.nv);
-        m.triangles = malloc(3 * sizeof(int) * (size_t)m.nf);
-        for (int v = 0; v < a.nv; v++)
-            for (int c = 0; c < 3; c++) {
-                m.vertices[3 * v + c] = a.vertices[3 * v + c];
-                m.vertices[3 * (a.nv + v) + c] = a.vertices[3 * v + c] + (c == 0 ? (k ? 2.5 : 1.5) : 0);
-            }
-        for (int t = 0; t < 3 * a.nf; t++) {
-            m.triangles[t] = a.triangles[t];
-            m.triangles[3 * a.nf + t] = a.nv + a.triangles[t];
-        }
-        assert_int_equal(ep_mesh_derive_boundary_data(&m), EP_OK);
+        make_pair(&m, &a, 1.0, k ? 2.5 : 1.5);
         assert_int_equal(ep_closest_build(&tm, &m), EP_OK);
         assert_int_equal(ep_surfdist_intersections(&m, &tm, &pairs, &n), EP_OK);
         if (k) {

@@ -120,22 +120,7 @@ static void cavity_faces_inward(void **s)
     ep_mesh a, m;
     ep_repair_report r;
     make_sphere(&a, 2);
-    ep_mesh_init(&m);
-    snprintf(m.source, sizeof m.source, "hollow");
-    m.nv = 2 * a.nv;
-    m.nf = 2 * a.nf;
-    m.vertices = malloc(3 * sizeof(double) * (size_t)m.nv);
-    m.triangles = malloc(3 * sizeof(int) * (size_t)m.nf);
-    for (int v = 0; v < a.nv; v++)
-        for (int k = 0; k < 3; k++) {
-            m.vertices[3 * v + k] = a.vertices[3 * v + k];
-            m.vertices[3 * (a.nv + v) + k] = 0.5 * a.vertices[3 * v + k];
-        }
-    for (int t = 0; t < 3 * a.nf; t++) {
-        m.triangles[t] = a.triangles[t];
-        m.triangles[3 * a.nf + t] = a.nv + a.triangles[t]; /* inner sphere outward: wrong for a cavity */
-    }
-    assert_int_equal(ep_mesh_derive_boundary_data(&m), EP_OK);
+    make_pair(&m, &a, 0.5, 0); /* the inner sphere outward: wrong for a cavity */
     repair_ok(&m, &r);
     assert_int_equal(r.parts, 2);
     assert_int_equal(r.flipped, a.nf);
