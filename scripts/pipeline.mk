@@ -2,13 +2,27 @@
 #
 #   make demo                                   (the shipped dragon, via the top Makefile)
 #   make -f scripts/pipeline.mk MESH=body.veg FIXED="--fixed-ids body.bou" OUT=run1
+#   make -f scripts/pipeline.mk SCAN=scan.obj BASE=150 LEVELS=2 OUT=run2
+#
+# With SCAN, the model comes from a scanned surface: loopsub cleans it up,
+# simplifies it to a base of about BASE vertices and fits LEVELS Loop levels
+# onto it; TetGen fills that surface with tets that keep it as their
+# boundary (-Y); the FEM Green's functions, the modes and the cubic
+# polynomials are those of that interior, and the GFs are compressed on the
+# surface's hierarchy (gfcompress --hierarchy: every GF row matched to a
+# surface vertex by position).
 #
 # Each step is one tool writing one HDF5 file; make reruns only what changed,
 # and since every tool writes atomically an interrupted step never leaves a
 # file that make would take as up to date.  Steps present so far:
 #
-#   $(OUT)/surface.h5    loopsub: the subdivision-connectivity surface
+#   $(OUT)/surface.h5    loopsub: the subdivision-connectivity surface (with SCAN:
+#                        fitted onto the scan, the quality report in /mesh's attributes)
 #   $(OUT)/surface.obj   loopsub: the same surface for a viewer
+#   $(OUT)/interior.ele  tetgen (with SCAN): the tets inside surface.off, and
+#                        $(OUT)/interior.node; their boundary is the surface
+#   $(OUT)/gf-fem-wavelet.h5  gfcompress (with SCAN): the FEM GFs compressed on
+#                        the surface's hierarchy
 #   $(OUT)/gf-fem.h5     femcondense: boundary Green's functions of the tet mesh
 #   $(OUT)/gf-bem.h5     bemsolve: boundary Green's functions of the subdivided surface
 #   $(OUT)/gf-wavelet.h5 gfcompress: those GFs wavelet-compressed (and the sweep table
@@ -19,44 +33,80 @@
 #                        simulator would use it (the step fails if a check fails)
 #
 # Variables (defaults in brackets):
+#   SCAN     scanned surface to build the model from, or empty [empty]; e.g.
+#            SCAN=data/models/asianDragon/asianDragon.obj (then MESH and FIXED
+#            are the interior and SURFACE_FIXED)
+#   BASE     base mesh size in vertices, with SCAN [150]
+#   TETGEN   tetgen switches, with SCAN [-pq1.414Y: quality bound on the
+#            radius-edge ratio, the surface kept]
 #   MESH     tetrahedral input mesh [the asianDragon tet mesh]
 #   FIXED    its support, femcondense options [--fixed-ids of its .bou file]
 #   MATERIAL material options [-E 1e7 --nu 0.4 --rho 1000, the dragon's]
-#   LEVELS   subdivision levels of the surface [1; the BEM matrix grows as 16^LEVELS]
+#   LEVELS   subdivision levels of the surface [1; with SCAN 2; the dense GF
+#            matrices grow as 16^LEVELS: 7 GB at 3 levels of the dragon, the
+#            compressed and hierarchical forms made directly are issue 16]
 #   PROJECT  fine surface to move new vertices onto, or empty [empty]; e.g.
 #            PROJECT=data/models/asianDragon/asianDragon.obj refines the coarse
 #            dragon onto its scan (closest points; loopsub warns about any
 #            triangle the projection collapses)
 #   SURFACE_FIXED  support on the subdivided surface [a slab under the feet]
-#   EPS      gfcompress threshold [0.05]
+#   EPS      gfcompress threshold [0.05; with SCAN 0.003: on the dragon scan's
+#            2-level surface rtcheck's capacitance matrix of the wavelet GFs is
+#            singular at 0.05 (condition 1e23, BEM) and at 0.01 (2e18, FEM on
+#            the hierarchy), and 2.3e4 at 0.003, as for the dense GFs]
 #   MODES    moddesc options [-k 20 -r 30]
 #   OUT      output folder [demo-out]
 #   BIN      folder of the tools [bin]
 
 BIN      ?= bin
-MESH     ?= data/models/asianDragon/asianDragon.veg
-FIXED    ?= --fixed-ids data/models/asianDragon/asianDragon.bou
+SCAN     ?=
+BASE     ?= 150
+TETGEN   ?= -pq1.414Y
 MATERIAL ?= -E 1e7 --nu 0.4 --rho 1000
-LEVELS   ?= 1
 PROJECT  ?=
 SURFACE_FIXED ?= --fixed-box -6,-3,-4,6,-1.95,4
-EPS      ?= 0.05
 MODES    ?= -k 20 -r 30
 OUT      ?= demo-out
+ifeq ($(SCAN),)
+MESH     ?= data/models/asianDragon/asianDragon.veg
+FIXED    ?= --fixed-ids data/models/asianDragon/asianDragon.bou
+LEVELS   ?= 1
+EPS      ?= 0.05
+SURFACE_FROM := $(MESH)
+else
+MESH     := $(OUT)/interior.ele
+FIXED    ?= $(SURFACE_FIXED)
+LEVELS   ?= 2
+EPS      ?= 0.003
+SURFACE_FROM := $(SCAN)
+endif
 
 PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
+SCAN_OPT := $(if $(SCAN),--base $(BASE))
 
 .PHONY: all
 all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/gf-wavelet.h5 \
-     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/rtcheck.txt
+     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/rtcheck.txt $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5)
 	@echo "pipeline: done; outputs in $(OUT)/"
 
-$(OUT)/surface.h5: $(MESH) $(PROJECT) $(BIN)/loopsub
+$(OUT)/surface.h5: $(SURFACE_FROM) $(PROJECT) $(BIN)/loopsub
 	@mkdir -p $(OUT)
-	$(BIN)/loopsub $(MESH) -l $(LEVELS) $(PROJECT_OPT) $(SURFACE_FIXED) -o $@
+	$(BIN)/loopsub $(SURFACE_FROM) $(SCAN_OPT) -l $(LEVELS) $(PROJECT_OPT) $(SURFACE_FIXED) -o $@
 
-$(OUT)/surface.obj: $(OUT)/surface.h5 $(BIN)/loopsub
+$(OUT)/surface.obj $(OUT)/surface.off: $(OUT)/surface.h5 $(BIN)/loopsub
 	$(BIN)/loopsub -q $< -l 0 -o $@
+
+# The interior: TetGen writes surface.1.*; the .ele, which make takes as the
+# target, is renamed last, so an interrupted run leaves no complete-looking
+# interior.
+$(OUT)/interior.ele: $(OUT)/surface.off
+	tetgen $(TETGEN) -Q $<
+	@mv $(OUT)/surface.1.node $(OUT)/interior.node
+	@rm -f $(OUT)/surface.1.face $(OUT)/surface.1.edge $(OUT)/surface.1.smesh
+	@mv $(OUT)/surface.1.ele $@
+
+$(OUT)/gf-fem-wavelet.h5: $(OUT)/gf-fem.h5 $(OUT)/surface.h5 $(BIN)/gfcompress
+	$(BIN)/gfcompress $< --hierarchy $(OUT)/surface.h5 --eps $(EPS) -o $@
 
 $(OUT)/gf-fem.h5: $(MESH) $(BIN)/femcondense
 	@mkdir -p $(OUT)
@@ -81,10 +131,11 @@ $(OUT)/cubic.h5: $(OUT)/modes.h5 $(BIN)/polycoef
 
 # The demo ends by verifying every file the pipeline made.
 RTCHECK_FILES := $(OUT)/surface.h5 $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/modes.h5 $(OUT)/cubic.h5
-$(OUT)/rtcheck.txt: $(RTCHECK_FILES) $(OUT)/gf-wavelet.h5 $(BIN)/rtcheck
+$(OUT)/rtcheck.txt: $(RTCHECK_FILES) $(OUT)/gf-wavelet.h5 $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5) $(BIN)/rtcheck
 	@rm -f $@.tmp
 	@for f in $(RTCHECK_FILES); do \
 	    echo "$(BIN)/rtcheck $$f"; $(BIN)/rtcheck $$f >>$@.tmp || exit 1; done
 	$(BIN)/rtcheck $(OUT)/gf-wavelet.h5 --reference $(OUT)/gf-bem.h5 >>$@.tmp
+	$(if $(SCAN),$(BIN)/rtcheck $(OUT)/gf-fem-wavelet.h5 --reference $(OUT)/gf-fem.h5 >>$@.tmp)
 	@mv $@.tmp $@
 	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'
