@@ -69,7 +69,7 @@ echo "bench scan genus: a genus-$2 scan ($(grep -c '^v ' "$W/g2.obj") vertices),
 t0=$(now)
 if (cd "$W" && tetgen -pq1.414Y -Q d3.off) >/dev/null 2>"$W/tetgen.err"; then
     t=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
-    echo "bench scan tetgen: $(head -1 "$W/d3.1.ele" | cut -d' ' -f1) X ($(head -1 "$W/d3.1.face" | awk '{print $1}') boundary faces of its $(sed -n 2p "$W/d3.off" | cut -d' ' -f2)) in $t s (target under 60 s: $(verdict "$t" 60 "<="))"
+    echo "bench scan tetgen: $(head -1 "$W/d3.1.ele" | cut -d' ' -f1) tets on $(head -1 "$W/d3.1.node" | cut -d' ' -f1) vertices inside the L = 3 surface ($(head -1 "$W/d3.1.face" | awk '{print $1}') boundary faces of its $(sed -n 2p "$W/d3.off" | cut -d' ' -f2)) in $t s (target under 60 s: $(verdict "$t" 60 "<="))"
 else
     echo "bench scan tetgen: FAILED: $(tail -1 "$W/tetgen.err")"
 fi
