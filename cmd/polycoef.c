@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "cubic.h"
+#include "cubic_file.h"
 #include "err.h"
 #include "h5.h"
 #include "mesh.h"
@@ -45,49 +46,14 @@ static int handle(int code, const char *arg, void *ctx)
     return EP_EUSAGE;
 }
 
-static int write_set(ep_h5 *f, const char *group, const ep_cubic *c)
+/* The input's model must be volumetric with a valid material. */
+static int check_model(const ep_mesh *m)
 {
-    char name[64];
-    hsize_t d[2] = {(hsize_t)c->r, (hsize_t)c->r};
-    int st;
-    snprintf(name, sizeof name, "%s/P", group);
-    if ((st = ep_h5_write(f, name, EP_F64, 2, d, c->P)))
-        return st;
-    d[0] = (hsize_t)ep_cubic_npairs(c->r);
-    snprintf(name, sizeof name, "%s/Q", group);
-    if ((st = ep_h5_write(f, name, EP_F64, 2, d, c->Q)))
-        return st;
-    d[0] = (hsize_t)ep_cubic_ntriples(c->r);
-    snprintf(name, sizeof name, "%s/S", group);
-    return ep_h5_write(f, name, EP_F64, 2, d, c->S);
-}
-
-/* The input's basis: the first o->r vectors (all when 0) of o->dataset, each
- * of length 3nv and finite, from the volumetric model m with its material.
- * in is the input, opened here. */
-static int read_basis(const ep_mesh *m, const char *path, const opts *o, ep_h5 *in, double **U, int *r)
-{
-    hsize_t d[2] = {0, 3 * (hsize_t)m->nv};
-    void *p;
-    int st;
     if (!m->tets)
         return ep_fail(EP_EINPUT, "%s: no tetrahedra in /mesh (polycoef needs the volumetric model)", m->source);
     if (!m->material)
         return ep_fail(EP_EINPUT, "%s: no /material", m->source);
-    if ((st = ep_material_check(m->material, 0.5, m->source)) || (st = ep_h5_open(in, path, NULL)))
-        return st;
-    if (!ep_h5_exists(in, o->dataset))
-        return ep_fail(EP_EINPUT, "%s: no basis %s (run moddesc, or name one with --basis)", in->path, o->dataset);
-    if ((st = ep_h5_read(in, o->dataset, EP_F64, 2, d, &p)))
-        return st;
-    *U = p;
-    *r = o->r ? (int)o->r : (int)d[0];
-    if (*r > (int)d[0])
-        return ep_fail(EP_EUSAGE, "-r %d: the basis %s has %d vectors", *r, o->dataset, (int)d[0]);
-    for (size_t i = 0; i < (size_t)*r * d[1]; i++)
-        if (!isfinite((*U)[i]))
-            return ep_fail(EP_EINPUT, "%s: %s holds a non-finite value", in->path, o->dataset);
-    return EP_OK;
+    return ep_material_check(m->material, 0.5, m->source);
 }
 
 int main(int argc, char **argv)
@@ -119,7 +85,8 @@ int main(int argc, char **argv)
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
 
     /* read -> validate */
-    if ((st = ep_model_read(&m, cli.inputs[0])) || (st = read_basis(&m, cli.inputs[0], &o, &in, &U, &r)))
+    if ((st = ep_model_read(&m, cli.inputs[0])) || (st = check_model(&m)) || (st = ep_h5_open(&in, cli.inputs[0], NULL)) ||
+        (st = ep_cubic_file_basis(&in, o.dataset, m.nv, (int)o.r, &U, &r)))
         goto out;
 
     /* compute */
@@ -130,8 +97,9 @@ int main(int argc, char **argv)
     /* write: mesh, material, constraints, the basis used, the coefficients */
     hsize_t d[2] = {(hsize_t)r, 3 * (hsize_t)m.nv};
     if ((st = ep_cli_create_h5(&cli, "cubic", &out)) || (st = ep_model_write(out, &m, NULL, NULL)) ||
-        (st = ep_h5_write(out, "/basis/U", EP_F64, 2, d, U)) || (st = write_set(out, "/cubic", &tot)) ||
-        (o.split && ((st = write_set(out, "/cubic/lambda", &lam)) || (st = write_set(out, "/cubic/mu", &mu)))) ||
+        (st = ep_h5_write(out, "/basis/U", EP_F64, 2, d, U)) || (st = ep_cubic_file_write(out, "/cubic", &tot)) ||
+        (o.split && ((st = ep_cubic_file_write(out, "/cubic/lambda", &lam)) ||
+                     (st = ep_cubic_file_write(out, "/cubic/mu", &mu)))) ||
         (st = ep_output_commit(&cli.out)))
         goto out;
     if (!cli.quiet)

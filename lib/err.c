@@ -69,6 +69,19 @@ int ep_grow(void *p, size_t n, size_t size)
     return EP_OK;
 }
 
+int ep_grow_to(void *p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return EP_OK;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c = c > SIZE_MAX / 2 ? need : 2 * c;
+    if (ep_grow(p, c, size))
+        return EP_ECOMPUTE;
+    *cap = c;
+    return EP_OK;
+}
+
 double ep_now(void)
 {
     struct timespec ts;

@@ -47,4 +47,9 @@ double ep_now(void);
 /* Grow *p to hold n elements of size bytes (realloc); 0 or EP_ECOMPUTE. */
 int ep_grow(void *p, size_t n, size_t size);
 
+/* The growable array: make *p, of capacity *cap elements, hold need of
+ * them, doubling (from 64) so n appends cost O(n); *cap updated.  0 or
+ * EP_ECOMPUTE (*p and *cap unchanged). */
+int ep_grow_to(void *p, size_t *cap, size_t need, size_t size);
+
 #endif

@@ -24,6 +24,11 @@ typedef struct ep_group {
     int *v;         /* vertex ids, ascending, owned */
 } ep_group;
 
+/* The highest subdivision level a vertex may have (/mesh/level is int8;
+ * loopsub refuses to refine past it, gfcompress --constraint-level to name
+ * more). */
+#define EP_MESH_MAX_LEVEL 126
+
 typedef struct ep_mesh {
     char source[1024];    /* file it came from, for messages */
     int nv;

@@ -29,12 +29,8 @@ typedef struct {
 
 static int ivec_push(ivec *v, int x)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 64;
-        if (ep_grow(&v->a, cap, sizeof *v->a))
-            return EP_ECOMPUTE;
-        v->cap = cap;
-    }
+    if (ep_grow_to(&v->a, &v->cap, v->n + 1, sizeof *v->a))
+        return EP_ECOMPUTE;
     v->a[v->n++] = x;
     return EP_OK;
 }
@@ -46,12 +42,8 @@ typedef struct {
 
 static int dvec_push3(dvec *v, const double x[3])
 {
-    if (v->n + 3 > v->cap) {
-        size_t cap = v->cap ? 2 * v->cap : 192;
-        if (ep_grow(&v->a, cap, sizeof *v->a))
-            return EP_ECOMPUTE;
-        v->cap = cap;
-    }
+    if (ep_grow_to(&v->a, &v->cap, v->n + 3, sizeof *v->a))
+        return EP_ECOMPUTE;
     memcpy(v->a + v->n, x, 3 * sizeof *x);
     v->n += 3;
     return EP_OK;

@@ -138,7 +138,7 @@ int ep_subdiv_refine(ep_mesh *m, ep_subdiv_scheme scheme, const ep_closest *proj
         par[2 * v + 1] = m->parents[2 * v + 1];
         maxlev = lev[v] > maxlev ? lev[v] : maxlev;
     }
-    if (maxlev >= 126) {
+    if (maxlev >= EP_MESH_MAX_LEVEL) {
         st = ep_fail(EP_EINPUT, "%s: too many subdivision levels", m->source);
         goto out;
     }

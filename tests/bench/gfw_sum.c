@@ -12,6 +12,7 @@
 #include "bench.h"
 #include "err.h"
 #include "gfw.h"
+#include "rng.h"
 
 int main(int argc, char **argv)
 {
@@ -29,11 +30,9 @@ int main(int argc, char **argv)
     int cols[100];
     if (!xi || ep_gf_file_rows(&g, 0, 3L * m, xi))
         return 1;
-    unsigned seed = 1;
-    for (int i = 0; i < 300; i++) {
-        seed = seed * 1103515245u + 12345u;
-        loads[i] = ((seed >> 8) & 0xffff) / 65536.0 - 0.5;
-    }
+    ep_rng rng = ep_rng_seed(1, 0);
+    for (int i = 0; i < 300; i++)
+        loads[i] = ep_rng_uniform(&rng) - 0.5;
     int counts[3] = {1, 10, 100};
     for (int q = 0; q < 3; q++) {
         int s = counts[q] < m ? counts[q] : m;

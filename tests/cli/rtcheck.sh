@@ -51,6 +51,14 @@ check "cubic: force, tangent, static solve, damped decay and undamped conservati
 check "cubic: the step time is reported" grep -q "Newmark step, 1 Newton iteration" "$WORK/cubic.out"
 "$BIN/rtcheck" "$WORK/c.h5" --steps 400 -j 2 >"$WORK/cubic2.out"
 check "cubic -j 2: the same checks pass, and the same static solve" sh -c "[ \$(grep -c ' ok$' '$WORK/cubic2.out') = 9 ] && grep -q 'evaluation threads = 2' '$WORK/cubic2.out' && [ \"\$(grep 'static Newton' '$WORK/cubic.out' | sed 's/.*= //')\" = \"\$(grep 'static Newton' '$WORK/cubic2.out' | sed 's/.*= //')\" ]"
+# Small bases (issue 22 item 2): r <= 5 overflowed a work buffer sized r*r
+# where 6 r-vectors were needed (SANITIZE=1 reported it on every such file).
+for r in 1 2 3 4 5; do
+    "$BIN/polycoef" -q "$WORK/m.h5" -r $r -o "$WORK/c$r.h5"
+    "$BIN/rtcheck" "$WORK/c$r.h5" --steps 50 >"$WORK/cubic$r.out" 2>"$WORK/cubic$r.err"
+    got=$?
+    check "cubic r = $r: exit 0, every check ok, nothing on stderr (exit $got)" sh -c "[ $got -eq 0 ] && [ \$(grep -c ' ok$' '$WORK/cubic$r.out') = 9 ] && [ ! -s '$WORK/cubic$r.err' ]"
+done
 "$BIN/rtcheck" -q "$WORK/c.h5" --steps 50 --energy-tol 0 >"$WORK/stdout" 2>"$WORK/stderr"
 check "a failing check: one line on stderr naming it" sh -c "grep -q 'rtcheck: .*1 check failed: undamped: energy drift' '$WORK/stderr' && [ \$(wc -l <'$WORK/stderr') = 1 ]"
 "$BIN/rtcheck" -q "$WORK/c.h5" --steps 50 --energy-tol 0 >/dev/null 2>&1

@@ -1,0 +1,48 @@
+/*
+ * rtreport.h — the report of a runtime check (rtcheck(1)): named checks of
+ * a measured value against its tolerance, latencies in microseconds, and
+ * facts about the run; printed as text lines or as one JSON object, and
+ * turned into the run's verdict.
+ */
+#ifndef EP_RTREPORT_H
+#define EP_RTREPORT_H
+
+#include <stdio.h>
+
+#define EP_RTREPORT_MAX 32 /* entries of each list; more are dropped */
+
+typedef struct ep_rtreport_check {
+    const char *name;  /* borrowed (string literals) */
+    double value, tol;
+    int pass;
+} ep_rtreport_check;
+
+typedef struct ep_rtreport_item {
+    const char *name;  /* borrowed */
+    double value;      /* a fact, or a latency in microseconds */
+} ep_rtreport_item;
+
+typedef struct ep_rtreport {
+    const char *path, *kind;  /* borrowed: the file checked and its kind */
+    int nchecks, ntimes, nfacts, failed;
+    ep_rtreport_check check[EP_RTREPORT_MAX];
+    ep_rtreport_item time[EP_RTREPORT_MAX];
+    ep_rtreport_item fact[EP_RTREPORT_MAX];
+} ep_rtreport;
+
+/* A check passes when value <= tol (NaN fails). */
+void ep_rtreport_check_value(ep_rtreport *r, const char *name, double value, double tol);
+/* A latency, microseconds. */
+void ep_rtreport_time(ep_rtreport *r, const char *name, double us);
+/* A fact of the run (sizes, counts, the condition number met). */
+void ep_rtreport_fact(ep_rtreport *r, const char *name, double value);
+
+/* Print r to f: one JSON object when json, else one line per fact, check
+ * and latency ("rtcheck: FILE: name value ..."). */
+void ep_rtreport_print(const ep_rtreport *r, FILE *f, int json);
+
+/* 0 when every check passed, else EP_ECOMPUTE with "FILE: N checks failed:
+ * name; name". */
+int ep_rtreport_verdict(const ep_rtreport *r);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * test_rt.c — the pieces a runtime check is made of: latency medians
+ * (stats.h), the one random generator (rng.h), the report and its verdict
+ * (rtreport.h).
+ */
+#include "helpers.h"
+
+#include "rng.h"
+#include "rtreport.h"
+#include "stats.h"
+
+static void median(void **s)
+{
+    (void)s;
+    ep_stats t = {0};
+    assert_true(ep_stats_median(&t) == 0);
+    const double v[] = {5, 1, 4, 2, 3};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(ep_stats_add(&t, v[i]), EP_OK);
+    assert_true(ep_stats_median(&t) == 3);
+    assert_int_equal(ep_stats_add(&t, 100), EP_OK); /* an outlier moves it by half a step only */
+    assert_true(ep_stats_median(&t) == 3.5);
+    for (int i = 0; i < 1000; i++) /* growth past any initial capacity */
+        assert_int_equal(ep_stats_add(&t, 7), EP_OK);
+    assert_int_equal((int)t.n, 1006);
+    assert_true(ep_stats_median(&t) == 7);
+    ep_stats_free(&t);
+    ep_stats_free(&t);
+}
+
+/* Reproducible for a seed, distinct streams, in [0, 1), and uniform enough
+ * that 10^5 draws put 10% +- 1% in each tenth. */
+static void generator(void **s)
+{
+    (void)s;
+    ep_rng a = ep_rng_seed(42, 1), b = ep_rng_seed(42, 1), c = ep_rng_seed(42, 7);
+    int same = 1, differ = 0, bins[10] = {0};
+    for (int i = 0; i < 100000; i++) {
+        double x = ep_rng_uniform(&a), y = ep_rng_uniform(&b), z = ep_rng_uniform(&c);
+        same &= x == y;
+        differ += x != z;
+        assert_true(x >= 0 && x < 1);
+        bins[(int)(10 * x)]++;
+    }
+    assert_true(same);
+    assert_true(differ > 99990);
+    for (int k = 0; k < 10; k++)
+        assert_true(bins[k] > 9000 && bins[k] < 11000);
+    for (int i = 0; i < 1000; i++) {
+        int k = ep_rng_below(&a, 3);
+        assert_true(k >= 0 && k < 3);
+    }
+}
+
+static void report(void **s)
+{
+    (void)s;
+    ep_rtreport r = {.path = "f.h5", .kind = "gf"};
+    ep_rtreport_check_value(&r, "small", 1e-12, 1e-10);
+    assert_int_equal(ep_rtreport_verdict(&r), EP_OK);
+    ep_rtreport_check_value(&r, "large", 1.0, 1e-10);
+    ep_rtreport_check_value(&r, "not a number", NAN, 1e-10); /* NaN fails */
+    ep_rtreport_fact(&r, "n", 3);
+    ep_rtreport_time(&r, "step", 1.5);
+    assert_int_equal(r.failed, 2);
+    expect_error(ep_rtreport_verdict(&r), EP_ECOMPUTE, "f.h5: 2 checks failed: large; not a number", NULL);
+    char buf[4096] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    ep_rtreport_print(&r, f, 1);
+    fclose(f);
+    assert_non_null(strstr(buf, "\"pass\": false"));
+    assert_non_null(strstr(buf, "\"name\": \"not a number\", \"value\": -1")); /* JSON has no NaN */
+    assert_non_null(strstr(buf, "\"timings_us\": {\"step\": 1.5}"));
+    for (int i = 0; i < 2 * EP_RTREPORT_MAX; i++) /* a full list drops, never overflows */
+        ep_rtreport_fact(&r, "more", i);
+    assert_int_equal(r.nfacts, EP_RTREPORT_MAX);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(median),
+        cmocka_unit_test(generator),
+        cmocka_unit_test(report),
+    };
+    return cmocka_run_group_tests_name("rt", tests, NULL, NULL);
+}
