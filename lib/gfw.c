@@ -1,88 +1,15 @@
 /*
- * gfw.c — wavelet Green's function files: thresholding, writer, reader, fast
- * summation and selective extraction (gfw.h; MATH.md §8, 000 §3.2–3.3).
+ * gfw.c — wavelet Green's function files: writer, reader, fast summation and
+ * selective extraction (gfw.h; MATH.md §8, 000 §3.2–3.3).
  */
 #include "gfw.h"
+#include "gfzip.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "err.h"
-
-void ep_gfw_gather(const ep_wavelet *W, const double *xi3, double *x)
-{
-    size_t n3 = 3 * (size_t)W->n;
-    for (int s = 0; s < W->n; s++) {
-        size_t r = (size_t)W->slot_row[s];
-        for (int b = 0; b < 3; b++)
-            for (int a = 0; a < 3; a++)
-                x[9 * (size_t)s + 3 * b + a] = xi3[a * n3 + 3 * r + b];
-    }
-}
-
-static double norm9(const double *b)
-{
-    double t = 0;
-    for (int i = 0; i < 9; i++)
-        t += b[i] * b[i];
-    return sqrt(t);
-}
-
-void ep_gfw_amplitude(const ep_wavelet *W, const int8_t *slot_domain, const double *x, double amp[2])
-{
-    amp[0] = amp[1] = 0;
-    for (int s = 0; s < W->n; s++) {
-        double t = norm9(&x[9 * (size_t)s]);
-        if (t > amp[slot_domain[s]])
-            amp[slot_domain[s]] = t;
-    }
-}
-
-int ep_gfw_threshold(const ep_wavelet *W, const int8_t *slot_domain, const double *y, const double amp[2],
-                     double eps, int threshold_base, int *slot, float *blocks)
-{
-    int L = W->nlevels - 1, nnz = 0;
-    for (int s = 0; s < W->n; s++) {
-        int l = W->slot_level[s];
-        const double *b = &y[9 * (size_t)s];
-        if ((l > 0 || threshold_base) && norm9(b) < ldexp(eps, l - L) * amp[slot_domain[s]])
-            continue;
-        slot[nnz] = s;
-        for (int i = 0; i < 9; i++)
-            blocks[9 * (size_t)nnz + i] = (float)b[i];
-        nnz++;
-    }
-    return nnz;
-}
-
-static void scatter(int nnz, const int *slot, const float *blocks, double *z, int n)
-{
-    memset(z, 0, 9 * (size_t)n * sizeof *z);
-    for (int k = 0; k < nnz; k++)
-        for (int i = 0; i < 9; i++)
-            z[9 * (size_t)slot[k] + i] = blocks[9 * (size_t)k + i];
-}
-
-void ep_gfw_error(const ep_wavelet *W, const int8_t *slot_domain, int nnz, const int *slot, const float *blocks,
-                  const double *x, double *z, double err2[2], double maxerr[2], long nnz_dom[2])
-{
-    scatter(nnz, slot, blocks, z, W->n);
-    ep_wavelet_inverse(W, 9, z);
-    err2[0] = err2[1] = maxerr[0] = maxerr[1] = 0;
-    nnz_dom[0] = nnz_dom[1] = 0;
-    for (int k = 0; k < nnz; k++)
-        nnz_dom[slot_domain[slot[k]]]++;
-    for (int s = 0; s < W->n; s++) {
-        double d[9];
-        int dom = slot_domain[s];
-        for (int i = 0; i < 9; i++)
-            d[i] = z[9 * (size_t)s + i] - x[9 * (size_t)s + i];
-        double t = norm9(d);
-        err2[dom] += t * t;
-        maxerr[dom] = t > maxerr[dom] ? t : maxerr[dom];
-    }
-}
 
 /* ---- writer ------------------------------------------------------------------- */
 
@@ -279,8 +206,7 @@ void ep_gfw_sum(const ep_gfw *r, int k, const int *cols, const double *loads, do
 void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out)
 {
     int64_t q0 = r->colptr[c];
-    scatter((int)(r->colptr[c + 1] - q0), &r->rowidx[q0], &r->blocks[9 * q0], z, r->W.n);
-    ep_wavelet_inverse(&r->W, 9, z);
+    ep_gfzip_expand(&r->W, (int)(r->colptr[c + 1] - q0), &r->rowidx[q0], &r->blocks[9 * q0], z);
     ep_wavelet_to_rows(&r->W, 9, z, out);
 }
 

@@ -1,8 +1,8 @@
 /*
- * gfw.h — wavelet Green's functions (kind "gf-wavelet", elastoprep(5)):
- * thresholding a transformed GF block column, the block-sparse writer, and
- * the reader with the two runtime operations on compressed columns — fast
- * summation (000 §3.3, eq. 3.54) and selective extraction (000 §3.3.3).
+ * gfw.h — wavelet Green's functions (kind "gf-wavelet", elastoprep(5)): the
+ * block-sparse writer of the columns gfzip.h compresses, and the reader with
+ * the two runtime operations on compressed columns — fast summation (000
+ * §3.3, eq. 3.54) and selective extraction (000 §3.3.3).
  *
  * A block column c is handled as x[n][9] in slot order: x[s][3b + a] is
  * component b of the response at the slot's row for a unit load in direction
@@ -15,30 +15,6 @@
 
 #include "gf.h"
 #include "wavelet.h"
-
-/* Gather block column c from its three /gf/xi rows xi3[3][3n] (row order)
- * into x[n][9] in slot order. */
-void ep_gfw_gather(const ep_wavelet *W, const double *xi3, double *x);
-
-/* Frobenius norm of the largest block of each domain: amp[d], d = 0 (free
- * rows) and 1 (fixed rows); slot_domain[n].  000 eq. 3.50. */
-void ep_gfw_amplitude(const ep_wavelet *W, const int8_t *slot_domain, const double *x, double amp[2]);
-
-/* Threshold the transformed column y[n][9] (000 eqs. 3.49–3.51): a block of
- * level l >= 1 is dropped when its Frobenius norm is below
- * 2^(l-L) eps amp[domain]; base blocks are kept unless threshold_base (then
- * with 2^(-L) eps).  Outputs: slot[nnz] ascending and blocks[nnz][9] rounded
- * to float32; returns nnz.  Cost O(9n). */
-int ep_gfw_threshold(const ep_wavelet *W, const int8_t *slot_domain, const double *y, const double amp[2],
-                     double eps, int threshold_base, int *slot, float *blocks);
-
-/* Error of a compressed column against the original x[n][9] (slot order),
- * per domain d (slot_domain): err2[d] = squared Frobenius norm of the
- * difference on the domain's rows, maxerr[d] = its largest block error;
- * nnz_dom[d] = kept blocks of the domain.  Workspace z[n][9].  Cost: one
- * inverse transform. */
-void ep_gfw_error(const ep_wavelet *W, const int8_t *slot_domain, int nnz, const int *slot, const float *blocks,
-                  const double *x, double *z, double err2[2], double maxerr[2], long nnz_dom[2]);
 
 /* Writer: /gf layout and attributes as for kind "gf", the filters, and the
  * columns streamed in order. */

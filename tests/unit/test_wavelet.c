@@ -4,10 +4,10 @@
  * hats against barycentric coordinates, selective extraction and fast
  * summation against full reconstructions, the file round trip, bad input.
  */
-#include "model.h"
 #include "helpers.h"
 
 #include "gfw.h"
+#include "gfzip.h"
 #include "h5.h"
 #include "subdiv.h"
 #include "wavelet.h"
@@ -219,10 +219,10 @@ static void compress_columns(const ep_mesh *m, ep_wavelet *W, int ncol, double e
     for (int c = 0; c < ncol; c++) {
         smooth_column(m, (c * 37) % m->nv, x);
         ep_wavelet_to_slots(W, 9, x, y);
-        ep_gfw_amplitude(W, dom, y, amp);
+        ep_gfzip_amplitude(W, dom, y, amp);
         ep_wavelet_forward(W, 9, y);
         int64_t at = r->colptr[c];
-        r->colptr[c + 1] = at + ep_gfw_threshold(W, dom, y, amp, eps, 0, &r->rowidx[at], &r->blocks[9 * at]);
+        r->colptr[c + 1] = at + ep_gfzip_threshold(W, dom, y, amp, eps, 0, &r->rowidx[at], &r->blocks[9 * at]);
     }
     free(dom), free(x), free(y);
 }
