@@ -31,6 +31,7 @@ void ep_mesh_free(ep_mesh *m)
 {
     free(m->vertices);
     free(m->tets);
+    free(m->hexes);
     free(m->region);
     free(m->triangles);
     free(m->boundary);

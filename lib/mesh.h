@@ -36,6 +36,8 @@ typedef struct ep_mesh {
     int ne;
     int *tets;            /* [ne][4], positive volume; NULL for surfaces */
     int *region;          /* [ne] region tags, or NULL */
+    int nh;
+    int *hexes;           /* [nh][8] trilinear hexahedra, corner order of hex.h; NULL if none */
     int nf;
     int *triangles;       /* [nf][3] surface, outward orientation */
     int nb;
