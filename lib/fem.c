@@ -231,14 +231,14 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
                 slot[g.nbr[k]] = k;
             for (int k = ptr[v]; k < ptr[v + 1]; k++) {
                 int t = elem[k], a = 0;
-                const int *c = &g.el[(size_t)g.k * t];
+                const int *corner = &g.el[(size_t)g.k * t];
                 double lambda, mu, C[24][3]; /* the element's columns of v: C[3b+i][j] = A_e[3b+i][3a+j] */
-                while (c[a] != v)
+                while (corner[a] != v)
                     a++;
                 ep_material_lame(mat, t, &lambda, &mu);
-                element_columns(m, kind, c, g.k, a, lambda, mu, ep_material_rho(mat, t), C);
+                element_columns(m, kind, corner, g.k, a, lambda, mu, ep_material_rho(mat, t), C);
                 for (int b = 0; b < g.k; b++) {
-                    int w = c[b];
+                    int w = corner[b];
                     if (rowmap[w] < 0 || (upper && rowmap[w] > rowmap[v]))
                         continue;
                     for (int j = 0; j < 3; j++)
