@@ -295,7 +295,7 @@ int ep_embed_build(ep_embed *b, const double *x, int nv, const int *elem, int ne
     buckets_free(&B);
     if (bad < INT_MAX) {
         const double *q = &p[3 * (size_t)bad];
-        ep_fail(EP_EINPUT, "render vertex %d (%g, %g, %g) is farther than %g (the model's size) from every element",
+        ep_fail(EP_EINPUT, "render vertex %d (%g, %g, %g) is farther than %g from every element",
                 bad + 1, q[0], q[1], q[2], limit);
         ep_embed_free(b);
         return EP_EINPUT;
