@@ -10,6 +10,7 @@
 #include "err.h"
 #include "h5.h"
 #include "rtcubic.h"
+#include "rtembed.h"
 #include "rtgf.h"
 #include "rtmodes.h"
 #include "rtreport.h"
@@ -97,10 +98,11 @@ int main(int argc, char **argv)
     };
     ep_tool tool = {
         .name = "rtcheck",
-        .synopsis = "FILE.h5 [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
+        .synopsis = "FILE.h5 [CUBIC.h5] [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
                     "       [--reference GF.h5] [--switched GF.h5] [--json]",
         .purpose = "Run what a real-time simulator runs on an elastoprep file (capacitance-matrix contact\n"
-                   "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files), check the answers\n"
+                   "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files, render updates on\n"
+                   "embedding files, with CUBIC.h5 timed beside the Newmark step), check the answers\n"
                    "and time them; also checks mesh and modes files.",
         .help = "      --contacts S        contact nodes per scenario (default 10)\n"
                 "      --trials N          contact scenarios, or random force checks (default 20)\n"
@@ -121,11 +123,11 @@ int main(int argc, char **argv)
         .handle = handle,
         .ctx = &o,
         .min_inputs = 1,
-        .max_inputs = 1,
+        .max_inputs = 2,
         .no_output = "rtcheck writes no file (redirect --json instead of -o)",
     };
     ep_cli cli;
-    ep_h5 f = {0};
+    ep_h5 f = {0}, cf = {0};
     ep_rtreport rep = {0};
     int st;
 
@@ -138,7 +140,15 @@ int main(int argc, char **argv)
     /* read -> validate -> compute: the run the file's kind calls for */
     if ((st = ep_h5_open(&f, cli.inputs[0], NULL)))
         goto out;
-    if (!strcmp(f.kind, "gf") || !strcmp(f.kind, "gf-wavelet")) {
+    if (cli.ninputs > 1 && strcmp(f.kind, "embedding")) {
+        st = ep_fail(EP_EUSAGE, "a second file (%s) goes with an embedding file only", cli.inputs[1]);
+        goto out;
+    }
+    if (!strcmp(f.kind, "embedding")) {
+        ep_rtembed_opts eo = {o.cubic.steps, o.cubic.steps, o.cubic.seed};
+        if (cli.ninputs < 2 || !(st = ep_h5_open(&cf, cli.inputs[1], "cubic")))
+            st = ep_rtembed_run(&rep, &f, cli.ninputs > 1 ? &cf : NULL, &eo);
+    } else if (!strcmp(f.kind, "gf") || !strcmp(f.kind, "gf-wavelet")) {
         ep_h5_close(&f); /* the GF run opens the file its own way */
         st = ep_rtgf_run(&rep, cli.inputs[0], &o.gf);
     } else if (!strcmp(f.kind, "cubic"))
@@ -157,6 +167,7 @@ int main(int argc, char **argv)
         ep_rtreport_print(&rep, stdout, o.json);
     st = ep_rtreport_verdict(&rep);
 out:
+    ep_h5_close(&cf);
     ep_h5_close(&f);
     ep_cli_exit(st);
 }
