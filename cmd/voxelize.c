@@ -111,6 +111,10 @@ int main(int argc, char **argv)
 
     ep_material_init(&mat);
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    const char *ext = strrchr(cli.output, '.');
+    int veg = ext && !strcmp(ext, ".veg");
+    if (!veg && !(ext && (!strcmp(ext, ".h5") || !strcmp(ext, ".hdf5"))))
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s: the output is Vega's .veg or an elastoprep mesh .h5", cli.output));
     if (!o.have_res)
         ep_cli_exit(ep_fail(EP_EUSAGE, "no resolution: give -R RES (cells along the longest side)"));
     double limit = ep_mem_limit(o.max_memory);
