@@ -144,8 +144,14 @@ int main(int argc, char **argv)
     double t_vox = ep_now() - t0;
 
     /* write */
-    if ((st = ep_cli_create_h5(&cli, "mesh", &out)) || (st = ep_model_write(out, &hm, have_mat ? &mat : NULL, NULL)) ||
-        (st = ep_output_commit(&cli.out)))
+    if (veg) {
+        if ((st = ep_output_create_file(&cli.out)) ||
+            (st = ep_meshio_write_veg(cli.out.fp, &hm, have_mat ? &mat : NULL)))
+            goto out;
+    } else if ((st = ep_cli_create_h5(&cli, "mesh", &out)) ||
+               (st = ep_model_write(out, &hm, have_mat ? &mat : NULL, NULL)))
+        goto out;
+    if ((st = ep_output_commit(&cli.out)))
         goto out;
     if (!cli.quiet) {
         printf("voxelize: %s: %d x %d x %d grid of cells %.4g wide: %ld touched, %ld enclosed; ", cli.output, g.n[0],
