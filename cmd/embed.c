@@ -52,12 +52,9 @@ static int is_interp(const char *path)
     return n >= 7 && !strcmp(path + n - 7, ".interp");
 }
 
-/* The simulation mesh: volumetric, of one element kind. */
+/* The simulation mesh: volumetric (tets or hexes; the readers refuse a mix). */
 static int check_simulation(const ep_mesh *m)
 {
-    if (m->ne > 0 && m->nh > 0)
-        return ep_fail(EP_EINPUT, "%s: the mesh mixes %d tetrahedra and %d hexahedra (embed binds to one kind)",
-                       m->source, m->ne, m->nh);
     if (m->ne < 1 && m->nh < 1)
         return ep_fail(EP_EINPUT, "%s: no tetrahedra or hexahedra to bind to (a surface mesh)", m->source);
     return EP_OK;

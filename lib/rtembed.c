@@ -194,7 +194,7 @@ int ep_rtembed_run(ep_rtreport *rep, ep_h5 *f, ep_h5 *cubic, const ep_rtembed_op
     X.k = X.m.ne > 0 ? 4 : 8;
     X.ne = X.k == 4 ? X.m.ne : X.m.nh;
     X.elem = X.k == 4 ? X.m.tets : X.m.hexes;
-    if (X.ne < 1 || (X.m.ne > 0 && X.m.nh > 0)) {
+    if (X.ne < 1) {
         st = ep_fail(EP_EINPUT, "%s: an embedding file carries a mesh of tetrahedra or of hexahedra", f->path);
         goto out;
     }
