@@ -12,6 +12,7 @@
 #include "meshio.h"
 #include "model.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,29 +22,6 @@ typedef struct {
     const char *modes;
     double max_distance; /* 0: the simulation mesh's size */
 } opts;
-
-enum { OPT_MODES = 2000, OPT_MAXDIST };
-
-static const struct option options[] = {
-    {"modes", required_argument, NULL, OPT_MODES},
-    {"max-distance", required_argument, NULL, OPT_MAXDIST},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case OPT_MODES:
-        o->modes = arg;
-        return EP_OK;
-    case OPT_MAXDIST:
-        if (ep_cli_double("--max-distance", arg, &o->max_distance) || !(o->max_distance > 0))
-            return ep_fail(EP_EUSAGE, "option --max-distance: expected a distance > 0, got \"%s\"", arg);
-        return EP_OK;
-    }
-    return EP_EUSAGE;
-}
 
 /* Whether the output is Vega's text interpolation file. */
 static int is_interp(const char *path)
@@ -63,22 +41,22 @@ static int check_simulation(const ep_mesh *m)
 int main(int argc, char **argv)
 {
     opts o = {NULL, 0};
+    const ep_cli_opt options[] = {
+        {"modes", 0, EP_CLI_STRING, &o.modes, .arg = "FILE",
+         .help = "an elastoprep file with a basis /basis/U of the simulation mesh\n"
+                 "(moddesc, polycoef output): also write Ubar = W U"},
+        {"max-distance", 0, EP_CLI_DOUBLE, &o.max_distance, DBL_TRUE_MIN, INFINITY, .arg = "D",
+         .what = "a distance > 0",
+         .help = "refuse render vertices farther than D from every element\n"
+                 "(default: the simulation mesh's bounding-box diagonal)"},
+        {0}};
     ep_tool tool = {
         .name = "embed",
         .synopsis = "SIMULATION RENDER.obj [--modes FILE.h5] [--max-distance D] -o OUT.h5|OUT.interp",
         .purpose = "Bind each vertex of a render mesh to the simulation element (tet or hex) containing it,\n"
                    "or the nearest one, with barycentric or trilinear weights: the sparse matrix W, and with\n"
                    "--modes the render-mesh basis Ubar = W U.",
-        .help = "      --modes FILE        an elastoprep file with a basis /basis/U of the simulation mesh\n"
-                "                          (moddesc, polycoef output): also write Ubar = W U\n"
-                "      --max-distance D    refuse render vertices farther than D from every element\n"
-                "                          (default: the simulation mesh's bounding-box diagonal)\n",
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 2,
-        .max_inputs = 2,
-        .need_output = 1,
+        .options = options, .min_inputs = 2, .max_inputs = 2, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh sim = {0}, ren = {0};

@@ -18,39 +18,10 @@
 #include <string.h>
 
 typedef struct {
-    long res;
-    int have_res, shell, largest;
+    long res;          /* LONG_MIN: not given */
+    int shell, largest;
     double max_memory; /* 0: 90% of the machine's */
 } opts;
-
-enum { OPT_SHELL = 2000, OPT_LARGEST, OPT_MAXMEM };
-
-static const struct option options[] = {
-    {"resolution", required_argument, NULL, 'R'},
-    {"shell", no_argument, NULL, OPT_SHELL},
-    {"largest", no_argument, NULL, OPT_LARGEST},
-    {"max-memory", required_argument, NULL, OPT_MAXMEM},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case 'R': /* any integer: a resolution below 1 is invalid input (exit 3), refused by ep_voxel_setup */
-        o->have_res = 1;
-        return ep_cli_int("--resolution", arg, INT_MIN, INT_MAX, &o->res);
-    case OPT_SHELL:
-        o->shell = 1;
-        return EP_OK;
-    case OPT_LARGEST:
-        o->largest = 1;
-        return EP_OK;
-    case OPT_MAXMEM:
-        return ep_cli_bytes("--max-memory", arg, &o->max_memory);
-    }
-    return EP_EUSAGE;
-}
 
 /* Refuse a run whose arrays would not fit, before allocating them. */
 static int check_memory(double bytes, double limit, const char *what, long res)
@@ -82,24 +53,22 @@ static void print_components(const ep_voxel *g)
 
 int main(int argc, char **argv)
 {
-    opts o = {0};
+    opts o = {.res = LONG_MIN};
+    const ep_cli_opt options[] = {
+        /* any integer: a resolution below 1 is invalid input (exit 3), refused by ep_voxel_setup */
+        {"resolution", 'R', EP_CLI_INT, &o.res, INT_MIN, INT_MAX, .arg = "RES",
+         .help = "cells along the longest side of the bounding box (required)"},
+        {"shell", 0, EP_CLI_FLAG, &o.shell, .help = "only the touched cells (thin objects; no fill)"},
+        {"largest", 0, EP_CLI_FLAG, &o.largest, .help = "keep only the largest face-connected component"},
+        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
+         .help = "refuse resolutions needing more (default: 90% of the machine's)"},
+        {0}};
     ep_tool tool = {
         .name = "voxelize",
         .synopsis = "SOUP.obj|SOUP.off -R RES [--shell] [--largest] [-E PA --nu V --rho RHO] -o OUT.veg|OUT.h5",
         .purpose = "A hexahedral mesh of the voxels a triangle soup touches and encloses (the soup need not be\n"
                    "closed, manifold or oriented), at RES cells along its longest side.",
-        .help = "  -R, --resolution RES    cells along the longest side of the bounding box (required)\n"
-                "      --shell             only the touched cells (thin objects; no fill)\n"
-                "      --largest           keep only the largest face-connected component\n"
-                "      --max-memory SIZE   refuse resolutions needing more (default: 90% of the machine's)\n",
-        .common = EP_CLI_MATERIAL,
-        .options = options,
-        .shortopts = "R:",
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .common = EP_CLI_MATERIAL, .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh soup = {0}, hm = {0};
@@ -115,7 +84,7 @@ int main(int argc, char **argv)
     int veg = ext && !strcmp(ext, ".veg");
     if (!veg && !(ext && (!strcmp(ext, ".h5") || !strcmp(ext, ".hdf5"))))
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s: the output is Vega's .veg or an elastoprep mesh .h5", cli.output));
-    if (!o.have_res)
+    if (o.res == LONG_MIN)
         ep_cli_exit(ep_fail(EP_EUSAGE, "no resolution: give -R RES (cells along the longest side)"));
     double limit = ep_mem_limit(o.max_memory);
 
