@@ -202,30 +202,6 @@ int ep_mesh_extract_boundary(ep_mesh *m)
     return ep_mesh_derive_boundary_data(m);
 }
 
-/* a[k] += the integral of the bilinear hat of corner k over the quad p[4]
- * (cyclic order): x(s, t) = sum N_k p_k on [0, 1]^2, dA = |x_s x x_t| ds dt,
- * by the 4 x 4 Gauss rule (exact when the quad is planar: dA is then
- * affine in s and t). */
-static void quad_hat_integrals(const double p[4][3], double a[4])
-{
-    double gx[EP_HEX_MAX_RULE], gw[EP_HEX_MAX_RULE];
-    ep_hex_gauss(EP_HEX_MAX_RULE, gx, gw);
-    for (int i = 0; i < EP_HEX_MAX_RULE; i++)
-        for (int j = 0; j < EP_HEX_MAX_RULE; j++) {
-            double s = (gx[i] + 1) / 2, t = (gx[j] + 1) / 2, w = gw[i] * gw[j] / 4, xs[3], xt[3], n[3];
-            for (int c = 0; c < 3; c++) {
-                xs[c] = (1 - t) * (p[1][c] - p[0][c]) + t * (p[2][c] - p[3][c]);
-                xt[c] = (1 - s) * (p[3][c] - p[0][c]) + s * (p[2][c] - p[1][c]);
-            }
-            ep_vec3_cross(xs, xt, n);
-            double dA = w * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-            a[0] += (1 - s) * (1 - t) * dA;
-            a[1] += s * (1 - t) * dA;
-            a[2] += s * t * dA;
-            a[3] += (1 - s) * t * dA;
-        }
-}
-
 static double tri_area(const ep_mesh *m, int t)
 {
     const int *v = &m->triangles[3 * t];
@@ -277,13 +253,13 @@ int ep_mesh_derive_boundary_data(ep_mesh *m)
     }
     for (int q = 0; m->hexes && q < m->nf / 2; q++) {
         int v[4];
-        double p[4][3], aq[4] = {0};
+        double p[4][3], M[4][4];
         ep_mesh_quad(m, q, v);
         for (int k = 0; k < 4; k++)
             memcpy(p[k], &m->vertices[3 * (size_t)v[k]], sizeof p[k]);
-        quad_hat_integrals(p, aq);
+        ep_hex_quad_mass(p, M); /* the hat's integral is a row sum */
         for (int k = 0; k < 4; k++)
-            a[slot[v[k]]] += aq[k];
+            a[slot[v[k]]] += M[k][0] + M[k][1] + M[k][2] + M[k][3];
     }
     free(slot);
     free(m->boundary);
