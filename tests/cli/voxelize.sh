@@ -124,6 +124,12 @@ print(k, err < 1e-13, np.abs(w.sum(1) - 1).max() < 1e-14)")" = "8 True True" ]
 "$BIN/rtcheck" -q "$WORK/e.h5"
 check "rtcheck passes the hex embedding" [ $? -eq 0 ]
 
+# --- the soup pipeline: voxelize -> moddesc -> polycoef -> embed -> rtcheck ---------
+P="$WORK/p"
+make -s -f scripts/pipeline.mk BIN="$BIN" OUT="$P" SOUP="$WORK/holes.obj" RES=8 MODES="-k 4 -r 6" >"$WORK/make.txt" 2>&1
+check "pipeline SOUP=: every step made, rtcheck passed on the cubic and the render files" sh -c "[ -s '$P/rtcheck-soup.txt' ] && ! grep -q FAILED '$P/rtcheck-soup.txt' && grep -q 'u_render = Ubar q, per frame' '$P/rtcheck-soup.txt' && grep -q 'pipeline: done' '$WORK/make.txt'"
+check "pipeline SOUP=: the render file carries the soup and Ubar [6][3 x 2562]" [ "$(h5 "$P/render.h5" "f['embedding/Ubar'].shape, len(f['render/vertices']), 'hexes' in f['mesh']")" = "(6, 7686) 2562 True" ]
+
 # --- bad input -------------------------------------------------------------------
 O="$WORK/out/v.h5"
 expect_fail "resolution 0" 3 "resolution 0: must be at least 1" voxelize "$WORK/sphere.obj" -R 0 -o "$O"
