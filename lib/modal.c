@@ -428,14 +428,14 @@ static int m_orthonormalize(ep_modal *s, double *B, int r)
     return st;
 }
 
-int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const double *U, int k,
+int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
                    const double *Phi, int r, double *B, double *sigma)
 {
-    int np = k * (k + 1) / 2, mcount = kind == EP_BASIS_LINEAR ? k : k + np, n = s->ndof, st = EP_OK;
+    int np = k * (k + 1) / 2, mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, n = s->ndof, st = EP_OK;
     size_t n3 = 3 * (size_t)s->m->nv;
     if (r < 1 || r > mcount)
         return ep_fail(EP_EUSAGE, "basis size r = %d: must lie in 1..%d (%s)", r, mcount,
-                       kind == EP_BASIS_LINEAR ? "the number of modes" : "modes plus derivatives");
+                       kind == EP_MODAL_BASIS_LINEAR ? "the number of modes" : "modes plus derivatives");
     double *X = ep_malloc((size_t)n * mcount, sizeof *X), *MX = ep_malloc((size_t)n * mcount, sizeof *MX);
     double *G = NULL, *w = NULL, *Br = NULL;
     if (!X || !MX) {
@@ -447,9 +447,9 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
      * M X is formed once; the scales are diagonal, so it is scaled alongside. */
     for (int j = 0; j < k; j++)
         gather(s, U + (size_t)j * n3, X + (size_t)j * n);
-    for (int p = 0; kind != EP_BASIS_LINEAR && p < np; p++)
+    for (int p = 0; kind != EP_MODAL_BASIS_LINEAR && p < np; p++)
         gather(s, Phi + (size_t)p * n3, X + (size_t)(k + p) * n);
-    if (kind != EP_BASIS_LINEAR && (st = mass_apply(s, X, MX, mcount)))
+    if (kind != EP_MODAL_BASIS_LINEAR && (st = mass_apply(s, X, MX, mcount)))
         goto out;
     for (int q = 0; q < mcount; q++) {
         double f;
@@ -464,14 +464,14 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
             f = nrm > 0 ? lambda[0] * lambda[0] / (lambda[i] * lambda[j] * nrm) : 0;
         }
         cblas_dscal(n, f, X + (size_t)q * n, 1);
-        if (kind != EP_BASIS_LINEAR)
+        if (kind != EP_MODAL_BASIS_LINEAR)
             cblas_dscal(n, f, MX + (size_t)q * n, 1);
     }
     if (!(Br = ep_malloc((size_t)n * r, sizeof *Br))) {
         st = EP_ECOMPUTE;
         goto out;
     }
-    if (kind == EP_BASIS_PCA) {
+    if (kind == EP_MODAL_BASIS_PCA) {
         /* G = X^T M X = V diag(sigma^2) V^T; U = X V_r diag(1/sigma_r). */
         G = ep_malloc((size_t)mcount * mcount, sizeof *G);
         w = ep_malloc((size_t)mcount, sizeof *w);
@@ -499,7 +499,7 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
                     G + (size_t)(mcount - r) * mcount, mcount, 0.0, Br, n);
         if ((st = m_orthonormalize(s, Br, r)))
             goto out;
-    } else if (kind == EP_BASIS_GRAM_SCHMIDT) {
+    } else if (kind == EP_MODAL_BASIS_GRAM_SCHMIDT) {
         int kept = 0;
         for (int q = 0; q < mcount && kept < r; q++) {
             double *x = X + (size_t)q * n, *mx = MX + (size_t)q * n;
