@@ -7,6 +7,7 @@
 #include "kernel.h"
 #include "worker.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <math.h>
 #include <omp.h>
@@ -18,12 +19,14 @@ long ep_cubic_ntriples(int r) { return (long)r * (r + 1) * (r + 2) / 6; }
 
 long ep_cubic_pair(int r, int i, int j)
 {
+    assert(0 <= i && i <= j && j < r);
     /* pairs (0,0..r-1), (1,1..r-1), ...: rows before i hold r + (r-1) + ... */
     return (long)i * r - (long)i * (i - 1) / 2 + (j - i);
 }
 
 long ep_cubic_triple(int r, int i, int j, int k)
 {
+    assert(0 <= i && i <= j && j <= k && k < r);
     /* triples with first index below i, then pairs (j, k) of indices i..r-1 */
     long before = ep_cubic_ntriples(r) - ep_cubic_ntriples(r - i);
     return before + ep_cubic_pair(r - i, j - i, k - i);
@@ -71,6 +74,7 @@ static void element_rows(const ep_mesh *m, const ep_material *mat, const double 
     size_t n3 = 3 * (size_t)m->nv;
     ep_tet_corners(m, e, x);
     ep_tet_gradients(x, &vol, g);
+    assert(vol > 0); /* every mesh passed ep_mesh_check_tets */
     ep_material_lame(mat, e, &lambda, &mu);
     double sm = part == 1 ? 0 : sqrt(mu * vol), sl = part == 2 ? 0 : sqrt(lambda * vol / 2), r2 = sqrt(2.0);
     for (int j = 0; j < r; j++) {

@@ -10,6 +10,7 @@
  */
 #include "wavelet.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,6 +360,7 @@ static void lift(const ep_wavelet *W, int l, int width, double *x, double sign)
 
 void ep_wavelet_forward(const ep_wavelet *W, int width, double *x)
 {
+    assert(width > 0);
     for (int l = W->nlevels - 1; l >= 1; l--) { /* fine to coarse: predict, then lift */
         predict(W, l, width, x, -1);
         lift(W, l, width, x, +1);
@@ -367,6 +369,7 @@ void ep_wavelet_forward(const ep_wavelet *W, int width, double *x)
 
 void ep_wavelet_inverse(const ep_wavelet *W, int width, double *x)
 {
+    assert(width > 0);
     for (int l = 1; l < W->nlevels; l++) { /* coarse to fine: undo the lift, then predict */
         lift(W, l, width, x, -1);
         predict(W, l, width, x, +1);
