@@ -26,6 +26,15 @@
 
 #include <math.h>
 
+/* main() of a test binary: its group name, then its tests as
+ * cmocka_unit_test(f), ... */
+#define EP_TEST_MAIN(group, ...)                                                \
+    int main(void)                                                              \
+    {                                                                           \
+        const struct CMUnitTest tests_[] = {__VA_ARGS__};                       \
+        return cmocka_run_group_tests_name(group, tests_, NULL, NULL);          \
+    }
+
 /* A scratch folder for this test binary, removed at exit. */
 static char scratch_dir[256];
 

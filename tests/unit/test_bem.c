@@ -232,14 +232,6 @@ static void singular_rules_match_nearby(void **s)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(kelvin_is_elastic),
-        cmocka_unit_test(traction_balances_force),
-        cmocka_unit_test(double_layer_rigid_rotation),
-        cmocka_unit_test(singular_rules_closed_form),
-        cmocka_unit_test(singular_rules_match_nearby),
-    };
-    return cmocka_run_group_tests_name("bem", tests, NULL, NULL);
-}
+EP_TEST_MAIN("bem", cmocka_unit_test(kelvin_is_elastic), cmocka_unit_test(traction_balances_force),
+             cmocka_unit_test(double_layer_rigid_rotation), cmocka_unit_test(singular_rules_closed_form),
+             cmocka_unit_test(singular_rules_match_nearby))

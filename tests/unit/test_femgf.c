@@ -169,12 +169,5 @@ static void layout_round_trip(void **s)
     ep_mesh_free(&m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(relation_consistent),
-        cmocka_unit_test(relation_lumped),
-        cmocka_unit_test(layout_round_trip),
-    };
-    return cmocka_run_group_tests_name("femgf", tests, NULL, NULL);
-}
+EP_TEST_MAIN("femgf", cmocka_unit_test(relation_consistent), cmocka_unit_test(relation_lumped),
+             cmocka_unit_test(layout_round_trip))
