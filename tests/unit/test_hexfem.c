@@ -137,7 +137,7 @@ static void assembled_matrices(void **s)
     ep_fem_dofmap(&m, NULL, &map, &n);
     for (int kind = 0; kind < 3; kind++) {
         double Ae[24][24], e[24], y[24], worst = 0;
-        ep_hex_element((ep_fem_kind)kind, x, lambda, mu, 3.0, Ae);
+        ep_fem_hex_element((ep_fem_kind)kind, x, lambda, mu, 3.0, Ae);
         cholmod_sparse *A = ep_fem_assemble(&m, &mat, (ep_fem_kind)kind, map, n, map, n, 0, &c);
         for (int col = 0; col < 24; col++) {
             memset(e, 0, sizeof e);
