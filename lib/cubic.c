@@ -9,6 +9,7 @@
 #include "kernel.h"
 #include "worker.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -21,12 +22,14 @@ long ep_cubic_ntriples(int r) { return (long)r * (r + 1) * (r + 2) / 6; }
 
 long ep_cubic_pair(int r, int i, int j)
 {
+    assert(0 <= i && i <= j && j < r);
     /* pairs (0,0..r-1), (1,1..r-1), ...: rows before i hold r + (r-1) + ... */
     return (long)i * r - (long)i * (i - 1) / 2 + (j - i);
 }
 
 long ep_cubic_triple(int r, int i, int j, int k)
 {
+    assert(0 <= i && i <= j && j <= k && k < r);
     /* triples with first index below i, then pairs (j, k) of indices i..r-1 */
     long before = ep_cubic_ntriples(r) - ep_cubic_ntriples(r - i);
     return before + ep_cubic_pair(r - i, j - i, k - i);
@@ -203,6 +206,7 @@ static int element_rows(const ep_mesh *m, const ep_material *mat, const double *
     if (k == 4) {
         double vol, g[8][3];
         ep_tet_gradients(x, &vol, g);
+        assert(vol > 0); /* every mesh passed ep_mesh_check_tets */
         basis_gradients(U, r, n3, c, k, g, wk->D);
         point_rows(lambda, mu, vol, part, wk->D, r, b, ldb, cc, ldc);
         return EP_OK;

@@ -1,8 +1,9 @@
 /*
  * hex.h — trilinear hexahedra (001 §2.5, Table 2.1): the reference element,
- * Gauss rules, shape gradients at integration points, the mass of a face,
- * the strain samples of a box, and the local coordinates of a point (the
- * element stiffness and mass are fem.h's, ep_fem_hex_element).
+ * Gauss rules, shape gradients at integration points, the box samples of
+ * the StVK energy, and the local coordinates of a point.  It is to a hex
+ * what tet.h is to a tet (data layer, doc/MODULES.md): the element matrices
+ * built on it are fem.h's (ep_fem_hex_element), beside the tet's.
  *
  * Corner order (Vega's CUBIC and Gmsh's 8-node hexahedron alike): corner a
  * sits at the reference coordinates ep_hex_corner[a] in {-1, 1}^3,
@@ -27,7 +28,6 @@
  */
 #ifndef EP_HEX_H
 #define EP_HEX_H
-
 
 #define EP_HEX_NODES 8
 #define EP_HEX_RULE_LINEAR 2 /* Gauss points per coordinate: K, Hessian products at u = 0 */
