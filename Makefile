@@ -2,6 +2,7 @@
 #
 #   make                 library (lib/libelastoprep.a) and every tool (bin/)
 #   make check           unit and command-line tests (SANITIZE=1: ASan + UBSan)
+#   make check-paraview  ParaView (installed on demand) opens every XDMF sidecar
 #   make demo            the example pipeline on a shipped model
 #   make bench           benchmarks under tests/bench
 #   make install PREFIX=/usr/local
@@ -47,7 +48,7 @@ UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCHES  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check demo bench install clean run-check run-demo run-bench
+.PHONY: all deps check check-paraview demo bench install clean run-check run-demo run-bench
 all: $(LIBA) $(BINS)
 
 $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/lib
@@ -82,6 +83,13 @@ check: deps
 
 run-check: all $(UNITS)
 	@tests/run $(BINDIR) $(UNITS)
+
+# ParaView reads the XDMF sidecars of every kind of file; the first mode
+# warped is kept as build/paraview/mode1.png.
+check-paraview:
+	@scripts/install-deps --if-missing --paraview
+	@$(MAKE) --no-print-directory all
+	@tests/paraview/run.sh $(BINDIR) build/paraview
 
 demo: deps
 	@$(MAKE) --no-print-directory run-demo

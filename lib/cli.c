@@ -8,6 +8,7 @@
 #include "mem.h"
 #include "model.h"
 #include "repair.h"
+#include "xdmf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,13 +32,14 @@ _Noreturn void ep_cli_exit(int status)
 
 enum {
     OPT_NU = 1000, OPT_RHO, OPT_FIXED_IDS, OPT_FIXED_BOX, OPT_FIXED_REGION,
-    OPT_COLUMNS, OPT_COL_IDS, OPT_COL_BOX, OPT_COL_REGION
+    OPT_COLUMNS, OPT_COL_IDS, OPT_COL_BOX, OPT_COL_REGION, OPT_NO_XDMF, OPT_XDMF_COLUMNS
 };
 
 static const struct option common_opts[] = {
     {"help", no_argument, NULL, 'h'},       {"version", no_argument, NULL, 'V'},
     {"quiet", no_argument, NULL, 'q'},      {"verbose", no_argument, NULL, 'v'},
     {"threads", required_argument, NULL, 'j'}, {"output", required_argument, NULL, 'o'},
+    {"no-xdmf", no_argument, NULL, OPT_NO_XDMF}, {"xdmf-columns", required_argument, NULL, OPT_XDMF_COLUMNS},
 };
 static const struct option material_opts[] = {
     {"young", required_argument, NULL, 'E'}, {"nu", required_argument, NULL, OPT_NU},
@@ -79,8 +81,14 @@ static void usage(const ep_tool *t)
                "      --fixed-box x0,y0,z0,x1,y1,z1\n"
                "                          fixed: the vertices inside the box\n"
                "      --fixed-region TAG  fixed: the vertices of a physical group or set\n");
-    printf("  -o, --output FILE       output file\n"
-           "  -j, --threads N         threads (default: all cores, %d here)\n"
+    printf("  -o, --output FILE       output file\n");
+    if (!t->no_output)
+        printf("      --no-xdmf           no XDMF sidecar OUT.xmf beside an HDF5 output\n"
+               "      --xdmf-columns all|LIST\n"
+               "                          GF columns the sidecar shows (0-based, e.g. 0,4-7;\n"
+               "                          default: all up to %d, else the first %d)\n",
+               EP_XDMF_ALL_COLUMNS, EP_XDMF_FIRST_COLUMNS);
+    printf("  -j, --threads N         threads (default: all cores, %d here)\n"
            "  -q, --quiet             no progress and no summary\n"
            "  -v, --verbose           more detail on stderr\n"
            "  -h, --help              this help\n"
@@ -146,6 +154,8 @@ static int common_option(int c, const char *arg, ep_cli *cli, const char *optnam
     case OPT_COL_IDS: cli->columns.ids_file = arg; return EP_OK;
     case OPT_COL_BOX: return ep_select_parse_box(&cli->columns, "--col-box", arg);
     case OPT_COL_REGION: cli->columns.region = arg; return EP_OK;
+    case OPT_NO_XDMF: cli->no_xdmf = 1; return EP_OK;
+    case OPT_XDMF_COLUMNS: cli->xdmf_columns = arg; return ep_xdmf_columns_check(arg);
     default: return ep_fail(EP_EUSAGE, "unknown option %s", optname);
     }
 }
@@ -222,6 +232,14 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
         return ep_fail(EP_EUSAGE, "%s", tool->no_output);
     if (cli->output && (st = ep_output_check(&cli->out, cli->output)))
         return st;
+    cli->out.no_xdmf = cli->no_xdmf;
+    cli->out.xdmf_columns = cli->xdmf_columns;
+    if (cli->output && !cli->no_xdmf) { /* the sidecar's name, too, before any work */
+        char side[4096];
+        ep_output o;
+        if ((st = ep_xdmf_name(cli->output, side, sizeof side)) || (st = ep_output_check(&o, side)))
+            return st;
+    }
     if (cli->threads)
         omp_set_num_threads(cli->threads);
     return EP_OK;

@@ -1,0 +1,42 @@
+#!/bin/sh
+# tests/paraview/run.sh BINDIR OUTDIR — ParaView opens the XDMF sidecar of
+# every kind of file the demo makes (make check-paraview; issue 19 item 1).
+#
+# Small inputs through the demo's tools (scripts/pipeline.mk): a subdivision
+# surface (kind mesh), BEM and FEM Green's functions (gf; the FEM ones on a
+# tet mesh whose boundary TetGen numbers first), their wavelet compression
+# (gf-wavelet), modes and cubic polynomials of the beam.  Debian's pvpython
+# (under Xvfb: Debian builds ParaView for X, not for EGL or OSMesa) loads each
+# .xmf with the reader it picks itself and compares every grid and field with
+# h5py (tests/paraview/check.py); the first mode, warped, is saved as
+# OUTDIR/mode1.png and kept.  Ends with "N passed, N failed".
+set -eu
+BIN=$1
+OUT=$2
+D=data
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+BIN=$(cd "$BIN" && pwd)
+W=$(mktemp -d "${TMPDIR:-/tmp}/ep-pv-XXXXXX")
+trap 'rm -rf "$W"' EXIT
+BEAM="$D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e7 --nu 0.4 --rho 1000"
+
+"$BIN/moddesc" -q $BEAM -k 6 -r 8 -o "$W/modes.h5"
+"$BIN/polycoef" -q "$W/modes.h5" -o "$W/cubic.h5"
+"$BIN/loopsub" -q $D/icosahedron.obj -l 2 --fixed-box -2,-2,-2,2,2,-0.6 -o "$W/surface.h5"
+"$BIN/bemsolve" -q "$W/surface.h5" -E 1e5 --nu 0.3 -o "$W/gf-bem.h5"
+"$BIN/gfcompress" -q "$W/gf-bem.h5" --eps 0.05 -o "$W/gf-wavelet.h5"
+"$BIN/loopsub" -q "$W/surface.h5" -l 0 -o "$W/surface.off"
+tetgen -pq1.414YQ "$W/surface.off" >/dev/null
+"$BIN/femcondense" -q "$W/surface.1.ele" --fixed-box -2,-2,-2,2,2,-0.6 -E 1e5 --nu 0.3 --xdmf-columns 0-3 \
+    -o "$W/gf-fem.h5"
+"$BIN/femcondense" -q $D/cube.msh --fixed-region bottom -E 1 --nu 0.3 --xdmf-columns 2,7 -o "$W/gf-cube.h5"
+
+cd "$W"
+for f in *.xmf; do cp "$f" "$OUT/"; done # the sidecars tested, kept beside the picture
+command -v xvfb-run >/dev/null || { echo "xvfb-run missing: scripts/install-deps --paraview"; exit 1; }
+xvfb-run -a -s "-screen 0 1024x768x24" pvpython "$OLDPWD/tests/paraview/check.py" "$OUT" modes.xmf cubic.xmf \
+    surface.xmf gf-bem.xmf gf-wavelet.xmf gf-fem.xmf gf-cube.xmf 2>"$W/stderr" || {
+    grep -v "^ *[0-9]* *0x" "$W/stderr" | tail -20
+    exit 1
+}
