@@ -185,7 +185,7 @@ int main(int argc, char **argv)
     if (o.levels < 0)
         ep_cli_exit(ep_fail(EP_EUSAGE, "the number of levels is required (-l LEVELS)"));
     const char *ext = ep_text_ext(cli.output);
-    if (strcasecmp(ext, "h5") && ep_meshio_format(cli.output) < 0)
+    if (strcasecmp(ext, "h5") && (ep_meshio_format(cli.output) < 0 || ep_meshio_format(cli.output) == EP_MESHIO_VEG))
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s: output must be .h5, .obj or .off", cli.output));
     fitting = o.base || o.base_mesh;
     if (o.base && o.base_mesh)
