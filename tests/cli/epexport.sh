@@ -55,33 +55,8 @@ check "--basis /modes/U" [ "$($PY "$WORK/read.py" U "$WORK/m.h5" "$WORK/modes.U"
 check "--basis /derivatives/Phi" [ "$($PY "$WORK/read.py" U "$WORK/m.h5" "$WORK/phi.U" derivatives/Phi)" = True ]
 check ".cub read by numpy = /cubic/P, Q, S transposed" [ "$($PY "$WORK/read.py" cub "$WORK/c.h5" "$WORK/c.cub")" = True ]
 
-# hexahedra: two voxels (Vega CUBIC), through .h5 and back to .veg
-cat >"$WORK/two.veg" <<'VEG'
-*VERTICES
-12 3 0 0
-1 0 0 0
-2 1 0 0
-3 2 0 0
-4 0 1 0
-5 1 1 0
-6 2 1 0
-7 0 0 1
-8 1 0 1
-9 2 0 1
-10 0 1 1
-11 1 1 1
-12 2 1 1
-*ELEMENTS
-CUBIC
-2 8 0
-1 1 2 5 4 7 8 11 10
-2 2 3 6 5 8 9 12 11
-*MATERIAL soft
-ENU, 1000, 1000000, 0.4
-*REGION
-allElements, soft
-VEG
-"$BIN/moddesc" -q "$WORK/two.veg" --fixed-box -0.1,-0.1,-0.1,0.1,1.1,1.1 -k 2 -r 2 --no-xdmf -o "$WORK/two.h5"
+# hexahedra: two voxels (Vega CUBIC, data/two-voxels.veg), through .h5 and back to .veg
+"$BIN/moddesc" -q $D/two-voxels.veg --fixed-box -0.1,-0.1,-0.1,0.1,1.1,1.1 -k 2 -r 2 --no-xdmf -o "$WORK/two.h5"
 "$BIN/epexport" -q "$WORK/two.h5" -o "$WORK/two-out.veg"
 "$BIN/epexport" -q "$WORK/two-out.veg" -o "$WORK/two-again.veg"
 check "hexes: .h5 -> .veg has the CUBIC elements" grep -q "^CUBIC" "$WORK/two-out.veg"

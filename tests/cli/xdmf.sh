@@ -18,13 +18,15 @@ BEAM="$D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e7
 "$BIN/gfcompress" -q "$WORK/gf.h5" --eps 0.05 -o "$WORK/w.h5"
 "$BIN/moddesc" -q $BEAM -k 4 -r 6 -o "$WORK/m.h5"
 "$BIN/polycoef" -q "$WORK/m.h5" -o "$WORK/c.h5"
-for f in s2 gf gf1 gft w m c; do
+"$BIN/moddesc" -q $D/two-voxels.veg --fixed-box -0.1,-0.1,-0.1,0.1,1.1,1.1 -k 2 -r 2 -o "$WORK/hex.h5"
+for f in s2 gf gf1 gft w m c hex; do
     check "$f.h5: sidecar $f.xmf written, its references valid" sh -c "$X '$WORK/$f.xmf' >'$WORK/$f.names'"
 done
 check "no temporary left beside them" [ "$(ls -A "$WORK" | grep -c '^\.')" = 0 ]
 check "modes: 4 modes, 10 derivatives, 6 basis vectors" \
     [ "$(grep -c '^mode ' "$WORK/m.names") $(grep -c '^derivative ' "$WORK/m.names") $(grep -c '^basis ' "$WORK/m.names")" = "4 10 6" ]
 check "cubic: its 6 basis vectors" [ "$(grep -c '^basis ' "$WORK/c.names")" = 6 ]
+check "hexes: a Hexahedron grid of /mesh/hexes" grep -q 'TopologyType="Hexahedron" NumberOfElements="2"' "$WORK/hex.xmf"
 check "mesh: the level field" grep -qx level "$WORK/s2.names"
 check "tets: the region field" grep -qx region "$WORK/m.names"
 m=$(h5 "$WORK/gf.h5" "f['gf/col_vertex'].shape[0]")
