@@ -6,13 +6,13 @@
 # file's max_error; u = U q of a unit q is that basis row; a mode's
 # frequency is sqrt(eigenvalue)/2pi; R(q) from the page's sum equals R(q)
 # from the runtime (rtcheck's force check covers the C side) at q and is odd
-# in its linear part.
+# in its linear part; W u of an embedding is its render basis.
 . "$(dirname "$0")/common"
 D=data
 PY=/usr/bin/python3
 sed -n '/^\.SH READING WITH H5PY/,/^\.SH /p' man/man5/elastoprep.5 | sed -n '/^\.ft CR/,/^\.ft$/p' |
     sed '1d;$d' | sed 's/\\-/-/g; s/\\e/\\/g' >"$WORK/snippet.py"
-check "the page's snippet extracted" [ "$(grep -c '^def ' "$WORK/snippet.py")" = 6 ]
+check "the page's snippet extracted" [ "$(grep -c '^def ' "$WORK/snippet.py")" = 7 ]
 
 "$BIN/loopsub" -q $D/icosahedron.obj -l 2 --fixed-box -2,-2,-2,2,2,-0.6 --no-xdmf -o "$WORK/s2.h5"
 "$BIN/bemsolve" -q "$WORK/s2.h5" -E 1e5 --nu 0.3 --no-xdmf -o "$WORK/gf.h5"
@@ -21,6 +21,8 @@ check "the page's snippet extracted" [ "$(grep -c '^def ' "$WORK/snippet.py")" =
 "$BIN/moddesc" -q $D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e7 --nu 0.4 --rho 1000 \
     -k 4 -r 5 --no-xdmf -o "$WORK/m.h5"
 "$BIN/polycoef" -q "$WORK/m.h5" --no-xdmf -o "$WORK/c.h5"
+"$BIN/loopsub" -q $D/models/beam3/beam3_tet.veg -l 1 -o "$WORK/render.obj"
+"$BIN/embed" -q "$WORK/m.h5" "$WORK/render.obj" --modes "$WORK/m.h5" --no-xdmf -o "$WORK/e.h5"
 
 cat >"$WORK/run.py" <<'PYEOF'
 import sys
@@ -49,6 +51,9 @@ q = np.zeros(len(U)); q[2] = 1
 ok("u = U q of a unit q is that basis row", np.array_equal(displacement(W + "/m.h5", q).ravel(), U[2]))
 q = np.array([0.3, -0.2, 0.1, 0.05, -0.4])
 ok("u = U q is the sum of the rows", np.allclose(displacement(W + "/c.h5", q).ravel(), sum(q[i] * U[i] for i in range(5))))
+E = h5py.File(W + "/e.h5", "r")["embedding/Ubar"][()]
+ur = render_displacement(W + "/e.h5", U[1])
+ok("embedding: W u of basis vector 2 = /embedding/Ubar row 2", np.allclose(ur.ravel(), E[1], rtol=0, atol=1e-12 * np.abs(E[1]).max()))
 phi, hz = mode(W + "/m.h5", 0)
 lam = h5py.File(W + "/m.h5", "r")["modes/eigenvalues"][0]
 ok("mode 1: a vector per vertex, sqrt(lambda)/2pi Hz", phi.shape == V.shape and abs(hz * 2 * np.pi - np.sqrt(lam)) < 1e-9 * hz)
