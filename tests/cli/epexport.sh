@@ -1,5 +1,6 @@
 #!/bin/sh
-# Vega FEM formats (issue 19 item 2): epexport's .veg, .bou, .U and .cub and
+# Vega FEM formats (issue 19 item 2): epexport's .veg, .bou, .U, .cub and
+# .interp and
 # polycoef --basis-file, in round trips that must be exact: a modes file as
 # .veg + .U gives polycoef the very coefficients it computes from the modes
 # file; .U and .cub read by an independent reader of the layouts of
@@ -64,7 +65,17 @@ check "hexes: .veg -> .veg the same bytes" cmp -s "$WORK/two-out.veg" "$WORK/two
 "$BIN/epexport" -q "$WORK/two.h5" -o "$WORK/two.U"
 check "hexes: the basis as .U" [ "$($PY "$WORK/read.py" U "$WORK/two.h5" "$WORK/two.U" basis/U)" = True ]
 
-expect_fail "output of no Vega kind" 2 "the output must end in .veg, .bou, .U or .cub" epexport "$WORK/m.h5" -o "$WORK/out/x.txt"
+# an embedding's weights: epexport writes what embed -o .interp writes (embed's writer)
+"$BIN/loopsub" -q $D/models/beam3/beam3_tet.veg -l 1 -o "$WORK/render.obj"
+"$BIN/embed" -q "$WORK/m.h5" "$WORK/render.obj" --modes "$WORK/m.h5" --no-xdmf -o "$WORK/e.h5"
+"$BIN/embed" -q "$WORK/m.h5" "$WORK/render.obj" -o "$WORK/e.interp"
+"$BIN/epexport" -q "$WORK/e.h5" -o "$WORK/e2.interp"
+check ".interp of an embedding file = embed's own .interp" cmp -s "$WORK/e.interp" "$WORK/e2.interp"
+"$BIN/epexport" -q "$WORK/e.h5" --basis /embedding/Ubar -o "$WORK/ubar.U"
+check "--basis /embedding/Ubar: the render basis as .U" [ "$($PY "$WORK/read.py" U "$WORK/e.h5" "$WORK/ubar.U" embedding/Ubar)" = True ]
+expect_fail ".interp of a modes file" 3 "kind" epexport "$WORK/m.h5" -o "$WORK/out/x.interp"
+
+expect_fail "output of no Vega kind" 2 "the output must end in .veg, .bou, .U, .cub or .interp" epexport "$WORK/m.h5" -o "$WORK/out/x.txt"
 expect_fail "--basis with a .veg" 2 "option --basis: only a .U output takes a basis" \
     epexport "$WORK/m.h5" --basis /modes/U -o "$WORK/out/x.veg"
 expect_fail ".cub of a modes file" 3 "kind" epexport "$WORK/m.h5" -o "$WORK/out/x.cub"

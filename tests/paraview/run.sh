@@ -6,7 +6,8 @@
 # surface (kind mesh), BEM and FEM Green's functions (gf; the FEM ones on a
 # tet mesh whose boundary TetGen numbers first), their wavelet compression
 # (gf-wavelet), modes and cubic polynomials of the beam, modes of a hex
-# model (Vega CUBIC voxels).  Debian's pvpython
+# model (Vega CUBIC voxels), the beam's subdivided surface embedded in it
+# with its render basis (embedding).  Debian's pvpython
 # (under Xvfb: Debian builds ParaView for X, not for EGL or OSMesa) loads each
 # .xmf with the reader it picks itself and compares every grid and field with
 # h5py (tests/paraview/check.py); the first mode, warped, is saved as
@@ -24,6 +25,8 @@ BEAM="$D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e7
 
 "$BIN/moddesc" -q $BEAM -k 6 -r 8 -o "$W/modes.h5"
 "$BIN/polycoef" -q "$W/modes.h5" -o "$W/cubic.h5"
+"$BIN/loopsub" -q $D/models/beam3/beam3_tet.veg -l 1 -o "$W/render.obj"
+"$BIN/embed" -q "$W/modes.h5" "$W/render.obj" --modes "$W/modes.h5" -o "$W/embedding.h5"
 "$BIN/moddesc" -q $D/two-voxels.veg --fixed-box -0.1,-0.1,-0.1,0.1,1.1,1.1 -k 2 -r 2 -o "$W/hexes.h5"
 "$BIN/loopsub" -q $D/icosahedron.obj -l 2 --fixed-box -2,-2,-2,2,2,-0.6 -o "$W/surface.h5"
 "$BIN/bemsolve" -q "$W/surface.h5" -E 1e5 --nu 0.3 -o "$W/gf-bem.h5"
@@ -60,7 +63,7 @@ cd "$W"
 for f in *.xmf; do cp "$f" "$OUT/"; done # the sidecars tested, kept beside the picture
 command -v xvfb-run >/dev/null || { echo "xvfb-run missing: scripts/install-deps --paraview"; exit 1; }
 status=0
-pvpython "$OLDPWD/tests/paraview/check.py" modes.xmf cubic.xmf hexes.xmf surface.xmf gf-bem.xmf gf-wavelet.xmf \
+pvpython "$OLDPWD/tests/paraview/check.py" modes.xmf cubic.xmf hexes.xmf embedding.xmf surface.xmf gf-bem.xmf gf-wavelet.xmf \
     gf-fem.xmf gf-cube.xmf gf-reversed.xmf >"$W/checks" 2>"$W/stderr" || status=$?
 cat "$W/checks"
 [ $status -eq 0 ] || grep -v '^ *[0-9]* *0x' "$W/stderr" | tail -20

@@ -155,13 +155,4 @@ static void bad_files(void **state)
     ep_cubic_free(&c);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(basis_bytes),
-        cmocka_unit_test(cubic_bytes),
-        cmocka_unit_test(term_order),
-        cmocka_unit_test(bad_files),
-    };
-    return cmocka_run_group_tests_name("vega", tests, NULL, NULL);
-}
+EP_TEST_MAIN("vega", cmocka_unit_test(basis_bytes), cmocka_unit_test(cubic_bytes), cmocka_unit_test(term_order), cmocka_unit_test(bad_files))

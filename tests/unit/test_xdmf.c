@@ -143,12 +143,4 @@ static void names_and_columns(void **s)
     expect_error(ep_xdmf_columns_check("5-2"), EP_EUSAGE, "bad range", NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(embedding_sidecar),
-        cmocka_unit_test(abort_and_off),
-        cmocka_unit_test(names_and_columns),
-    };
-    return cmocka_run_group_tests_name("xdmf", tests, NULL, NULL);
-}
+EP_TEST_MAIN("xdmf", cmocka_unit_test(embedding_sidecar), cmocka_unit_test(abort_and_off), cmocka_unit_test(names_and_columns))
