@@ -52,16 +52,25 @@ static void write_embedding(ep_h5 *f)
     assert_int_equal(ep_h5_write(f, "/embedding/distance", EP_F64, 1, dd, dist), EP_OK);
 }
 
+/* Open the output NAME.h5 in the scratch folder as an embedding file with
+ * its datasets written, not committed; out and side receive the paths of
+ * the file and of its sidecar. */
+static void open_embedding(ep_output *o, const char *name, int no_xdmf, char out[600], char side[600])
+{
+    snprintf(out, 600, "%s/%s.h5", scratch(""), name);
+    snprintf(side, 600, "%s/%s.xmf", scratch(""), name);
+    assert_int_equal(ep_output_check(o, out), EP_OK);
+    o->no_xdmf = no_xdmf;
+    assert_int_equal(ep_output_create_h5(o, "embedding", "test", "test"), EP_OK);
+    write_embedding(&o->h5);
+}
+
 static void embedding_sidecar(void **s)
 {
     (void)s;
     ep_output o;
     char out[600], side[600];
-    snprintf(out, sizeof out, "%s", scratch("emb.h5"));
-    snprintf(side, sizeof side, "%s", scratch("emb.xmf"));
-    assert_int_equal(ep_output_check(&o, out), EP_OK);
-    assert_int_equal(ep_output_create_h5(&o, "embedding", "test", "test"), EP_OK);
-    write_embedding(&o.h5);
+    open_embedding(&o, "emb", 0, out, side);
     assert_false(exists(side));
     assert_int_equal(ep_output_commit(&o), EP_OK);
     const char *x = slurp(side);
@@ -82,19 +91,12 @@ static void abort_and_off(void **s)
     ep_output o;
     char out[600], side[600];
     /* aborted: neither file */
-    snprintf(out, sizeof out, "%s", scratch("ab.h5"));
-    snprintf(side, sizeof side, "%s", scratch("ab.xmf"));
-    assert_int_equal(ep_output_check(&o, out), EP_OK);
-    assert_int_equal(ep_output_create_h5(&o, "embedding", "test", "test"), EP_OK);
-    write_embedding(&o.h5);
+    open_embedding(&o, "ab", 0, out, side);
     ep_output_abort(&o);
     assert_false(exists(out));
     assert_false(exists(side));
     /* no_xdmf: the file alone */
-    assert_int_equal(ep_output_check(&o, out), EP_OK);
-    o.no_xdmf = 1;
-    assert_int_equal(ep_output_create_h5(&o, "embedding", "test", "test"), EP_OK);
-    write_embedding(&o.h5);
+    open_embedding(&o, "ab", 1, out, side);
     assert_int_equal(ep_output_commit(&o), EP_OK);
     assert_true(exists(out));
     assert_false(exists(side));
