@@ -2,6 +2,7 @@
 #
 #   make                 library (lib/libelastoprep.a) and every tool (bin/)
 #   make check           unit and command-line tests (SANITIZE=1: ASan + UBSan)
+#   make check-paraview  ParaView (installed on demand) opens every XDMF sidecar
 #   make demo            the example pipeline on a shipped model
 #   make bench           benchmarks under tests/bench
 #   make install PREFIX=/usr/local
@@ -40,6 +41,15 @@ override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Wshadow -Ilib $(CHOLMOD_CF
 override LDFLAGS += -fopenmp $(SANFLAGS)
 LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lm
 
+# The shared library of the same (-fPIC) objects; its soname changes with
+# an incompatible change of the runtime API (libelastoprep(3)).
+VERSION  := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"/\1/p' lib/cli.h)
+SONAME   := libelastoprep.so.0
+SOLIB    := $(dir $(LIBA))libelastoprep.so.$(VERSION)
+# The runtime API a simulator includes (lib/elastoprep.h and what it needs).
+API_HEADERS := elastoprep.h err.h h5.h model.h mesh.h material.h gf_layout.h gf.h gfw.h wavelet.h \
+	gfsrc.h cma.h cma_cache.h cubic.h cubic_file.h reduced.h
+
 LIB_SRC  := $(wildcard lib/*.c)
 LIB_OBJ  := $(LIB_SRC:lib/%.c=$(BUILD)/lib/%.o)
 TOOLS    := $(patsubst cmd/%.c,%,$(wildcard cmd/*.c))
@@ -49,11 +59,14 @@ UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCHES  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check demo bench install clean run-check run-demo run-bench
-all: $(LIBA) $(BINS)
+.PHONY: all deps check check-paraview demo bench install clean run-check run-demo run-bench
+all: $(LIBA) $(SOLIB) $(BINS)
 
 $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/lib
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(SOLIB): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -85,6 +98,13 @@ check: deps
 run-check: all $(UNITS)
 	@tests/run $(BINDIR) $(UNITS)
 
+# ParaView reads the XDMF sidecars of every kind of file; the first mode
+# warped is kept as build/paraview/mode1.png.
+check-paraview:
+	@scripts/install-deps --if-missing --paraview
+	@$(MAKE) --no-print-directory all
+	@tests/paraview/run.sh $(BINDIR) build/paraview
+
 demo: deps
 	@$(MAKE) --no-print-directory run-demo
 
@@ -104,9 +124,26 @@ install: all
 	install -m 644 man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -d $(DESTDIR)$(PREFIX)/share/elastoprep
 	install -m 755 scripts/gfplot $(DESTDIR)$(PREFIX)/share/elastoprep
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/elastoprep \
+	    $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libelastoprep.a
+	install -m 755 $(SOLIB) $(DESTDIR)$(PREFIX)/lib
+	ln -sf $(notdir $(SOLIB)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libelastoprep.so
+	install -m 644 $(API_HEADERS:%=lib/%) $(DESTDIR)$(PREFIX)/include/elastoprep
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/elastoprep.pc.in \
+	    >$(DESTDIR)$(PREFIX)/lib/pkgconfig/elastoprep.pc
+	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3
+	@# one page per function name: ".so man3/PAGE.3" stubs from each page's NAME line
+	@for p in man/man3/*.3; do \
+	    page=$$(basename $$p); \
+	    for fn in $$(sed -n '/^\.SH NAME/{n;s/ \\-.*//;s/,//g;p;}' $$p); do \
+	        [ "$$fn.3" = "$$page" ] || echo ".so man3/$$page" >$(DESTDIR)$(PREFIX)/share/man/man3/$$fn.3; \
+	    done; \
+	done
 
 clean:
-	rm -rf build bin lib/libelastoprep.a demo-out
+	rm -rf build bin lib/libelastoprep.a lib/libelastoprep.so.* demo-out
 
 # Fuzz the readers of user text files (meshes, material and id files) with
 # libFuzzer (clang): make fuzz FUZZ_SECONDS=120

@@ -9,6 +9,7 @@
 #include "h5.h"
 #include "mesh.h"
 #include "model.h"
+#include "vega.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 typedef struct {
     const char *dataset;
+    const char *basis_file; /* a Vega .U file, or NULL */
     long r;
     int split;
 } opts;
@@ -32,19 +34,39 @@ static int check_model(const ep_mesh *m)
     return ep_material_check(m->material, 0.5, m->source);
 }
 
+/* The basis of a Vega .U file for a model of nv vertices: its first rows
+ * (all when rows is 0). */
+static int read_vega_basis(const char *path, int nv, int rows, double **U, int *r)
+{
+    long len;
+    int st = ep_vega_read_basis(path, U, r, &len);
+    if (!st && len != 3L * nv)
+        st = ep_fail(EP_EINPUT, "%s: a basis of %ld-vectors, the model has %d vertices (%ld values)", path, len, nv,
+                     3L * nv);
+    if (!st && rows > *r)
+        st = ep_fail(EP_EUSAGE, "option -r: %d basis vectors asked, %s has %d", rows, path, *r);
+    if (!st && rows)
+        *r = rows;
+    return st;
+}
+
 int main(int argc, char **argv)
 {
-    opts o = {"/basis/U", 0, 0};
+    opts o = {"/basis/U", NULL, 0, 0};
     const ep_cli_opt options[] = {
         {"basis", 0, EP_CLI_STRING, &o.dataset, .arg = "DATASET",
          .help = "the basis, rows of length 3nv (default /basis/U)"},
+        {"basis-file", 0, EP_CLI_STRING, &o.basis_file, .arg = "FILE.U",
+         .help = "the basis from a Vega ModalMatrix file instead; the\n"
+                 "input is then any model with a material (.veg, .h5)"},
         {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 1000, .arg = "N",
          .help = "use the first N basis vectors (default: all)"},
         {"split-material", 0, EP_CLI_FLAG, &o.split, .help = "also write the lambda-only and mu-only coefficient sets"},
         {0}};
     ep_tool tool = {
         .name = "polycoef",
-        .synopsis = "MODES.h5 [--basis DATASET] [-r N] [--split-material] -o CUBIC.h5",
+        .synopsis = "MODES.h5 [--basis DATASET] [-r N] [--split-material] -o CUBIC.h5\n"
+                    "       polycoef MODEL --basis-file FILE.U [-r N] [--split-material] -o CUBIC.h5",
         .purpose = "Cubic polynomial coefficients of the reduced St. Venant-Kirchhoff internal force\n"
                    "R(q) = U^T f(U q) for a basis U; mesh, material and support come from the input.",
         .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
@@ -57,10 +79,17 @@ int main(int argc, char **argv)
     int st, r = 0;
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    if (o.basis_file && strcmp(o.dataset, "/basis/U"))
+        ep_cli_exit(ep_fail(EP_EUSAGE, "give --basis or --basis-file, not both"));
 
     /* read -> validate */
-    if ((st = ep_model_read(&m, cli.inputs[0])) || (st = check_model(&m)) || (st = ep_h5_open(&in, cli.inputs[0], NULL)) ||
-        (st = ep_cubic_file_basis(&in, o.dataset, m.nv, (int)o.r, &U, &r)))
+    if ((st = ep_model_read(&m, cli.inputs[0])) || (st = check_model(&m)))
+        goto out;
+    if (o.basis_file) /* Vega's basis: [r][3nv] as stored, behind its header */
+        st = read_vega_basis(o.basis_file, m.nv, (int)o.r, &U, &r);
+    else if (!(st = ep_h5_open(&in, cli.inputs[0], NULL)))
+        st = ep_cubic_file_basis(&in, o.dataset, m.nv, (int)o.r, &U, &r);
+    if (st)
         goto out;
 
     /* compute */

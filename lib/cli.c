@@ -8,6 +8,7 @@
 #include "mem.h"
 #include "model.h"
 #include "repair.h"
+#include "xdmf.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -155,6 +156,13 @@ static int parse_box(void *sel, const char *opt, const char *arg)
     return ep_select_parse_box(sel, opt, arg);
 }
 
+static int parse_xdmf_columns(void *spec, const char *opt, const char *arg)
+{
+    (void)opt;
+    *(const char **)spec = arg;
+    return ep_xdmf_columns_check(arg);
+}
+
 /* The three options of a vertex selection into t[3], with their help lines:
  * --fixed-ids FILE, --fixed-box BOX, --fixed-region TAG for the support
  * (fixed), else --col-ids, --col-box, --col-region for the GF columns. */
@@ -200,6 +208,14 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
         {"material", 'm', EP_CLI_STRING, &cli->material_file, .arg = "FILE",
          .help = "per-region materials: lines \"TAG E nu rho\""},
         {0}};
+    char xdmf_help[128];
+    snprintf(xdmf_help, sizeof xdmf_help, "GF columns the sidecar shows (0-based, e.g. 0,4-7;\n"
+             "default: all up to %d, else the first %d)", EP_XDMF_ALL_COLUMNS, EP_XDMF_FIRST_COLUMNS);
+    const ep_cli_opt xdmf[] = { /* the XDMF sidecar of an HDF5 output (xdmf.h) */
+        {"no-xdmf", 0, EP_CLI_FLAG, &cli->no_xdmf, .help = "no XDMF sidecar OUT.xmf beside an HDF5 output"},
+        {"xdmf-columns", 0, EP_CLI_CALL, &cli->xdmf_columns, .arg = "all|LIST", .help = xdmf_help,
+         .call = parse_xdmf_columns},
+        {0}};
     const ep_cli_opt base[] = {
         {"output", 'o', EP_CLI_STRING, &cli->output, .arg = "FILE", .help = "output file"},
         {"threads", 'j', EP_CLI_INT, &threads, 1, 4096, .arg = "N", .help = threads_help},
@@ -210,7 +226,8 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
         {0}};
     const ep_cli_opt *groups[] = {
         tool->common & EP_CLI_COLUMNS ? columns : NULL, tool->options,
-        tool->common & EP_CLI_MATERIAL ? material : NULL, tool->common & EP_CLI_FIXED ? fixed : NULL, base};
+        tool->common & EP_CLI_MATERIAL ? material : NULL, tool->common & EP_CLI_FIXED ? fixed : NULL,
+        tool->no_output ? NULL : xdmf, base};
     enum { NGROUPS = sizeof groups / sizeof *groups };
 
     /* One getopt table: long option k returns LONG_CODE + k, a letter
@@ -276,6 +293,14 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
         return ep_fail(EP_EUSAGE, "%s", tool->no_output);
     if (cli->output && (st = ep_output_check(&cli->out, cli->output)))
         return st;
+    cli->out.no_xdmf = cli->no_xdmf;
+    cli->out.xdmf_columns = cli->xdmf_columns;
+    if (cli->output && !cli->no_xdmf) { /* the sidecar's name, too, before any work */
+        char side[4096];
+        ep_output o;
+        if ((st = ep_xdmf_name(cli->output, side, sizeof side)) || (st = ep_output_check(&o, side)))
+            return st;
+    }
     if (cli->threads)
         omp_set_num_threads(cli->threads);
     return EP_OK;

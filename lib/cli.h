@@ -63,6 +63,8 @@ typedef struct ep_cli {
     ep_select fixed;               /* --fixed-... */
     int all_columns;               /* --columns all */
     ep_select columns;             /* --col-... */
+    int no_xdmf;                   /* --no-xdmf */
+    const char *xdmf_columns;      /* --xdmf-columns, or NULL */
     char **inputs;                 /* positional arguments */
     int ninputs;
     int done;                      /* --help or --version was printed: exit 0 */

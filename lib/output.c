@@ -6,6 +6,7 @@
 #include "output.h"
 #include "err.h"
 #include "mem.h"
+#include "xdmf.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -252,11 +253,33 @@ int ep_output_create_file(ep_output *o)
     return EP_OK;
 }
 
+/* Write the XDMF sidecar of the open HDF5 output o under a temporary
+ * (side, to commit after o).  side->tmp stays "" when there is none. */
+static int sidecar(ep_output *o, ep_output *side)
+{
+    char name[4096];
+    const char *slash = strrchr(o->name, '/');
+    int st;
+    memset(side, 0, sizeof *side);
+    if (o->no_xdmf || o->h5.id <= 0 || !ep_xdmf_wanted(&o->h5) || ep_xdmf_name(o->name, name, sizeof name) ||
+        !strcmp(name, o->name))
+        return EP_OK;
+    if ((st = ep_output_check(side, name)) || (st = ep_output_create_file(side)) ||
+        (st = ep_xdmf_write(side->fp, &o->h5, slash ? slash + 1 : o->name, o->xdmf_columns)))
+        ep_output_abort(side);
+    return st;
+}
+
 int ep_output_commit(ep_output *o)
 {
     int st = EP_OK;
+    ep_output side;
     if (!o->tmp[0])
         return ep_fail(EP_EIO, "%s: nothing was written", o->name);
+    if ((st = sidecar(o, &side))) {
+        ep_output_abort(o);
+        return st;
+    }
     if (o->fp) {
         int bad = fflush(o->fp) != 0 || ferror(o->fp), e = errno;
         bad |= fclose(o->fp) != 0;
@@ -267,6 +290,7 @@ int ep_output_commit(ep_output *o)
     if (o->h5.id > 0 && ep_h5_close(&o->h5))
         st = EP_EIO;
     if (st) {
+        ep_output_abort(&side);
         ep_output_abort(o);
         return st;
     }
@@ -275,12 +299,13 @@ int ep_output_commit(ep_output *o)
     chmod(o->tmp, 0666 & ~mask);
     if (rename(o->tmp, o->path) != 0) {
         st = ep_fail(EP_EIO, "%s: cannot write: %s", o->name, strerror(errno));
+        ep_output_abort(&side);
         ep_output_abort(o);
         return st;
     }
     unregister(o);
     o->tmp[0] = '\0';
-    return EP_OK;
+    return side.tmp[0] ? ep_output_commit(&side) : EP_OK;
 }
 
 void ep_output_abort(ep_output *o)

@@ -13,8 +13,12 @@
  *   ep_output_create_h5 / ep_output_create_file / ep_output_reserve
  *                       the temporary ".NAME.XXXXXX" in the target's folder
  *                       (so the rename is atomic), opened as HDF5 or stdio.
- *   ep_output_commit    flush and close (a write, flush or close error is
- *                       EP_EIO and aborts), then rename onto the target.
+ *   ep_output_commit    an HDF5 output that carries a mesh first gets its
+ *                       XDMF sidecar OUT.xmf (xdmf.h; unless o->no_xdmf),
+ *                       written under its own temporary; then flush and
+ *                       close (a write, flush or close error is EP_EIO and
+ *                       aborts both), then rename onto the target, and the
+ *                       sidecar onto its name.
  *   ep_output_abort     close and unlink; safe at any point, and twice.
  * Every catchable signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
  * SIGUSR1/2, SIGXCPU, and the crash signals SIGSEGV, SIGBUS, SIGFPE, SIGILL,
@@ -42,6 +46,8 @@ typedef struct ep_output {
     int slot;         /* 1 + index in the cleanup registry, 0 when not registered */
     ep_h5 h5;         /* HDF5 outputs: open from ep_output_create_h5 to commit */
     FILE *fp;         /* plain outputs: open from ep_output_create_file to commit */
+    int no_xdmf;      /* 1: no XDMF sidecar (--no-xdmf); set after ep_output_check */
+    const char *xdmf_columns; /* --xdmf-columns, or NULL (borrowed) */
 } ep_output;
 
 /* Zero o and check the target path before any work (no file is created).
@@ -68,7 +74,10 @@ int ep_output_reserve(ep_output *o);
 
 /* Close what is open (a flush, write or close error is EP_EIO naming the
  * target, and the output is aborted), give the temporary the permissions
- * of a new file and rename it onto the target.  0 or EP_EIO. */
+ * of a new file and rename it onto the target.  An open HDF5 output with
+ * /mesh/vertices first gets its XDMF sidecar (ep_xdmf_write), committed
+ * after it; a sidecar that cannot be written aborts both.  0, EP_EIO, or
+ * the sidecar's status (EP_EINPUT, EP_EUSAGE for --xdmf-columns). */
 int ep_output_commit(ep_output *o);
 
 /* Close what is open, ignoring errors, remove the temporary and zero o (a

@@ -19,4 +19,8 @@ check "elastoprep(5) formats cleanly" sh -c '[ -z "$(groff -man -ww -z man/man5/
 
 make -s install PREFIX="$WORK/prefix" >/dev/null 2>&1
 check "make install: tools and man pages" sh -c "[ -x '$WORK/prefix/bin/loopsub' ] && [ -f '$WORK/prefix/share/man/man1/loopsub.1' ] && [ -f '$WORK/prefix/share/man/man5/elastoprep.5' ]"
+for page in man/man3/*.3; do # the runtime library's pages (issue 19 item 3)
+    check "$(basename "$page"): formats cleanly" sh -c "[ -z \"\$(groff -man -ww -z '$page' 2>&1)\" ]"
+done
+
 finish

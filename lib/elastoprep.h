@@ -1,0 +1,34 @@
+/*
+ * elastoprep.h — the runtime API a simulator links (libelastoprep,
+ * pkg-config elastoprep; libelastoprep(3)): the files elastoprep's tools
+ * write, read as a runtime reads them, and the two runtimes rtcheck proves
+ * fast.
+ *
+ *   gfsrc.h      boundary Green's functions, dense (kind "gf") or wavelet
+ *                compressed ("gf-wavelet"): blocks and weighted column sums
+ *   cma.h        capacitance-matrix contact on them (000 Ch. 2-4)
+ *   cma_cache.h  inverses kept for contact sets that come back
+ *   cubic_file.h the cubic polynomials of reduced StVK forces ("cubic")
+ *   cubic.h      their evaluation: force, tangent stiffness
+ *   reduced.h    reduced implicit Newmark on them (001 §2.7)
+ *   h5.h, model.h  opening any elastoprep file, its mesh and material
+ *   err.h        statuses and the message of the last failure
+ *
+ * Installed as PREFIX/include/elastoprep/; include it as
+ * <elastoprep/elastoprep.h> with the flags of `pkg-config --cflags
+ * elastoprep`.
+ */
+#ifndef EP_ELASTOPREP_H
+#define EP_ELASTOPREP_H
+
+#include "err.h"
+#include "h5.h"
+#include "model.h"
+#include "gfsrc.h"
+#include "cma.h"
+#include "cma_cache.h"
+#include "cubic.h"
+#include "cubic_file.h"
+#include "reduced.h"
+
+#endif

@@ -1,0 +1,383 @@
+/*
+ * xdmf.c — XDMF 3 sidecars that reference the HDF5 datasets in place
+ * (xdmf.h).
+ *
+ * A row r of a dataset [k][3nv] is the XDMF 3 item
+ *     <DataItem Dimensions="nv 3" Format="HDF">FILE:/modes/U|r 0:1 1:1 3nv:k 3nv</DataItem>
+ * (the HDF5 controller's hyperslab: start, stride, count and the dataset's
+ * extent, one number per rank), whose 3nv values, interleaved 3v + axis
+ * (elastoprep(5)), are read as nv vectors by an Attribute of type Vector:
+ * no copy of any number.  ParaView's Xdmf3 readers (the ones it opens .xmf
+ * files with) read this form; they skip the XDMF 2 form, a HyperSlab item
+ * around the dataset (ParaView 5.11, tests/paraview).
+ */
+#include "xdmf.h"
+#include "err.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dset {
+    int rank;
+    hsize_t d[4];
+    const char *number; /* XDMF NumberType */
+    int precision;      /* bytes */
+} dset;
+
+typedef struct ctx {
+    FILE *fp;
+    ep_h5 *f;
+    char href[4096 * 6]; /* the HDF5 file's name, XML-escaped */
+    const char *columns;
+} ctx;
+
+/* The shape and element type of dataset name: 1 when it exists as a dataset
+ * of rank <= 4 of a number type, else 0. */
+static int shape(ep_h5 *f, const char *name, dset *s)
+{
+    int ok = 0;
+    memset(s, 0, sizeof *s);
+    if (!ep_h5_exists(f, name))
+        return 0;
+    hid_t d = H5Dopen2(f->id, name, H5P_DEFAULT);
+    if (d < 0)
+        return 0;
+    hid_t t = H5Dget_type(d), sp = H5Dget_space(d);
+    int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+    if (rank >= 1 && rank <= 4 && (cls == H5T_FLOAT || cls == H5T_INTEGER)) {
+        s->rank = rank;
+        H5Sget_simple_extent_dims(sp, s->d, NULL);
+        s->precision = (int)H5Tget_size(t);
+        s->number = cls == H5T_FLOAT ? "Float"
+                  : s->precision == 1 ? (H5Tget_sign(t) == H5T_SGN_NONE ? "UChar" : "Char")
+                  : H5Tget_sign(t) == H5T_SGN_NONE ? "UInt" : "Int";
+        ok = 1;
+    }
+    if (t >= 0)
+        H5Tclose(t);
+    if (sp >= 0)
+        H5Sclose(sp);
+    H5Dclose(d);
+    return ok;
+}
+
+static void escape(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 7 < cap; s++) {
+        const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '"' ? "&quot;" : NULL;
+        if (e)
+            n += (size_t)snprintf(out + n, cap - n, "%s", e);
+        else
+            out[n++] = *s;
+    }
+    out[n] = '\0';
+}
+
+static void dims(FILE *fp, const dset *s)
+{
+    for (int i = 0; i < s->rank; i++)
+        fprintf(fp, "%s%llu", i ? " " : "", (unsigned long long)s->d[i]);
+}
+
+/* The whole dataset name as an HDF item. */
+static void item(const ctx *c, const char *in, const char *name, const dset *s)
+{
+    fprintf(c->fp, "%s<DataItem Dimensions=\"", in);
+    dims(c->fp, s);
+    fprintf(c->fp, "\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">%s:%s</DataItem>\n", s->number,
+            s->precision, c->href, name);
+}
+
+/* Rows [row0, row0 + nrows) of the rank-2 dataset name, shown as an array
+ * [shown0][shown1] (the same values in C order): XDMF 3's hyperslab of an
+ * HDF5 item, "FILE:/name|start:stride:count:extent" (each a row of the
+ * dataset's rank), read by the HDF5 controller itself. */
+static void slab(const ctx *c, const char *in, const char *name, const dset *s, unsigned long long row0,
+                 unsigned long long nrows, unsigned long long shown0, unsigned long long shown1)
+{
+    fprintf(c->fp,
+            "%s<DataItem Dimensions=\"%llu %llu\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">"
+            "%s:%s|%llu 0:1 1:%llu %llu:",
+            in, shown0, shown1, s->number, s->precision, c->href, name, row0, nrows, (unsigned long long)s->d[1]);
+    dims(c->fp, s);
+    fprintf(c->fp, "</DataItem>\n");
+}
+
+/* An attribute: row `row` of [k][3p] as p vectors, centred on nodes or cells. */
+static void row_vector(const ctx *c, const char *label, const char *name, const dset *s, long row,
+                       const char *center)
+{
+    fprintf(c->fp, "      <Attribute Name=\"%s\" AttributeType=\"Vector\" Center=\"%s\">\n", label, center);
+    slab(c, "        ", name, s, (unsigned long long)row, 1, s->d[1] / 3, 3);
+    fprintf(c->fp, "      </Attribute>\n");
+}
+
+static void scalar(const ctx *c, const char *label, const char *name, const dset *s, const char *center)
+{
+    fprintf(c->fp, "      <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"%s\">\n", label, center);
+    item(c, "        ", name, s);
+    fprintf(c->fp, "      </Attribute>\n");
+}
+
+/* Every row of name, when it is [k][3 np], as attributes "PREFIX I" (1-based). */
+static int rows_as_vectors(const ctx *c, const char *prefix, const char *name, hsize_t np)
+{
+    dset s;
+    char label[128];
+    if (!shape(c->f, name, &s))
+        return EP_OK;
+    if (s.rank != 2 || s.d[1] != 3 * np || strcmp(s.number, "Float"))
+        return ep_fail(EP_EINPUT, "%s: %s: expected float rows of %llu values (3 per vertex)", c->f->path, name,
+                       (unsigned long long)(3 * np));
+    for (hsize_t i = 0; i < s.d[0]; i++) {
+        snprintf(label, sizeof label, "%s %llu", prefix, (unsigned long long)i + 1);
+        row_vector(c, label, name, &s, (long)i, "Node");
+    }
+    return EP_OK;
+}
+
+/* The modal derivatives, named by their pairs (1-based mode numbers). */
+static int derivatives(const ctx *c, hsize_t nv)
+{
+    dset s, sp;
+    int *pairs = NULL, st;
+    hsize_t pd[2] = {0, 2};
+    char label[128];
+    if (!shape(c->f, "/derivatives/Phi", &s))
+        return EP_OK;
+    if (!shape(c->f, "/derivatives/pairs", &sp))
+        return rows_as_vectors(c, "derivative", "/derivatives/Phi", nv);
+    if ((st = ep_h5_read(c->f, "/derivatives/pairs", EP_I32, 2, pd, (void **)&pairs)))
+        return st;
+    if (s.rank != 2 || s.d[1] != 3 * nv || pd[0] != s.d[0]) {
+        free(pairs);
+        return ep_fail(EP_EINPUT, "%s: /derivatives/Phi: expected [%llu][%llu]", c->f->path,
+                       (unsigned long long)pd[0], (unsigned long long)(3 * nv));
+    }
+    for (hsize_t i = 0; i < s.d[0]; i++) {
+        snprintf(label, sizeof label, "derivative %d %d", pairs[2 * i] + 1, pairs[2 * i + 1] + 1);
+        row_vector(c, label, "/derivatives/Phi", &s, (long)i, "Node");
+    }
+    free(pairs);
+    return EP_OK;
+}
+
+/* ---- which gf columns ------------------------------------------------------------- */
+
+/* Walk the list spec; with m > 0, set keep[c] for every position c < m
+ * listed.  0 or EP_EUSAGE. */
+static int columns_walk(const char *spec, long m, char *keep)
+{
+    if (!strcmp(spec, "all")) {
+        for (long c = 0; keep && c < m; c++)
+            keep[c] = 1;
+        return EP_OK;
+    }
+    const char *p = spec;
+    while (1) {
+        char *e;
+        long a = strtol(p, &e, 10), b = a;
+        if (e == p || a < 0)
+            return ep_fail(EP_EUSAGE, "option --xdmf-columns: expected \"all\" or positions such as 0,4-7, got \"%s\"",
+                           spec);
+        p = e;
+        if (*p == '-') {
+            b = strtol(p + 1, &e, 10);
+            if (e == p + 1 || b < a)
+                return ep_fail(EP_EUSAGE, "option --xdmf-columns: bad range in \"%s\"", spec);
+            p = e;
+        }
+        for (long c = a; keep && c <= b && c < m; c++)
+            keep[c] = 1;
+        if (!*p)
+            return EP_OK;
+        if (*p++ != ',')
+            return ep_fail(EP_EUSAGE, "option --xdmf-columns: expected \"all\" or positions such as 0,4-7, got \"%s\"",
+                           spec);
+    }
+}
+
+int ep_xdmf_columns_check(const char *spec) { return columns_walk(spec, 0, NULL); }
+
+/* The GF rows shown: /gf/xi row 3C+A as "xi C A" on `center` of the grid
+ * being written. */
+static int gf_fields(const ctx *c, const dset *xi, const char *center)
+{
+    long m = (long)(xi->d[0] / 3);
+    char *keep = ep_calloc((size_t)m + 1, 1), label[128];
+    int st = EP_OK;
+    if (!keep)
+        return EP_ECOMPUTE;
+    if (c->columns)
+        st = columns_walk(c->columns, m, keep);
+    else
+        for (long k = 0; k < m; k++)
+            keep[k] = m <= EP_XDMF_ALL_COLUMNS || k < EP_XDMF_FIRST_COLUMNS;
+    for (long k = 0; !st && k < m; k++)
+        for (int a = 0; keep[k] && a < 3; a++) {
+            snprintf(label, sizeof label, "xi %ld %c", k, "xyz"[a]);
+            row_vector(c, label, "/gf/xi", xi, 3 * k + a, center);
+        }
+    free(keep);
+    return st;
+}
+
+/* ---- grids ------------------------------------------------------------------------ */
+
+static void grid_begin(const ctx *c, const char *gname, const char *topo, const char *cells, const dset *cs,
+                       const char *verts, const dset *vs, unsigned long long prefix)
+{
+    fprintf(c->fp, "    <Grid Name=\"%s\" GridType=\"Uniform\">\n", gname);
+    fprintf(c->fp, "      <Topology TopologyType=\"%s\" NumberOfElements=\"%llu\"%s>\n", topo,
+            (unsigned long long)cs->d[0], !strcmp(topo, "Polyvertex") ? " NodesPerElement=\"1\"" : "");
+    item(c, "        ", cells, cs);
+    fprintf(c->fp, "      </Topology>\n      <Geometry GeometryType=\"XYZ\">\n");
+    if (prefix) /* the first `prefix` vertices */
+        slab(c, "        ", verts, vs, 0, prefix, prefix, 3);
+    else
+        item(c, "        ", verts, vs);
+    fprintf(c->fp, "      </Geometry>\n");
+}
+
+static void grid_end(const ctx *c) { fprintf(c->fp, "    </Grid>\n"); }
+
+/* The fields of the kind over the simulation mesh's vertices. */
+static int mesh_fields(const ctx *c, const char *kind, hsize_t nv, const dset *cells, int volume)
+{
+    dset s;
+    int st = EP_OK;
+    if (volume && shape(c->f, "/mesh/region", &s) && s.rank == 1 && s.d[0] == cells->d[0])
+        scalar(c, "region", "/mesh/region", &s, "Cell");
+    if (shape(c->f, "/mesh/level", &s) && s.rank == 1 && s.d[0] == nv)
+        scalar(c, "level", "/mesh/level", &s, "Node");
+    if (!strcmp(kind, "modes") && !(st = rows_as_vectors(c, "mode", "/modes/U", nv)))
+        st = derivatives(c, nv);
+    if (!st && (!strcmp(kind, "modes") || !strcmp(kind, "cubic") || !strcmp(kind, "embedding")))
+        st = rows_as_vectors(c, "basis", "/basis/U", nv);
+    return st;
+}
+
+/* 1 when ids[n] is 0, 1, ..., n-1. */
+static int is_prefix(const int *ids, long n)
+{
+    for (long i = 0; i < n; i++)
+        if (ids[i] != i)
+            return 0;
+    return 1;
+}
+
+/* The GF rows' own grid when they are not all the mesh's vertices. */
+static int gf_grid(const ctx *c, const dset *vs, const dset *tris, const dset *xi, int *on_mesh)
+{
+    dset rs;
+    int *rows = NULL, st;
+    char entity[16] = "vertex";
+    hsize_t n = 0;
+    *on_mesh = 0;
+    if (!shape(c->f, "/gf/row_vertex", &rs) || rs.rank != 1)
+        return ep_fail(EP_EINPUT, "%s: /gf/row_vertex is missing", c->f->path);
+    n = rs.d[0];
+    if (xi->rank != 2 || xi->d[1] != 3 * n || xi->d[0] % 3)
+        return ep_fail(EP_EINPUT, "%s: /gf/xi: expected [3m][%llu]", c->f->path, (unsigned long long)(3 * n));
+    if ((st = ep_h5_read(c->f, "/gf/row_vertex", EP_I32, 1, &n, (void **)&rows)))
+        return st;
+    if (ep_h5_exists(c->f, "/gf") && H5Aexists_by_name(c->f->id, "/gf", "entity", H5P_DEFAULT) > 0)
+        ep_h5_get_attr_string(c->f, "/gf", "entity", entity, sizeof entity);
+    int prefix = is_prefix(rows, (long)n);
+    if (!strcmp(entity, "triangle")) { /* bem-constant: rows are triangles */
+        if (prefix && tris->rank == 2 && n == tris->d[0]) {
+            grid_begin(c, "gf", "Triangle", "/mesh/triangles", tris, "/mesh/vertices", vs, 0);
+            st = gf_fields(c, xi, "Cell");
+            grid_end(c);
+        }
+    } else if (prefix && n == vs->d[0]) {
+        *on_mesh = 1; /* the mesh grid carries them */
+    } else if (prefix && tris->rank == 2) {
+        /* the surface of a tet mesh whose boundary is numbered first */
+        grid_begin(c, "gf", "Triangle", "/mesh/triangles", tris, "/mesh/vertices", vs, n);
+        st = gf_fields(c, xi, "Node");
+        grid_end(c);
+    } else {
+        /* any other numbering: one vertex cell per row, values on the cells */
+        grid_begin(c, "gf", "Polyvertex", "/gf/row_vertex", &rs, "/mesh/vertices", vs, 0);
+        st = gf_fields(c, xi, "Cell");
+        grid_end(c);
+    }
+    free(rows);
+    return st;
+}
+
+int ep_xdmf_wanted(ep_h5 *f)
+{
+    dset s;
+    return shape(f, "/mesh/vertices", &s) && s.rank == 2 && s.d[1] == 3;
+}
+
+int ep_xdmf_name(const char *h5name, char *out, size_t cap)
+{
+    const char *slash = strrchr(h5name, '/'), *base = slash ? slash + 1 : h5name, *dot = strrchr(base, '.');
+    size_t keep = strlen(h5name);
+    if (dot && dot != base && (!strcmp(dot, ".h5") || !strcmp(dot, ".hdf5") || !strcmp(dot, ".he5")))
+        keep = (size_t)(dot - h5name);
+    if (keep + 5 > cap)
+        return ep_fail(EP_EIO, "%.80s...: name too long for its XDMF sidecar", h5name);
+    snprintf(out, cap, "%.*s.xmf", (int)keep, h5name);
+    return EP_OK;
+}
+
+int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
+{
+    ctx c = {.fp = fp, .f = f, .columns = columns};
+    dset vs, tets, hexes, tris, xi;
+    char kind[32] = "";
+    int st = EP_OK, on_mesh = 0;
+    if (columns && (st = ep_xdmf_columns_check(columns)))
+        return st;
+    if (!shape(f, "/mesh/vertices", &vs) || vs.rank != 2 || vs.d[1] != 3)
+        return ep_fail(EP_EINPUT, "%s: /mesh/vertices: expected [nv][3]", f->path);
+    ep_h5_get_attr_string(f, "/", "kind", kind, sizeof kind);
+    escape(href, c.href, sizeof c.href);
+    int has_tets = shape(f, "/mesh/tets", &tets) && tets.rank == 2 && tets.d[0] > 0;
+    int has_hexes = shape(f, "/mesh/hexes", &hexes) && hexes.rank == 2 && hexes.d[0] > 0;
+    int has_tris = shape(f, "/mesh/triangles", &tris) && tris.rank == 2 && tris.d[0] > 0;
+    int is_gf = !strcmp(kind, "gf") && shape(f, "/gf/xi", &xi);
+    fprintf(fp, "<?xml version=\"1.0\" ?>\n"
+                "<!-- XDMF 3 sidecar of %s (elastoprep kind \"%s\"): every array is read from it in place.\n"
+                "     Open this file in ParaView; elastoprep(5), XDMF SIDECARS. -->\n"
+                "<Xdmf Version=\"3.0\">\n  <Domain>\n",
+            c.href, kind);
+    /* The simulation mesh: tets and hexes (a spatial collection when both), or the surface. */
+    int nvol = has_tets + has_hexes;
+    if (is_gf && !(st = gf_grid(&c, &vs, &tris, &xi, &on_mesh)) && !on_mesh)
+        is_gf = 0; /* shown on its own grid */
+    if (nvol > 1)
+        fprintf(fp, "    <Grid Name=\"mesh\" GridType=\"Collection\" CollectionType=\"Spatial\">\n");
+    for (int part = 0; !st && part < 3; part++) {
+        const char *topo = part == 0 ? "Tetrahedron" : part == 1 ? "Hexahedron" : "Triangle";
+        const char *cells = part == 0 ? "/mesh/tets" : part == 1 ? "/mesh/hexes" : "/mesh/triangles";
+        const dset *cs = part == 0 ? &tets : part == 1 ? &hexes : &tris;
+        if (!(part == 0 ? has_tets : part == 1 ? has_hexes : has_tris && !nvol))
+            continue;
+        grid_begin(&c, part == 0 && nvol > 1 ? "tets" : part == 1 && nvol > 1 ? "hexes" : "mesh", topo, cells, cs,
+                   "/mesh/vertices", &vs, 0);
+        if (!(st = mesh_fields(&c, kind, vs.d[0], cs, part < 2)) && is_gf)
+            st = gf_fields(&c, &xi, "Node");
+        grid_end(&c);
+    }
+    if (nvol > 1)
+        fprintf(fp, "    </Grid>\n");
+    dset rv, rt, dist;
+    if (!st && !strcmp(kind, "embedding") && shape(f, "/render/vertices", &rv) && shape(f, "/render/triangles", &rt)) {
+        grid_begin(&c, "render", "Triangle", "/render/triangles", &rt, "/render/vertices", &rv, 0);
+        if (shape(f, "/embedding/distance", &dist) && dist.rank == 1 && dist.d[0] == rv.d[0])
+            scalar(&c, "distance", "/embedding/distance", &dist, "Node");
+        st = rows_as_vectors(&c, "render basis", "/embedding/Ubar", rv.d[0]);
+        grid_end(&c);
+    }
+    fprintf(fp, "  </Domain>\n</Xdmf>\n");
+    if (!st && ferror(fp))
+        st = ep_fail(EP_EIO, "%s: cannot write its XDMF sidecar", f->path);
+    return st;
+}

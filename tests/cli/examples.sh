@@ -1,0 +1,62 @@
+#!/bin/sh
+# The runtime as a library (issue 19 item 3): `make install` into a staging
+# prefix, then the two programs of examples/ built from a copy outside the
+# source tree with nothing but `pkg-config elastoprep` (PKG_CONFIG_PATH set to
+# the stage), linked to the shared library and to the static one, run on a
+# GF file, a gf-wavelet file and a cubic file, and their own checks passing
+# (examples/contact.c, examples/newmark.c).
+. "$(dirname "$0")/common"
+D=data
+case $BIN in
+*san*) echo "# skipped under SANITIZE: the installed library is the optimized build"; finish; exit ;;
+esac
+STAGE="$WORK/stage"
+env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s install PREFIX="$STAGE" >"$WORK/install.log" 2>&1
+check "make install PREFIX=stage" [ $? -eq 0 ]
+for f in lib/libelastoprep.a lib/libelastoprep.so lib/libelastoprep.so.0 lib/pkgconfig/elastoprep.pc \
+    include/elastoprep/elastoprep.h share/man/man3/libelastoprep.3 share/man/man3/ep_cma.3 share/man/man3/ep_cma_add.3; do
+    check "installed: $f" [ -e "$STAGE/$f" ]
+done
+check "the shared library's soname is libelastoprep.so.0" sh -c "objdump -p '$STAGE/lib/libelastoprep.so' | grep -q 'SONAME *libelastoprep.so.0'"
+check "man ep_cma_add finds its page" sh -c "MANPATH='$STAGE/share/man' man -P cat ep_cma_add 2>/dev/null | grep -q ep_cma_add"
+
+export PKG_CONFIG_PATH="$STAGE/lib/pkgconfig"
+flags=$(pkg-config --cflags --libs elastoprep)
+src=$(pwd)
+check "pkg-config names no source-tree path" sh -c "! echo '$flags' | grep -q '$src'"
+mkdir -p "$WORK/ex"
+cp examples/contact.c examples/newmark.c "$WORK/ex/"
+cd "$WORK/ex"
+cc -Wall -Wextra contact.c $flags -lm -o contact 2>"$WORK/cc1"
+check "contact.c builds against the installed library" [ $? -eq 0 ]
+cc -Wall -Wextra newmark.c $flags -lm -o newmark 2>"$WORK/cc2"
+check "newmark.c builds against the installed library" [ $? -eq 0 ]
+cc newmark.c $(pkg-config --cflags elastoprep) -Wl,-Bstatic -lelastoprep -Wl,-Bdynamic \
+    $(pkg-config --static --libs elastoprep) -lm -o newmark-static 2>"$WORK/cc3"
+check "newmark.c links the static library" [ $? -eq 0 ]
+check "warnings: none" [ ! -s "$WORK/cc1" ] && [ ! -s "$WORK/cc2" ]
+cd "$src"
+
+B="$BIN"
+"$B/loopsub" -q $D/icosahedron.obj -l 2 --fixed-box -2,-2,-2,2,2,-0.6 --no-xdmf -o "$WORK/s2.h5"
+"$B/bemsolve" -q "$WORK/s2.h5" -E 1e5 --nu 0.3 --no-xdmf -o "$WORK/gf.h5"
+"$B/gfcompress" -q "$WORK/gf.h5" --eps 0.01 --no-xdmf -o "$WORK/w.h5"
+"$B/moddesc" -q $D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e7 --nu 0.4 --rho 1000 \
+    -k 6 -r 8 --no-xdmf -o "$WORK/m.h5"
+"$B/polycoef" -q "$WORK/m.h5" --no-xdmf -o "$WORK/c.h5"
+export LD_LIBRARY_PATH="$STAGE/lib"
+check "contact runs on the installed shared library" sh -c "ldd '$WORK/ex/contact' | grep -q '$STAGE/lib/libelastoprep.so.0'"
+"$WORK/ex/contact" "$WORK/gf.h5" 12 >"$WORK/c1" 2>&1
+check "contact loop on a gf file: its checks pass" [ $? -eq 0 ]
+"$WORK/ex/contact" "$WORK/w.h5" 12 >"$WORK/c2" 2>&1
+check "contact loop on a gf-wavelet file: its checks pass" [ $? -eq 0 ]
+check "contact: 12 frames printed" [ "$(grep -c '^ *[0-9]* *[0-9]* *-*[0-9]' "$WORK/c1")" = 12 ]
+"$WORK/ex/newmark" "$WORK/c.h5" >"$WORK/n1" 2>&1
+check "Newmark loop on a cubic file: its checks pass" [ $? -eq 0 ]
+"$WORK/ex/newmark-static" "$WORK/c.h5" >"$WORK/n2" 2>&1
+check "the statically linked one gives the same output" cmp -s "$WORK/n1" "$WORK/n2"
+"$WORK/ex/contact" "$WORK/c.h5" >"$WORK/c3" 2>&1
+got=$?
+check "contact on a cubic file: exit 3, the reason named (got $got)" sh -c "[ $got -eq 3 ] && grep -q 'kind' '$WORK/c3'"
+cat "$WORK/c1" "$WORK/n1" | sed 's/^/# /'
+finish

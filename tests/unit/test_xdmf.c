@@ -1,0 +1,148 @@
+/*
+ * test_xdmf — XDMF sidecars through the output lifecycle (xdmf.h,
+ * output.h): a committed HDF5 output with a mesh gets OUT.xmf naming its
+ * datasets with their extents; an embedding shows its render mesh and render
+ * basis; an aborted output leaves neither file; no_xdmf and a file without
+ * a mesh get none; sidecar names; the --xdmf-columns grammar.  ParaView
+ * itself reads the sidecars of every tool in make check-paraview.
+ */
+#include "helpers.h"
+
+#include <sys/stat.h>
+
+#include "h5.h"
+#include "output.h"
+#include "xdmf.h"
+
+static char text[1 << 16];
+
+static const char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    text[0] = '\0';
+    if (f) {
+        n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+    }
+    text[n] = '\0';
+    return text;
+}
+
+static int exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+/* An embedding file: a one-tet mesh with a basis of 2, a render triangle of
+ * 3 vertices with its render basis and distances. */
+static void write_embedding(ep_h5 *f)
+{
+    double V[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, U[24] = {0}, P[9] = {0.1, 0.1, 0.1, 0.2, 0.1, 0.1, 0.1, 0.2, 0.1};
+    double Ubar[18] = {0}, dist[3] = {0, 0, 0.5};
+    int T[4] = {0, 1, 2, 3}, tri[3] = {0, 1, 2};
+    hsize_t dv[2] = {4, 3}, dt[2] = {1, 4}, dU[2] = {2, 12}, dp[2] = {3, 3}, dr[2] = {1, 3}, dB[2] = {2, 9}, dd[1] = {3};
+    assert_int_equal(ep_h5_write(f, "/mesh/vertices", EP_F64, 2, dv, V), EP_OK);
+    assert_int_equal(ep_h5_write(f, "/mesh/tets", EP_I32, 2, dt, T), EP_OK);
+    assert_int_equal(ep_h5_write(f, "/basis/U", EP_F64, 2, dU, U), EP_OK);
+    assert_int_equal(ep_h5_write(f, "/render/vertices", EP_F64, 2, dp, P), EP_OK);
+    assert_int_equal(ep_h5_write(f, "/render/triangles", EP_I32, 2, dr, tri), EP_OK);
+    assert_int_equal(ep_h5_write(f, "/embedding/Ubar", EP_F64, 2, dB, Ubar), EP_OK);
+    assert_int_equal(ep_h5_write(f, "/embedding/distance", EP_F64, 1, dd, dist), EP_OK);
+}
+
+/* Open the output NAME.h5 in the scratch folder as an embedding file with
+ * its datasets written, not committed; out and side receive the paths of
+ * the file and of its sidecar. */
+static void open_embedding(ep_output *o, const char *name, int no_xdmf, char out[600], char side[600])
+{
+    snprintf(out, 600, "%s/%s.h5", scratch(""), name);
+    snprintf(side, 600, "%s/%s.xmf", scratch(""), name);
+    assert_int_equal(ep_output_check(o, out), EP_OK);
+    o->no_xdmf = no_xdmf;
+    assert_int_equal(ep_output_create_h5(o, "embedding", "test", "test"), EP_OK);
+    write_embedding(&o->h5);
+}
+
+static void embedding_sidecar(void **s)
+{
+    (void)s;
+    ep_output o;
+    char out[600], side[600];
+    open_embedding(&o, "emb", 0, out, side);
+    assert_false(exists(side));
+    assert_int_equal(ep_output_commit(&o), EP_OK);
+    const char *x = slurp(side);
+    assert_non_null(strstr(x, "<Xdmf Version=\"3.0\">"));
+    assert_non_null(strstr(x, "TopologyType=\"Tetrahedron\" NumberOfElements=\"1\""));
+    assert_non_null(strstr(x, "Format=\"HDF\">emb.h5:/mesh/tets</DataItem>"));
+    assert_non_null(strstr(x, "<Attribute Name=\"basis 2\" AttributeType=\"Vector\" Center=\"Node\">"));
+    assert_non_null(strstr(x, "emb.h5:/basis/U|1 0:1 1:1 12:2 12</DataItem>"));
+    assert_non_null(strstr(x, "<Grid Name=\"render\""));
+    assert_non_null(strstr(x, "Dimensions=\"3 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">emb.h5:/embedding/Ubar|1 0:1 1:1 9:2 9"));
+    assert_non_null(strstr(x, "<Attribute Name=\"distance\" AttributeType=\"Scalar\" Center=\"Node\">"));
+    assert_null(strstr(x, "render basis 3"));
+}
+
+static void abort_and_off(void **s)
+{
+    (void)s;
+    ep_output o;
+    char out[600], side[600];
+    /* aborted: neither file */
+    open_embedding(&o, "ab", 0, out, side);
+    ep_output_abort(&o);
+    assert_false(exists(out));
+    assert_false(exists(side));
+    /* no_xdmf: the file alone */
+    open_embedding(&o, "ab", 1, out, side);
+    assert_int_equal(ep_output_commit(&o), EP_OK);
+    assert_true(exists(out));
+    assert_false(exists(side));
+    /* no mesh: nothing to show */
+    snprintf(out, sizeof out, "%s", scratch("nomesh.h5"));
+    snprintf(side, sizeof side, "%s", scratch("nomesh.xmf"));
+    assert_int_equal(ep_output_check(&o, out), EP_OK);
+    assert_int_equal(ep_output_create_h5(&o, "mesh", "test", "test"), EP_OK);
+    assert_int_equal(ep_output_commit(&o), EP_OK);
+    assert_false(exists(side));
+    /* a basis whose rows do not fit the mesh: the commit fails, nothing is left */
+    snprintf(out, sizeof out, "%s", scratch("bad.h5"));
+    snprintf(side, sizeof side, "%s", scratch("bad.xmf"));
+    assert_int_equal(ep_output_check(&o, out), EP_OK);
+    assert_int_equal(ep_output_create_h5(&o, "modes", "test", "test"), EP_OK);
+    double V[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0}, U[4] = {0};
+    int tri[3] = {0, 1, 2};
+    hsize_t dv[2] = {3, 3}, dt[2] = {1, 3}, du[2] = {1, 4};
+    assert_int_equal(ep_h5_write(&o.h5, "/mesh/vertices", EP_F64, 2, dv, V), EP_OK);
+    assert_int_equal(ep_h5_write(&o.h5, "/mesh/triangles", EP_I32, 2, dt, tri), EP_OK);
+    assert_int_equal(ep_h5_write(&o.h5, "/modes/U", EP_F64, 2, du, U), EP_OK);
+    expect_error(ep_output_commit(&o), EP_EINPUT, "/modes/U: expected float rows of 9 values", NULL);
+    assert_false(exists(out));
+    assert_false(exists(side));
+}
+
+static void names_and_columns(void **s)
+{
+    (void)s;
+    char n[64];
+    assert_int_equal(ep_xdmf_name("a/b.h5", n, sizeof n), EP_OK);
+    assert_string_equal(n, "a/b.xmf");
+    assert_int_equal(ep_xdmf_name("x.hdf5", n, sizeof n), EP_OK);
+    assert_string_equal(n, "x.xmf");
+    assert_int_equal(ep_xdmf_name("d.h5/gf", n, sizeof n), EP_OK);
+    assert_string_equal(n, "d.h5/gf.xmf");
+    assert_int_equal(ep_xdmf_name(".h5", n, sizeof n), EP_OK);
+    assert_string_equal(n, ".h5.xmf");
+    expect_error(ep_xdmf_name("0123456789012345678901234567890123456789012345678901234567890.h5", n, sizeof n),
+                 EP_EIO, "name too long", NULL);
+    assert_int_equal(ep_xdmf_columns_check("all"), EP_OK);
+    assert_int_equal(ep_xdmf_columns_check("0,4-7,12"), EP_OK);
+    expect_error(ep_xdmf_columns_check(""), EP_EUSAGE, "option --xdmf-columns", NULL);
+    expect_error(ep_xdmf_columns_check("3,"), EP_EUSAGE, "option --xdmf-columns", NULL);
+    expect_error(ep_xdmf_columns_check("-2"), EP_EUSAGE, "option --xdmf-columns", NULL);
+    expect_error(ep_xdmf_columns_check("5-2"), EP_EUSAGE, "bad range", NULL);
+}
+
+EP_TEST_MAIN("xdmf", cmocka_unit_test(embedding_sidecar), cmocka_unit_test(abort_and_off), cmocka_unit_test(names_and_columns))
