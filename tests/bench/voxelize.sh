@@ -19,6 +19,7 @@ trap 'rm -rf "$W"' EXIT
 now() { date +%s.%N; }
 since() { echo "$(now) $1" | awk '{printf "%.2f", $1 - $2}'; }
 
+echo "machine: load average at the start $(cut -d' ' -f1-3 /proc/loadavg) (2 cores: above 2, every figure below is slowed)"
 bw=$("$BENCH/membw")
 echo "machine: memory read bandwidth $(echo $bw | cut -d' ' -f1) GB/s on one core, $(echo $bw | cut -d' ' -f2) GB/s on all (512 MiB sums, this run)"
 
