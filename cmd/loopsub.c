@@ -63,12 +63,12 @@ static int check_size(const ep_mesh *m, long levels)
     return EP_OK;
 }
 
-/* The surface to subdivide: a tet mesh's boundary, or the surface without
+/* The surface to subdivide: a volume mesh's boundary, or the surface without
  * unreferenced vertices.  A multiresolution input keeps its hierarchy. */
 static int to_closed_surface(ep_mesh *m)
 {
     int st;
-    if (m->tets || m->nb < m->nv) {
+    if (m->tets || m->hexes || m->nb < m->nv) {
         if (m->level)
             return ep_fail(EP_EINPUT, "%s: multiresolution mesh with vertices on no triangle", m->source);
         if ((st = ep_mesh_to_surface(m, NULL)))

@@ -9,6 +9,7 @@
 #include "kernel.h"
 #include "worker.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -21,12 +22,14 @@ long ep_cubic_ntriples(int r) { return (long)r * (r + 1) * (r + 2) / 6; }
 
 long ep_cubic_pair(int r, int i, int j)
 {
+    assert(0 <= i && i <= j && j < r);
     /* pairs (0,0..r-1), (1,1..r-1), ...: rows before i hold r + (r-1) + ... */
     return (long)i * r - (long)i * (i - 1) / 2 + (j - i);
 }
 
 long ep_cubic_triple(int r, int i, int j, int k)
 {
+    assert(0 <= i && i <= j && j <= k && k < r);
     /* triples with first index below i, then pairs (j, k) of indices i..r-1 */
     long before = ep_cubic_ntriples(r) - ep_cubic_ntriples(r - i);
     return before + ep_cubic_pair(r - i, j - i, k - i);
@@ -104,12 +107,22 @@ static int box_factor_set(box_factor *bf, double lambda, double mu, double V, in
     return EP_OK;
 }
 
+static const int comp_ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+
 /* Component c (0..5: 11, 22, 33, 12, 13, 23) of sym(A). */
 static double sym_comp(const double A[3][3], int c)
 {
-    static const int ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
-    int i = ij[c][0], j = ij[c][1];
+    int i = comp_ij[c][0], j = comp_ij[c][1];
     return 0.5 * (A[i][j] + A[j][i]);
+}
+
+/* Component c of sym(A_jk), A_jk the q_j q_k part of D^T D / 2 (below). */
+static double quadratic_comp(const double (*D)[3][3], int j, int k, int c)
+{
+    int a = comp_ij[c][0], b = comp_ij[c][1];
+    double f = j == k ? 0.25 : 0.5; /* (1/2 or 1) times the 1/2 of sym */
+    return f * (D[j][0][a] * D[k][0][b] + D[j][1][a] * D[k][1][b] + D[j][2][a] * D[k][2][b] + D[j][0][b] * D[k][0][a] +
+                D[j][1][b] * D[k][1][a] + D[j][2][b] * D[k][2][a]);
 }
 
 /* D_j = grad of basis vector j over the element's corners, with gradients g. */
@@ -188,18 +201,22 @@ static int element_rows(const ep_mesh *m, const ep_material *mat, const double *
     long np = ep_cubic_npairs(r);
     double lambda, mu, x[8][3], h[3];
     ep_material_lame(mat, e, &lambda, &mu);
-    memset(b, 0, sizeof(double) * (size_t)nrows * ldb);
-    memset(cc, 0, sizeof(double) * (size_t)nrows * ldc);
     for (int a = 0; a < k; a++)
         memcpy(x[a], &m->vertices[3 * (size_t)c[a]], sizeof x[a]);
     if (k == 4) {
         double vol, g[8][3];
         ep_tet_gradients(x, &vol, g);
+        assert(vol > 0); /* every mesh passed ep_mesh_check_tets */
         basis_gradients(U, r, n3, c, k, g, wk->D);
         point_rows(lambda, mu, vol, part, wk->D, r, b, ldb, cc, ldc);
         return EP_OK;
     }
-    if (!ep_hex_is_box(x, BOX_TOL, h)) {
+    int box = ep_hex_is_box(x, BOX_TOL, h), used = box ? EP_HEX_BOX_SAMPLES : ROWS * HEX_POINTS;
+    if (nrows > used) { /* a box in a mesh with other hexes: its slot's tail */
+        memset(b + (size_t)used * ldb, 0, sizeof(double) * (size_t)(nrows - used) * ldb);
+        memset(cc + (size_t)used * ldc, 0, sizeof(double) * (size_t)(nrows - used) * ldc);
+    }
+    if (!box) {
         double w[HEX_POINTS], g[HEX_POINTS][8][3];
         if (ep_hex_rule(x, EP_HEX_RULE_STVK, w, g, NULL))
             return EP_EINPUT;
@@ -215,17 +232,15 @@ static int element_rows(const ep_mesh *m, const ep_material *mat, const double *
     if (st)
         return st;
     for (int s = 0; s < EP_HEX_BOX_SAMPLES; s++) { /* the samples' values, e_s = E_comp(xi_s) */
-        double g[8][3], A[3][3];
+        double g[8][3];
         ep_hex_gradients(x, bf->xi[s], g);
         basis_gradients(U, r, n3, c, k, g, wk->D);
         double *eb = wk->eb + (size_t)s * r, *ec = wk->ec + (size_t)s * np;
-        for (int j = 0; j < r; j++)
+        for (int j = 0, p = 0; j < r; j++) {
             eb[j] = sym_comp(wk->D[j], bf->comp[s]);
-        for (int j = 0; j < r; j++)
-            for (int kk = j; kk < r; kk++) {
-                quadratic_part(wk->D, j, kk, A);
-                ec[ep_cubic_pair(r, j, kk)] = sym_comp(A, bf->comp[s]);
-            }
+            for (int kk = j; kk < r; kk++, p++)
+                ec[p] = quadratic_comp(wk->D, j, kk, bf->comp[s]);
+        }
     }
     /* rows 0..26: F e_27; rows 27..62: d_s e_s */
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 27, r, 27, 1.0, bf->F, 27, wk->eb, r, 0.0, b, (int)ldb);
@@ -264,11 +279,21 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U,
     int ne_all = ep_mesh_nelements(m);
     long np = ep_cubic_npairs(r), rows = (long)rows_e * chunk;
     double *B = ep_malloc((size_t)rows * r, sizeof *B), *C = ep_malloc((size_t)rows * np, sizeof *C);
-    int failed = 0;
-    if (!B || !C) {
+    int failed = 0, nt = omp_get_max_threads();
+    rows_work *wks = ep_calloc((size_t)nt, sizeof *wks); /* per thread, kept over the chunks (the box factor) */
+    if (!B || !C || !wks) {
         free(B);
         free(C);
+        free(wks);
         return EP_ECOMPUTE;
+    }
+    for (int t = 0; t < nt && !failed; t++) {
+        wks[t].D = malloc(sizeof *wks[t].D * (size_t)r);
+        if (m->hexes) {
+            wks[t].eb = malloc(sizeof(double) * EP_HEX_BOX_SAMPLES * (size_t)r);
+            wks[t].ec = malloc(sizeof(double) * EP_HEX_BOX_SAMPLES * (size_t)np);
+        }
+        failed = !wks[t].D || (m->hexes && (!wks[t].eb || !wks[t].ec));
     }
     memset(BB, 0, sizeof(double) * (size_t)r * r);
     memset(BC, 0, sizeof(double) * (size_t)r * np);
@@ -276,23 +301,14 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U,
     for (int e0 = 0; e0 < ne_all && !failed; e0 += chunk) {
         int ne = ne_all - e0 < chunk ? ne_all - e0 : chunk;
         /* B and C row-major with leading dimension r and np: element rows stacked */
-#pragma omp parallel reduction(| : failed)
+#pragma omp parallel num_threads(nt) reduction(| : failed)
         {
-            rows_work wk = {0};
-            wk.D = malloc(sizeof *wk.D * (size_t)r);
-            if (m->hexes) {
-                wk.eb = malloc(sizeof(double) * EP_HEX_BOX_SAMPLES * (size_t)r);
-                wk.ec = malloc(sizeof(double) * EP_HEX_BOX_SAMPLES * (size_t)np);
-            }
-            failed = !wk.D || (m->hexes && (!wk.eb || !wk.ec));
+            rows_work *wk = &wks[omp_get_thread_num()];
 #pragma omp for schedule(static)
             for (int e = 0; e < ne; e++)
                 if (!failed)
-                    failed = element_rows(m, mat, U, r, e0 + e, part, rows_e, &wk, B + (size_t)rows_e * e * r, r,
+                    failed = element_rows(m, mat, U, r, e0 + e, part, rows_e, wk, B + (size_t)rows_e * e * r, r,
                                           C + (size_t)rows_e * e * np, np) != EP_OK;
-            free(wk.D);
-            free(wk.eb);
-            free(wk.ec);
         }
         if (failed)
             break;
@@ -301,6 +317,12 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U,
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r, (int)np, nr, 1.0, B, r, C, (int)np, 1.0, BC, (int)np);
         cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)np, nr, 1.0, C, (int)np, 1.0, CC, (int)np);
     }
+    for (int t = 0; t < nt; t++) {
+        free(wks[t].D);
+        free(wks[t].eb);
+        free(wks[t].ec);
+    }
+    free(wks);
     free(B);
     free(C);
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (element gradients) or a degenerate element") : EP_OK;

@@ -2,7 +2,8 @@
  * fem.h — linear tetrahedral finite elements (MATH.md §1): element stiffness
  * and mass, the surface load (hat-function mass) matrix, and their assembly
  * straight into CHOLMOD sparse matrices; meshes of trilinear hexahedra are
- * assembled the same way from hex.h's element matrices.
+ * assembled the same way from the hex element matrices below (on hex.h's
+ * reference element).
  *
  * Degrees of freedom are numbered through maps: map[v] is the index of the
  * first of vertex v's three DOFs (x, y, z consecutive), or -1 when the vertex
@@ -16,6 +17,7 @@
 
 #include <cholmod.h>
 
+#include "hex.h"
 #include "material.h"
 #include "mesh.h"
 
@@ -56,5 +58,18 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
  * lumped = diag(vertex_area).  nb x nb, unsymmetric storage.
  * Cost O(nf).  NULL on failure. */
 cholmod_sparse *ep_fem_surface_mass(const ep_mesh *m, int lumped, cholmod_common *c);
+
+/* Element matrix of a hex, 24 x 24 row-major (row 3a+i, column 3b+j):
+ * stiffness by the EP_HEX_RULE_LINEAR rule, consistent mass by the
+ * EP_HEX_RULE_STVK rule (exact on every trilinear hex), lumped mass as the
+ * row sums of the consistent one (rho integral of N_a).  A hex whose det J
+ * is not positive at every point gives zeros.  Cost about 20k flops. */
+void ep_fem_hex_element(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, double A[24][24]);
+
+/* The three columns 3a..3a+2 of that matrix, C[3b+i][j] = A[3b+i][3a+j]:
+ * what an assembly gathering per vertex needs, at an eighth of the cost.
+ * Cost about 3k flops (stiffness), 6k (mass). */
+void ep_fem_hex_element_columns(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, int a,
+                            double C[24][3]);
 
 #endif

@@ -144,43 +144,6 @@ int ep_hex_is_box(const double x[8][3], double tol, double h[3])
     return 1;
 }
 
-void ep_hex_element_columns(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, int a,
-                            double C[24][3])
-{
-    enum { NP = EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK };
-    double w[NP], g[NP][8][3], N[NP][8];
-    int n = kind == EP_FEM_STIFFNESS ? EP_HEX_RULE_LINEAR : EP_HEX_RULE_STVK, np = n * n * n;
-    memset(C, 0, 72 * sizeof(double));
-    if (ep_hex_rule(x, n, w, g, N))
-        return;
-    for (int p = 0; p < np; p++)
-        for (int b = 0; b < 8; b++) {
-            const double *ga = g[p][a], *gb = g[p][b];
-            if (kind == EP_FEM_STIFFNESS) { /* the tet's block (fem.h) at each point */
-                double gg = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++)
-                        C[3 * b + i][j] += w[p] * (lambda * gb[i] * ga[j] + mu * ga[i] * gb[j] + (i == j ? mu * gg : 0));
-            } else {
-                double s = rho * w[p] * N[p][a] * N[p][b];
-                int row = kind == EP_FEM_MASS ? b : a; /* lumped: the column sum on the diagonal */
-                for (int i = 0; i < 3; i++)
-                    C[3 * row + i][i] += s;
-            }
-        }
-}
-
-void ep_hex_element(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, double A[24][24])
-{
-    for (int a = 0; a < 8; a++) {
-        double C[24][3];
-        ep_hex_element_columns(kind, x, lambda, mu, rho, a, C);
-        for (int r = 0; r < 24; r++)
-            for (int j = 0; j < 3; j++)
-                A[r][3 * a + j] = C[r][j];
-    }
-}
-
 void ep_hex_quad_mass(const double p[4][3], double M[4][4])
 {
     double gx[EP_HEX_MAX_RULE], gw[EP_HEX_MAX_RULE];

@@ -8,6 +8,7 @@
 #include "err.h"
 #include "kernel.h"
 
+#include <assert.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@ int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat)
         double x[4][3];
         ep_tet_corners(m, e, x);
         ep_tet_gradients(x, &s->vol[e], s->g[e]);
+        assert(s->vol[e] > 0); /* every mesh passed ep_mesh_check_tets */
     }
     return EP_OK;
 }
