@@ -10,6 +10,7 @@
 #include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int ep_rtmodes_run(ep_rtreport *rep, ep_h5 *f)
 {
@@ -46,7 +47,12 @@ int ep_rtmodes_run(ep_rtreport *rep, ep_h5 *f)
     }
     for (int i = 0; i < m.nfixed; i++)
         fixed[m.fixed[i]] = 1;
-    if ((st = ep_material_check(m.material, 0.5, f->path)) || (st = ep_modal_setup(&md, &m, m.material, fixed, 0)))
+    /* the mass the modes were computed with (moddesc writes /modes mass) */
+    char mass[32] = "";
+    if (ep_h5_get_attr_string(f, "/modes", "mass", mass, sizeof mass))
+        mass[0] = '\0'; /* absent: consistent */
+    if ((st = ep_material_check(m.material, 0.5, f->path)) ||
+        (st = ep_modal_setup(&md, &m, m.material, fixed, !strcmp(mass, "lumped"))))
         goto out;
     const double *sets[2] = {U, B};
     int counts[2] = {k, r};

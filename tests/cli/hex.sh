@@ -53,6 +53,11 @@ check "rtcheck on the cubic polynomials of a hex model (against the full StVK fo
 "$BIN/bemsolve" -q "$WORK/beam.veg" --fixed-ids "$WORK/beam.bou" -E 1e6 --nu 0.4 -o "$WORK/bem.h5"
 check "bemsolve: the boundary of a hex mesh (its quads' triangles) is the BEM surface, the GF rows those of femcondense" [ "$(h5 "$WORK/bem.h5" "len(f['mesh/triangles']), bool(np.array_equal(f['mesh/vertices'][:][f['gf/row_vertex'][:]], __import__('h5py').File('$WORK/gf.h5')['mesh/vertices'][:][__import__('h5py').File('$WORK/gf.h5')['gf/row_vertex'][:]]))")" = "144 True" ]
 
+"$BIN/moddesc" -q "$WORK/beam.veg" --free -k 4 -r 6 -o "$WORK/free.h5" && "$BIN/rtcheck" -q "$WORK/free.h5"
+check "moddesc --free on a voxel mesh: six rigid modes excluded, rtcheck passes" [ $? -eq 0 ]
+"$BIN/moddesc" -q "$WORK/beam.veg" --fixed-ids "$WORK/beam.bou" --mass lumped -k 4 -r 6 -o "$WORK/l.h5" && "$BIN/rtcheck" -q "$WORK/l.h5"
+check "moddesc --mass lumped on a voxel mesh, rtcheck passes" [ $? -eq 0 ]
+
 # refusals: one line naming file and element, status 3, nothing written
 voxels 2 1 1 0.1 "$WORK/inv.veg" "1 7 8 11 10 1 2 5 4"
 expect_fail "inverted CUBIC element" 3 "inv.veg: element 1: inverted" femcondense "$WORK/inv.veg" --fixed-ids "$WORK/inv.bou" -o "$WORK/out/gf.h5"
