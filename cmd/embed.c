@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     ep_cli cli;
     ep_mesh sim = {0}, ren = {0};
     ep_embed b = {0};
-    ep_h5 mf = {0}, *out;
+    ep_h5 mf = {0}, *out = NULL;
     double *U = NULL, *Ubar = NULL;
     int st, r = 0;
 

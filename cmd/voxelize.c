@@ -32,7 +32,7 @@ static int check_memory(double bytes, double limit, const char *what, long res)
     return EP_OK;
 }
 
-/* "3 components: 51234, 12, 1 cells" (the largest few). */
+/* "3 face-connected components (51234, 12, 1 cells)": the four largest. */
 static void print_components(const ep_voxel *g)
 {
     long top[4] = {0, 0, 0, 0};

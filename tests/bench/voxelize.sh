@@ -19,6 +19,7 @@ trap 'rm -rf "$W"' EXIT
 now() { date +%s.%N; }
 since() { echo "$(now) $1" | awk '{printf "%.2f", $1 - $2}'; }
 
+echo "machine: load average at the start $(cut -d' ' -f1-3 /proc/loadavg) (2 cores: above 2, every figure below is slowed)"
 bw=$("$BENCH/membw")
 echo "machine: memory read bandwidth $(echo $bw | cut -d' ' -f1) GB/s on one core, $(echo $bw | cut -d' ' -f2) GB/s on all (512 MiB sums, this run)"
 
@@ -28,6 +29,18 @@ tv=$(since "$t0")
 cat "$W/v.txt"
 nh=$(sed -n 's/.*; \([0-9]*\) hexahedra on.*/\1/p' "$W/v.txt")
 echo "bench voxelize: asianDragon scan at R = 128: $tv s wall ($nh hexes; target 2 s: $(awk "BEGIN{print ($tv < 2) ? \"met\" : \"MISSED\"}"))"
+
+if [ -f "$TETS" ]; then
+    t0=$(now)
+    "$BIN/embed" "$TETS" "$SCAN" -o "$W/e155.h5" >"$W/e.txt"
+    te=$(since "$t0")
+    cat "$W/e.txt"
+    bind=$(sed -n 's/.*bound in \([0-9.]*\) s.*/\1/p' "$W/e.txt")
+    echo "bench embed: the scan (25,002 vertices) into the 155k-tet dragon: $te s wall, of which binding $bind s (target 1 s: $(awk "BEGIN{print ($te < 1) ? \"met\" : \"MISSED (the .veg read dominates)\"}"))"
+else
+    echo "bench embed: skipped ($TETS not present)"
+fi
+
 
 t0=$(now)
 "$BIN/moddesc" "$W/voxels.h5" --free -k 20 -r 30 -o "$W/modes.h5" >"$W/m.txt"
@@ -41,17 +54,6 @@ awk -v m="$tm" -v p="$tp" -v n="$nh" 'BEGIN {
     printf "bench moddesc+polycoef: %d hexes, k = 20, r = 30: moddesc %.1f s + polycoef %.1f s = %.1f s, %.0f hexes/s " \
         "(target 20 s: %s; published 001 Fig. 2.8: 79 min for an 11k-hex model'"'"'s r = 30 coefficients, %.1f hexes/s)\n",
         n, m, p, t, n / t, t < 20 ? "met" : "MISSED", 11000 / (79 * 60) }'
-
-if [ -f "$TETS" ]; then
-    t0=$(now)
-    "$BIN/embed" "$TETS" "$SCAN" -o "$W/e155.h5" >"$W/e.txt"
-    te=$(since "$t0")
-    cat "$W/e.txt"
-    bind=$(sed -n 's/.*bound in \([0-9.]*\) s.*/\1/p' "$W/e.txt")
-    echo "bench embed: the scan (25,002 vertices) into the 155k-tet dragon: $te s wall, of which binding $bind s (target 1 s: $(awk "BEGIN{print ($te < 1) ? \"met\" : \"MISSED (the .veg read dominates)\"}"))"
-else
-    echo "bench embed: skipped ($TETS not present)"
-fi
 
 "$BIN/embed" -q "$W/voxels.h5" "$SCAN" --modes "$W/cubic.h5" -o "$W/render.h5"
 "$BIN/rtcheck" "$W/render.h5" "$W/cubic.h5" --steps 2000 >"$W/rt.txt"
