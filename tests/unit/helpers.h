@@ -20,6 +20,7 @@
 #include "material.h"
 #include "mesh.h"
 #include "model.h"
+#include "rng.h"
 #include "select.h"
 #include "subdiv.h"
 #include "vec3.h"
@@ -102,6 +103,9 @@ static inline ep_material test_material(double E, double nu, double rho)
     m.rho = rho;
     return m;
 }
+
+/* Uniform in [-0.5, 0.5). */
+static inline double centered_uniform(ep_rng *r) { return ep_rng_uniform(r) - 0.5; }
 
 static inline double maxabs(const double *x, size_t n)
 {

@@ -44,11 +44,6 @@ static void build(const ep_mesh *m, ep_wavelet_kind kind, int lifted, ep_wavelet
     free(rv), free(dom), free(area);
 }
 
-static double urand(unsigned *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return ((*s >> 8) & 0xffff) / 65536.0 - 0.5;
-}
 
 /* inverse(forward(x)) = x for every wavelet, lifted and unlifted, with two
  * domains; the slot order lists each domain coarse to fine. */
@@ -66,10 +61,10 @@ static void perfect_reconstruction(void **s)
                 int8_t d0 = m.vertices[3 * W.slot_row[q - 1] + 2] < -0.3, d1 = m.vertices[3 * W.slot_row[q] + 2] < -0.3;
                 assert_true(d0 < d1 || (d0 == d1 && W.slot_level[q - 1] <= W.slot_level[q]));
             }
-            unsigned seed = 7;
+            ep_rng seed = ep_rng_seed(7, 0);
             double *x = malloc(3 * W.n * sizeof *x), *y = malloc(3 * W.n * sizeof *y);
             for (int i = 0; i < 3 * W.n; i++)
-                x[i] = y[i] = urand(&seed);
+                x[i] = y[i] = centered_uniform(&seed);
             ep_wavelet_forward(&W, 3, y);
             double moved = 0, err = 0;
             for (int i = 0; i < 3 * W.n; i++)
@@ -245,9 +240,9 @@ static void fast_sum_and_extraction(void **s)
         assert_true(r.colptr[ncol] < (int64_t)ncol * n / 2); /* it did compress */
         double *z = malloc(9 * n * sizeof *z), *col = malloc(9 * n * sizeof *col), *dense = calloc(3 * n, sizeof *dense),
                *acc = malloc(3 * n * sizeof *acc), *out = malloc(3 * n * sizeof *out), loads[15], err = 0, scale = 0;
-        unsigned seed = 3;
+        ep_rng seed = ep_rng_seed(3, 0);
         for (int i = 0; i < 15; i++)
-            loads[i] = urand(&seed);
+            loads[i] = centered_uniform(&seed);
         assert_int_equal(ep_wavelet_ws_init(&ws, &W, 9), EP_OK);
         for (int i = 0; i < 5; i++) {
             ep_gfw_column(&r, cols[i], z, col);
