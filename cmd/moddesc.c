@@ -85,8 +85,8 @@ int main(int argc, char **argv)
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
         goto out;
-    if (!m.tets) {
-        st = ep_fail(EP_EINPUT, "%s: not a tetrahedral mesh (moddesc needs tets)", m.source);
+    if (!ep_mesh_nelements(&m)) {
+        st = ep_fail(EP_EINPUT, "%s: not a volumetric mesh (moddesc needs tets or hexes)", m.source);
         goto out;
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)))

@@ -305,7 +305,7 @@ int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_mater
     int st;
     ep_material_init(out);
     if (cli->material_file) {
-        if ((st = ep_material_read(out, cli->material_file, m->ne, m->region)))
+        if ((st = ep_material_read(out, cli->material_file, ep_mesh_nelements(m), m->region)))
             return st;
         return ep_material_check(out, nu_max, cli->material_file);
     }
