@@ -19,6 +19,8 @@
 void ep_chol_start(cholmod_common *c);
 
 /* cholmod_factorize(A, L) under the thread settings above; restores them.
+ * Cost: CHOLMOD's numeric factorization, about the flops of its symbolic
+ * analysis (c->fl); memory the factor (c->lnz entries) plus workspace.
  * Returns 0, or EP_ECOMPUTE with a message naming what (e.g. "the
  * stiffness"): out of memory, or not positive definite at pivot k of n. */
 int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, cholmod_common *c);

@@ -38,7 +38,8 @@ void ep_closest_query(const ep_closest *c, const double p[3], double q[3], int *
 /* As ep_closest_query, among the triangles whose normal points within 90
  * degrees of n (n need not be unit): the normal-compatible closest point
  * of ICP, which skips the far side of a thin part.  *tri = -1 and *d2 =
- * INFINITY when no triangle faces n.  Thread-safe. */
+ * INFINITY when no triangle faces n.  Cost O(log nf) typical, more where
+ * the facing triangles are far.  Thread-safe. */
 void ep_closest_query_facing(const ep_closest *c, const double p[3], const double n[3], double q[3], int *tri,
                              double *d2);
 
@@ -57,7 +58,8 @@ int ep_closest_segment_hit(const double p[3], const double q[3], const double a[
  * q = w0 a + w1 b + w2 c; (1, 0, 0) for a degenerate triangle.  Cost O(1). */
 void ep_closest_barycentric(const double q[3], const double a[3], const double b[3], const double c[3], double w[3]);
 
-/* Closest point to p on triangle (a, b, c) (Ericson's region test). */
+/* Closest point to p on triangle (a, b, c) (Ericson's region test).
+ * Cost O(1). */
 void ep_closest_on_triangle(const double p[3], const double a[3], const double b[3],
                             const double c[3], double q[3]);
 

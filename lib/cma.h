@@ -83,17 +83,19 @@ void ep_cma_inverse(const ep_cma *c, double *out);
  * back.  Cost O(s^2).  0 or EP_ECOMPUTE. */
 int ep_cma_load(ep_cma *c, const int *nodes, int s, const double *Cinv);
 
-/* Contact force f = a_S^T p_S (000 eq. 4.12). */
+/* Contact force f = a_S^T p_S (000 eq. 4.12).  Cost O(s). */
 void ep_cma_force(const ep_cma *c, const double *pS, double f[3]);
 
 /* Vertex pressure mask of free node i (000 §4.2.1, eqs. 4.22–4.24):
  * rho_j = (1 - |x_j - x_i| / radius)_+ over free nodes with columns,
  * normalized so a^T rho = 1; radius 0 gives the single-node mask 1/a_i.
- * Out: idx[k] (rows), rho[k]; k returned (idx, rho hold n entries). */
+ * Out: idx[k] (rows), rho[k]; k returned (idx, rho hold n entries).
+ * Cost O(n). */
 int ep_cma_mask(const ep_gfsrc *g, int i, double radius, int *idx, double *rho);
 
 /* Masked vertex stiffness K_i = (sum_j rho_j Xi(i, j))^-1 (000 eq. 4.29),
- * K[3b + a].  0 or EP_ECOMPUTE (singular). */
+ * K[3b + a].  Cost k block reads (ep_gfsrc_block).  0 or EP_ECOMPUTE
+ * (singular). */
 int ep_cma_mask_stiffness(ep_gfsrc *g, int i, int k, const int *idx, const double *rho, double K[9]);
 
 #endif

@@ -28,9 +28,11 @@ typedef struct ep_cma_cache {
 void ep_cma_cache_init(ep_cma_cache *k, double limit_bytes);
 void ep_cma_cache_free(ep_cma_cache *k);
 /* Load C^-1 for the node set of nodes[s] (any order) into c when cached: 1 hit,
- * 0 miss.  c->S becomes the sorted list. */
+ * 0 miss.  c->S becomes the sorted list.  Cost O(s log s + entries s) to
+ * find, O(s^2) to load (ep_cma_load). */
 int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s);
-/* Store c's current inverse.  0 or EP_ECOMPUTE. */
+/* Store c's current inverse, dropping the least recently used entries
+ * beyond the limit.  Cost O(s^2) copy plus O(entries).  0 or EP_ECOMPUTE. */
 int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c);
 
 #endif

@@ -55,7 +55,8 @@ int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh
                      const double *U, int r);
 
 /* Evaluation for a runtime: R(q) with the vectors of q_i q_j and q_i q_j q_k
- * (BLAS-2).  in: c, q[r]; out: R[r]; workspace w[npairs + ntriples]. */
+ * (BLAS-2).  in: c, q[r]; out: R[r]; workspace w[npairs + ntriples].
+ * Cost 2 r (r + npairs + ntriples) flops, O(r^4 / 6). */
 void ep_cubic_force(const ep_cubic *c, const double *q, double *R, double *w);
 
 /* Tangent stiffness Ktilde(q) = dR/dq [r][r] (row-major; symmetric), from
@@ -93,6 +94,9 @@ typedef struct ep_cubic_tangent {
     struct ep_worker *helper; /* NULL: one thread */
 } ep_cubic_tangent;
 
+/* Build the panels of T from the coefficients c (allocated in t; free with
+ * ep_cubic_tangent_free in every case).  Cost O(r^4) once, memory
+ * ep_cubic_tangent_bytes(r).  0 or EP_ECOMPUTE. */
 int ep_cubic_tangent_prepare(ep_cubic_tangent *t, const ep_cubic *c);
 void ep_cubic_tangent_free(ep_cubic_tangent *t);
 

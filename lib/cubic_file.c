@@ -35,7 +35,7 @@ static int check_finite(const ep_h5 *f, const char *name, const double *x, size_
     return EP_OK;
 }
 
-int ep_cubic_file_read(ep_cubic *c, double **U, ep_h5 *f, int nv)
+int ep_cubic_file_read(ep_cubic *c, ep_h5 *f, int nv, double **U)
 {
     hsize_t d[2] = {0, 0};
     void *p;

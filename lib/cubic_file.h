@@ -18,7 +18,7 @@ int ep_cubic_file_write(ep_h5 *f, const char *group, const ep_cubic *c);
  * every case) and the basis they were computed for, /basis/U [r][3nv] of a
  * model of nv vertices, into *U (allocated; caller frees), checked for
  * shapes and finite values.  0, EP_EINPUT. */
-int ep_cubic_file_read(ep_cubic *c, double **U, ep_h5 *f, int nv);
+int ep_cubic_file_read(ep_cubic *c, ep_h5 *f, int nv, double **U);
 
 /* Read the basis dataset (as /basis/U) of length 3nv: all its rows when
  * rows is 0, else the first rows (a usage error when it has fewer); every

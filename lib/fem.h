@@ -34,7 +34,8 @@ void ep_fem_element(ep_fem_kind kind, const double x[4][3], double lambda, doubl
 
 /* DOF map of the vertices with keep[v] != 0 that belong to some element, in
  * vertex order: map[v] = 3 * (rank of v) or -1.  Returns the number of DOFs
- * in *ndof.  map is allocated (caller frees).  0 or EP_ECOMPUTE. */
+ * in *ndof.  map is allocated (caller frees).  Cost O(nv + ne).
+ * 0 or EP_ECOMPUTE. */
 int ep_fem_dofmap(const ep_mesh *m, const char *keep, int **map, int *ndof);
 
 /* Assemble the block A[rows, cols] of the global matrix of kind over every

@@ -53,15 +53,17 @@ typedef struct ep_gf_file {
 /* Open path, check its kind (NULL: "gf" or "gf-wavelet"), read the mesh and
  * the layout and check them: rows are distinct boundary vertices (or
  * triangles), row_fixed is 0/1, columns are rows, /gf/xi is [3m][3n].
- * 0, EP_EINPUT (message names file and dataset), EP_EIO or EP_ECOMPUTE.
- * Close with ep_gf_file_close even on failure. */
+ * Cost: the model read (ep_model_load) and O(n + m) checks; /gf/xi is
+ * read later, by rows.  0, EP_EINPUT (message names file and dataset), EP_EIO
+ * or EP_ECOMPUTE.  Close with ep_gf_file_close even on failure. */
 int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind);
 /* Read GF rows [row0, row0 + nrows) of /gf/xi into rows[nrows][3n]; a
  * non-finite value is EP_EINPUT.  Cost: one hyperslab read. */
 int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows);
 void ep_gf_file_close(ep_gf_file *g);
 /* Area of each row's hat function (vertex rows: /mesh/vertex_area of the
- * row's boundary vertex), *area[n] allocated.  0 or EP_ECOMPUTE. */
+ * row's boundary vertex), *area[n] allocated.  Cost O(nv + n).
+ * 0 or EP_ECOMPUTE. */
 int ep_gf_row_areas(const ep_gf_file *g, double **area);
 
 #endif

@@ -26,8 +26,9 @@ typedef struct ep_gfsrc {
 } ep_gfsrc;
 
 /* Open a gf or gf-wavelet file (vertex GFs) for a runtime: dense files are
- * loaded whole (8 * 9mn bytes).  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close
- * with ep_gfsrc_close even on failure. */
+ * loaded whole (8 * 9mn bytes), wavelet ones by ep_gfw_open.  Cost: one
+ * read of the file.  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close with
+ * ep_gfsrc_close even on failure. */
 int ep_gfsrc_open(ep_gfsrc *g, const char *path);
 void ep_gfsrc_close(ep_gfsrc *g);
 

@@ -48,8 +48,9 @@ typedef struct ep_gfw {
 } ep_gfw;
 
 /* Read and check a gf-wavelet file (shapes, index ranges, filters, column
- * pointers, finite blocks).  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close with
- * ep_gfw_close even on failure. */
+ * pointers, finite blocks).  Cost: one read and one pass over the file's
+ * datasets; memory their size.  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close
+ * with ep_gfw_close even on failure. */
 int ep_gfw_open(ep_gfw *r, const char *path);
 void ep_gfw_close(ep_gfw *r);
 
@@ -59,11 +60,14 @@ void ep_gfw_close(ep_gfw *r);
 void ep_gfw_sum(const ep_gfw *r, int k, const int *cols, const double *loads, double *acc, double *out);
 
 /* Block column c reconstructed in full: out[n][9] in row order (x layout
- * above).  Workspace z[n][9]. */
+ * above).  Workspace z[n][9].  Cost O(nnz of the column + 9 n) (one inverse
+ * transform). */
 void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out);
 
 /* Selective extraction (000 §3.3.3): the 3x3 block B[3b + a] of column c at
- * row `row` without a full inverse transform.  ws from ep_wavelet_ws_init(W, 9). */
+ * row `row` without a full inverse transform.  ws from ep_wavelet_ws_init(W, 9).
+ * Cost O(levels x stencil) coefficient look-ups, each a binary search in the
+ * column. */
 void ep_gfw_block(const ep_gfw *r, int c, int row, ep_wavelet_ws *ws, double B[9]);
 
 #endif

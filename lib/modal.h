@@ -46,8 +46,11 @@ void ep_modal_free(ep_modal *s);
 /* The k lowest modes of K psi = lambda M psi (ARPACK dsaupd/dseupd, mode 3):
  * lambda[k] ascending, U[k][3nv] M-orthonormal.  Free models: k + 6 are
  * computed, exactly six near-zero ones must appear, and they are excluded
- * (kept in s->R).  0, EP_EUSAGE (k >= number of unknowns), EP_ECOMPUTE (no
- * convergence, a rigid-mode count other than six). */
+ * (kept in s->R).  Cost: Lanczos iterations of one mass product and one
+ * pair of triangular solves with the factor (4 lnz flops) each, typically
+ * 2-3 ncv of them, ncv = max(3 nev, nev + 20); workspace O(ndof ncv).
+ * 0, EP_EUSAGE (k >= number of unknowns), EP_ECOMPUTE (no convergence, a
+ * rigid-mode count other than six). */
 int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U);
 
 /* Modal derivatives Phi_ij, i <= j (pair p = pairs[2p], pairs[2p+1], order
@@ -64,7 +67,10 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
  * GRAM_SCHMIDT: the same vectors M-orthonormalized in order; LINEAR: the
  * first r modes.  sigma[m] (m = k + k(k+1)/2; for LINEAR, k): singular values
  * descending (PCA), norms before normalization (Gram-Schmidt), or the mode
- * scales lambda1/lambda_j.  0, EP_EUSAGE (r too large), EP_ECOMPUTE. */
+ * scales lambda1/lambda_j.  Cost: m mass products, m^2 ndof for the Gram
+ * matrix and m^3 for its eigen decomposition (PCA), about 4 r m ndof
+ * (Gram-Schmidt); workspace 2 m ndof + r ndof doubles.
+ * 0, EP_EUSAGE (r too large), EP_ECOMPUTE. */
 int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
                    const double *Phi, int r, double *B, double *sigma);
 

@@ -28,7 +28,7 @@ void ep_reduced_free(ep_reduced *n);
 
 /* Start from q0 (NULL: 0) with velocity qd0 (NULL: 0) under the reduced
  * external force f (NULL: 0): the acceleration satisfies the equation of
- * motion, qdd = f - C qd - R(q). */
+ * motion, qdd = f - C qd - R(q).  Cost one tangent evaluation. */
 void ep_reduced_start(ep_reduced *n, const double *q0, const double *qd0, const double *f);
 
 /* One step under f[r] (NULL: 0): up to n->iterations Newton iterations on
@@ -47,7 +47,8 @@ int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int
 
 /* Reduced strain energy V(q) with R = dV/dq: for the homogeneous parts R1,
  * R2, R3 of degrees 1, 2, 3, V = q.R1/2 + q.R2/3 + q.R3/4 (Euler).  The parts
- * come from R(q), R(-q), R(2q).  Workspace w[npairs + ntriples + 4r]. */
+ * come from R(q), R(-q), R(2q).  Workspace w[npairs + ntriples + 4r].
+ * Cost three force evaluations (ep_cubic_force). */
 double ep_reduced_energy(const ep_cubic *c, const double *q, double *w);
 
 #endif

@@ -64,7 +64,7 @@ static int run_open(run *X, ep_h5 *f, const ep_rtcubic_opts *o)
         return st;
     if (!ep_mesh_nelements(&X->m) || !X->m.material)
         return ep_fail(EP_EINPUT, "%s: a cubic file carries the volumetric mesh and its material", f->path);
-    if ((st = ep_material_check(X->m.material, 0.5, f->path)) || (st = ep_cubic_file_read(&X->c, &X->U, f, X->m.nv)) ||
+    if ((st = ep_material_check(X->m.material, 0.5, f->path)) || (st = ep_cubic_file_read(&X->c, f, X->m.nv, &X->U)) ||
         (st = ep_cubic_tangent_prepare(&X->t, &X->c)) || (st = ep_cubic_tangent_threads(&X->t, o->threads)) ||
         (st = ep_stvk_init(&X->sv, &X->m, X->m.material)))
         return st;

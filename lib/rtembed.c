@@ -117,7 +117,7 @@ static int cubic_basis(run *X, ep_h5 *cf, ep_cubic *c, double **U)
     free(v);
     if (!same)
         return ep_fail(EP_EINPUT, "%s: its /mesh/vertices are not the simulation mesh of the embedding", cf->path);
-    if ((st = ep_cubic_file_read(c, U, cf, X->m.nv)))
+    if ((st = ep_cubic_file_read(c, cf, X->m.nv, U)))
         return st;
     if (X->Ubar && X->r != c->r)
         return ep_fail(EP_EINPUT, "%s: r = %d, but the embedding's /embedding/Ubar has %d fields", cf->path, c->r, X->r);

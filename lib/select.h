@@ -44,7 +44,7 @@ int ep_select_mask_ids(const char *mask, int nv, int **ids, int *n);
 
 /* Read a .bou-style id file (1-based ids, blank/comma separated, '#'
  * comments) into 0-based ids checked against nv: *ids (allocated; caller
- * frees).  0, EP_EINPUT naming file and line, EP_EIO. */
+ * frees).  Cost O(file size).  0, EP_EINPUT naming file and line, EP_EIO. */
 int ep_select_read_ids(const char *path, int nv, int **ids, int *n);
 
 #endif

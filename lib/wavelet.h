@@ -60,7 +60,8 @@ int ep_wavelet_build(ep_wavelet *W, const ep_mesh *h, int n, const int *row_vert
 /* Derive by_level, level_ptr and the kid lists from the filters (called by
  * ep_wavelet_build; a reader that loaded the filters calls it itself), after
  * checking them: every stencil and lifting slot in range and of a coarser
- * level.  0, EP_EINPUT (message names the first bad slot) or EP_ECOMPUTE. */
+ * level.  Cost O(n + stencil entries); allocates O(n).
+ * 0, EP_EINPUT (message names the first bad slot) or EP_ECOMPUTE. */
 int ep_wavelet_index(ep_wavelet *W);
 
 void ep_wavelet_free(ep_wavelet *W);
@@ -69,10 +70,12 @@ void ep_wavelet_free(ep_wavelet *W);
  * in place.  Cost O(n · stencil · width). */
 void ep_wavelet_forward(const ep_wavelet *W, int width, double *x);
 
-/* Inverse transform (synthesis, coarse to fine), in place. */
+/* Inverse transform (synthesis, coarse to fine), in place.  Cost as the
+ * forward transform. */
 void ep_wavelet_inverse(const ep_wavelet *W, int width, double *x);
 
-/* Gather rows -> slot order, and scatter back: y[slot] = x[slot_row[slot]]. */
+/* Gather rows -> slot order, and scatter back: y[slot] = x[slot_row[slot]].
+ * Cost O(n width). */
 void ep_wavelet_to_slots(const ep_wavelet *W, int width, const double *x, double *y);
 void ep_wavelet_to_rows(const ep_wavelet *W, int width, const double *y, double *x);
 

@@ -20,9 +20,8 @@
 #include "material.h"
 #include "mesh.h"
 #include "model.h"
+#include "rng.h"
 #include "select.h"
-#include "subdiv.h"
-#include "vec3.h"
 
 #include <math.h>
 
@@ -103,6 +102,9 @@ static inline ep_material test_material(double E, double nu, double rho)
     return m;
 }
 
+/* Uniform in [-0.5, 0.5). */
+static inline double centered_uniform(ep_rng *r) { return ep_rng_uniform(r) - 0.5; }
+
 static inline double maxabs(const double *x, size_t n)
 {
     double v = 0;
@@ -138,20 +140,6 @@ static inline void read_beam3(ep_mesh *m, char **fixed, int held)
     ep_select spec = {.ids_file = "data/models/beam3/beam3.bou"};
     assert_int_equal(ep_model_read(m, "data/models/beam3/beam3_tet.veg"), EP_OK);
     *fixed = held ? select_mask(m, &spec) : calloc((size_t)m->nv, 1);
-}
-
-/* The icosahedron Loop-subdivided levels times, its vertices moved onto the
- * unit sphere: a closed surface with 10 * 4^levels + 2 vertices. */
-static inline void read_icosphere(ep_mesh *m, int levels)
-{
-    assert_int_equal(ep_model_read(m, "data/icosahedron.obj"), EP_OK);
-    for (int l = 0; l < levels; l++)
-        assert_int_equal(ep_subdiv_refine(m, EP_SUBDIV_LOOP, NULL), EP_OK);
-    for (int v = 0; v < m->nv; v++) {
-        double *x = &m->vertices[3 * (size_t)v], r = ep_vec3_norm(x);
-        for (int i = 0; i < 3; i++)
-            x[i] /= r;
-    }
 }
 
 #endif

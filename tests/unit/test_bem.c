@@ -6,8 +6,10 @@
  * (Duffy) rules against the near-singular ones just off the surface.
  */
 #include "helpers.h"
+#include "surfaces.h"
 
 #include "bem.h"
+#include "vec3.h"
 
 enum { SPHERE_LEVELS = 2 }; /* 162 vertices, 320 triangles */
 
@@ -64,7 +66,7 @@ static void traction_balances_force(void **s)
 {
     (void)s;
     ep_mesh m;
-    read_icosphere(&m, SPHERE_LEVELS);
+    make_sphere(&m, SPHERE_LEVELS);
     const double x[][3] = {{0, 0, 0}, {0.2, -0.3, 0.1}, {0, 0, 0.9}, {0, 0, 2.5}, {0.3, 0.4, -1.4}};
     const int inside[] = {1, 1, 1, 0, 0};
     for (int c = 0; c < 5; c++)
@@ -99,7 +101,7 @@ static void double_layer_rigid_rotation(void **s)
 {
     (void)s;
     ep_mesh m;
-    read_icosphere(&m, SPHERE_LEVELS);
+    make_sphere(&m, SPHERE_LEVELS);
     const double w[3] = {0.3, -0.8, 0.5};
     double (*H)[3][3] = calloc((size_t)m.nv, sizeof *H);
     assert_non_null(H);

@@ -13,7 +13,6 @@
 #include "rng.h"
 
 /* Uniform in [-0.5, 0.5). */
-static double urand(ep_rng *r) { return ep_rng_uniform(r) - 0.5; }
 
 /* n free nodes on a circle, every one a column; Xi an unsymmetric block
  * matrix with a peak on the diagonal and a smooth tail (what GFs look like),
@@ -45,7 +44,7 @@ static void synthetic(ep_gfsrc *g, int n)
             for (int r = 0; r < n; r++)
                 for (int b = 0; b < 3; b++) {
                     double d = fabs(cos(2 * M_PI * (r - c) / n) - 1) + 0.5;
-                    g->xi[(3 * (size_t)c + a) * 3 * n + 3 * r + b] = (a == b) * (2.0 * (r == c) + 1 / d) + 0.1 * urand(&seed);
+                    g->xi[(3 * (size_t)c + a) * 3 * n + 3 * r + b] = (a == b) * (2.0 * (r == c) + 1 / d) + 0.1 * centered_uniform(&seed);
                 }
 }
 
@@ -90,11 +89,11 @@ static void update_sequence(int threads)
     double worst = 0;
     int adds = 0, removes = 0, most = 0;
     for (int op = 1; op <= 400; op++) {
-        int node = (int)((urand(&seed) + 0.5) * 80) % 80;
+        int node = (int)((centered_uniform(&seed) + 0.5) * 80) % 80;
         int in = 0;
         for (int i = 0; i < c.s; i++)
             in |= c.S[i] == node;
-        if (in && c.s > 1 && (c.s > 40 || urand(&seed) < 0)) {
+        if (in && c.s > 1 && (c.s > 40 || centered_uniform(&seed) < 0)) {
             assert_int_equal(ep_cma_remove(&c, node), EP_OK);
             removes++;
         } else if (!in) {
@@ -176,9 +175,9 @@ static void solve_matches_direct(void **s)
     double u[15], *vbar = calloc(3 * 60, sizeof *vbar), p[15], *v = malloc(3 * 60 * sizeof *v);
     ep_rng seed = ep_rng_seed(9, 0);
     for (int i = 0; i < N; i++)
-        u[i] = urand(&seed);
+        u[i] = centered_uniform(&seed);
     for (int i = 0; i < 3; i++)
-        vbar[3 * 30 + i] = urand(&seed), vbar[3 * 40 + i] = urand(&seed);
+        vbar[3 * 30 + i] = centered_uniform(&seed), vbar[3 * 40 + i] = centered_uniform(&seed);
     ep_cma_solve(&c, u, vbar, p, v);
     /* direct: G p = u - E^T Xi vbar */
     double G[225], rhs[15], B[9];

@@ -131,15 +131,9 @@ static void assembly_matches_dense(void **s)
                         err = fmax(err, fabs(((double *)Bd->x)[(size_t)(cmap[w] + j) * nr + rmap[v] + i] -
                                              D[(size_t)(3 * v + i) * n + 3 * w + j]));
     assert_true(err < 1e-13 * scale);
-    cholmod_free_dense(&Bd, &c);
-    cholmod_free_sparse(&B, &c);
-    cholmod_free_sparse(&K, &c);
+    cholmod_free_dense(&Bd, &c), cholmod_free_sparse(&B, &c), cholmod_free_sparse(&K, &c);
     cholmod_finish(&c);
-    free(D);
-    free(keep);
-    free(all);
-    free(rmap);
-    free(cmap);
+    free(D), free(keep), free(all), free(rmap), free(cmap);
     ep_mesh_free(&m);
 }
 
@@ -187,16 +181,10 @@ static void patch_test(void **s)
                 err = fmax(err, fabs(((double *)u->x)[imap[v] + i] - want));
             }
         assert_true(err < 1e-12);
-        cholmod_free_dense(&u, &c);
-        cholmod_free_dense(&ub, &c);
-        cholmod_free_dense(&f, &c);
-        cholmod_free_factor(&L, &c);
-        cholmod_free_sparse(&Kii, &c);
-        cholmod_free_sparse(&Kib, &c);
+        cholmod_free_dense(&u, &c), cholmod_free_dense(&ub, &c), cholmod_free_dense(&f, &c);
+        cholmod_free_factor(&L, &c), cholmod_free_sparse(&Kii, &c), cholmod_free_sparse(&Kib, &c);
         cholmod_finish(&c);
-        free(inner);
-        free(imap);
-        free(bmap);
+        free(inner), free(imap), free(bmap);
         ep_mesh_free(&m);
     }
 }

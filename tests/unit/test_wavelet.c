@@ -44,104 +44,105 @@ static void build(const ep_mesh *m, ep_wavelet_kind kind, int lifted, ep_wavelet
     free(rv), free(dom), free(area);
 }
 
-static double urand(unsigned *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return ((*s >> 8) & 0xffff) / 65536.0 - 0.5;
-}
 
-/* inverse(forward(x)) = x for every wavelet, lifted and unlifted, with two
- * domains; the slot order lists each domain coarse to fine. */
-static void perfect_reconstruction(void **s)
+/* Run check on every transform of a thrice Loop-refined icosahedron:
+ * linear and Butterfly, lifted and (when unlifted_too) unlifted. */
+static void each_transform(void (*check)(const ep_mesh *m, const ep_wavelet *W, int lifted), int unlifted_too)
 {
-    (void)s;
     ep_mesh m;
     refined(&m, 3, EP_SUBDIV_LOOP);
     for (int kind = 0; kind < 2; kind++)
-        for (int lifted = 0; lifted < 2; lifted++) {
+        for (int lifted = !unlifted_too; lifted < 2; lifted++) {
             ep_wavelet W;
             build(&m, kind, lifted, &W);
-            assert_int_equal(W.nlevels, 4);
-            for (int q = 1; q < W.n; q++) {
-                int8_t d0 = m.vertices[3 * W.slot_row[q - 1] + 2] < -0.3, d1 = m.vertices[3 * W.slot_row[q] + 2] < -0.3;
-                assert_true(d0 < d1 || (d0 == d1 && W.slot_level[q - 1] <= W.slot_level[q]));
-            }
-            unsigned seed = 7;
-            double *x = malloc(3 * W.n * sizeof *x), *y = malloc(3 * W.n * sizeof *y);
-            for (int i = 0; i < 3 * W.n; i++)
-                x[i] = y[i] = urand(&seed);
-            ep_wavelet_forward(&W, 3, y);
-            double moved = 0, err = 0;
-            for (int i = 0; i < 3 * W.n; i++)
-                moved = fmax(moved, fabs(y[i] - x[i]));
-            ep_wavelet_inverse(&W, 3, y);
-            for (int i = 0; i < 3 * W.n; i++)
-                err = fmax(err, fabs(y[i] - x[i]));
-            assert_true(moved > 0.1);
-            assert_true(err < 1e-13);
-            free(x), free(y);
+            check(&m, &W, lifted);
             ep_wavelet_free(&W);
         }
     ep_mesh_free(&m);
 }
 
+/* inverse(forward(x)) = x for every wavelet, lifted and unlifted, with two
+ * domains; the slot order lists each domain coarse to fine. */
+static void reconstructs(const ep_mesh *m, const ep_wavelet *W, int lifted)
+{
+    (void)lifted;
+    assert_int_equal(W->nlevels, 4);
+    for (int q = 1; q < W->n; q++) {
+        int8_t d0 = m->vertices[3 * W->slot_row[q - 1] + 2] < -0.3, d1 = m->vertices[3 * W->slot_row[q] + 2] < -0.3;
+        assert_true(d0 < d1 || (d0 == d1 && W->slot_level[q - 1] <= W->slot_level[q]));
+    }
+    ep_rng seed = ep_rng_seed(7, 0);
+    double *x = malloc(3 * W->n * sizeof *x), *y = malloc(3 * W->n * sizeof *y), moved = 0, err = 0;
+    for (int i = 0; i < 3 * W->n; i++)
+        x[i] = y[i] = centered_uniform(&seed);
+    ep_wavelet_forward(W, 3, y);
+    for (int i = 0; i < 3 * W->n; i++)
+        moved = fmax(moved, fabs(y[i] - x[i]));
+    ep_wavelet_inverse(W, 3, y);
+    for (int i = 0; i < 3 * W->n; i++)
+        err = fmax(err, fabs(y[i] - x[i]));
+    assert_true(moved > 0.1);
+    assert_true(err < 1e-13);
+    free(x), free(y);
+}
+
+static void perfect_reconstruction(void **s)
+{
+    (void)s;
+    each_transform(reconstructs, 1);
+}
+
 /* Every predict stencil sums to 1, so constants have no wavelet coefficient
  * (000 §3.1.3), also at domain boundaries where the stencils fall back. */
+static void constant_is_coarse(const ep_mesh *m, const ep_wavelet *W, int lifted)
+{
+    (void)m, (void)lifted;
+    double *y = malloc(W->n * sizeof *y);
+    for (int i = 0; i < W->n; i++)
+        y[i] = 2.5;
+    ep_wavelet_forward(W, 1, y);
+    for (int i = 0; i < W->n; i++)
+        if (W->slot_level[i] > 0)
+            assert_true(fabs(y[i]) < 1e-13);
+    free(y);
+}
+
 static void constants_are_coarse(void **s)
 {
     (void)s;
-    ep_mesh m;
-    refined(&m, 3, EP_SUBDIV_LOOP);
-    for (int kind = 0; kind < 2; kind++) {
-        ep_wavelet W;
-        build(&m, kind, 1, &W);
-        double *y = malloc(W.n * sizeof *y);
-        for (int i = 0; i < W.n; i++)
-            y[i] = 2.5;
-        ep_wavelet_forward(&W, 1, y);
-        for (int i = 0; i < W.n; i++)
-            if (W.slot_level[i] > 0)
-                assert_true(fabs(y[i]) < 1e-13);
-        free(y);
-        ep_wavelet_free(&W);
-    }
-    ep_mesh_free(&m);
+    each_transform(constant_is_coarse, 0);
 }
 
 /* Lifted wavelets have zero integral: synthesize each unit wavelet
  * coefficient into the finest hat basis and integrate with the vertex areas
  * (000 eq. 3.31).  Unlifted ones do not, which shows the test can fail. */
+static void integral_vanishes(const ep_mesh *m, const ep_wavelet *W, int lifted)
+{
+    double *y = malloc(W->n * sizeof *y), worst = 0;
+    for (int q = 0; q < W->n; q++) {
+        if (W->slot_level[q] == 0 || (lifted && W->lift_slot[2 * q] < 0))
+            continue;
+        memset(y, 0, W->n * sizeof *y);
+        y[q] = 1;
+        ep_wavelet_inverse(W, 1, y);
+        double integral = 0, mass = 0;
+        for (int k = 0; k < W->n; k++) {
+            integral += y[k] * m->vertex_area[W->slot_row[k]];
+            mass += fabs(y[k]) * m->vertex_area[W->slot_row[k]];
+        }
+        worst = fmax(worst, fabs(integral) / mass);
+    }
+    if (lifted)
+        assert_true(worst < 1e-13);
+    else
+        assert_true(worst > 0.1);
+    free(y);
+}
+
 static void vanishing_integral(void **s)
 {
     (void)s;
-    ep_mesh m;
-    refined(&m, 3, EP_SUBDIV_LOOP);
-    for (int kind = 0; kind < 2; kind++)
-        for (int lifted = 0; lifted < 2; lifted++) {
-            ep_wavelet W;
-            build(&m, kind, lifted, &W);
-            double *y = malloc(W.n * sizeof *y), worst = 0;
-            for (int q = 0; q < W.n; q++) {
-                if (W.slot_level[q] == 0 || (lifted && W.lift_slot[2 * q] < 0))
-                    continue;
-                memset(y, 0, W.n * sizeof *y);
-                y[q] = 1;
-                ep_wavelet_inverse(&W, 1, y);
-                double integral = 0, mass = 0;
-                for (int k = 0; k < W.n; k++) {
-                    integral += y[k] * m.vertex_area[W.slot_row[k]];
-                    mass += fabs(y[k]) * m.vertex_area[W.slot_row[k]];
-                }
-                worst = fmax(worst, fabs(integral) / mass);
-            }
-            if (lifted)
-                assert_true(worst < 1e-13);
-            else
-                assert_true(worst > 0.1);
-            free(y);
-            ep_wavelet_free(&W);
-        }
-    ep_mesh_free(&m);
+    each_transform(integral_vanishes, 1);
 }
 
 /* On a linearly subdivided surface the level-l hat is the piecewise linear
@@ -245,9 +246,9 @@ static void fast_sum_and_extraction(void **s)
         assert_true(r.colptr[ncol] < (int64_t)ncol * n / 2); /* it did compress */
         double *z = malloc(9 * n * sizeof *z), *col = malloc(9 * n * sizeof *col), *dense = calloc(3 * n, sizeof *dense),
                *acc = malloc(3 * n * sizeof *acc), *out = malloc(3 * n * sizeof *out), loads[15], err = 0, scale = 0;
-        unsigned seed = 3;
+        ep_rng seed = ep_rng_seed(3, 0);
         for (int i = 0; i < 15; i++)
-            loads[i] = urand(&seed);
+            loads[i] = centered_uniform(&seed);
         assert_int_equal(ep_wavelet_ws_init(&ws, &W, 9), EP_OK);
         for (int i = 0; i < 5; i++) {
             ep_gfw_column(&r, cols[i], z, col);
