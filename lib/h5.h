@@ -49,10 +49,20 @@ int ep_h5_exists(ep_h5 *f, const char *name);
 int ep_h5_write(ep_h5 *f, const char *name, ep_h5_type type, int rank, const hsize_t *dims,
                 const void *data);
 
-/* Read dataset name into *data (allocated, caller frees), converted to type.
- * dims: in, the expected extents (0 = any); out, the actual ones.  The stored
- * type must be of the same class (float for EP_F*, integer for EP_I*).
- * Errors name file and dataset: EP_EINPUT. */
+/* Open dataset name after checking, before anything is allocated or read:
+ * its class (float for EP_F*, integer for EP_I*) and stored size (4 or 8
+ * bytes for floats, at most 8 for integers), a simple dataspace of rank
+ * rank, the extents against dims (in: expected, 0 = any; out: actual),
+ * the declared values against the bytes the file stores (an unwritten
+ * chunked dataset declares extents it does not hold).  *d: the open
+ * dataset (caller closes).  0 or EP_EINPUT naming file and dataset. */
+int ep_h5_open_dataset(ep_h5 *f, const char *name, ep_h5_type type, int rank, hsize_t *dims, hid_t *d);
+
+/* Read dataset name into *data (allocated, caller frees), converted to type,
+ * after ep_h5_open_dataset's checks and one against memory (ep_mem_limit:
+ * EP_ECOMPUTE).  Float values must be finite (NaN and Inf are refused with
+ * the entry named).  Cost: the dataset's bytes.
+ * Errors name file and dataset: EP_EINPUT (EP_ECOMPUTE out of memory). */
 int ep_h5_read(ep_h5 *f, const char *name, ep_h5_type type, int rank, hsize_t *dims, void **data);
 
 /* A dataset written in pieces whose first extent grows (chunked, unlimited),
@@ -79,7 +89,20 @@ int ep_h5_stream_close(ep_h5_stream *s);
 int ep_h5_set_attr_string(ep_h5 *f, const char *obj, const char *name, const char *value);
 int ep_h5_set_attr_double(ep_h5 *f, const char *obj, const char *name, double value);
 int ep_h5_set_attr_int(ep_h5 *f, const char *obj, const char *name, long value);
+
+/* Longest string attribute read, in bytes with the NUL. */
+#define EP_H5_MAX_STRING 65536
+
+/* Read a scalar string (value, cap bytes, truncated) or number attribute.
+ * The attribute's dataspace must be scalar and its class string, or
+ * integer/float; a number may be NaN (material rho: "not given") but not
+ * infinite.  Each is read in a forked child (libhdf5 crashes on some
+ * corrupted attribute bytes, classes 1 and 9 of issue 22), so a damaged
+ * attribute is an EP_EINPUT naming it, never a crash.  Cost: one fork. */
 int ep_h5_get_attr_string(ep_h5 *f, const char *obj, const char *name, char *value, size_t cap);
 int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *value);
+
+/* 1 if object obj exists and has attribute name. */
+int ep_h5_attr_exists(ep_h5 *f, const char *obj, const char *name);
 
 #endif

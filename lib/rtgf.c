@@ -36,7 +36,7 @@ static double rel_max(const double *a, const double *b, size_t n)
 {
     double d = 0, m = 0;
     for (size_t i = 0; i < n; i++)
-        d = fmax(d, fabs(a[i] - b[i])), m = fmax(m, fabs(b[i]));
+        d = ep_rtreport_worst(d, fabs(a[i] - b[i])), m = ep_rtreport_worst(m, fabs(b[i]));
     return m > 0 ? d / m : d;
 }
 
@@ -110,7 +110,7 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
     *err = 0;
     double scale = 0;
     for (size_t i = 0; i < 9 * (size_t)h.m * n; i++)
-        scale = fmax(scale, fabs(h.xi[i]));
+        scale = ep_rtreport_worst(scale, fabs(h.xi[i]));
     for (int col = 0; col < h.m; col++) {
         int r = col_row[col];
         if (g->col_of_row[r] < 0) {
@@ -123,7 +123,7 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
             vbar[3 * r + a] = 0;
             const double *want = &h.xi[(3 * (size_t)col + a) * 3 * n];
             for (int i = 0; i < 3 * n; i++)
-                *err = fmax(*err, fabs(v[i] - want[i]) / scale);
+                *err = ep_rtreport_worst(*err, fabs(v[i] - want[i]) / scale);
         }
     }
 out:
@@ -234,8 +234,8 @@ static int land(run *R, long t)
         }
         if (st || (st = ep_stats_add(&R->t_scratch, dt)) || (st = ep_cma_cache_put(&R->cache, &R->c)))
             return st;
-        R->kappa = fmax(R->kappa, 1 / R->c.rcond);
-        R->seq_err = fmax(R->seq_err, inverse_diff(R, &R->seq, &R->c));
+        R->kappa = ep_rtreport_worst(R->kappa, 1 / R->c.rcond);
+        R->seq_err = ep_rtreport_worst(R->seq_err, inverse_diff(R, &R->seq, &R->c));
         return EP_OK;
     }
 }
@@ -274,8 +274,8 @@ static int slide(run *R)
     }
     ep_cma check = {0};
     if (!(st = ep_cma_init(&check, &R->g)) && !(st = ep_cma_set(&check, seq->S, seq->s))) {
-        R->upd_err = fmax(R->upd_err, inverse_diff(R, seq, &check));
-        R->kappa = fmax(R->kappa, 1 / check.rcond);
+        R->upd_err = ep_rtreport_worst(R->upd_err, inverse_diff(R, seq, &check));
+        R->kappa = ep_rtreport_worst(R->kappa, 1 / check.rcond);
     }
     ep_cma_free(&check);
     return st;
@@ -306,7 +306,7 @@ static int push(run *R)
     R->t_force += (ep_now() - t0) / REPS;
     if ((st = direct_solve(&R->g, R->c.S, s, R->u, R->pd)))
         return st;
-    R->direct_err = fmax(R->direct_err, rel_max(R->p, R->pd, 3 * (size_t)s));
+    R->direct_err = ep_rtreport_worst(R->direct_err, rel_max(R->p, R->pd, 3 * (size_t)s));
     if (!R->o->reference)
         return EP_OK;
     if ((st = ep_cma_set(&R->scratch, R->c.S, s)))
@@ -322,8 +322,8 @@ static int push(run *R)
     }
     ep_cma_force(&R->c, R->p, fw);
     ep_cma_force(&R->scratch, R->pr, fr);
-    R->ref_disp = fmax(R->ref_disp, sqrt(dd / dn));
-    R->ref_force = fmax(R->ref_force, rel_frob(fw, fr, 3));
+    R->ref_disp = ep_rtreport_worst(R->ref_disp, sqrt(dd / dn));
+    R->ref_force = ep_rtreport_worst(R->ref_force, rel_frob(fw, fr, 3));
     return EP_OK;
 }
 
@@ -344,7 +344,7 @@ static int touch(run *R, int node)
             R->pd[3 * q + a] = R->rho[q] * fm[a];
     }
     ep_gfsrc_sum(&R->g, k, R->idx, R->pd, R->v);
-    R->mask_err = fmax(R->mask_err, rel_max(&R->v[3 * node], uc, 3));
+    R->mask_err = ep_rtreport_worst(R->mask_err, rel_max(&R->v[3 * node], uc, 3));
     return EP_OK;
 }
 
