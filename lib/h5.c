@@ -113,22 +113,26 @@ int ep_h5_set_attr_int(ep_h5 *f, const char *obj, const char *name, long value)
     return set_attr_num(f, obj, name, H5T_STD_I32LE, H5T_NATIVE_INT32, &v);
 }
 
-/* ---- attributes: read in a contained child process -------------------------- */
+/* ---- attributes: variable-length strings read in a contained child ------------ */
 
-/* What a child sends back: the status, then the value (a double, or the
- * string's bytes) or the message of the failure. */
+/* What reading one attribute gives: the status, then the value (a double,
+ * or the string's bytes) or the message of the failure. */
 typedef struct attr_reply {
     int st;
     double num;
     char text[EP_H5_MAX_STRING];
 } attr_reply;
 
-/* In the child: open the attribute and check it is a scalar of the class
- * asked for, then read it.  Any check failing records its message. */
-static void attr_read_here(ep_h5 *f, const char *obj, const char *name, int want_string, attr_reply *r)
+#define NEEDS_CHILD (-1) /* a variable-length string: libhdf5's vlen path */
+
+/* Open the attribute and check it is a scalar of the class asked for, then
+ * read it — unless it is a variable-length string and vlen is 0: then
+ * r->st = NEEDS_CHILD.  Any check failing records its message in r->text. */
+static void attr_read_here(ep_h5 *f, const char *obj, const char *name, int want_string, int vlen, attr_reply *r)
 {
     hid_t a = H5Aopen_by_name(f->id, obj, name, H5P_DEFAULT, H5P_DEFAULT), t, s, mt;
     r->st = EP_OK;
+    r->text[0] = '\0';
     if (a < 0) {
         r->st = ep_fail(EP_EINPUT, "%s: attribute %s of %s is missing", f->path, name, obj);
         snprintf(r->text, sizeof r->text, "%s", ep_errmsg());
@@ -152,6 +156,8 @@ static void attr_read_here(ep_h5 *f, const char *obj, const char *name, int want
             r->st = ep_fail(EP_EINPUT, "%s: attribute %s of %s is not a number", f->path, name, obj);
         else if (isinf(r->num))
             r->st = ep_fail(EP_EINPUT, "%s: attribute %s of %s is infinite", f->path, name, obj);
+    } else if (H5Tis_variable_str(t) > 0 && !vlen) {
+        r->st = NEEDS_CHILD;
     } else if (H5Tis_variable_str(t) > 0) {
         char *v = NULL;
         mt = H5Tcopy(H5T_C_S1);
@@ -175,25 +181,45 @@ static void attr_read_here(ep_h5 *f, const char *obj, const char *name, int want
             r->st = ep_fail(EP_EINPUT, "%s: cannot read attribute %s of %s", f->path, name, obj);
         H5Tclose(mt);
     }
-    if (r->st)
+    if (r->st > 0)
         snprintf(r->text, sizeof r->text, "%s", ep_errmsg());
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Aclose(a);
 }
 
-/* Read attribute name of obj in a forked child and take back its reply.
- * libhdf5 1.10 decodes an attribute's bytes trusting the sizes they state:
- * a corrupted variable-length string or attribute message made it read and
- * write out of bounds (SIGSEGV, or heap corruption that ASan alone saw;
- * issue 22, classes 1 and 9).  In a child such a crash costs the child; the
- * tool reports the attribute as damaged.  The child resets every signal
- * (the tool's handlers would remove its temporaries), silences stderr,
- * and ends by _exit (no atexit work, no flush of the tool's files).
- * Cost: one fork (page tables, not memory) per attribute read. */
-static int attr_read(ep_h5 *f, const char *obj, const char *name, int want_string, attr_reply *r)
+/* The string attributes of the schema, read together in one child the
+ * first time one of them is asked for (a fork per attribute cost 30 ms
+ * each on a loaded machine). */
+static const char *const schema_strings[][2] = {
+    {"/", "format"}, {"/", "kind"}, {"/gf", "method"}, {"/gf", "traction"}, {"/gf", "entity"},
+    {"/gf", "traction_model"}, {"/gf", "wavelet"}, {"/modes", "mass"}, {"/basis", "method"},
+};
+#define NSCHEMA ((int)(sizeof schema_strings / sizeof schema_strings[0]))
+
+static int write_all(int fd, const void *buf, size_t n)
+{
+    for (size_t w = 0; w < n;) {
+        ssize_t k = write(fd, (const char *)buf + w, n - w);
+        if (k <= 0)
+            return -1;
+        w += (size_t)k;
+    }
+    return 0;
+}
+
+/* Read the variable-length string attributes obj/name and those of the
+ * schema in a forked child, into f's cache (name's full value into r).
+ * libhdf5 1.10 reads a vlen string trusting the sizes its bytes state: a
+ * corrupted global heap made it write out of bounds (SIGSEGV, or heap
+ * corruption that ASan alone saw; issue 22, class 9).  In a child such a
+ * crash costs the child, and the attribute it was reading is reported as
+ * damaged.  The child resets every signal (the tool's handlers would
+ * remove its temporaries), silences stderr, and ends by _exit (no atexit
+ * work, no flush of the tool's files).  Cost: one fork per file. */
+static int read_vlen_in_child(ep_h5 *f, const char *obj, const char *name, attr_reply *r)
 {
     int p[2], ws = 0;
-    size_t got = 0;
-    memset(r, 0, offsetof(attr_reply, text));
-    r->text[0] = '\0';
     if (pipe2(p, O_CLOEXEC) != 0)
         return ep_fail(EP_EIO, "%s: cannot read attribute %s of %s: %s", f->path, name, obj, strerror(errno));
     pid_t pid = fork();
@@ -205,13 +231,18 @@ static int attr_read(ep_h5 *f, const char *obj, const char *name, int want_strin
             dup2(nul, 2);
         close(p[0]);
         alarm(30);
-        attr_read_here(f, obj, name, want_string, r);
-        size_t n = offsetof(attr_reply, text) + strlen(r->text) + 1;
-        for (size_t w = 0; w < n;) {
-            ssize_t k = write(p[1], (char *)r + w, n - w);
-            if (k <= 0)
+        /* entry -1: the one asked for; then the schema's that exist */
+        for (int i = -1; i < NSCHEMA; i++) {
+            const char *o = i < 0 ? obj : schema_strings[i][0], *n = i < 0 ? name : schema_strings[i][1];
+            if (i >= 0 && !(ep_h5_exists(f, o) && H5Aexists_by_name(f->id, o, n, H5P_DEFAULT) > 0))
+                continue;
+            if (write_all(p[1], &i, sizeof i)) /* announced before the read: a crash names it */
                 _exit(2);
-            w += (size_t)k;
+            attr_read_here(f, o, n, 1, 1, r);
+            uint32_t len = (uint32_t)strlen(r->text);
+            if (write_all(p[1], &r->st, sizeof r->st) || write_all(p[1], &len, sizeof len) ||
+                write_all(p[1], r->text, len))
+                _exit(2);
         }
         _exit(0);
     }
@@ -220,18 +251,45 @@ static int attr_read(ep_h5 *f, const char *obj, const char *name, int want_strin
         close(p[0]);
         return ep_fail(EP_EIO, "%s: cannot read attribute %s of %s: %s", f->path, name, obj, strerror(errno));
     }
-    for (;;) {
-        ssize_t k = read(p[0], (char *)r + got, sizeof *r - got);
-        if (k > 0)
-            got += (size_t)k;
-        else if (k == 0 || errno != EINTR || got == sizeof *r)
+    FILE *in = fdopen(p[0], "rb");
+    attr_reply *other = ep_malloc(1, sizeof *other);
+    int idx, st, asked = 0;
+    uint32_t len;
+    while (in && other && fread(&idx, sizeof idx, 1, in) == 1 && idx >= -1 && idx < NSCHEMA) {
+        char *text = idx < 0 ? r->text : other->text;
+        int ok = fread(&st, sizeof st, 1, in) == 1 && fread(&len, sizeof len, 1, in) == 1 &&
+                 len < sizeof r->text && fread(text, 1, len, in) == len;
+        if (ok) {
+            text[len] = '\0';
+        } else { /* the child died reading it */
+            st = ep_fail(EP_EINPUT, "%s: attribute %s of %s is damaged (libhdf5 failed reading it)", f->path,
+                         idx < 0 ? name : schema_strings[idx][1], idx < 0 ? obj : schema_strings[idx][0]);
+            snprintf(text, sizeof r->text, "%s", ep_errmsg());
+        }
+        if (idx < 0) {
+            asked = 1;
+            r->st = st;
+        } else if (f->ncached < EP_H5_CACHE) {
+            ep_h5_cached *c = &f->cached[f->ncached++];
+            size_t l = strnlen(text, sizeof c->text - 1);
+            snprintf(c->obj, sizeof c->obj, "%s", schema_strings[idx][0]);
+            snprintf(c->name, sizeof c->name, "%s", schema_strings[idx][1]);
+            c->st = st;
+            memcpy(c->text, text, l);
+            c->text[l] = '\0';
+        }
+        if (!ok)
             break;
     }
-    close(p[0]);
+    free(other);
+    if (in)
+        fclose(in);
+    else
+        close(p[0]);
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
-    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0 || got <= offsetof(attr_reply, text) ||
-        ((char *)r)[got - 1] != '\0') {
+    (void)ws;
+    if (!asked) {
         r->text[0] = '\0';
         return r->st = ep_fail(EP_EINPUT, "%s: attribute %s of %s is damaged (libhdf5 failed reading it)", f->path,
                                name, obj);
@@ -241,10 +299,21 @@ static int attr_read(ep_h5 *f, const char *obj, const char *name, int want_strin
 
 int ep_h5_get_attr_string(ep_h5 *f, const char *obj, const char *name, char *value, size_t cap)
 {
+    int st;
+    for (int i = 0; i < f->ncached; i++)
+        if (!strcmp(f->cached[i].obj, obj) && !strcmp(f->cached[i].name, name)) {
+            if (cap)
+                snprintf(value, cap, "%s", f->cached[i].st ? "" : f->cached[i].text);
+            return f->cached[i].st ? ep_fail(f->cached[i].st, "%s", f->cached[i].text) : EP_OK;
+        }
     attr_reply *r = ep_malloc(1, sizeof *r);
     if (!r)
         return EP_ECOMPUTE;
-    int st = attr_read(f, obj, name, 1, r);
+    attr_read_here(f, obj, name, 1, 0, r);
+    if (r->st == NEEDS_CHILD)
+        st = read_vlen_in_child(f, obj, name, r);
+    else
+        st = r->st ? ep_fail(r->st, "%s", r->text) : EP_OK;
     if (cap)
         snprintf(value, cap, "%s", st ? "" : r->text);
     free(r);
@@ -256,7 +325,8 @@ int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *v
     attr_reply *r = ep_malloc(1, sizeof *r);
     if (!r)
         return EP_ECOMPUTE;
-    int st = attr_read(f, obj, name, 0, r);
+    attr_read_here(f, obj, name, 0, 0, r);
+    int st = r->st ? ep_fail(r->st, "%s", r->text) : EP_OK;
     if (!st)
         *value = r->num;
     free(r);

@@ -17,10 +17,22 @@
 #define EP_FORMAT "elastoprep"
 #define EP_FORMAT_VERSION 1
 
+/* A string attribute read ahead (h5.c: the schema's vlen strings are read
+ * together in one child process). */
+typedef struct ep_h5_cached {
+    char obj[8], name[16];
+    int st;          /* 0, or the status of reading it */
+    char text[1280]; /* the value, or the message */
+} ep_h5_cached;
+
+#define EP_H5_CACHE 10
+
 typedef struct ep_h5 {
     hid_t id;
     char path[1024];
     char kind[32];
+    int ncached;
+    ep_h5_cached cached[EP_H5_CACHE];
 } ep_h5;
 
 /* Element types of datasets in the schema. */
@@ -96,9 +108,10 @@ int ep_h5_set_attr_int(ep_h5 *f, const char *obj, const char *name, long value);
 /* Read a scalar string (value, cap bytes, truncated) or number attribute.
  * The attribute's dataspace must be scalar and its class string, or
  * integer/float; a number may be NaN (material rho: "not given") but not
- * infinite.  Each is read in a forked child (libhdf5 crashes on some
- * corrupted attribute bytes, classes 1 and 9 of issue 22), so a damaged
- * attribute is an EP_EINPUT naming it, never a crash.  Cost: one fork. */
+ * infinite.  A variable-length string is read in a forked child, with the
+ * schema's others (libhdf5 crashes on corrupted vlen bytes, issue 22 class
+ * 9), so a damaged attribute is an EP_EINPUT naming it, never a crash.
+ * Cost: one fork per file, at the first vlen string read. */
 int ep_h5_get_attr_string(ep_h5 *f, const char *obj, const char *name, char *value, size_t cap);
 int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *value);
 
