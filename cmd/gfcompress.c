@@ -77,6 +77,8 @@ static int handle(int code, const char *arg, void *ctx)
         return EP_OK;
     case OPT_SWEEP: {
         char buf[1024], *save, *tok;
+        if (strlen(arg) >= sizeof buf) /* it was cut there silently (issue 22, class 13) */
+            return ep_fail(EP_EUSAGE, "option --sweep: the list is longer than %zu characters", sizeof buf - 1);
         snprintf(buf, sizeof buf, "%s", arg);
         o->neps = 0;
         for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static const char *progname = "elastoprep";
 
@@ -94,8 +95,12 @@ int ep_cli_double(const char *opt, const char *arg, double *v)
     char *e;
     errno = 0;
     *v = strtod(arg, &e);
-    if (e == arg || *e || errno || !isfinite(*v))
+    if (e == arg || *e)
         return ep_fail(EP_EUSAGE, "option %s: expected a number, got \"%s\"", opt, arg);
+    /* a number past the double range is named so (--nu 1e-320 was "not a
+     * number"); a subnormal one is a number, taken as it is */
+    if (!isfinite(*v) || (errno == ERANGE && fabs(*v) > 1))
+        return ep_fail(EP_EUSAGE, "option %s: %s is not a finite number (beyond the double range)", opt, arg);
     return EP_OK;
 }
 
@@ -222,8 +227,18 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
         return ep_fail(EP_EUSAGE, "%s", tool->no_output);
     if (cli->output && (st = ep_output_check(&cli->out, cli->output)))
         return st;
-    if (cli->threads)
+    if (cli->threads) {
+        /* each thread takes a stack of RLIMIT_STACK bytes (glibc's default):
+         * -j 4096 under a memory cap failed in libgomp with two lines of its
+         * own (issue 22, class 13) */
+        struct rlimit rl;
+        double stack = getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (double)rl.rlim_cur
+                                                                                         : 8 * EP_MEM_MIB;
+        if (cli->threads * stack > ep_mem_limit(0))
+            return ep_fail(EP_EUSAGE, "option --threads: %d threads need %s of stacks, more than the memory (%s)",
+                           cli->threads, ep_mem_text(cli->threads * stack), ep_mem_text(ep_mem_limit(0)));
         omp_set_num_threads(cli->threads);
+    }
     return EP_OK;
 }
 

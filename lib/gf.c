@@ -133,10 +133,12 @@ static int check_layout(ep_gf_file *g)
             seen[m->boundary[j]] = 2; /* 2: boundary vertex not yet a row */
     for (int r = 0; r < L->n && !st; r++) {
         int v = L->row_vertex[r];
-        if (v < 0 || v >= lim || seen[v] == 1 || (!tri && !seen[v]))
+        if (v < 0 || v >= lim) /* the stored id: "vertex 0" for -1 misled (issue 22, class 13) */
+            st = ep_fail(EP_EINPUT, "%s: /gf/row_vertex: row %d holds %d, out of the %s ids [0, %d)", g->f.path, r,
+                         v, g->entity, lim);
+        else if (seen[v] == 1 || (!tri && !seen[v]))
             st = ep_fail(EP_EINPUT, "%s: /gf/row_vertex: row %d names %s %d, which is %s", g->f.path, r,
-                         g->entity, v + 1, v < 0 || v >= lim ? "out of range" : seen[v] == 1 ? "repeated"
-                                                                                           : "not on the boundary");
+                         g->entity, v + 1, seen[v] == 1 ? "repeated" : "not on the boundary");
         else if (L->row_fixed[r] != 0 && L->row_fixed[r] != 1)
             st = ep_fail(EP_EINPUT, "%s: /gf/row_fixed: value %d at row %d (expected 0 or 1)", g->f.path,
                          L->row_fixed[r], r);
@@ -145,7 +147,10 @@ static int check_layout(ep_gf_file *g)
     }
     for (int c = 0; c < L->m && !st; c++) {
         int v = L->col_vertex[c];
-        if (v < 0 || v >= lim || seen[v] != 1)
+        if (v < 0 || v >= lim)
+            st = ep_fail(EP_EINPUT, "%s: /gf/col_vertex: column %d holds %d, out of the %s ids [0, %d)", g->f.path,
+                         c, v, g->entity, lim);
+        else if (seen[v] != 1)
             st = ep_fail(EP_EINPUT, "%s: /gf/col_vertex: column %d names %s %d, which is no row", g->f.path, c,
                          g->entity, v + 1);
     }

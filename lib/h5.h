@@ -17,6 +17,10 @@
 #define EP_FORMAT "elastoprep"
 #define EP_FORMAT_VERSION 1
 
+/* The kinds of file (man/man5/elastoprep.5), blank-separated with a
+ * leading blank; ep_h5_open refuses any other. */
+#define EP_KINDS " mesh gf gf-wavelet modes cubic embedding"
+
 /* A string attribute read ahead (h5.c: the schema's vlen strings are read
  * together in one child process). */
 typedef struct ep_h5_cached {
@@ -45,7 +49,7 @@ int ep_h5_create(ep_h5 *f, const char *path, const char *kind, const char *creat
                  const char *command);
 
 /* Open path read-only and check format and format_version; with kind non-NULL
- * also check the kind.  f->kind receives the file's kind.  Not an HDF5 file,
+ * also check the kind, else that it is one of EP_KINDS.  f->kind receives the file's kind.  Not an HDF5 file,
  * or the wrong format/kind: EP_EINPUT; missing file: EP_EIO. */
 int ep_h5_open(ep_h5 *f, const char *path, const char *kind);
 

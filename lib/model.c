@@ -296,6 +296,10 @@ int ep_model_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed)
     int st = ep_h5_read(f, "/constraints/fixed", EP_I32, 1, &d, &p);
     if (st)
         return st;
+    if (d == 0) { /* tools write none rather than an empty one; it was a usage error (class 13) */
+        free(p);
+        return ep_fail(EP_EINPUT, "%s: /constraints/fixed is empty", f->path);
+    }
     if ((st = check_index(f, "/constraints/fixed", p, d, 0, nv))) {
         free(p);
         return st;

@@ -175,15 +175,21 @@ static int run_open(run *R, const char *path, const ep_rtgf_opts *o, ep_rtreport
     rep->kind = R->g.wavelet ? "gf-wavelet" : "gf";
     int n = R->g.n, nfree = R->probe.nfree;
     R->s = o->contacts;
+    if (nfree == 0) /* a file, not the options, is what is wrong (issue 22, class 13) */
+        return ep_fail(EP_EINPUT, "%s: every GF row is fixed: no free node with a GF column to touch", path);
     if (R->s > nfree)
         return ep_fail(EP_EUSAGE, "--contacts %d: the file has %d free nodes with GF columns", R->s, nfree);
     R->pool = 3 * R->s > nfree ? nfree : 3 * R->s;
     if (o->reference) {
         if ((st = ep_gfsrc_open(&R->ref, o->reference)))
             return st;
+        /* rows too: permuted rows compared other vertices' values (class 13) */
         if (R->ref.n != n || R->ref.m != R->g.m ||
-            memcmp(R->ref.file->L.col_vertex, R->g.file->L.col_vertex, (size_t)R->g.m * sizeof(int)))
-            return ep_fail(EP_EINPUT, "%s: --reference has other rows or columns than %s", o->reference, path);
+            memcmp(R->ref.file->L.col_vertex, R->g.file->L.col_vertex, (size_t)R->g.m * sizeof(int)) ||
+            memcmp(R->ref.file->L.row_vertex, R->g.file->L.row_vertex, (size_t)n * sizeof(int)) ||
+            memcmp(R->ref.file->L.row_fixed, R->g.file->L.row_fixed, (size_t)n))
+            return ep_fail(EP_EINPUT, "%s: --reference has other rows or columns (or another order) than %s",
+                           o->reference, path);
     }
     /* scratch solves the same contacts on the reference GFs */
     if ((st = ep_cma_init(&R->c, &R->g)) || (st = ep_cma_init(&R->seq, &R->g)) ||
