@@ -98,4 +98,63 @@ fifo "--fixed-ids" fifo.bou femcondense $BEAM --fixed-ids "$WORK/fifo.bou" -E 1 
 fifo "a mesh" fifo.veg moddesc "$WORK/fifo.veg" --fixed-ids $BOU -E 1 --nu 0.3 --rho 1 -o "$O"
 fifo "a material file" fifo.mat femcondense $BEAM --fixed-ids $BOU -m "$WORK/fifo.mat" -o "$O"
 
+# --- class 13: misleading messages and statuses -------------------------------------
+/usr/bin/python3 -c "
+import h5py, sys, time
+f = h5py.File('$WORK/gf.h5', 'r+')  # a writer: libhdf5 locks the file
+open('$WORK/locked', 'w').close()
+time.sleep(30)" &
+holder=$!
+k=0
+while [ ! -f "$WORK/locked" ] && [ $k -lt 100 ]; do sleep 0.1; k=$((k + 1)); done
+expect_fail "class 13: a file a writer holds is locked, not 'damaged or truncated?'" 4 "gf.h5: locked by another process" rtcheck "$WORK/gf.h5"
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+$A empty "$WORK/m.h5" "$WORK/nofix.h5" /constraints/fixed
+expect_fail "class 13: an empty /constraints/fixed is invalid input, not usage" 3 "/constraints/fixed is empty" femcondense "$WORK/nofix.h5" -E 1 --nu 0.3 -o "$O"
+/usr/bin/python3 -c "
+import h5py, shutil
+for name, edit in (('allfixed', lambda f: f['gf/row_fixed'].__setitem__(slice(None), 1)),
+                   ('row-1', lambda f: f['gf/row_vertex'].__setitem__(3, -1)),
+                   ('nanpred', lambda f: f['gf/predict_weight'].__setitem__(0, float('nan'))),
+                   ('slot8', lambda f: (f.__setitem__('n', len(f['gf/slots'])), f.__delitem__('gf/slots'), f.create_dataset('gf/slots', data=[-128] * len(f['n'][()] * [0]), dtype='i1'))),
+                   ('kind', lambda f: f.attrs.__setitem__('kind', 'foo'))):
+    src = '$WORK/gf.h5' if name in ('allfixed', 'row-1', 'kind') else '$WORK/gfw.h5'
+    shutil.copy(src, '$WORK/%s.h5' % name)
+    with h5py.File('$WORK/%s.h5' % name, 'a') as f:
+        edit(f)
+"
+expect_fail "class 13: every GF row fixed is invalid input, not usage" 3 "allfixed.h5: every GF row is fixed" rtcheck "$WORK/allfixed.h5"
+expect_fail "class 13: row -1 printed as stored, not 'vertex 0'" 3 "/gf/row_vertex: row 3 holds -1, out of the vertex ids" rtcheck "$WORK/row-1.h5"
+expect_fail "class 13: a NaN prediction weight named, not a 'bad slot'" 3 "/gf/predict_weight: value is not finite at \[0\]" rtcheck "$WORK/nanpred.h5"
+expect_fail "class 13: int8 slots: the slot and the row it holds" 3 "/gf/slots: slot 0 holds row -128, out of the rows" rtcheck "$WORK/slot8.h5"
+expect_fail "class 13: a kind no tool knows, in a tool reading only /mesh" 3 "kind \"foo\" is not an elastoprep kind" femcondense "$WORK/kind.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 1 --nu 0.3 -o "$O"
+/usr/bin/python3 -c "
+import h5py, shutil, numpy as np
+shutil.copy('$WORK/gf.h5', '$WORK/perm.h5')
+with h5py.File('$WORK/perm.h5', 'a') as f:
+    n = len(f['gf/row_vertex']); p = np.arange(n)[::-1]
+    for k in ('gf/row_vertex', 'gf/row_fixed'): f[k][...] = f[k][()][p]
+    x = f['gf/xi'][()].reshape(-1, n, 3)[:, p, :]; f['gf/xi'][...] = x.reshape(-1, 3 * n)
+"
+expect_fail "class 13: --reference in another row order names the reference" 3 "perm.h5: --reference has other rows or columns \(or another order\) than" rtcheck "$WORK/gfw.h5" --reference "$WORK/perm.h5"
+nl="$WORK/a
+b.veg"
+expect_fail "class 13: a file name with a newline: one line" 4 "a\?b.veg: cannot open" femcondense "$nl" --fixed-ids $BOU -E 1 --nu 0.3 -o "$O"
+printf 'v 0 0 0\nv 1 0 x\r\nv 0 1 0\nf 1 2 3\n' >"$WORK/cr.obj"
+expect_fail "class 13: a syntax error quoting a carriage return: one line" 3 "cr.obj:2: " loopsub "$WORK/cr.obj" -l 1 -o "$O"
+awk '{if ($1 == "v") printf "v %g %g %g\n", $2 * 1e300, $3 * 1e300, $4 * 1e300; else print}' $D/icosahedron.obj >"$WORK/huge.obj"
+expect_fail "class 13: coordinates x 1e300 named, not 'duplicate vertices'" 3 "huge.obj: vertex 1: coordinate .* beyond 1e100" bemsolve "$WORK/huge.obj" --fixed-box -1e301,-1e301,-1e301,1e301,1e301,0 -E 1 --nu 0.3 -o "$O"
+long=$(awk 'BEGIN { for (i = 0; i < 30; i++) printf "0.00000000000000000000000000000000001%s", i < 29 ? "," : "" }')
+expect_fail "class 13: --sweep longer than its buffer refused, not cut" 2 "option --sweep: the list is longer than 1023 characters" gfcompress "$WORK/gf.h5" --sweep "$long"
+"$BIN/femcondense" -q $BEAM --fixed-ids $BOU -E 1e6 --nu 1e-320 -o "$WORK/nu.h5" 2>"$WORK/stderr"
+check "class 13: --nu 1e-320 is a number (exit $?)" [ -f "$WORK/nu.h5" ]
+expect_fail "class 13: --nu 1e999 out of the double range" 2 "option --nu: 1e999 is not a finite number" femcondense $BEAM --fixed-ids $BOU -E 1 --nu 1e999 -o "$O"
+case $BIN in
+*san*) echo "# skipped under sanitizers: -j under an address-space cap" ;;
+*) (ulimit -v 2000000; "$BIN/femcondense" $BEAM --fixed-ids $BOU -E 1e6 --nu 0.3 -j 4096 -o "$O" >/dev/null 2>"$WORK/stderr")
+    got=$?
+    check "class 13: -j 4096 under a memory cap: exit 2, one line (got $got)" sh -c "[ $got -eq 2 ] && [ \$(wc -l <'$WORK/stderr') -eq 1 ] && grep -q 'option --threads: 4096 threads need 32 GiB of stacks' '$WORK/stderr'" ;;
+esac
+
 finish
