@@ -8,44 +8,19 @@
  */
 #include "helpers.h"
 
-#include <dirent.h>
 
 #include "../fuzz/fuzz_h5.c"
-
-/* Replay the files of folder whose names start with prefix; their count. */
-static int replay_dir(const char *folder, const char *prefix)
-{
-    DIR *d = opendir(folder);
-    struct dirent *e;
-    int n = 0;
-    assert_non_null(d);
-    while ((e = readdir(d))) {
-        char path[512];
-        static uint8_t buf[1 << 12];
-        if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, strlen(prefix)))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
-        FILE *f = fopen(path, "rb");
-        assert_non_null(f);
-        size_t len = fread(buf, 1, sizeof buf, f);
-        fclose(f);
-        assert_int_equal(LLVMFuzzerTestOneInput(buf, len), 0);
-        n++;
-    }
-    closedir(d);
-    return n;
-}
 
 static void corpus(void **s)
 {
     (void)s;
-    assert_true(replay_dir("tests/fuzz/h5corpus", "") >= 60);
+    assert_true(fuzz_replay("tests/fuzz/h5corpus", "", "", LLVMFuzzerTestOneInput) >= 60);
 }
 
 static void regressions(void **s)
 {
     (void)s;
-    replay_dir("tests/fuzz/regressions", "h5-");
+    fuzz_replay("tests/fuzz/regressions", "h5-", "", LLVMFuzzerTestOneInput);
 }
 
 /* The unmutated seeds read cleanly through every reader that fits them. */
