@@ -25,43 +25,6 @@ typedef struct {
     double max_memory;
 } opts;
 
-enum {
-    OPT_TRACTION = 2000, OPT_CONDENSED, OPT_SINGLE,
-    OPT_BLOCK, OPT_MAXMEM
-};
-
-static const struct option options[] = {
-    {"traction", required_argument, NULL, OPT_TRACTION},
-    {"condensed", no_argument, NULL, OPT_CONDENSED},
-    {"single", no_argument, NULL, OPT_SINGLE},
-    {"block", required_argument, NULL, OPT_BLOCK},
-    {"max-memory", required_argument, NULL, OPT_MAXMEM},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case OPT_TRACTION:
-        if (strcmp(arg, "consistent") && strcmp(arg, "lumped"))
-            return ep_fail(EP_EUSAGE, "option --traction: expected consistent or lumped, got \"%s\"", arg);
-        o->lumped = !strcmp(arg, "lumped");
-        return EP_OK;
-    case OPT_CONDENSED:
-        o->condensed = 1;
-        return EP_OK;
-    case OPT_SINGLE:
-        o->single = 1;
-        return EP_OK;
-    case OPT_BLOCK:
-        return ep_cli_int("--block", arg, 1, 4096, &o->block);
-    case OPT_MAXMEM:
-        return ep_cli_bytes("--max-memory", arg, &o->max_memory);
-    }
-    return EP_EUSAGE;
-}
-
 typedef struct {
     ep_gf_writer w;
     ep_progress bar;
@@ -81,25 +44,22 @@ static void progress(void *ctx, long done, long total)
 int main(int argc, char **argv)
 {
     opts o = {.block = 64};
+    const ep_cli_opt options[] = {
+        {"traction", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped",
+         .help = "surface load of a unit traction: hat-function mass (default)\nor vertex area"},
+        {"condensed", 0, EP_CLI_FLAG, &o.condensed, .help = "also write the condensed stiffness /gf/condensed"},
+        {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
+        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
+         .help = "refuse runs needing more (default: 90% of the machine's)"},
+        {0}};
     ep_tool tool = {
         .name = "femcondense",
         .synopsis = "MESH --fixed-... [-E PA --nu V | -m FILE] [options] -o GF.h5",
         .purpose = "Boundary Green's functions (and condensed stiffness) of a tetrahedral model by sparse\n"
                    "Cholesky: one factorization, then every column solved in blocks of right-hand sides.",
-        .help = "      --traction consistent|lumped\n"
-                "                          surface load of a unit traction: hat-function mass (default)\n"
-                "                          or vertex area\n"
-                "      --condensed         also write the condensed stiffness /gf/condensed\n"
-                "      --single            store /gf/xi as float32\n"
-                "      --block K           right-hand sides per solve (default 64)\n"
-                "      --max-memory SIZE   refuse runs needing more (default: 90% of the machine's)\n",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0};
@@ -118,8 +78,8 @@ int main(int argc, char **argv)
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
         goto out;
-    if (!m.tets) {
-        st = ep_fail(EP_EINPUT, "%s: not a tetrahedral mesh (femcondense needs tets)", m.source);
+    if (!ep_mesh_nelements(&m)) {
+        st = ep_fail(EP_EINPUT, "%s: not a volumetric mesh (femcondense needs tets or hexes)", m.source);
         goto out;
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
@@ -130,7 +90,7 @@ int main(int argc, char **argv)
 
     /* compute -> write, streaming GF rows into the file */
     if ((st = ep_cli_create_h5(&cli, "gf", &f)) || (st = ep_model_write(f, &m, &mat, fixed)) ||
-        (st = ep_gf_writer_open(&sc.w, f, &L, "fem-tet4", o.lumped ? "lumped" : "consistent", o.single)))
+        (st = ep_gf_writer_open(&sc.w, f, &L, m.hexes ? "fem-hex8" : "fem-tet4", o.lumped ? "lumped" : "consistent", o.single)))
         goto out;
     ep_progress_start(&sc.bar, "femcondense", 3L * L.m, cli.quiet);
     ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, o.condensed};
@@ -143,9 +103,9 @@ int main(int argc, char **argv)
         goto out;
 
     if (!cli.quiet) {
-        printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d tets, %d fixed vertices\n",
+        printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d %s, %d fixed vertices\n",
                cli.output, L.m, L.n, cols ? "selected" : cli.all_columns ? "all" : "free",
-               o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", m.ne, nfixed);
+               o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", ep_mesh_nelements(&m), m.hexes ? "hexes" : "tets", nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
                "solve %.2f s (%.1f GFlop/s on %d threads), write %.2f s%s; memory estimate %.0f MiB, "
                "peak resident %.0f MiB; total %.2f s\n",

@@ -30,11 +30,12 @@
 #include <unistd.h>
 
 #define MAX_EPS 32
+#define MAX_THRESHOLD 1e6 /* --eps and --sweep values are in [0, MAX_THRESHOLD] */
 #define CHUNK 32 /* block columns read and compressed together */
 
 typedef struct {
-    ep_wavelet_kind kind;
-    int lifted, threshold_base;
+    int kind;                 /* ep_wavelet_kind */
+    int unlifted, threshold_base;
     double eps;
     int neps;                 /* --sweep values */
     double sweep[MAX_EPS];
@@ -42,64 +43,23 @@ typedef struct {
     long level;               /* --constraint-level, -1: none */
 } opts;
 
-enum { OPT_WAVELET = 2000, OPT_UNLIFTED, OPT_EPS, OPT_BASE, OPT_SWEEP, OPT_PLOT, OPT_HIER, OPT_LEVEL };
-
-static const struct option options[] = {
-    {"wavelet", required_argument, NULL, OPT_WAVELET},
-    {"unlifted", no_argument, NULL, OPT_UNLIFTED},
-    {"eps", required_argument, NULL, OPT_EPS},
-    {"threshold-base", no_argument, NULL, OPT_BASE},
-    {"sweep", required_argument, NULL, OPT_SWEEP},
-    {"plot", required_argument, NULL, OPT_PLOT},
-    {"hierarchy", required_argument, NULL, OPT_HIER},
-    {"constraint-level", required_argument, NULL, OPT_LEVEL},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
+/* --sweep LIST: up to MAX_EPS - 1 thresholds (the written one goes last). */
+static int parse_sweep(void *ctx, const char *opt, const char *arg)
 {
     opts *o = ctx;
-    switch (code) {
-    case OPT_WAVELET:
-        if (strcmp(arg, "linear") && strcmp(arg, "butterfly"))
-            return ep_fail(EP_EUSAGE, "option --wavelet: expected linear or butterfly, got \"%s\"", arg);
-        o->kind = strcmp(arg, "linear") ? EP_WAVELET_BUTTERFLY : EP_WAVELET_LINEAR;
-        return EP_OK;
-    case OPT_UNLIFTED:
-        o->lifted = 0;
-        return EP_OK;
-    case OPT_EPS:
-        if (ep_cli_double("--eps", arg, &o->eps) || !(o->eps >= 0 && o->eps < 1e6))
-            return ep_fail(EP_EUSAGE, "option --eps: expected a threshold >= 0, got \"%s\"", arg);
-        return EP_OK;
-    case OPT_BASE:
-        o->threshold_base = 1;
-        return EP_OK;
-    case OPT_SWEEP: {
-        char buf[1024], *save, *tok;
-        if (strlen(arg) >= sizeof buf) /* it was cut there silently (issue 22, class 13) */
-            return ep_fail(EP_EUSAGE, "option --sweep: the list is longer than %zu characters", sizeof buf - 1);
-        snprintf(buf, sizeof buf, "%s", arg);
-        o->neps = 0;
-        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            double e;
-            if (o->neps == MAX_EPS - 1 || ep_cli_double("--sweep", tok, &e) || !(e >= 0 && e < 1e6))
-                return ep_fail(EP_EUSAGE, "option --sweep: expected up to %d thresholds >= 0, got \"%s\"",
-                               MAX_EPS - 1, arg);
-            o->sweep[o->neps++] = e;
-        }
-        return o->neps ? EP_OK : ep_fail(EP_EUSAGE, "option --sweep: no threshold given");
+    char buf[1024], *save, *tok;
+    if (strlen(arg) >= sizeof buf) /* it was cut there silently (issue 22, class 13) */
+        return ep_fail(EP_EUSAGE, "option %s: the list is longer than %zu characters", opt, sizeof buf - 1);
+    snprintf(buf, sizeof buf, "%s", arg);
+    o->neps = 0;
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double e;
+        if (o->neps == MAX_EPS - 1 || ep_cli_double(opt, tok, &e) || !(e >= 0 && e <= MAX_THRESHOLD))
+            return ep_fail(EP_EUSAGE, "option %s: expected up to %d thresholds >= 0, got \"%s\"", opt, MAX_EPS - 1,
+                           arg);
+        o->sweep[o->neps++] = e;
     }
-    case OPT_PLOT:
-        o->plot = arg;
-        return EP_OK;
-    case OPT_HIER:
-        o->hierarchy = arg;
-        return EP_OK;
-    case OPT_LEVEL:
-        return ep_cli_int("--constraint-level", arg, 0, EP_MESH_MAX_LEVEL, &o->level);
-    }
-    return EP_EUSAGE;
+    return o->neps ? EP_OK : ep_fail(EP_EUSAGE, "option %s: no threshold given", opt);
 }
 
 static double ratio(double a, double b) { return b > 0 ? a / b : 0; }
@@ -196,20 +156,58 @@ static int put_rows(void *ctx, long row0, long nrows, const double *rows)
     return ep_gf_writer_put(ctx, row0, nrows, rows);
 }
 
-/* --constraint-level: the GFs of level-l hat constraints into out. */
-static int hierarchical(ep_gf_file *g, const ep_gfhier *H, int l, ep_h5 *out, int *ncols)
+/* --constraint-level: the GFs of level-l hat constraints, written to -o. */
+static int write_hierarchical(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, int l, double t0)
 {
     ep_gf_layout L2 = {0};
     ep_gf_writer w = {0};
+    ep_h5 *out;
     int st;
-    if (!(st = ep_gfhier_layout(&L2, H, g, l)) && !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
+    if (!(st = ep_gfhier_layout(&L2, H, g, l)) && !(st = ep_cli_create_h5(cli, "gf", &out)) &&
+        !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
         !(st = ep_gf_writer_open(&w, out, &L2, g->method, g->traction_model, 0)) &&
         !(st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) &&
-        !(st = ep_gfhier_columns(H, g, l, put_rows, &w)) && !(st = ep_gf_writer_close(&w)))
-        *ncols = L2.m;
+        !(st = ep_gfhier_columns(H, g, l, put_rows, &w)) && !(st = ep_gf_writer_close(&w)) &&
+        !(st = ep_output_commit(&cli->out)) && !cli->quiet)
+        printf("gfcompress: %s: %d GF columns of level-%d hat constraints (of %d) in %.2f s\n", cli->output, L2.m,
+               l, g->L.m, ep_now() - t0);
     ep_gf_writer_close(&w);
     ep_gf_layout_free(&L2);
     return st;
+}
+
+/* The compression of one GF file: the wavelet transform of its rows on the
+ * hierarchy, the domain (free or fixed rows) of each slot, the compressor. */
+typedef struct {
+    ep_wavelet W;
+    int8_t *slot_domain;
+    ep_gfzip z;
+} zipper;
+
+static int zipper_build(zipper *zp, const ep_gf_file *g, const ep_gfhier *H, const opts *o)
+{
+    double *area = NULL;
+    int n = g->L.n, st;
+    memset(zp, 0, sizeof *zp);
+    if (!(st = ep_gf_row_areas(g, &area)) &&
+        !(st = ep_wavelet_build(&zp->W, H->h, n, H->row_h, g->L.row_fixed, area, o->kind, !o->unlifted))) {
+        if (!(zp->slot_domain = ep_malloc((size_t)n, 1)))
+            st = EP_ECOMPUTE;
+        for (int s = 0; zp->slot_domain && s < n; s++)
+            zp->slot_domain[s] = g->L.row_fixed[zp->W.slot_row[s]];
+        if (!st)
+            st = ep_gfzip_init(&zp->z, &zp->W, zp->slot_domain, o->threshold_base);
+    }
+    free(area);
+    return st;
+}
+
+static void zipper_free(zipper *zp)
+{
+    ep_gfzip_free(&zp->z);
+    ep_wavelet_free(&zp->W);
+    free(zp->slot_domain);
+    zp->slot_domain = NULL;
 }
 
 /* Every column of g through the compressor z, CHUNK at a time: the table
@@ -244,9 +242,96 @@ out:
     return st;
 }
 
+/* Checks between options; the plot is an output too: checked now,
+ * committed with -o.  Exits on a bad combination. */
+static void check_options(const ep_cli *cli, const opts *o, ep_output *png)
+{
+    int st;
+    if (!cli->output && !o->neps)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
+    if (o->plot && !o->neps)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
+    if (o->level >= 0 && o->neps)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
+    if (o->plot) {
+        if ((st = ep_output_check(png, o->plot)))
+            ep_cli_exit(st);
+        png->keep_ext = 1; /* matplotlib picks the format by the extension */
+    }
+}
+
+/* Wavelet compression: the --sweep table, and with -o the file at --eps
+ * (the written threshold goes last in the list); the plot is drawn before
+ * any commit, so a failed plot leaves no output behind. */
+static int write_compressed(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, const opts *o, ep_output *png,
+                            double t0)
+{
+    zipper zp;
+    ep_gfw_writer w = {0};
+    ep_h5 *out;
+    ep_gfzip_tally tl[MAX_EPS];
+    double eps[MAX_EPS];
+    int n = g->L.n, ne = o->neps, writing = cli->output != NULL, st;
+    const char *wname = o->kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
+    memcpy(eps, o->sweep, (size_t)ne * sizeof *eps);
+    if (writing)
+        eps[ne++] = o->eps;
+    if ((st = zipper_build(&zp, g, H, o)) ||
+        (writing && ((st = ep_cli_create_h5(cli, "gf-wavelet", &out)) ||
+                     (st = ep_model_write(out, &g->mesh, NULL, NULL)) ||
+                     (st = ep_gfw_writer_open(&w, out, g, &zp.W, wname, !o->unlifted, o->eps)))) ||
+        (st = compress(g, &zp.z, eps, ne, tl, writing ? &w : NULL, cli->quiet)))
+        goto out;
+    ep_gfzip_tally *t = &tl[ne - 1];
+    long dense[2] = {0, 0};
+    for (int r = 0; r < n; r++)
+        dense[g->L.row_fixed[r]] += g->L.m;
+    if (writing && (st = ep_gfw_writer_close(&w, ep_gfzip_rms(t), t->maxrel)))
+        goto out;
+    if (o->plot) {
+        char label[256];
+        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o->unlifted ? "unlifted" : "lifted", wname, n, g->L.m);
+        if ((st = ep_output_reserve(png)) || (st = plot(png->tmp, o->plot, eps, o->neps, tl, dense, label)))
+            goto out;
+    }
+    if ((writing && (st = ep_output_commit(&cli->out))) || (o->plot && (st = ep_output_commit(png))))
+        goto out;
+    if (writing && !cli->quiet)
+        printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
+               "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
+               cli->output, o->unlifted ? "unlifted " : "lifted ", wname, H->levels, o->eps, 100 * ep_gfzip_rms(t),
+               100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
+               ep_now() - t0);
+    if (o->neps)
+        print_table(stdout, eps, o->neps, tl, dense);
+out:
+    ep_gfw_writer_abort(&w);
+    zipper_free(&zp);
+    return st;
+}
+
 int main(int argc, char **argv)
 {
-    opts o = {EP_WAVELET_LINEAR, 1, 0, 0.05, 0, {0}, NULL, NULL, -1};
+    opts o = {.kind = EP_WAVELET_LINEAR, .eps = 0.05, .level = -1};
+    const ep_cli_opt options[] = {
+        {"wavelet", 0, EP_CLI_CHOICE, &o.kind, .arg = "linear|butterfly",
+         .help = "predict filter (default linear)"},
+        {"unlifted", 0, EP_CLI_FLAG, &o.unlifted, .help = "skip the lifting step (interpolating wavelets)"},
+        {"eps", 0, EP_CLI_DOUBLE, &o.eps, 0, MAX_THRESHOLD, .arg = "E", .what = "a threshold >= 0",
+         .help = "relative threshold (default 0.05); 0 keeps every block"},
+        {"threshold-base", 0, EP_CLI_FLAG, &o.threshold_base, .help = "also threshold the base-level blocks"},
+        {"hierarchy", 0, EP_CLI_STRING, &o.hierarchy, .arg = "FILE",
+         .help = "the loopsub surface giving /mesh/level and /mesh/parents,\n"
+                 "for GFs whose own mesh has none (e.g. femcondense on a\n"
+                 "tet mesh of that surface); rows are matched by position"},
+        {"sweep", 0, EP_CLI_CALL, &o, .arg = "LIST", .call = parse_sweep,
+         .help = "print errors and compression for each threshold in LIST\n"
+                 "(comma separated) in one pass; -o is then optional"},
+        {"plot", 0, EP_CLI_STRING, &o.plot, .arg = "FILE.png",
+         .help = "draw the --sweep table (python3, matplotlib)"},
+        {"constraint-level", 0, EP_CLI_INT, &o.level, 0, EP_MESH_MAX_LEVEL, .arg = "L",
+         .help = "write GF columns of level-L hat constraints (kind gf)"},
+        {0}};
     ep_tool tool = {
         .name = "gfcompress",
         .synopsis = "GF.h5 [--wavelet linear|butterfly] [--unlifted] [--eps E] [--threshold-base]\n"
@@ -254,50 +339,18 @@ int main(int argc, char **argv)
                     "       gfcompress GF.h5 --constraint-level L [--hierarchy SURFACE.h5] -o GFL.h5",
         .purpose = "Wavelet compression of boundary Green's functions on a subdivision-connectivity\n"
                    "surface (kind gf-wavelet), or GFs of hierarchical constraints at a coarser level.",
-        .help = "      --wavelet linear|butterfly  predict filter (default linear)\n"
-                "      --unlifted          skip the lifting step (interpolating wavelets)\n"
-                "      --eps E             relative threshold (default 0.05); 0 keeps every block\n"
-                "      --threshold-base    also threshold the base-level blocks\n"
-                "      --hierarchy FILE    the loopsub surface giving /mesh/level and /mesh/parents,\n"
-                "                          for GFs whose own mesh has none (e.g. femcondense on a\n"
-                "                          tet mesh of that surface); rows are matched by position\n"
-                "      --sweep LIST        print errors and compression for each threshold in LIST\n"
-                "                          (comma separated) in one pass; -o is then optional\n"
-                "      --plot FILE.png     draw the --sweep table (python3, matplotlib)\n"
-                "      --constraint-level L  write GF columns of level-L hat constraints (kind gf)\n",
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1,
     };
     ep_cli cli;
     ep_gf_file g = {0};
     ep_gfhier H = {0};
-    ep_wavelet W = {0};
-    ep_gfzip z = {0};
     ep_output png = {0};
-    ep_h5 *out = NULL;
-    ep_gfw_writer w = {0};
-    double *area = NULL, t0 = ep_now(), eps[MAX_EPS];
-    int8_t *slot_domain = NULL;
-    ep_gfzip_tally tl[MAX_EPS];
-    int st, writing, ncols = 0;
+    double t0 = ep_now();
+    int st;
 
     /* parse */
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-    writing = cli.output != NULL;
-    if (!writing && !o.neps)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
-    if (o.plot && !o.neps)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
-    if (o.level >= 0 && o.neps)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
-    if (o.plot) { /* the plot is an output too: checked now, committed with -o */
-        if ((st = ep_output_check(&png, o.plot)))
-            ep_cli_exit(st);
-        png.keep_ext = 1; /* matplotlib picks the format by the extension */
-    }
+    check_options(&cli, &o, &png);
 
     /* read -> validate */
     if ((st = ep_gf_file_open(&g, cli.inputs[0], "gf")) || (st = ep_gfhier_load(&H, &g, o.hierarchy)))
@@ -307,66 +360,11 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    /* compute -> write: hierarchical GFs */
-    if (o.level >= 0) {
-        if ((st = ep_cli_create_h5(&cli, "gf", &out)) || (st = hierarchical(&g, &H, (int)o.level, out, &ncols)) ||
-            (st = ep_output_commit(&cli.out)))
-            goto out;
-        if (!cli.quiet)
-            printf("gfcompress: %s: %d GF columns of level-%ld hat constraints (of %d) in %.2f s\n", cli.output,
-                   ncols, o.level, g.L.m, ep_now() - t0);
-        goto out;
-    }
-
-    /* compute -> write: wavelet compression; the written threshold goes
-     * last in the list */
-    int n = g.L.n, ne = o.neps;
-    if ((st = ep_gf_row_areas(&g, &area)) ||
-        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, o.lifted)))
-        goto out;
-    if (!(slot_domain = ep_malloc((size_t)n, 1))) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    for (int s = 0; s < n; s++)
-        slot_domain[s] = g.L.row_fixed[W.slot_row[s]];
-    memcpy(eps, o.sweep, (size_t)ne * sizeof *eps);
-    if (writing)
-        eps[ne++] = o.eps;
-    const char *wname = o.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
-    if ((writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)) ||
-                     (st = ep_gfw_writer_open(&w, out, &g, &W, wname, o.lifted, o.eps)))) ||
-        (st = ep_gfzip_init(&z, &W, slot_domain, o.threshold_base)) ||
-        (st = compress(&g, &z, eps, ne, tl, writing ? &w : NULL, cli.quiet)))
-        goto out;
-    ep_gfzip_tally *t = &tl[ne - 1];
-    long dense[2] = {0, 0};
-    for (int r = 0; r < n; r++)
-        dense[g.L.row_fixed[r]] += g.L.m;
-    if (writing && (st = ep_gfw_writer_close(&w, ep_gfzip_rms(t), t->maxrel)))
-        goto out;
-    if (o.plot) { /* before any commit: a failed plot leaves no output behind */
-        char label[256];
-        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.lifted ? "lifted" : "unlifted", wname, n, g.L.m);
-        if ((st = ep_output_reserve(&png)) || (st = plot(png.tmp, o.plot, eps, o.neps, tl, dense, label)))
-            goto out;
-    }
-    if ((writing && (st = ep_output_commit(&cli.out))) || (o.plot && (st = ep_output_commit(&png))))
-        goto out;
-    if (writing && !cli.quiet)
-        printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
-               "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
-               cli.output, o.lifted ? "lifted " : "unlifted ", wname, H.levels, o.eps, 100 * ep_gfzip_rms(t),
-               100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
-               ep_now() - t0);
-    if (o.neps)
-        print_table(stdout, eps, o.neps, tl, dense);
+    /* compute -> write */
+    st = o.level >= 0 ? write_hierarchical(&cli, &g, &H, (int)o.level, t0)
+                      : write_compressed(&cli, &g, &H, &o, &png, t0);
 out:
-    ep_gfw_writer_abort(&w);
     ep_output_abort(&png);
-    free(area), free(slot_domain);
-    ep_gfzip_free(&z);
-    ep_wavelet_free(&W);
     ep_gfhier_free(&H);
     ep_gf_file_close(&g);
     ep_cli_exit(st);

@@ -21,36 +21,12 @@ typedef struct {
     int split;
 } opts;
 
-enum { OPT_BASIS = 2000, OPT_SPLIT };
-
-static const struct option options[] = {
-    {"basis", required_argument, NULL, OPT_BASIS},
-    {"basis-size", required_argument, NULL, 'r'},
-    {"split-material", no_argument, NULL, OPT_SPLIT},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case OPT_BASIS:
-        o->dataset = arg;
-        return EP_OK;
-    case 'r':
-        return ep_cli_int("--basis-size", arg, 1, 1000, &o->r);
-    case OPT_SPLIT:
-        o->split = 1;
-        return EP_OK;
-    }
-    return EP_EUSAGE;
-}
-
 /* The input's model must be volumetric with a valid material. */
 static int check_model(const ep_mesh *m)
 {
-    if (!m->tets)
-        return ep_fail(EP_EINPUT, "%s: no tetrahedra in /mesh (polycoef needs the volumetric model)", m->source);
+    if (!ep_mesh_nelements(m))
+        return ep_fail(EP_EINPUT, "%s: no tetrahedra or hexahedra in /mesh (polycoef needs the volumetric model)",
+                       m->source);
     if (!m->material)
         return ep_fail(EP_EINPUT, "%s: no /material", m->source);
     return ep_material_check(m->material, 0.5, m->source);
@@ -59,21 +35,19 @@ static int check_model(const ep_mesh *m)
 int main(int argc, char **argv)
 {
     opts o = {"/basis/U", 0, 0};
+    const ep_cli_opt options[] = {
+        {"basis", 0, EP_CLI_STRING, &o.dataset, .arg = "DATASET",
+         .help = "the basis, rows of length 3nv (default /basis/U)"},
+        {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 1000, .arg = "N",
+         .help = "use the first N basis vectors (default: all)"},
+        {"split-material", 0, EP_CLI_FLAG, &o.split, .help = "also write the lambda-only and mu-only coefficient sets"},
+        {0}};
     ep_tool tool = {
         .name = "polycoef",
         .synopsis = "MODES.h5 [--basis DATASET] [-r N] [--split-material] -o CUBIC.h5",
         .purpose = "Cubic polynomial coefficients of the reduced St. Venant-Kirchhoff internal force\n"
                    "R(q) = U^T f(U q) for a basis U; mesh, material and support come from the input.",
-        .help = "      --basis DATASET     the basis, rows of length 3nv (default /basis/U)\n"
-                "  -r, --basis-size N      use the first N basis vectors (default: all)\n"
-                "      --split-material    also write the lambda-only and mu-only coefficient sets\n",
-        .options = options,
-        .shortopts = "r:",
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0};
@@ -103,10 +77,10 @@ int main(int argc, char **argv)
         (st = ep_output_commit(&cli.out)))
         goto out;
     if (!cli.quiet)
-        printf("polycoef: %s: r = %d: %d + %ld + %ld coefficient vectors%s from %d tets in %.2f s "
+        printf("polycoef: %s: r = %d: %d + %ld + %ld coefficient vectors%s from %d %s in %.2f s "
                "(runtime force + stiffness polynomials: %.1f KiB)\n",
                cli.output, r, r, ep_cubic_npairs(r), ep_cubic_ntriples(r), o.split ? " (and lambda, mu parts)" : "",
-               m.ne, t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
+               ep_mesh_nelements(&m), m.hexes ? "hexes" : "tets", t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
 out:
     ep_h5_close(&in);
     ep_cubic_free(&tot);

@@ -19,7 +19,7 @@
 /* Columns per CHOLMOD solve of the derivatives' right-hand sides. */
 #define EP_MODAL_SOLVE_BLOCK 256
 
-typedef enum { EP_BASIS_PCA, EP_BASIS_GRAM_SCHMIDT, EP_BASIS_LINEAR } ep_basis_kind;
+typedef enum { EP_MODAL_BASIS_PCA, EP_MODAL_BASIS_GRAM_SCHMIDT, EP_MODAL_BASIS_LINEAR } ep_modal_basis_kind;
 
 typedef struct ep_modal {
     const ep_mesh *m;
@@ -54,7 +54,7 @@ void ep_modal_free(ep_modal *s);
  * the scaled vectors and their Gram matrix of kind's basis) by the memory
  * (ep_mem_limit): -k 599 on a 600-unknown model was accepted and crashed
  * inside CHOLMOD (issue 22, class 5).  0, EP_EUSAGE, EP_ECOMPUTE. */
-int ep_modal_plan(const ep_modal *s, int k, int r, ep_basis_kind kind);
+int ep_modal_plan(const ep_modal *s, int k, int r, ep_modal_basis_kind kind);
 
 /* The k lowest modes of K psi = lambda M psi (ARPACK dsaupd/dseupd, mode 3):
  * lambda[k] ascending, U[k][3nv] M-orthonormal.  Free models: k + 6 are
@@ -78,7 +78,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
  * first r modes.  sigma[m] (m = k + k(k+1)/2; for LINEAR, k): singular values
  * descending (PCA), norms before normalization (Gram-Schmidt), or the mode
  * scales lambda1/lambda_j.  0, EP_EUSAGE (r too large), EP_ECOMPUTE. */
-int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const double *U, int k,
+int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
                    const double *Phi, int r, double *B, double *sigma);
 
 /* y = M x, and y = K x, for nvec full-length vectors (fixed entries of y

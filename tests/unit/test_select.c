@@ -141,13 +141,5 @@ static void ids_reallocs(void **s)
     free(ids);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(select_box_ids_region),
-        cmocka_unit_test(select_bou),
-        cmocka_unit_test(material_file),
-        cmocka_unit_test(ids_reallocs),
-    };
-    return cmocka_run_group_tests_name("select", tests, NULL, NULL);
-}
+EP_TEST_MAIN("select", cmocka_unit_test(select_box_ids_region), cmocka_unit_test(select_bou),
+             cmocka_unit_test(material_file), cmocka_unit_test(ids_reallocs))
