@@ -125,7 +125,11 @@ static int parse_double(const ep_cli_opt *o, const char *opt, const char *arg)
         snprintf(what, sizeof what, "a number in [%g, %g]", o->lo, o->hi);
     else
         snprintf(what, sizeof what, "a number");
-    if (ep_cli_double(opt, arg, v) || (o->lo < o->hi && !(*v >= o->lo && *v <= o->hi)))
+    char *e;
+    strtod(arg, &e);
+    if (ep_cli_double(opt, arg, v) && e != arg && !*e)
+        return EP_EUSAGE; /* a number beyond the double range: its own message */
+    if (e == arg || *e || (o->lo < o->hi && !(*v >= o->lo && *v <= o->hi)))
         return ep_fail(EP_EUSAGE, "option %s: expected %s, got \"%s\"", opt, what, arg);
     return EP_OK;
 }
