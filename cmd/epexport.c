@@ -90,7 +90,7 @@ int main(int argc, char **argv)
              !(st = ep_h5_open(&in, cli.inputs[0], NULL)))
         st = read_basis(&in, dataset, &U, &r, &len);
     else if (format == OUT_CUB && !(st = ep_h5_open(&in, cli.inputs[0], "cubic")))
-        st = ep_cubic_file_read(&c, &U, &in, m.nv);
+        st = ep_cubic_file_read(&c, &in, m.nv, &U);
     else if (format == OUT_INTERP && !(st = ep_h5_open(&in, cli.inputs[0], "embedding")))
         st = ep_embed_file_read(&b, &p, NULL, &r, &in, m.nv, ep_mesh_nelements(&m));
     if (st)

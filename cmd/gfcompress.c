@@ -48,6 +48,8 @@ static int parse_sweep(void *ctx, const char *opt, const char *arg)
 {
     opts *o = ctx;
     char buf[1024], *save, *tok;
+    if (strlen(arg) >= sizeof buf) /* it was cut there silently (issue 22, class 13) */
+        return ep_fail(EP_EUSAGE, "option %s: the list is longer than %zu characters", opt, sizeof buf - 1);
     snprintf(buf, sizeof buf, "%s", arg);
     o->neps = 0;
     for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

@@ -58,8 +58,8 @@ static int check_size(const ep_mesh *m, long levels)
     if (3 * F > 2147483647.0 || V > 2147483647.0)
         return ep_fail(EP_EUSAGE, "%ld levels give %.3g triangles: beyond 32-bit indices", levels, F);
     if (ep_mem_total() > 0 && bytes > 0.8 * ep_mem_total())
-        return ep_fail(EP_ECOMPUTE, "%ld levels need about %.1f GiB, the machine has %.1f GiB", levels,
-                       bytes / EP_MEM_GIB, ep_mem_total() / EP_MEM_GIB);
+        return ep_fail(EP_ECOMPUTE, "%ld levels need about %s, the machine has %s", levels,
+                       ep_mem_text(bytes), ep_mem_text(ep_mem_total()));
     return EP_OK;
 }
 

@@ -100,6 +100,8 @@ int main(int argc, char **argv)
         goto out;
 
     /* compute */
+    if ((st = ep_modal_setup(&s, &m, &mat, fixed, o.lumped)) || (st = ep_modal_plan(&s, k, (int)o.r, o.basis)))
+        goto out;
     lambda = ep_malloc((size_t)k, sizeof *lambda);
     U = ep_malloc((size_t)k * 3 * m.nv, sizeof *U);
     pairs = ep_malloc(2 * (size_t)np, sizeof *pairs);
@@ -110,8 +112,6 @@ int main(int argc, char **argv)
         st = EP_ECOMPUTE;
         goto out;
     }
-    if ((st = ep_modal_setup(&s, &m, &mat, fixed, o.lumped)))
-        goto out;
     t = ep_now();
     if ((st = ep_modal_eigs(&s, k, lambda, U)))
         goto out;

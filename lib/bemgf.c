@@ -4,6 +4,7 @@
 #include "bemgf.h"
 #include "bem.h"
 #include "err.h"
+#include "mem.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -117,9 +118,9 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
     stats->memory = 8.0 * s.N * ((double)s.N * (o->check ? 2 : 1) + s.M) + 4.0 * s.N +
                     8.0 * omp_get_max_threads() * 48.0 * s.M; /* row buffers of the assembly */
     if (o->max_memory > 0 && stats->memory > o->max_memory)
-        return ep_fail(EP_ECOMPUTE, "needs about %.2f GiB (dense %d x %d matrix%s and %d right-hand sides), more "
-                       "than the %.2f GiB allowed", stats->memory / 1073741824.0, s.N, s.N,
-                       o->check ? " twice" : "", s.M, o->max_memory / 1073741824.0);
+        return ep_fail(EP_ECOMPUTE, "needs about %s (dense %d x %d matrix%s and %d right-hand sides), more "
+                       "than the %s allowed", ep_mem_text(stats->memory), s.N, s.N,
+                       o->check ? " twice" : "", s.M, ep_mem_text(o->max_memory));
     s.bidx = ep_malloc((size_t)m->nv, sizeof *s.bidx);
     s.fixedb = ep_malloc((size_t)s.n, 1);
     s.col = ep_malloc((size_t)s.n, sizeof *s.col);

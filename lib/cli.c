@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static const char *progname = "elastoprep";
 
@@ -72,8 +73,12 @@ int ep_cli_double(const char *opt, const char *arg, double *v)
     char *e;
     errno = 0;
     *v = strtod(arg, &e);
-    if (e == arg || *e || errno || !isfinite(*v))
+    if (e == arg || *e)
         return ep_fail(EP_EUSAGE, "option %s: expected a number, got \"%s\"", opt, arg);
+    /* a number past the double range is named so (--nu 1e-320 was "not a
+     * number"); a subnormal one is a number, taken as it is */
+    if (!isfinite(*v) || (errno == ERANGE && fabs(*v) > 1))
+        return ep_fail(EP_EUSAGE, "option %s: %s is not a finite number (beyond the double range)", opt, arg);
     return EP_OK;
 }
 
@@ -121,7 +126,11 @@ static int parse_double(const ep_cli_opt *o, const char *opt, const char *arg)
         snprintf(what, sizeof what, "a number in [%g, %g]", o->lo, o->hi);
     else
         snprintf(what, sizeof what, "a number");
-    if (ep_cli_double(opt, arg, v) || (o->lo < o->hi && !(*v >= o->lo && *v <= o->hi)))
+    char *e;
+    strtod(arg, &e);
+    if (ep_cli_double(opt, arg, v) && e != arg && !*e)
+        return EP_EUSAGE; /* a number beyond the double range: its own message */
+    if (e == arg || *e || (o->lo < o->hi && !(*v >= o->lo && *v <= o->hi)))
         return ep_fail(EP_EUSAGE, "option %s: expected %s, got \"%s\"", opt, what, arg);
     return EP_OK;
 }
@@ -301,8 +310,18 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
         if ((st = ep_xdmf_name(cli->output, side, sizeof side)) || (st = ep_output_check(&o, side)))
             return st;
     }
-    if (cli->threads)
+    if (cli->threads) {
+        /* each thread takes a stack of RLIMIT_STACK bytes (glibc's default):
+         * -j 4096 under a memory cap failed in libgomp with two lines of its
+         * own (issue 22, class 13) */
+        struct rlimit rl;
+        double stack = getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (double)rl.rlim_cur
+                                                                                         : 8 * EP_MEM_MIB;
+        if (cli->threads * stack > ep_mem_limit(0))
+            return ep_fail(EP_EUSAGE, "option --threads: %d threads need %s of stacks, more than the memory (%s)",
+                           cli->threads, ep_mem_text(cli->threads * stack), ep_mem_text(ep_mem_limit(0)));
         omp_set_num_threads(cli->threads);
+    }
     return EP_OK;
 }
 

@@ -18,6 +18,12 @@ int ep_fail(int status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(errbuf, sizeof errbuf, fmt, ap);
     va_end(ap);
+    /* one line, whatever a file name or a quoted token holds: a newline or
+     * other control byte is shown as '?' (issue 22, class 13: names with a
+     * newline and quoted text with \r made two-line errors) */
+    for (char *c = errbuf; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     return status;
 }
 

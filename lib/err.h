@@ -21,7 +21,9 @@ enum {
     EP_EIO = 4       /* cannot read or write a file */
 };
 
-/* Record a printf-style message and return status (for "return ep_fail(...)"). */
+/* Record a printf-style message and return status (for "return ep_fail(...)").
+ * Control characters (a newline in a file name) are recorded as '?', so the
+ * message is one line. */
 int ep_fail(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -4,6 +4,7 @@
 #include "femgf.h"
 #include "chol.h"
 #include "err.h"
+#include "mem.h"
 #include "fem.h"
 
 #include <cblas.h>
@@ -533,11 +534,11 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
     stats->memory = need + cond;
     if (o->max_memory > 0 && stats->memory > o->max_memory) {
         st = ep_fail(EP_ECOMPUTE,
-                     "needs about %.2f GiB (factor %.2f GiB, %d solve blocks %.2f GiB%s%.2f GiB), "
-                     "more than the %.2f GiB allowed",
-                     stats->memory / 1073741824.0, factor_bytes(s.K, &c) / 1073741824.0, nt, blocks / 1073741824.0,
-                     o->condensed ? ", condensed stiffness " : "", cond / 1073741824.0,
-                     o->max_memory / 1073741824.0);
+                     "needs about %s (factor %s, %d solve blocks %s%s%s), "
+                     "more than the %s allowed",
+                     ep_mem_text(stats->memory), ep_mem_text(factor_bytes(s.K, &c)), nt, ep_mem_text(blocks),
+                     o->condensed ? ", condensed stiffness " : "", o->condensed ? ep_mem_text(cond) : "",
+                     ep_mem_text(o->max_memory));
         goto out;
     }
     double t1 = ep_now();

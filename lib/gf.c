@@ -3,6 +3,7 @@
  */
 #include "gf.h"
 #include "err.h"
+#include "f32.h"
 #include "model.h"
 
 #include <math.h>
@@ -36,6 +37,8 @@ int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const ch
     w->f = f;
     w->xi = H5I_INVALID_HID;
     w->ncols = 3L * L->n;
+    w->single = single;
+    w->row_fixed = L->row_fixed;
     if ((st = ep_gf_write_layout(f, L, method, strcmp(L->entity, "triangle") ? "hat" : "constant", traction_model)))
         return st;
     d[0] = 3 * (hsize_t)L->m;
@@ -69,6 +72,19 @@ int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows)
     /* a solver's sink may call from a worker thread, and a thread-safe
      * libhdf5 keeps one error stack (and its printing) per thread */
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    for (long i = 0; w->single && i < nrows; i++) {
+        double amax[2] = {0, 0}; /* displacements and tractions differ in units: each its own range */
+        for (long j = 0; j < w->ncols; j++) {
+            int d = w->row_fixed[j / 3] != 0;
+            amax[d] = fmax(amax[d], fabs(rows[i * w->ncols + j]));
+        }
+        for (int d = 0; d < 2; d++) {
+            int r = ep_f32_range(amax[d]);
+            if (r)
+                return ep_fail(EP_EINPUT, "%s: /gf/xi row %ld: largest %s value %.3g %s; write float64 (no --single)",
+                               w->f->path, row0 + i, d ? "traction" : "displacement", amax[d], ep_f32_what(r));
+        }
+    }
     herr_t r = xi_rows(w->xi, row0, nrows, w->ncols, (double *)rows, 1);
     return r < 0 ? ep_fail(EP_EIO, "%s: cannot write /gf/xi rows %ld..%ld", w->f->path, row0, row0 + nrows - 1)
                  : EP_OK;
@@ -117,10 +133,12 @@ static int check_layout(ep_gf_file *g)
             seen[m->boundary[j]] = 2; /* 2: boundary vertex not yet a row */
     for (int r = 0; r < L->n && !st; r++) {
         int v = L->row_vertex[r];
-        if (v < 0 || v >= lim || seen[v] == 1 || (!tri && !seen[v]))
+        if (v < 0 || v >= lim) /* the stored id: "vertex 0" for -1 misled (issue 22, class 13) */
+            st = ep_fail(EP_EINPUT, "%s: /gf/row_vertex: row %d holds %d, out of the %s ids [0, %d)", g->f.path, r,
+                         v, g->entity, lim);
+        else if (seen[v] == 1 || (!tri && !seen[v]))
             st = ep_fail(EP_EINPUT, "%s: /gf/row_vertex: row %d names %s %d, which is %s", g->f.path, r,
-                         g->entity, v + 1, v < 0 || v >= lim ? "out of range" : seen[v] == 1 ? "repeated"
-                                                                                           : "not on the boundary");
+                         g->entity, v + 1, seen[v] == 1 ? "repeated" : "not on the boundary");
         else if (L->row_fixed[r] != 0 && L->row_fixed[r] != 1)
             st = ep_fail(EP_EINPUT, "%s: /gf/row_fixed: value %d at row %d (expected 0 or 1)", g->f.path,
                          L->row_fixed[r], r);
@@ -129,7 +147,10 @@ static int check_layout(ep_gf_file *g)
     }
     for (int c = 0; c < L->m && !st; c++) {
         int v = L->col_vertex[c];
-        if (v < 0 || v >= lim || seen[v] != 1)
+        if (v < 0 || v >= lim)
+            st = ep_fail(EP_EINPUT, "%s: /gf/col_vertex: column %d holds %d, out of the %s ids [0, %d)", g->f.path,
+                         c, v, g->entity, lim);
+        else if (seen[v] != 1)
             st = ep_fail(EP_EINPUT, "%s: /gf/col_vertex: column %d names %s %d, which is no row", g->f.path, c,
                          g->entity, v + 1);
     }
@@ -180,19 +201,10 @@ int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind)
         return st;
     if (strcmp(g->f.kind, "gf"))
         return EP_OK;
-    g->xi = H5Dopen2(g->f.id, "/gf/xi", H5P_DEFAULT);
-    if (g->xi < 0)
-        return ep_fail(EP_EINPUT, "%s: dataset /gf/xi is missing", path);
-    hid_t s = H5Dget_space(g->xi), t = H5Dget_type(g->xi);
-    int ok = H5Sget_simple_extent_ndims(s) == 2 && H5Tget_class(t) == H5T_FLOAT;
-    if (ok)
-        H5Sget_simple_extent_dims(s, d, NULL);
-    H5Sclose(s);
-    H5Tclose(t);
-    if (!ok || d[0] != 3 * (hsize_t)g->L.m || d[1] != 3 * (hsize_t)g->L.n)
-        return ep_fail(EP_EINPUT, "%s: dataset /gf/xi is not a float [%d][%d] array", path, 3 * g->L.m,
-                       3 * g->L.n);
-    return EP_OK;
+    /* read by rows later: opened here after the checks of every dataset
+     * (type, shape against the layout, the bytes it stores) */
+    d[0] = 3 * (hsize_t)g->L.m, d[1] = 3 * (hsize_t)g->L.n;
+    return ep_h5_open_dataset(&g->f, "/gf/xi", EP_F64, 2, d, &g->xi);
 }
 
 int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows)

@@ -26,6 +26,8 @@ typedef struct ep_gf_writer {
     ep_h5 *f;       /* borrowed */
     hid_t xi;       /* /gf/xi, [3m][3n] */
     long ncols;     /* 3n, the length of one GF row as stored */
+    int single;     /* stored as float32: each row's range checked (f32.h) */
+    const int8_t *row_fixed; /* borrowed from the layout: a row's unit (traction or displacement) */
 } ep_gf_writer;
 
 /* Create /gf with its attributes (ep_gf_write_layout), col_vertex,

@@ -133,8 +133,9 @@ int ep_gfw_open(ep_gfw *r, const char *path)
         return EP_ECOMPUTE;
     int L = 0;
     for (int s = 0; s < n; s++) {
-        if (W->slot_row[s] < 0 || W->slot_row[s] >= n)
-            return ep_fail(EP_EINPUT, "%s: /gf/slots: row %d out of range", file, W->slot_row[s]);
+        if (W->slot_row[s] < 0 || W->slot_row[s] >= n) /* "row -128" named no place (class 13) */
+            return ep_fail(EP_EINPUT, "%s: /gf/slots: slot %d holds row %d, out of the rows [0, %d)", file, s,
+                           W->slot_row[s], n);
         W->row_slot[W->slot_row[s]] = s;
         L = W->slot_level[s] > L ? W->slot_level[s] : L;
     }

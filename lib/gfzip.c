@@ -4,6 +4,7 @@
  */
 #include "gfzip.h"
 #include "err.h"
+#include "f32.h"
 
 #include <math.h>
 #include <omp.h>
@@ -148,6 +149,25 @@ int ep_gfzip_block(ep_gfzip *z, const double *rows, int nc, const double *eps, i
 {
     int n = z->n;
     size_t n3 = 3 * (size_t)n, n9 = 9 * (size_t)n;
+    /* The blocks are float32: a column whose values float32 cannot hold
+     * with its relative accuracy is refused, not written as inf or zeros.
+     * Lifting and prediction weights are partitions of unity, so the
+     * coefficients stay within a small multiple of the column's values:
+     * the factor 16 keeps them under FLT_MAX. */
+    for (int k = 0; k < nc; k++) {
+        double amax[2] = {0, 0}; /* per domain: displacements and tractions differ in units */
+        for (int a = 0; a < 3; a++)
+            for (size_t i = 0; i < n3; i++) {
+                int d = z->slot_domain[z->W->row_slot[i / 3]];
+                amax[d] = fmax(amax[d], fabs(rows[3 * n3 * k + n3 * a + i]));
+            }
+        for (int d = 0; d < 2; d++) {
+            int r = 16 * amax[d] > FLT_MAX ? 1 : ep_f32_range(amax[d]);
+            if (r)
+                return ep_fail(EP_EINPUT, "/gf/blocks: a GF column's largest %s value %.3g %s",
+                               d ? "traction" : "displacement", amax[d], ep_f32_what(r));
+        }
+    }
     ep_gfzip_tally *ct = ep_calloc((size_t)nc * ne + 1, sizeof *ct);
     if (!ct)
         return EP_ECOMPUTE;

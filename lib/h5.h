@@ -17,10 +17,26 @@
 #define EP_FORMAT "elastoprep"
 #define EP_FORMAT_VERSION 1
 
+/* The kinds of file (man/man5/elastoprep.5), blank-separated with a
+ * leading blank; ep_h5_open refuses any other. */
+#define EP_KINDS " mesh gf gf-wavelet modes cubic embedding"
+
+/* A string attribute read ahead (h5.c: the schema's vlen strings are read
+ * together in one child process). */
+typedef struct ep_h5_cached {
+    char obj[8], name[16];
+    int st;          /* 0, or the status of reading it */
+    char text[1280]; /* the value, or the message */
+} ep_h5_cached;
+
+#define EP_H5_CACHE 10
+
 typedef struct ep_h5 {
     hid_t id;
     char path[1024];
     char kind[32];
+    int ncached;
+    ep_h5_cached cached[EP_H5_CACHE];
 } ep_h5;
 
 /* Element types of datasets in the schema. */
@@ -33,7 +49,7 @@ int ep_h5_create(ep_h5 *f, const char *path, const char *kind, const char *creat
                  const char *command);
 
 /* Open path read-only and check format and format_version; with kind non-NULL
- * also check the kind.  f->kind receives the file's kind.  Not an HDF5 file,
+ * also check the kind, else that it is one of EP_KINDS.  f->kind receives the file's kind.  Not an HDF5 file,
  * or the wrong format/kind: EP_EINPUT; missing file: EP_EIO. */
 int ep_h5_open(ep_h5 *f, const char *path, const char *kind);
 
@@ -49,10 +65,20 @@ int ep_h5_exists(ep_h5 *f, const char *name);
 int ep_h5_write(ep_h5 *f, const char *name, ep_h5_type type, int rank, const hsize_t *dims,
                 const void *data);
 
-/* Read dataset name into *data (allocated, caller frees), converted to type.
- * dims: in, the expected extents (0 = any); out, the actual ones.  The stored
- * type must be of the same class (float for EP_F*, integer for EP_I*).
- * Errors name file and dataset: EP_EINPUT. */
+/* Open dataset name after checking, before anything is allocated or read:
+ * its class (float for EP_F*, integer for EP_I*) and stored size (4 or 8
+ * bytes for floats, at most 8 for integers), a simple dataspace of rank
+ * rank, the extents against dims (in: expected, 0 = any; out: actual),
+ * the declared values against the bytes the file stores (an unwritten
+ * chunked dataset declares extents it does not hold).  *d: the open
+ * dataset (caller closes).  0 or EP_EINPUT naming file and dataset. */
+int ep_h5_open_dataset(ep_h5 *f, const char *name, ep_h5_type type, int rank, hsize_t *dims, hid_t *d);
+
+/* Read dataset name into *data (allocated, caller frees), converted to type,
+ * after ep_h5_open_dataset's checks and one against memory (ep_mem_limit:
+ * EP_ECOMPUTE).  Float values must be finite (NaN and Inf are refused with
+ * the entry named).  Cost: the dataset's bytes.
+ * Errors name file and dataset: EP_EINPUT (EP_ECOMPUTE out of memory). */
 int ep_h5_read(ep_h5 *f, const char *name, ep_h5_type type, int rank, hsize_t *dims, void **data);
 
 /* A dataset written in pieces whose first extent grows (chunked, unlimited),
@@ -79,7 +105,21 @@ int ep_h5_stream_close(ep_h5_stream *s);
 int ep_h5_set_attr_string(ep_h5 *f, const char *obj, const char *name, const char *value);
 int ep_h5_set_attr_double(ep_h5 *f, const char *obj, const char *name, double value);
 int ep_h5_set_attr_int(ep_h5 *f, const char *obj, const char *name, long value);
+
+/* Longest string attribute read, in bytes with the NUL. */
+#define EP_H5_MAX_STRING 65536
+
+/* Read a scalar string (value, cap bytes, truncated) or number attribute.
+ * The attribute's dataspace must be scalar and its class string, or
+ * integer/float; a number may be NaN (material rho: "not given") but not
+ * infinite.  A variable-length string is read in a forked child, with the
+ * schema's others (libhdf5 crashes on corrupted vlen bytes, issue 22 class
+ * 9), so a damaged attribute is an EP_EINPUT naming it, never a crash.
+ * Cost: one fork per file, at the first vlen string read. */
 int ep_h5_get_attr_string(ep_h5 *f, const char *obj, const char *name, char *value, size_t cap);
 int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *value);
+
+/* 1 if object obj exists and has attribute name. */
+int ep_h5_attr_exists(ep_h5 *f, const char *obj, const char *name);
 
 #endif

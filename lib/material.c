@@ -93,7 +93,7 @@ int ep_material_read(ep_material *m, const char *path, int ne, const int *region
 {
     ep_text t;
     entry *tab = NULL, dflt = {0, {0, 0, 0}};
-    size_t n = 0;
+    size_t n = 0, cap = 0;
     int have_default = 0, r, st = ep_text_open(&t, path, '#');
     double *E = NULL, *nu = NULL, *rho = NULL;
     ep_material_init(m);
@@ -121,7 +121,7 @@ int ep_material_read(ep_material *m, const char *path, int ne, const int *region
             have_default = 1;
             continue;
         }
-        if ((st = ep_grow(&tab, n + 1, sizeof *tab)))
+        if ((st = ep_grow_to(&tab, &cap, n + 1, sizeof *tab)))
             goto out;
         tab[n++] = x;
     }

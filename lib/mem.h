@@ -18,10 +18,15 @@
 double ep_mem_total(void);
 
 /* The memory a run may use: limit (--max-memory) when given (> 0), else 90%
- * of the machine's. */
+ * of the machine's or of the address-space limit (ulimit -v), the lower. */
 double ep_mem_limit(double limit);
 
 /* Peak resident memory of this process so far, bytes (getrusage). */
 double ep_mem_peak(void);
+
+/* bytes as "512 bytes", "21.3 KiB", "2.3 GiB" (3 significant digits, the
+ * unit that keeps them above 1: no "0.00 GiB", issue 22 class 13).  A
+ * thread-local buffer of eight, so one message may hold eight sizes. */
+const char *ep_mem_text(double bytes);
 
 #endif

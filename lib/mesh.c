@@ -22,6 +22,14 @@ int ep_mesh_complete(ep_mesh *m)
     int st = EP_OK;
     if (m->nv == 0)
         return ep_fail(EP_EINPUT, "%s: no vertices", m->source);
+    /* Volumes, areas and stiffness take products of three coordinates: past
+     * 1e100 they overflow, and coordinates x 1e300 were reported as
+     * duplicate vertices (issue 22, class 13). */
+    for (size_t i = 0; i < 3 * (size_t)m->nv; i++)
+        if (!(fabs(m->vertices[i]) <= EP_MESH_MAX_COORD))
+            return ep_fail(EP_EINPUT, "%s: vertex %zu: coordinate %g %s", m->source, i / 3 + 1, m->vertices[i],
+                           isfinite(m->vertices[i]) ? "beyond 1e100 (products of coordinates would overflow)"
+                                                    : "is not finite");
     if (m->tets && m->hexes)
         return ep_fail(EP_EINPUT, "%s: both tetrahedra and hexahedra (a mesh holds one kind of element)", m->source);
     if (m->hexes) /* the quads are known through the triangles' order only: always derived */

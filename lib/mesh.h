@@ -60,6 +60,10 @@ typedef struct ep_mesh {
     int *fixed;           /* [nfixed] /constraints/fixed of an elastoprep file, or NULL */
 } ep_mesh;
 
+/* Largest coordinate magnitude a mesh may have: volumes and stiffness take
+ * products of three coordinates, which must stay within double range. */
+#define EP_MESH_MAX_COORD 1e100
+
 void ep_mesh_init(ep_mesh *m);
 void ep_mesh_free(ep_mesh *m);
 

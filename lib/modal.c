@@ -6,6 +6,7 @@
 #include "chol.h"
 #include "err.h"
 #include "fem.h"
+#include "mem.h"
 
 #include <arpack/arpack.h>
 #include <cblas.h>
@@ -110,16 +111,24 @@ static int mass_scalar(ep_modal *s)
     return EP_OK;
 }
 
-/* X = (K - sigma M)^-1 B for nvec reduced vectors (in place allowed). */
+/* X = (K - sigma M)^-1 B for nvec reduced vectors (in place allowed), in
+ * blocks of EP_MODAL_SOLVE_BLOCK columns: CHOLMOD's result and workspace
+ * stay small (one solve of 179,700 columns crashed inside CHOLMOD when its
+ * workspace could not be allocated). */
 static int solve(ep_modal *s, const double *B, double *X, int nvec)
 {
-    cholmod_dense b = {.nrow = (size_t)s->ndof, .ncol = (size_t)nvec, .nzmax = (size_t)s->ndof * nvec,
-                       .d = (size_t)s->ndof, .x = (void *)B, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
-    cholmod_dense *x = cholmod_solve(CHOLMOD_A, s->F, &b, &s->c);
-    if (!x)
-        return ep_chol_fail("triangular solve", &s->c);
-    memcpy(X, x->x, sizeof(double) * (size_t)s->ndof * nvec);
-    cholmod_free_dense(&x, &s->c);
+    for (int q0 = 0; q0 < nvec; q0 += EP_MODAL_SOLVE_BLOCK) {
+        size_t nc = (size_t)(nvec - q0 < EP_MODAL_SOLVE_BLOCK ? nvec - q0 : EP_MODAL_SOLVE_BLOCK);
+        size_t off = (size_t)s->ndof * (size_t)q0;
+        cholmod_dense b = {.nrow = (size_t)s->ndof, .ncol = nc, .nzmax = (size_t)s->ndof * nc,
+                           .d = (size_t)s->ndof, .x = (void *)(B + off), .xtype = CHOLMOD_REAL,
+                           .dtype = CHOLMOD_DOUBLE};
+        cholmod_dense *x = cholmod_solve(CHOLMOD_A, s->F, &b, &s->c);
+        if (!x)
+            return ep_chol_fail("triangular solve", &s->c);
+        memcpy(X + off, x->x, sizeof(double) * (size_t)s->ndof * nc);
+        cholmod_free_dense(&x, &s->c);
+    }
     return EP_OK;
 }
 
@@ -576,4 +585,22 @@ out:
     free(MX);
     free(Br);
     return st;
+}
+
+int ep_modal_plan(const ep_modal *s, int k, int r, ep_modal_basis_kind kind)
+{
+    int n = s->ndof, nev = k + (s->free ? 6 : 0);
+    if (k < 1 || nev >= n)
+        return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s (at most %d modes)", k, n,
+                       s->free ? " and 6 rigid modes" : "", n - 1 - (s->free ? 6 : 0));
+    double np = 0.5 * k * (k + 1.0), nv3 = 3.0 * s->m->nv, ncv = fmin(fmax(3.0 * nev, nev + 20.0), n);
+    double mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, basis = 2.0 * n * mcount;
+    if (kind == EP_MODAL_BASIS_PCA)
+        basis += mcount * mcount; /* the Gram matrix */
+    /* what the tool keeps, plus the largest stage: Lanczos, derivatives, basis */
+    double bytes = 8.0 * (nv3 * (k + np + r) + fmax(fmax(n * ncv, 2.0 * n * np), basis));
+    if (bytes > ep_mem_limit(0))
+        return ep_fail(EP_ECOMPUTE, "%d modes and their %.0f derivatives need about %s, more than the memory (%s)",
+                       k, np, ep_mem_text(bytes), ep_mem_text(ep_mem_limit(0)));
+    return EP_OK;
 }

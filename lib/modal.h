@@ -16,6 +16,9 @@
 #include "mesh.h"
 #include "stvk.h"
 
+/* Columns per CHOLMOD solve of the derivatives' right-hand sides. */
+#define EP_MODAL_SOLVE_BLOCK 256
+
 typedef enum { EP_MODAL_BASIS_PCA, EP_MODAL_BASIS_GRAM_SCHMIDT, EP_MODAL_BASIS_LINEAR } ep_modal_basis_kind;
 
 typedef struct ep_modal {
@@ -42,6 +45,16 @@ typedef struct ep_modal {
  * support that leaves a rigid motion), EP_ECOMPUTE. */
 int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass);
 void ep_modal_free(ep_modal *s);
+
+/* Before the eigen solve: k modes and r basis vectors of the model s is set up
+ * for, with k(k+1)/2 derivatives.  k is bounded by the unknowns (ARPACK
+ * computes at most n - 1 eigenpairs; free models six more), and the
+ * arrays of the run (modes, derivatives, basis, and the largest stage's
+ * work: Lanczos vectors, the derivatives' right-hand sides and solutions,
+ * the scaled vectors and their Gram matrix of kind's basis) by the memory
+ * (ep_mem_limit): -k 599 on a 600-unknown model was accepted and crashed
+ * inside CHOLMOD (issue 22, class 5).  0, EP_EUSAGE, EP_ECOMPUTE. */
+int ep_modal_plan(const ep_modal *s, int k, int r, ep_modal_basis_kind kind);
 
 /* The k lowest modes of K psi = lambda M psi (ARPACK dsaupd/dseupd, mode 3):
  * lambda[k] ascending, U[k][3nv] M-orthonormal.  Free models: k + 6 are

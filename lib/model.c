@@ -88,11 +88,59 @@ static int check_hierarchy(ep_h5 *f, const ep_mesh *m)
     return EP_OK;
 }
 
+/* A triangle turned so its smallest vertex comes first (orientation kept). */
+static void rotate_min_first(int *t)
+{
+    while (t[0] > t[1] || t[0] > t[2]) {
+        int a = t[0];
+        t[0] = t[1], t[1] = t[2], t[2] = a;
+    }
+}
+
+static int cmp_tri(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    for (int i = 0; i < 3; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+/* A tet mesh's /mesh/triangles must be the boundary its tets imply, with
+ * the same orientation: a tool trusts it as the surface where loads go
+ * (one bogus triangle made GFs of a 3-vertex "boundary"; issue 22, class
+ * 6).  stored (nstored triangles) against m's derived triangles.
+ * Cost O(nf log nf). */
+static int check_triangles(ep_h5 *f, const ep_mesh *m, int *stored, int nstored)
+{
+    int st = EP_OK, *derived = NULL;
+    if (nstored != m->nf)
+        return ep_fail(EP_EINPUT, "%s: /mesh/triangles holds %d triangles, the boundary of /mesh/tets %d",
+                       f->path, nstored, m->nf);
+    if (!(derived = ep_malloc(3 * (size_t)m->nf + 1, sizeof *derived)))
+        return EP_ECOMPUTE;
+    memcpy(derived, m->triangles, 3 * (size_t)m->nf * sizeof *derived);
+    for (int t = 0; t < m->nf; t++) {
+        rotate_min_first(&stored[3 * t]);
+        rotate_min_first(&derived[3 * t]);
+    }
+    qsort(stored, (size_t)m->nf, 3 * sizeof *stored, cmp_tri);
+    qsort(derived, (size_t)m->nf, 3 * sizeof *derived, cmp_tri);
+    for (int t = 0; t < m->nf && !st; t++)
+        if (cmp_tri(&stored[3 * t], &derived[3 * t]))
+            st = ep_fail(EP_EINPUT,
+                         "%s: /mesh/triangles is not the boundary of /mesh/tets (triangle %d %d %d, expected %d %d %d)",
+                         f->path, stored[3 * t] + 1, stored[3 * t + 1] + 1, stored[3 * t + 2] + 1,
+                         derived[3 * t] + 1, derived[3 * t + 1] + 1, derived[3 * t + 2] + 1);
+    free(derived);
+    return st;
+}
+
 int ep_model_load(ep_mesh *m, ep_h5 *f)
 {
     hsize_t d[2];
     void *p;
-    int st;
+    int st, *stored = NULL, nstored = 0;
     ep_mesh_init(m);
     snprintf(m->source, sizeof m->source, "%s", f->path);
     d[0] = 0, d[1] = 3;
@@ -100,15 +148,18 @@ int ep_model_load(ep_mesh *m, ep_h5 *f)
         goto fail;
     m->vertices = p;
     m->nv = (int)d[0];
-    for (size_t i = 0; i < 3 * (size_t)m->nv; i++)
-        if (!isfinite(m->vertices[i])) {
-            st = ep_fail(EP_EINPUT, "%s: /mesh/vertices: non-finite coordinate at vertex %zu", f->path, i / 3);
-            goto fail;
-        }
+    if (m->nv == 0) {
+        st = ep_fail(EP_EINPUT, "%s: /mesh/vertices is empty", f->path);
+        goto fail;
+    }
     if (ep_h5_exists(f, "/mesh/tets") && (st = read_elements(f, "/mesh/tets", 4, m->nv, &m->tets, &m->ne)))
         goto fail;
     if (ep_h5_exists(f, "/mesh/hexes") && (st = read_elements(f, "/mesh/hexes", 8, m->nv, &m->hexes, &m->nh)))
         goto fail;
+    if ((m->tets && m->ne == 0) || (m->hexes && m->nh == 0)) { /* femcondense crashed on it (issue 22, class 6) */
+        st = ep_fail(EP_EINPUT, "%s: /mesh/%s is empty", f->path, m->tets ? "tets" : "hexes");
+        goto fail;
+    }
     if (m->tets && m->hexes) {
         st = ep_fail(EP_EINPUT, "%s: /mesh/tets and /mesh/hexes both present (a mesh holds one kind of element)",
                      f->path);
@@ -126,6 +177,16 @@ int ep_model_load(ep_mesh *m, ep_h5 *f)
     if (!m->hexes && (ep_h5_exists(f, "/mesh/triangles") || !m->tets) &&
         (st = read_elements(f, "/mesh/triangles", 3, m->nv, &m->triangles, &m->nf)))
         goto fail;
+    if (!m->tets && !m->hexes && m->nf == 0) {
+        st = ep_fail(EP_EINPUT, "%s: /mesh/triangles is empty", f->path);
+        goto fail;
+    }
+    if (m->tets && m->triangles) { /* derived from the tets below, then compared */
+        stored = m->triangles;
+        nstored = m->nf;
+        m->triangles = NULL;
+        m->nf = 0;
+    }
     if (ep_h5_exists(f, "/mesh/level") || ep_h5_exists(f, "/mesh/parents")) {
         d[0] = (hsize_t)m->nv, d[1] = 2;
         if ((st = ep_h5_read(f, "/mesh/level", EP_I8, 1, d, &p)))
@@ -149,10 +210,12 @@ int ep_model_load(ep_mesh *m, ep_h5 *f)
         if ((st = ep_model_read_material(m->material, f, ep_mesh_nelements(m))))
             goto fail;
     }
-    if ((st = ep_mesh_complete(m)))
+    if ((st = ep_mesh_complete(m)) || (stored && (st = check_triangles(f, m, stored, nstored))))
         goto fail;
+    free(stored);
     return EP_OK;
 fail:
+    free(stored);
     ep_mesh_free(m);
     return st;
 }
@@ -243,6 +306,10 @@ int ep_model_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed)
     int st = ep_h5_read(f, "/constraints/fixed", EP_I32, 1, &d, &p);
     if (st)
         return st;
+    if (d == 0) { /* tools write none rather than an empty one; it was a usage error (class 13) */
+        free(p);
+        return ep_fail(EP_EINPUT, "%s: /constraints/fixed is empty", f->path);
+    }
     if ((st = check_index(f, "/constraints/fixed", p, d, 0, nv))) {
         free(p);
         return st;

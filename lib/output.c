@@ -6,6 +6,7 @@
 #include "output.h"
 #include "err.h"
 #include "mem.h"
+#include "text.h"
 #include "xdmf.h"
 
 #include <errno.h>
@@ -99,12 +100,6 @@ static void unregister(ep_output *o)
 
 /* ---- checking the target ------------------------------------------------------- */
 
-static const char *file_kind(mode_t m)
-{
-    return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
-         : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
-}
-
 /* The folder of path into dir ("." for a bare name, "/" for "/x"). */
 static void folder_of(const char *path, char *dir, size_t cap)
 {
@@ -137,7 +132,7 @@ int ep_output_check(ep_output *o, const char *path)
         if (!S_ISLNK(sb.st_mode)) {
             if (!S_ISREG(sb.st_mode))
                 return ep_fail(EP_EIO, "%s: is %s; an output must be a regular file or a new name", path,
-                               file_kind(sb.st_mode));
+                               ep_text_file_kind(sb.st_mode));
             break;
         }
         ssize_t k = readlink(cur, link, sizeof link - 1);
@@ -167,8 +162,8 @@ int ep_output_check_space(const ep_output *o, double bytes)
     if (statvfs(dir, &sv) == 0) {
         double avail = (double)sv.f_bavail * (double)sv.f_frsize;
         if (bytes > avail)
-            return ep_fail(EP_ECOMPUTE, "the output needs about %.2f GiB, %s has %.2f GiB free",
-                           bytes / EP_MEM_GIB, dir, avail / EP_MEM_GIB);
+            return ep_fail(EP_ECOMPUTE, "the output needs about %s, %s has %s free",
+                           ep_mem_text(bytes), dir, ep_mem_text(avail));
     }
     return EP_OK;
 }

@@ -24,7 +24,7 @@ static double rel_max(const double *a, const double *b, size_t n)
 {
     double d = 0, m = 0;
     for (size_t i = 0; i < n; i++)
-        d = fmax(d, fabs(a[i] - b[i])), m = fmax(m, fabs(b[i]));
+        d = ep_rtreport_worst(d, fabs(a[i] - b[i])), m = ep_rtreport_worst(m, fabs(b[i]));
     return m > 0 ? d / m : d;
 }
 
@@ -90,7 +90,7 @@ static double max_disp(const run *X, const double *q, double *u)
     for (int i = 0; i < X->r; i++)
         cblas_daxpy(3 * nv, q[i], &X->U[(size_t)i * 3 * nv], 1, u, 1);
     for (int v = 0; v < nv; v++)
-        m = fmax(m, sqrt(u[3 * v] * u[3 * v] + u[3 * v + 1] * u[3 * v + 1] + u[3 * v + 2] * u[3 * v + 2]));
+        m = ep_rtreport_worst(m, sqrt(u[3 * v] * u[3 * v] + u[3 * v + 1] * u[3 * v + 1] + u[3 * v + 2] * u[3 * v + 2]));
     return m;
 }
 
@@ -113,9 +113,9 @@ static int check_forces(run *X, ep_rtreport *rep)
             return st;
         cblas_dgemv(CblasRowMajor, CblasNoTrans, r, 3 * nv, 1.0, X->U, 3 * nv, X->fu, 1, 0.0, X->Rf, 1);
         ep_cubic_force(&X->c, q, X->R, X->w);
-        force_err = fmax(force_err, rel_max(X->R, X->Rf, (size_t)r));
+        force_err = ep_rtreport_worst(force_err, rel_max(X->R, X->Rf, (size_t)r));
         ep_cubic_tangent_eval(&X->t, q, X->R2, X->K, X->w);
-        eval_err = fmax(eval_err, rel_max(X->R2, X->R, (size_t)r));
+        eval_err = ep_rtreport_worst(eval_err, rel_max(X->R2, X->R, (size_t)r));
         double h = 1e-6 * s;
         for (int j = 0; j < r; j++) { /* tangent column j by central differences */
             double keep = q[j];
@@ -127,7 +127,7 @@ static int check_forces(run *X, ep_rtreport *rep)
             for (int i = 0; i < r; i++)
                 X->Kfd[(size_t)i * r + j] = (X->Rp[i] - X->Rm[i]) / (2 * h);
         }
-        tangent_err = fmax(tangent_err, rel_max(X->K, X->Kfd, (size_t)r * r));
+        tangent_err = ep_rtreport_worst(tangent_err, rel_max(X->K, X->Kfd, (size_t)r * r));
     }
     ep_rtreport_check_value(rep, "R(q) vs U f(U^T q), full StVK force", force_err, 1e-8);
     ep_rtreport_check_value(rep, "runtime R(q) vs coefficient R(q)", eval_err, 1e-10);
@@ -214,8 +214,8 @@ static int release(run *X, double dt, double alpha, double beta, int iterations,
         double E = ep_reduced_energy(&X->c, nm.q, X->w), qn = 0;
         for (int i = 0; i < r; i++)
             E += 0.5 * nm.qd[i] * nm.qd[i], qn += nm.q[i] * nm.q[i];
-        *change = fmax(*change, iterations > 1 ? fabs(E - E0) / E0 : (E - E0) / E0);
-        *growth = fmax(*growth, sqrt(qn / q0n));
+        *change = ep_rtreport_worst(*change, iterations > 1 ? fabs(E - E0) / E0 : (E - E0) / E0);
+        *growth = ep_rtreport_worst(*growth, sqrt(qn / q0n));
         *final = E / E0;
     }
     *sec = ts.n ? ep_stats_median(&ts) : 0;

@@ -14,6 +14,11 @@
 
 #include "rtreport.h"
 
+/* Safety factor of the update error model (rtgf.c, report; rtcheck(1)):
+ * the measured error of --ops 100 updates reached 0.86 of the model
+ * without it (beam3, S = 5; tests/cli/rtcheck.sh prints the margins). */
+#define EP_RTGF_GROWTH 10.0
+
 typedef struct ep_rtgf_opts {
     int contacts;             /* footprint size s */
     long trials;              /* landings */

@@ -32,6 +32,23 @@ int ep_rtmodes_run(ep_rtreport *rep, ep_h5 *f)
         goto out;
     lam = p;
     int k = (int)d[0];
+    /* NaN values are refused by the reader; an empty set would leave the
+     * checks below nothing to look at (issue 22, class 6) */
+    if (k == 0) {
+        st = ep_fail(EP_EINPUT, "%s: /modes/eigenvalues is empty", f->path);
+        goto out;
+    }
+    for (int i = 0; i < k; i++)
+        if (!(lam[i] > 0) || (i > 0 && lam[i] < lam[i - 1])) {
+            st = ep_fail(EP_EINPUT, "%s: /modes/eigenvalues: %g at %d (expected positive, ascending)", f->path,
+                         lam[i], i);
+            goto out;
+        }
+    if (!(isfinite(m.material->rho) && m.material->rho > 0) && !m.material->ne) {
+        st = ep_fail(EP_EINPUT, "%s: /material: a modes file needs a positive density (rho = %g)", f->path,
+                     m.material->rho);
+        goto out;
+    }
     d[0] = (hsize_t)k, d[1] = 3 * (hsize_t)m.nv;
     if ((st = ep_h5_read(f, "/modes/U", EP_F64, 2, d, &p)))
         goto out;
@@ -41,6 +58,10 @@ int ep_rtmodes_run(ep_rtreport *rep, ep_h5 *f)
         goto out;
     B = p;
     int r = (int)d[0], nmax = k > r ? k : r;
+    if (r == 0) {
+        st = ep_fail(EP_EINPUT, "%s: /basis/U is empty", f->path);
+        goto out;
+    }
     if (!(fixed = ep_calloc((size_t)m.nv, 1)) || !(MU = ep_malloc(3 * (size_t)m.nv * nmax, sizeof *MU))) {
         st = EP_ECOMPUTE;
         goto out;
@@ -63,7 +84,7 @@ int ep_rtmodes_run(ep_rtreport *rep, ep_h5 *f)
         for (int i = 0; i < counts[q]; i++)
             for (int j = 0; j < counts[q]; j++) {
                 double dot = cblas_ddot(3 * m.nv, &sets[q][(size_t)i * 3 * m.nv], 1, &MU[(size_t)j * 3 * m.nv], 1);
-                orth[q] = fmax(orth[q], fabs(dot - (i == j)));
+                orth[q] = ep_rtreport_worst(orth[q], fabs(dot - (i == j)));
             }
     }
     /* K psi - lambda M psi, relative to lambda |M psi| */
@@ -80,7 +101,7 @@ int ep_rtmodes_run(ep_rtreport *rep, ep_h5 *f)
             num += (KU[(size_t)i * 3 * m.nv + e] - lam[i] * mu) * (KU[(size_t)i * 3 * m.nv + e] - lam[i] * mu);
             den += lam[i] * lam[i] * mu * mu;
         }
-        resid = fmax(resid, sqrt(num / den));
+        resid = ep_rtreport_worst(resid, sqrt(num / den));
     }
     free(KU);
     ep_rtreport_fact(rep, "modes", k);

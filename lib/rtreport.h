@@ -30,6 +30,13 @@ typedef struct ep_rtreport {
     ep_rtreport_item fact[EP_RTREPORT_MAX];
 } ep_rtreport;
 
+/* The larger of two error measures, NaN when either is: fmax drops a NaN,
+ * and a check over NaN data passed as "ok" (issue 22, class 6). */
+static inline double ep_rtreport_worst(double a, double b)
+{
+    return a != a || b != b ? a + b : a > b ? a : b;
+}
+
 /* A check passes when value <= tol (NaN fails). */
 void ep_rtreport_check_value(ep_rtreport *r, const char *name, double value, double tol);
 /* A latency, microseconds. */

@@ -11,15 +11,47 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *ep_text_file_kind(unsigned mode)
+{
+    mode_t m = (mode_t)mode;
+    return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+         : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+int ep_text_open_regular(const char *path, int *fd)
+{
+    struct stat sb;
+    /* O_NONBLOCK: opening a FIFO with no writer would otherwise wait forever */
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0)
+        return ep_fail(EP_EIO, "%s: cannot open: %s", path, strerror(errno));
+    if (fstat(*fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        int st = ep_fail(EP_EIO, "%s: is %s, not a regular file", path,
+                         fstat(*fd, &sb) != 0 ? "unreadable" : ep_text_file_kind(sb.st_mode));
+        close(*fd);
+        *fd = -1;
+        return st;
+    }
+    fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+    return EP_OK;
+}
 
 int ep_text_open(ep_text *t, const char *path, char comment)
 {
     memset(t, 0, sizeof *t);
     t->path = path;
     t->comment = comment;
-    t->f = fopen(path, "r");
-    if (!t->f)
+    int fd, st = ep_text_open_regular(path, &fd);
+    if (st)
+        return st;
+    if (!(t->f = fdopen(fd, "r"))) {
+        close(fd);
         return ep_fail(EP_EIO, "%s: cannot open: %s", path, strerror(errno));
+    }
     /* Sniff the start: binary files (HDF5, compressed, executables) hold NUL or
      * other control bytes early, and would otherwise fail later on some
      * confusing line. */

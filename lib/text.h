@@ -25,9 +25,19 @@ typedef struct ep_text {
     char comment;       /* comment character, 0 for none */
 } ep_text;
 
-/* Open path for reading; EP_EIO with message if it cannot be opened. */
+/* Open path for reading; EP_EIO with message if it cannot be opened or is
+ * not a regular file (ep_text_open_regular). */
 int ep_text_open(ep_text *t, const char *path, char comment);
 void ep_text_close(ep_text *t);
+
+/* Open path read-only as a descriptor *fd (close-on-exec), refusing what is
+ * not a regular file — a FIFO, a device, a directory, a socket — without
+ * waiting on it (issue 22, class 10: a FIFO as input blocked forever).
+ * 0, or EP_EIO "FILE: is a FIFO, not a regular file" (*fd -1). */
+int ep_text_open_regular(const char *path, int *fd);
+
+/* "a directory", "a FIFO", "a character device", ... for a st_mode. */
+const char *ep_text_file_kind(unsigned mode);
 
 /* Advance to the next non-blank, non-comment line; at the end of the file
  * set t->eof instead.  Returns 0, or EP_EINPUT (binary data) / EP_EIO (read

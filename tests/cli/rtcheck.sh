@@ -15,7 +15,7 @@ for tr in consistent lumped; do
     "$F" -q $D/cube.msh --fixed-region bottom --fixed-ids "$WORK/top.ids" -E 1e6 --nu 0.3 --traction $tr -o "$WORK/new-$tr.h5"
     "$BIN/rtcheck" "$WORK/ref-$tr.h5" --contacts 6 --trials 8 --ops 300 --switched "$WORK/new-$tr.h5" >"$WORK/out-$tr"
     check "$tr: capacitance solution equals femcondense's recomputed GFs (to 1e-8)" grep -Eq "switched solution vs --switched GFs +[0-9.e+-]+ \(tolerance 1.0e-08\) ok" "$WORK/out-$tr"
-    check "$tr: add/delete sequences (300 per scenario) equal from-scratch inverses to 1e-10" grep -Eq "add/delete sequences vs from-scratch inverse +[0-9.e+-]+ \(tolerance 1.0e-10\) ok" "$WORK/out-$tr"
+    check "$tr: add/delete sequences (300 per scenario) equal from-scratch inverses within the error model" grep -Eq "add/delete sequences vs from-scratch inverse +[0-9.e+-]+ \(tolerance [0-9.e+-]+\) ok" "$WORK/out-$tr"
 done
 check "the summary times updates, solves and forces" sh -c "grep -q 'one-node addition' '$WORK/out-lumped' && grep -q 'one-node deletion' '$WORK/out-lumped' && grep -q 'contact force' '$WORK/out-lumped' && grep -q 'cache hit rate = 0.25' '$WORK/out-lumped'"
 
@@ -63,6 +63,20 @@ done
 check "a failing check: one line on stderr naming it" sh -c "grep -q 'rtcheck: .*1 check failed: undamped: energy drift' '$WORK/stderr' && [ \$(wc -l <'$WORK/stderr') = 1 ]"
 "$BIN/rtcheck" -q "$WORK/c.h5" --steps 50 --energy-tol 0 >/dev/null 2>&1
 check "a failing check exits with status 1" [ $? -eq 1 ]
+
+# --- the update tolerance's error model (issue 22, class 11) ----------------------
+# Valid femcondense output of the shipped models at several contact sizes
+# passes; the fixed 1e-14 kappa tolerance of 7d132f6 failed every one of
+# these (beam3: 4.6e-9 against 3.3e-9).  The margins (tolerance / error) are
+# printed; the smallest measured was 6.7 (beam3, S = 5, sequential additions).
+"$F" -q $D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e6 --nu 0.45 -o "$WORK/beam3.h5"
+"$F" -q $D/beam-h0.05.msh --fixed-region fixed -E 1e6 --nu 0.3 -o "$WORK/beam05.h5"
+for run in beam3:5 beam3:10 beam3:20 beam05:10 beam05:40; do
+    "$BIN/rtcheck" "$WORK/${run%:*}.h5" --contacts ${run#*:} >"$WORK/tol.out" 2>&1
+    got=$?
+    awk -v r=$run '/vs from-scratch/ {t=$(NF-1); gsub(/\)/, "", t); printf "#   %s%s contacts, %s %s: error %s, tolerance %s, margin %.1f\n", r, "", $3, $4, $(NF-3), t, t / $(NF-3)}' "$WORK/tol.out"
+    check "class 11: $run contacts: the update checks pass under the error model (exit $got)" sh -c "[ $got -eq 0 ] && [ \$(grep -c 'vs from-scratch inverse .* ok\$' '$WORK/tol.out') = 2 ]"
+done
 
 # --- bad files ------------------------------------------------------------------
 O="$WORK/out"

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "err.h"
@@ -140,6 +141,34 @@ static inline void read_beam3(ep_mesh *m, char **fixed, int held)
     ep_select spec = {.ids_file = "data/models/beam3/beam3.bou"};
     assert_int_equal(ep_model_read(m, "data/models/beam3/beam3_tet.veg"), EP_OK);
     *fixed = held ? select_mask(m, &spec) : calloc((size_t)m->nv, 1);
+}
+
+/* Run a fuzz target on every file of folder whose name starts with prefix
+ * (all when "") and not with skip (none when ""); the number run.  Each must
+ * return 0 (under SANITIZE=1, a crash or report fails the test). */
+static inline int fuzz_replay(const char *folder, const char *prefix, const char *skip,
+                              int (*target)(const uint8_t *, size_t))
+{
+    DIR *d = opendir(folder);
+    struct dirent *e;
+    int n = 0;
+    assert_non_null(d);
+    while ((e = readdir(d))) {
+        char path[512];
+        static uint8_t buf[1 << 16];
+        if (e->d_name[0] == '.' || strncmp(e->d_name, prefix, strlen(prefix)) ||
+            (*skip && !strncmp(e->d_name, skip, strlen(skip))))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", folder, e->d_name);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        size_t len = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+        assert_int_equal(target(buf, len), 0);
+        n++;
+    }
+    closedir(d);
+    return n;
 }
 
 #endif

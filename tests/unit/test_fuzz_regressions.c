@@ -6,32 +6,14 @@
  */
 #include "helpers.h"
 
-#include <dirent.h>
 
 #include "../fuzz/fuzz_mesh.c"
 
 static void replay(void **s)
 {
     (void)s;
-    DIR *d = opendir("tests/fuzz/regressions");
-    struct dirent *e;
-    int n = 0;
-    assert_non_null(d);
-    while ((e = readdir(d))) {
-        char path[512];
-        static uint8_t buf[1 << 16];
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof path, "tests/fuzz/regressions/%s", e->d_name);
-        FILE *f = fopen(path, "rb");
-        assert_non_null(f);
-        size_t len = fread(buf, 1, sizeof buf, f);
-        fclose(f);
-        assert_int_equal(LLVMFuzzerTestOneInput(buf, len), 0);
-        n++;
-    }
-    closedir(d);
-    assert_true(n > 0);
+    /* h5-*: the HDF5 target's (test_fuzz_h5) */
+    assert_true(fuzz_replay("tests/fuzz/regressions", "", "h5-", LLVMFuzzerTestOneInput) > 0);
 }
 
 int main(void)

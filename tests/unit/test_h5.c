@@ -145,7 +145,7 @@ static void refuses_flaws(void **s)
         {VERT_SHAPE, "/mesh/vertices has shape [4][2], expected [*][3]"},
         {VERT_TYPE, "/mesh/vertices has the wrong type"},
         {TRI_RANGE, "/mesh/triangles: index 4"},
-        {NAN_VERTEX, "/mesh/vertices: non-finite coordinate at vertex 2"},
+        {NAN_VERTEX, "/mesh/vertices: value is not finite at [2][1]"},
         {BAD_PARENT, "/mesh/parents: bad parents (0, 0) of vertex 3"},
         {NO_TRIANGLES, "dataset /mesh/triangles is missing"},
     };

@@ -108,5 +108,38 @@ static void material_file(void **s)
     expect_error(ep_material_check(&mat, 0.5 + 1e-12, "cli"), EP_EINPUT, "Young's modulus must be positive", NULL);
 }
 
+/* Reallocations counted: the test is linked with -Wl,--wrap=realloc
+ * (Makefile), so the library's realloc calls come here. */
+void *__real_realloc(void *p, size_t n);
+static long reallocs;
+void *__wrap_realloc(void *p, size_t n)
+{
+    reallocs++;
+    return __real_realloc(p, n);
+}
+
+/* --fixed-ids of 200,000 ids (issue 22, class 14): one realloc per id made
+ * the reading quadratic (456 s under ASan, where every realloc copies); the
+ * array now doubles, so the reallocations are O(log n).  The ids read back
+ * exactly.  No clock: the count is the property. */
+static void ids_reallocs(void **s)
+{
+    (void)s;
+    enum { N = 200000 };
+    const char *path = scratch("many.bou");
+    FILE *f = fopen(path, "w");
+    for (int i = 0; i < N; i++)
+        fprintf(f, "%d%c", i + 1, i % 10 == 9 ? '\n' : ',');
+    fclose(f);
+    int *ids = NULL, n = 0;
+    reallocs = 0;
+    assert_int_equal(ep_select_read_ids(path, N, &ids, &n), EP_OK);
+    assert_int_equal(n, N);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(ids[i], i);
+    assert_true(reallocs <= 40); /* log2(200000 / 64) = 12 doublings, plus getline's */
+    free(ids);
+}
+
 EP_TEST_MAIN("select", cmocka_unit_test(select_box_ids_region), cmocka_unit_test(select_bou),
-             cmocka_unit_test(material_file))
+             cmocka_unit_test(material_file), cmocka_unit_test(ids_reallocs))

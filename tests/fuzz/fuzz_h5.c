@@ -1,0 +1,316 @@
+/*
+ * fuzz_h5.c — structure-aware libFuzzer target for the HDF5 readers (make
+ * fuzz-h5; replayed by make check through tests/unit/test_fuzz_h5.c).
+ *
+ * An input is not an HDF5 file but a program that damages one: its first
+ * byte picks a valid seed file of one kind (tests/fuzz/h5seeds: mesh, gf,
+ * gf-wavelet, modes, cubic), then each 8-byte record
+ *   op, a, b, c, d0 d1 d2 d3   (d: little-endian 32-bit)
+ * changes the copy through libhdf5 — an attribute (op 0: deleted, made an
+ * array of strings, a fixed string, a long string, a number, NaN) or a
+ * dataset (op 1: deleted, flattened, rows cut or added, chunked and
+ * unwritten with huge extents, another type, one entry set to NaN, Inf,
+ * -1 or a huge integer, emptied, made a scalar) — or, after the
+ * edits, flips a byte of the file (op 2: the bytes libhdf5 itself decodes).
+ * So libFuzzer's byte mutations become mutations of attributes,
+ * dataspaces, types, extents and bytes of valid files, most of which
+ * still open as HDF5 and reach the readers' checks.
+ *
+ * Every reader of the tools then reads the result: ep_model_read,
+ * ep_gf_file_open (and its first rows), ep_gfw_open, the cubic reader,
+ * rtcheck's modes check.  Any crash, leak or UB report is a bug: a reader
+ * must answer every file with a status.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "cubic.h"
+#include "cubic_file.h"
+#include "gf.h"
+#include "gfw.h"
+#include "h5.h"
+#include "model.h"
+#include "rtmodes.h"
+
+#ifndef EP_FUZZ_SEEDS
+#define EP_FUZZ_SEEDS "tests/fuzz/h5seeds"
+#endif
+
+static const char *seeds[] = {"mesh", "gf", "gfw", "modes", "cubic"};
+
+static const char *attrs[][2] = {
+    {"/", "format"},      {"/", "format_version"}, {"/", "kind"},        {"/gf", "method"},
+    {"/gf", "traction"},  {"/gf", "entity"},       {"/gf", "wavelet"},   {"/gf", "lifted"},
+    {"/material", "E"},   {"/material", "nu"},     {"/material", "rho"}, {"/gf", "traction_model"},
+};
+
+static const char *dsets[] = {
+    "/mesh/vertices",    "/mesh/tets",        "/mesh/triangles",    "/mesh/level",      "/mesh/parents",
+    "/mesh/region",      "/constraints/fixed", "/gf/col_vertex",    "/gf/row_vertex",   "/gf/row_fixed",
+    "/gf/xi",            "/gf/slots",         "/gf/slot_level",     "/gf/predict_ptr",  "/gf/predict_slot",
+    "/gf/predict_weight", "/gf/lift_slot",    "/gf/lift_weight",    "/gf/colptr",       "/gf/rowidx",
+    "/gf/blocks",        "/modes/eigenvalues", "/modes/U",          "/basis/U",         "/cubic/P",
+    "/cubic/Q",          "/cubic/S",          "/material/E",
+};
+
+#define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
+
+static void copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[65536];
+    size_t n;
+    while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        fwrite(buf, 1, n, out);
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+}
+
+static void mutate_attr(hid_t f, int a, int mode, int c, uint32_t d)
+{
+    const char *obj = attrs[a % N(attrs)][0], *name = attrs[a % N(attrs)][1];
+    if (H5Lexists(f, obj, H5P_DEFAULT) <= 0 && strcmp(obj, "/"))
+        return;
+    H5Adelete_by_name(f, obj, name, H5P_DEFAULT);
+    mode %= 8;
+    if (mode == 0)
+        return;
+    hsize_t n = (hsize_t)(c % 5 + 2);
+    hid_t t = H5Tcopy(H5T_C_S1), s, at;
+    char text[5] = {(char)d, (char)(d >> 8), (char)(d >> 16), (char)(d >> 24), 0};
+    static char longtext[70000];
+    const char *vals[8] = {text, text, text, text, text, text, text, text};
+    double num = mode == 4 ? NAN : mode == 3 ? (double)(int32_t)d : (double)d * 1e-3;
+    switch (mode) {
+    case 1: /* an array of variable-length strings */
+        H5Tset_size(t, H5T_VARIABLE);
+        s = H5Screate_simple(1, &n, NULL);
+        at = H5Acreate_by_name(f, obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Awrite(at, t, vals);
+        break;
+    case 2: /* an array of fixed strings */
+        H5Tset_size(t, 4);
+        s = H5Screate_simple(1, &n, NULL);
+        at = H5Acreate_by_name(f, obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        memset(longtext, 'x', 64);
+        H5Awrite(at, t, longtext);
+        break;
+    case 5: /* a long fixed string */
+        H5Tset_size(t, (size_t)c * 300 + 1);
+        s = H5Screate(H5S_SCALAR);
+        at = H5Acreate_by_name(f, obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        memset(longtext, 'y', sizeof longtext);
+        H5Awrite(at, t, longtext);
+        break;
+    case 7: /* a scalar vlen string of the input's bytes */
+        H5Tset_size(t, H5T_VARIABLE);
+        s = H5Screate(H5S_SCALAR);
+        at = H5Acreate_by_name(f, obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        H5Awrite(at, t, vals);
+        break;
+    default: /* numbers */
+        s = H5Screate(H5S_SCALAR);
+        at = H5Acreate_by_name(f, obj, name, mode == 3 ? H5T_STD_I32LE : H5T_IEEE_F64LE, s, H5P_DEFAULT,
+                               H5P_DEFAULT, H5P_DEFAULT);
+        H5Awrite(at, H5T_NATIVE_DOUBLE, &num);
+        break;
+    }
+    if (at >= 0)
+        H5Aclose(at);
+    H5Sclose(s);
+    H5Tclose(t);
+}
+
+static void mutate_dset(hid_t f, int a, int mode, int c, uint32_t d)
+{
+    const char *name = dsets[a % N(dsets)];
+    if (H5Lexists(f, "/mesh", H5P_DEFAULT) <= 0 || !strchr(name + 1, '/'))
+        return;
+    char group[64];
+    snprintf(group, sizeof group, "%.*s", (int)(strchr(name + 1, '/') - name), name);
+    if (H5Lexists(f, group, H5P_DEFAULT) <= 0 || H5Lexists(f, name, H5P_DEFAULT) <= 0)
+        return;
+    hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+    if (ds < 0)
+        return;
+    hid_t sp = H5Dget_space(ds), ty = H5Dget_type(ds);
+    int rank = H5Sget_simple_extent_ndims(sp), isf = H5Tget_class(ty) == H5T_FLOAT;
+    hsize_t dims[4] = {0, 1, 1, 1};
+    if (rank < 1 || rank > 4) {
+        H5Sclose(sp), H5Tclose(ty), H5Dclose(ds);
+        return;
+    }
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    size_t n = 1;
+    for (int i = 0; i < rank; i++)
+        n *= dims[i];
+    double *v = calloc(n + 1, sizeof *v);
+    if (n)
+        H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+    H5Sclose(sp), H5Dclose(ds);
+    H5Ldelete(f, name, H5P_DEFAULT);
+    hid_t ftype = H5Tcopy(ty), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Tclose(ty);
+    mode %= 8;
+    hsize_t nd[4] = {dims[0], dims[1], dims[2], dims[3]}, max[4];
+    int nrank = rank;
+    switch (mode) {
+    case 0: /* deleted */
+        goto out;
+    case 1: /* flattened */
+        nrank = 1, nd[0] = n;
+        break;
+    case 2: /* rows cut or added (zeros) */
+        nd[0] = (hsize_t)((long)dims[0] + (c - 128) > 0 ? (long)dims[0] + (c - 128) : 0);
+        break;
+    case 3: { /* chunked, never written, huge extents */
+        hsize_t chunk[4] = {1, dims[1], dims[2], dims[3]};
+        nd[0] = (hsize_t)1 << (c % 48);
+        for (int i = 0; i < rank; i++)
+            max[i] = i ? nd[i] : H5S_UNLIMITED;
+        H5Pset_chunk(dcpl, rank, chunk);
+        hid_t s2 = H5Screate_simple(rank, nd, max);
+        hid_t d2 = H5Dcreate2(f, name, ftype, s2, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        H5Sclose(s2);
+        if (d2 >= 0)
+            H5Dclose(d2);
+        goto out;
+    }
+    case 4: /* the other numeric class, or a wider integer */
+        H5Tclose(ftype);
+        ftype = H5Tcopy(c & 1 ? H5T_STD_I64LE : isf ? H5T_STD_I32LE : H5T_IEEE_F32LE);
+        break;
+    case 5: /* one entry NaN, Inf, -1 or huge */
+        if (n) {
+            double x[4] = {NAN, -INFINITY, -1, 4e9};
+            v[d % n] = x[c % 4];
+        }
+        break;
+    case 6: /* emptied */
+        nd[0] = 0;
+        break;
+    case 7: { /* a scalar */
+        hid_t s2 = H5Screate(H5S_SCALAR);
+        hid_t d2 = H5Dcreate2(f, name, ftype, s2, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (d2 >= 0) {
+            H5Dwrite(d2, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
+            H5Dclose(d2);
+        }
+        H5Sclose(s2);
+        goto out;
+    }
+    }
+    {
+        size_t m = 1;
+        for (int i = 0; i < nrank; i++)
+            m *= nd[i];
+        double *w = calloc(m + 1, sizeof *w);
+        memcpy(w, v, (m < n ? m : n) * sizeof *w);
+        hid_t s2 = H5Screate_simple(nrank, nd, NULL);
+        hid_t d2 = H5Dcreate2(f, name, ftype, s2, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (d2 >= 0) {
+            if (m)
+                H5Dwrite(d2, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, w);
+            H5Dclose(d2);
+        }
+        H5Sclose(s2);
+        free(w);
+    }
+out:
+    H5Pclose(dcpl);
+    H5Tclose(ftype);
+    free(v);
+}
+
+/* The readers of every tool on path: the model's, then the one of the
+ * file's kind (a kind mutated away from the seed's meets another reader). */
+static void read_all(const char *path)
+{
+    ep_mesh m;
+    ep_h5 f;
+    char kind[32] = "";
+    if (ep_model_read(&m, path) == 0)
+        ep_mesh_free(&m);
+    if (ep_h5_open(&f, path, NULL) == 0)
+        snprintf(kind, sizeof kind, "%s", f.kind);
+    if (!strcmp(kind, "cubic") && ep_model_load(&m, &f) == 0) {
+        ep_cubic c;
+        double *U = NULL;
+        ep_cubic_file_read(&c, &U, &f, m.nv);
+        ep_cubic_free(&c);
+        free(U);
+        ep_mesh_free(&m);
+    } else if (!strcmp(kind, "modes")) {
+        ep_rtreport rep = {0};
+        rep.path = path;
+        ep_rtmodes_run(&rep, &f);
+    }
+    ep_h5_close(&f);
+    if (!strcmp(kind, "gf")) {
+        ep_gf_file g;
+        if (ep_gf_file_open(&g, path, "gf") == 0) {
+            double *rows = malloc(3 * sizeof *rows * 3 * (size_t)g.L.n);
+            if (rows)
+                ep_gf_file_rows(&g, 0, 3, rows);
+            free(rows);
+        }
+        ep_gf_file_close(&g);
+    } else if (!strcmp(kind, "gf-wavelet")) {
+        ep_gfw w;
+        ep_gfw_open(&w, path);
+        ep_gfw_close(&w);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char path[64], seed[256];
+    if (size < 1)
+        return 0;
+    snprintf(seed, sizeof seed, "%s/%s.h5", EP_FUZZ_SEEDS, seeds[data[0] % N(seeds)]);
+    snprintf(path, sizeof path, "/tmp/ep-fuzz-h5-%d.h5", (int)getpid());
+    copy_file(seed, path);
+    const uint8_t *op = data + 1;
+    size_t nops = (size - 1) / 8;
+    if (nops > 16)
+        nops = 16;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    for (size_t i = 0; f >= 0 && i < nops; i++, op += 8) {
+        uint32_t d = (uint32_t)op[4] | (uint32_t)op[5] << 8 | (uint32_t)op[6] << 16 | (uint32_t)op[7] << 24;
+        if (op[0] % 3 == 0)
+            mutate_attr(f, op[1], op[2], op[3], d);
+        else if (op[0] % 3 == 1)
+            mutate_dset(f, op[1], op[2], op[3], d);
+    }
+    if (f >= 0)
+        H5Fclose(f);
+    /* the bytes: after libhdf5 has written its edits */
+    FILE *fp = fopen(path, "r+b");
+    long len = 0;
+    if (fp && fseek(fp, 0, SEEK_END) == 0)
+        len = ftell(fp);
+    op = data + 1;
+    for (size_t i = 0; fp && len > 0 && i < nops; i++, op += 8)
+        if (op[0] % 3 == 2) {
+            uint32_t d = (uint32_t)op[4] | (uint32_t)op[5] << 8 | (uint32_t)op[6] << 16 | (uint32_t)op[7] << 24;
+            int b;
+            fseek(fp, (long)(d % (uint32_t)len), SEEK_SET);
+            b = fgetc(fp);
+            fseek(fp, (long)(d % (uint32_t)len), SEEK_SET);
+            fputc((b ^ op[3]) & 0xff, fp);
+        }
+    if (fp)
+        fclose(fp);
+    read_all(path);
+    unlink(path);
+    return 0;
+}
