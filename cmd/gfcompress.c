@@ -10,6 +10,7 @@
 #include "err.h"
 #include "gf.h"
 #include "gfhier.h"
+#include "gfsink.h"
 #include "gfw.h"
 #include "gfzip.h"
 #include "h5.h"
@@ -29,8 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_EPS 32
-#define CHUNK 32 /* block columns read and compressed together */
+#define MAX_EPS EP_GFSINK_MAX_EPS
+#define CHUNK EP_GFSINK_CHUNK /* block columns read together */
 
 typedef struct {
     ep_wavelet_kind kind;
@@ -200,46 +201,34 @@ static int hierarchical(ep_gf_file *g, const ep_gfhier *H, int l, ep_h5 *out, in
     ep_gf_layout L2 = {0};
     ep_gf_writer w = {0};
     int st;
-    if (!(st = ep_gfhier_layout(&L2, H, g, l)) && !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
+    if (!(st = ep_gfhier_layout(&L2, H, &g->L, g->f.path, l)) && !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
         !(st = ep_gf_writer_open(&w, out, &L2, g->method, g->traction_model, 0)) &&
         !(st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) &&
-        !(st = ep_gfhier_columns(H, g, l, put_rows, &w)) && !(st = ep_gf_writer_close(&w)))
+        !(st = ep_gfhier_columns(&L2, g, put_rows, &w)) && !(st = ep_gf_writer_close(&w)))
         *ncols = L2.m;
     ep_gf_writer_close(&w);
     ep_gf_layout_free(&L2);
     return st;
 }
 
-/* Every column of g through the compressor z, CHUNK at a time: the table
- * for each threshold of eps[ne] in tl[ne], and, when w is open, the columns
- * of the last threshold written through it. */
-static int compress(ep_gf_file *g, ep_gfzip *z, const double *eps, int ne, ep_gfzip_tally *tl, ep_gfw_writer *w,
-                    int quiet)
+/* Every column of g into the compressing sink k, CHUNK at a time. */
+static int compress(ep_gf_file *g, ep_gfsink *k, int quiet)
 {
-    int n = g->L.n, m = g->L.m, st = EP_OK, nnz[CHUNK];
-    size_t n3 = 3 * (size_t)n;
-    double *rows = ep_malloc((size_t)CHUNK * n3 * 3, sizeof *rows);
-    int *slot = ep_malloc((size_t)CHUNK * n, sizeof *slot);
-    float *blk = ep_malloc((size_t)CHUNK * n, 9 * sizeof *blk);
+    int m = g->L.m, st = EP_OK;
+    double *rows = ep_malloc((size_t)CHUNK * 9, (size_t)g->L.n * sizeof *rows);
     ep_progress p;
-    if (!rows || !slot || !blk) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    memset(tl, 0, (size_t)ne * sizeof *tl);
+    if (!rows)
+        return EP_ECOMPUTE;
     ep_progress_start(&p, "gfcompress", m, quiet);
     for (int c0 = 0; c0 < m && !st; c0 += CHUNK) {
         int nc = m - c0 < CHUNK ? m - c0 : CHUNK;
-        if ((st = ep_gf_file_rows(g, 3L * c0, 3L * nc, rows)) || (st = ep_gfzip_block(z, rows, nc, eps, ne, tl, nnz, slot, blk)))
-            break;
-        for (int k = 0; w && k < nc && !st; k++)
-            st = ep_gfw_writer_put(w, nnz[k], &slot[(size_t)k * n], &blk[9 * (size_t)k * n]);
+        if (!(st = ep_gf_file_rows(g, 3L * c0, 3L * nc, rows)))
+            st = ep_gfsink_put(k, 3L * c0, 3L * nc, rows);
         ep_progress_update(&p, c0 + nc);
     }
     ep_progress_end(&p);
-out:
-    free(rows), free(slot), free(blk);
-    return st;
+    free(rows);
+    return st ? st : ep_gfsink_close(k);
 }
 
 int main(int argc, char **argv)
@@ -273,13 +262,10 @@ int main(int argc, char **argv)
     ep_gf_file g = {0};
     ep_gfhier H = {0};
     ep_wavelet W = {0};
-    ep_gfzip z = {0};
+    ep_gfsink k = {0};
     ep_output png = {0};
     ep_h5 *out = NULL;
-    ep_gfw_writer w = {0};
     double *area = NULL, t0 = ep_now(), eps[MAX_EPS];
-    int8_t *slot_domain = NULL;
-    ep_gfzip_tally tl[MAX_EPS];
     int st, writing, ncols = 0;
 
     /* parse */
@@ -322,27 +308,20 @@ int main(int argc, char **argv)
     if ((st = ep_gf_row_areas(&g, &area)) ||
         (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, o.lifted)))
         goto out;
-    if (!(slot_domain = ep_malloc((size_t)n, 1))) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    for (int s = 0; s < n; s++)
-        slot_domain[s] = g.L.row_fixed[W.slot_row[s]];
     memcpy(eps, o.sweep, (size_t)ne * sizeof *eps);
     if (writing)
         eps[ne++] = o.eps;
     const char *wname = o.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
-    if ((writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)) ||
-                     (st = ep_gfw_writer_open(&w, out, &g, &W, wname, o.lifted, o.eps)))) ||
-        (st = ep_gfzip_init(&z, &W, slot_domain, o.threshold_base)) ||
-        (st = compress(&g, &z, eps, ne, tl, writing ? &w : NULL, cli.quiet)))
+    if ((writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)))) ||
+        (st = ep_gfsink_open_wavelet(&k, writing ? out : NULL, &g.L, g.method, g.traction_model, &W, wname, o.lifted,
+                                     o.threshold_base, eps, ne)) ||
+        (st = compress(&g, &k, cli.quiet)))
         goto out;
-    ep_gfzip_tally *t = &tl[ne - 1];
+    const ep_gfzip_tally *tl = k.tl;
+    const ep_gfzip_tally *t = &tl[ne - 1];
     long dense[2] = {0, 0};
     for (int r = 0; r < n; r++)
         dense[g.L.row_fixed[r]] += g.L.m;
-    if (writing && (st = ep_gfw_writer_close(&w, ep_gfzip_rms(t), t->maxrel)))
-        goto out;
     if (o.plot) { /* before any commit: a failed plot leaves no output behind */
         char label[256];
         snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.lifted ? "lifted" : "unlifted", wname, n, g.L.m);
@@ -360,10 +339,9 @@ int main(int argc, char **argv)
     if (o.neps)
         print_table(stdout, eps, o.neps, tl, dense);
 out:
-    ep_gfw_writer_abort(&w);
+    ep_gfsink_free(&k);
     ep_output_abort(&png);
-    free(area), free(slot_domain);
-    ep_gfzip_free(&z);
+    free(area);
     ep_wavelet_free(&W);
     ep_gfhier_free(&H);
     ep_gf_file_close(&g);

@@ -87,21 +87,7 @@ int ep_gf_writer_close(ep_gf_writer *w)
 
 int ep_gf_row_areas(const ep_gf_file *g, double **area)
 {
-    const ep_mesh *m = &g->mesh;
-    if (!(*area = ep_malloc((size_t)g->L.n, sizeof **area)))
-        return EP_ECOMPUTE;
-    for (int r = 0; r < g->L.n; r++) { /* boundary ids ascending: binary search */
-        int v = g->L.row_vertex[r], lo = 0, hi = m->nb - 1;
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (m->boundary[mid] < v)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        (*area)[r] = m->vertex_area[lo];
-    }
-    return EP_OK;
+    return ep_gf_layout_row_areas(&g->L, &g->mesh, area);
 }
 
 static int check_layout(ep_gf_file *g)
