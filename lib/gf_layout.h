@@ -30,6 +30,16 @@ typedef struct ep_gf_layout {
     double *load_weight;
 } ep_gf_layout;
 
+/* Where a solver's GF rows go (femgf.h, bemgf.h; gfsink.h writes them). */
+typedef struct ep_gf_sink {
+    /* Receives GF rows [row0, row0 + nrows) as rows[nrows][3n], row 3c + a
+     * being column c's load in direction a: blocks in any order, one call at
+     * a time. */
+    int (*put)(void *ctx, long row0, long nrows, const double *rows);
+    void (*progress)(void *ctx, long done, long total); /* may be NULL */
+    void *ctx;
+} ep_gf_sink;
+
 /* Build the layout of vertex GFs on m.  Columns: the free boundary vertices
  * (all_columns 0), all boundary vertices (1), or the explicit vertex list
  * cols[ncols] when cols != NULL (each must be a boundary vertex; see

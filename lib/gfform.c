@@ -1,0 +1,146 @@
+/*
+ * gfform.c — dense, compressed-as-solved or hierarchical GF output of the
+ * solvers (gfform.h).
+ */
+#include "gfform.h"
+#include "err.h"
+#include "h5.h"
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ep_gfform_init(ep_gfform *f)
+{
+    memset(f, 0, sizeof *f);
+    f->kind = EP_WAVELET_LINEAR;
+    f->lifted = 1;
+    f->eps = 0.05;
+    f->level = -1;
+}
+
+int ep_gfform_option(ep_gfform *f, int code, const char *arg)
+{
+    switch (code) {
+    case EP_GFFORM_WAVELET:
+        if (strcmp(arg, "linear") && strcmp(arg, "butterfly"))
+            return ep_fail(EP_EUSAGE, "option --wavelet: expected linear or butterfly, got \"%s\"", arg);
+        f->wavelet = 1;
+        f->kind = strcmp(arg, "linear") ? EP_WAVELET_BUTTERFLY : EP_WAVELET_LINEAR;
+        return EP_OK;
+    case EP_GFFORM_EPS: /* as gfcompress --eps: an option value, a usage error */
+        if (ep_cli_double("--eps", arg, &f->eps) || !(f->eps >= 0 && f->eps < 1e6))
+            return ep_fail(EP_EUSAGE, "option --eps: expected a threshold >= 0, got \"%s\"", arg);
+        f->eps_given = 1;
+        return EP_OK;
+    case EP_GFFORM_UNLIFTED:
+        f->lifted = 0;
+        return EP_OK;
+    case EP_GFFORM_BASE:
+        f->threshold_base = 1;
+        return EP_OK;
+    case EP_GFFORM_HIERARCHY:
+        f->hierarchy = arg;
+        return EP_OK;
+    case EP_GFFORM_LEVEL:
+        return ep_cli_int("--constraint-level", arg, 0, EP_MESH_MAX_LEVEL, &f->level);
+    }
+    return EP_EUSAGE;
+}
+
+int ep_gfform_check(const ep_gfform *f, const ep_cli *cli, int single)
+{
+    if (!f->wavelet && (f->eps_given || !f->lifted || f->threshold_base))
+        return ep_fail(EP_EUSAGE, "--eps, --unlifted and --threshold-base go with --wavelet");
+    if (!f->wavelet && f->level < 0 && f->hierarchy)
+        return ep_fail(EP_EUSAGE, "--hierarchy goes with --wavelet or --constraint-level");
+    if (f->wavelet && single)
+        return ep_fail(EP_EUSAGE, "--single stores dense GFs; --wavelet blocks are float32 already");
+    if (f->level >= 0 && (cli->all_columns || ep_select_given(&cli->columns)))
+        return ep_fail(EP_EUSAGE, "--constraint-level solves the hat loads of the free level-L vertices; "
+                       "it takes no column selection");
+    return EP_OK;
+}
+
+int ep_gfform_plan(ep_gfform *f, const ep_mesh *m, const ep_gf_layout *L, const char *source)
+{
+    int st;
+    f->L = L;
+    f->ncols_full = L->m;
+    if (!f->wavelet && f->level < 0)
+        return EP_OK;
+    if ((st = ep_gfhier_build(&f->H, m, L, source, f->hierarchy)))
+        return st;
+    if (f->level >= 0) {
+        if ((st = ep_gfhier_layout(&f->Lh, &f->H, L, source, (int)f->level)))
+            return st;
+        f->L = &f->Lh;
+    }
+    if (!f->wavelet)
+        return EP_OK;
+    if ((st = ep_gf_layout_row_areas(L, m, &f->area)))
+        return st;
+    st = ep_wavelet_build(&f->W, f->H.h, L->n, f->H.row_h, L->row_fixed, f->area, f->kind, f->lifted);
+    if (st == EP_EINPUT) { /* name the file: the transform's message names the vertex */
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", ep_errmsg());
+        return ep_fail(EP_EINPUT, "%s: --wavelet: %s", f->hierarchy ? f->hierarchy : source, msg);
+    }
+    return st;
+}
+
+double ep_gfform_bytes(const ep_gfform *f, double waiting)
+{
+    return f->wavelet ? ep_gfsink_wavelet_bytes(f->L->n) + 24.0 * f->L->n * waiting : 0;
+}
+
+int ep_gfform_open(ep_gfform *f, ep_cli *cli, const ep_mesh *m, const ep_material *mat, const char *fixed,
+                   const char *method, const char *traction_model, int single)
+{
+    ep_h5 *out;
+    int st;
+    if ((st = ep_cli_create_h5(cli, f->wavelet ? "gf-wavelet" : "gf", &out)) ||
+        (st = ep_model_write(out, m, mat, fixed)))
+        return st;
+    if (f->wavelet)
+        st = ep_gfsink_open_wavelet(&f->sink, out, f->L, method, traction_model, &f->W,
+                                    f->kind == EP_WAVELET_LINEAR ? "linear" : "butterfly", f->lifted,
+                                    f->threshold_base, &f->eps, 1);
+    else
+        st = ep_gfsink_open_dense(&f->sink, out, f->L, method, traction_model, single);
+    if (!st && f->level >= 0)
+        st = ep_h5_set_attr_int(out, "/gf", "constraint_level", f->level);
+    return st;
+}
+
+void ep_gfform_report(const ep_gfform *f, const char *tool, const char *path)
+{
+    if (f->level >= 0)
+        printf("%s: %s: %d GF columns of level-%ld hat constraints (of %d)\n", tool, path, f->L->m, f->level,
+               f->ncols_full);
+    if (!f->wavelet)
+        return;
+    const ep_gfzip_tally *t = &f->sink.tl[0];
+    int nfree = 0;
+    for (int r = 0; r < f->L->n; r++)
+        nfree += !f->L->row_fixed[r];
+    double dense = (double)f->L->n * f->L->m, dense_free = (double)nfree * f->L->m;
+    long kept = ep_gfzip_kept(t);
+    printf("%s: %s: %s %s wavelets, %d levels, eps %g: RMS error %.3g%% (free rows %.3g%%), MAX error %.3g%%, "
+           "%ld of %.0f blocks kept (x%.1f; free rows x%.1f)\n",
+           tool, path, f->lifted ? "lifted" : "unlifted", f->kind == EP_WAVELET_LINEAR ? "linear" : "butterfly",
+           f->W.nlevels, f->eps, 100 * ep_gfzip_rms(t), 100 * (t->ref2[0] > 0 ? sqrt(t->err2[0] / t->ref2[0]) : 0),
+           100 * t->maxrel, kept, dense, kept ? dense / kept : 0, t->nnz[0] ? dense_free / t->nnz[0] : 0);
+}
+
+void ep_gfform_free(ep_gfform *f)
+{
+    ep_gfsink_free(&f->sink);
+    ep_wavelet_free(&f->W);
+    ep_gfhier_free(&f->H);
+    ep_gf_layout_free(&f->Lh);
+    free(f->area);
+    f->L = NULL;
+}

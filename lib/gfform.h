@@ -1,0 +1,101 @@
+/*
+ * gfform.h — the form a GF solver writes its Green's functions in
+ * (femcondense, bemsolve; issue 16): dense (kind gf), wavelet compressed as
+ * the columns are solved (kind gf-wavelet: --wavelet, --eps, --unlifted,
+ * --threshold-base, --hierarchy; 000 §3.2-3.3), or the GFs of hierarchical
+ * constraints solved directly (--constraint-level L: one right-hand side per
+ * hat load of a level-L vertex, 000 §3.5.3 eqs. 3.83-3.84, §3.6), the last
+ * two combined at will.  The dense GF matrix never exists: every block of
+ * solved rows goes through gfsink.h at once, the same routine gfcompress
+ * uses, so the file equals femcondense/bemsolve -> gfcompress.
+ *
+ * Command-line layer: the options, their checks, and the plan a tool
+ * follows (layout to solve, hierarchy, transform, output sink).
+ */
+#ifndef EP_GFFORM_H
+#define EP_GFFORM_H
+
+#include "cli.h"
+#include "gfhier.h"
+#include "gfsink.h"
+#include "wavelet.h"
+
+enum { EP_GFFORM_WAVELET = 2100, EP_GFFORM_EPS, EP_GFFORM_UNLIFTED, EP_GFFORM_BASE, EP_GFFORM_HIERARCHY,
+       EP_GFFORM_LEVEL };
+
+/* The entries of a tool's option table (inside its {...} list). */
+#define EP_GFFORM_OPTIONS                                                                                           \
+    {"wavelet", required_argument, NULL, EP_GFFORM_WAVELET}, {"eps", required_argument, NULL, EP_GFFORM_EPS},        \
+        {"unlifted", no_argument, NULL, EP_GFFORM_UNLIFTED}, {"threshold-base", no_argument, NULL, EP_GFFORM_BASE},  \
+        {"hierarchy", required_argument, NULL, EP_GFFORM_HIERARCHY},                                                \
+        {"constraint-level", required_argument, NULL, EP_GFFORM_LEVEL}
+
+/* Their lines of --help. */
+#define EP_GFFORM_HELP                                                                                              \
+    "      --wavelet linear|butterfly  compress each block of columns as it is solved\n"                                \
+    "                          (kind gf-wavelet, as gfcompress; the dense GFs never exist)\n"                        \
+    "      --eps E             relative wavelet threshold (default 0.05)\n"                                         \
+    "      --unlifted          skip the lifting step\n"                                                             \
+    "      --threshold-base    also threshold the base-level blocks\n"                                              \
+    "      --hierarchy FILE    the loopsub surface of this mesh (levels and parents), rows\n"                       \
+    "                          matched by position; default: the input's own levels\n"                              \
+    "      --constraint-level L  solve only the hat loads of the level-L vertices (GFs of\n"                        \
+    "                          hierarchical constraints, as gfcompress --constraint-level)\n"
+
+typedef struct ep_gfform {
+    /* options */
+    int wavelet;                /* 1: --wavelet given */
+    ep_wavelet_kind kind;
+    int lifted, threshold_base;
+    double eps;
+    int eps_given;
+    const char *hierarchy;      /* borrowed: --hierarchy */
+    long level;                 /* --constraint-level, -1: none */
+    /* the plan */
+    const ep_gf_layout *L;      /* borrowed: the layout to solve (the tool's, or Lh) */
+    ep_gf_layout Lh;            /* hierarchical constraints' layout */
+    int ncols_full;             /* columns of the tool's layout */
+    ep_gfhier H;
+    ep_wavelet W;
+    double *area;
+    ep_gfsink sink;
+} ep_gfform;
+
+/* Defaults: dense, linear lifted, eps 0.05, no level. */
+void ep_gfform_init(ep_gfform *f);
+
+/* Handle option code with argument arg (a tool's handler passes codes >=
+ * EP_GFFORM_WAVELET on).  0 or EP_EUSAGE with the message. */
+int ep_gfform_option(ep_gfform *f, int code, const char *arg);
+
+/* Options that do not go together, after parsing: --eps, --unlifted,
+ * --threshold-base without --wavelet, --hierarchy without either form,
+ * --single with --wavelet, a column selection with --constraint-level.
+ * 0 or EP_EUSAGE. */
+int ep_gfform_check(const ep_gfform *f, const ep_cli *cli, int single);
+
+/* The plan on mesh m whose GF layout is L (source names m in messages):
+ * the hierarchy (when a form needs it), the hat-load layout, the transform.
+ * 0; EP_EINPUT (no subdivision connectivity, a level beyond the
+ * hierarchy's, a hierarchy whose positions do not match, constant elements);
+ * EP_EIO; EP_ECOMPUTE.  Free f in every case. */
+int ep_gfform_plan(ep_gfform *f, const ep_mesh *m, const ep_gf_layout *L, const char *source);
+
+/* Bytes the sink holds beside the solver (memory guards): the compression
+ * chunk and workspace, and up to `waiting` solved rows of length 3n that
+ * come before their turn.  0 for dense output. */
+double ep_gfform_bytes(const ep_gfform *f, double waiting);
+
+/* Create the output -o (kind gf or gf-wavelet), write the model (m, mat,
+ * fixed: ep_model_write) and open the sink for the plan's layout; the
+ * constraint_level attribute of /gf when given.  0 or EP_EIO/EP_ECOMPUTE. */
+int ep_gfform_open(ep_gfform *f, ep_cli *cli, const ep_mesh *m, const ep_material *mat, const char *fixed,
+                   const char *method, const char *traction_model, int single);
+
+/* One summary line on stdout ("TOOL: ... RMS error ...") for a compressed
+ * run; nothing otherwise. */
+void ep_gfform_report(const ep_gfform *f, const char *tool, const char *path);
+
+void ep_gfform_free(ep_gfform *f);
+
+#endif
