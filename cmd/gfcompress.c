@@ -200,14 +200,16 @@ static int hierarchical(ep_gf_file *g, const ep_gfhier *H, int l, ep_h5 *out, in
 {
     ep_gf_layout L2 = {0};
     ep_gf_writer w = {0};
+    double *area = NULL;
     int st;
-    if (!(st = ep_gfhier_layout(&L2, H, &g->L, g->f.path, l)) && !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
+    if (!(st = ep_gf_row_areas(g, &area)) && !(st = ep_gfhier_layout(&L2, H, &g->L, area, g->f.path, l)) && !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
         !(st = ep_gf_writer_open(&w, out, &L2, g->method, g->traction_model, 0)) &&
         !(st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) &&
         !(st = ep_gfhier_columns(&L2, g, put_rows, &w)) && !(st = ep_gf_writer_close(&w)))
         *ncols = L2.m;
     ep_gf_writer_close(&w);
     ep_gf_layout_free(&L2);
+    free(area);
     return st;
 }
 
@@ -305,7 +307,7 @@ int main(int argc, char **argv)
     /* compute -> write: wavelet compression; the written threshold goes
      * last in the list */
     int n = g.L.n, ne = o.neps;
-    if ((st = ep_gf_row_areas(&g, &area)) ||
+    if ((st = ep_gf_layout_row_areas(&g.L, &g.mesh, &area)) || /* the finest hats' areas */
         (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, o.lifted)))
         goto out;
     memcpy(eps, o.sweep, (size_t)ne * sizeof *eps);
@@ -315,6 +317,8 @@ int main(int argc, char **argv)
     if ((writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)))) ||
         (st = ep_gfsink_open_wavelet(&k, writing ? out : NULL, &g.L, g.method, g.traction_model, &W, wname, o.lifted,
                                      o.threshold_base, eps, ne)) ||
+        (writing && g.constraint_level >= 0 && /* the compressed GFs of hierarchical constraints */
+         (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", g.constraint_level))) ||
         (st = compress(&g, &k, cli.quiet)))
         goto out;
     const ep_gfzip_tally *tl = k.tl;

@@ -16,6 +16,7 @@ void ep_gf_layout_free(ep_gf_layout *L)
     free(L->load_ptr);
     free(L->load_vertex);
     free(L->load_weight);
+    free(L->col_area);
     memset(L, 0, sizeof *L);
 }
 

@@ -28,6 +28,8 @@ typedef struct ep_gf_layout {
     int *load_ptr;      /* [m+1] */
     int *load_vertex;
     double *load_weight;
+    double *col_area;   /* [m] integral of each column's load (hat loads), or NULL: the
+                           vertex area of its row (/gf/col_area) */
 } ep_gf_layout;
 
 /* Where a solver's GF rows go (femgf.h, bemgf.h; gfsink.h writes them). */

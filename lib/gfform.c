@@ -73,15 +73,15 @@ int ep_gfform_plan(ep_gfform *f, const ep_mesh *m, const ep_gf_layout *L, const 
         return EP_OK;
     if ((st = ep_gfhier_build(&f->H, m, L, source, f->hierarchy)))
         return st;
+    if ((st = ep_gf_layout_row_areas(L, m, &f->area)))
+        return st;
     if (f->level >= 0) {
-        if ((st = ep_gfhier_layout(&f->Lh, &f->H, L, source, (int)f->level)))
+        if ((st = ep_gfhier_layout(&f->Lh, &f->H, L, f->area, source, (int)f->level)))
             return st;
         f->L = &f->Lh;
     }
     if (!f->wavelet)
         return EP_OK;
-    if ((st = ep_gf_layout_row_areas(L, m, &f->area)))
-        return st;
     st = ep_wavelet_build(&f->W, f->H.h, L->n, f->H.row_h, L->row_fixed, f->area, f->kind, f->lifted);
     if (st == EP_EINPUT) { /* name the file: the transform's message names the vertex */
         char msg[512];

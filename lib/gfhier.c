@@ -110,7 +110,8 @@ void ep_gfhier_free(ep_gfhier *H)
     memset(H, 0, sizeof *H);
 }
 
-int ep_gfhier_layout(ep_gf_layout *L2, const ep_gfhier *H, const ep_gf_layout *L, const char *source, int l)
+int ep_gfhier_layout(ep_gf_layout *L2, const ep_gfhier *H, const ep_gf_layout *L, const double *row_area,
+                     const char *source, int l)
 {
     const ep_mesh *h = H->h;
     int *col_row = NULL, *row_of_h = NULL, st;
@@ -125,6 +126,7 @@ int ep_gfhier_layout(ep_gf_layout *L2, const ep_gfhier *H, const ep_gf_layout *L
         !(L2->row_fixed = ep_malloc((size_t)L->n, sizeof *L2->row_fixed)) ||
         !(L2->col_vertex = ep_malloc((size_t)L->m, sizeof *L2->col_vertex)) ||
         !(L2->load_ptr = ep_calloc((size_t)L->m + 1, sizeof *L2->load_ptr)) ||
+        !(L2->col_area = ep_calloc((size_t)L->m + 1, sizeof *L2->col_area)) ||
         !(row_of_h = ep_malloc((size_t)h->nv, sizeof *row_of_h)) || !(hat = ep_malloc((size_t)h->nv, sizeof *hat)))
         goto nomem;
     memcpy(L2->row_vertex, L->row_vertex, (size_t)L->n * sizeof *L2->row_vertex);
@@ -151,6 +153,7 @@ int ep_gfhier_layout(ep_gf_layout *L2, const ep_gfhier *H, const ep_gf_layout *L
                     ep_grow(&L2->load_weight, cap, sizeof *L2->load_weight))
                     goto nomem;
             }
+            L2->col_area[L2->m] += hat[u] * row_area[r];
             L2->load_vertex[nload] = L->row_vertex[r];
             L2->load_weight[nload++] = hat[u];
         }

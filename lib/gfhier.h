@@ -35,11 +35,13 @@ void ep_gfhier_free(ep_gfhier *H);
 /* The layout of the GFs of level-l hat constraints (000 §3.5.3 eqs.
  * 3.83-3.84): L's rows, and as columns L's columns at vertices of level <=
  * l, each with its load, the level-l hat in the finest hats (ep_wavelet_hat)
- * restricted to free vertices (fixed vertices carry no traction load).  A
+ * restricted to free vertices (fixed vertices carry no traction load), and
+ * its integral col_area (sum of hat x row_area[n], the rows' vertex areas).  A
  * solver given L2 solves these columns directly (m_l right-hand sides).
  * Cost O(columns x nv).  L2 is built here (free with ep_gf_layout_free).
  * 0, EP_EINPUT (l above the hierarchy's levels, no such column), EP_ECOMPUTE. */
-int ep_gfhier_layout(ep_gf_layout *L2, const ep_gfhier *H, const ep_gf_layout *L, const char *source, int l);
+int ep_gfhier_layout(ep_gf_layout *L2, const ep_gfhier *H, const ep_gf_layout *L, const double *row_area,
+                     const char *source, int l);
 
 /* The GF columns of L2 (from ep_gfhier_layout) as the same combinations of
  * the file's columns, xi^l_k = sum_v hat^l_k(v) xi_v: column k's three GF

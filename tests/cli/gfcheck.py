@@ -20,6 +20,9 @@ tolerance given, 1 otherwise:
   wavelet GF GFW TOL       reconstruct every gf-wavelet column from the file's own filters (an
                            independent synthesis); RMS error vs GF within TOL and equal to the
                            file's rms_error attribute
+  same A B TOL             /gf of two files (gf or gf-wavelet) equal: integer datasets and
+                           string attributes exactly, numbers within TOL relative to each
+                           dataset's largest value (float32 blocks: their rounding too)
   hierarchical GF GFL SURF TOL
                            GFL (gfcompress --constraint-level) against S u_b = M_s p with p the
                            level-l hat of each column, built from SURF's /mesh/level and parents
@@ -175,6 +178,41 @@ def hierarchical(gf_path, gfl_path, surf_path, tol):
     assert all(level[surf_of_row[pos[v]]] <= lvl for v in gl["col_vertex"])
     return verdict("level-%d hat columns: S u_b - M_s p, max relative" % lvl,
                    relation_residual(gl, g["condensed"], hat), tol)
+
+
+def same(a_path, b_path, tol):
+    fa, fb = h5py.File(a_path, "r"), h5py.File(b_path, "r")
+    ga, gb = fa["gf"], fb["gf"]
+    if fa.attrs["kind"] != fb.attrs["kind"] or sorted(ga.keys()) != sorted(gb.keys()):
+        print("kinds or datasets differ: %s %s / %s %s" % (fa.attrs["kind"], sorted(ga), fb.attrs["kind"], sorted(gb)))
+        return 1
+    bad = 0
+    for k in sorted(ga.keys()):
+        x, y = ga[k][()], gb[k][()]
+        if x.shape != y.shape:
+            print("/gf/%s: shapes %s and %s" % (k, x.shape, y.shape))
+            bad = 1
+        elif x.dtype.kind in "iu":
+            if not np.array_equal(x, y):
+                print("/gf/%s: %d entries differ" % (k, (x != y).sum()))
+                bad = 1
+        else:
+            scale = max(np.abs(y).max(), 1e-300)
+            ulp = np.abs(y) * (2.0 ** -23 if y.dtype == np.float32 else 0)
+            d = (np.abs(x.astype(float) - y) - ulp).max() / scale if x.size else 0
+            print("/gf/%s: max difference %.3g of the largest value" % (k, max(d, 0)))
+            bad |= d > tol
+    for k in sorted(set(ga.attrs) | set(gb.attrs)):
+        x, y = ga.attrs.get(k), gb.attrs.get(k)
+        if isinstance(x, (str, bytes)) or isinstance(y, (str, bytes)) or x is None or y is None:
+            ok = x == y
+        else:
+            ok = abs(float(x) - float(y)) <= 1e-6 * max(abs(float(y)), 1e-300)
+        if not ok:
+            print("/gf attribute %s: %s and %s" % (k, x, y))
+            bad = 1
+    print("%s and %s: /gf %s" % (a_path, b_path, "equal" if not bad else "DIFFERENT"))
+    return int(bad)
 
 
 def betti(path, tol):
@@ -456,6 +494,8 @@ if __name__ == "__main__":
         sys.exit(rigid(args[0]))
     if cmd == "wavelet":
         sys.exit(wavelet(args[0], args[1], float(args[2])))
+    if cmd == "same":
+        sys.exit(same(args[0], args[1], float(args[2])))
     if cmd == "hierarchical":
         sys.exit(hierarchical(args[0], args[1], args[2], float(args[3])))
     if cmd == "axis-ids":
