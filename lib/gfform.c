@@ -142,5 +142,5 @@ void ep_gfform_free(ep_gfform *f)
     ep_gfhier_free(&f->H);
     ep_gf_layout_free(&f->Lh);
     free(f->area);
-    f->L = NULL;
+    memset(f, 0, sizeof *f);
 }

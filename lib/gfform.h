@@ -96,6 +96,7 @@ int ep_gfform_open(ep_gfform *f, ep_cli *cli, const ep_mesh *m, const ep_materia
  * run; nothing otherwise. */
 void ep_gfform_report(const ep_gfform *f, const char *tool, const char *path);
 
+/* Release the plan and the sink, and zero f (options too). */
 void ep_gfform_free(ep_gfform *f);
 
 #endif
