@@ -111,22 +111,6 @@ static int surface_support(const ep_mesh *m, char *fixed, int *nfixed, int quiet
     return ep_mesh_check_support(m, fixed, 1);
 }
 
-typedef struct {
-    ep_gfsink *k;
-    ep_progress bar;
-} sink_ctx;
-
-static int put_rows(void *ctx, long row0, long nrows, const double *rows)
-{
-    return ep_gfsink_put(((sink_ctx *)ctx)->k, row0, nrows, rows);
-}
-
-static void progress(void *ctx, long done, long total)
-{
-    (void)total;
-    ep_progress_update(&((sink_ctx *)ctx)->bar, done);
-}
-
 int main(int argc, char **argv)
 {
     opts o = {0};
@@ -159,7 +143,6 @@ int main(int argc, char **argv)
     ep_material mat = {0};
     ep_gf_layout L = {0};
     ep_bemgf_stats stats;
-    sink_ctx sc = {.k = &o.form.sink};
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
     double t0 = ep_now();
@@ -196,10 +179,9 @@ int main(int argc, char **argv)
                              "consistent", o.single)))
         goto out;
     ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0)};
-    ep_gf_sink sink = {put_rows, progress, &sc};
-    ep_progress_start(&sc.bar, "bemsolve", 3L * Ls->m, cli.quiet);
+    ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
     st = ep_bemgf_solve(&m, Ls, &bo, &sink, &stats);
-    ep_progress_end(&sc.bar);
+    ep_progress_end(&o.form.bar);
     if (st || (st = ep_gfsink_close(&o.form.sink)) || (st = ep_output_commit(&cli.out)))
         goto out;
 

@@ -65,22 +65,6 @@ static int handle(int code, const char *arg, void *ctx)
     return ep_gfform_option(&o->form, code, arg);
 }
 
-typedef struct {
-    ep_gfsink *k;
-    ep_progress bar;
-} sink_ctx;
-
-static int put_rows(void *ctx, long row0, long nrows, const double *rows)
-{
-    return ep_gfsink_put(((sink_ctx *)ctx)->k, row0, nrows, rows);
-}
-
-static void progress(void *ctx, long done, long total)
-{
-    (void)total;
-    ep_progress_update(&((sink_ctx *)ctx)->bar, done);
-}
-
 int main(int argc, char **argv)
 {
     opts o = {.block = 64};
@@ -114,7 +98,6 @@ int main(int argc, char **argv)
     ep_gf_layout L = {0};
     ep_femgf_stats stats;
     ep_h5 *f = NULL;
-    sink_ctx sc = {.k = &o.form.sink};
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
     double *S = NULL, t0 = ep_now();
@@ -146,12 +129,11 @@ int main(int argc, char **argv)
                              o.single)))
         goto out;
     f = &cli.out.h5;
-    ep_progress_start(&sc.bar, "femcondense", 3L * Ls->m, cli.quiet);
     ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, o.condensed,
                         ep_gfform_bytes(&o.form, (double)omp_get_max_threads() * o.block)};
-    ep_gf_sink sink = {put_rows, progress, &sc};
+    ep_gf_sink sink = ep_gfform_sink(&o.form, "femcondense", cli.quiet);
     st = ep_femgf_solve(&m, &mat, fixed, Ls, &fo, &sink, &S, &stats);
-    ep_progress_end(&sc.bar);
+    ep_progress_end(&o.form.bar);
     hsize_t d[2] = {3 * (hsize_t)L.n, 3 * (hsize_t)L.n};
     if (st || (st = ep_gfsink_close(&o.form.sink)) ||
         (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) || (st = ep_output_commit(&cli.out)))

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "err.h"
 #include "gf.h"
+#include "gfform.h"
 #include "gfhier.h"
 #include "gfsink.h"
 #include "gfw.h"
@@ -34,26 +35,18 @@
 #define CHUNK EP_GFSINK_CHUNK /* block columns read together */
 
 typedef struct {
-    ep_wavelet_kind kind;
-    int lifted, threshold_base;
-    double eps;
+    ep_gfform form;           /* --wavelet, --eps, --unlifted, --threshold-base, --hierarchy, --constraint-level */
     int neps;                 /* --sweep values */
     double sweep[MAX_EPS];
-    const char *plot, *hierarchy;
-    long level;               /* --constraint-level, -1: none */
+    const char *plot;
 } opts;
 
-enum { OPT_WAVELET = 2000, OPT_UNLIFTED, OPT_EPS, OPT_BASE, OPT_SWEEP, OPT_PLOT, OPT_HIER, OPT_LEVEL };
+enum { OPT_SWEEP = 2000, OPT_PLOT };
 
 static const struct option options[] = {
-    {"wavelet", required_argument, NULL, OPT_WAVELET},
-    {"unlifted", no_argument, NULL, OPT_UNLIFTED},
-    {"eps", required_argument, NULL, OPT_EPS},
-    {"threshold-base", no_argument, NULL, OPT_BASE},
+    EP_GFFORM_OPTIONS,
     {"sweep", required_argument, NULL, OPT_SWEEP},
     {"plot", required_argument, NULL, OPT_PLOT},
-    {"hierarchy", required_argument, NULL, OPT_HIER},
-    {"constraint-level", required_argument, NULL, OPT_LEVEL},
     {0},
 };
 
@@ -61,21 +54,6 @@ static int handle(int code, const char *arg, void *ctx)
 {
     opts *o = ctx;
     switch (code) {
-    case OPT_WAVELET:
-        if (strcmp(arg, "linear") && strcmp(arg, "butterfly"))
-            return ep_fail(EP_EUSAGE, "option --wavelet: expected linear or butterfly, got \"%s\"", arg);
-        o->kind = strcmp(arg, "linear") ? EP_WAVELET_BUTTERFLY : EP_WAVELET_LINEAR;
-        return EP_OK;
-    case OPT_UNLIFTED:
-        o->lifted = 0;
-        return EP_OK;
-    case OPT_EPS:
-        if (ep_cli_double("--eps", arg, &o->eps) || !(o->eps >= 0 && o->eps < 1e6))
-            return ep_fail(EP_EUSAGE, "option --eps: expected a threshold >= 0, got \"%s\"", arg);
-        return EP_OK;
-    case OPT_BASE:
-        o->threshold_base = 1;
-        return EP_OK;
     case OPT_SWEEP: {
         char buf[1024], *save, *tok;
         snprintf(buf, sizeof buf, "%s", arg);
@@ -92,13 +70,8 @@ static int handle(int code, const char *arg, void *ctx)
     case OPT_PLOT:
         o->plot = arg;
         return EP_OK;
-    case OPT_HIER:
-        o->hierarchy = arg;
-        return EP_OK;
-    case OPT_LEVEL:
-        return ep_cli_int("--constraint-level", arg, 0, EP_MESH_MAX_LEVEL, &o->level);
     }
-    return EP_EUSAGE;
+    return ep_gfform_option(&o->form, code, arg);
 }
 
 static double ratio(double a, double b) { return b > 0 ? a / b : 0; }
@@ -235,7 +208,8 @@ static int compress(ep_gf_file *g, ep_gfsink *k, int quiet)
 
 int main(int argc, char **argv)
 {
-    opts o = {EP_WAVELET_LINEAR, 1, 0, 0.05, 0, {0}, NULL, NULL, -1};
+    opts o = {.neps = 0};
+    ep_gfform_init(&o.form);
     ep_tool tool = {
         .name = "gfcompress",
         .synopsis = "GF.h5 [--wavelet linear|butterfly] [--unlifted] [--eps E] [--threshold-base]\n"
@@ -277,7 +251,7 @@ int main(int argc, char **argv)
         ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
     if (o.plot && !o.neps)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
-    if (o.level >= 0 && o.neps)
+    if (o.form.level >= 0 && o.neps)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
     if (o.plot) { /* the plot is an output too: checked now, committed with -o */
         if ((st = ep_output_check(&png, o.plot)))
@@ -286,21 +260,21 @@ int main(int argc, char **argv)
     }
 
     /* read -> validate */
-    if ((st = ep_gf_file_open(&g, cli.inputs[0], "gf")) || (st = ep_gfhier_load(&H, &g, o.hierarchy)))
+    if ((st = ep_gf_file_open(&g, cli.inputs[0], "gf")) || (st = ep_gfhier_load(&H, &g, o.form.hierarchy)))
         goto out;
-    if (o.level > H.levels - 1) {
-        st = ep_fail(EP_EUSAGE, "--constraint-level %ld: the hierarchy has levels 0..%d", o.level, H.levels - 1);
+    if (o.form.level > H.levels - 1) {
+        st = ep_fail(EP_EUSAGE, "--constraint-level %ld: the hierarchy has levels 0..%d", o.form.level, H.levels - 1);
         goto out;
     }
 
     /* compute -> write: hierarchical GFs */
-    if (o.level >= 0) {
-        if ((st = ep_cli_create_h5(&cli, "gf", &out)) || (st = hierarchical(&g, &H, (int)o.level, out, &ncols)) ||
+    if (o.form.level >= 0) {
+        if ((st = ep_cli_create_h5(&cli, "gf", &out)) || (st = hierarchical(&g, &H, (int)o.form.level, out, &ncols)) ||
             (st = ep_output_commit(&cli.out)))
             goto out;
         if (!cli.quiet)
             printf("gfcompress: %s: %d GF columns of level-%ld hat constraints (of %d) in %.2f s\n", cli.output,
-                   ncols, o.level, g.L.m, ep_now() - t0);
+                   ncols, o.form.level, g.L.m, ep_now() - t0);
         goto out;
     }
 
@@ -308,15 +282,15 @@ int main(int argc, char **argv)
      * last in the list */
     int n = g.L.n, ne = o.neps;
     if ((st = ep_gf_layout_row_areas(&g.L, &g.mesh, &area)) || /* the finest hats' areas */
-        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, o.lifted)))
+        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.form.kind, o.form.lifted)))
         goto out;
     memcpy(eps, o.sweep, (size_t)ne * sizeof *eps);
     if (writing)
-        eps[ne++] = o.eps;
-    const char *wname = o.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
+        eps[ne++] = o.form.eps;
+    const char *wname = o.form.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
     if ((writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)))) ||
-        (st = ep_gfsink_open_wavelet(&k, writing ? out : NULL, &g.L, g.method, g.traction_model, &W, wname, o.lifted,
-                                     o.threshold_base, eps, ne)) ||
+        (st = ep_gfsink_open_wavelet(&k, writing ? out : NULL, &g.L, g.method, g.traction_model, &W, wname, o.form.lifted,
+                                     o.form.threshold_base, eps, ne)) ||
         (writing && g.constraint_level >= 0 && /* the compressed GFs of hierarchical constraints */
          (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", g.constraint_level))) ||
         (st = compress(&g, &k, cli.quiet)))
@@ -328,7 +302,7 @@ int main(int argc, char **argv)
         dense[g.L.row_fixed[r]] += g.L.m;
     if (o.plot) { /* before any commit: a failed plot leaves no output behind */
         char label[256];
-        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.lifted ? "lifted" : "unlifted", wname, n, g.L.m);
+        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.form.lifted ? "lifted" : "unlifted", wname, n, g.L.m);
         if ((st = ep_output_reserve(&png)) || (st = plot(png.tmp, o.plot, eps, o.neps, tl, dense, label)))
             goto out;
     }
@@ -337,7 +311,7 @@ int main(int argc, char **argv)
     if (writing && !cli.quiet)
         printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
                "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
-               cli.output, o.lifted ? "lifted " : "unlifted ", wname, H.levels, o.eps, 100 * ep_gfzip_rms(t),
+               cli.output, o.form.lifted ? "lifted " : "unlifted ", wname, H.levels, o.form.eps, 100 * ep_gfzip_rms(t),
                100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
                ep_now() - t0);
     if (o.neps)

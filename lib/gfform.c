@@ -115,6 +115,23 @@ int ep_gfform_open(ep_gfform *f, ep_cli *cli, const ep_mesh *m, const ep_materia
     return st;
 }
 
+static int put_rows(void *ctx, long row0, long nrows, const double *rows)
+{
+    return ep_gfsink_put(&((ep_gfform *)ctx)->sink, row0, nrows, rows);
+}
+
+static void progress(void *ctx, long done, long total)
+{
+    (void)total;
+    ep_progress_update(&((ep_gfform *)ctx)->bar, done);
+}
+
+ep_gf_sink ep_gfform_sink(ep_gfform *f, const char *tool, int quiet)
+{
+    ep_progress_start(&f->bar, tool, 3L * f->L->m, quiet);
+    return (ep_gf_sink){put_rows, progress, f};
+}
+
 void ep_gfform_report(const ep_gfform *f, const char *tool, const char *path)
 {
     if (f->level >= 0)

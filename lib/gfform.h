@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "gfhier.h"
 #include "gfsink.h"
+#include "progress.h"
 #include "wavelet.h"
 
 enum { EP_GFFORM_WAVELET = 2100, EP_GFFORM_EPS, EP_GFFORM_UNLIFTED, EP_GFFORM_BASE, EP_GFFORM_HIERARCHY,
@@ -59,6 +60,7 @@ typedef struct ep_gfform {
     ep_wavelet W;
     double *area;
     ep_gfsink sink;
+    ep_progress bar;
 } ep_gfform;
 
 /* Defaults: dense, linear lifted, eps 0.05, no level. */
@@ -91,6 +93,10 @@ double ep_gfform_bytes(const ep_gfform *f, double waiting);
  * constraint_level attribute of /gf when given.  0 or EP_EIO/EP_ECOMPUTE. */
 int ep_gfform_open(ep_gfform *f, ep_cli *cli, const ep_mesh *m, const ep_material *mat, const char *fixed,
                    const char *method, const char *traction_model, int single);
+
+/* The solver's sink: rows to f's sink, progress (label tool, unless quiet)
+ * on the bar f->bar, started here; the caller ends it (ep_progress_end). */
+ep_gf_sink ep_gfform_sink(ep_gfform *f, const char *tool, int quiet);
 
 /* One summary line on stdout ("TOOL: ... RMS error ...") for a compressed
  * run; nothing otherwise. */
