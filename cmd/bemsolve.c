@@ -12,7 +12,6 @@
 #include "mem.h"
 #include "mesh.h"
 #include "model.h"
-#include "progress.h"
 
 #include <math.h>
 #include <omp.h>
@@ -26,43 +25,6 @@ typedef struct {
     double max_memory;
     ep_gfform form;
 } opts;
-
-enum {
-    OPT_SINGLE = 2000, OPT_CHECK, OPT_MAXMEM, OPT_ELEMENTS, OPT_BLOCK
-};
-
-static const struct option options[] = {
-    {"single", no_argument, NULL, OPT_SINGLE},
-    {"check", no_argument, NULL, OPT_CHECK},
-    {"max-memory", required_argument, NULL, OPT_MAXMEM},
-    {"elements", required_argument, NULL, OPT_ELEMENTS},
-    {"block", required_argument, NULL, OPT_BLOCK},
-    EP_GFFORM_OPTIONS,
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case OPT_SINGLE:
-        o->single = 1;
-        return EP_OK;
-    case OPT_CHECK:
-        o->check = 1;
-        return EP_OK;
-    case OPT_MAXMEM:
-        return ep_cli_bytes("--max-memory", arg, &o->max_memory);
-    case OPT_ELEMENTS:
-        if (strcmp(arg, "linear") && strcmp(arg, "constant"))
-            return ep_fail(EP_EUSAGE, "option --elements: expected linear or constant, got \"%s\"", arg);
-        o->constant = !strcmp(arg, "constant");
-        return EP_OK;
-    case OPT_BLOCK:
-        return ep_cli_int("--block", arg, 1, 65536, &o->block);
-    }
-    return ep_gfform_option(&o->form, code, arg);
-}
 
 /* The BEM model is the boundary surface: closed, manifold, outward, welded.
  * An inward surface is turned around (with a note), not refused. */
@@ -115,28 +77,27 @@ int main(int argc, char **argv)
 {
     opts o = {0};
     ep_gfform_init(&o.form);
+    const ep_cli_opt options[] = {
+        {"elements", 0, EP_CLI_CHOICE, &o.constant, .arg = "linear|constant",
+         .help = "hat functions at the vertices (default), or one constant\n"
+                 "value per triangle collocated at its centroid"},
+        {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"check", 0, EP_CLI_FLAG, &o.check,
+         .help = "report the rigid-rotation residual, sampled column residuals\nand the condition estimate of A"},
+        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
+         .help = "refuse runs needing more (default: 90% of the machine's)"},
+        {"block", 0, EP_CLI_INT, &o.block, 1, 65536, .arg = "K",
+         .help = "GF columns per block of right-hand sides (default 128)"},
+        EP_GFFORM_OPTIONS(o.form),
+        {0}};
     ep_tool tool = {
         .name = "bemsolve",
         .synopsis = "SURFACE --fixed-... -E PA --nu V [options] -o GF.h5\n"
                     "       bemsolve SURFACE ... [--wavelet linear|butterfly --eps E] [--constraint-level L] -o GF.h5",
         .purpose = "Boundary Green's functions of a homogeneous elastic solid by the boundary element method:\n"
                    "linear elements, vertex collocation, one dense LU, all columns by back-substitution.",
-        .help = "      --elements linear|constant\n"
-                "                          hat functions at the vertices (default), or one constant\n"
-                "                          value per triangle collocated at its centroid\n"
-                "      --single            store /gf/xi as float32\n"
-                "      --check             report the rigid-rotation residual, sampled column residuals\n"
-                "                          and the condition estimate of A\n"
-                "      --max-memory SIZE   refuse runs needing more (default: 90% of the machine's)\n"
-                "      --block K           GF columns per block of right-hand sides (default 128)\n"
-                EP_GFFORM_HELP,
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0};
@@ -151,7 +112,7 @@ int main(int argc, char **argv)
     o.max_memory = ep_mem_limit(o.max_memory);
     if (o.constant && ep_select_given(&cli.columns))
         ep_cli_exit(ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements"));
-    if ((st = ep_gfform_check(&o.form, &cli, o.single)))
+    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0)))
         ep_cli_exit(st);
 
     /* read -> validate */

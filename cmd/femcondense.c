@@ -27,48 +27,20 @@ typedef struct {
     ep_gfform form;
 } opts;
 
-enum {
-    OPT_TRACTION = 2000, OPT_CONDENSED, OPT_SINGLE,
-    OPT_BLOCK, OPT_MAXMEM
-};
-
-static const struct option options[] = {
-    {"traction", required_argument, NULL, OPT_TRACTION},
-    {"condensed", no_argument, NULL, OPT_CONDENSED},
-    {"single", no_argument, NULL, OPT_SINGLE},
-    {"block", required_argument, NULL, OPT_BLOCK},
-    {"max-memory", required_argument, NULL, OPT_MAXMEM},
-    EP_GFFORM_OPTIONS,
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case OPT_TRACTION:
-        if (strcmp(arg, "consistent") && strcmp(arg, "lumped"))
-            return ep_fail(EP_EUSAGE, "option --traction: expected consistent or lumped, got \"%s\"", arg);
-        o->lumped = !strcmp(arg, "lumped");
-        return EP_OK;
-    case OPT_CONDENSED:
-        o->condensed = 1;
-        return EP_OK;
-    case OPT_SINGLE:
-        o->single = 1;
-        return EP_OK;
-    case OPT_BLOCK:
-        return ep_cli_int("--block", arg, 1, 4096, &o->block);
-    case OPT_MAXMEM:
-        return ep_cli_bytes("--max-memory", arg, &o->max_memory);
-    }
-    return ep_gfform_option(&o->form, code, arg);
-}
-
 int main(int argc, char **argv)
 {
     opts o = {.block = 64};
     ep_gfform_init(&o.form);
+    const ep_cli_opt options[] = {
+        {"traction", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped",
+         .help = "surface load of a unit traction: hat-function mass (default)\nor vertex area"},
+        {"condensed", 0, EP_CLI_FLAG, &o.condensed, .help = "also write the condensed stiffness /gf/condensed"},
+        {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
+        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
+         .help = "refuse runs needing more (default: 90% of the machine's)"},
+        EP_GFFORM_OPTIONS(o.form),
+        {0}};
     ep_tool tool = {
         .name = "femcondense",
         .synopsis = "MESH --fixed-... [-E PA --nu V | -m FILE] [options] -o GF.h5\n"
@@ -76,21 +48,8 @@ int main(int argc, char **argv)
                     "                   [--hierarchy SURFACE.h5] -o GF.h5",
         .purpose = "Boundary Green's functions (and condensed stiffness) of a tetrahedral model by sparse\n"
                    "Cholesky: one factorization, then every column solved in blocks of right-hand sides.",
-        .help = "      --traction consistent|lumped\n"
-                "                          surface load of a unit traction: hat-function mass (default)\n"
-                "                          or vertex area\n"
-                "      --condensed         also write the condensed stiffness /gf/condensed\n"
-                "      --single            store /gf/xi as float32\n"
-                "      --block K           right-hand sides per solve (default 64)\n"
-                "      --max-memory SIZE   refuse runs needing more (default: 90% of the machine's)\n"
-                EP_GFFORM_HELP,
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0};
@@ -104,7 +63,7 @@ int main(int argc, char **argv)
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
-    if ((st = ep_gfform_check(&o.form, &cli, o.single)))
+    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0)))
         ep_cli_exit(st);
 
     /* read -> validate */

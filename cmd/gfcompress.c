@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "err.h"
 #include "gf.h"
-#include "gfform.h"
 #include "gfhier.h"
 #include "gfsink.h"
 #include "gfw.h"
@@ -32,46 +31,34 @@
 #include <unistd.h>
 
 #define MAX_EPS EP_GFSINK_MAX_EPS
+#define MAX_THRESHOLD 1e6 /* --eps and --sweep values are in [0, MAX_THRESHOLD] */
 #define CHUNK EP_GFSINK_CHUNK /* block columns read together */
 
 typedef struct {
-    ep_gfform form;           /* --wavelet, --eps, --unlifted, --threshold-base, --hierarchy, --constraint-level */
+    int kind;                 /* ep_wavelet_kind */
+    int unlifted, threshold_base;
+    double eps;
     int neps;                 /* --sweep values */
     double sweep[MAX_EPS];
-    const char *plot;
+    const char *plot, *hierarchy;
+    long level;               /* --constraint-level, -1: none */
 } opts;
 
-enum { OPT_SWEEP = 2000, OPT_PLOT };
-
-static const struct option options[] = {
-    EP_GFFORM_OPTIONS,
-    {"sweep", required_argument, NULL, OPT_SWEEP},
-    {"plot", required_argument, NULL, OPT_PLOT},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
+/* --sweep LIST: up to MAX_EPS - 1 thresholds (the written one goes last). */
+static int parse_sweep(void *ctx, const char *opt, const char *arg)
 {
     opts *o = ctx;
-    switch (code) {
-    case OPT_SWEEP: {
-        char buf[1024], *save, *tok;
-        snprintf(buf, sizeof buf, "%s", arg);
-        o->neps = 0;
-        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            double e;
-            if (o->neps == MAX_EPS - 1 || ep_cli_double("--sweep", tok, &e) || !(e >= 0 && e < 1e6))
-                return ep_fail(EP_EUSAGE, "option --sweep: expected up to %d thresholds >= 0, got \"%s\"",
-                               MAX_EPS - 1, arg);
-            o->sweep[o->neps++] = e;
-        }
-        return o->neps ? EP_OK : ep_fail(EP_EUSAGE, "option --sweep: no threshold given");
+    char buf[1024], *save, *tok;
+    snprintf(buf, sizeof buf, "%s", arg);
+    o->neps = 0;
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double e;
+        if (o->neps == MAX_EPS - 1 || ep_cli_double(opt, tok, &e) || !(e >= 0 && e <= MAX_THRESHOLD))
+            return ep_fail(EP_EUSAGE, "option %s: expected up to %d thresholds >= 0, got \"%s\"", opt, MAX_EPS - 1,
+                           arg);
+        o->sweep[o->neps++] = e;
     }
-    case OPT_PLOT:
-        o->plot = arg;
-        return EP_OK;
-    }
-    return ep_gfform_option(&o->form, code, arg);
+    return o->neps ? EP_OK : ep_fail(EP_EUSAGE, "option %s: no threshold given", opt);
 }
 
 static double ratio(double a, double b) { return b > 0 ? a / b : 0; }
@@ -175,7 +162,8 @@ static int hierarchical(ep_gf_file *g, const ep_gfhier *H, int l, ep_h5 *out, in
     ep_gf_writer w = {0};
     double *area = NULL;
     int st;
-    if (!(st = ep_gf_row_areas(g, &area)) && !(st = ep_gfhier_layout(&L2, H, &g->L, area, g->f.path, l)) && !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
+    if (!(st = ep_gf_row_areas(g, &area)) && !(st = ep_gfhier_layout(&L2, H, &g->L, area, g->f.path, l)) &&
+        !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
         !(st = ep_gf_writer_open(&w, out, &L2, g->method, g->traction_model, 0)) &&
         !(st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) &&
         !(st = ep_gfhier_columns(&L2, g, put_rows, &w)) && !(st = ep_gf_writer_close(&w)))
@@ -208,8 +196,26 @@ static int compress(ep_gf_file *g, ep_gfsink *k, int quiet)
 
 int main(int argc, char **argv)
 {
-    opts o = {.neps = 0};
-    ep_gfform_init(&o.form);
+    opts o = {.kind = EP_WAVELET_LINEAR, .eps = 0.05, .level = -1};
+    const ep_cli_opt options[] = {
+        {"wavelet", 0, EP_CLI_CHOICE, &o.kind, .arg = "linear|butterfly",
+         .help = "predict filter (default linear)"},
+        {"unlifted", 0, EP_CLI_FLAG, &o.unlifted, .help = "skip the lifting step (interpolating wavelets)"},
+        {"eps", 0, EP_CLI_DOUBLE, &o.eps, 0, MAX_THRESHOLD, .arg = "E", .what = "a threshold >= 0",
+         .help = "relative threshold (default 0.05); 0 keeps every block"},
+        {"threshold-base", 0, EP_CLI_FLAG, &o.threshold_base, .help = "also threshold the base-level blocks"},
+        {"hierarchy", 0, EP_CLI_STRING, &o.hierarchy, .arg = "FILE",
+         .help = "the loopsub surface giving /mesh/level and /mesh/parents,\n"
+                 "for GFs whose own mesh has none (e.g. femcondense on a\n"
+                 "tet mesh of that surface); rows are matched by position"},
+        {"sweep", 0, EP_CLI_CALL, &o, .arg = "LIST", .call = parse_sweep,
+         .help = "print errors and compression for each threshold in LIST\n"
+                 "(comma separated) in one pass; -o is then optional"},
+        {"plot", 0, EP_CLI_STRING, &o.plot, .arg = "FILE.png",
+         .help = "draw the --sweep table (python3, matplotlib)"},
+        {"constraint-level", 0, EP_CLI_INT, &o.level, 0, EP_MESH_MAX_LEVEL, .arg = "L",
+         .help = "write GF columns of level-L hat constraints (kind gf)"},
+        {0}};
     ep_tool tool = {
         .name = "gfcompress",
         .synopsis = "GF.h5 [--wavelet linear|butterfly] [--unlifted] [--eps E] [--threshold-base]\n"
@@ -217,22 +223,7 @@ int main(int argc, char **argv)
                     "       gfcompress GF.h5 --constraint-level L [--hierarchy SURFACE.h5] -o GFL.h5",
         .purpose = "Wavelet compression of boundary Green's functions on a subdivision-connectivity\n"
                    "surface (kind gf-wavelet), or GFs of hierarchical constraints at a coarser level.",
-        .help = "      --wavelet linear|butterfly  predict filter (default linear)\n"
-                "      --unlifted          skip the lifting step (interpolating wavelets)\n"
-                "      --eps E             relative threshold (default 0.05); 0 keeps every block\n"
-                "      --threshold-base    also threshold the base-level blocks\n"
-                "      --hierarchy FILE    the loopsub surface giving /mesh/level and /mesh/parents,\n"
-                "                          for GFs whose own mesh has none (e.g. femcondense on a\n"
-                "                          tet mesh of that surface); rows are matched by position\n"
-                "      --sweep LIST        print errors and compression for each threshold in LIST\n"
-                "                          (comma separated) in one pass; -o is then optional\n"
-                "      --plot FILE.png     draw the --sweep table (python3, matplotlib)\n"
-                "      --constraint-level L  write GF columns of level-L hat constraints (kind gf)\n",
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1,
     };
     ep_cli cli;
     ep_gf_file g = {0};
@@ -251,7 +242,7 @@ int main(int argc, char **argv)
         ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
     if (o.plot && !o.neps)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
-    if (o.form.level >= 0 && o.neps)
+    if (o.level >= 0 && o.neps)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
     if (o.plot) { /* the plot is an output too: checked now, committed with -o */
         if ((st = ep_output_check(&png, o.plot)))
@@ -260,21 +251,21 @@ int main(int argc, char **argv)
     }
 
     /* read -> validate */
-    if ((st = ep_gf_file_open(&g, cli.inputs[0], "gf")) || (st = ep_gfhier_load(&H, &g, o.form.hierarchy)))
+    if ((st = ep_gf_file_open(&g, cli.inputs[0], "gf")) || (st = ep_gfhier_load(&H, &g, o.hierarchy)))
         goto out;
-    if (o.form.level > H.levels - 1) {
-        st = ep_fail(EP_EUSAGE, "--constraint-level %ld: the hierarchy has levels 0..%d", o.form.level, H.levels - 1);
+    if (o.level > H.levels - 1) {
+        st = ep_fail(EP_EUSAGE, "--constraint-level %ld: the hierarchy has levels 0..%d", o.level, H.levels - 1);
         goto out;
     }
 
     /* compute -> write: hierarchical GFs */
-    if (o.form.level >= 0) {
-        if ((st = ep_cli_create_h5(&cli, "gf", &out)) || (st = hierarchical(&g, &H, (int)o.form.level, out, &ncols)) ||
+    if (o.level >= 0) {
+        if ((st = ep_cli_create_h5(&cli, "gf", &out)) || (st = hierarchical(&g, &H, (int)o.level, out, &ncols)) ||
             (st = ep_output_commit(&cli.out)))
             goto out;
         if (!cli.quiet)
             printf("gfcompress: %s: %d GF columns of level-%ld hat constraints (of %d) in %.2f s\n", cli.output,
-                   ncols, o.form.level, g.L.m, ep_now() - t0);
+                   ncols, o.level, g.L.m, ep_now() - t0);
         goto out;
     }
 
@@ -282,27 +273,26 @@ int main(int argc, char **argv)
      * last in the list */
     int n = g.L.n, ne = o.neps;
     if ((st = ep_gf_layout_row_areas(&g.L, &g.mesh, &area)) || /* the finest hats' areas */
-        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.form.kind, o.form.lifted)))
+        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, !o.unlifted)))
         goto out;
     memcpy(eps, o.sweep, (size_t)ne * sizeof *eps);
     if (writing)
-        eps[ne++] = o.form.eps;
-    const char *wname = o.form.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
+        eps[ne++] = o.eps;
+    const char *wname = o.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
     if ((writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)))) ||
-        (st = ep_gfsink_open_wavelet(&k, writing ? out : NULL, &g.L, g.method, g.traction_model, &W, wname, o.form.lifted,
-                                     o.form.threshold_base, eps, ne)) ||
+        (st = ep_gfsink_open_wavelet(&k, writing ? out : NULL, &g.L, g.method, g.traction_model, &W, wname, !o.unlifted,
+                                     o.threshold_base, eps, ne)) ||
         (writing && g.constraint_level >= 0 && /* the compressed GFs of hierarchical constraints */
          (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", g.constraint_level))) ||
         (st = compress(&g, &k, cli.quiet)))
         goto out;
-    const ep_gfzip_tally *tl = k.tl;
-    const ep_gfzip_tally *t = &tl[ne - 1];
+    const ep_gfzip_tally *tl = k.tl, *t = &tl[ne - 1];
     long dense[2] = {0, 0};
     for (int r = 0; r < n; r++)
         dense[g.L.row_fixed[r]] += g.L.m;
     if (o.plot) { /* before any commit: a failed plot leaves no output behind */
         char label[256];
-        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.form.lifted ? "lifted" : "unlifted", wname, n, g.L.m);
+        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.unlifted ? "unlifted" : "lifted", wname, n, g.L.m);
         if ((st = ep_output_reserve(&png)) || (st = plot(png.tmp, o.plot, eps, o.neps, tl, dense, label)))
             goto out;
     }
@@ -311,7 +301,7 @@ int main(int argc, char **argv)
     if (writing && !cli.quiet)
         printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
                "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
-               cli.output, o.form.lifted ? "lifted " : "unlifted ", wname, H.levels, o.form.eps, 100 * ep_gfzip_rms(t),
+               cli.output, o.unlifted ? "unlifted " : "lifted ", wname, H.levels, o.eps, 100 * ep_gfzip_rms(t),
                100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
                ep_now() - t0);
     if (o.neps)

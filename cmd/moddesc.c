@@ -17,49 +17,8 @@
 typedef struct {
     long k, r;
     int free, lumped;
-    ep_basis_kind basis;
+    int basis; /* ep_basis_kind */
 } opts;
-
-enum { OPT_FREE = 2000, OPT_MASS, OPT_BASIS };
-
-static const struct option options[] = {
-    {"modes", required_argument, NULL, 'k'},
-    {"basis-size", required_argument, NULL, 'r'},
-    {"free", no_argument, NULL, OPT_FREE},
-    {"mass", required_argument, NULL, OPT_MASS},
-    {"basis", required_argument, NULL, OPT_BASIS},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case 'k':
-        return ep_cli_int("--modes", arg, 1, 1000, &o->k);
-    case 'r':
-        return ep_cli_int("--basis-size", arg, 1, 100000, &o->r);
-    case OPT_FREE:
-        o->free = 1;
-        return EP_OK;
-    case OPT_MASS:
-        if (strcmp(arg, "consistent") && strcmp(arg, "lumped"))
-            return ep_fail(EP_EUSAGE, "option --mass: expected consistent or lumped, got \"%s\"", arg);
-        o->lumped = !strcmp(arg, "lumped");
-        return EP_OK;
-    case OPT_BASIS:
-        if (!strcmp(arg, "pca"))
-            o->basis = EP_BASIS_PCA;
-        else if (!strcmp(arg, "gram-schmidt"))
-            o->basis = EP_BASIS_GRAM_SCHMIDT;
-        else if (!strcmp(arg, "linear"))
-            o->basis = EP_BASIS_LINEAR;
-        else
-            return ep_fail(EP_EUSAGE, "option --basis: expected pca, gram-schmidt or linear, got \"%s\"", arg);
-        return EP_OK;
-    }
-    return EP_EUSAGE;
-}
 
 /* The output: the model, then modes, derivatives and basis. */
 static int write_output(ep_cli *cli, const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed,
@@ -88,27 +47,23 @@ static int write_output(ep_cli *cli, const opts *o, const ep_mesh *m, const ep_m
 int main(int argc, char **argv)
 {
     opts o = {20, 30, 0, 0, EP_BASIS_PCA};
+    const ep_cli_opt options[] = {
+        {"modes", 'k', EP_CLI_INT, &o.k, 1, 1000, .arg = "K", .help = "linear modes (default 20)"},
+        {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 100000, .arg = "R",
+         .help = "basis vectors (default 30; at most K + K(K+1)/2)"},
+        {"free", 0, EP_CLI_FLAG, &o.free, .help = "free-flying model: no support, six rigid modes excluded"},
+        {"mass", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped", .help = "mass matrix (default consistent)"},
+        {"basis", 0, EP_CLI_CHOICE, &o.basis, .arg = "pca|gram-schmidt|linear",
+         .help = "basis from modes and derivatives: mass-PCA (default),\n"
+                 "mass-Gram-Schmidt in order, or the first R modes alone"},
+        {0}};
     ep_tool tool = {
         .name = "moddesc",
         .synopsis = "MESH --fixed-...|--free [-E PA --nu V --rho KG_PER_M3 | -m FILE] [options] -o MODES.h5",
         .purpose = "Vibration modes, modal derivatives and a mass-orthonormal reduced basis of a tetrahedral\n"
                    "St. Venant-Kirchhoff model (ARPACK shift-invert on a CHOLMOD factor).",
-        .help = "  -k, --modes K           linear modes (default 20)\n"
-                "  -r, --basis-size R      basis vectors (default 30; at most K + K(K+1)/2)\n"
-                "      --free              free-flying model: no support, six rigid modes excluded\n"
-                "      --mass consistent|lumped\n"
-                "                          mass matrix (default consistent)\n"
-                "      --basis pca|gram-schmidt|linear\n"
-                "                          basis from modes and derivatives: mass-PCA (default),\n"
-                "                          mass-Gram-Schmidt in order, or the first R modes alone\n",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED,
-        .options = options,
-        .shortopts = "k:r:",
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0};

@@ -15,46 +15,22 @@
 void ep_gfform_init(ep_gfform *f)
 {
     memset(f, 0, sizeof *f);
-    f->kind = EP_WAVELET_LINEAR;
-    f->lifted = 1;
-    f->eps = 0.05;
+    f->choice = -1;
+    f->eps = NAN;
     f->level = -1;
 }
 
-int ep_gfform_option(ep_gfform *f, int code, const char *arg)
+int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps)
 {
-    switch (code) {
-    case EP_GFFORM_WAVELET:
-        if (strcmp(arg, "linear") && strcmp(arg, "butterfly"))
-            return ep_fail(EP_EUSAGE, "option --wavelet: expected linear or butterfly, got \"%s\"", arg);
-        f->wavelet = 1;
-        f->kind = strcmp(arg, "linear") ? EP_WAVELET_BUTTERFLY : EP_WAVELET_LINEAR;
-        return EP_OK;
-    case EP_GFFORM_EPS: /* as gfcompress --eps: an option value, a usage error */
-        if (ep_cli_double("--eps", arg, &f->eps) || !(f->eps >= 0 && f->eps < 1e6))
-            return ep_fail(EP_EUSAGE, "option --eps: expected a threshold >= 0, got \"%s\"", arg);
-        f->eps_given = 1;
-        return EP_OK;
-    case EP_GFFORM_UNLIFTED:
-        f->lifted = 0;
-        return EP_OK;
-    case EP_GFFORM_BASE:
-        f->threshold_base = 1;
-        return EP_OK;
-    case EP_GFFORM_HIERARCHY:
-        f->hierarchy = arg;
-        return EP_OK;
-    case EP_GFFORM_LEVEL:
-        return ep_cli_int("--constraint-level", arg, 0, EP_MESH_MAX_LEVEL, &f->level);
-    }
-    return EP_EUSAGE;
-}
-
-int ep_gfform_check(const ep_gfform *f, const ep_cli *cli, int single)
-{
-    if (!f->wavelet && (f->eps_given || !f->lifted || f->threshold_base))
+    f->wavelet = f->choice >= 0;
+    f->kind = f->choice == 1 ? EP_WAVELET_BUTTERFLY : EP_WAVELET_LINEAR;
+    f->lifted = !f->unlifted;
+    f->eps_given = !isnan(f->eps);
+    if (!f->eps_given)
+        f->eps = 0.05;
+    if (!allow_eps && !f->wavelet && (f->eps_given || f->unlifted || f->threshold_base))
         return ep_fail(EP_EUSAGE, "--eps, --unlifted and --threshold-base go with --wavelet");
-    if (!f->wavelet && f->level < 0 && f->hierarchy)
+    if (!allow_eps && !f->wavelet && f->level < 0 && f->hierarchy)
         return ep_fail(EP_EUSAGE, "--hierarchy goes with --wavelet or --constraint-level");
     if (f->wavelet && single)
         return ep_fail(EP_EUSAGE, "--single stores dense GFs; --wavelet blocks are float32 already");

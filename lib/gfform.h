@@ -21,37 +21,40 @@
 #include "progress.h"
 #include "wavelet.h"
 
-enum { EP_GFFORM_WAVELET = 2100, EP_GFFORM_EPS, EP_GFFORM_UNLIFTED, EP_GFFORM_BASE, EP_GFFORM_HIERARCHY,
-       EP_GFFORM_LEVEL };
+#define EP_GFFORM_MAX_EPS 1e6 /* --eps values are in [0, EP_GFFORM_MAX_EPS], as gfcompress's */
 
-/* The entries of a tool's option table (inside its {...} list). */
-#define EP_GFFORM_OPTIONS                                                                                           \
-    {"wavelet", required_argument, NULL, EP_GFFORM_WAVELET}, {"eps", required_argument, NULL, EP_GFFORM_EPS},        \
-        {"unlifted", no_argument, NULL, EP_GFFORM_UNLIFTED}, {"threshold-base", no_argument, NULL, EP_GFFORM_BASE},  \
-        {"hierarchy", required_argument, NULL, EP_GFFORM_HIERARCHY},                                                \
-        {"constraint-level", required_argument, NULL, EP_GFFORM_LEVEL}
-
-/* Their lines of --help. */
-#define EP_GFFORM_HELP                                                                                              \
-    "      --wavelet linear|butterfly  compress each block of columns as it is solved\n"                                \
-    "                          (kind gf-wavelet, as gfcompress; the dense GFs never exist)\n"                        \
-    "      --eps E             relative wavelet threshold (default 0.05)\n"                                         \
-    "      --unlifted          skip the lifting step\n"                                                             \
-    "      --threshold-base    also threshold the base-level blocks\n"                                              \
-    "      --hierarchy FILE    the loopsub surface of this mesh (levels and parents), rows\n"                       \
-    "                          matched by position; default: the input's own levels\n"                              \
-    "      --constraint-level L  solve only the hat loads of the level-L vertices (GFs of\n"                        \
-    "                          hierarchical constraints, as gfcompress --constraint-level)\n"
+/* The entries of a tool's option table (ep_cli_opt, inside its {...} list)
+ * for the ep_gfform f (an lvalue); ep_gfform_check settles them after the
+ * parse. */
+#define EP_GFFORM_OPTIONS(f)                                                                                        \
+    {"wavelet", 0, EP_CLI_CHOICE, &(f).choice, .arg = "linear|butterfly",                                           \
+     .help = "compress each block of columns as it is solved (kind\n"                                                \
+             "gf-wavelet, as gfcompress; the dense GFs never exist)"},                                              \
+        {"eps", 0, EP_CLI_DOUBLE, &(f).eps, 0, EP_GFFORM_MAX_EPS, .arg = "E", .what = "a threshold >= 0",           \
+         .help = "relative wavelet threshold (default 0.05)"},                                                      \
+        {"unlifted", 0, EP_CLI_FLAG, &(f).unlifted, .help = "skip the lifting step"},                                \
+        {"threshold-base", 0, EP_CLI_FLAG, &(f).threshold_base, .help = "also threshold the base-level blocks"},    \
+        {"hierarchy", 0, EP_CLI_STRING, &(f).hierarchy, .arg = "FILE",                                              \
+         .help = "the loopsub surface giving /mesh/level and /mesh/parents,\n"                                       \
+                 "for a mesh that has none (a tet mesh of that surface);\n"                                          \
+                 "rows are matched by position"},                                                                   \
+    {                                                                                                               \
+        "constraint-level", 0, EP_CLI_INT, &(f).level, 0, EP_MESH_MAX_LEVEL, .arg = "L",                            \
+            .help = "only the hat loads of the level-L vertices: GFs of\n"                                           \
+                    "hierarchical constraints (as gfcompress --constraint-level)"                                   \
+    }
 
 typedef struct ep_gfform {
-    /* options */
-    int wavelet;                /* 1: --wavelet given */
-    ep_wavelet_kind kind;
-    int lifted, threshold_base;
-    double eps;
-    int eps_given;
+    /* options, as parsed (EP_GFFORM_OPTIONS) */
+    int choice;                 /* --wavelet: 0 linear, 1 butterfly; -1 not given */
+    int unlifted, threshold_base;
+    double eps;                 /* NaN: not given */
     const char *hierarchy;      /* borrowed: --hierarchy */
     long level;                 /* --constraint-level, -1: none */
+    /* settled by ep_gfform_check */
+    int wavelet;                /* 1: --wavelet given */
+    ep_wavelet_kind kind;
+    int lifted, eps_given;
     /* the plan */
     const ep_gf_layout *L;      /* borrowed: the layout to solve (the tool's, or Lh) */
     ep_gf_layout Lh;            /* hierarchical constraints' layout */
@@ -63,18 +66,15 @@ typedef struct ep_gfform {
     ep_progress bar;
 } ep_gfform;
 
-/* Defaults: dense, linear lifted, eps 0.05, no level. */
+/* Before the parse: nothing given (dense output). */
 void ep_gfform_init(ep_gfform *f);
 
-/* Handle option code with argument arg (a tool's handler passes codes >=
- * EP_GFFORM_WAVELET on).  0 or EP_EUSAGE with the message. */
-int ep_gfform_option(ep_gfform *f, int code, const char *arg);
-
-/* Options that do not go together, after parsing: --eps, --unlifted,
- * --threshold-base without --wavelet, --hierarchy without either form,
- * --single with --wavelet, a column selection with --constraint-level.
- * 0 or EP_EUSAGE. */
-int ep_gfform_check(const ep_gfform *f, const ep_cli *cli, int single);
+/* After the parse: the settled values (linear lifted wavelets, eps 0.05
+ * unless given), and the options that do not go together: --eps,
+ * --unlifted, --threshold-base without --wavelet (unless allow_eps: gfcompress,
+ * which always compresses), --hierarchy without either form, --single with
+ * --wavelet, a column selection with --constraint-level.  0 or EP_EUSAGE. */
+int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps);
 
 /* The plan on mesh m whose GF layout is L (source names m in messages):
  * the hierarchy (when a form needs it), the hat-load layout, the transform.
