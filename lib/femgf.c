@@ -638,7 +638,11 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
         st = EP_ECOMPUTE;
         goto out;
     }
-    if ((s.nbd && (st = border_solve(&s, &w[0]))) || (st = solve_all(&s, w, nt, sink, stats)))
+    t1 = ep_now();
+    if (s.nbd && (st = border_solve(&s, &w[0]))) /* nbd solves on the factor: counted with it */
+        goto out;
+    stats->t_factor += ep_now() - t1;
+    if ((st = solve_all(&s, w, nt, sink, stats)))
         goto out;
     if (o->condensed) {
         t1 = ep_now();

@@ -35,7 +35,8 @@ typedef struct ep_femgf_stats {
     double lnz;         /* nonzeros of its factor */
     double memory;      /* the guard's estimate, bytes */
     double peak;        /* CHOLMOD's peak memory use, bytes */
-    double t_assemble, t_factor, t_solve, t_write, t_condense; /* seconds; t_solve excludes t_write */
+    double t_assemble, t_factor, t_solve, t_write, t_condense; /* seconds; t_solve excludes t_write;
+                                                                 t_factor includes the support border's solves */
     double solve_flops; /* forward + backward substitutions: 4 lnz per right-hand side */
 } ep_femgf_stats;
 
