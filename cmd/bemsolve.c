@@ -151,9 +151,9 @@ int main(int argc, char **argv)
                "nu = %g\n",
                cli.output, Ls->m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
                o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free", o.single ? ", float32" : "", m.nf, nfixed, mat.nu);
-        printf("bemsolve: A is %d x %d; assemble %.2f s, LU %.2f s (%.1f GFlop/s), solve %.2f s (%.1f GFlop/s) "
+        printf("bemsolve: A is %d x %d; assemble %.2f s (right-hand sides %.2f s), LU %.2f s (%.1f GFlop/s), solve %.2f s (%.1f GFlop/s) "
                "on %d threads; memory %.0f MiB; total %.2f s\n",
-               stats.n3, stats.n3, stats.t_assemble, stats.t_lu, stats.lu_flops / fmax(stats.t_lu, 1e-9) / 1e9,
+               stats.n3, stats.n3, stats.t_assemble, stats.t_rhs, stats.t_lu, stats.lu_flops / fmax(stats.t_lu, 1e-9) / 1e9,
                stats.t_solve, stats.solve_flops / fmax(stats.t_solve, 1e-9) / 1e9, omp_get_max_threads(),
                stats.memory / EP_MEM_MIB, ep_now() - t0);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);

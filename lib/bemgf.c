@@ -298,7 +298,7 @@ static int solve_blocks(bemsys *s, const ep_gf_layout *L, const ep_bemgf_opts *o
         block_loads(s, L, c0, nc, &bl);
         rhs_block(s, &bl, nq, B);
         block_loads_clear(s, L, c0, nc, &bl);
-        stats->t_assemble += ep_now() - t0;
+        stats->t_rhs += ep_now() - t0;
         int samp[8], ns = 0; /* sampled GF rows in this block: keep their right-hand sides */
         for (int k = 0; Acopy && k < nsample; k++) {
             long q = (long)k * (s->M - 1) / (nsample > 1 ? nsample - 1 : 1) - 3L * c0;

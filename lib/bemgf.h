@@ -25,7 +25,7 @@ typedef struct ep_bemgf_opts {
 typedef struct ep_bemgf_stats {
     int n3;                          /* order of A: 3 x boundary vertices */
     double memory;                   /* the guard's estimate, bytes */
-    double t_assemble, t_lu, t_solve, t_write; /* seconds (assembly includes the right-hand sides) */
+    double t_assemble, t_rhs, t_lu, t_solve, t_write; /* seconds: A, the blocks' right-hand sides, ... */
     double lu_flops, solve_flops;    /* 2/3 N^3 and 2 N^2 (right-hand sides) */
     double rotation_residual;        /* max |H u_rot| / max |H||u_rot| (check) */
     double column_residual;          /* max |A xi - b| / |b| over sampled columns (check) */
