@@ -69,8 +69,8 @@ int main(int argc, char **argv)
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
         goto out;
-    if (!m.tets) {
-        st = ep_fail(EP_EINPUT, "%s: not a tetrahedral mesh (femcondense needs tets)", m.source);
+    if (!ep_mesh_nelements(&m)) {
+        st = ep_fail(EP_EINPUT, "%s: not a volumetric mesh (femcondense needs tets or hexes)", m.source);
         goto out;
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     /* compute -> write: each block of solved GF rows goes to the file at
      * once, dense or compressed (gfform.h) */
     const ep_gf_layout *Ls = o.form.L;
-    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, "fem-tet4", o.lumped ? "lumped" : "consistent",
+    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, m.hexes ? "fem-hex8" : "fem-tet4", o.lumped ? "lumped" : "consistent",
                              o.single)))
         goto out;
     f = &cli.out.h5;
@@ -99,9 +99,10 @@ int main(int argc, char **argv)
         goto out;
 
     if (!cli.quiet) {
-        printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d tets, %d fixed vertices\n",
+        printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d %s, %d fixed vertices\n",
                cli.output, Ls->m, L.n, o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free",
-               o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", m.ne, nfixed);
+               o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", ep_mesh_nelements(&m),
+               m.hexes ? "hexes" : "tets", nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
                "solve %.2f s (%.1f GFlop/s on %d threads), write %.2f s%s; memory estimate %.0f MiB, "
                "peak resident %.0f MiB; total %.2f s\n",

@@ -155,26 +155,44 @@ static int put_rows(void *ctx, long row0, long nrows, const double *rows)
     return ep_gf_writer_put(ctx, row0, nrows, rows);
 }
 
-/* --constraint-level: the GFs of level-l hat constraints into out. */
-static int hierarchical(ep_gf_file *g, const ep_gfhier *H, int l, ep_h5 *out, int *ncols)
+/* --constraint-level: the GFs of level-l hat constraints, written to -o. */
+static int write_hierarchical(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, int l, double t0)
 {
     ep_gf_layout L2 = {0};
     ep_gf_writer w = {0};
+    ep_h5 *out;
     double *area = NULL;
     int st;
     if (!(st = ep_gf_row_areas(g, &area)) && !(st = ep_gfhier_layout(&L2, H, &g->L, area, g->f.path, l)) &&
+        !(st = ep_cli_create_h5(cli, "gf", &out)) &&
         !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
         !(st = ep_gf_writer_open(&w, out, &L2, g->method, g->traction_model, 0)) &&
         !(st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) &&
-        !(st = ep_gfhier_columns(&L2, g, put_rows, &w)) && !(st = ep_gf_writer_close(&w)))
-        *ncols = L2.m;
+        !(st = ep_gfhier_columns(&L2, g, put_rows, &w)) && !(st = ep_gf_writer_close(&w)) &&
+        !(st = ep_output_commit(&cli->out)) && !cli->quiet)
+        printf("gfcompress: %s: %d GF columns of level-%d hat constraints (of %d) in %.2f s\n", cli->output, L2.m,
+               l, g->L.m, ep_now() - t0);
     ep_gf_writer_close(&w);
     ep_gf_layout_free(&L2);
     free(area);
     return st;
 }
 
-/* Every column of g into the compressing sink k, CHUNK at a time. */
+/* The wavelet transform of g's rows on the hierarchy (the finest hats'
+ * areas: a hierarchical file's /gf/col_area weighs loads, not rows). */
+static int transform_build(ep_wavelet *W, const ep_gf_file *g, const ep_gfhier *H, const opts *o)
+{
+    double *area = NULL;
+    int st;
+    memset(W, 0, sizeof *W);
+    if (!(st = ep_gf_layout_row_areas(&g->L, &g->mesh, &area)))
+        st = ep_wavelet_build(W, H->h, g->L.n, H->row_h, g->L.row_fixed, area, o->kind, !o->unlifted);
+    free(area);
+    return st;
+}
+
+/* Every column of g into the compressing sink k (gfsink.h, the routine the
+ * solvers use too), CHUNK at a time. */
 static int compress(ep_gf_file *g, ep_gfsink *k, int quiet)
 {
     int m = g->L.m, st = EP_OK;
@@ -192,6 +210,74 @@ static int compress(ep_gf_file *g, ep_gfsink *k, int quiet)
     ep_progress_end(&p);
     free(rows);
     return st ? st : ep_gfsink_close(k);
+}
+
+/* Checks between options; the plot is an output too: checked now,
+ * committed with -o.  Exits on a bad combination. */
+static void check_options(const ep_cli *cli, const opts *o, ep_output *png)
+{
+    int st;
+    if (!cli->output && !o->neps)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
+    if (o->plot && !o->neps)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
+    if (o->level >= 0 && o->neps)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
+    if (o->plot) {
+        if ((st = ep_output_check(png, o->plot)))
+            ep_cli_exit(st);
+        png->keep_ext = 1; /* matplotlib picks the format by the extension */
+    }
+}
+
+/* Wavelet compression: the --sweep table, and with -o the file at --eps
+ * (the written threshold goes last in the list); the plot is drawn before
+ * any commit, so a failed plot leaves no output behind. */
+static int write_compressed(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, const opts *o, ep_output *png,
+                            double t0)
+{
+    ep_wavelet W;
+    ep_gfsink k = {0};
+    ep_h5 *out = NULL;
+    double eps[MAX_EPS];
+    int n = g->L.n, ne = o->neps, writing = cli->output != NULL, st;
+    const char *wname = o->kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
+    memcpy(eps, o->sweep, (size_t)ne * sizeof *eps);
+    if (writing)
+        eps[ne++] = o->eps;
+    if ((st = transform_build(&W, g, H, o)) ||
+        (writing && ((st = ep_cli_create_h5(cli, "gf-wavelet", &out)) ||
+                     (st = ep_model_write(out, &g->mesh, NULL, NULL)))) ||
+        (st = ep_gfsink_open_wavelet(&k, out, &g->L, g->method, g->traction_model, &W, wname, !o->unlifted,
+                                     o->threshold_base, eps, ne)) ||
+        (writing && g->constraint_level >= 0 && /* the compressed GFs of hierarchical constraints */
+         (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", g->constraint_level))) ||
+        (st = compress(g, &k, cli->quiet)))
+        goto out;
+    const ep_gfzip_tally *tl = k.tl, *t = &tl[ne - 1];
+    long dense[2] = {0, 0};
+    for (int r = 0; r < n; r++)
+        dense[g->L.row_fixed[r]] += g->L.m;
+    if (o->plot) {
+        char label[256];
+        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o->unlifted ? "unlifted" : "lifted", wname, n, g->L.m);
+        if ((st = ep_output_reserve(png)) || (st = plot(png->tmp, o->plot, eps, o->neps, tl, dense, label)))
+            goto out;
+    }
+    if ((writing && (st = ep_output_commit(&cli->out))) || (o->plot && (st = ep_output_commit(png))))
+        goto out;
+    if (writing && !cli->quiet)
+        printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
+               "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
+               cli->output, o->unlifted ? "unlifted " : "lifted ", wname, H->levels, o->eps, 100 * ep_gfzip_rms(t),
+               100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
+               ep_now() - t0);
+    if (o->neps)
+        print_table(stdout, eps, o->neps, tl, dense);
+out:
+    ep_gfsink_free(&k);
+    ep_wavelet_free(&W);
+    return st;
 }
 
 int main(int argc, char **argv)
@@ -228,27 +314,13 @@ int main(int argc, char **argv)
     ep_cli cli;
     ep_gf_file g = {0};
     ep_gfhier H = {0};
-    ep_wavelet W = {0};
-    ep_gfsink k = {0};
     ep_output png = {0};
-    ep_h5 *out = NULL;
-    double *area = NULL, t0 = ep_now(), eps[MAX_EPS];
-    int st, writing, ncols = 0;
+    double t0 = ep_now();
+    int st;
 
     /* parse */
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-    writing = cli.output != NULL;
-    if (!writing && !o.neps)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
-    if (o.plot && !o.neps)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
-    if (o.level >= 0 && o.neps)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
-    if (o.plot) { /* the plot is an output too: checked now, committed with -o */
-        if ((st = ep_output_check(&png, o.plot)))
-            ep_cli_exit(st);
-        png.keep_ext = 1; /* matplotlib picks the format by the extension */
-    }
+    check_options(&cli, &o, &png);
 
     /* read -> validate */
     if ((st = ep_gf_file_open(&g, cli.inputs[0], "gf")) || (st = ep_gfhier_load(&H, &g, o.hierarchy)))
@@ -258,59 +330,11 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    /* compute -> write: hierarchical GFs */
-    if (o.level >= 0) {
-        if ((st = ep_cli_create_h5(&cli, "gf", &out)) || (st = hierarchical(&g, &H, (int)o.level, out, &ncols)) ||
-            (st = ep_output_commit(&cli.out)))
-            goto out;
-        if (!cli.quiet)
-            printf("gfcompress: %s: %d GF columns of level-%ld hat constraints (of %d) in %.2f s\n", cli.output,
-                   ncols, o.level, g.L.m, ep_now() - t0);
-        goto out;
-    }
-
-    /* compute -> write: wavelet compression; the written threshold goes
-     * last in the list */
-    int n = g.L.n, ne = o.neps;
-    if ((st = ep_gf_layout_row_areas(&g.L, &g.mesh, &area)) || /* the finest hats' areas */
-        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, !o.unlifted)))
-        goto out;
-    memcpy(eps, o.sweep, (size_t)ne * sizeof *eps);
-    if (writing)
-        eps[ne++] = o.eps;
-    const char *wname = o.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
-    if ((writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)))) ||
-        (st = ep_gfsink_open_wavelet(&k, writing ? out : NULL, &g.L, g.method, g.traction_model, &W, wname, !o.unlifted,
-                                     o.threshold_base, eps, ne)) ||
-        (writing && g.constraint_level >= 0 && /* the compressed GFs of hierarchical constraints */
-         (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", g.constraint_level))) ||
-        (st = compress(&g, &k, cli.quiet)))
-        goto out;
-    const ep_gfzip_tally *tl = k.tl, *t = &tl[ne - 1];
-    long dense[2] = {0, 0};
-    for (int r = 0; r < n; r++)
-        dense[g.L.row_fixed[r]] += g.L.m;
-    if (o.plot) { /* before any commit: a failed plot leaves no output behind */
-        char label[256];
-        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.unlifted ? "unlifted" : "lifted", wname, n, g.L.m);
-        if ((st = ep_output_reserve(&png)) || (st = plot(png.tmp, o.plot, eps, o.neps, tl, dense, label)))
-            goto out;
-    }
-    if ((writing && (st = ep_output_commit(&cli.out))) || (o.plot && (st = ep_output_commit(&png))))
-        goto out;
-    if (writing && !cli.quiet)
-        printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
-               "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
-               cli.output, o.unlifted ? "unlifted " : "lifted ", wname, H.levels, o.eps, 100 * ep_gfzip_rms(t),
-               100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
-               ep_now() - t0);
-    if (o.neps)
-        print_table(stdout, eps, o.neps, tl, dense);
+    /* compute -> write */
+    st = o.level >= 0 ? write_hierarchical(&cli, &g, &H, (int)o.level, t0)
+                      : write_compressed(&cli, &g, &H, &o, &png, t0);
 out:
-    ep_gfsink_free(&k);
     ep_output_abort(&png);
-    free(area);
-    ep_wavelet_free(&W);
     ep_gfhier_free(&H);
     ep_gf_file_close(&g);
     ep_cli_exit(st);

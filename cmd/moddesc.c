@@ -17,7 +17,7 @@
 typedef struct {
     long k, r;
     int free, lumped;
-    int basis; /* ep_basis_kind */
+    int basis; /* ep_modal_basis_kind */
 } opts;
 
 /* The output: the model, then modes, derivatives and basis. */
@@ -46,7 +46,7 @@ static int write_output(ep_cli *cli, const opts *o, const ep_mesh *m, const ep_m
 
 int main(int argc, char **argv)
 {
-    opts o = {20, 30, 0, 0, EP_BASIS_PCA};
+    opts o = {20, 30, 0, 0, EP_MODAL_BASIS_PCA};
     const ep_cli_opt options[] = {
         {"modes", 'k', EP_CLI_INT, &o.k, 1, 1000, .arg = "K", .help = "linear modes (default 20)"},
         {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 100000, .arg = "R",
@@ -74,18 +74,19 @@ int main(int argc, char **argv)
     double *lambda = NULL, *U = NULL, *Phi = NULL, *B = NULL, *sigma = NULL, t0 = ep_now(), t;
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-    int k = (int)o.k, np = k * (k + 1) / 2, nsigma = o.basis == EP_BASIS_LINEAR ? k : k + np;
+    int k = (int)o.k, np = k * (k + 1) / 2, nsigma = o.basis == EP_MODAL_BASIS_LINEAR ? k : k + np;
     if (o.r > nsigma)
         ep_cli_exit(ep_fail(EP_EUSAGE, "-r %ld exceeds the %d %s", o.r, nsigma,
-                            o.basis == EP_BASIS_LINEAR ? "modes (--basis linear)" : "modes and modal derivatives"));
+                            o.basis == EP_MODAL_BASIS_LINEAR ? "modes (--basis linear)"
+                                                              : "modes and modal derivatives"));
     if (o.free && ep_select_given(&cli.fixed))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--free and --fixed-... exclude each other"));
 
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
         goto out;
-    if (!m.tets) {
-        st = ep_fail(EP_EINPUT, "%s: not a tetrahedral mesh (moddesc needs tets)", m.source);
+    if (!ep_mesh_nelements(&m)) {
+        st = ep_fail(EP_EINPUT, "%s: not a volumetric mesh (moddesc needs tets or hexes)", m.source);
         goto out;
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)))

@@ -24,8 +24,9 @@ typedef struct {
 /* The input's model must be volumetric with a valid material. */
 static int check_model(const ep_mesh *m)
 {
-    if (!m->tets)
-        return ep_fail(EP_EINPUT, "%s: no tetrahedra in /mesh (polycoef needs the volumetric model)", m->source);
+    if (!ep_mesh_nelements(m))
+        return ep_fail(EP_EINPUT, "%s: no tetrahedra or hexahedra in /mesh (polycoef needs the volumetric model)",
+                       m->source);
     if (!m->material)
         return ep_fail(EP_EINPUT, "%s: no /material", m->source);
     return ep_material_check(m->material, 0.5, m->source);
@@ -76,10 +77,10 @@ int main(int argc, char **argv)
         (st = ep_output_commit(&cli.out)))
         goto out;
     if (!cli.quiet)
-        printf("polycoef: %s: r = %d: %d + %ld + %ld coefficient vectors%s from %d tets in %.2f s "
+        printf("polycoef: %s: r = %d: %d + %ld + %ld coefficient vectors%s from %d %s in %.2f s "
                "(runtime force + stiffness polynomials: %.1f KiB)\n",
                cli.output, r, r, ep_cubic_npairs(r), ep_cubic_ntriples(r), o.split ? " (and lambda, mu parts)" : "",
-               m.ne, t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
+               ep_mesh_nelements(&m), m.hexes ? "hexes" : "tets", t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
 out:
     ep_h5_close(&in);
     ep_cubic_free(&tot);

@@ -529,7 +529,7 @@ static int memory_guard(const gfsys *s, const condsys *cs, const ep_mesh *m, cho
 {
     double blocks = (double)nt * 8.0 * (double)s->k * (3.0 * s->nf + 5.0 * s->nc + s->n3 + s->nbd) +
                     8.0 * (double)s->nbd * (s->nf + s->nc + s->nbd);
-    double mesh = 16.0 * m->ne + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
+    double mesh = 16.0 * m->ne + 32.0 * m->nh + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
     double need = factor_bytes(s->K, c) + sparse_bytes(Kff) + sparse_bytes(s->Kcf) * 2 + sparse_bytes(s->Kcc) +
                   blocks + mesh + o->sink_memory;
     double cond = o->condensed ? 8.0 * (double)cs->nb3 * cs->nb3 + (cs->FI ? factor_bytes(cs->FI, c) : 0) : 0;

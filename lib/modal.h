@@ -16,7 +16,7 @@
 #include "mesh.h"
 #include "stvk.h"
 
-typedef enum { EP_BASIS_PCA, EP_BASIS_GRAM_SCHMIDT, EP_BASIS_LINEAR } ep_basis_kind;
+typedef enum { EP_MODAL_BASIS_PCA, EP_MODAL_BASIS_GRAM_SCHMIDT, EP_MODAL_BASIS_LINEAR } ep_modal_basis_kind;
 
 typedef struct ep_modal {
     const ep_mesh *m;
@@ -65,7 +65,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
  * first r modes.  sigma[m] (m = k + k(k+1)/2; for LINEAR, k): singular values
  * descending (PCA), norms before normalization (Gram-Schmidt), or the mode
  * scales lambda1/lambda_j.  0, EP_EUSAGE (r too large), EP_ECOMPUTE. */
-int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const double *U, int k,
+int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
                    const double *Phi, int r, double *B, double *sigma);
 
 /* y = M x, and y = K x, for nvec full-length vectors (fixed entries of y
