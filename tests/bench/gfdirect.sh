@@ -13,10 +13,7 @@
 # their error against the compressed ones printed, so the error is measured.
 # Wall times on the shared 2-core machine are noisy; CPU seconds are printed
 # beside them.
-set -eu
-: "${BIN:?}" "${BENCH:?}"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/common"
 PY=/usr/bin/python3
 GFCHECK=tests/cli/gfcheck.py
 SCAN=data/models/asianDragon/asianDragon.obj
@@ -34,10 +31,11 @@ timed() {
 }
 
 # model L: the scan path's surface and tets at L levels -> $W/dL.h5, $W/dL.1.ele
+# (status 1 when TetGen refuses the surface)
 model() {
-    "$BIN/loopsub" -q "$SCAN" --base 150 -l "$1" $FIX -o "$W/d$1.h5"
+    "$BIN/loopsub" -q "$SCAN" --base 150 -l "$1" $FIX -o "$W/d$1.h5" 2>/dev/null
     "$BIN/loopsub" -q "$W/d$1.h5" -l 0 -o "$W/d$1.off"
-    (cd "$W" && tetgen -pq1.414Y -Q "d$1.off" >/dev/null)
+    (cd "$W" && tetgen -pq1.414Y -Q "d$1.off" >/dev/null 2>&1)
 }
 
 # report NAME LABEL TARGET_S TARGET_MIB PUBLISHED: wall, CPU, peak against the targets
@@ -90,7 +88,9 @@ if [ "${EP_BENCH_LARGE:-0}" != 1 ]; then
     exit 0
 fi
 # 3. L = 4 (about 38k surface vertices): level-1 hat loads, compressed as solved
-model 4
+if ! model 4; then # measured: loopsub leaves 3 crossing triangle pairs at L = 4 (base 150)
+    echo "bench gfdirect L=4: NOT RUN: TetGen refuses the L = 4 scan surface (self-intersecting; loopsub warns of crossing triangles)"
+else
 timed l4 "$BIN/femcondense" "$W/d4.1.ele" $FIX $MAT --constraint-level 1 --wavelet linear --eps 0.05 --hierarchy "$W/d4.h5" -o "$W/d4w.h5" || exit 0
 cat "$W/l4.txt"
 report l4 "L = 4 --constraint-level 1 --wavelet linear --eps 0.05" 600 8192 "none; 4x James's largest"
@@ -99,6 +99,7 @@ echo "bench gfdirect L=4 level 1: RMS of the compressed hat columns against the 
 import sys; sys.path.insert(0, 'tests/cli'); import gfcheck
 sys.exit(gfcheck.wavelet('$W/d4l.h5', '$W/d4w.h5', 1.0))" | head -1)"
 rm -f "$W"/d4*
+fi
 
 # 4. BEM, 10,242 vertices (icosahedron, 5 levels), compressed as solved
 "$BIN/loopsub" -q data/icosahedron.obj -l 5 -o "$W/s5.h5"
