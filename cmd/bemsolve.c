@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "err.h"
 #include "gf.h"
+#include "gfform.h"
 #include "h5.h"
 #include "mem.h"
 #include "mesh.h"
@@ -20,7 +21,9 @@
 
 typedef struct {
     int single, check, constant;
+    long block;
     double max_memory;
+    ep_gfform form;
 } opts;
 
 /* The BEM model is the boundary surface: closed, manifold, outward, welded.
@@ -73,6 +76,7 @@ static int surface_support(const ep_mesh *m, char *fixed, int *nfixed, int quiet
 int main(int argc, char **argv)
 {
     opts o = {0};
+    ep_gfform_init(&o.form);
     const ep_cli_opt options[] = {
         {"elements", 0, EP_CLI_CHOICE, &o.constant, .arg = "linear|constant",
          .help = "hat functions at the vertices (default), or one constant\n"
@@ -82,10 +86,14 @@ int main(int argc, char **argv)
          .help = "report the rigid-rotation residual, sampled column residuals\nand the condition estimate of A"},
         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
          .help = "refuse runs needing more (default: 90% of the machine's)"},
+        {"block", 0, EP_CLI_INT, &o.block, 1, 65536, .arg = "K",
+         .help = "GF columns per block of right-hand sides (default 128)"},
+        EP_GFFORM_OPTIONS(o.form),
         {0}};
     ep_tool tool = {
         .name = "bemsolve",
-        .synopsis = "SURFACE --fixed-... -E PA --nu V [options] -o GF.h5",
+        .synopsis = "SURFACE --fixed-... -E PA --nu V [options] -o GF.h5\n"
+                    "       bemsolve SURFACE ... [--wavelet linear|butterfly --eps E] [--constraint-level L] -o GF.h5",
         .purpose = "Boundary Green's functions of a homogeneous elastic solid by the boundary element method:\n"
                    "linear elements, vertex collocation, one dense LU, all columns by back-substitution.",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
@@ -96,16 +104,16 @@ int main(int argc, char **argv)
     ep_material mat = {0};
     ep_gf_layout L = {0};
     ep_bemgf_stats stats;
-    ep_h5 *f;
-    ep_gf_writer w = {0};
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
-    double *xi = NULL, t0 = ep_now();
+    double t0 = ep_now();
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
     if (o.constant && ep_select_given(&cli.columns))
         ep_cli_exit(ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements"));
+    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0)))
+        ep_cli_exit(st);
 
     /* read -> validate */
     if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0])) || (st = validate_surface(&m, cli.quiet)) ||
@@ -120,39 +128,43 @@ int main(int argc, char **argv)
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = o.constant ? ep_gf_layout_triangles(&L, &m, fixed, cli.all_columns)
                          : ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_output_check_space(&cli.out, 9.0 * L.m * (double)L.n * (o.single ? 4 : 8))))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) ||
+        (!o.form.wavelet &&
+         (st = ep_output_check_space(&cli.out, 9.0 * o.form.L->m * (double)L.n * (o.single ? 4 : 8)))))
         goto out;
 
-    /* compute */
-    ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant};
-    if ((st = ep_bemgf_solve(&m, &L, &bo, &xi, &stats)))
+    /* compute -> write: each block of solved GF rows goes to the file at
+     * once, dense or compressed (gfform.h) */
+    const ep_gf_layout *Ls = o.form.L;
+    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, o.constant ? "bem-constant" : "bem-linear",
+                             "consistent", o.single)))
         goto out;
-
-    /* write */
-    if ((st = ep_cli_create_h5(&cli, "gf", &f)) || (st = ep_model_write(f, &m, &mat, fixed)) ||
-        (st = ep_gf_writer_open(&w, f, &L, o.constant ? "bem-constant" : "bem-linear", "consistent", o.single)) ||
-        (st = ep_gf_writer_put(&w, 0, 3L * L.m, xi)) || (st = ep_gf_writer_close(&w)) ||
-        (st = ep_output_commit(&cli.out)))
+    ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0)};
+    ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
+    st = ep_bemgf_solve(&m, Ls, &bo, &sink, &stats);
+    ep_progress_end(&o.form.bar);
+    if (st || (st = ep_gfsink_close(&o.form.sink)) || (st = ep_output_commit(&cli.out)))
         goto out;
 
     if (!cli.quiet) {
         printf("bemsolve: %s: %d x %d GF blocks (%s %s elements, %s columns%s), %d triangles, %d fixed vertices, "
                "nu = %g\n",
-               cli.output, L.m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
-               cols ? "selected" : cli.all_columns ? "all" : "free", o.single ? ", float32" : "", m.nf, nfixed, mat.nu);
-        printf("bemsolve: A is %d x %d; assemble %.2f s, LU %.2f s (%.1f GFlop/s), solve %.2f s (%.1f GFlop/s) "
+               cli.output, Ls->m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
+               o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free", o.single ? ", float32" : "", m.nf, nfixed, mat.nu);
+        printf("bemsolve: A is %d x %d; assemble %.2f s (right-hand sides %.2f s), LU %.2f s (%.1f GFlop/s), solve %.2f s (%.1f GFlop/s) "
                "on %d threads; memory %.0f MiB; total %.2f s\n",
-               stats.n3, stats.n3, stats.t_assemble, stats.t_lu, stats.lu_flops / fmax(stats.t_lu, 1e-9) / 1e9,
+               stats.n3, stats.n3, stats.t_assemble, stats.t_rhs, stats.t_lu, stats.lu_flops / fmax(stats.t_lu, 1e-9) / 1e9,
                stats.t_solve, stats.solve_flops / fmax(stats.t_solve, 1e-9) / 1e9, omp_get_max_threads(),
                stats.memory / EP_MEM_MIB, ep_now() - t0);
+        printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);
+        ep_gfform_report(&o.form, "bemsolve", cli.output);
         if (o.check)
             printf("bemsolve: check: rigid-rotation residual %.2e, sampled column residual %.2e, "
                    "condition estimate %.3g\n",
                    stats.rotation_residual, stats.column_residual, stats.rcond > 0 ? 1.0 / stats.rcond : INFINITY);
     }
 out:
-    ep_gf_writer_close(&w);
-    free(xi);
+    ep_gfform_free(&o.form);
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);

@@ -7,6 +7,7 @@
 #include "err.h"
 #include "femgf.h"
 #include "gf.h"
+#include "gfform.h"
 #include "h5.h"
 #include "mem.h"
 #include "mesh.h"
@@ -23,27 +24,13 @@ typedef struct {
     int lumped, condensed, single;
     long block;
     double max_memory;
+    ep_gfform form;
 } opts;
-
-typedef struct {
-    ep_gf_writer w;
-    ep_progress bar;
-} sink_ctx;
-
-static int put_rows(void *ctx, long row0, long nrows, const double *rows)
-{
-    return ep_gf_writer_put(&((sink_ctx *)ctx)->w, row0, nrows, rows);
-}
-
-static void progress(void *ctx, long done, long total)
-{
-    (void)total;
-    ep_progress_update(&((sink_ctx *)ctx)->bar, done);
-}
 
 int main(int argc, char **argv)
 {
     opts o = {.block = 64};
+    ep_gfform_init(&o.form);
     const ep_cli_opt options[] = {
         {"traction", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped",
          .help = "surface load of a unit traction: hat-function mass (default)\nor vertex area"},
@@ -52,10 +39,13 @@ int main(int argc, char **argv)
         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
          .help = "refuse runs needing more (default: 90% of the machine's)"},
+        EP_GFFORM_OPTIONS(o.form),
         {0}};
     ep_tool tool = {
         .name = "femcondense",
-        .synopsis = "MESH --fixed-... [-E PA --nu V | -m FILE] [options] -o GF.h5",
+        .synopsis = "MESH --fixed-... [-E PA --nu V | -m FILE] [options] -o GF.h5\n"
+                    "       femcondense MESH ... [--wavelet linear|butterfly --eps E] [--constraint-level L]\n"
+                    "                   [--hierarchy SURFACE.h5] -o GF.h5",
         .purpose = "Boundary Green's functions (and condensed stiffness) of a tetrahedral model by sparse\n"
                    "Cholesky: one factorization, then every column solved in blocks of right-hand sides.",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
@@ -66,14 +56,15 @@ int main(int argc, char **argv)
     ep_material mat = {0};
     ep_gf_layout L = {0};
     ep_femgf_stats stats;
-    ep_h5 *f;
-    sink_ctx sc = {0};
+    ep_h5 *f = NULL;
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
     double *S = NULL, t0 = ep_now();
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
+    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0)))
+        ep_cli_exit(st);
 
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
@@ -85,27 +76,33 @@ int main(int argc, char **argv)
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_output_check_space(&cli.out, 9.0 * L.m * (double)L.n * (o.single ? 4 : 8))))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) ||
+        (!o.form.wavelet &&
+         (st = ep_output_check_space(&cli.out, 9.0 * o.form.L->m * (double)L.n * (o.single ? 4 : 8)))))
         goto out;
 
-    /* compute -> write, streaming GF rows into the file */
-    if ((st = ep_cli_create_h5(&cli, "gf", &f)) || (st = ep_model_write(f, &m, &mat, fixed)) ||
-        (st = ep_gf_writer_open(&sc.w, f, &L, m.hexes ? "fem-hex8" : "fem-tet4", o.lumped ? "lumped" : "consistent", o.single)))
+    /* compute -> write: each block of solved GF rows goes to the file at
+     * once, dense or compressed (gfform.h) */
+    const ep_gf_layout *Ls = o.form.L;
+    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, m.hexes ? "fem-hex8" : "fem-tet4", o.lumped ? "lumped" : "consistent",
+                             o.single)))
         goto out;
-    ep_progress_start(&sc.bar, "femcondense", 3L * L.m, cli.quiet);
-    ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, o.condensed};
-    ep_femgf_sink sink = {put_rows, progress, &sc};
-    st = ep_femgf_solve(&m, &mat, fixed, &L, &fo, &sink, &S, &stats);
-    ep_progress_end(&sc.bar);
+    f = &cli.out.h5;
+    ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, o.condensed,
+                        ep_gfform_bytes(&o.form, (double)omp_get_max_threads() * o.block)};
+    ep_gf_sink sink = ep_gfform_sink(&o.form, "femcondense", cli.quiet);
+    st = ep_femgf_solve(&m, &mat, fixed, Ls, &fo, &sink, &S, &stats);
+    ep_progress_end(&o.form.bar);
     hsize_t d[2] = {3 * (hsize_t)L.n, 3 * (hsize_t)L.n};
-    if (st || (st = ep_gf_writer_close(&sc.w)) || (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) ||
-        (st = ep_output_commit(&cli.out)))
+    if (st || (st = ep_gfsink_close(&o.form.sink)) ||
+        (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) || (st = ep_output_commit(&cli.out)))
         goto out;
 
     if (!cli.quiet) {
         printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d %s, %d fixed vertices\n",
-               cli.output, L.m, L.n, cols ? "selected" : cli.all_columns ? "all" : "free",
-               o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", ep_mesh_nelements(&m), m.hexes ? "hexes" : "tets", nfixed);
+               cli.output, Ls->m, L.n, o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free",
+               o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", ep_mesh_nelements(&m),
+               m.hexes ? "hexes" : "tets", nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
                "solve %.2f s (%.1f GFlop/s on %d threads), write %.2f s%s; memory estimate %.0f MiB, "
                "peak resident %.0f MiB; total %.2f s\n",
@@ -113,9 +110,10 @@ int main(int argc, char **argv)
                stats.t_solve > 0 ? stats.solve_flops / stats.t_solve / 1e9 : 0.0, omp_get_max_threads(),
                stats.t_write, o.condensed ? "; condensed stiffness written" : "", stats.memory / EP_MEM_MIB,
                ep_mem_peak() / EP_MEM_MIB, ep_now() - t0);
+        ep_gfform_report(&o.form, "femcondense", cli.output);
     }
 out:
-    ep_gf_writer_close(&sc.w);
+    ep_gfform_free(&o.form);
     free(S);
     free(cols);
     free(fixed);

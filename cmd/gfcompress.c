@@ -10,6 +10,7 @@
 #include "err.h"
 #include "gf.h"
 #include "gfhier.h"
+#include "gfsink.h"
 #include "gfw.h"
 #include "gfzip.h"
 #include "h5.h"
@@ -29,9 +30,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_EPS 32
+#define MAX_EPS EP_GFSINK_MAX_EPS
 #define MAX_THRESHOLD 1e6 /* --eps and --sweep values are in [0, MAX_THRESHOLD] */
-#define CHUNK 32 /* block columns read and compressed together */
+#define CHUNK EP_GFSINK_CHUNK /* block columns read together */
 
 typedef struct {
     int kind;                 /* ep_wavelet_kind */
@@ -162,84 +163,55 @@ static int write_hierarchical(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, in
     ep_gf_layout L2 = {0};
     ep_gf_writer w = {0};
     ep_h5 *out;
+    double *area = NULL;
     int st;
-    if (!(st = ep_gfhier_layout(&L2, H, g, l)) && !(st = ep_cli_create_h5(cli, "gf", &out)) &&
+    if (!(st = ep_gf_row_areas(g, &area)) && !(st = ep_gfhier_layout(&L2, H, &g->L, area, g->f.path, l)) &&
+        !(st = ep_cli_create_h5(cli, "gf", &out)) &&
         !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
         !(st = ep_gf_writer_open(&w, out, &L2, g->method, g->traction_model, 0)) &&
         !(st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) &&
-        !(st = ep_gfhier_columns(H, g, l, put_rows, &w)) && !(st = ep_gf_writer_close(&w)) &&
+        !(st = ep_gfhier_columns(&L2, g, put_rows, &w)) && !(st = ep_gf_writer_close(&w)) &&
         !(st = ep_output_commit(&cli->out)) && !cli->quiet)
         printf("gfcompress: %s: %d GF columns of level-%d hat constraints (of %d) in %.2f s\n", cli->output, L2.m,
                l, g->L.m, ep_now() - t0);
     ep_gf_writer_close(&w);
     ep_gf_layout_free(&L2);
-    return st;
-}
-
-/* The compression of one GF file: the wavelet transform of its rows on the
- * hierarchy, the domain (free or fixed rows) of each slot, the compressor. */
-typedef struct {
-    ep_wavelet W;
-    int8_t *slot_domain;
-    ep_gfzip z;
-} zipper;
-
-static int zipper_build(zipper *zp, const ep_gf_file *g, const ep_gfhier *H, const opts *o)
-{
-    double *area = NULL;
-    int n = g->L.n, st;
-    memset(zp, 0, sizeof *zp);
-    if (!(st = ep_gf_row_areas(g, &area)) &&
-        !(st = ep_wavelet_build(&zp->W, H->h, n, H->row_h, g->L.row_fixed, area, o->kind, !o->unlifted))) {
-        if (!(zp->slot_domain = ep_malloc((size_t)n, 1)))
-            st = EP_ECOMPUTE;
-        for (int s = 0; zp->slot_domain && s < n; s++)
-            zp->slot_domain[s] = g->L.row_fixed[zp->W.slot_row[s]];
-        if (!st)
-            st = ep_gfzip_init(&zp->z, &zp->W, zp->slot_domain, o->threshold_base);
-    }
     free(area);
     return st;
 }
 
-static void zipper_free(zipper *zp)
+/* The wavelet transform of g's rows on the hierarchy (the finest hats'
+ * areas: a hierarchical file's /gf/col_area weighs loads, not rows). */
+static int transform_build(ep_wavelet *W, const ep_gf_file *g, const ep_gfhier *H, const opts *o)
 {
-    ep_gfzip_free(&zp->z);
-    ep_wavelet_free(&zp->W);
-    free(zp->slot_domain);
-    zp->slot_domain = NULL;
+    double *area = NULL;
+    int st;
+    memset(W, 0, sizeof *W);
+    if (!(st = ep_gf_layout_row_areas(&g->L, &g->mesh, &area)))
+        st = ep_wavelet_build(W, H->h, g->L.n, H->row_h, g->L.row_fixed, area, o->kind, !o->unlifted);
+    free(area);
+    return st;
 }
 
-/* Every column of g through the compressor z, CHUNK at a time: the table
- * for each threshold of eps[ne] in tl[ne], and, when w is open, the columns
- * of the last threshold written through it. */
-static int compress(ep_gf_file *g, ep_gfzip *z, const double *eps, int ne, ep_gfzip_tally *tl, ep_gfw_writer *w,
-                    int quiet)
+/* Every column of g into the compressing sink k (gfsink.h, the routine the
+ * solvers use too), CHUNK at a time. */
+static int compress(ep_gf_file *g, ep_gfsink *k, int quiet)
 {
-    int n = g->L.n, m = g->L.m, st = EP_OK, nnz[CHUNK];
-    size_t n3 = 3 * (size_t)n;
-    double *rows = ep_malloc((size_t)CHUNK * n3 * 3, sizeof *rows);
-    int *slot = ep_malloc((size_t)CHUNK * n, sizeof *slot);
-    float *blk = ep_malloc((size_t)CHUNK * n, 9 * sizeof *blk);
+    int m = g->L.m, st = EP_OK;
+    double *rows = ep_malloc((size_t)CHUNK * 9, (size_t)g->L.n * sizeof *rows);
     ep_progress p;
-    if (!rows || !slot || !blk) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    memset(tl, 0, (size_t)ne * sizeof *tl);
+    if (!rows)
+        return EP_ECOMPUTE;
     ep_progress_start(&p, "gfcompress", m, quiet);
     for (int c0 = 0; c0 < m && !st; c0 += CHUNK) {
         int nc = m - c0 < CHUNK ? m - c0 : CHUNK;
-        if ((st = ep_gf_file_rows(g, 3L * c0, 3L * nc, rows)) || (st = ep_gfzip_block(z, rows, nc, eps, ne, tl, nnz, slot, blk)))
-            break;
-        for (int k = 0; w && k < nc && !st; k++)
-            st = ep_gfw_writer_put(w, nnz[k], &slot[(size_t)k * n], &blk[9 * (size_t)k * n]);
+        if (!(st = ep_gf_file_rows(g, 3L * c0, 3L * nc, rows)))
+            st = ep_gfsink_put(k, 3L * c0, 3L * nc, rows);
         ep_progress_update(&p, c0 + nc);
     }
     ep_progress_end(&p);
-out:
-    free(rows), free(slot), free(blk);
-    return st;
+    free(rows);
+    return st ? st : ep_gfsink_close(k);
 }
 
 /* Checks between options; the plot is an output too: checked now,
@@ -266,28 +238,28 @@ static void check_options(const ep_cli *cli, const opts *o, ep_output *png)
 static int write_compressed(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, const opts *o, ep_output *png,
                             double t0)
 {
-    zipper zp;
-    ep_gfw_writer w = {0};
-    ep_h5 *out;
-    ep_gfzip_tally tl[MAX_EPS];
+    ep_wavelet W;
+    ep_gfsink k = {0};
+    ep_h5 *out = NULL;
     double eps[MAX_EPS];
     int n = g->L.n, ne = o->neps, writing = cli->output != NULL, st;
     const char *wname = o->kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
     memcpy(eps, o->sweep, (size_t)ne * sizeof *eps);
     if (writing)
         eps[ne++] = o->eps;
-    if ((st = zipper_build(&zp, g, H, o)) ||
+    if ((st = transform_build(&W, g, H, o)) ||
         (writing && ((st = ep_cli_create_h5(cli, "gf-wavelet", &out)) ||
-                     (st = ep_model_write(out, &g->mesh, NULL, NULL)) ||
-                     (st = ep_gfw_writer_open(&w, out, g, &zp.W, wname, !o->unlifted, o->eps)))) ||
-        (st = compress(g, &zp.z, eps, ne, tl, writing ? &w : NULL, cli->quiet)))
+                     (st = ep_model_write(out, &g->mesh, NULL, NULL)))) ||
+        (st = ep_gfsink_open_wavelet(&k, out, &g->L, g->method, g->traction_model, &W, wname, !o->unlifted,
+                                     o->threshold_base, eps, ne)) ||
+        (writing && g->constraint_level >= 0 && /* the compressed GFs of hierarchical constraints */
+         (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", g->constraint_level))) ||
+        (st = compress(g, &k, cli->quiet)))
         goto out;
-    ep_gfzip_tally *t = &tl[ne - 1];
+    const ep_gfzip_tally *tl = k.tl, *t = &tl[ne - 1];
     long dense[2] = {0, 0};
     for (int r = 0; r < n; r++)
         dense[g->L.row_fixed[r]] += g->L.m;
-    if (writing && (st = ep_gfw_writer_close(&w, ep_gfzip_rms(t), t->maxrel)))
-        goto out;
     if (o->plot) {
         char label[256];
         snprintf(label, sizeof label, "%s %s, %d x %d blocks", o->unlifted ? "unlifted" : "lifted", wname, n, g->L.m);
@@ -305,8 +277,8 @@ static int write_compressed(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, cons
     if (o->neps)
         print_table(stdout, eps, o->neps, tl, dense);
 out:
-    ep_gfw_writer_abort(&w);
-    zipper_free(&zp);
+    ep_gfsink_free(&k);
+    ep_wavelet_free(&W);
     return st;
 }
 

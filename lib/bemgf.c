@@ -20,11 +20,12 @@ typedef struct {
     int n, N, M;        /* boundary vertices, 3n, 3m */
     int *bidx;          /* [nv] boundary position or -1 */
     char *fixedb;       /* [n] */
-    int *col;           /* [n] GF column of the vertex, or -1 */
     double *x;          /* [n][3] scaled node positions */
     double len;         /* the length scale */
     double *At;         /* N x N column-major: A transposed, so a collocation row is contiguous */
-    double *B;          /* N x M column-major right-hand sides */
+    int *ipiv;          /* [N] LU pivots */
+    double *hsum;       /* [n][3][3] sum_{j != i} h_ij of each collocation row (000 eq. B.6) */
+    int *ntri_ptr, *ntri; /* triangles touching each node (CSR over nodes) */
     double nu;
     int constant;       /* constant elements: nodes are triangles, collocated at centroids */
     double rot[3];      /* rotation axis of the rigid-rotation check */
@@ -32,11 +33,42 @@ typedef struct {
     double *rscale;     /* [N] sum |H| |u_rot| (check) */
 } bemsys;
 
-/* One collocation vertex i: its three rows of A (in place) and of B (into
- * brow[3][M], row-major, scattered by the caller) (MATH.md §6: A_:j = -G_:j
- * at fixed j, H_:j at free j; B_:j = G_:j for a free column, -H_:j for a
- * fixed one), with H_ii = -sum_{j != i} h_ij (000 eq. B.6). */
-static void assemble_row(bemsys *s, int i, double *brow)
+/* The loads of one block of columns, by node: node j carries the entries
+ * head[j], next[e], ... of block column bcol[e] (GF rows 3 bcol + k) with
+ * weight w[e]; tri[ntri] the triangles touching a loaded node, ascending. */
+typedef struct {
+    int *head, *next, *bcol, *tri, ntri, nload, *tmark;
+    double *w;
+} blockload;
+
+/* The integrals over triangle t for collocation node i (nondimensional):
+ * g, h of its corners (linear elements) or of the triangle itself
+ * (constant), their nodes jb; returns the number of nodes, 3 or 1. */
+static int triangle_integrals(const bemsys *s, int i, int t, int jb[3], double g[3][3][3], double h[3][3][3])
+{
+    const ep_mesh *m = s->m;
+    double v[3][3];
+    int sing = -1;
+    for (int a = 0; a < 3; a++) {
+        int w = m->triangles[3 * t + a];
+        for (int k = 0; k < 3; k++)
+            v[a][k] = m->vertices[3 * w + k] / s->len;
+        jb[a] = s->constant ? t : s->bidx[w];
+        if (!s->constant && jb[a] == i)
+            sing = a;
+    }
+    if (s->constant) { /* one node per triangle: the hat integrals summed */
+        ep_bem_triangle_constant(&s->x[3 * i], (const double(*)[3])v, t == i, s->nu, g[0], h[0]);
+        return 1;
+    }
+    ep_bem_triangle(&s->x[3 * i], (const double(*)[3])v, sing, s->nu, g, h);
+    return 3;
+}
+
+/* One collocation node i: its three rows of A, in place (MATH.md §6: A_:j =
+ * -G_:j at fixed j, H_:j at free j), with H_ii = -sum_{j != i} h_ij (000 eq.
+ * B.6), kept in hsum for the right-hand sides of fixed columns. */
+static void assemble_row(bemsys *s, int i)
 {
     const ep_mesh *m = s->m;
     double hsum[3][3] = {{0}}, ui[3], res[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
@@ -45,24 +77,10 @@ static void assemble_row(bemsys *s, int i, double *brow)
     ui[1] = s->rot[2] * xi[0] - s->rot[0] * xi[2];
     ui[2] = s->rot[0] * xi[1] - s->rot[1] * xi[0];
     for (int t = 0; t < m->nf; t++) {
-        double v[3][3], g[3][3][3], h[3][3][3];
-        int jb[3], sing = -1, corners = 3;
-        for (int a = 0; a < 3; a++) {
-            int w = m->triangles[3 * t + a];
-            for (int k = 0; k < 3; k++)
-                v[a][k] = m->vertices[3 * w + k] / s->len;
-            jb[a] = s->constant ? t : s->bidx[w];
-            if (!s->constant && jb[a] == i)
-                sing = a;
-        }
-        if (s->constant) { /* one node per triangle: the hat integrals summed */
-            ep_bem_triangle_constant(xi, (const double(*)[3])v, t == i, s->nu, g[0], h[0]);
-            corners = 1;
-        } else {
-            ep_bem_triangle(xi, (const double(*)[3])v, sing, s->nu, g, h);
-        }
+        double g[3][3][3], h[3][3][3];
+        int jb[3], corners = triangle_integrals(s, i, t, jb, g, h);
         for (int a = 0; a < corners; a++) {
-            int j = jb[a], c = s->col[j];
+            int j = jb[a];
             const double *xj = &s->x[3 * j];
             double uj[3] = {s->rot[1] * xj[2] - s->rot[2] * xj[1], s->rot[2] * xj[0] - s->rot[0] * xj[2],
                             s->rot[0] * xj[1] - s->rot[1] * xj[0]};
@@ -75,13 +93,10 @@ static void assemble_row(bemsys *s, int i, double *brow)
                         scale[l] += fabs(h[a][l][k] * uj[k]);
                     }
                     arow[3 * j + k] += s->fixedb[j] ? -g[a][l][k] : h[a][l][k];
-                    if (c >= 0)
-                        brow[(size_t)l * (size_t)s->M + 3 * c + k] += s->fixedb[j] ? -h[a][l][k] : g[a][l][k];
                 }
             }
         }
     }
-    int c = s->col[i];
     for (int l = 0; l < 3; l++) {
         double *arow = s->At + (size_t)(3 * i + l) * (size_t)s->N;
         for (int k = 0; k < 3; k++) {
@@ -89,8 +104,7 @@ static void assemble_row(bemsys *s, int i, double *brow)
             scale[l] += fabs(hsum[l][k] * ui[k]);
             if (!s->fixedb[i])
                 arow[3 * i + k] -= hsum[l][k];
-            else if (c >= 0)
-                brow[(size_t)l * (size_t)s->M + 3 * c + k] += hsum[l][k];
+            s->hsum[9 * (size_t)i + 3 * l + k] = hsum[l][k];
         }
         if (s->rres) {
             s->rres[3 * i + l] = res[l];
@@ -99,118 +113,266 @@ static void assemble_row(bemsys *s, int i, double *brow)
     }
 }
 
-int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, double **xi,
-                   ep_bemgf_stats *stats)
+/* The block's right-hand sides B (N x nq, column-major; GF rows q0 ..):
+ * B_:j = G_:j for a unit traction at free node j, -H_:j (with the diagonal
+ * hsum) for a unit displacement at fixed j, and a column's hat load the
+ * weighted sum of those.  Collocation rows in parallel; every entry sums its
+ * triangles in ascending order, as the row assembly does. */
+static void rhs_block(const bemsys *s, const blockload *bl, int nq, double *B)
 {
-    bemsys s;
-    int st = EP_OK, *ipiv = NULL, nsample = 0, sample[8];
-    double *Acopy = NULL, *Bsample = NULL;
-    memset(&s, 0, sizeof s);
-    memset(stats, 0, sizeof *stats);
-    s.m = m;
-    s.M = 3 * L->m;
-    s.nu = o->nu;
-    s.rot[0] = 1 / sqrt(14.0), s.rot[1] = 2 / sqrt(14.0), s.rot[2] = 3 / sqrt(14.0);
-    s.constant = o->constant;
-    s.n = L->n;
-    s.N = 3 * L->n;
-    stats->n3 = s.N;
-    stats->memory = 8.0 * s.N * ((double)s.N * (o->check ? 2 : 1) + s.M) + 4.0 * s.N +
-                    8.0 * omp_get_max_threads() * 48.0 * s.M; /* row buffers of the assembly */
-    if (o->max_memory > 0 && stats->memory > o->max_memory)
-        return ep_fail(EP_ECOMPUTE, "needs about %s (dense %d x %d matrix%s and %d right-hand sides), more "
-                       "than the %s allowed", ep_mem_text(stats->memory), s.N, s.N,
-                       o->check ? " twice" : "", s.M, ep_mem_text(o->max_memory));
-    s.bidx = ep_malloc((size_t)m->nv, sizeof *s.bidx);
-    s.fixedb = ep_malloc((size_t)s.n, 1);
-    s.col = ep_malloc((size_t)s.n, sizeof *s.col);
-    s.x = ep_malloc(3 * (size_t)s.n, sizeof *s.x);
-    s.At = ep_calloc((size_t)s.N * (size_t)s.N, sizeof *s.At);
-    s.B = ep_malloc((size_t)s.N * (size_t)s.M, sizeof *s.B); /* every entry written once */
-    ipiv = ep_malloc((size_t)s.N, sizeof *ipiv);
-    if (o->check) {
-        s.rres = ep_malloc((size_t)s.N, sizeof *s.rres);
-        s.rscale = ep_malloc((size_t)s.N, sizeof *s.rscale);
+    memset(B, 0, sizeof(double) * (size_t)s->N * (size_t)nq);
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int i = 0; i < s->n; i++) {
+        for (int q = 0; q < bl->ntri; q++) {
+            double g[3][3][3], h[3][3][3];
+            int jb[3], corners = triangle_integrals(s, i, bl->tri[q], jb, g, h);
+            for (int a = 0; a < corners; a++)
+                for (int e = bl->head[jb[a]]; e >= 0; e = bl->next[e]) {
+                    int fx = s->fixedb[jb[a]];
+                    for (int k = 0; k < 3; k++) {
+                        double *col = B + (size_t)(3 * bl->bcol[e] + k) * (size_t)s->N + 3 * i;
+                        for (int l = 0; l < 3; l++)
+                            col[l] += bl->w[e] * (fx ? -h[a][l][k] : g[a][l][k]);
+                    }
+                }
+        }
+        if (s->fixedb[i])
+            for (int e = bl->head[i]; e >= 0; e = bl->next[e])
+                for (int k = 0; k < 3; k++)
+                    for (int l = 0; l < 3; l++)
+                        B[(size_t)(3 * bl->bcol[e] + k) * (size_t)s->N + 3 * i + l] +=
+                            bl->w[e] * s->hsum[9 * (size_t)i + 3 * l + k];
     }
-    if (!s.bidx || !s.fixedb || !s.col || !s.x || !s.At || !s.B || !ipiv || (o->check && (!s.rres || !s.rscale))) {
+}
+
+/* Phase 1: nodes (boundary vertices, or triangles' centroids), scaled to
+ * the model's diameter (G = 1, 000 §2.2.5), and the memory guard. */
+static int sys_setup(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, int nq,
+                     ep_bemgf_stats *stats)
+{
+    s->m = m;
+    s->M = 3 * L->m;
+    s->nu = o->nu;
+    s->rot[0] = 1 / sqrt(14.0), s->rot[1] = 2 / sqrt(14.0), s->rot[2] = 3 / sqrt(14.0);
+    s->constant = o->constant;
+    s->n = L->n;
+    s->N = 3 * L->n;
+    stats->n3 = s->N;
+    /* A (and its copy with check), one block of right-hand sides, the sink */
+    stats->memory = 8.0 * s->N * ((double)s->N * (o->check ? 2 : 1) + nq) + 4.0 * s->N + 72.0 * s->n +
+                    24.0 * m->nf + o->sink_memory;
+    if (o->max_memory > 0 && stats->memory > o->max_memory)
+        return ep_fail(EP_ECOMPUTE, "needs about %s (dense %d x %d matrix%s and %d right-hand sides%s), "
+                       "more than the %s allowed", ep_mem_text(stats->memory), s->N, s->N,
+                       o->check ? " twice" : "", nq, o->sink_memory > 0 ? ", compression" : "",
+                       ep_mem_text(o->max_memory));
+    int nn = s->constant ? m->nf : s->n;
+    s->bidx = ep_malloc((size_t)m->nv, sizeof *s->bidx);
+    s->fixedb = ep_malloc((size_t)s->n, 1);
+    s->x = ep_malloc(3 * (size_t)s->n, sizeof *s->x);
+    s->At = ep_calloc((size_t)s->N * (size_t)s->N, sizeof *s->At);
+    s->ipiv = ep_malloc((size_t)s->N, sizeof *s->ipiv);
+    s->hsum = ep_malloc(9 * (size_t)s->n, sizeof *s->hsum);
+    s->ntri_ptr = ep_calloc((size_t)nn + 1, sizeof *s->ntri_ptr);
+    s->ntri = ep_malloc(3 * (size_t)m->nf, sizeof *s->ntri);
+    if (o->check) {
+        s->rres = ep_malloc((size_t)s->N, sizeof *s->rres);
+        s->rscale = ep_malloc((size_t)s->N, sizeof *s->rscale);
+    }
+    if (!s->bidx || !s->fixedb || !s->x || !s->At || !s->ipiv || !s->hsum || !s->ntri_ptr || !s->ntri ||
+        (o->check && (!s->rres || !s->rscale)))
+        return EP_ECOMPUTE;
+    stats->length = s->len = ep_mesh_diameter(m);
+    for (int v = 0; v < m->nv; v++)
+        s->bidx[v] = -1;
+    for (int j = 0; j < m->nb; j++)
+        s->bidx[m->boundary[j]] = j;
+    for (int j = 0; j < s->n; j++) {
+        const int *tv = &m->triangles[3 * L->row_vertex[j]];
+        s->fixedb[j] = L->row_fixed[j];
+        for (int a = 0; a < 3; a++)
+            s->x[3 * j + a] = (s->constant ? (m->vertices[3 * tv[0] + a] + m->vertices[3 * tv[1] + a] +
+                                              m->vertices[3 * tv[2] + a]) / 3.0
+                                           : m->vertices[3 * L->row_vertex[j] + a]) / s->len;
+    }
+    /* the triangles touching each node, ascending */
+    for (int t = 0; t < m->nf; t++)
+        for (int a = 0; a < (s->constant ? 1 : 3); a++)
+            s->ntri_ptr[(s->constant ? t : s->bidx[m->triangles[3 * t + a]]) + 1]++;
+    for (int j = 0; j < nn; j++)
+        s->ntri_ptr[j + 1] += s->ntri_ptr[j];
+    for (int t = 0; t < m->nf; t++)
+        for (int a = 0; a < (s->constant ? 1 : 3); a++) {
+            int j = s->constant ? t : s->bidx[m->triangles[3 * t + a]];
+            s->ntri[s->ntri_ptr[j]++] = t;
+        }
+    for (int j = nn; j > 0; j--)
+        s->ntri_ptr[j] = s->ntri_ptr[j - 1];
+    s->ntri_ptr[0] = 0;
+    return EP_OK;
+}
+
+/* Phase 2: the rows of A, and the rigid-rotation residual (check). */
+static void assemble(bemsys *s, int check, ep_bemgf_stats *stats)
+{
+    double t0 = ep_now();
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int i = 0; i < s->n; i++)
+        assemble_row(s, i);
+    stats->t_assemble = ep_now() - t0;
+    if (check) {
+        double worst = 0, scale = 0;
+        for (int p = 0; p < s->N; p++) {
+            worst = fmax(worst, fabs(s->rres[p]));
+            scale = fmax(scale, s->rscale[p]);
+        }
+        stats->rotation_residual = worst / scale;
+    }
+}
+
+/* Node of a layout vertex (or triangle). */
+static int node_of(const bemsys *s, int v) { return s->constant ? v : s->bidx[v]; }
+
+/* The loads of block columns [c0, c0 + nc) by node, and the triangles they
+ * touch (ascending, by a mark per triangle). */
+static void block_loads(const bemsys *s, const ep_gf_layout *L, int c0, int nc, blockload *bl)
+{
+    bl->nload = 0;
+    bl->ntri = 0;
+    for (int c = c0; c < c0 + nc; c++) {
+        int k0 = L->load_ptr ? L->load_ptr[c] : 0, k1 = L->load_ptr ? L->load_ptr[c + 1] : 1;
+        for (int k = k0; k < k1; k++) {
+            int j = node_of(s, L->load_ptr ? L->load_vertex[k] : L->col_vertex[c]), e = bl->nload++;
+            bl->bcol[e] = c - c0;
+            bl->w[e] = L->load_ptr ? L->load_weight[k] : 1.0;
+            bl->next[e] = bl->head[j]; /* entries of a node: any order, each its own column */
+            bl->head[j] = e;
+            for (int p = s->ntri_ptr[j]; p < s->ntri_ptr[j + 1]; p++)
+                bl->tmark[s->ntri[p]] = 1;
+        }
+    }
+    for (int t = 0; t < s->m->nf; t++)
+        if (bl->tmark[t]) {
+            bl->tri[bl->ntri++] = t;
+            bl->tmark[t] = 0;
+        }
+}
+
+static void block_loads_clear(const bemsys *s, const ep_gf_layout *L, int c0, int nc, blockload *bl)
+{
+    for (int c = c0; c < c0 + nc; c++) {
+        int k0 = L->load_ptr ? L->load_ptr[c] : 0, k1 = L->load_ptr ? L->load_ptr[c + 1] : 1;
+        for (int k = k0; k < k1; k++)
+            bl->head[node_of(s, L->load_ptr ? L->load_vertex[k] : L->col_vertex[c])] = -1;
+    }
+}
+
+/* Phase 4: every block of columns: right-hand sides, the transposed solve
+ * with the LU of A^T (BLAS-3), sampled residuals (check), physical units,
+ * and the rows to the sink. */
+static int solve_blocks(bemsys *s, const ep_gf_layout *L, const ep_bemgf_opts *o, int ncb, const double *Acopy,
+                        const ep_gf_sink *sink, ep_bemgf_stats *stats)
+{
+    int st = EP_OK, nn = s->constant ? s->m->nf : s->n, nsample = s->M < 8 ? s->M : 8;
+    size_t nload = 0;
+    for (int c = 0; c < L->m; c++)
+        nload += L->load_ptr ? (size_t)(L->load_ptr[c + 1] - L->load_ptr[c]) : 1;
+    blockload bl = {0};
+    double *B = ep_malloc((size_t)s->N * 3 * (size_t)ncb, sizeof *B),
+           *Bs = Acopy ? ep_malloc((size_t)s->N * 8, sizeof *Bs) : NULL;
+    bl.head = ep_malloc((size_t)nn, sizeof *bl.head);
+    bl.next = ep_malloc(nload + 1, sizeof *bl.next);
+    bl.bcol = ep_malloc(nload + 1, sizeof *bl.bcol);
+    bl.w = ep_malloc(nload + 1, sizeof *bl.w);
+    bl.tri = ep_malloc((size_t)s->m->nf, sizeof *bl.tri);
+    bl.tmark = ep_calloc((size_t)s->m->nf, sizeof *bl.tmark);
+    if (!B || (Acopy && !Bs) || !bl.head || !bl.next || !bl.bcol || !bl.w || !bl.tri || !bl.tmark) {
         st = EP_ECOMPUTE;
         goto out;
     }
-    /* Nondimensional: G = 1, lengths over the model's diameter (000 §2.2.5).
-     * Nodes: the boundary vertices, or the triangles' centroids. */
-    stats->length = s.len = ep_mesh_diameter(m);
-    for (int v = 0; v < m->nv; v++)
-        s.bidx[v] = -1;
-    for (int j = 0; j < m->nb; j++)
-        s.bidx[m->boundary[j]] = j;
-    for (int j = 0; j < s.n; j++) {
-        const int *tv = &m->triangles[3 * L->row_vertex[j]];
-        s.fixedb[j] = L->row_fixed[j];
-        s.col[j] = -1;
-        for (int a = 0; a < 3; a++)
-            s.x[3 * j + a] = (s.constant ? (m->vertices[3 * tv[0] + a] + m->vertices[3 * tv[1] + a] +
-                                            m->vertices[3 * tv[2] + a]) / 3.0
-                                         : m->vertices[3 * L->row_vertex[j] + a]) / s.len;
-    }
-    for (int c = 0; c < L->m; c++)
-        s.col[s.constant ? L->col_vertex[c] : s.bidx[L->col_vertex[c]]] = c;
-
-    /* Rows of B are strided in its column-major storage: each thread fills a
-     * chunk of CHUNK vertices' rows contiguously, then writes them as runs of
-     * 3 CHUNK doubles per column. */
-    enum { CHUNK = 16 };
-    int failed = 0;
-    double t0 = ep_now();
-#pragma omp parallel reduction(| : failed)
-    {
-        double *buf = malloc(sizeof(double) * 3 * CHUNK * (size_t)s.M);
-        failed = buf == NULL;
-#pragma omp for schedule(dynamic, 1)
-        for (int i0 = 0; i0 < s.n; i0 += CHUNK) {
-            int i1 = i0 + CHUNK < s.n ? i0 + CHUNK : s.n;
-            if (!buf)
-                continue;
-            memset(buf, 0, sizeof(double) * 3 * CHUNK * (size_t)s.M);
-            for (int i = i0; i < i1; i++)
-                assemble_row(&s, i, buf + (size_t)(3 * (i - i0)) * s.M);
-            for (int q = 0; q < s.M; q++) {
-                double *col = s.B + (size_t)q * s.N + 3 * i0;
-                for (int r = 0; r < 3 * (i1 - i0); r++)
-                    col[r] = buf[(size_t)r * s.M + q];
+    for (int j = 0; j < nn; j++)
+        bl.head[j] = -1;
+    double G = o->E / (2.0 * (1.0 + o->nu)), len = s->len, worst = 0;
+    for (int c0 = 0; c0 < L->m && !st; c0 += ncb) {
+        int nc = L->m - c0 < ncb ? L->m - c0 : ncb, nq = 3 * nc;
+        double t0 = ep_now();
+        block_loads(s, L, c0, nc, &bl);
+        rhs_block(s, &bl, nq, B);
+        block_loads_clear(s, L, c0, nc, &bl);
+        stats->t_rhs += ep_now() - t0;
+        int samp[8], ns = 0; /* sampled GF rows in this block: keep their right-hand sides */
+        for (int k = 0; Acopy && k < nsample; k++) {
+            long q = (long)k * (s->M - 1) / (nsample > 1 ? nsample - 1 : 1) - 3L * c0;
+            if (q >= 0 && q < nq && (ns == 0 || samp[ns - 1] != q)) {
+                memcpy(Bs + (size_t)ns * s->N, B + (size_t)q * s->N, sizeof(double) * (size_t)s->N);
+                samp[ns++] = (int)q;
             }
         }
-        free(buf);
-    }
-    if (failed) {
-        st = ep_fail(EP_ECOMPUTE, "out of memory (assembly rows)");
-        goto out;
-    }
-    stats->t_assemble = ep_now() - t0;
-    if (o->check) {
-        double worst = 0, scale = 0;
-        for (int p = 0; p < s.N; p++) {
-            worst = fmax(worst, fabs(s.rres[p]));
-            scale = fmax(scale, s.rscale[p]);
+        t0 = ep_now();
+        /* A x = b with A^T factored: the transposed solve */
+        if (LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', s->N, nq, s->At, s->N, s->ipiv, B, s->N) != 0) {
+            st = ep_fail(EP_ECOMPUTE, "back-substitution failed");
+            break;
         }
-        stats->rotation_residual = worst / scale;
-        /* Sampled columns: keep A and their right-hand sides for the residual. */
-        nsample = L->m < 8 ? L->m : 8;
-        Acopy = ep_malloc((size_t)s.N * (size_t)s.N, sizeof *Acopy);
-        Bsample = ep_malloc((size_t)s.N * (size_t)nsample, sizeof *Bsample);
-        if (!Acopy || !Bsample) {
+        stats->t_solve += ep_now() - t0;
+        for (int k = 0; k < ns; k++) { /* r = A xi - b, with A = Acopy^T */
+            double bn = 0, rn = 0, *r = Bs + (size_t)k * s->N;
+            for (int p = 0; p < s->N; p++)
+                bn = fmax(bn, fabs(r[p]));
+            cblas_dgemv(CblasColMajor, CblasTrans, s->N, s->N, 1.0, Acopy, s->N, B + (size_t)samp[k] * s->N, 1,
+                        -1.0, r, 1);
+            for (int p = 0; p < s->N; p++)
+                rn = fmax(rn, fabs(r[p]));
+            worst = fmax(worst, rn / bn);
+        }
+        /* Back to physical units: a free column's displacement rows carry
+         * L/G, a fixed column's traction rows G/L (G = E / 2(1 + nu)). */
+        for (int c = 0; c < nc; c++) {
+            int cf = s->fixedb[node_of(s, L->col_vertex[c0 + c])];
+            for (int a = 0; a < 3; a++) {
+                double *col = B + (size_t)(3 * c + a) * s->N;
+                for (int j = 0; j < s->n; j++)
+                    for (int b = 0; b < 3; b++)
+                        col[3 * j + b] *= cf ? (s->fixedb[j] ? G / len : 1.0) : (s->fixedb[j] ? 1.0 : len / G);
+            }
+        }
+        t0 = ep_now();
+        if ((st = sink->put(sink->ctx, 3L * c0, nq, B)))
+            break;
+        stats->t_write += ep_now() - t0;
+        if (sink->progress)
+            sink->progress(sink->ctx, 3L * (c0 + nc), s->M);
+    }
+    stats->solve_flops = 2.0 * (double)s->N * s->N * s->M;
+    stats->column_residual = worst;
+out:
+    free(B), free(Bs), free(bl.head), free(bl.next), free(bl.bcol), free(bl.w), free(bl.tri), free(bl.tmark);
+    return st;
+}
+
+int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, const ep_gf_sink *sink,
+                   ep_bemgf_stats *stats)
+{
+    bemsys s;
+    int st, ncb = o->block > 0 ? o->block : EP_BEMGF_BLOCK;
+    double *Acopy = NULL;
+    memset(&s, 0, sizeof s);
+    memset(stats, 0, sizeof *stats);
+    ncb = ncb < L->m ? ncb : L->m;
+    if ((st = sys_setup(&s, m, L, o, 3 * ncb, stats)))
+        goto out;
+    assemble(&s, o->check, stats);
+    double anorm = 0;
+    if (o->check) { /* keep A for the sampled residuals */
+        if (!(Acopy = ep_malloc((size_t)s.N * (size_t)s.N, sizeof *Acopy))) {
             st = EP_ECOMPUTE;
             goto out;
         }
         memcpy(Acopy, s.At, sizeof(double) * (size_t)s.N * (size_t)s.N);
-        for (int k = 0; k < nsample; k++) {
-            sample[k] = (int)((long)k * (s.M - 1) / (nsample > 1 ? nsample - 1 : 1));
-            memcpy(Bsample + (size_t)k * s.N, s.B + (size_t)sample[k] * s.N, sizeof(double) * (size_t)s.N);
-        }
+        anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', s.N, s.N, s.At, s.N);
     }
-    double anorm = o->check ? LAPACKE_dlange(LAPACK_COL_MAJOR, '1', s.N, s.N, s.At, s.N) : 0;
-
-    t0 = ep_now();
-    if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, s.N, s.N, s.At, s.N, ipiv) != 0) {
+    double t0 = ep_now();
+    if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, s.N, s.N, s.At, s.N, s.ipiv) != 0) {
         st = ep_fail(EP_ECOMPUTE, "the BEM system is singular (a rigid motion left free, or duplicate or "
                      "degenerate elements)");
         goto out;
@@ -219,54 +381,18 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
     stats->lu_flops = 2.0 / 3.0 * (double)s.N * s.N * s.N;
     if (o->check)
         LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', s.N, s.At, s.N, anorm, &stats->rcond);
-    t0 = ep_now();
-    /* A x = b with A^T factored: the transposed solve, all columns at once (BLAS-3). */
-    if (LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', s.N, s.M, s.At, s.N, ipiv, s.B, s.N) != 0) {
-        st = ep_fail(EP_ECOMPUTE, "back-substitution failed");
-        goto out;
-    }
-    stats->t_solve = ep_now() - t0;
-    stats->solve_flops = 2.0 * (double)s.N * s.N * s.M;
-    if (o->check) {
-        double worst = 0;
-        for (int k = 0; k < nsample; k++) {
-            double *r = Bsample + (size_t)k * s.N, bn = 0, rn = 0;
-            for (int p = 0; p < s.N; p++)
-                bn = fmax(bn, fabs(r[p]));
-            /* r = A xi - b, with A = Acopy^T */
-            cblas_dgemv(CblasColMajor, CblasTrans, s.N, s.N, 1.0, Acopy, s.N, s.B + (size_t)sample[k] * s.N, 1,
-                        -1.0, r, 1);
-            for (int p = 0; p < s.N; p++)
-                rn = fmax(rn, fabs(r[p]));
-            worst = fmax(worst, rn / bn);
-        }
-        stats->column_residual = worst;
-    }
-    /* Back to physical units: a free column's displacement rows carry L/G,
-     * a fixed column's traction rows G/L (G = E / 2(1 + nu)). */
-    double G = o->E / (2.0 * (1.0 + o->nu)), len = stats->length;
-    for (int c = 0; c < L->m; c++) {
-        int cf = s.fixedb[s.constant ? L->col_vertex[c] : s.bidx[L->col_vertex[c]]];
-        for (int a = 0; a < 3; a++) {
-            double *col = s.B + (size_t)(3 * c + a) * s.N;
-            for (int j = 0; j < s.n; j++)
-                for (int b = 0; b < 3; b++)
-                    col[3 * j + b] *= cf ? (s.fixedb[j] ? G / len : 1.0) : (s.fixedb[j] ? 1.0 : len / G);
-        }
-    }
-    *xi = s.B;
-    s.B = NULL;
+    st = solve_blocks(&s, L, o, ncb, Acopy, sink, stats);
 out:
     free(s.bidx);
     free(s.fixedb);
-    free(s.col);
     free(s.x);
     free(s.At);
-    free(s.B);
+    free(s.ipiv);
+    free(s.hsum);
+    free(s.ntri_ptr);
+    free(s.ntri);
     free(s.rres);
     free(s.rscale);
-    free(ipiv);
     free(Acopy);
-    free(Bsample);
     return st;
 }

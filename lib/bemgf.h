@@ -16,12 +16,16 @@ typedef struct ep_bemgf_opts {
     double max_memory;   /* bytes for A, the right-hand sides (and a copy of A with check) */
     int check;           /* diagnostics: rigid-rotation residual, sampled residuals, condition */
     int constant;        /* constant elements (L from ep_gf_layout_triangles) instead of linear */
+    int block;           /* GF columns per block of right-hand sides (0: EP_BEMGF_BLOCK) */
+    double sink_memory;  /* bytes the sink holds (compression buffers), for the guard */
 } ep_bemgf_opts;
+
+#define EP_BEMGF_BLOCK 128
 
 typedef struct ep_bemgf_stats {
     int n3;                          /* order of A: 3 x boundary vertices */
     double memory;                   /* the guard's estimate, bytes */
-    double t_assemble, t_lu, t_solve; /* seconds */
+    double t_assemble, t_rhs, t_lu, t_solve, t_write; /* seconds: A, the blocks' right-hand sides, ... */
     double lu_flops, solve_flops;    /* 2/3 N^3 and 2 N^2 (right-hand sides) */
     double rotation_residual;        /* max |H u_rot| / max |H||u_rot| (check) */
     double column_residual;          /* max |A xi - b| / |b| over sampled columns (check) */
@@ -31,12 +35,19 @@ typedef struct ep_bemgf_stats {
 
 /* Solve the GF columns of layout L on the boundary surface of m (triangles,
  * outward, closed).  L's rows are the nodes (boundary vertices, or triangles
- * for constant elements) and row_fixed marks Lambda_u0.
- * out: *xi, the 3m x 3n file layout (row-major: GF column c is row c), owned
- * by the caller; stats.
- * Cost: assembly O(n nf) kernel integrals, LU 2/3 (3n)^3, solve 2 (3n)^2 3m.
- * 0; EP_ECOMPUTE (memory estimate over o->max_memory, singular A). */
-int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, double **xi,
+ * for constant elements) and row_fixed marks Lambda_u0; its columns unit
+ * loads at col_vertex, or the loads L->load_* (hat loads of hierarchical
+ * constraints, 000 eq. 3.83).
+ * out: GF rows through sink, a block of o->block columns at a time, in
+ *      order (row q = 3c + a: column c, load direction a; rows[nq][3n]);
+ *      stats.
+ * Memory: A (twice with check), one block of right-hand sides, o->sink_memory.
+ * Cost: assembly O(n nf) kernel integrals, and per block O(n x triangles
+ * touching its loads) more for its right-hand sides; LU 2/3 (3n)^3; solve
+ * 2 (3n)^2 per right-hand side.
+ * 0; EP_ECOMPUTE (memory estimate over o->max_memory, singular A); the
+ * sink's status. */
+int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, const ep_gf_sink *sink,
                    ep_bemgf_stats *stats);
 
 #endif

@@ -78,30 +78,43 @@ static int mass_solve(const gfsys *s, double *X, int ncol, worker *w)
     return EP_OK;
 }
 
-/* Right-hand sides of GF rows [q0, q0 + nq), GF row q = 3c + a being a load at
- * col_vertex[c] in direction a.  B (nf x nq): M_s e_j at free DOFs for a unit
- * traction, -K_fc e_j for a unit displacement.  T (nc x nq): the known part
- * of the fixed-vertex balance, K_cc e_j or -M_s,cp e_j. */
-static void fill_rhs(const gfsys *s, long q0, int nq, double *B, double *T)
+/* Add w times the surface load of a unit traction in direction a at free
+ * boundary vertex v, M_s e_(v,a): to b (nf) at free DOFs, and its negative
+ * to t (nc) at fixed ones (the known part of their balance). */
+static void add_traction(const gfsys *s, int v, int a, double w, double *b, double *t)
 {
     const int *Mp = s->Ms->p, *Mi = s->Ms->i;
     const double *Mx = s->Ms->x;
+    int j = s->bidx[v];
+    for (int p = Mp[j]; p < Mp[j + 1]; p++) {
+        int u = s->m->boundary[Mi[p]];
+        if (s->fmap[u] >= 0)
+            b[s->fmap[u] + a] += w * Mx[p];
+        else if (t && s->cmap[u] >= 0)
+            t[s->cmap[u] + a] -= w * Mx[p];
+    }
+}
+
+/* Right-hand sides of GF rows [q0, q0 + nq), GF row q = 3c + a being a load at
+ * col_vertex[c] in direction a (or column c's hat load, gf_layout.h).
+ * B (nf x nq): M_s e_j at free DOFs for a unit traction, -K_fc e_j for a
+ * unit displacement.  T (nc x nq): the known part of the fixed-vertex
+ * balance, K_cc e_j or -M_s,cp e_j. */
+static void fill_rhs(const gfsys *s, long q0, int nq, double *B, double *T)
+{
+    const ep_gf_layout *L = s->L;
     memset(B, 0, sizeof(double) * (size_t)s->nf * (size_t)nq);
     if (T)
         memset(T, 0, sizeof(double) * (size_t)s->nc * (size_t)nq);
     for (int col = 0; col < nq; col++) {
         long q = q0 + col;
-        int v = s->L->col_vertex[q / 3], a = (int)(q % 3);
+        int c = (int)(q / 3), v = L->col_vertex[c], a = (int)(q % 3);
         double *b = B + (size_t)col * (size_t)s->nf, *t = T ? T + (size_t)col * (size_t)s->nc : NULL;
-        if (s->fmap[v] >= 0) {
-            int j = s->bidx[v];
-            for (int p = Mp[j]; p < Mp[j + 1]; p++) {
-                int u = s->m->boundary[Mi[p]];
-                if (s->fmap[u] >= 0)
-                    b[s->fmap[u] + a] += Mx[p];
-                else if (t && s->cmap[u] >= 0)
-                    t[s->cmap[u] + a] -= Mx[p];
-            }
+        if (L->load_ptr) { /* 000 eq. 3.83: the hat load, a combination of unit loads */
+            for (int k = L->load_ptr[c]; k < L->load_ptr[c + 1]; k++)
+                add_traction(s, L->load_vertex[k], a, L->load_weight[k], b, t);
+        } else if (s->fmap[v] >= 0) {
+            add_traction(s, v, a, 1.0, b, t);
         } else {
             int j = s->cmap[v] + a;
             for (int p = ((int *)s->Kfc->p)[j]; p < ((int *)s->Kfc->p)[j + 1]; p++)
@@ -417,148 +430,130 @@ out:
     return st;
 }
 
-int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, const ep_gf_layout *L,
-                   const ep_femgf_opts *o, const ep_femgf_sink *sink, double **condensed,
-                   ep_femgf_stats *stats)
+/* Phase 1: DOF maps (free: factored; fixed boundary: traction rows), the
+ * stiffness blocks, the surface load matrix and, for traction rows, the
+ * surface mass at fixed vertices (lumped areas, or its factor and the
+ * support border).  *Kff (allocated) is the matrix to factor. */
+static int sys_build(gfsys *s, const ep_mesh *m, const ep_material *mat, const char *fixed, const ep_gf_layout *L,
+                     const ep_femgf_opts *o, char *keep, cholmod_sparse **Kff, cholmod_common *c)
 {
-    gfsys s;
-    cholmod_common c;
-    cholmod_sparse *Kff = NULL, *KII = NULL;
-    cholmod_factor *FI = NULL;
-    worker *w = NULL;
-    int *imap = NULL, *bmap = NULL, ni = 0, nb3 = 0, st, nt = omp_get_max_threads();
-    char *keep = ep_malloc((size_t)m->nv, 1);
-    double t0 = ep_now();
-
-    memset(&s, 0, sizeof s);
-    memset(stats, 0, sizeof *stats);
-    ep_chol_start(&c);
-    s.m = m;
-    s.L = L;
-    s.lumped = o->lumped;
-    s.k = o->block;
-    s.n3 = 3 * L->n;
-    s.bidx = ep_malloc((size_t)m->nv, sizeof *s.bidx);
-    if (!keep || !s.bidx) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
+    int st;
+    s->m = m;
+    s->L = L;
+    s->lumped = o->lumped;
+    s->k = o->block;
+    s->n3 = 3 * L->n;
+    if (!(s->bidx = ep_malloc((size_t)m->nv, sizeof *s->bidx)))
+        return EP_ECOMPUTE;
     if ((st = ep_mesh_check_support(m, fixed, 0)))
-        goto out;
+        return st;
     for (int v = 0; v < m->nv; v++)
-        s.bidx[v] = -1;
+        s->bidx[v] = -1;
     for (int j = 0; j < m->nb; j++)
-        s.bidx[m->boundary[j]] = j;
-
-    /* DOF maps: free (factored), fixed boundary (traction rows). */
+        s->bidx[m->boundary[j]] = j;
     for (int v = 0; v < m->nv; v++)
         keep[v] = !fixed[v];
-    if ((st = ep_fem_dofmap(m, keep, &s.fmap, &s.nf)))
-        goto out;
+    if ((st = ep_fem_dofmap(m, keep, &s->fmap, &s->nf)))
+        return st;
     for (int v = 0; v < m->nv; v++)
-        keep[v] = fixed[v] && s.bidx[v] >= 0;
-    if ((st = ep_fem_dofmap(m, keep, &s.cmap, &s.nc)))
-        goto out;
+        keep[v] = fixed[v] && s->bidx[v] >= 0;
+    if ((st = ep_fem_dofmap(m, keep, &s->cmap, &s->nc)))
+        return st;
 
-    Kff = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s.fmap, s.nf, s.fmap, s.nf, 1, &c);
-    s.Ms = ep_fem_surface_mass(m, o->lumped, &c);
-    if (!Kff || !s.Ms) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
+    *Kff = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->fmap, s->nf, s->fmap, s->nf, 1, c);
+    s->Ms = ep_fem_surface_mass(m, o->lumped, c);
+    if (!*Kff || !s->Ms)
+        return EP_ECOMPUTE;
+    if (!s->nc)
+        return EP_OK;
     int fixed_cols = 0;
     for (int q = 0; q < L->m; q++)
-        fixed_cols |= fixed[L->col_vertex[q]] != 0;
-    if (s.nc) {
-        s.Kcf = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s.cmap, s.nc, s.fmap, s.nf, 0, &c);
-        if (!s.Kcf) {
-            st = EP_ECOMPUTE;
-            goto out;
-        }
-        if (fixed_cols) {
-            s.Kfc = cholmod_transpose(s.Kcf, 1, &c);
-            s.Kcc = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s.cmap, s.nc, s.cmap, s.nc, 0, &c);
-            if (!s.Kfc || !s.Kcc) {
-                st = EP_ECOMPUTE;
-                goto out;
-            }
-        }
-        if (o->lumped) {
-            if (!(s.carea = ep_malloc((size_t)s.nc / 3, sizeof *s.carea))) {
-                st = EP_ECOMPUTE;
-                goto out;
-            }
-            for (int v = 0; v < m->nv; v++)
-                if (s.cmap[v] >= 0)
-                    s.carea[s.cmap[v] / 3] = m->vertex_area[s.bidx[v]];
-        } else if ((st = factor_surface_mass(&s, &c)) || (st = border_coupling(&s, &c))) {
-            goto out;
-        }
+        fixed_cols |= !L->load_ptr && fixed[L->col_vertex[q]] != 0;
+    if (!(s->Kcf = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->cmap, s->nc, s->fmap, s->nf, 0, c)))
+        return EP_ECOMPUTE;
+    if (fixed_cols) {
+        s->Kfc = cholmod_transpose(s->Kcf, 1, c);
+        s->Kcc = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->cmap, s->nc, s->cmap, s->nc, 0, c);
+        if (!s->Kfc || !s->Kcc)
+            return EP_ECOMPUTE;
     }
-    if (o->condensed) {
-        for (int v = 0; v < m->nv; v++)
-            keep[v] = !fixed[v] && s.bidx[v] < 0;
-        if ((st = ep_fem_dofmap(m, keep, &imap, &ni)))
-            goto out;
-        for (int v = 0; v < m->nv; v++)
-            keep[v] = s.bidx[v] >= 0;
-        if ((st = ep_fem_dofmap(m, keep, &bmap, &nb3)))
-            goto out;
-        if (ni && !(KII = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, imap, ni, imap, ni, 1, &c))) {
-            st = EP_ECOMPUTE;
-            goto out;
-        }
-    }
-    stats->t_assemble = ep_now() - t0;
+    if (!o->lumped)
+        return (st = factor_surface_mass(s, c)) ? st : border_coupling(s, c);
+    if (!(s->carea = ep_malloc((size_t)s->nc / 3, sizeof *s->carea)))
+        return EP_ECOMPUTE;
+    for (int v = 0; v < m->nv; v++)
+        if (s->cmap[v] >= 0)
+            s->carea[s->cmap[v] / 3] = m->vertex_area[s->bidx[v]];
+    return EP_OK;
+}
 
-    /* Symbolic analysis first: the memory guard needs the factor's size. */
-    s.K = cholmod_analyze(Kff, &c);
-    if (!s.K) {
-        st = ep_chol_fail("ordering of the stiffness", &c);
-        goto out;
-    }
-    stats->lnz = c.lnz;
-    stats->ndof = s.nf;
-    if (KII && !(FI = cholmod_analyze(KII, &c))) {
-        st = ep_chol_fail("ordering of the interior stiffness", &c);
-        goto out;
-    }
-    /* Per thread: right-hand sides, solution and CHOLMOD's solve workspace
-     * (3 nf each), support terms, GF rows; shared: the border matrices. */
-    double blocks = (double)nt * 8.0 * (double)s.k * (3.0 * s.nf + 5.0 * s.nc + s.n3 + s.nbd) +
-                    8.0 * (double)s.nbd * (s.nf + s.nc + s.nbd);
+/* The condensed stiffness's DOF maps (interior: free non-boundary; boundary)
+ * and K_II. */
+typedef struct {
+    cholmod_sparse *KII;
+    cholmod_factor *FI;
+    int *imap, *bmap, ni, nb3;
+} condsys;
+
+static int cond_build(condsys *cs, const ep_mesh *m, const ep_material *mat, const char *fixed, const gfsys *s,
+                      char *keep, cholmod_common *c)
+{
+    int st;
+    for (int v = 0; v < m->nv; v++)
+        keep[v] = !fixed[v] && s->bidx[v] < 0;
+    if ((st = ep_fem_dofmap(m, keep, &cs->imap, &cs->ni)))
+        return st;
+    for (int v = 0; v < m->nv; v++)
+        keep[v] = s->bidx[v] >= 0;
+    if ((st = ep_fem_dofmap(m, keep, &cs->bmap, &cs->nb3)))
+        return st;
+    if (cs->ni && !(cs->KII = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, cs->imap, cs->ni, cs->imap, cs->ni, 1, c)))
+        return EP_ECOMPUTE;
+    if (cs->KII && !(cs->FI = cholmod_analyze(cs->KII, c)))
+        return ep_chol_fail("ordering of the interior stiffness", c);
+    return EP_OK;
+}
+
+static void cond_free(condsys *cs, cholmod_common *c)
+{
+    cholmod_free_sparse(&cs->KII, c);
+    cholmod_free_factor(&cs->FI, c);
+    free(cs->imap);
+    free(cs->bmap);
+}
+
+/* Phase 2, after the symbolic analysis: the memory guard.  Per thread:
+ * right-hand sides, solution and CHOLMOD's solve workspace (3 nf each),
+ * support terms, GF rows; shared: the border matrices, what the sink holds. */
+static int memory_guard(const gfsys *s, const condsys *cs, const ep_mesh *m, cholmod_sparse *Kff, int nt,
+                        const ep_femgf_opts *o, cholmod_common *c, ep_femgf_stats *stats)
+{
+    double blocks = (double)nt * 8.0 * (double)s->k * (3.0 * s->nf + 5.0 * s->nc + s->n3 + s->nbd) +
+                    8.0 * (double)s->nbd * (s->nf + s->nc + s->nbd);
     double mesh = 16.0 * m->ne + 32.0 * m->nh + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
-    double need = factor_bytes(s.K, &c) + sparse_bytes(Kff) + sparse_bytes(s.Kcf) * 2 + sparse_bytes(s.Kcc) +
-                  blocks + mesh;
-    double cond = o->condensed ? 8.0 * (double)nb3 * nb3 + (FI ? factor_bytes(FI, &c) : 0) : 0;
+    double need = factor_bytes(s->K, c) + sparse_bytes(Kff) + sparse_bytes(s->Kcf) * 2 + sparse_bytes(s->Kcc) +
+                  blocks + mesh + o->sink_memory;
+    double cond = o->condensed ? 8.0 * (double)cs->nb3 * cs->nb3 + (cs->FI ? factor_bytes(cs->FI, c) : 0) : 0;
     stats->memory = need + cond;
-    if (o->max_memory > 0 && stats->memory > o->max_memory) {
-        st = ep_fail(EP_ECOMPUTE,
-                     "needs about %s (factor %s, %d solve blocks %s%s%s), "
-                     "more than the %s allowed",
-                     ep_mem_text(stats->memory), ep_mem_text(factor_bytes(s.K, &c)), nt, ep_mem_text(blocks),
-                     o->condensed ? ", condensed stiffness " : "", o->condensed ? ep_mem_text(cond) : "",
-                     ep_mem_text(o->max_memory));
-        goto out;
-    }
-    double t1 = ep_now();
-    if ((st = ep_chol_factorize(Kff, s.K, "the stiffness", &c)))
-        goto out;
-    stats->t_factor = ep_now() - t1;
-    cholmod_free_sparse(&Kff, &c); /* the factor is all the solves need */
+    if (o->max_memory > 0 && stats->memory > o->max_memory)
+        return ep_fail(EP_ECOMPUTE,
+                       "needs about %s (factor %s, %d solve blocks %s%s%s%s%s), more than the %s allowed",
+                       ep_mem_text(stats->memory), ep_mem_text(factor_bytes(s->K, c)), nt, ep_mem_text(blocks),
+                       o->condensed ? ", condensed stiffness " : "", o->condensed ? ep_mem_text(cond) : "",
+                       o->sink_memory > 0 ? ", compression " : "", o->sink_memory > 0 ? ep_mem_text(o->sink_memory) : "",
+                       ep_mem_text(o->max_memory));
+    return EP_OK;
+}
 
-    /* Blocks go to threads dynamically; a finished block is written at once
-     * (one writer at a time, HDF5 is not thread-safe), so no thread waits for
-     * the slowest block of a round. */
-    if (!(w = workers_new(&s, nt))) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    if (s.nbd && (st = border_solve(&s, &w[0])))
-        goto out;
-    long total = 3L * L->m, nblocks = (total + s.k - 1) / s.k, done = 0;
-    int failed = 0;
-    t1 = ep_now();
+/* Phase 3: every block of right-hand sides.  Blocks go to threads
+ * dynamically; a finished block goes to the sink at once (one call at a
+ * time: HDF5 is not thread-safe), so no thread waits for the slowest block
+ * of a round. */
+static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, ep_femgf_stats *stats)
+{
+    long total = 3L * s->L->m, nblocks = (total + s->k - 1) / s->k, done = 0;
+    int failed = 0, st = EP_OK;
+    double t1 = ep_now();
 #pragma omp parallel num_threads(nt)
     {
         worker *me = &w[omp_get_thread_num()];
@@ -569,9 +564,9 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
             bad = failed;
             if (bad)
                 continue;
-            long b0 = b * s.k;
-            int nq = (int)(total - b0 < s.k ? total - b0 : s.k), bst;
-            if ((bst = solve_block(&s, b0, nq, me)))
+            long b0 = b * s->k;
+            int nq = (int)(total - b0 < s->k ? total - b0 : s->k), bst;
+            if ((bst = solve_block(s, b0, nq, me)))
                 snprintf(me->msg, sizeof me->msg, "%s", ep_errmsg());
 #pragma omp critical(ep_femgf_sink)
             {
@@ -596,13 +591,63 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
             st = ep_fail(w[t].status, "%s", w[t].msg);
     stats->t_solve = ep_now() - t1 - stats->t_write;
     stats->solve_flops = 4.0 * stats->lnz * (double)total;
-    if (st)
+    return st;
+}
+
+int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, const ep_gf_layout *L,
+                   const ep_femgf_opts *o, const ep_gf_sink *sink, double **condensed,
+                   ep_femgf_stats *stats)
+{
+    gfsys s;
+    condsys cs = {0};
+    cholmod_common c;
+    cholmod_sparse *Kff = NULL;
+    worker *w = NULL;
+    int st, nt = omp_get_max_threads();
+    char *keep = ep_malloc((size_t)m->nv, 1);
+    double t0 = ep_now(), t1;
+
+    memset(&s, 0, sizeof s);
+    memset(stats, 0, sizeof *stats);
+    ep_chol_start(&c);
+    if (!keep) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if ((st = sys_build(&s, m, mat, fixed, L, o, keep, &Kff, &c)))
+        goto out;
+    stats->t_assemble = ep_now() - t0;
+    /* Symbolic analysis first: the memory guard needs the factor's size. */
+    if (!(s.K = cholmod_analyze(Kff, &c))) {
+        st = ep_chol_fail("ordering of the stiffness", &c);
+        goto out;
+    }
+    stats->lnz = c.lnz;
+    stats->ndof = s.nf;
+    t1 = ep_now();
+    if ((o->condensed && (st = cond_build(&cs, m, mat, fixed, &s, keep, &c))) ||
+        (st = memory_guard(&s, &cs, m, Kff, nt, o, &c, stats)))
+        goto out;
+    stats->t_assemble += ep_now() - t1;
+    t1 = ep_now();
+    if ((st = ep_chol_factorize(Kff, s.K, "the stiffness", &c)))
+        goto out;
+    stats->t_factor = ep_now() - t1;
+    cholmod_free_sparse(&Kff, &c); /* the factor is all the solves need */
+    if (!(w = workers_new(&s, nt))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    t1 = ep_now();
+    if (s.nbd && (st = border_solve(&s, &w[0]))) /* nbd solves on the factor: counted with it */
+        goto out;
+    stats->t_factor += ep_now() - t1;
+    if ((st = solve_all(&s, w, nt, sink, stats)))
         goto out;
     if (o->condensed) {
         t1 = ep_now();
-        if (FI && (st = ep_chol_factorize(KII, FI, "the interior stiffness", &c)))
-            goto out;
-        if ((st = condense(m, mat, s.k, FI, imap, ni, bmap, nb3, condensed, &c)))
+        if ((cs.FI && (st = ep_chol_factorize(cs.KII, cs.FI, "the interior stiffness", &c))) ||
+            (st = condense(m, mat, s.k, cs.FI, cs.imap, cs.ni, cs.bmap, cs.nb3, condensed, &c)))
             goto out;
         stats->t_condense = ep_now() - t1;
     }
@@ -612,12 +657,9 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
 out:
     workers_free(w, nt);
     cholmod_free_sparse(&Kff, &c);
-    cholmod_free_sparse(&KII, &c);
-    cholmod_free_factor(&FI, &c);
+    cond_free(&cs, &c);
     sys_free(&s, &c);
     cholmod_finish(&c);
     free(keep);
-    free(imap);
-    free(bmap);
     return st;
 }

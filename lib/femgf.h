@@ -27,6 +27,7 @@ typedef struct ep_femgf_opts {
     int block;          /* right-hand sides per solve call (> 0) */
     double max_memory;  /* bytes the factor, blocks and condensed matrix may use */
     int condensed;      /* also compute S = K_bb - K_bi K_ii^-1 K_ib (3n x 3n) */
+    double sink_memory; /* bytes the sink holds (compression buffers), for the guard */
 } ep_femgf_opts;
 
 typedef struct ep_femgf_stats {
@@ -34,21 +35,18 @@ typedef struct ep_femgf_stats {
     double lnz;         /* nonzeros of its factor */
     double memory;      /* the guard's estimate, bytes */
     double peak;        /* CHOLMOD's peak memory use, bytes */
-    double t_assemble, t_factor, t_solve, t_write, t_condense; /* seconds; t_solve excludes t_write */
+    double t_assemble, t_factor, t_solve, t_write, t_condense; /* seconds; t_solve excludes t_write;
+                                                                 t_factor includes the support border's solves */
     double solve_flops; /* forward + backward substitutions: 4 lnz per right-hand side */
 } ep_femgf_stats;
 
-typedef struct ep_femgf_sink {
-    /* Receives GF rows [row0, row0 + nrows) as rows[nrows][3n]: blocks in any
-     * order, one call at a time. */
-    int (*put)(void *ctx, long row0, long nrows, const double *rows);
-    void (*progress)(void *ctx, long done, long total); /* may be NULL */
-    void *ctx;
-} ep_femgf_sink;
+
 
 /* Solve the GF columns of layout L.
  * in:  m (tets, boundary), mat, fixed[nv] (the support; checked to hold every
- *      rigid motion), L (rows: all boundary vertices; columns), o.
+ *      rigid motion), L (rows: all boundary vertices; columns: unit loads at
+ *      col_vertex, or the loads L->load_* such as the hat loads of
+ *      hierarchical constraints, 000 eq. 3.83), o.
  * out: rows through sink; *condensed (when o->condensed) the row-major
  *      3n x 3n matrix S over the boundary DOFs (caller frees); stats.
  * Cost: one factorization, plus 4 lnz flops per column.
@@ -56,7 +54,7 @@ typedef struct ep_femgf_sink {
  * o->max_memory, or when the stiffness is not positive definite; EP_EINPUT for
  * a support that leaves a rigid motion; the sink's status if it fails. */
 int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, const ep_gf_layout *L,
-                   const ep_femgf_opts *o, const ep_femgf_sink *sink, double **condensed,
+                   const ep_femgf_opts *o, const ep_gf_sink *sink, double **condensed,
                    ep_femgf_stats *stats);
 
 #endif

@@ -24,6 +24,9 @@ int ep_gf_write_layout(ep_h5 *f, const ep_gf_layout *L, const char *method, cons
         (st = ep_h5_set_attr_string(f, "/gf", "traction", traction)) ||
         (st = ep_h5_set_attr_string(f, "/gf", "entity", L->entity)))
         return st;
+    d[0] = (hsize_t)L->m;
+    if (L->col_area && (st = ep_h5_write(f, "/gf/col_area", EP_F64, 1, d, L->col_area)))
+        return st;
     return traction_model && *traction_model ? ep_h5_set_attr_string(f, "/gf", "traction_model", traction_model)
                                              : EP_OK;
 }
@@ -103,20 +106,14 @@ int ep_gf_writer_close(ep_gf_writer *w)
 
 int ep_gf_row_areas(const ep_gf_file *g, double **area)
 {
-    const ep_mesh *m = &g->mesh;
-    if (!(*area = ep_malloc((size_t)g->L.n, sizeof **area)))
-        return EP_ECOMPUTE;
-    for (int r = 0; r < g->L.n; r++) { /* boundary ids ascending: binary search */
-        int v = g->L.row_vertex[r], lo = 0, hi = m->nb - 1;
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (m->boundary[mid] < v)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        (*area)[r] = m->vertex_area[lo];
-    }
+    int st, *col_row;
+    if ((st = ep_gf_layout_row_areas(&g->L, &g->mesh, area)) || !g->L.col_area)
+        return st;
+    if ((st = ep_gf_layout_column_rows(&g->L, &col_row)))
+        return st;
+    for (int c = 0; c < g->L.m; c++)
+        (*area)[col_row[c]] = g->L.col_area[c];
+    free(col_row);
     return EP_OK;
 }
 
@@ -199,6 +196,22 @@ int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind)
         return ep_fail(EP_EINPUT, "%s: /gf has no rows or no columns", path);
     if ((st = check_layout(g)))
         return st;
+    /* hierarchical constraints (gfcompress or a solver --constraint-level) */
+    double level = -1;
+    if (H5Aexists_by_name(g->f.id, "/gf", "constraint_level", H5P_DEFAULT) > 0 &&
+        (st = ep_h5_get_attr_double(&g->f, "/gf", "constraint_level", &level)))
+        return st;
+    g->constraint_level = (int)level;
+    if (ep_h5_exists(&g->f, "/gf/col_area")) {
+        d[0] = (hsize_t)g->L.m;
+        if ((st = ep_h5_read(&g->f, "/gf/col_area", EP_F64, 1, d, &p)))
+            return st;
+        g->L.col_area = p;
+        for (int c = 0; c < g->L.m; c++)
+            if (!(g->L.col_area[c] > 0 && g->L.col_area[c] < INFINITY))
+                return ep_fail(EP_EINPUT, "%s: /gf/col_area: value %g at column %d is not a positive area", path,
+                               g->L.col_area[c], c);
+    }
     if (strcmp(g->f.kind, "gf"))
         return EP_OK;
     /* read by rows later: opened here after the checks of every dataset

@@ -49,6 +49,7 @@ typedef struct ep_gf_file {
     ep_gf_layout L;     /* L.entity points at entity[] */
     char method[32], traction[32], entity[16];
     char traction_model[32]; /* "" when the file has none (bemsolve) */
+    int constraint_level;    /* hierarchical constraints' level, -1: none */
     hid_t xi;           /* kind "gf": /gf/xi, [3m][3n] */
 } ep_gf_file;
 
@@ -64,8 +65,9 @@ int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind);
 int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows);
 void ep_gf_file_close(ep_gf_file *g);
 /* Area of each row's hat function (vertex rows: /mesh/vertex_area of the
- * row's boundary vertex), *area[n] allocated.  Cost O(nv + n).
- * 0 or EP_ECOMPUTE. */
+ * row's boundary vertex; a column's row of hierarchical constraints: the
+ * integral of its coarse hat, /gf/col_area), *area[n] allocated.  Cost
+ * O(nv + n).  0 or EP_ECOMPUTE. */
 int ep_gf_row_areas(const ep_gf_file *g, double **area);
 
 #endif

@@ -14,6 +14,10 @@ void ep_gf_layout_free(ep_gf_layout *L)
     free(L->row_vertex);
     free(L->row_fixed);
     free(L->col_vertex);
+    free(L->load_ptr);
+    free(L->load_vertex);
+    free(L->load_weight);
+    free(L->col_area);
     memset(L, 0, sizeof *L);
 }
 
@@ -82,6 +86,24 @@ int ep_gf_layout_triangles(ep_gf_layout *L, const ep_mesh *m, const char *fixed,
         ep_gf_layout_free(L);
         return ep_fail(EP_EINPUT, "%s: %s (constant elements: a triangle is fixed when its three vertices are)",
                        m->source, nfixed ? "every triangle is fixed" : "no triangle has all three vertices fixed");
+    }
+    return EP_OK;
+}
+
+int ep_gf_layout_row_areas(const ep_gf_layout *L, const ep_mesh *m, double **area)
+{
+    if (!(*area = ep_malloc((size_t)L->n, sizeof **area)))
+        return EP_ECOMPUTE;
+    for (int r = 0; r < L->n; r++) { /* boundary ids ascending: binary search */
+        int v = L->row_vertex[r], lo = 0, hi = m->nb - 1;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2;
+            if (m->boundary[mid] < v)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        (*area)[r] = m->vertex_area[lo];
     }
     return EP_OK;
 }

@@ -19,7 +19,28 @@ typedef struct ep_gf_layout {
     int8_t *row_fixed;  /* [n] 1: traction row (vertex fixed), 0: displacement */
     int m;              /* block columns */
     int *col_vertex;    /* [m] ascending */
+    /* Column loads, or NULL: column c is a unit load at col_vertex[c].  When
+     * given, column c is the load sum_k load_weight[k] e_(load_vertex[k]) over
+     * k in load_ptr[c] .. load_ptr[c+1]: a hat-function load of a coarse
+     * constraint (000 §3.5.3 eqs. 3.83-3.84; gfhier.h), whose GF the solvers
+     * compute as one right-hand side.  Load vertices are free boundary
+     * vertices (mesh ids). */
+    int *load_ptr;      /* [m+1] */
+    int *load_vertex;
+    double *load_weight;
+    double *col_area;   /* [m] integral of each column's load (hat loads), or NULL: the
+                           vertex area of its row (/gf/col_area) */
 } ep_gf_layout;
+
+/* Where a solver's GF rows go (femgf.h, bemgf.h; gfsink.h writes them). */
+typedef struct ep_gf_sink {
+    /* Receives GF rows [row0, row0 + nrows) as rows[nrows][3n], row 3c + a
+     * being column c's load in direction a: blocks in any order, one call at
+     * a time. */
+    int (*put)(void *ctx, long row0, long nrows, const double *rows);
+    void (*progress)(void *ctx, long done, long total); /* may be NULL */
+    void *ctx;
+} ep_gf_sink;
 
 /* Build the layout of vertex GFs on m.  Columns: the free boundary vertices
  * (all_columns 0), all boundary vertices (1), or the explicit vertex list
@@ -37,6 +58,10 @@ int ep_gf_layout_triangles(ep_gf_layout *L, const ep_mesh *m, const char *fixed,
 
 /* Release L and zero it; safe on a zeroed layout. */
 void ep_gf_layout_free(ep_gf_layout *L);
+
+/* Area of each row's hat function (vertex rows: m->vertex_area of the
+ * row's boundary vertex), *area[n] allocated.  0 or EP_ECOMPUTE. */
+int ep_gf_layout_row_areas(const ep_gf_layout *L, const ep_mesh *m, double **area);
 
 /* Row index of each column: (*col_row)[c] with row_vertex[(*col_row)[c]] ==
  * col_vertex[c] (allocated; caller frees).  0 or EP_ECOMPUTE. */

@@ -14,19 +14,20 @@
 
 /* ---- writer ------------------------------------------------------------------- */
 
-int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_file *src, const ep_wavelet *W,
-                       const char *wavelet, int lifted, double eps)
+int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method,
+                       const char *traction_model, const ep_wavelet *W, const char *wavelet, int lifted, double eps)
 {
     int n = W->n, st;
     hsize_t d[2] = {(hsize_t)n, 2}, rows[3] = {0, 9};
     memset(w, 0, sizeof *w);
     w->f = f;
-    w->m = src->L.m;
+    w->m = L->m;
     w->n = n;
     w->rowidx.d = w->blocks.d = H5I_INVALID_HID;
     if (!(w->colptr = ep_calloc((size_t)w->m + 1, sizeof *w->colptr)))
         return EP_ECOMPUTE;
-    if ((st = ep_gf_write_layout(f, &src->L, src->method, src->traction, src->traction_model)) ||
+    if ((st = ep_gf_write_layout(f, L, method, strcmp(L->entity, "triangle") ? "hat" : "constant",
+                                 traction_model)) ||
         (st = ep_h5_write(f, "/gf/slots", EP_I32, 1, d, W->slot_row)) ||
         (st = ep_h5_write(f, "/gf/slot_level", EP_I8, 1, d, W->slot_level)) ||
         (st = ep_h5_write(f, "/gf/lift_slot", EP_I32, 2, d, W->lift_slot)) ||

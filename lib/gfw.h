@@ -25,8 +25,11 @@ typedef struct ep_gfw_writer {
     int m, n, col;
 } ep_gfw_writer;
 
-int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_file *src, const ep_wavelet *W,
-                       const char *wavelet, int lifted, double eps);
+/* Open the writer of the columns of layout L (method, traction_model: as
+ * for ep_gf_writer_open) transformed by W.  0, EP_EIO or EP_ECOMPUTE;
+ * finish with ep_gfw_writer_close or ep_gfw_writer_abort. */
+int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method,
+                       const char *traction_model, const ep_wavelet *W, const char *wavelet, int lifted, double eps);
 /* Append the next column's kept blocks.  0 or EP_EIO. */
 int ep_gfw_writer_put(ep_gfw_writer *w, int nnz, const int *slot, const float *blocks);
 /* Write colptr and the error attributes; frees the writer.  0 or EP_EIO

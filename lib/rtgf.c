@@ -358,6 +358,8 @@ static int touch(run *R, int node)
 static void report(run *R, ep_rtreport *rep)
 {
     const ep_rtgf_opts *o = R->o;
+    if (R->g.file->constraint_level >= 0) /* 000 §3.6: contacts at the coarse vertices, hat loads */
+        ep_rtreport_fact(rep, "hierarchical constraints at level", R->g.file->constraint_level);
     ep_rtreport_fact(rep, "contact nodes", R->s);
     ep_rtreport_fact(rep, "trials", (double)o->trials);
     ep_rtreport_fact(rep, "update operations", (double)(R->t_add.n + R->t_remove.n));

@@ -3,7 +3,8 @@
 #   make demo                                   (the shipped dragon, via the top Makefile)
 #   make -f scripts/pipeline.mk MESH=body.veg FIXED="--fixed-ids body.bou" OUT=run1
 #   make -f scripts/pipeline.mk SCAN=scan.obj BASE=150 LEVELS=2 OUT=run2
-#   make -f scripts/pipeline.mk SOUP=asset.obj RES=64 OUT=run3
+#   make -f scripts/pipeline.mk SCAN=scan.obj LEVELS=3 LEVEL=0 OUT=run3   (large: direct forms)
+#   make -f scripts/pipeline.mk SOUP=asset.obj RES=64 OUT=run4
 #
 # With SCAN, the model comes from a scanned surface: loopsub cleans it up,
 # simplifies it to a base of about BASE vertices and fits LEVELS Loop levels
@@ -30,6 +31,9 @@
 #                        $(OUT)/gf-wavelet.txt)
 #   $(OUT)/modes.h5      moddesc: modes, modal derivatives and the reduced basis
 #   $(OUT)/cubic.h5      polycoef: cubic polynomials of the reduced StVK forces
+#   $(OUT)/gf-fem-level.h5  femcondense --constraint-level LEVEL (when LEVEL is
+#                        given): GFs of the level-LEVEL hat constraints, solved
+#                        directly (one right-hand side per coarse hat load)
 #   $(OUT)/rtcheck.txt   rtcheck: every file above run, verified and timed as a
 #                        simulator would use it (the step fails if a check fails)
 #
@@ -51,7 +55,14 @@
 #            dragon onto its scan (closest points; loopsub warns about any
 #            triangle the projection collapses)
 #   SURFACE_FIXED  support on the subdivided surface [a slab under the feet]
-#   EPS      gfcompress threshold [0.05; with SCAN 0.003: on the dragon scan's
+#   DIRECT   yes: the solvers write the compressed GFs themselves (femcondense
+#            and bemsolve --wavelet --eps EPS), and no step writes a dense GF
+#            file [yes with SCAN and LEVELS >= 3, where the dense GFs of all
+#            free columns would be 7 GB; else empty: dense GFs, then gfcompress]
+#   LEVEL    constraint level of the hierarchical GFs to make, or empty [empty;
+#            with SCAN e.g. 0: the GFs of the base mesh's hat loads, solved
+#            directly on the fine model]
+#   EPS      wavelet threshold [0.05; with SCAN 0.003: on the dragon scan's
 #            2-level surface rtcheck's capacitance matrix of the wavelet GFs is
 #            singular at 0.05 (condition 1e23, BEM) and at 0.01 (2e18, FEM on
 #            the hierarchy), and 2.3e4 at 0.003, as for the dense GFs]
@@ -92,12 +103,19 @@ LEVELS   ?= 2
 EPS      ?= 0.003
 SURFACE_FROM := $(SCAN)
 endif
+LEVEL    ?=
+DIRECT   ?= $(if $(SCAN),$(if $(filter 0 1 2,$(LEVELS)),,yes))
 
 PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
 SCAN_OPT := $(if $(SCAN),--base $(BASE))
 
+HIER_OPT := $(if $(SCAN),--hierarchy $(OUT)/surface.h5)
+HIER_DEP := $(if $(SCAN),$(OUT)/surface.h5)
+DENSE_GF := $(if $(DIRECT),,$(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5)
+LEVEL_GF := $(if $(LEVEL),$(OUT)/gf-fem-level.h5)
+
 .PHONY: all
-all: $(OUT)/surface.h5 $(OUT)/surface.obj $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/gf-wavelet.h5 \
+all: $(OUT)/surface.h5 $(OUT)/surface.obj $(DENSE_GF) $(OUT)/gf-wavelet.h5 $(LEVEL_GF) \
      $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/rtcheck.txt $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5)
 	@echo "pipeline: done; outputs in $(OUT)/"
 
@@ -117,8 +135,19 @@ $(OUT)/interior.ele: $(OUT)/surface.off
 	@rm -f $(OUT)/surface.1.face $(OUT)/surface.1.edge $(OUT)/surface.1.smesh
 	@mv $(OUT)/surface.1.ele $@
 
+ifeq ($(DIRECT),)
 $(OUT)/gf-fem-wavelet.h5: $(OUT)/gf-fem.h5 $(OUT)/surface.h5 $(BIN)/gfcompress
 	$(BIN)/gfcompress $< --hierarchy $(OUT)/surface.h5 --eps $(EPS) -o $@
+else
+# Compressed as solved: the dense GFs never exist (femcondense(1) --wavelet).
+$(OUT)/gf-fem-wavelet.h5: $(MESH) $(OUT)/surface.h5 $(BIN)/femcondense
+	$(BIN)/femcondense $(MESH) $(FIXED) $(MATERIAL) --wavelet linear --eps $(EPS) --hierarchy $(OUT)/surface.h5 -o $@
+endif
+
+# Hierarchical constraints at LEVEL, solved directly (000 §3.5.3, §3.6).
+$(OUT)/gf-fem-level.h5: $(MESH) $(HIER_DEP) $(BIN)/femcondense
+	@mkdir -p $(OUT)
+	$(BIN)/femcondense $(MESH) $(FIXED) $(MATERIAL) --constraint-level $(LEVEL) $(HIER_OPT) -o $@
 
 $(OUT)/gf-fem.h5: $(MESH) $(BIN)/femcondense
 	@mkdir -p $(OUT)
@@ -129,10 +158,15 @@ $(OUT)/gf-bem.h5: $(OUT)/surface.h5 $(BIN)/bemsolve
 
 # The sweep table goes to a file written whole by the shell's rename, so make
 # never sees half of it.
+ifeq ($(DIRECT),)
 $(OUT)/gf-wavelet.h5: $(OUT)/gf-bem.h5 $(BIN)/gfcompress
 	$(BIN)/gfcompress $< --eps $(EPS) --sweep 0.01,0.02,0.05,0.1,0.2 -o $@ >$(OUT)/gf-wavelet.txt.tmp
 	@mv $(OUT)/gf-wavelet.txt.tmp $(OUT)/gf-wavelet.txt
 	@cat $(OUT)/gf-wavelet.txt
+else
+$(OUT)/gf-wavelet.h5: $(OUT)/surface.h5 $(BIN)/bemsolve
+	$(BIN)/bemsolve $< $(MATERIAL) --wavelet linear --eps $(EPS) -o $@
+endif
 
 $(OUT)/modes.h5: $(MESH) $(BIN)/moddesc
 	@mkdir -p $(OUT)
@@ -142,13 +176,14 @@ $(OUT)/cubic.h5: $(OUT)/modes.h5 $(BIN)/polycoef
 	$(BIN)/polycoef $< -o $@
 
 # The demo ends by verifying every file the pipeline made.
-RTCHECK_FILES := $(OUT)/surface.h5 $(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5 $(OUT)/modes.h5 $(OUT)/cubic.h5
+# Direct runs have no dense GFs to compare the wavelet ones with.
+RTCHECK_FILES := $(OUT)/surface.h5 $(DENSE_GF) $(LEVEL_GF) $(OUT)/modes.h5 $(OUT)/cubic.h5
 $(OUT)/rtcheck.txt: $(RTCHECK_FILES) $(OUT)/gf-wavelet.h5 $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5) $(BIN)/rtcheck
 	@rm -f $@.tmp
 	@for f in $(RTCHECK_FILES); do \
 	    echo "$(BIN)/rtcheck $$f"; $(BIN)/rtcheck $$f >>$@.tmp || exit 1; done
-	$(BIN)/rtcheck $(OUT)/gf-wavelet.h5 --reference $(OUT)/gf-bem.h5 >>$@.tmp
-	$(if $(SCAN),$(BIN)/rtcheck $(OUT)/gf-fem-wavelet.h5 --reference $(OUT)/gf-fem.h5 >>$@.tmp)
+	$(BIN)/rtcheck $(OUT)/gf-wavelet.h5 $(if $(DIRECT),,--reference $(OUT)/gf-bem.h5) >>$@.tmp
+	$(if $(SCAN),$(BIN)/rtcheck $(OUT)/gf-fem-wavelet.h5 $(if $(DIRECT),,--reference $(OUT)/gf-fem.h5) >>$@.tmp)
 	@mv $@.tmp $@
 	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'
 

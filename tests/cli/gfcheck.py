@@ -20,6 +20,11 @@ tolerance given, 1 otherwise:
   wavelet GF GFW TOL       reconstruct every gf-wavelet column from the file's own filters (an
                            independent synthesis); RMS error vs GF within TOL and equal to the
                            file's rms_error attribute
+  wavelet-columns GF GFW   GF's columns (a few, solved exactly) against the same columns of GFW:
+                           prints their relative RMS error (all rows, free rows)
+  same A B TOL             /gf of two files (gf or gf-wavelet) equal: integer datasets and
+                           string attributes exactly, numbers within TOL relative to each
+                           dataset's largest value (float32 blocks: their rounding too)
   hierarchical GF GFL SURF TOL
                            GFL (gfcompress --constraint-level) against S u_b = M_s p with p the
                            level-l hat of each column, built from SURF's /mesh/level and parents
@@ -117,28 +122,42 @@ def relation(path, tol):
     return verdict("S u_b - M_s p, max relative", relation_residual(g, g["condensed"], unit), tol)
 
 
+def synthesize(w, c, odd):
+    """Block column c of the gf-wavelet datasets w in row order, [row][b][a]: an
+    independent synthesis from the file's own filters."""
+    n = len(w["slots"])
+    y = np.zeros((n, 3, 3))
+    k0, k1 = w["colptr"][c], w["colptr"][c + 1]
+    y[w["rowidx"][k0:k1]] = w["blocks"][k0:k1]
+    for l in range(1, len(odd)):  # synthesis: undo the lift, then predict (000 eqs. 3.36, 3.28)
+        for i in range(2):
+            s = odd[l][w["lift_slot"][odd[l], i] >= 0]
+            np.add.at(y, w["lift_slot"][s, i], -w["lift_weight"][s, i, None, None] * y[s])
+        for s in odd[l]:
+            q = slice(w["predict_ptr"][s], w["predict_ptr"][s + 1])
+            y[s] += np.tensordot(w["predict_weight"][q], y[w["predict_slot"][q]], axes=1)
+    x = np.zeros_like(y)
+    x[w["slots"]] = y  # slot -> row
+    return x
+
+
+def load_wavelet(path):
+    f = h5py.File(path, "r")
+    w = {k: f["gf/" + k][()] for k in ("slots", "slot_level", "predict_ptr", "predict_slot", "predict_weight",
+                                       "lift_slot", "lift_weight", "colptr", "rowidx", "blocks", "col_vertex",
+                                       "row_fixed")}
+    lev = w["slot_level"]
+    return f, w, [np.flatnonzero(lev == l) for l in range(lev.max() + 1)]
+
+
 def wavelet(gf_path, gfw_path, tol):
     g = load(gf_path)
-    f = h5py.File(gfw_path, "r")
-    w = {k: f["gf/" + k][()] for k in ("slots", "slot_level", "predict_ptr", "predict_slot", "predict_weight",
-                                       "lift_slot", "lift_weight", "colptr", "rowidx", "blocks", "col_vertex")}
+    f, w, odd = load_wavelet(gfw_path)
     assert np.array_equal(w["col_vertex"], g["col_vertex"])
-    n, lev = len(w["slots"]), w["slot_level"]
-    odd = [np.flatnonzero(lev == l) for l in range(lev.max() + 1)]
+    n = len(w["slots"])
     err2 = ref2 = 0.0
     for c in range(len(g["col_vertex"])):
-        y = np.zeros((n, 3, 3))
-        k0, k1 = w["colptr"][c], w["colptr"][c + 1]
-        y[w["rowidx"][k0:k1]] = w["blocks"][k0:k1]
-        for l in range(1, len(odd)):  # synthesis: undo the lift, then predict (000 eqs. 3.36, 3.28)
-            for i in range(2):
-                s = odd[l][w["lift_slot"][odd[l], i] >= 0]
-                np.add.at(y, w["lift_slot"][s, i], -w["lift_weight"][s, i, None, None] * y[s])
-            for s in odd[l]:
-                q = slice(w["predict_ptr"][s], w["predict_ptr"][s + 1])
-                y[s] += np.tensordot(w["predict_weight"][q], y[w["predict_slot"][q]], axes=1)
-        x = np.zeros_like(y)
-        x[w["slots"]] = y  # slot -> row
+        x = synthesize(w, c, odd)
         ref = g["xi"][3 * c:3 * c + 3].reshape(3, n, 3).transpose(1, 2, 0)  # [row][b][a]
         err2 += ((x - ref) ** 2).sum()
         ref2 += (ref ** 2).sum()
@@ -147,6 +166,25 @@ def wavelet(gf_path, gfw_path, tol):
     print("RMS error %.4g, file says %.4g" % (rms, stored))
     bad = verdict("reconstruction RMS error", rms, tol)
     return bad or verdict("difference from the file's rms_error", abs(rms - stored), 1e-6 * max(rms, 1e-3))
+
+
+def wavelet_columns(gf_path, gfw_path):
+    """The columns of GF (a few, solved exactly) against the same columns of
+    GFW: relative RMS error over all rows and over the free rows."""
+    g = load(gf_path)
+    f, w, odd = load_wavelet(gfw_path)
+    at = {v: c for c, v in enumerate(w["col_vertex"])}
+    n, free = len(w["slots"]), ~w["row_fixed"].astype(bool)
+    e2 = r2 = ef2 = rf2 = 0.0
+    for c, v in enumerate(g["col_vertex"]):
+        x = synthesize(w, at[v], odd)
+        ref = g["xi"][3 * c:3 * c + 3].reshape(3, n, 3).transpose(1, 2, 0)
+        d = (x - ref) ** 2
+        e2, r2 = e2 + d.sum(), r2 + (ref ** 2).sum()
+        ef2, rf2 = ef2 + d[free].sum(), rf2 + (ref[free] ** 2).sum()
+    print("%d exact columns: RMS error %.4g, free rows %.4g (file's rms_error over all columns %.4g)"
+          % (len(g["col_vertex"]), np.sqrt(e2 / r2), np.sqrt(ef2 / rf2), f["gf"].attrs["rms_error"]))
+    return 0
 
 
 def hierarchical(gf_path, gfl_path, surf_path, tol):
@@ -175,6 +213,41 @@ def hierarchical(gf_path, gfl_path, surf_path, tol):
     assert all(level[surf_of_row[pos[v]]] <= lvl for v in gl["col_vertex"])
     return verdict("level-%d hat columns: S u_b - M_s p, max relative" % lvl,
                    relation_residual(gl, g["condensed"], hat), tol)
+
+
+def same(a_path, b_path, tol):
+    fa, fb = h5py.File(a_path, "r"), h5py.File(b_path, "r")
+    ga, gb = fa["gf"], fb["gf"]
+    if fa.attrs["kind"] != fb.attrs["kind"] or sorted(ga.keys()) != sorted(gb.keys()):
+        print("kinds or datasets differ: %s %s / %s %s" % (fa.attrs["kind"], sorted(ga), fb.attrs["kind"], sorted(gb)))
+        return 1
+    bad = 0
+    for k in sorted(ga.keys()):
+        x, y = ga[k][()], gb[k][()]
+        if x.shape != y.shape:
+            print("/gf/%s: shapes %s and %s" % (k, x.shape, y.shape))
+            bad = 1
+        elif x.dtype.kind in "iu":
+            if not np.array_equal(x, y):
+                print("/gf/%s: %d entries differ" % (k, (x != y).sum()))
+                bad = 1
+        else:
+            scale = max(np.abs(y).max(), 1e-300)
+            ulp = np.abs(y) * (2.0 ** -23 if y.dtype == np.float32 else 0)
+            d = (np.abs(x.astype(float) - y) - ulp).max() / scale if x.size else 0
+            print("/gf/%s: max difference %.3g of the largest value" % (k, max(d, 0)))
+            bad |= d > tol
+    for k in sorted(set(ga.attrs) | set(gb.attrs)):
+        x, y = ga.attrs.get(k), gb.attrs.get(k)
+        if isinstance(x, (str, bytes)) or isinstance(y, (str, bytes)) or x is None or y is None:
+            ok = x == y
+        else:
+            ok = abs(float(x) - float(y)) <= 1e-6 * max(abs(float(y)), 1e-300)
+        if not ok:
+            print("/gf attribute %s: %s and %s" % (k, x, y))
+            bad = 1
+    print("%s and %s: /gf %s" % (a_path, b_path, "equal" if not bad else "DIFFERENT"))
+    return int(bad)
 
 
 def betti(path, tol):
@@ -456,6 +529,10 @@ if __name__ == "__main__":
         sys.exit(rigid(args[0]))
     if cmd == "wavelet":
         sys.exit(wavelet(args[0], args[1], float(args[2])))
+    if cmd == "wavelet-columns":
+        sys.exit(wavelet_columns(args[0], args[1]))
+    if cmd == "same":
+        sys.exit(same(args[0], args[1], float(args[2])))
     if cmd == "hierarchical":
         sys.exit(hierarchical(args[0], args[1], args[2], float(args[3])))
     if cmd == "axis-ids":

@@ -14,6 +14,9 @@
 #include "cma_cache.h"
 #include "cubic.h"
 #include "gf.h"
+#include "gfform.h"
+#include "gfhier.h"
+#include "gfsink.h"
 #include "gfsrc.h"
 #include "gfw.h"
 #include "modal.h"
@@ -59,6 +62,9 @@ static void release_zeroed(void **s)
     TWICE(ep_gfw, ep_gfw_close);
     TWICE(ep_gfw_writer, ep_gfw_writer_abort);
     TWICE(ep_gfsrc, ep_gfsrc_close);
+    TWICE(ep_gfsink, ep_gfsink_free);
+    TWICE(ep_gfform, ep_gfform_free);
+    TWICE(ep_gfhier, ep_gfhier_free);
     TWICE(ep_wavelet, ep_wavelet_free);
     TWICE(ep_cma, ep_cma_free);
     TWICE(ep_cma_cache, ep_cma_cache_free);

@@ -70,7 +70,7 @@ static void relation_holds(int lumped)
     assert_int_equal(L.n, m.nb);
     capture cap = {calloc(9 * (size_t)L.m * L.n, sizeof(double)), 3L * L.n, 0};
     ep_femgf_opts o = {.lumped = lumped, .block = 7, .condensed = 1};
-    ep_femgf_sink sink = {put_rows, NULL, &cap};
+    ep_gf_sink sink = {put_rows, NULL, &cap};
     assert_int_equal(ep_femgf_solve(&m, &mat, fixed, &L, &o, &sink, &S, &stats), EP_OK);
     assert_non_null(S);
     assert_true(cap.calls >= 3L * L.m / 7);

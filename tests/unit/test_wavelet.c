@@ -305,7 +305,7 @@ static void file_round_trip(void **s)
     const char *path = scratch("w.h5");
     assert_int_equal(ep_h5_create(&f, path, "gf-wavelet", "test", "test"), EP_OK);
     assert_int_equal(ep_model_write_mesh(&f, &m), EP_OK);
-    assert_int_equal(ep_gfw_writer_open(&w, &f, &src, &W, "butterfly", 1, 0.02), EP_OK);
+    assert_int_equal(ep_gfw_writer_open(&w, &f, &src.L, src.method, "", &W, "butterfly", 1, 0.02), EP_OK);
     for (int c = 0; c < ncol; c++)
         assert_int_equal(ep_gfw_writer_put(&w, (int)(mem.colptr[c + 1] - mem.colptr[c]), &mem.rowidx[mem.colptr[c]],
                                            &mem.blocks[9 * mem.colptr[c]]), EP_OK);
@@ -330,7 +330,7 @@ static void file_round_trip(void **s)
     path = scratch("bad.h5");
     assert_int_equal(ep_h5_create(&f, path, "gf-wavelet", "test", "test"), EP_OK);
     assert_int_equal(ep_model_write_mesh(&f, &m), EP_OK);
-    assert_int_equal(ep_gfw_writer_open(&w, &f, &src, &W, "butterfly", 1, 0.02), EP_OK);
+    assert_int_equal(ep_gfw_writer_open(&w, &f, &src.L, src.method, "", &W, "butterfly", 1, 0.02), EP_OK);
     for (int c = 0; c < ncol; c++)
         assert_int_equal(ep_gfw_writer_put(&w, 0, NULL, NULL), EP_OK);
     assert_int_equal(ep_gfw_writer_close(&w, 0, 0), EP_OK);
