@@ -34,7 +34,7 @@ check "newmark.c builds against the installed library" [ $? -eq 0 ]
 cc newmark.c $(pkg-config --cflags elastoprep) -Wl,-Bstatic -lelastoprep -Wl,-Bdynamic \
     $(pkg-config --static --libs elastoprep) -lm -o newmark-static 2>"$WORK/cc3"
 check "newmark.c links the static library" [ $? -eq 0 ]
-check "warnings: none" [ ! -s "$WORK/cc1" ] && [ ! -s "$WORK/cc2" ]
+check "warnings: none" sh -c "[ ! -s '$WORK/cc1' ] && [ ! -s '$WORK/cc2' ]"
 cd "$src"
 
 B="$BIN"
