@@ -36,7 +36,7 @@ CHOLMOD_LIBS   := -lcholmod -lsuitesparseconfig
 
 override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) $(SANFLAGS)
 override LDFLAGS += -fopenmp $(SANFLAGS)
-LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lm
+LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
 
 LIB_SRC  := $(wildcard lib/*.c)
 LIB_OBJ  := $(LIB_SRC:lib/%.c=$(BUILD)/lib/%.o)

@@ -11,6 +11,7 @@
 #include "mem.h"
 #include "mesh.h"
 #include "model.h"
+#include "part.h"
 #include "progress.h"
 
 #include <math.h>
@@ -23,11 +24,12 @@ typedef struct {
     int lumped, condensed, single;
     long block;
     double max_memory;
+    ep_part part;
 } opts;
 
 enum {
     OPT_TRACTION = 2000, OPT_CONDENSED, OPT_SINGLE,
-    OPT_BLOCK, OPT_MAXMEM
+    OPT_BLOCK, OPT_MAXMEM, OPT_PART
 };
 
 static const struct option options[] = {
@@ -36,6 +38,7 @@ static const struct option options[] = {
     {"single", no_argument, NULL, OPT_SINGLE},
     {"block", required_argument, NULL, OPT_BLOCK},
     {"max-memory", required_argument, NULL, OPT_MAXMEM},
+    {"part", required_argument, NULL, OPT_PART},
     {0},
 };
 
@@ -58,6 +61,8 @@ static int handle(int code, const char *arg, void *ctx)
         return ep_cli_int("--block", arg, 1, 4096, &o->block);
     case OPT_MAXMEM:
         return ep_cli_bytes("--max-memory", arg, &o->max_memory);
+    case OPT_PART:
+        return ep_part_parse(&o->part, "--part", arg);
     }
     return EP_EUSAGE;
 }
@@ -92,7 +97,8 @@ int main(int argc, char **argv)
                 "      --condensed         also write the condensed stiffness /gf/condensed\n"
                 "      --single            store /gf/xi as float32\n"
                 "      --block K           right-hand sides per solve (default 64)\n"
-                "      --max-memory SIZE   refuse runs needing more (default: 90% of the machine's)\n",
+                "      --max-memory SIZE   refuse runs needing more (default: 90% of the machine's)\n"
+                "      --part I/N          compute only part I of N of the columns (a file for epmerge)\n",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
         .options = options,
         .handle = handle,
@@ -104,8 +110,8 @@ int main(int argc, char **argv)
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
-    ep_gf_layout L = {0};
-    ep_femgf_stats stats;
+    ep_gf_layout L = {0}, Lp = {0};
+    ep_femgf_stats stats = {0};
     ep_h5 *f;
     sink_ctx sc = {0};
     char *fixed = NULL;
@@ -124,27 +130,40 @@ int main(int argc, char **argv)
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
-        (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_output_check_space(&cli.out, 9.0 * L.m * (double)L.n * (o.single ? 4 : 8))))
+        (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)))
+        goto out;
+    /* A part solves whole blocks of the single run: its first GF row 3 c0
+     * must be a multiple of the block, so c0 one of block / gcd(block, 3). */
+    char creator[64], optstr[128];
+    snprintf(creator, sizeof creator, "femcondense %s", EP_VERSION);
+    snprintf(optstr, sizeof optstr, "traction=%s condensed=%d single=%d block=%ld", o.lumped ? "lumped" : "consistent",
+             o.condensed, o.single, o.block);
+    int condensed = o.condensed && o.part.index == 0; /* the condensed stiffness goes with part 0 */
+    if ((st = ep_part_gf_share(&o.part, &Lp, creator, &m, &mat, fixed, &L, optstr, o.block % 3 ? o.block : o.block / 3)) ||
+        (st = ep_output_check_space(&cli.out, 9.0 * Lp.m * (double)Lp.n * (o.single ? 4 : 8))))
         goto out;
 
     /* compute -> write, streaming GF rows into the file */
     if ((st = ep_cli_create_h5(&cli, "gf", &f)) || (st = ep_model_write(f, &m, &mat, fixed)) ||
-        (st = ep_gf_writer_open(&sc.w, f, &L, "fem-tet4", o.lumped ? "lumped" : "consistent", o.single)))
+        (st = ep_gf_writer_open(&sc.w, f, &Lp, "fem-tet4", o.lumped ? "lumped" : "consistent", o.single)))
         goto out;
-    ep_progress_start(&sc.bar, "femcondense", 3L * L.m, cli.quiet);
-    ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, o.condensed};
+    ep_progress_start(&sc.bar, "femcondense", 3L * Lp.m, cli.quiet);
+    ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, condensed};
     ep_femgf_sink sink = {put_rows, progress, &sc};
-    st = ep_femgf_solve(&m, &mat, fixed, &L, &fo, &sink, &S, &stats);
+    if (Lp.m || condensed) /* an empty part (more parts than blocks) factors nothing */
+        st = ep_femgf_solve(&m, &mat, fixed, &Lp, &fo, &sink, &S, &stats);
     ep_progress_end(&sc.bar);
     hsize_t d[2] = {3 * (hsize_t)L.n, 3 * (hsize_t)L.n};
     if (st || (st = ep_gf_writer_close(&sc.w)) || (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) ||
-        (st = ep_output_commit(&cli.out)))
+        (o.part.count && (st = ep_part_write(f, &o.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
 
     if (!cli.quiet) {
+        if (o.part.count)
+            printf("femcondense: %s: part %d of %d: columns %ld..%ld of %d (each part repeats the factorization)\n",
+                   cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, L.m);
         printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d tets, %d fixed vertices\n",
-               cli.output, L.m, L.n, cols ? "selected" : cli.all_columns ? "all" : "free",
+               cli.output, Lp.m, L.n, cols ? "selected" : cli.all_columns ? "all" : "free",
                o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", m.ne, nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
                "solve %.2f s (%.1f GFlop/s on %d threads), write %.2f s%s; memory estimate %.0f MiB, "
@@ -160,6 +179,7 @@ out:
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);
+    ep_gf_layout_free(&Lp);
     ep_material_free(&mat);
     ep_mesh_free(&m);
     ep_cli_exit(st);
