@@ -11,6 +11,7 @@
 #include "mem.h"
 #include "mesh.h"
 #include "model.h"
+#include "part.h"
 
 #include <math.h>
 #include <omp.h>
@@ -21,10 +22,11 @@
 typedef struct {
     int single, check, constant;
     double max_memory;
+    ep_part part;
 } opts;
 
 enum {
-    OPT_SINGLE = 2000, OPT_CHECK, OPT_MAXMEM, OPT_ELEMENTS
+    OPT_SINGLE = 2000, OPT_CHECK, OPT_MAXMEM, OPT_ELEMENTS, OPT_PART
 };
 
 static const struct option options[] = {
@@ -32,6 +34,7 @@ static const struct option options[] = {
     {"check", no_argument, NULL, OPT_CHECK},
     {"max-memory", required_argument, NULL, OPT_MAXMEM},
     {"elements", required_argument, NULL, OPT_ELEMENTS},
+    {"part", required_argument, NULL, OPT_PART},
     {0},
 };
 
@@ -52,6 +55,8 @@ static int handle(int code, const char *arg, void *ctx)
             return ep_fail(EP_EUSAGE, "option --elements: expected linear or constant, got \"%s\"", arg);
         o->constant = !strcmp(arg, "constant");
         return EP_OK;
+    case OPT_PART:
+        return ep_part_parse(&o->part, "--part", arg);
     }
     return EP_EUSAGE;
 }
@@ -117,7 +122,8 @@ int main(int argc, char **argv)
                 "      --single            store /gf/xi as float32\n"
                 "      --check             report the rigid-rotation residual, sampled column residuals\n"
                 "                          and the condition estimate of A\n"
-                "      --max-memory SIZE   refuse runs needing more (default: 90% of the machine's)\n",
+                "      --max-memory SIZE   refuse runs needing more (default: 90% of the machine's)\n"
+                "      --part I/N          compute only part I of N of the columns (a file for epmerge)\n",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
         .options = options,
         .handle = handle,
@@ -129,7 +135,7 @@ int main(int argc, char **argv)
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
-    ep_gf_layout L = {0};
+    ep_gf_layout L = {0}, Lp = {0};
     ep_bemgf_stats stats;
     ep_h5 *f;
     ep_gf_writer w = {0};
@@ -154,26 +160,36 @@ int main(int argc, char **argv)
     if ((st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) || (st = surface_support(&m, fixed, &nfixed, cli.quiet)) ||
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = o.constant ? ep_gf_layout_triangles(&L, &m, fixed, cli.all_columns)
-                         : ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_output_check_space(&cli.out, 9.0 * L.m * (double)L.n * (o.single ? 4 : 8))))
+                         : ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)))
+        goto out;
+    /* A part: whole blocks of the back-substitution (bemgf.h). */
+    char creator[64], optstr[64];
+    snprintf(creator, sizeof creator, "bemsolve %s", EP_VERSION);
+    snprintf(optstr, sizeof optstr, "elements=%s single=%d", o.constant ? "constant" : "linear", o.single);
+    if ((st = ep_part_gf_share(&o.part, &Lp, creator, &m, &mat, fixed, &L, optstr, EP_BEMGF_BLOCK / 3)) ||
+        (st = ep_output_check_space(&cli.out, 9.0 * Lp.m * (double)Lp.n * (o.single ? 4 : 8))))
         goto out;
 
-    /* compute */
+    /* compute (an empty part, more parts than columns, solves nothing) */
     ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant};
-    if ((st = ep_bemgf_solve(&m, &L, &bo, &xi, &stats)))
+    memset(&stats, 0, sizeof stats);
+    if (Lp.m && (st = ep_bemgf_solve(&m, &Lp, &bo, &xi, &stats)))
         goto out;
 
     /* write */
     if ((st = ep_cli_create_h5(&cli, "gf", &f)) || (st = ep_model_write(f, &m, &mat, fixed)) ||
-        (st = ep_gf_writer_open(&w, f, &L, o.constant ? "bem-constant" : "bem-linear", "consistent", o.single)) ||
-        (st = ep_gf_writer_put(&w, 0, 3L * L.m, xi)) || (st = ep_gf_writer_close(&w)) ||
-        (st = ep_output_commit(&cli.out)))
+        (st = ep_gf_writer_open(&w, f, &Lp, o.constant ? "bem-constant" : "bem-linear", "consistent", o.single)) ||
+        (Lp.m && (st = ep_gf_writer_put(&w, 0, 3L * Lp.m, xi))) || (st = ep_gf_writer_close(&w)) ||
+        (o.part.count && (st = ep_part_write(f, &o.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
 
     if (!cli.quiet) {
+        if (o.part.count)
+            printf("bemsolve: %s: part %d of %d: columns %ld..%ld of %d (each part repeats the assembly and LU)\n",
+                   cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, L.m);
         printf("bemsolve: %s: %d x %d GF blocks (%s %s elements, %s columns%s), %d triangles, %d fixed vertices, "
                "nu = %g\n",
-               cli.output, L.m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
+               cli.output, Lp.m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
                cols ? "selected" : cli.all_columns ? "all" : "free", o.single ? ", float32" : "", m.nf, nfixed, mat.nu);
         printf("bemsolve: A is %d x %d; assemble %.2f s, LU %.2f s (%.1f GFlop/s), solve %.2f s (%.1f GFlop/s) "
                "on %d threads; memory %.0f MiB; total %.2f s\n",
@@ -191,6 +207,7 @@ out:
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);
+    ep_gf_layout_free(&Lp);
     ep_material_free(&mat);
     ep_mesh_free(&m);
     ep_cli_exit(st);

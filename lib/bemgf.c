@@ -219,10 +219,17 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
     if (o->check)
         LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', s.N, s.At, s.N, anorm, &stats->rcond);
     t0 = ep_now();
-    /* A x = b with A^T factored: the transposed solve, all columns at once (BLAS-3). */
-    if (LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', s.N, s.M, s.At, s.N, ipiv, s.B, s.N) != 0) {
-        st = ep_fail(EP_ECOMPUTE, "back-substitution failed");
-        goto out;
+    /* A x = b with A^T factored: the transposed solve (BLAS-3), in blocks of
+     * EP_BEMGF_BLOCK columns, so that a part of a split run (whose first
+     * column is a multiple of the block) solves the very blocks the whole
+     * run solves: OpenBLAS splits a solve's columns over its threads, and
+     * a column's round-off depends on the split. */
+    for (int q0 = 0; q0 < s.M; q0 += EP_BEMGF_BLOCK) {
+        int nq = s.M - q0 < EP_BEMGF_BLOCK ? s.M - q0 : EP_BEMGF_BLOCK;
+        if (LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', s.N, nq, s.At, s.N, ipiv, s.B + (size_t)q0 * s.N, s.N) != 0) {
+            st = ep_fail(EP_ECOMPUTE, "back-substitution failed");
+            goto out;
+        }
     }
     stats->t_solve = ep_now() - t0;
     stats->solve_flops = 2.0 * (double)s.N * s.N * s.M;

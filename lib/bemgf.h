@@ -11,6 +11,11 @@
 #include "gf_layout.h"
 #include "mesh.h"
 
+/* GF rows (3 per block column) per back-substitution: a multiple of 3, so
+ * that a split run's parts start on block boundaries at whole columns
+ * (part.h); large enough for BLAS-3 rates. */
+#define EP_BEMGF_BLOCK 192
+
 typedef struct ep_bemgf_opts {
     double E, nu;        /* homogeneous material; nu <= 0.5 */
     double max_memory;   /* bytes for A, the right-hand sides (and a copy of A with check) */
