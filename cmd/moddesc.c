@@ -8,6 +8,8 @@
 #include "mesh.h"
 #include "model.h"
 #include "modal.h"
+#include "modes_file.h"
+#include "part.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,12 +17,14 @@
 #include <string.h>
 
 typedef struct {
-    long k, r;
-    int free, lumped;
+    long k, r, block;
+    int free, lumped, k_given;
     ep_basis_kind basis;
+    ep_part part;
+    const char *modes; /* --modes FILE */
 } opts;
 
-enum { OPT_FREE = 2000, OPT_MASS, OPT_BASIS };
+enum { OPT_FREE = 2000, OPT_MASS, OPT_BASIS, OPT_PART, OPT_BLOCK };
 
 static const struct option options[] = {
     {"modes", required_argument, NULL, 'k'},
@@ -28,6 +32,8 @@ static const struct option options[] = {
     {"free", no_argument, NULL, OPT_FREE},
     {"mass", required_argument, NULL, OPT_MASS},
     {"basis", required_argument, NULL, OPT_BASIS},
+    {"part", required_argument, NULL, OPT_PART},
+    {"block", required_argument, NULL, OPT_BLOCK},
     {0},
 };
 
@@ -35,8 +41,17 @@ static int handle(int code, const char *arg, void *ctx)
 {
     opts *o = ctx;
     switch (code) {
-    case 'k':
+    case 'k': /* a count, or the file to take the modes from */
+        if (arg[strspn(arg, "0123456789")] != '\0') {
+            o->modes = arg;
+            return EP_OK;
+        }
+        o->k_given = 1;
         return ep_cli_int("--modes", arg, 1, 1000, &o->k);
+    case OPT_PART:
+        return ep_part_parse(&o->part, "--part", arg);
+    case OPT_BLOCK:
+        return ep_cli_int("--block", arg, 1, 4096, &o->block);
     case 'r':
         return ep_cli_int("--basis-size", arg, 1, 100000, &o->r);
     case OPT_FREE:
@@ -48,59 +63,98 @@ static int handle(int code, const char *arg, void *ctx)
         o->lumped = !strcmp(arg, "lumped");
         return EP_OK;
     case OPT_BASIS:
-        if (!strcmp(arg, "pca"))
-            o->basis = EP_BASIS_PCA;
-        else if (!strcmp(arg, "gram-schmidt"))
-            o->basis = EP_BASIS_GRAM_SCHMIDT;
-        else if (!strcmp(arg, "linear"))
-            o->basis = EP_BASIS_LINEAR;
-        else
+        if (ep_modal_basis_kind(arg, &o->basis))
             return ep_fail(EP_EUSAGE, "option --basis: expected pca, gram-schmidt or linear, got \"%s\"", arg);
         return EP_OK;
     }
     return EP_EUSAGE;
 }
 
-/* The output: the model, then modes, derivatives and basis. */
+/* The output: the model, then modes, derivatives and basis (a part: its
+ * derivatives, no basis, and /part with what epmerge needs for the basis). */
 static int write_output(ep_cli *cli, const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed,
-                        const double *lambda, const double *U, const int *pairs, const double *Phi, const double *B,
-                        const double *sigma, int nsigma)
+                        int k, const double *lambda, const double *U, const int *pairs, const double *Phi, int np,
+                        const double *B, const double *sigma, int nsigma)
 {
-    static const char *basis_name[] = {"pca", "gram-schmidt", "linear"};
     ep_h5 *f;
-    int st, k = (int)o->k, np = k * (k + 1) / 2;
-    hsize_t n3 = 3 * (hsize_t)m->nv, dk[2] = {(hsize_t)k, n3}, dp[2] = {(hsize_t)np, 2}, dphi[2] = {(hsize_t)np, n3},
-            dr[2] = {(hsize_t)o->r, n3}, ds[1] = {(hsize_t)nsigma};
+    int st;
     if ((st = ep_cli_create_h5(cli, "modes", &f)) || (st = ep_model_write(f, m, mat, fixed)) ||
-        (st = ep_h5_write(f, "/modes/eigenvalues", EP_F64, 1, dk, lambda)) ||
-        (st = ep_h5_write(f, "/modes/U", EP_F64, 2, dk, U)) ||
-        (st = ep_h5_set_attr_int(f, "/modes", "free", o->free)) ||
-        (st = ep_h5_set_attr_string(f, "/modes", "mass", o->lumped ? "lumped" : "consistent")) ||
-        (st = ep_h5_write(f, "/derivatives/pairs", EP_I32, 2, dp, pairs)) ||
-        (st = ep_h5_write(f, "/derivatives/Phi", EP_F64, 2, dphi, Phi)) ||
-        (st = ep_h5_write(f, "/basis/U", EP_F64, 2, dr, B)) ||
-        (st = ep_h5_write(f, "/basis/sigma", EP_F64, 1, ds, sigma)) ||
-        (st = ep_h5_set_attr_string(f, "/basis", "method", basis_name[o->basis])))
+        (st = ep_modes_file_write_modes(f, lambda, U, k, m->nv, o->free, o->lumped)) ||
+        (st = ep_modes_file_write_derivatives(f, pairs, Phi, np, m->nv)))
         return st;
+    if (o->part.count) {
+        if ((st = ep_part_write(f, &o->part)) ||
+            (st = ep_h5_set_attr_string(f, "/part", "basis", ep_modal_basis_name(o->basis))) ||
+            (st = ep_h5_set_attr_int(f, "/part", "basis_size", o->r)))
+            return st;
+    } else if ((st = ep_modes_file_write_basis(f, B, (int)o->r, m->nv, sigma, nsigma, o->basis))) {
+        return st;
+    }
     return ep_output_commit(&cli->out);
+}
+
+/* The modes of --modes FILE: those of the same model (mesh, material,
+ * support: the hashes agree) with the same mass. */
+static int read_modes(const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed, int *k,
+                      double **lambda, double **U)
+{
+    ep_h5 f = {0};
+    ep_mesh fm = {0};
+    ep_part a = {0}, b = {0};
+    ep_part_hash h;
+    int st, lumped;
+    if ((st = ep_h5_open(&f, o->modes, "modes")) || (st = ep_model_load(&fm, &f)))
+        goto out;
+    ep_part_hash_init(&h, "model");
+    ep_part_hash_model(&h, m, mat, fixed);
+    ep_part_hash_final(&h, &a);
+    ep_part_hash_init(&h, "model");
+    ep_part_hash_model(&h, &fm, NULL, NULL);
+    ep_part_hash_final(&h, &b);
+    if (strcmp(a.hash, b.hash)) {
+        st = ep_fail(EP_EINPUT, "%s: modes of another model (mesh, material or support differ)", o->modes);
+        goto out;
+    }
+    if ((st = ep_modes_file_read_modes(&f, m->nv, o->k_given ? (int)o->k : 0, lambda, U, k, &lumped)))
+        goto out;
+    if (lumped != o->lumped)
+        st = ep_fail(EP_EINPUT, "%s: modes of the %s mass, --mass %s asked", o->modes, lumped ? "lumped" : "consistent",
+                     o->lumped ? "lumped" : "consistent");
+out:
+    ep_mesh_free(&fm);
+    ep_h5_close(&f);
+    return st;
+}
+
+/* -r within the vectors the basis is formed from.  0 or EP_EUSAGE. */
+static int check_basis_size(const opts *o, int k)
+{
+    int nsigma = o->basis == EP_BASIS_LINEAR ? k : k + k * (k + 1) / 2;
+    if (o->r > nsigma)
+        return ep_fail(EP_EUSAGE, "-r %ld exceeds the %d %s", o->r, nsigma,
+                       o->basis == EP_BASIS_LINEAR ? "modes (--basis linear)" : "modes and modal derivatives");
+    return EP_OK;
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {20, 30, 0, 0, EP_BASIS_PCA};
+    opts o = {.k = 20, .r = 30, .block = EP_MODAL_BLOCK, .basis = EP_BASIS_PCA};
     ep_tool tool = {
         .name = "moddesc",
         .synopsis = "MESH --fixed-...|--free [-E PA --nu V --rho KG_PER_M3 | -m FILE] [options] -o MODES.h5",
         .purpose = "Vibration modes, modal derivatives and a mass-orthonormal reduced basis of a tetrahedral\n"
                    "St. Venant-Kirchhoff model (ARPACK shift-invert on a CHOLMOD factor).",
-        .help = "  -k, --modes K           linear modes (default 20)\n"
+        .help = "  -k, --modes K|FILE      linear modes (default 20), or the modes of FILE (a moddesc\n"
+                "                          output or part of the same model; -k K then takes its first K)\n"
                 "  -r, --basis-size R      basis vectors (default 30; at most K + K(K+1)/2)\n"
                 "      --free              free-flying model: no support, six rigid modes excluded\n"
                 "      --mass consistent|lumped\n"
                 "                          mass matrix (default consistent)\n"
                 "      --basis pca|gram-schmidt|linear\n"
                 "                          basis from modes and derivatives: mass-PCA (default),\n"
-                "                          mass-Gram-Schmidt in order, or the first R modes alone\n",
+                "                          mass-Gram-Schmidt in order, or the first R modes alone\n"
+                "      --block K           derivative right-hand sides per solve (default 32)\n"
+                "      --part I/N          compute only part I of N of the derivatives (a file for epmerge)\n",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED,
         .options = options,
         .shortopts = "k:r:",
@@ -115,16 +169,17 @@ int main(int argc, char **argv)
     ep_material mat = {0};
     ep_modal s = {0};
     char *fixed = NULL;
-    int st, nfixed = 0, *pairs = NULL;
+    int st, nfixed = 0, *pairs = NULL, k = 0;
     double *lambda = NULL, *U = NULL, *Phi = NULL, *B = NULL, *sigma = NULL, t0 = ep_now(), t;
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-    int k = (int)o.k, np = k * (k + 1) / 2, nsigma = o.basis == EP_BASIS_LINEAR ? k : k + np;
-    if (o.r > nsigma)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "-r %ld exceeds the %d %s", o.r, nsigma,
-                            o.basis == EP_BASIS_LINEAR ? "modes (--basis linear)" : "modes and modal derivatives"));
     if (o.free && ep_select_given(&cli.fixed))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--free and --fixed-... exclude each other"));
+    if (o.free && o.modes)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--modes FILE needs a supported model (a free-flying model's derivatives are "
+                            "projected on the rigid modes of its own eigen solve)"));
+    if (!o.modes && (st = check_basis_size(&o, (int)o.k)))
+        ep_cli_exit(st);
 
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
@@ -142,12 +197,20 @@ int main(int argc, char **argv)
         }
     if (!o.free && (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)))
         goto out;
+    if (o.modes && ((st = read_modes(&o, &m, &mat, fixed, &k, &lambda, &U)) || (st = check_basis_size(&o, k))))
+        goto out;
 
     /* compute */
-    lambda = ep_malloc((size_t)k, sizeof *lambda);
-    U = ep_malloc((size_t)k * 3 * m.nv, sizeof *U);
-    pairs = ep_malloc(2 * (size_t)np, sizeof *pairs);
-    Phi = ep_malloc((size_t)np * 3 * m.nv, sizeof *Phi);
+    o.k = k = o.modes ? k : (int)o.k;
+    int np = k * (k + 1) / 2, nsigma = o.basis == EP_BASIS_LINEAR ? k : k + np;
+    ep_part_share(&o.part, np, o.block, "pairs");
+    int nmine = (int)(o.part.hi - o.part.lo);
+    if (!lambda) {
+        lambda = ep_malloc((size_t)k, sizeof *lambda);
+        U = ep_malloc((size_t)k * 3 * m.nv, sizeof *U);
+    }
+    pairs = ep_malloc(2 * (size_t)(nmine ? nmine : 1), sizeof *pairs);
+    Phi = ep_malloc((size_t)(nmine ? nmine : 1) * 3 * m.nv, sizeof *Phi);
     B = ep_malloc((size_t)o.r * 3 * m.nv, sizeof *B);
     sigma = ep_calloc((size_t)nsigma, sizeof *sigma);
     if (!lambda || !U || !pairs || !Phi || !B || !sigma) {
@@ -157,24 +220,40 @@ int main(int argc, char **argv)
     if ((st = ep_modal_setup(&s, &m, &mat, fixed, o.lumped)))
         goto out;
     t = ep_now();
-    if ((st = ep_modal_eigs(&s, k, lambda, U)))
+    if (!o.modes && (st = ep_modal_eigs(&s, k, lambda, U)))
         goto out;
     double t_eig = ep_now() - t;
+    if (o.part.count) { /* the modes are an input of the derivatives: in the hash */
+        char creator[64], optstr[128];
+        ep_part_hash h;
+        snprintf(creator, sizeof creator, "moddesc %s", EP_VERSION);
+        snprintf(optstr, sizeof optstr, "k=%d mass=%d free=%d basis=%s r=%ld block=%ld", k, o.lumped, o.free,
+                 ep_modal_basis_name(o.basis), o.r, o.block);
+        ep_part_hash_init(&h, creator);
+        ep_part_hash_model(&h, &m, &mat, fixed);
+        ep_part_hash_string(&h, "options", optstr);
+        ep_part_hash_bytes(&h, "eigenvalues", lambda, sizeof(double) * (size_t)k);
+        ep_part_hash_bytes(&h, "modes", U, sizeof(double) * (size_t)k * 3 * m.nv);
+        ep_part_hash_final(&h, &o.part);
+    }
     t = ep_now();
-    if ((st = ep_modal_derivatives(&s, U, k, pairs, Phi)))
+    if ((st = ep_modal_derivatives(&s, U, k, (int)o.part.lo, (int)o.part.hi, (int)o.block, pairs, Phi)))
         goto out;
     double t_der = ep_now() - t;
     t = ep_now();
-    if ((st = ep_modal_basis(&s, o.basis, lambda, U, k, Phi, (int)o.r, B, sigma)))
+    if (!o.part.count && (st = ep_modal_basis(&s, o.basis, lambda, U, k, Phi, (int)o.r, B, sigma)))
         goto out;
     double t_basis = ep_now() - t;
 
     /* write */
-    if ((st = write_output(&cli, &o, &m, &mat, fixed, lambda, U, pairs, Phi, B, sigma, nsigma)))
+    if ((st = write_output(&cli, &o, &m, &mat, fixed, k, lambda, U, pairs, Phi, nmine, B, sigma, nsigma)))
         goto out;
     if (!cli.quiet) {
+        if (o.part.count)
+            printf("moddesc: %s: part %d of %d: derivatives %ld..%ld of %d%s (each part repeats the factorization)\n",
+                   cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, np, o.modes ? ", modes read" : "");
         printf("moddesc: %s: %d modes, %d derivatives, %ld basis vectors of %d unknowns (%s, %s mass%s)\n",
-               cli.output, k, np, o.r, s.ndof, o.free ? "free-flying, 6 rigid modes excluded" : "constrained",
+               cli.output, k, nmine, o.part.count ? 0 : o.r, s.ndof, o.free ? "free-flying, 6 rigid modes excluded" : "constrained",
                o.lumped ? "lumped" : "consistent", "");
         printf("moddesc: frequencies (Hz):");
         for (int i = 0; i < k; i++)
@@ -182,7 +261,7 @@ int main(int argc, char **argv)
         printf("\nmoddesc: assemble %.2f s, factor %.2f s (%.3g nonzeros), modes %.2f s, derivatives %.2f s "
                "(right-hand sides %.2f s, solves %.2f s at %.1f GFlop/s), basis %.2f s; total %.2f s\n",
                s.t_assemble, s.t_factor, s.lnz, t_eig, t_der, s.t_rhs, s.t_solve,
-               s.free || s.t_solve <= 0 ? 0.0 : 4.0 * s.lnz * np / s.t_solve / 1e9, t_basis, ep_now() - t0);
+               s.free || s.t_solve <= 0 ? 0.0 : 4.0 * s.lnz * nmine / s.t_solve / 1e9, t_basis, ep_now() - t0);
     }
 out:
     ep_modal_free(&s);
