@@ -9,6 +9,7 @@
 #include "h5.h"
 #include "mesh.h"
 #include "model.h"
+#include "part.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,14 +20,16 @@ typedef struct {
     const char *dataset;
     long r;
     int split;
+    ep_part part;
 } opts;
 
-enum { OPT_BASIS = 2000, OPT_SPLIT };
+enum { OPT_BASIS = 2000, OPT_SPLIT, OPT_PART };
 
 static const struct option options[] = {
     {"basis", required_argument, NULL, OPT_BASIS},
     {"basis-size", required_argument, NULL, 'r'},
     {"split-material", no_argument, NULL, OPT_SPLIT},
+    {"part", required_argument, NULL, OPT_PART},
     {0},
 };
 
@@ -42,6 +45,8 @@ static int handle(int code, const char *arg, void *ctx)
     case OPT_SPLIT:
         o->split = 1;
         return EP_OK;
+    case OPT_PART:
+        return ep_part_parse(&o->part, "--part", arg);
     }
     return EP_EUSAGE;
 }
@@ -58,7 +63,7 @@ static int check_model(const ep_mesh *m)
 
 int main(int argc, char **argv)
 {
-    opts o = {"/basis/U", 0, 0};
+    opts o = {.dataset = "/basis/U"};
     ep_tool tool = {
         .name = "polycoef",
         .synopsis = "MODES.h5 [--basis DATASET] [-r N] [--split-material] -o CUBIC.h5",
@@ -66,7 +71,8 @@ int main(int argc, char **argv)
                    "R(q) = U^T f(U q) for a basis U; mesh, material and support come from the input.",
         .help = "      --basis DATASET     the basis, rows of length 3nv (default /basis/U)\n"
                 "  -r, --basis-size N      use the first N basis vectors (default: all)\n"
-                "      --split-material    also write the lambda-only and mu-only coefficient sets\n",
+                "      --split-material    also write the lambda-only and mu-only coefficient sets\n"
+                "      --part I/N          sum only part I of N of the elements (a file for epmerge)\n",
         .options = options,
         .shortopts = "r:",
         .handle = handle,
@@ -89,8 +95,21 @@ int main(int argc, char **argv)
         (st = ep_cubic_file_basis(&in, o.dataset, m.nv, (int)o.r, &U, &r)))
         goto out;
 
-    /* compute */
-    if ((st = ep_cubic_compute(&tot, o.split ? &lam : NULL, o.split ? &mu : NULL, &m, m.material, U, r)))
+    /* compute: a part sums its range of elements (001 §2.6.3) */
+    ep_part_share(&o.part, m.ne, 1, "elements");
+    if (o.part.count) {
+        char creator[64], optstr[64];
+        ep_part_hash h;
+        snprintf(creator, sizeof creator, "polycoef %s", EP_VERSION);
+        snprintf(optstr, sizeof optstr, "r=%d split=%d", r, o.split);
+        ep_part_hash_init(&h, creator);
+        ep_part_hash_model(&h, &m, NULL, NULL);
+        ep_part_hash_string(&h, "options", optstr);
+        ep_part_hash_bytes(&h, "basis", U, sizeof(double) * (size_t)r * 3 * m.nv);
+        ep_part_hash_final(&h, &o.part);
+    }
+    if ((st = ep_cubic_compute_elements(&tot, o.split ? &lam : NULL, o.split ? &mu : NULL, &m, m.material, U, r,
+                                        (int)o.part.lo, (int)o.part.hi)))
         goto out;
     double t_coef = ep_now() - t0;
 
@@ -100,13 +119,16 @@ int main(int argc, char **argv)
         (st = ep_h5_write(out, "/basis/U", EP_F64, 2, d, U)) || (st = ep_cubic_file_write(out, "/cubic", &tot)) ||
         (o.split && ((st = ep_cubic_file_write(out, "/cubic/lambda", &lam)) ||
                      (st = ep_cubic_file_write(out, "/cubic/mu", &mu)))) ||
-        (st = ep_output_commit(&cli.out)))
+        (o.part.count && (st = ep_part_write(out, &o.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
+    if (!cli.quiet && o.part.count)
+        printf("polycoef: %s: part %d of %d: elements %ld..%ld of %d\n", cli.output, o.part.index, o.part.count,
+               o.part.lo, o.part.hi, m.ne);
     if (!cli.quiet)
         printf("polycoef: %s: r = %d: %d + %ld + %ld coefficient vectors%s from %d tets in %.2f s "
                "(runtime force + stiffness polynomials: %.1f KiB)\n",
                cli.output, r, r, ep_cubic_npairs(r), ep_cubic_ntriples(r), o.split ? " (and lambda, mu parts)" : "",
-               m.ne, t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
+               (int)(o.part.hi - o.part.lo), t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
 out:
     ep_h5_close(&in);
     ep_cubic_free(&tot);

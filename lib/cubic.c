@@ -106,8 +106,8 @@ static void element_rows(const ep_mesh *m, const ep_material *mat, const double 
 }
 
 /* BB (r x r), BC (r x np), CC (np x np, upper) summed over all elements. */
-static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U, int r, int part, double *BB,
-                      double *BC, double *CC)
+static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U, int r, int part, int e_lo,
+                      int e_hi, double *BB, double *BC, double *CC)
 {
     long np = ep_cubic_npairs(r), rows = (long)ROWS * CHUNK;
     double *B = ep_malloc((size_t)rows * r, sizeof *B), *C = ep_malloc((size_t)rows * np, sizeof *C);
@@ -120,8 +120,8 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U,
     memset(BB, 0, sizeof(double) * (size_t)r * r);
     memset(BC, 0, sizeof(double) * (size_t)r * np);
     memset(CC, 0, sizeof(double) * (size_t)np * np);
-    for (int e0 = 0; e0 < m->ne; e0 += CHUNK) {
-        int ne = m->ne - e0 < CHUNK ? m->ne - e0 : CHUNK;
+    for (int e0 = e_lo; e0 < e_hi; e0 += CHUNK) {
+        int ne = e_hi - e0 < CHUNK ? e_hi - e0 : CHUNK;
         /* B and C row-major with leading dimension r and np: element rows stacked */
 #pragma omp parallel reduction(| : failed)
         {
@@ -192,6 +192,12 @@ static void coefficients(int r, const double *BB, const double *BC, const double
 int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m, const ep_material *mat,
                      const double *U, int r)
 {
+    return ep_cubic_compute_elements(total, lam, mu, m, mat, U, r, 0, m->ne);
+}
+
+int ep_cubic_compute_elements(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m,
+                              const ep_material *mat, const double *U, int r, int e0, int e1)
+{
     long np = ep_cubic_npairs(r);
     double *BB = ep_malloc((size_t)r * r, sizeof *BB), *BC = ep_malloc((size_t)r * np, sizeof *BC);
     double *CC = ep_malloc((size_t)np * np, sizeof *CC);
@@ -200,7 +206,7 @@ int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh
     for (int part = 0; part < 3 && !st; part++) {
         if (!out[part])
             continue;
-        if ((st = ep_cubic_alloc(out[part], r)) || (st = accumulate(m, mat, U, r, part, BB, BC, CC)))
+        if ((st = ep_cubic_alloc(out[part], r)) || (st = accumulate(m, mat, U, r, part, e0, e1, BB, BC, CC)))
             break;
         coefficients(r, BB, BC, CC, out[part]);
     }
