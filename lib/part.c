@@ -3,6 +3,9 @@
  */
 #include "part.h"
 #include "err.h"
+#include "modal.h"
+#include "model.h"
+#include "modes_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -244,4 +247,385 @@ int ep_part_check_set(const ep_part *parts, const char *const *paths, int n, int
     if (at != a->total)
         return ep_fail(EP_EINPUT, "the parts hold %s 0..%ld of %ld", a->unit, at, a->total);
     return EP_OK;
+}
+
+/* ---- merging ------------------------------------------------------------------ */
+
+enum { COPY, CONCAT, SUM };
+
+/* What the merge does with dataset name of a file of kind. */
+static int rule(const char *kind, const char *name)
+{
+    if (!strcmp(kind, "gf") && (!strcmp(name, "/gf/xi") || !strcmp(name, "/gf/col_vertex")))
+        return CONCAT;
+    if (!strcmp(kind, "modes") && (!strcmp(name, "/derivatives/Phi") || !strcmp(name, "/derivatives/pairs")))
+        return CONCAT;
+    if (!strcmp(kind, "cubic") && !strncmp(name, "/cubic/", 7))
+        return SUM;
+    return COPY;
+}
+
+typedef struct {
+    ep_h5 *out, *f;
+    const char *const *src;
+    const int *order;
+    int n, is_virtual, st;
+} merge_ctx;
+
+static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
+{
+    (void)info;
+    hid_t dst = *(hid_t *)data, a = H5Aopen(loc, name, H5P_DEFAULT), t = H5Aget_type(a), s = H5Aget_space(a);
+    size_t bytes = H5Tget_size(t) * (size_t)H5Sget_simple_extent_npoints(s);
+    void *buf = calloc(bytes ? bytes : 1, 1);
+    herr_t r = buf ? H5Aread(a, t, buf) : -1;
+    if (r >= 0) {
+        hid_t b = H5Acreate2(dst, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+        r = b < 0 ? -1 : H5Awrite(b, t, buf);
+        if (b >= 0)
+            H5Aclose(b);
+        if (H5Tdetect_class(t, H5T_VLEN) > 0 || (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0))
+            H5Dvlen_reclaim(t, s, H5P_DEFAULT, buf);
+    }
+    free(buf);
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Aclose(a);
+    return r;
+}
+
+/* Rows [row0, row0 + nrows) of dataset d (rank, dims) from/to buf in the
+ * memory type mt. */
+static herr_t rows_io(hid_t d, hid_t mt, int rank, const hsize_t *dims, hsize_t row0, hsize_t nrows, void *buf,
+                      int write)
+{
+    hsize_t start[4] = {row0, 0, 0, 0}, count[4];
+    for (int i = 0; i < rank; i++)
+        count[i] = i ? dims[i] : nrows;
+    hid_t fs = H5Dget_space(d), ms = H5Screate_simple(rank, count, NULL);
+    herr_t r = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (r >= 0)
+        r = write ? H5Dwrite(d, mt, ms, fs, H5P_DEFAULT, buf) : H5Dread(d, mt, ms, fs, H5P_DEFAULT, buf);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return r;
+}
+
+/* The parts' datasets name one after the other (rows along the first
+ * extent), copied or mapped. */
+static int concat(merge_ctx *c, const char *name)
+{
+    hid_t d[c->n], t = H5I_INVALID_HID, mt = H5I_INVALID_HID, dst = H5I_INVALID_HID, dcpl = H5P_DEFAULT, vs = -1;
+    hsize_t dims[c->n][4], total[4];
+    int rank = 0, st = EP_OK;
+    void *buf = NULL;
+    for (int i = 0; i < c->n; i++)
+        d[i] = H5I_INVALID_HID;
+    for (int j = 0; j < c->n && !st; j++) {
+        int i = c->order[j];
+        hid_t s;
+        if ((d[i] = H5Dopen2(c->f[i].id, name, H5P_DEFAULT)) < 0 || (s = H5Dget_space(d[i])) < 0) {
+            st = ep_fail(EP_EINPUT, "%s: %s is missing", c->f[i].path, name);
+            break;
+        }
+        int rk = H5Sget_simple_extent_ndims(s);
+        if (rk < 1 || rk > 4 || (j && rk != rank))
+            st = ep_fail(EP_EINPUT, "%s: %s has rank %d", c->f[i].path, name, rk);
+        else
+            H5Sget_simple_extent_dims(s, dims[i], NULL);
+        H5Sclose(s);
+        if (st)
+            break;
+        if (!j) {
+            rank = rk;
+            memcpy(total, dims[i], sizeof total);
+            total[0] = 0;
+            t = H5Dget_type(d[i]);
+        }
+        for (int a = 1; a < rank; a++)
+            if (dims[i][a] != total[a])
+                st = ep_fail(EP_EINPUT, "%s: %s rows of %llu, %s's of %llu", c->f[i].path, name,
+                             (unsigned long long)dims[i][a], c->f[c->order[0]].path, (unsigned long long)total[a]);
+        total[0] += dims[i][0];
+    }
+    if (st)
+        goto out;
+    vs = H5Screate_simple(rank, total, NULL);
+    if (c->is_virtual) {
+        dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        hsize_t at = 0;
+        for (int j = 0; j < c->n; j++) {
+            int i = c->order[j];
+            hsize_t start[4] = {at, 0, 0, 0};
+            if (!dims[i][0])
+                continue;
+            hid_t ss = H5Screate_simple(rank, dims[i], NULL);
+            herr_t r = H5Sselect_hyperslab(vs, H5S_SELECT_SET, start, NULL, dims[i], NULL);
+            if (r < 0 || H5Pset_virtual(dcpl, vs, c->src[i], name, ss) < 0)
+                st = ep_fail(EP_EIO, "%s: cannot map %s of %s", c->out->path, name, c->src[i]);
+            H5Sclose(ss);
+            at += dims[i][0];
+        }
+        H5Sselect_all(vs);
+        if (st)
+            goto out;
+    }
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    dst = H5Dcreate2(c->out->id, name, t, vs, lcpl, dcpl, H5P_DEFAULT);
+    H5Pclose(lcpl);
+    if (dst < 0) {
+        st = ep_fail(EP_EIO, "%s: cannot create %s", c->out->path, name);
+        goto out;
+    }
+    if (c->is_virtual)
+        goto out;
+    /* copy in slabs of whole rows, as stored (no conversion) */
+    mt = H5Tget_native_type(t, H5T_DIR_DEFAULT);
+    size_t row = H5Tget_size(mt);
+    for (int a = 1; a < rank; a++)
+        row *= total[a];
+    hsize_t slab = row ? (64u << 20) / row : 1;
+    slab = slab ? slab : 1;
+    buf = malloc(row * (size_t)slab > 0 ? row * (size_t)slab : 1);
+    if (!buf) {
+        st = ep_fail(EP_ECOMPUTE, "out of memory (a slab of %s)", name);
+        goto out;
+    }
+    hsize_t at = 0;
+    for (int j = 0; j < c->n && !st; j++) {
+        int i = c->order[j];
+        for (hsize_t r0 = 0; r0 < dims[i][0] && !st; r0 += slab) {
+            hsize_t nr = dims[i][0] - r0 < slab ? dims[i][0] - r0 : slab;
+            if (rows_io(d[i], mt, rank, dims[i], r0, nr, buf, 0) < 0)
+                st = ep_fail(EP_EIO, "%s: cannot read %s", c->f[i].path, name);
+            else if (rows_io(dst, mt, rank, total, at + r0, nr, buf, 1) < 0)
+                st = ep_fail(EP_EIO, "%s: cannot write %s", c->out->path, name);
+        }
+        at += dims[i][0];
+    }
+out:
+    free(buf);
+    for (int i = 0; i < c->n; i++)
+        if (d[i] >= 0)
+            H5Dclose(d[i]);
+    if (dst >= 0)
+        H5Dclose(dst);
+    if (dcpl != H5P_DEFAULT)
+        H5Pclose(dcpl);
+    if (vs >= 0)
+        H5Sclose(vs);
+    if (mt >= 0)
+        H5Tclose(mt);
+    if (t >= 0)
+        H5Tclose(t);
+    return st;
+}
+
+/* The sum of the parts' datasets name, in part order, stored as the first
+ * part stores it. */
+static int sum(merge_ctx *c, const char *name)
+{
+    hsize_t d0[4], di[4];
+    int st = EP_OK;
+    void *first = NULL, *p = NULL;
+    ep_h5_type type = EP_F64;
+    int rank;
+    {
+        hid_t d = H5Dopen2(c->f[c->order[0]].id, name, H5P_DEFAULT), s = d >= 0 ? H5Dget_space(d) : -1,
+              t = d >= 0 ? H5Dget_type(d) : -1;
+        rank = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
+        type = t >= 0 && H5Tget_size(t) == 4 ? EP_F32 : EP_F64;
+        if (t >= 0)
+            H5Tclose(t);
+        if (s >= 0)
+            H5Sclose(s);
+        if (d >= 0)
+            H5Dclose(d);
+    }
+    if (rank < 1 || rank > 4)
+        return ep_fail(EP_EINPUT, "%s: %s is not an array", c->f[c->order[0]].path, name);
+    for (int a = 0; a < rank; a++)
+        d0[a] = 0;
+    if ((st = ep_h5_read(&c->f[c->order[0]], name, EP_F64, rank, d0, &first)))
+        return st;
+    size_t len = 1;
+    for (int a = 0; a < rank; a++)
+        len *= d0[a];
+    double *acc = first;
+    for (int j = 1; j < c->n && !st; j++) {
+        memcpy(di, d0, sizeof di);
+        if ((st = ep_h5_read(&c->f[c->order[j]], name, EP_F64, rank, di, &p)))
+            break;
+        for (size_t q = 0; q < len; q++)
+            acc[q] += ((double *)p)[q];
+        free(p);
+        p = NULL;
+    }
+    if (!st && type == EP_F32) { /* stored as the parts store it */
+        float *f = (float *)acc;
+        for (size_t q = 0; q < len; q++)
+            f[q] = (float)acc[q];
+    }
+    if (!st)
+        st = ep_h5_write(c->out, name, type, rank, d0, acc);
+    free(first);
+    return st;
+}
+
+static herr_t visit(hid_t g, const char *name, const H5L_info_t *info, void *data);
+
+/* Group path of part f[order[0]] into out: attributes, then members. */
+static int merge_group(merge_ctx *c, const char *path)
+{
+    hid_t src = H5Gopen2(c->f[c->order[0]].id, path, H5P_DEFAULT), dst;
+    if (src < 0)
+        return ep_fail(EP_EINPUT, "%s: cannot open %s", c->f[c->order[0]].path, path);
+    if (!strcmp(path, "/"))
+        dst = H5Gopen2(c->out->id, "/", H5P_DEFAULT);
+    else if (ep_h5_exists(c->out, path))
+        dst = H5Gopen2(c->out->id, path, H5P_DEFAULT);
+    else
+        dst = H5Gcreate2(c->out->id, path, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int st = EP_OK;
+    if (dst < 0)
+        st = ep_fail(EP_EIO, "%s: cannot create %s", c->out->path, path);
+    else if (strcmp(path, "/") && H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_INC, NULL, copy_attr, &dst) < 0)
+        st = ep_fail(EP_EIO, "%s: cannot copy the attributes of %s", c->out->path, path);
+    if (!st) {
+        char *p = (char *)path; /* visit reads the parent's path from the context */
+        void *pass[2] = {c, p};
+        if (H5Literate(src, H5_INDEX_NAME, H5_ITER_INC, NULL, visit, pass) < 0 && !c->st)
+            c->st = ep_fail(EP_EIO, "%s: cannot read %s", c->f[c->order[0]].path, path);
+        st = c->st;
+    }
+    if (dst >= 0)
+        H5Gclose(dst);
+    H5Gclose(src);
+    return st;
+}
+
+static herr_t visit(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+    (void)info;
+    merge_ctx *c = ((void **)data)[0];
+    const char *parent = ((void **)data)[1];
+    char path[1024];
+    H5O_info_t oi;
+    snprintf(path, sizeof path, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", name);
+    if (!strcmp(path, "/part"))
+        return 0;
+    if (H5Oget_info_by_name2(g, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
+        c->st = ep_fail(EP_EINPUT, "%s: cannot read %s", c->f[c->order[0]].path, path);
+        return -1;
+    }
+    if (oi.type == H5O_TYPE_GROUP)
+        c->st = merge_group(c, path);
+    else if (oi.type == H5O_TYPE_DATASET) {
+        int how = rule(c->f[c->order[0]].kind, path);
+        if (how == CONCAT)
+            c->st = concat(c, path);
+        else if (how == SUM)
+            c->st = sum(c, path);
+        else if (H5Ocopy(g, name, c->out->id, path, H5P_DEFAULT, H5P_DEFAULT) < 0)
+            c->st = ep_fail(EP_EIO, "%s: cannot copy %s", c->out->path, path);
+    }
+    return c->st ? -1 : 0;
+}
+
+/* The rows of the parts' datasets name (rows of len doubles) one after the
+ * other: *rows [*nrows][len] (allocated; caller frees). */
+static int read_rows(merge_ctx *c, const char *name, size_t len, void **rows, hsize_t *nrows)
+{
+    int st = EP_OK;
+    double *all = NULL;
+    *nrows = 0;
+    for (int j = 0; j < c->n && !st; j++) {
+        hsize_t d[2] = {0, len};
+        void *p = NULL;
+        if (!(st = ep_h5_read(&c->f[c->order[j]], name, EP_F64, 2, d, &p))) {
+            double *grown = realloc(all, sizeof(double) * len * (size_t)(*nrows + d[0]) + 1);
+            if (!grown)
+                st = ep_fail(EP_ECOMPUTE, "out of memory (%s)", name);
+            else {
+                all = grown;
+                memcpy(all + len * (size_t)*nrows, p, sizeof(double) * len * (size_t)d[0]);
+                *nrows += d[0];
+            }
+        }
+        free(p);
+    }
+    if (st) {
+        free(all);
+        all = NULL;
+    }
+    *rows = all;
+    return st;
+}
+
+/* A split moddesc run's basis, from the merged modes and derivatives,
+ * with the options the parts recorded in /part. */
+static int merge_basis(merge_ctx *c)
+{
+    ep_h5 *out = c->out, *first = &c->f[c->order[0]];
+    ep_mesh m = {0};
+    ep_modal s = {0};
+    char name[32], *fixed = NULL;
+    double *lambda = NULL, *U = NULL, *B = NULL, *sigma = NULL, r_d;
+    void *Phi = NULL;
+    ep_basis_kind kind;
+    int st, k, lumped, r;
+    hsize_t dphi[2] = {0, 0};
+    if ((st = ep_h5_get_attr_string(first, "/part", "basis", name, sizeof name)) ||
+        (st = ep_h5_get_attr_double(first, "/part", "basis_size", &r_d)))
+        return st;
+    if (ep_modal_basis_kind(name, &kind))
+        return ep_fail(EP_EINPUT, "%s: /part: unknown basis \"%s\"", first->path, name);
+    r = (int)r_d;
+    if ((st = ep_model_load(&m, first)))
+        goto out;
+    dphi[1] = 3 * (hsize_t)m.nv;
+    if (!(fixed = ep_calloc((size_t)m.nv, 1))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int i = 0; i < m.nfixed; i++)
+        fixed[m.fixed[i]] = 1;
+    if ((st = ep_modes_file_read_modes(first, m.nv, 0, &lambda, &U, &k, &lumped)) ||
+        (st = read_rows(c, "/derivatives/Phi", 3 * (size_t)m.nv, &Phi, &dphi[0])))
+        goto out;
+    int nsigma = kind == EP_BASIS_LINEAR ? k : k + k * (k + 1) / 2;
+    if ((int)dphi[0] != k * (k + 1) / 2 || r < 1 || r > nsigma) {
+        st = ep_fail(EP_EINPUT, "%s: %d derivatives and a basis of %d for %d modes", out->path, (int)dphi[0], r, k);
+        goto out;
+    }
+    B = ep_malloc((size_t)r * 3 * m.nv, sizeof *B);
+    sigma = ep_calloc((size_t)nsigma, sizeof *sigma);
+    if (!B || !sigma) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if ((st = ep_modal_setup_mass(&s, &m, m.material, fixed, lumped)) ||
+        (st = ep_modal_basis(&s, kind, lambda, U, k, Phi, r, B, sigma)) ||
+        (st = ep_modes_file_write_basis(out, B, r, m.nv, sigma, nsigma, kind)))
+        goto out;
+out:
+    ep_modal_free(&s);
+    ep_mesh_free(&m);
+    free(fixed);
+    free(lambda);
+    free(U);
+    free(Phi);
+    free(B);
+    free(sigma);
+    return st;
+}
+
+int ep_part_merge(ep_h5 *out, ep_h5 *f, const char *const *srcnames, const int *order, int n, int is_virtual)
+{
+    merge_ctx c = {out, f, srcnames, order, n, is_virtual, EP_OK};
+    int st = merge_group(&c, "/");
+    if (!st && !strcmp(f[order[0]].kind, "modes"))
+        st = merge_basis(&c);
+    return st;
 }

@@ -101,4 +101,21 @@ int ep_part_read(ep_part *p, ep_h5 *f);
  * order[n] receives the indices of parts sorted by part index. */
 int ep_part_check_set(const ep_part *parts, const char *const *paths, int n, int *order);
 
+/* Merge the parts f[n] of one run (checked by ep_part_check_set; order[]
+ * its order) into out, an open file of the parts' kind, so that out holds
+ * what the single run writes: every group, dataset and attribute of the
+ * first part but /part, and, by kind,
+ *   gf     /gf/col_vertex and /gf/xi: the parts' rows one after the other
+ *          (copied as stored: bit for bit);
+ *   modes  /derivatives/pairs and Phi likewise, then /basis formed from the
+ *          whole (ep_modal_basis with the options /part records);
+ *   cubic  every dataset under /cubic: the sum of the parts, in part order.
+ * virtual: the concatenated datasets are HDF5 virtual datasets mapping the
+ * parts' rows (nothing copied; the parts must stay where srcnames[i], the
+ * name recorded for f[i], finds them); sums are written as such.
+ * Cost: reads and writes every byte once (virtual: the small datasets
+ * only), in slabs of at most 64 MiB.  0; EP_EINPUT when the parts'
+ * datasets do not fit together; EP_EIO; EP_ECOMPUTE. */
+int ep_part_merge(ep_h5 *out, ep_h5 *f, const char *const *srcnames, const int *order, int n, int is_virtual);
+
 #endif
