@@ -2,6 +2,7 @@
 #
 #   make                 library (lib/libelastoprep.a) and every tool (bin/)
 #   make check           unit and command-line tests (SANITIZE=1: ASan + UBSan)
+#   make check-cluster   a split run on a private single-node Slurm
 #   make demo            the example pipeline on a shipped model
 #   make bench           benchmarks under tests/bench
 #   make install PREFIX=/usr/local
@@ -47,7 +48,7 @@ UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCHES  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check demo bench install clean run-check run-demo run-bench
+.PHONY: all deps check demo bench install clean run-check run-demo run-bench check-cluster
 all: $(LIBA) $(BINS)
 
 $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/lib
@@ -82,6 +83,11 @@ check: deps
 
 run-check: all $(UNITS)
 	@tests/run $(BINDIR) $(UNITS)
+
+# A private single-node Slurm runs a split femcondense step (tests/cluster).
+check-cluster: all
+	@scripts/install-deps --if-missing --with-slurm
+	@BIN=$(BINDIR) sh tests/cluster/slurm.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory run-demo
