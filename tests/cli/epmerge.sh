@@ -79,6 +79,15 @@ expect_fail "--part malformed" 2 "option --part: expected I/N" polycoef "$WORK/m
 expect_fail "--modes of another model" 3 "modes of another model" moddesc $D/cube.msh --fixed-region bottom -E 2e6 --nu 0.3 --rho 1000 --modes "$WORK/md.h5" --part 1/2 -o "$O"
 expect_fail "--modes with --free" 2 "needs a supported model" moddesc $D/cube.msh --free -E 1e6 --nu 0.3 --rho 1000 --modes "$WORK/md.h5" -o "$O"
 
+# --- make -f scripts/pipeline.mk PARTS=N: the same files as one job per step -----------
+for p in "" 2; do
+    make -s -j2 -f scripts/pipeline.mk PARTS=$p OUT="$WORK/pl$p" MESH=$D/cube.msh FIXED="--fixed-region bottom" \
+        MATERIAL="-E 1e6 --nu 0.3 --rho 1000" MODES="-k 6 -r 10" BIN="$BIN" "$WORK/pl$p/gf-fem.h5" "$WORK/pl$p/cubic.h5" >/dev/null 2>&1
+done
+check "pipeline PARTS=2: 2 parts of each step, merged" [ "$(ls "$WORK/pl2/parts" | tr '\n' ' ')" = "cubic.0.h5 cubic.1.h5 gf-fem.0.h5 gf-fem.1.h5 modes.0.h5 modes.1.h5 " ]
+check "pipeline PARTS=2: GFs and modes as one job per step makes them" sh -c "$C '$WORK/pl/gf-fem.h5' '$WORK/pl2/gf-fem.h5' && $C '$WORK/pl/modes.h5' '$WORK/pl2/modes.h5'"
+check "pipeline PARTS=2: coefficients to 1e-13" $C "$WORK/pl/cubic.h5" "$WORK/pl2/cubic.h5" 1e-13
+
 # --- an interrupted merge leaves no output --------------------------------------------
 rm -rf "$WORK/out" && mkdir "$WORK/out"
 (ulimit -f 64; "$E" -q "$WORK"/bsp.[0-6].h5 -o "$WORK/out/full.h5" 2>"$WORK/err"; echo $? >"$WORK/status")
