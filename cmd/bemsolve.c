@@ -25,42 +25,6 @@ typedef struct {
     ep_part part;
 } opts;
 
-enum {
-    OPT_SINGLE = 2000, OPT_CHECK, OPT_MAXMEM, OPT_ELEMENTS, OPT_PART
-};
-
-static const struct option options[] = {
-    {"single", no_argument, NULL, OPT_SINGLE},
-    {"check", no_argument, NULL, OPT_CHECK},
-    {"max-memory", required_argument, NULL, OPT_MAXMEM},
-    {"elements", required_argument, NULL, OPT_ELEMENTS},
-    {"part", required_argument, NULL, OPT_PART},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case OPT_SINGLE:
-        o->single = 1;
-        return EP_OK;
-    case OPT_CHECK:
-        o->check = 1;
-        return EP_OK;
-    case OPT_MAXMEM:
-        return ep_cli_bytes("--max-memory", arg, &o->max_memory);
-    case OPT_ELEMENTS:
-        if (strcmp(arg, "linear") && strcmp(arg, "constant"))
-            return ep_fail(EP_EUSAGE, "option --elements: expected linear or constant, got \"%s\"", arg);
-        o->constant = !strcmp(arg, "constant");
-        return EP_OK;
-    case OPT_PART:
-        return ep_part_parse(&o->part, "--part", arg);
-    }
-    return EP_EUSAGE;
-}
-
 /* The BEM model is the boundary surface: closed, manifold, outward, welded.
  * An inward surface is turned around (with a note), not refused. */
 static int validate_surface(ep_mesh *m, int quiet)
@@ -111,26 +75,25 @@ static int surface_support(const ep_mesh *m, char *fixed, int *nfixed, int quiet
 int main(int argc, char **argv)
 {
     opts o = {0};
+    const ep_cli_opt options[] = {
+        {"elements", 0, EP_CLI_CHOICE, &o.constant, .arg = "linear|constant",
+         .help = "hat functions at the vertices (default), or one constant\n"
+                 "value per triangle collocated at its centroid"},
+        {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"check", 0, EP_CLI_FLAG, &o.check,
+         .help = "report the rigid-rotation residual, sampled column residuals\nand the condition estimate of A"},
+        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
+         .help = "refuse runs needing more (default: 90% of the machine's)"},
+        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
+         .help = "compute only part I of N of the columns, a file for epmerge(1)"},
+        {0}};
     ep_tool tool = {
         .name = "bemsolve",
         .synopsis = "SURFACE --fixed-... -E PA --nu V [options] -o GF.h5",
         .purpose = "Boundary Green's functions of a homogeneous elastic solid by the boundary element method:\n"
                    "linear elements, vertex collocation, one dense LU, all columns by back-substitution.",
-        .help = "      --elements linear|constant\n"
-                "                          hat functions at the vertices (default), or one constant\n"
-                "                          value per triangle collocated at its centroid\n"
-                "      --single            store /gf/xi as float32\n"
-                "      --check             report the rigid-rotation residual, sampled column residuals\n"
-                "                          and the condition estimate of A\n"
-                "      --max-memory SIZE   refuse runs needing more (default: 90% of the machine's)\n"
-                "      --part I/N          compute only part I of N of the columns (a file for epmerge)\n",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0};

@@ -21,20 +21,6 @@ typedef struct {
     int is_virtual;
 } opts;
 
-enum { OPT_VIRTUAL = 2000 };
-
-static const struct option options[] = {
-    {"virtual", no_argument, NULL, OPT_VIRTUAL},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    (void)arg;
-    ((opts *)ctx)->is_virtual = code == OPT_VIRTUAL;
-    return code == OPT_VIRTUAL ? EP_OK : EP_EUSAGE;
-}
-
 /* The name a virtual dataset records for part path: its name relative to
  * the output's folder when it lies there (the pair can move together),
  * else its absolute path.  0 or EP_EIO. */
@@ -55,19 +41,17 @@ static int source_name(const char *path, const char *output, char *name, size_t 
 int main(int argc, char **argv)
 {
     opts o = {0};
+    const ep_cli_opt options[] = {
+        {"virtual", 0, EP_CLI_FLAG, &o.is_virtual,
+         .help = "write HDF5 virtual datasets that present the parts as one\n"
+                 "(nothing copied; the parts must stay where they are)"},
+        {0}};
     ep_tool tool = {
         .name = "epmerge",
         .synopsis = "PART.h5... [--virtual] -o OUT.h5",
         .purpose = "Merge the parts of a split run (--part I/N) into the file the single run writes, after\n"
                    "checking that they share inputs and options and that each part is there exactly once.",
-        .help = "      --virtual           write HDF5 virtual datasets that present the parts as one\n"
-                "                          (nothing copied; the parts must stay where they are)\n",
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = -1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = -1, .need_output = 1,
     };
     ep_cli cli;
     ep_h5 *f = NULL;

@@ -27,46 +27,6 @@ typedef struct {
     ep_part part;
 } opts;
 
-enum {
-    OPT_TRACTION = 2000, OPT_CONDENSED, OPT_SINGLE,
-    OPT_BLOCK, OPT_MAXMEM, OPT_PART
-};
-
-static const struct option options[] = {
-    {"traction", required_argument, NULL, OPT_TRACTION},
-    {"condensed", no_argument, NULL, OPT_CONDENSED},
-    {"single", no_argument, NULL, OPT_SINGLE},
-    {"block", required_argument, NULL, OPT_BLOCK},
-    {"max-memory", required_argument, NULL, OPT_MAXMEM},
-    {"part", required_argument, NULL, OPT_PART},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case OPT_TRACTION:
-        if (strcmp(arg, "consistent") && strcmp(arg, "lumped"))
-            return ep_fail(EP_EUSAGE, "option --traction: expected consistent or lumped, got \"%s\"", arg);
-        o->lumped = !strcmp(arg, "lumped");
-        return EP_OK;
-    case OPT_CONDENSED:
-        o->condensed = 1;
-        return EP_OK;
-    case OPT_SINGLE:
-        o->single = 1;
-        return EP_OK;
-    case OPT_BLOCK:
-        return ep_cli_int("--block", arg, 1, 4096, &o->block);
-    case OPT_MAXMEM:
-        return ep_cli_bytes("--max-memory", arg, &o->max_memory);
-    case OPT_PART:
-        return ep_part_parse(&o->part, "--part", arg);
-    }
-    return EP_EUSAGE;
-}
-
 typedef struct {
     ep_gf_writer w;
     ep_progress bar;
@@ -86,26 +46,24 @@ static void progress(void *ctx, long done, long total)
 int main(int argc, char **argv)
 {
     opts o = {.block = 64};
+    const ep_cli_opt options[] = {
+        {"traction", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped",
+         .help = "surface load of a unit traction: hat-function mass (default)\nor vertex area"},
+        {"condensed", 0, EP_CLI_FLAG, &o.condensed, .help = "also write the condensed stiffness /gf/condensed"},
+        {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
+        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
+         .help = "refuse runs needing more (default: 90% of the machine's)"},
+        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
+         .help = "compute only part I of N of the columns, a file for epmerge(1)"},
+        {0}};
     ep_tool tool = {
         .name = "femcondense",
         .synopsis = "MESH --fixed-... [-E PA --nu V | -m FILE] [options] -o GF.h5",
         .purpose = "Boundary Green's functions (and condensed stiffness) of a tetrahedral model by sparse\n"
                    "Cholesky: one factorization, then every column solved in blocks of right-hand sides.",
-        .help = "      --traction consistent|lumped\n"
-                "                          surface load of a unit traction: hat-function mass (default)\n"
-                "                          or vertex area\n"
-                "      --condensed         also write the condensed stiffness /gf/condensed\n"
-                "      --single            store /gf/xi as float32\n"
-                "      --block K           right-hand sides per solve (default 64)\n"
-                "      --max-memory SIZE   refuse runs needing more (default: 90% of the machine's)\n"
-                "      --part I/N          compute only part I of N of the columns (a file for epmerge)\n",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0};

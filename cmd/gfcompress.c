@@ -30,11 +30,12 @@
 #include <unistd.h>
 
 #define MAX_EPS 32
+#define MAX_THRESHOLD 1e6 /* --eps and --sweep values are in [0, MAX_THRESHOLD] */
 #define CHUNK 32 /* block columns read and compressed together */
 
 typedef struct {
-    ep_wavelet_kind kind;
-    int lifted, threshold_base;
+    int kind;                 /* ep_wavelet_kind */
+    int unlifted, threshold_base;
     double eps;
     int neps;                 /* --sweep values */
     double sweep[MAX_EPS];
@@ -42,62 +43,21 @@ typedef struct {
     long level;               /* --constraint-level, -1: none */
 } opts;
 
-enum { OPT_WAVELET = 2000, OPT_UNLIFTED, OPT_EPS, OPT_BASE, OPT_SWEEP, OPT_PLOT, OPT_HIER, OPT_LEVEL };
-
-static const struct option options[] = {
-    {"wavelet", required_argument, NULL, OPT_WAVELET},
-    {"unlifted", no_argument, NULL, OPT_UNLIFTED},
-    {"eps", required_argument, NULL, OPT_EPS},
-    {"threshold-base", no_argument, NULL, OPT_BASE},
-    {"sweep", required_argument, NULL, OPT_SWEEP},
-    {"plot", required_argument, NULL, OPT_PLOT},
-    {"hierarchy", required_argument, NULL, OPT_HIER},
-    {"constraint-level", required_argument, NULL, OPT_LEVEL},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
+/* --sweep LIST: up to MAX_EPS - 1 thresholds (the written one goes last). */
+static int parse_sweep(void *ctx, const char *opt, const char *arg)
 {
     opts *o = ctx;
-    switch (code) {
-    case OPT_WAVELET:
-        if (strcmp(arg, "linear") && strcmp(arg, "butterfly"))
-            return ep_fail(EP_EUSAGE, "option --wavelet: expected linear or butterfly, got \"%s\"", arg);
-        o->kind = strcmp(arg, "linear") ? EP_WAVELET_BUTTERFLY : EP_WAVELET_LINEAR;
-        return EP_OK;
-    case OPT_UNLIFTED:
-        o->lifted = 0;
-        return EP_OK;
-    case OPT_EPS:
-        if (ep_cli_double("--eps", arg, &o->eps) || !(o->eps >= 0 && o->eps < 1e6))
-            return ep_fail(EP_EUSAGE, "option --eps: expected a threshold >= 0, got \"%s\"", arg);
-        return EP_OK;
-    case OPT_BASE:
-        o->threshold_base = 1;
-        return EP_OK;
-    case OPT_SWEEP: {
-        char buf[1024], *save, *tok;
-        snprintf(buf, sizeof buf, "%s", arg);
-        o->neps = 0;
-        for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            double e;
-            if (o->neps == MAX_EPS - 1 || ep_cli_double("--sweep", tok, &e) || !(e >= 0 && e < 1e6))
-                return ep_fail(EP_EUSAGE, "option --sweep: expected up to %d thresholds >= 0, got \"%s\"",
-                               MAX_EPS - 1, arg);
-            o->sweep[o->neps++] = e;
-        }
-        return o->neps ? EP_OK : ep_fail(EP_EUSAGE, "option --sweep: no threshold given");
+    char buf[1024], *save, *tok;
+    snprintf(buf, sizeof buf, "%s", arg);
+    o->neps = 0;
+    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double e;
+        if (o->neps == MAX_EPS - 1 || ep_cli_double(opt, tok, &e) || !(e >= 0 && e <= MAX_THRESHOLD))
+            return ep_fail(EP_EUSAGE, "option %s: expected up to %d thresholds >= 0, got \"%s\"", opt, MAX_EPS - 1,
+                           arg);
+        o->sweep[o->neps++] = e;
     }
-    case OPT_PLOT:
-        o->plot = arg;
-        return EP_OK;
-    case OPT_HIER:
-        o->hierarchy = arg;
-        return EP_OK;
-    case OPT_LEVEL:
-        return ep_cli_int("--constraint-level", arg, 0, EP_MESH_MAX_LEVEL, &o->level);
-    }
-    return EP_EUSAGE;
+    return o->neps ? EP_OK : ep_fail(EP_EUSAGE, "option %s: no threshold given", opt);
 }
 
 static double ratio(double a, double b) { return b > 0 ? a / b : 0; }
@@ -244,7 +204,26 @@ out:
 
 int main(int argc, char **argv)
 {
-    opts o = {EP_WAVELET_LINEAR, 1, 0, 0.05, 0, {0}, NULL, NULL, -1};
+    opts o = {.kind = EP_WAVELET_LINEAR, .eps = 0.05, .level = -1};
+    const ep_cli_opt options[] = {
+        {"wavelet", 0, EP_CLI_CHOICE, &o.kind, .arg = "linear|butterfly",
+         .help = "predict filter (default linear)"},
+        {"unlifted", 0, EP_CLI_FLAG, &o.unlifted, .help = "skip the lifting step (interpolating wavelets)"},
+        {"eps", 0, EP_CLI_DOUBLE, &o.eps, 0, MAX_THRESHOLD, .arg = "E", .what = "a threshold >= 0",
+         .help = "relative threshold (default 0.05); 0 keeps every block"},
+        {"threshold-base", 0, EP_CLI_FLAG, &o.threshold_base, .help = "also threshold the base-level blocks"},
+        {"hierarchy", 0, EP_CLI_STRING, &o.hierarchy, .arg = "FILE",
+         .help = "the loopsub surface giving /mesh/level and /mesh/parents,\n"
+                 "for GFs whose own mesh has none (e.g. femcondense on a\n"
+                 "tet mesh of that surface); rows are matched by position"},
+        {"sweep", 0, EP_CLI_CALL, &o, .arg = "LIST", .call = parse_sweep,
+         .help = "print errors and compression for each threshold in LIST\n"
+                 "(comma separated) in one pass; -o is then optional"},
+        {"plot", 0, EP_CLI_STRING, &o.plot, .arg = "FILE.png",
+         .help = "draw the --sweep table (python3, matplotlib)"},
+        {"constraint-level", 0, EP_CLI_INT, &o.level, 0, EP_MESH_MAX_LEVEL, .arg = "L",
+         .help = "write GF columns of level-L hat constraints (kind gf)"},
+        {0}};
     ep_tool tool = {
         .name = "gfcompress",
         .synopsis = "GF.h5 [--wavelet linear|butterfly] [--unlifted] [--eps E] [--threshold-base]\n"
@@ -252,22 +231,7 @@ int main(int argc, char **argv)
                     "       gfcompress GF.h5 --constraint-level L [--hierarchy SURFACE.h5] -o GFL.h5",
         .purpose = "Wavelet compression of boundary Green's functions on a subdivision-connectivity\n"
                    "surface (kind gf-wavelet), or GFs of hierarchical constraints at a coarser level.",
-        .help = "      --wavelet linear|butterfly  predict filter (default linear)\n"
-                "      --unlifted          skip the lifting step (interpolating wavelets)\n"
-                "      --eps E             relative threshold (default 0.05); 0 keeps every block\n"
-                "      --threshold-base    also threshold the base-level blocks\n"
-                "      --hierarchy FILE    the loopsub surface giving /mesh/level and /mesh/parents,\n"
-                "                          for GFs whose own mesh has none (e.g. femcondense on a\n"
-                "                          tet mesh of that surface); rows are matched by position\n"
-                "      --sweep LIST        print errors and compression for each threshold in LIST\n"
-                "                          (comma separated) in one pass; -o is then optional\n"
-                "      --plot FILE.png     draw the --sweep table (python3, matplotlib)\n"
-                "      --constraint-level L  write GF columns of level-L hat constraints (kind gf)\n",
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1,
     };
     ep_cli cli;
     ep_gf_file g = {0};
@@ -320,7 +284,7 @@ int main(int argc, char **argv)
      * last in the list */
     int n = g.L.n, ne = o.neps;
     if ((st = ep_gf_row_areas(&g, &area)) ||
-        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, o.lifted)))
+        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, !o.unlifted)))
         goto out;
     if (!(slot_domain = ep_malloc((size_t)n, 1))) {
         st = EP_ECOMPUTE;
@@ -333,7 +297,7 @@ int main(int argc, char **argv)
         eps[ne++] = o.eps;
     const char *wname = o.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
     if ((writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)) ||
-                     (st = ep_gfw_writer_open(&w, out, &g, &W, wname, o.lifted, o.eps)))) ||
+                     (st = ep_gfw_writer_open(&w, out, &g, &W, wname, !o.unlifted, o.eps)))) ||
         (st = ep_gfzip_init(&z, &W, slot_domain, o.threshold_base)) ||
         (st = compress(&g, &z, eps, ne, tl, writing ? &w : NULL, cli.quiet)))
         goto out;
@@ -345,7 +309,7 @@ int main(int argc, char **argv)
         goto out;
     if (o.plot) { /* before any commit: a failed plot leaves no output behind */
         char label[256];
-        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.lifted ? "lifted" : "unlifted", wname, n, g.L.m);
+        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.unlifted ? "unlifted" : "lifted", wname, n, g.L.m);
         if ((st = ep_output_reserve(&png)) || (st = plot(png.tmp, o.plot, eps, o.neps, tl, dense, label)))
             goto out;
     }
@@ -354,7 +318,7 @@ int main(int argc, char **argv)
     if (writing && !cli.quiet)
         printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
                "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
-               cli.output, o.lifted ? "lifted " : "unlifted ", wname, H.levels, o.eps, 100 * ep_gfzip_rms(t),
+               cli.output, o.unlifted ? "unlifted " : "lifted ", wname, H.levels, o.eps, 100 * ep_gfzip_rms(t),
                100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
                ep_now() - t0);
     if (o.neps)

@@ -31,57 +31,16 @@
 #include <strings.h>
 
 typedef struct {
-    long levels;
-    int levels_given;
-    ep_subdiv_scheme scheme;
-    int scheme_given;
+    long levels;           /* -1: not given */
+    int scheme;            /* ep_subdiv_scheme; -1: not given (Loop) */
     const char *project;
     long base;             /* --base N: simplify the scan to about N vertices (0: not given) */
     const char *base_mesh; /* --base-mesh FILE: the base, the input being the scan */
 } opts;
 
-enum { OPT_SCHEME = 2000, OPT_PROJECT, OPT_BASE, OPT_BASE_MESH };
-
-static const struct option options[] = {
-    {"levels", required_argument, NULL, 'l'},
-    {"scheme", required_argument, NULL, OPT_SCHEME},
-    {"project-onto", required_argument, NULL, OPT_PROJECT},
-    {"base", required_argument, NULL, OPT_BASE},
-    {"base-mesh", required_argument, NULL, OPT_BASE_MESH},
-    {0},
-};
-
 /* Samples per triangle of the denser surface in the quality report
  * (ep_surfdist_compare): about 600,000 on the dragon at L = 3. */
 enum { REPORT_DENSITY = 4 };
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case 'l':
-        o->levels_given = 1;
-        return ep_cli_int("--levels", arg, 0, 12, &o->levels);
-    case OPT_BASE:
-        return ep_cli_int("--base", arg, 4, 100000000, &o->base);
-    case OPT_BASE_MESH:
-        o->base_mesh = arg;
-        return EP_OK;
-    case OPT_SCHEME:
-        o->scheme_given = 1;
-        if (!strcmp(arg, "loop"))
-            o->scheme = EP_SUBDIV_LOOP;
-        else if (!strcmp(arg, "linear"))
-            o->scheme = EP_SUBDIV_LINEAR;
-        else
-            return ep_fail(EP_EUSAGE, "option --scheme: expected loop or linear, got \"%s\"", arg);
-        return EP_OK;
-    case OPT_PROJECT:
-        o->project = arg;
-        return EP_OK;
-    }
-    return EP_EUSAGE;
-}
 
 /* Sizes after L levels: V' = V + E, E' = 2E + 3F, F' = 4F (closed surface).
  * Refuse what int32 indices or the machine's memory cannot hold. */
@@ -190,7 +149,19 @@ static int write_output(ep_cli *cli, const ep_mesh *m, const ep_surfdist *q, con
 
 int main(int argc, char **argv)
 {
-    opts o = {0, 0, EP_SUBDIV_LOOP, 0, NULL, 0, NULL};
+    opts o = {-1, -1, NULL, 0, NULL};
+    const ep_cli_opt options[] = {
+        {"levels", 'l', EP_CLI_INT, &o.levels, 0, 12, .arg = "L", .help = "subdivision steps, 0..12 (required)"},
+        {"base", 0, EP_CLI_INT, &o.base, 4, 100000000, .arg = "N",
+         .help = "the input is a scan: clean it up, simplify it to about N\n"
+                 "vertices (topology kept), fit every level onto it"},
+        {"base-mesh", 0, EP_CLI_STRING, &o.base_mesh, .arg = "FILE",
+         .help = "the same with FILE as the base (no simplification)"},
+        {"scheme", 0, EP_CLI_CHOICE, &o.scheme, .arg = "loop|linear",
+         .help = "loop (default) or linear (midpoints, flat faces stay flat)"},
+        {"project-onto", 0, EP_CLI_STRING, &o.project, .arg = "FINE",
+         .help = "move each new vertex to the closest point of surface FINE"},
+        {0}};
     ep_tool tool = {
         .name = "loopsub",
         .synopsis = "BASE.{obj,off,veg,msh,node,h5} -l LEVELS [options] -o OUT.{h5,obj,off}\n"
@@ -198,20 +169,8 @@ int main(int argc, char **argv)
         .purpose = "Loop subdivision of a closed triangle surface (or of a tet mesh's boundary),\n"
                    "recording vertex levels and parents for multiresolution tools; from a scan,\n"
                    "a base mesh by simplification and every level fitted onto the scan.",
-        .help = "  -l, --levels L          subdivision steps, 0..12 (required)\n"
-                "      --base N            the input is a scan: clean it up, simplify it to about N\n"
-                "                          vertices (topology kept), fit every level onto it\n"
-                "      --base-mesh FILE    the same with FILE as the base (no simplification)\n"
-                "      --scheme S          loop (default) or linear (midpoints, flat faces stay flat)\n"
-                "      --project-onto FINE move each new vertex to the closest point of surface FINE\n",
         .common = EP_CLI_FIXED,
-        .options = options,
-        .shortopts = "l:",
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0}, fine = {0}, scan = {0};
@@ -223,7 +182,7 @@ int main(int argc, char **argv)
     double t0 = ep_now();
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-    if (!o.levels_given)
+    if (o.levels < 0)
         ep_cli_exit(ep_fail(EP_EUSAGE, "the number of levels is required (-l LEVELS)"));
     const char *ext = ep_text_ext(cli.output);
     if (strcasecmp(ext, "h5") && ep_meshio_format(cli.output) < 0)
@@ -231,9 +190,11 @@ int main(int argc, char **argv)
     fitting = o.base || o.base_mesh;
     if (o.base && o.base_mesh)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--base and --base-mesh exclude each other (simplify the scan, or give the base)"));
-    if (fitting && (o.project || o.scheme_given))
+    if (fitting && (o.project || o.scheme >= 0))
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s: fitting onto a scan uses Loop levels and its own projection",
                             o.project ? "--project-onto" : "--scheme"));
+    if (o.scheme < 0)
+        o.scheme = EP_SUBDIV_LOOP;
 
     /* read -> validate: the surface to subdivide (or the scan and its base) */
     if (fitting) {

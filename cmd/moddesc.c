@@ -19,55 +19,21 @@
 typedef struct {
     long k, r, block;
     int free, lumped, k_given;
-    ep_basis_kind basis;
+    int basis;         /* ep_basis_kind */
     ep_part part;
     const char *modes; /* --modes FILE */
 } opts;
 
-enum { OPT_FREE = 2000, OPT_MASS, OPT_BASIS, OPT_PART, OPT_BLOCK };
-
-static const struct option options[] = {
-    {"modes", required_argument, NULL, 'k'},
-    {"basis-size", required_argument, NULL, 'r'},
-    {"free", no_argument, NULL, OPT_FREE},
-    {"mass", required_argument, NULL, OPT_MASS},
-    {"basis", required_argument, NULL, OPT_BASIS},
-    {"part", required_argument, NULL, OPT_PART},
-    {"block", required_argument, NULL, OPT_BLOCK},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
+/* -k/--modes: a count, or the file to take the modes from. */
+static int modes_arg(void *target, const char *opt, const char *arg)
 {
-    opts *o = ctx;
-    switch (code) {
-    case 'k': /* a count, or the file to take the modes from */
-        if (arg[strspn(arg, "0123456789")] != '\0') {
-            o->modes = arg;
-            return EP_OK;
-        }
-        o->k_given = 1;
-        return ep_cli_int("--modes", arg, 1, 1000, &o->k);
-    case OPT_PART:
-        return ep_part_parse(&o->part, "--part", arg);
-    case OPT_BLOCK:
-        return ep_cli_int("--block", arg, 1, 4096, &o->block);
-    case 'r':
-        return ep_cli_int("--basis-size", arg, 1, 100000, &o->r);
-    case OPT_FREE:
-        o->free = 1;
-        return EP_OK;
-    case OPT_MASS:
-        if (strcmp(arg, "consistent") && strcmp(arg, "lumped"))
-            return ep_fail(EP_EUSAGE, "option --mass: expected consistent or lumped, got \"%s\"", arg);
-        o->lumped = !strcmp(arg, "lumped");
-        return EP_OK;
-    case OPT_BASIS:
-        if (ep_modal_basis_kind(arg, &o->basis))
-            return ep_fail(EP_EUSAGE, "option --basis: expected pca, gram-schmidt or linear, got \"%s\"", arg);
+    opts *o = target;
+    if (arg[strspn(arg, "0123456789")] != '\0') {
+        o->modes = arg;
         return EP_OK;
     }
-    return EP_EUSAGE;
+    o->k_given = 1;
+    return ep_cli_int(opt, arg, 1, 1000, &o->k);
 }
 
 /* The output: the model, then modes, derivatives and basis (a part: its
@@ -139,30 +105,29 @@ static int check_basis_size(const opts *o, int k)
 int main(int argc, char **argv)
 {
     opts o = {.k = 20, .r = 30, .block = EP_MODAL_BLOCK, .basis = EP_BASIS_PCA};
+    const ep_cli_opt options[] = {
+        {"modes", 'k', EP_CLI_CALL, &o, .arg = "K|FILE", .call = modes_arg,
+         .help = "linear modes (default 20), or the modes of FILE (a moddesc\n"
+                 "output or part of the same model; -k K then takes its first K)"},
+        {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 100000, .arg = "R",
+         .help = "basis vectors (default 30; at most K + K(K+1)/2)"},
+        {"free", 0, EP_CLI_FLAG, &o.free, .help = "free-flying model: no support, six rigid modes excluded"},
+        {"mass", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped", .help = "mass matrix (default consistent)"},
+        {"basis", 0, EP_CLI_CHOICE, &o.basis, .arg = "pca|gram-schmidt|linear",
+         .help = "basis from modes and derivatives: mass-PCA (default),\n"
+                 "mass-Gram-Schmidt in order, or the first R modes alone"},
+        {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K",
+         .help = "derivative right-hand sides per solve (default 32)"},
+        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
+         .help = "compute only part I of N of the derivatives, a file for epmerge(1)"},
+        {0}};
     ep_tool tool = {
         .name = "moddesc",
         .synopsis = "MESH --fixed-...|--free [-E PA --nu V --rho KG_PER_M3 | -m FILE] [options] -o MODES.h5",
         .purpose = "Vibration modes, modal derivatives and a mass-orthonormal reduced basis of a tetrahedral\n"
                    "St. Venant-Kirchhoff model (ARPACK shift-invert on a CHOLMOD factor).",
-        .help = "  -k, --modes K|FILE      linear modes (default 20), or the modes of FILE (a moddesc\n"
-                "                          output or part of the same model; -k K then takes its first K)\n"
-                "  -r, --basis-size R      basis vectors (default 30; at most K + K(K+1)/2)\n"
-                "      --free              free-flying model: no support, six rigid modes excluded\n"
-                "      --mass consistent|lumped\n"
-                "                          mass matrix (default consistent)\n"
-                "      --basis pca|gram-schmidt|linear\n"
-                "                          basis from modes and derivatives: mass-PCA (default),\n"
-                "                          mass-Gram-Schmidt in order, or the first R modes alone\n"
-                "      --block K           derivative right-hand sides per solve (default 32)\n"
-                "      --part I/N          compute only part I of N of the derivatives (a file for epmerge)\n",
         .common = EP_CLI_MATERIAL | EP_CLI_FIXED,
-        .options = options,
-        .shortopts = "k:r:",
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0};

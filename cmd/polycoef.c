@@ -23,34 +23,6 @@ typedef struct {
     ep_part part;
 } opts;
 
-enum { OPT_BASIS = 2000, OPT_SPLIT, OPT_PART };
-
-static const struct option options[] = {
-    {"basis", required_argument, NULL, OPT_BASIS},
-    {"basis-size", required_argument, NULL, 'r'},
-    {"split-material", no_argument, NULL, OPT_SPLIT},
-    {"part", required_argument, NULL, OPT_PART},
-    {0},
-};
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    switch (code) {
-    case OPT_BASIS:
-        o->dataset = arg;
-        return EP_OK;
-    case 'r':
-        return ep_cli_int("--basis-size", arg, 1, 1000, &o->r);
-    case OPT_SPLIT:
-        o->split = 1;
-        return EP_OK;
-    case OPT_PART:
-        return ep_part_parse(&o->part, "--part", arg);
-    }
-    return EP_EUSAGE;
-}
-
 /* The input's model must be volumetric with a valid material. */
 static int check_model(const ep_mesh *m)
 {
@@ -64,22 +36,21 @@ static int check_model(const ep_mesh *m)
 int main(int argc, char **argv)
 {
     opts o = {.dataset = "/basis/U"};
+    const ep_cli_opt options[] = {
+        {"basis", 0, EP_CLI_STRING, &o.dataset, .arg = "DATASET",
+         .help = "the basis, rows of length 3nv (default /basis/U)"},
+        {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 1000, .arg = "N",
+         .help = "use the first N basis vectors (default: all)"},
+        {"split-material", 0, EP_CLI_FLAG, &o.split, .help = "also write the lambda-only and mu-only coefficient sets"},
+        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
+         .help = "sum only part I of N of the elements, a file for epmerge(1)"},
+        {0}};
     ep_tool tool = {
         .name = "polycoef",
         .synopsis = "MODES.h5 [--basis DATASET] [-r N] [--split-material] -o CUBIC.h5",
         .purpose = "Cubic polynomial coefficients of the reduced St. Venant-Kirchhoff internal force\n"
                    "R(q) = U^T f(U q) for a basis U; mesh, material and support come from the input.",
-        .help = "      --basis DATASET     the basis, rows of length 3nv (default /basis/U)\n"
-                "  -r, --basis-size N      use the first N basis vectors (default: all)\n"
-                "      --split-material    also write the lambda-only and mu-only coefficient sets\n"
-                "      --part I/N          sum only part I of N of the elements (a file for epmerge)\n",
-        .options = options,
-        .shortopts = "r:",
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
-        .need_output = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
     };
     ep_cli cli;
     ep_mesh m = {0};

@@ -15,6 +15,7 @@
 #include "rtreport.h"
 
 #include <cblas.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,79 +23,45 @@
 typedef struct {
     ep_rtgf_opts gf;
     ep_rtcubic_opts cubic;
+    long contacts, trials, seed; /* copied into gf and cubic */
     int json;
 } opts;
-
-enum { OPT_CONTACTS = 2000, OPT_TRIALS, OPT_OPS, OPT_STEPS, OPT_DT, OPT_SEED, OPT_JSON, OPT_REF, OPT_SWITCHED,
-       OPT_ALPHA, OPT_BETA, OPT_MASK, OPT_ETOL, OPT_RTOL };
-
-static const struct option options[] = {
-    {"contacts", required_argument, NULL, OPT_CONTACTS},
-    {"trials", required_argument, NULL, OPT_TRIALS},
-    {"ops", required_argument, NULL, OPT_OPS},
-    {"steps", required_argument, NULL, OPT_STEPS},
-    {"dt", required_argument, NULL, OPT_DT},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"reference", required_argument, NULL, OPT_REF},
-    {"switched", required_argument, NULL, OPT_SWITCHED},
-    {"damping-mass", required_argument, NULL, OPT_ALPHA},
-    {"damping-stiffness", required_argument, NULL, OPT_BETA},
-    {"mask-radius", required_argument, NULL, OPT_MASK},
-    {"energy-tol", required_argument, NULL, OPT_ETOL},
-    {"reference-tol", required_argument, NULL, OPT_RTOL},
-    {0},
-};
-
-static int nonneg(const char *opt, const char *arg, double *v)
-{
-    if (ep_cli_double(opt, arg, v) || !(*v >= 0))
-        return ep_fail(EP_EUSAGE, "option %s: expected a number >= 0, got \"%s\"", opt, arg);
-    return EP_OK;
-}
-
-static int handle(int code, const char *arg, void *ctx)
-{
-    opts *o = ctx;
-    long v;
-    int st;
-    switch (code) {
-    case OPT_CONTACTS:
-        if (!(st = ep_cli_int("--contacts", arg, 1, 100000, &v)))
-            o->gf.contacts = (int)v;
-        return st;
-    case OPT_TRIALS:
-        if (!(st = ep_cli_int("--trials", arg, 1, 1000000, &v)))
-            o->gf.trials = o->cubic.trials = v;
-        return st;
-    case OPT_OPS: return ep_cli_int("--ops", arg, 0, 1000000, &o->gf.ops);
-    case OPT_STEPS: return ep_cli_int("--steps", arg, 1, 100000000, &o->cubic.steps);
-    case OPT_SEED:
-        if (!(st = ep_cli_int("--seed", arg, 0, 2147483647, &v)))
-            o->gf.seed = o->cubic.seed = (unsigned long)v;
-        return st;
-    case OPT_DT:
-        if (ep_cli_double("--dt", arg, &o->cubic.dt) || !(o->cubic.dt > 0))
-            return ep_fail(EP_EUSAGE, "option --dt: expected a time step > 0, got \"%s\"", arg);
-        return EP_OK;
-    case OPT_JSON: o->json = 1; return EP_OK;
-    case OPT_REF: o->gf.reference = arg; return EP_OK;
-    case OPT_SWITCHED: o->gf.switched = arg; return EP_OK;
-    case OPT_ALPHA: return nonneg("--damping-mass", arg, &o->cubic.alpha);
-    case OPT_BETA: return nonneg("--damping-stiffness", arg, &o->cubic.beta);
-    case OPT_MASK: return nonneg("--mask-radius", arg, &o->gf.mask_radius);
-    case OPT_ETOL: return nonneg("--energy-tol", arg, &o->cubic.energy_tol);
-    case OPT_RTOL: return nonneg("--reference-tol", arg, &o->gf.reference_tol);
-    }
-    return EP_EUSAGE;
-}
 
 int main(int argc, char **argv)
 {
     opts o = {
-        .gf = {.contacts = 10, .trials = 20, .ops = 100, .seed = 1, .reference_tol = 0.25},
-        .cubic = {.trials = 20, .steps = 1000, .seed = 1, .beta = NAN, .energy_tol = 0.01},
+        .gf = {.ops = 100, .reference_tol = 0.25},
+        .cubic = {.steps = 1000, .beta = NAN, .energy_tol = 0.01},
+        .contacts = 10, .trials = 20, .seed = 1,
     };
+    const ep_cli_opt options[] = {
+        {"contacts", 0, EP_CLI_INT, &o.contacts, 1, 100000, .arg = "S",
+         .help = "contact nodes per scenario (default 10)"},
+        {"trials", 0, EP_CLI_INT, &o.trials, 1, 1000000, .arg = "N",
+         .help = "contact scenarios, or random force checks (default 20)"},
+        {"ops", 0, EP_CLI_INT, &o.gf.ops, 0, 1000000, .arg = "N",
+         .help = "random node additions/deletions per scenario (default 100)"},
+        {"reference", 0, EP_CLI_STRING, &o.gf.reference, .arg = "GF.h5",
+         .help = "the uncompressed GFs of a gf-wavelet file: report the error"},
+        {"reference-tol", 0, EP_CLI_DOUBLE, &o.gf.reference_tol, 0, INFINITY, .arg = "X", .what = "a number >= 0",
+         .help = "allowed relative error against --reference (default 0.25)"},
+        {"switched", 0, EP_CLI_STRING, &o.gf.switched, .arg = "GF.h5",
+         .help = "GFs recomputed with more fixed nodes: the capacitance\nsolution must reproduce every column"},
+        {"mask-radius", 0, EP_CLI_DOUBLE, &o.gf.mask_radius, 0, INFINITY, .arg = "R", .what = "a number >= 0",
+         .help = "pressure-mask radius (default 5% of the model size)"},
+        {"steps", 0, EP_CLI_INT, &o.cubic.steps, 1, 100000000, .arg = "N",
+         .help = "Newmark steps of the released model (default 1000)"},
+        {"dt", 0, EP_CLI_DOUBLE, &o.cubic.dt, DBL_TRUE_MIN, INFINITY, .arg = "T", .what = "a time step > 0",
+         .help = "time step (default: 1/20 of the fastest basis period)"},
+        {"damping-mass", 0, EP_CLI_DOUBLE, &o.cubic.alpha, 0, INFINITY, .arg = "A", .what = "a number >= 0",
+         .help = "Rayleigh alpha (default 0)"},
+        {"damping-stiffness", 0, EP_CLI_DOUBLE, &o.cubic.beta, 0, INFINITY, .arg = "B", .what = "a number >= 0",
+         .help = "Rayleigh beta (default: 1% damping of the slowest mode)"},
+        {"energy-tol", 0, EP_CLI_DOUBLE, &o.cubic.energy_tol, 0, INFINITY, .arg = "X", .what = "a number >= 0",
+         .help = "allowed undamped energy drift (default 0.01)"},
+        {"seed", 0, EP_CLI_INT, &o.seed, 0, 2147483647, .arg = "N", .help = "random seed (default 1)"},
+        {"json", 0, EP_CLI_FLAG, &o.json, .help = "print the report as JSON"},
+        {0}};
     ep_tool tool = {
         .name = "rtcheck",
         .synopsis = "FILE.h5 [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
@@ -102,26 +69,7 @@ int main(int argc, char **argv)
         .purpose = "Run what a real-time simulator runs on an elastoprep file (capacitance-matrix contact\n"
                    "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files), check the answers\n"
                    "and time them; also checks mesh and modes files.",
-        .help = "      --contacts S        contact nodes per scenario (default 10)\n"
-                "      --trials N          contact scenarios, or random force checks (default 20)\n"
-                "      --ops N             random node additions/deletions per scenario (default 100)\n"
-                "      --reference GF.h5   the uncompressed GFs of a gf-wavelet file: report the error\n"
-                "      --reference-tol X   allowed relative error against --reference (default 0.25)\n"
-                "      --switched GF.h5    GFs recomputed with more fixed nodes: the capacitance\n"
-                "                          solution must reproduce every column\n"
-                "      --mask-radius R     pressure-mask radius (default 5% of the model size)\n"
-                "      --steps N           Newmark steps of the released model (default 1000)\n"
-                "      --dt T              time step (default: 1/20 of the fastest basis period)\n"
-                "      --damping-mass A    Rayleigh alpha (default 0)\n"
-                "      --damping-stiffness B  Rayleigh beta (default: 1% damping of the slowest mode)\n"
-                "      --energy-tol X      allowed undamped energy drift (default 0.01)\n"
-                "      --seed N            random seed (default 1)\n"
-                "      --json              print the report as JSON\n",
-        .options = options,
-        .handle = handle,
-        .ctx = &o,
-        .min_inputs = 1,
-        .max_inputs = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 1,
         .no_output = "rtcheck writes no file (redirect --json instead of -o)",
     };
     ep_cli cli;
@@ -131,6 +79,9 @@ int main(int argc, char **argv)
 
     /* parse */
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    o.gf.contacts = (int)o.contacts;
+    o.gf.trials = o.cubic.trials = o.trials;
+    o.gf.seed = o.cubic.seed = (unsigned long)o.seed;
     openblas_set_num_threads(1); /* a runtime's loop runs on one core... */
     o.gf.threads = o.cubic.threads = cli.threads >= 2 ? 2 : 1; /* ...unless -j 2 lends it a helper */
     rep.path = cli.inputs[0];

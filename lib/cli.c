@@ -10,6 +10,7 @@
 #include "repair.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -29,64 +30,40 @@ _Noreturn void ep_cli_exit(int status)
 
 /* ---- option parsing --------------------------------------------------------- */
 
-enum {
-    OPT_NU = 1000, OPT_RHO, OPT_FIXED_IDS, OPT_FIXED_BOX, OPT_FIXED_REGION,
-    OPT_COLUMNS, OPT_COL_IDS, OPT_COL_BOX, OPT_COL_REGION
-};
+/* Help lines: the option and its argument, then the text from column 26
+ * (on the next line when the option is longer). */
+enum { HELP_COLUMN = 26 };
 
-static const struct option common_opts[] = {
-    {"help", no_argument, NULL, 'h'},       {"version", no_argument, NULL, 'V'},
-    {"quiet", no_argument, NULL, 'q'},      {"verbose", no_argument, NULL, 'v'},
-    {"threads", required_argument, NULL, 'j'}, {"output", required_argument, NULL, 'o'},
-};
-static const struct option material_opts[] = {
-    {"young", required_argument, NULL, 'E'}, {"nu", required_argument, NULL, OPT_NU},
-    {"rho", required_argument, NULL, OPT_RHO}, {"material", required_argument, NULL, 'm'},
-};
-static const struct option fixed_opts[] = {
-    {"fixed-ids", required_argument, NULL, OPT_FIXED_IDS},
-    {"fixed-box", required_argument, NULL, OPT_FIXED_BOX},
-    {"fixed-region", required_argument, NULL, OPT_FIXED_REGION},
-};
-static const struct option column_opts[] = {
-    {"columns", required_argument, NULL, OPT_COLUMNS},
-    {"col-ids", required_argument, NULL, OPT_COL_IDS},
-    {"col-box", required_argument, NULL, OPT_COL_BOX},
-    {"col-region", required_argument, NULL, OPT_COL_REGION},
-};
+static void print_options(const ep_cli_opt *t)
+{
+    for (; t && t->name; t++) {
+        int n = t->letter ? printf("  -%c, --%s", t->letter, t->name) : printf("      --%s", t->name);
+        if (t->kind != EP_CLI_FLAG && t->arg)
+            n += printf(" %s", t->arg);
+        if (n < HELP_COLUMN)
+            printf("%*s", HELP_COLUMN - n, "");
+        else
+            printf("\n%*s", HELP_COLUMN, "");
+        for (const char *h = t->help ? t->help : "";;) {
+            const char *e = strchr(h, '\n');
+            if (!e) {
+                printf("%s\n", h);
+                break;
+            }
+            printf("%.*s\n%*s", (int)(e - h), h, HELP_COLUMN, "");
+            h = e + 1;
+        }
+    }
+}
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-static void usage(const ep_tool *t)
+static void usage(const ep_tool *t, const ep_cli_opt *const groups[], int ngroups)
 {
     printf("Usage: %s %s\n%s\n\n", t->name, t->synopsis, t->purpose);
     printf("Options:\n");
-    if (t->common & EP_CLI_COLUMNS)
-        printf("      --columns free|all  GF columns: free boundary vertices (default) or all of them\n"
-               "      --col-ids FILE      GF columns: these boundary vertices (1-based ids), and/or\n"
-               "      --col-box x0,y0,z0,x1,y1,z1\n"
-               "                          the boundary vertices in a box, and/or\n"
-               "      --col-region TAG    those of a physical group or set\n");
-    if (t->help && *t->help)
-        printf("%s", t->help);
-    if (t->common & EP_CLI_MATERIAL)
-        printf("  -E, --young PA          Young's modulus\n"
-               "      --nu V              Poisson's ratio\n"
-               "      --rho KG_PER_M3     density\n"
-               "  -m, --material FILE     per-region materials: lines \"TAG E nu rho\"\n");
-    if (t->common & EP_CLI_FIXED)
-        printf("      --fixed-ids FILE    fixed vertices, 1-based ids (Vega .bou)\n"
-               "      --fixed-box x0,y0,z0,x1,y1,z1\n"
-               "                          fixed: the vertices inside the box\n"
-               "      --fixed-region TAG  fixed: the vertices of a physical group or set\n");
-    printf("  -o, --output FILE       output file\n"
-           "  -j, --threads N         threads (default: all cores, %d here)\n"
-           "  -q, --quiet             no progress and no summary\n"
-           "  -v, --verbose           more detail on stderr\n"
-           "  -h, --help              this help\n"
-           "  -V, --version           version\n\n"
-           "Exit status: 0 ok, 1 computation failed, 2 usage error, 3 invalid input,\n"
-           "4 I/O error.  See %s(1).\n", omp_get_num_procs(), t->name);
+    for (int g = 0; g < ngroups; g++)
+        print_options(groups[g]);
+    printf("\nExit status: 0 ok, 1 computation failed, 2 usage error, 3 invalid input,\n"
+           "4 I/O error.  See %s(1).\n", t->name);
 }
 
 int ep_cli_double(const char *opt, const char *arg, double *v)
@@ -111,6 +88,60 @@ int ep_cli_int(const char *opt, const char *arg, long lo, long hi, long *v)
     return EP_OK;
 }
 
+/* "expected a, b or c" from "a|b|c". */
+static int parse_choice(const ep_cli_opt *o, const char *opt, const char *arg)
+{
+    char list[256];
+    size_t n = 0, len = strlen(arg);
+    int i = 0;
+    for (const char *w = o->arg;; w++, i++) {
+        const char *e = strchr(w, '|');
+        size_t wl = e ? (size_t)(e - w) : strlen(w);
+        if (wl == len && !strncmp(w, arg, len)) {
+            *(int *)o->target = i;
+            return EP_OK;
+        }
+        if (n < sizeof list)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%.*s", !i ? "" : e ? ", " : " or ", (int)wl, w);
+        if (!e)
+            break;
+        w = e;
+    }
+    return ep_fail(EP_EUSAGE, "option %s: expected %s, got \"%s\"", opt, list, arg);
+}
+
+static int parse_double(const ep_cli_opt *o, const char *opt, const char *arg)
+{
+    double *v = o->target;
+    char what[128];
+    if (o->what)
+        snprintf(what, sizeof what, "%s", o->what);
+    else if (o->lo < o->hi)
+        snprintf(what, sizeof what, "a number in [%g, %g]", o->lo, o->hi);
+    else
+        snprintf(what, sizeof what, "a number");
+    if (ep_cli_double(opt, arg, v) || (o->lo < o->hi && !(*v >= o->lo && *v <= o->hi)))
+        return ep_fail(EP_EUSAGE, "option %s: expected %s, got \"%s\"", opt, what, arg);
+    return EP_OK;
+}
+
+/* Store the argument of option o through its target. */
+static int apply(const ep_cli_opt *o, const char *arg)
+{
+    char opt[128];
+    snprintf(opt, sizeof opt, "--%s", o->name);
+    switch (o->kind) {
+    case EP_CLI_FLAG: *(int *)o->target = 1; return EP_OK;
+    case EP_CLI_INT: return ep_cli_int(opt, arg, (long)o->lo, (long)o->hi, o->target);
+    case EP_CLI_DOUBLE: return parse_double(o, opt, arg);
+    case EP_CLI_BYTES: return ep_cli_bytes(opt, arg, o->target);
+    case EP_CLI_CHOICE: return parse_choice(o, opt, arg);
+    case EP_CLI_STRING: *(const char **)o->target = arg; return EP_OK;
+    case EP_CLI_CALL: return o->call(o->target, opt, arg);
+    }
+    return ep_fail(EP_EUSAGE, "option %s: unknown kind", opt);
+}
+
 static void record_command(ep_cli *cli, int argc, char **argv)
 {
     size_t n = 0;
@@ -119,97 +150,116 @@ static void record_command(ep_cli *cli, int argc, char **argv)
         n += (size_t)snprintf(cli->command + n, sizeof cli->command - n, "%s%s", i ? " " : "", argv[i]);
 }
 
-static int common_option(int c, const char *arg, ep_cli *cli, const char *optname)
+static int parse_box(void *sel, const char *opt, const char *arg)
 {
-    long n;
-    switch (c) {
-    case 'q': cli->quiet = 1; return EP_OK;
-    case 'v': cli->verbose = 1; return EP_OK;
-    case 'o': cli->output = arg; return EP_OK;
-    case 'j':
-        if (ep_cli_int("--threads", arg, 1, 4096, &n))
-            return EP_EUSAGE;
-        cli->threads = (int)n;
-        return EP_OK;
-    case 'E': return ep_cli_double("--young", arg, &cli->E);
-    case OPT_NU: return ep_cli_double("--nu", arg, &cli->nu);
-    case OPT_RHO: return ep_cli_double("--rho", arg, &cli->rho);
-    case 'm': cli->material_file = arg; return EP_OK;
-    case OPT_FIXED_IDS: cli->fixed.ids_file = arg; return EP_OK;
-    case OPT_FIXED_BOX: return ep_select_parse_box(&cli->fixed, "--fixed-box", arg);
-    case OPT_FIXED_REGION: cli->fixed.region = arg; return EP_OK;
-    case OPT_COLUMNS:
-        if (strcmp(arg, "free") && strcmp(arg, "all"))
-            return ep_fail(EP_EUSAGE, "option --columns: expected free or all, got \"%s\"", arg);
-        cli->all_columns = !strcmp(arg, "all");
-        return EP_OK;
-    case OPT_COL_IDS: cli->columns.ids_file = arg; return EP_OK;
-    case OPT_COL_BOX: return ep_select_parse_box(&cli->columns, "--col-box", arg);
-    case OPT_COL_REGION: cli->columns.region = arg; return EP_OK;
-    default: return ep_fail(EP_EUSAGE, "unknown option %s", optname);
-    }
+    return ep_select_parse_box(sel, opt, arg);
 }
 
-/* Tool option codes are distinct from the common ones (letters not used by
- * the common options, or values from 2000 up). */
-static int is_tool_option(const ep_tool *t, int c)
-{
-    for (const struct option *o = t->options; o && o->name; o++)
-        if (o->val == c)
-            return 1;
-    return 0;
-}
+/* At most this many options, common and the tool's, in one tool; getopt
+ * codes of long options start above every letter. */
+enum { MAX_OPTIONS = 96, LONG_CODE = 256 };
 
 int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
 {
-    struct option opts[64];
-    size_t n = 0;
-    char shortopts[64];
+    int help = 0, version = 0, st;
+    long threads = 0;
+    char threads_help[64];
     memset(cli, 0, sizeof *cli);
     cli->prog = progname = tool->name;
     cli->E = cli->nu = cli->rho = NAN;
     record_command(cli, argc, argv);
-#define ADD(arr)                                   \
-    for (size_t i = 0; i < COUNT(arr); i++)        \
-        opts[n++] = arr[i];
-    ADD(common_opts);
-    if (tool->common & EP_CLI_MATERIAL)
-        ADD(material_opts);
-    if (tool->common & EP_CLI_FIXED)
-        ADD(fixed_opts);
-    if (tool->common & EP_CLI_COLUMNS)
-        ADD(column_opts);
-#undef ADD
-    for (const struct option *o = tool->options; o && o->name && n < COUNT(opts) - 1; o++)
-        opts[n++] = *o;
-    memset(&opts[n], 0, sizeof opts[n]);
-    snprintf(shortopts, sizeof shortopts, ":hVqvj:o:%s%s", tool->common & EP_CLI_MATERIAL ? "E:m:" : "",
-             tool->shortopts ? tool->shortopts : "");
+    snprintf(threads_help, sizeof threads_help, "threads (default: all cores, %d here)", omp_get_num_procs());
+
+    /* The common groups, in the order --help lists them around the tool's. */
+    const ep_cli_opt columns[] = {
+        {"columns", 0, EP_CLI_CHOICE, &cli->all_columns, .arg = "free|all",
+         .help = "GF columns: free boundary vertices (default) or all of them"},
+        {"col-ids", 0, EP_CLI_STRING, &cli->columns.ids_file, .arg = "FILE",
+         .help = "GF columns: these boundary vertices (1-based ids), and/or"},
+        {"col-box", 0, EP_CLI_CALL, &cli->columns, .arg = "x0,y0,z0,x1,y1,z1",
+         .help = "the boundary vertices in a box, and/or", .call = parse_box},
+        {"col-region", 0, EP_CLI_STRING, &cli->columns.region, .arg = "TAG",
+         .help = "those of a physical group or set"},
+        {0}};
+    const ep_cli_opt material[] = {
+        {"young", 'E', EP_CLI_DOUBLE, &cli->E, .arg = "PA", .help = "Young's modulus"},
+        {"nu", 0, EP_CLI_DOUBLE, &cli->nu, .arg = "V", .help = "Poisson's ratio"},
+        {"rho", 0, EP_CLI_DOUBLE, &cli->rho, .arg = "KG_PER_M3", .help = "density"},
+        {"material", 'm', EP_CLI_STRING, &cli->material_file, .arg = "FILE",
+         .help = "per-region materials: lines \"TAG E nu rho\""},
+        {0}};
+    const ep_cli_opt fixed[] = {
+        {"fixed-ids", 0, EP_CLI_STRING, &cli->fixed.ids_file, .arg = "FILE",
+         .help = "fixed vertices, 1-based ids (Vega .bou)"},
+        {"fixed-box", 0, EP_CLI_CALL, &cli->fixed, .arg = "x0,y0,z0,x1,y1,z1",
+         .help = "fixed: the vertices inside the box", .call = parse_box},
+        {"fixed-region", 0, EP_CLI_STRING, &cli->fixed.region, .arg = "TAG",
+         .help = "fixed: the vertices of a physical group or set"},
+        {0}};
+    const ep_cli_opt base[] = {
+        {"output", 'o', EP_CLI_STRING, &cli->output, .arg = "FILE", .help = "output file"},
+        {"threads", 'j', EP_CLI_INT, &threads, 1, 4096, .arg = "N", .help = threads_help},
+        {"quiet", 'q', EP_CLI_FLAG, &cli->quiet, .help = "no progress and no summary"},
+        {"verbose", 'v', EP_CLI_FLAG, &cli->verbose, .help = "more detail on stderr"},
+        {"help", 'h', EP_CLI_FLAG, &help, .help = "this help"},
+        {"version", 'V', EP_CLI_FLAG, &version, .help = "version"},
+        {0}};
+    const ep_cli_opt *groups[] = {
+        tool->common & EP_CLI_COLUMNS ? columns : NULL, tool->options,
+        tool->common & EP_CLI_MATERIAL ? material : NULL, tool->common & EP_CLI_FIXED ? fixed : NULL, base};
+    enum { NGROUPS = sizeof groups / sizeof *groups };
+
+    /* One getopt table: long option k returns LONG_CODE + k, a letter
+     * itself. */
+    const ep_cli_opt *all[MAX_OPTIONS];
+    struct option longopts[MAX_OPTIONS + 1];
+    char shortopts[2 * MAX_OPTIONS + 2] = ":";
+    int n = 0, ns = 1;
+    for (int g = 0; g < NGROUPS; g++)
+        for (const ep_cli_opt *o = groups[g]; o && o->name; o++) {
+            if (n == MAX_OPTIONS)
+                return ep_fail(EP_EUSAGE, "%s: more than %d options", tool->name, MAX_OPTIONS);
+            all[n] = o;
+            longopts[n] = (struct option){o->name, o->kind == EP_CLI_FLAG ? no_argument : required_argument, NULL,
+                                          LONG_CODE + n};
+            n++;
+            if (o->letter) {
+                shortopts[ns++] = (char)o->letter;
+                if (o->kind != EP_CLI_FLAG)
+                    shortopts[ns++] = ':';
+            }
+        }
+    memset(&longopts[n], 0, sizeof longopts[n]);
+    shortopts[ns] = '\0';
+
     opterr = 0;
     optind = 1;
-    int c, st;
-    while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+    int c;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const char *name = argv[optind - 1];
-        if (c == 'h') {
-            usage(tool);
-            cli->done = 1;
-            return EP_OK;
-        }
-        if (c == 'V') {
-            printf("%s (elastoprep) %s\n", tool->name, EP_VERSION);
-            cli->done = 1;
-            return EP_OK;
-        }
         if (c == '?')
             return ep_fail(EP_EUSAGE, "unknown option %s (try --help)",
                            optopt ? (char[]){'-', (char)optopt, 0} : name);
         if (c == ':')
             return ep_fail(EP_EUSAGE, "option %s needs an argument", name);
-        st = is_tool_option(tool, c) ? tool->handle(c, optarg, tool->ctx)
-                                     : common_option(c, optarg, cli, name);
-        if (st)
+        const ep_cli_opt *o = c >= LONG_CODE ? all[c - LONG_CODE] : NULL;
+        for (int k = 0; !o && k < n; k++)
+            if (all[k]->letter == c)
+                o = all[k];
+        if ((st = apply(o, optarg)))
             return st;
+        if (help) {
+            usage(tool, groups, NGROUPS);
+            cli->done = 1;
+            return EP_OK;
+        }
+        if (version) {
+            printf("%s (elastoprep) %s\n", tool->name, EP_VERSION);
+            cli->done = 1;
+            return EP_OK;
+        }
     }
+    cli->threads = (int)threads;
     cli->inputs = argv + optind;
     cli->ninputs = argc - optind;
     if (cli->ninputs < tool->min_inputs)

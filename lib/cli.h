@@ -5,16 +5,38 @@
  * or the input, the output file checked before any work, and the error exit
  * with the documented statuses.
  *
- * A tool describes itself in an ep_tool (its options and a handler for them);
- * ep_cli_parse handles -h/-V/-q/-v/-j/-o and, when asked, the material,
- * fixed-vertex and GF-column options, then calls the handler for the tool's
- * own ones.  Command-line layer (doc/MODULES.md): the only module that
- * knows getopt; the only one, with progress.h, that prints.
+ * A tool describes itself in an ep_tool: its name, synopsis and purpose,
+ * the common option groups it accepts, and a table of its own options
+ * (ep_cli_opt: long name, argument kind, target, help line).  ep_cli_parse
+ * parses every option, common or the tool's, by that one table path, and
+ * generates --help from the tables.  Command-line layer (doc/MODULES.md): the
+ * only module that knows getopt; the only one, with progress.h, that prints.
+ *
+ * A tool's options, the whole of it (femcondense):
+ *
+ *     opts o = {.block = 64};
+ *     const ep_cli_opt options[] = {
+ *         {"traction", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped",
+ *          .help = "surface load of a unit traction: hat-function mass (default)\n"
+ *                  "or vertex area"},
+ *         {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+ *         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
+ *         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
+ *          .help = "refuse runs needing more (default: 90% of the machine's)"},
+ *         {0}};
+ *     ep_tool tool = {.name = "femcondense", .synopsis = "MESH --fixed-... [options] -o GF.h5",
+ *                     .purpose = "Boundary Green's functions ...", .options = options,
+ *                     .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
+ *                     .min_inputs = 1, .max_inputs = 1, .need_output = 1};
+ *     ep_cli cli;
+ *     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+ *
+ * The targets keep their initial values (the defaults) unless the option is
+ * given; checks between options (A excludes B) stay in the tool's main.
  */
 #ifndef EP_CLI_H
 #define EP_CLI_H
 
-#include <getopt.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -48,18 +70,38 @@ typedef struct ep_cli {
     ep_output out;                 /* -o, checked by ep_cli_parse */
 } ep_cli;
 
+/* The argument kinds of ep_cli_opt and what each stores through target.
+ * A bad argument is a usage error "option --NAME: ..." (EP_EUSAGE). */
+typedef enum {
+    EP_CLI_FLAG,   /* no argument; int *target = 1 */
+    EP_CLI_INT,    /* long *target: an integer in [lo, hi] */
+    EP_CLI_DOUBLE, /* double *target: a finite number, in [lo, hi] when lo < hi */
+    EP_CLI_BYTES,  /* double *target: a size > 0 with an optional K, M, G or T (ep_cli_bytes) */
+    EP_CLI_CHOICE, /* int *target: the index of the argument among the words of arg ("a|b|c") */
+    EP_CLI_STRING, /* const char **target: the argument itself (borrowed from argv) */
+    EP_CLI_CALL    /* call(target, "--NAME", argument): anything else (lists, boxes) */
+} ep_cli_kind;
+
+/* One option of a tool's table, which ends with {0}. */
+typedef struct ep_cli_opt {
+    const char *name;   /* the long name without "--" */
+    int letter;         /* the short option letter, or 0 (letters of the common options are taken) */
+    ep_cli_kind kind;
+    void *target;       /* where the value goes (the type ep_cli_kind says) */
+    double lo, hi;      /* INT, DOUBLE: accepted range, bounds included */
+    const char *arg;    /* the argument's name in --help ("K", "SIZE"); CHOICE: the words, "a|b|c" */
+    const char *help;   /* --help text; lines after the first separated by \n */
+    const char *what;   /* DOUBLE: the message's "expected WHAT" (default "a number") */
+    int (*call)(void *target, const char *opt, const char *arg); /* CALL: 0 or EP_EUSAGE with message */
+} ep_cli_opt;
+
 typedef struct ep_tool {
     const char *name;
     const char *synopsis;          /* after the tool name: "BASE -l LEVELS ... -o OUT" */
-    const char *purpose;           /* one line */
-    const char *help;              /* the tool's own options, one per line, with defaults */
+    const char *purpose;           /* one line (or two) */
     unsigned common;               /* EP_CLI_* groups accepted */
-    const struct option *options;  /* tool options, {0} terminated; val is the code passed
-                                      on: a letter the common options do not use, or >= 2000 */
-    const char *shortopts;         /* getopt letters of the tool options ("l:") */
-    int (*handle)(int code, const char *arg, void *ctx); /* 0 or EP_EUSAGE with message */
-    void *ctx;
-    int min_inputs, max_inputs;
+    const ep_cli_opt *options;     /* the tool's own options, {0} terminated, or NULL */
+    int min_inputs, max_inputs;    /* positional arguments; max -1: no limit */
     int need_output;               /* -o is required */
     const char *no_output;         /* -o is refused with this message (a tool that writes no file) */
 } ep_tool;
@@ -76,7 +118,8 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv);
  * with the status and message on a bad command line. */
 void ep_cli_parse_or_exit(ep_cli *cli, const ep_tool *tool, int argc, char **argv);
 
-/* Option argument parsers with "option --name: ..." usage errors. */
+/* The argument parsers of the kinds, for CALL parsers that need one:
+ * "option --name: ..." usage errors. */
 int ep_cli_double(const char *opt, const char *arg, double *v);
 int ep_cli_int(const char *opt, const char *arg, long lo, long hi, long *v);
 /* A byte count with an optional K, M, G or T suffix (powers of 1024). */

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ep_part_parse(ep_part *p, const char *opt, const char *arg)
+int ep_part_parse(void *part, const char *opt, const char *arg)
 {
+    ep_part *p = part;
     char *end;
     memset(p, 0, sizeof *p);
     errno = 0;

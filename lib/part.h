@@ -38,9 +38,10 @@ typedef struct ep_part {
     char creator[64];        /* tool and version ("femcondense 0.1.0"), as the root attribute */
 } ep_part;
 
-/* Parse the argument of --part, "I/N" with 0 <= I < N <= 100000, into p
- * (zeroed here).  0 or EP_EUSAGE ("option --part: ..."). */
-int ep_part_parse(ep_part *p, const char *opt, const char *arg);
+/* Parse the argument of --part, "I/N" with 0 <= I < N <= 100000, into the
+ * ep_part part (zeroed here; void * so that it serves as an ep_cli_opt
+ * parser).  0 or EP_EUSAGE ("option --part: ..."). */
+int ep_part_parse(void *part, const char *opt, const char *arg);
 
 /* Set p's share of total units, split in grains of grain units (> 0): the
  * G = ceil(total / grain) grains go to the parts in order, part I taking

@@ -13,26 +13,14 @@ typedef struct {
     const char *flag;
 } ctx;
 
-static int handle(int code, const char *arg, void *p)
-{
-    ctx *c = p;
-    if (code == 'l')
-        return ep_cli_int("--levels", arg, 0, 9, &c->levels);
-    c->flag = arg;
-    return EP_OK;
-}
-
-static const struct option opts[] = {
-    {"levels", required_argument, NULL, 'l'},
-    {"flag", required_argument, NULL, 2000},
-    {0},
-};
-
 static int parse(ctx *c, ep_cli *cli, unsigned common, int argc, const char **argv)
 {
-    ep_tool t = {.name = "tool", .synopsis = "IN -o OUT", .purpose = "test", .help = "",
-                 .common = common, .options = opts, .shortopts = "l:", .handle = handle,
-                 .ctx = c, .min_inputs = 1, .max_inputs = 1, .need_output = 1};
+    const ep_cli_opt opts[] = {
+        {"levels", 'l', EP_CLI_INT, &c->levels, 0, 9, .arg = "L", .help = "levels"},
+        {"flag", 0, EP_CLI_STRING, &c->flag, .arg = "X", .help = "a string"},
+        {0}};
+    ep_tool t = {.name = "tool", .synopsis = "IN -o OUT", .purpose = "test", .common = common, .options = opts,
+                 .min_inputs = 1, .max_inputs = 1, .need_output = 1};
     return ep_cli_parse(cli, &t, argc, (char **)argv);
 }
 
