@@ -316,11 +316,12 @@ static herr_t rows_io(hid_t d, hid_t mt, int rank, const hsize_t *dims, hsize_t 
  * extent), copied or mapped. */
 static int concat(merge_ctx *c, const char *name)
 {
-    hid_t d[c->n], t = H5I_INVALID_HID, mt = H5I_INVALID_HID, dst = H5I_INVALID_HID, dcpl = H5P_DEFAULT, vs = -1;
-    hsize_t dims[c->n][4], total[4];
-    int rank = 0, st = EP_OK;
+    hid_t *d = ep_malloc((size_t)c->n, sizeof *d), t = H5I_INVALID_HID, mt = H5I_INVALID_HID,
+          dst = H5I_INVALID_HID, dcpl = H5P_DEFAULT, vs = -1;
+    hsize_t(*dims)[4] = ep_calloc((size_t)c->n, sizeof *dims), total[4];
+    int rank = 0, st = d && dims ? EP_OK : EP_ECOMPUTE;
     void *buf = NULL;
-    for (int i = 0; i < c->n; i++)
+    for (int i = 0; d && i < c->n; i++)
         d[i] = H5I_INVALID_HID;
     for (int j = 0; j < c->n && !st; j++) {
         int i = c->order[j];
@@ -407,9 +408,11 @@ static int concat(merge_ctx *c, const char *name)
     }
 out:
     free(buf);
-    for (int i = 0; i < c->n; i++)
+    for (int i = 0; d && i < c->n; i++)
         if (d[i] >= 0)
             H5Dclose(d[i]);
+    free(d);
+    free(dims);
     if (dst >= 0)
         H5Dclose(dst);
     if (dcpl != H5P_DEFAULT)
