@@ -48,7 +48,7 @@ UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCHES  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check demo bench install clean run-check run-demo run-bench check-cluster
+.PHONY: all deps check demo bench install clean run-check run-demo run-bench check-cluster run-check-cluster
 all: $(LIBA) $(BINS)
 
 $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/lib
@@ -85,8 +85,11 @@ run-check: all $(UNITS)
 	@tests/run $(BINDIR) $(UNITS)
 
 # A private single-node Slurm runs a split femcondense step (tests/cluster).
-check-cluster: all
+check-cluster:
 	@scripts/install-deps --if-missing --with-slurm
+	@$(MAKE) --no-print-directory run-check-cluster
+
+run-check-cluster: all
 	@BIN=$(BINDIR) sh tests/cluster/slurm.sh
 
 demo: deps
