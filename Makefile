@@ -20,11 +20,13 @@ BUILD    := build/san
 BINDIR   := build/san/bin
 LIBA     := build/san/libelastoprep.a
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ASSERTS  :=
 else
 BUILD    := build/opt
 BINDIR   := bin
 LIBA     := lib/libelastoprep.a
 SANFLAGS :=
+ASSERTS  := -DNDEBUG
 endif
 
 PKGS        := hdf5 openblas lapacke arpack
@@ -35,7 +37,7 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 CHOLMOD_CFLAGS := -I/usr/include/suitesparse
 CHOLMOD_LIBS   := -lcholmod -lsuitesparseconfig
 
-override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) $(SANFLAGS)
+override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Wshadow -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) $(SANFLAGS) $(ASSERTS)
 override LDFLAGS += -fopenmp $(SANFLAGS)
 LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
 

@@ -82,8 +82,8 @@ int main(int argc, char **argv)
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
         goto out;
-    if (!m.tets) {
-        st = ep_fail(EP_EINPUT, "%s: not a tetrahedral mesh (femcondense needs tets)", m.source);
+    if (!ep_mesh_nelements(&m)) {
+        st = ep_fail(EP_EINPUT, "%s: not a volumetric mesh (femcondense needs tets or hexes)", m.source);
         goto out;
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
@@ -103,7 +103,8 @@ int main(int argc, char **argv)
 
     /* compute -> write, streaming GF rows into the file */
     if ((st = ep_cli_create_h5(&cli, "gf", &f)) || (st = ep_model_write(f, &m, &mat, fixed)) ||
-        (st = ep_gf_writer_open(&sc.w, f, &Lp, "fem-tet4", o.lumped ? "lumped" : "consistent", o.single)))
+        (st = ep_gf_writer_open(&sc.w, f, &Lp, m.hexes ? "fem-hex8" : "fem-tet4", o.lumped ? "lumped" : "consistent",
+                                o.single)))
         goto out;
     ep_progress_start(&sc.bar, "femcondense", 3L * Lp.m, cli.quiet);
     ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, condensed};
@@ -120,9 +121,9 @@ int main(int argc, char **argv)
         if (o.part.count)
             printf("femcondense: %s: part %d of %d: columns %ld..%ld of %d (each part repeats the factorization)\n",
                    cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, L.m);
-        printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d tets, %d fixed vertices\n",
+        printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d %s, %d fixed vertices\n",
                cli.output, Lp.m, L.n, cols ? "selected" : cli.all_columns ? "all" : "free",
-               o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", m.ne, nfixed);
+               o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", ep_mesh_nelements(&m), m.hexes ? "hexes" : "tets", nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
                "solve %.2f s (%.1f GFlop/s on %d threads), write %.2f s%s; memory estimate %.0f MiB, "
                "peak resident %.0f MiB; total %.2f s\n",

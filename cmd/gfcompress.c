@@ -154,20 +154,58 @@ static int put_rows(void *ctx, long row0, long nrows, const double *rows)
     return ep_gf_writer_put(ctx, row0, nrows, rows);
 }
 
-/* --constraint-level: the GFs of level-l hat constraints into out. */
-static int hierarchical(ep_gf_file *g, const ep_gfhier *H, int l, ep_h5 *out, int *ncols)
+/* --constraint-level: the GFs of level-l hat constraints, written to -o. */
+static int write_hierarchical(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, int l, double t0)
 {
     ep_gf_layout L2 = {0};
     ep_gf_writer w = {0};
+    ep_h5 *out;
     int st;
-    if (!(st = ep_gfhier_layout(&L2, H, g, l)) && !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
+    if (!(st = ep_gfhier_layout(&L2, H, g, l)) && !(st = ep_cli_create_h5(cli, "gf", &out)) &&
+        !(st = ep_model_write(out, &g->mesh, NULL, NULL)) &&
         !(st = ep_gf_writer_open(&w, out, &L2, g->method, g->traction_model, 0)) &&
         !(st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) &&
-        !(st = ep_gfhier_columns(H, g, l, put_rows, &w)) && !(st = ep_gf_writer_close(&w)))
-        *ncols = L2.m;
+        !(st = ep_gfhier_columns(H, g, l, put_rows, &w)) && !(st = ep_gf_writer_close(&w)) &&
+        !(st = ep_output_commit(&cli->out)) && !cli->quiet)
+        printf("gfcompress: %s: %d GF columns of level-%d hat constraints (of %d) in %.2f s\n", cli->output, L2.m,
+               l, g->L.m, ep_now() - t0);
     ep_gf_writer_close(&w);
     ep_gf_layout_free(&L2);
     return st;
+}
+
+/* The compression of one GF file: the wavelet transform of its rows on the
+ * hierarchy, the domain (free or fixed rows) of each slot, the compressor. */
+typedef struct {
+    ep_wavelet W;
+    int8_t *slot_domain;
+    ep_gfzip z;
+} zipper;
+
+static int zipper_build(zipper *zp, const ep_gf_file *g, const ep_gfhier *H, const opts *o)
+{
+    double *area = NULL;
+    int n = g->L.n, st;
+    memset(zp, 0, sizeof *zp);
+    if (!(st = ep_gf_row_areas(g, &area)) &&
+        !(st = ep_wavelet_build(&zp->W, H->h, n, H->row_h, g->L.row_fixed, area, o->kind, !o->unlifted))) {
+        if (!(zp->slot_domain = ep_malloc((size_t)n, 1)))
+            st = EP_ECOMPUTE;
+        for (int s = 0; zp->slot_domain && s < n; s++)
+            zp->slot_domain[s] = g->L.row_fixed[zp->W.slot_row[s]];
+        if (!st)
+            st = ep_gfzip_init(&zp->z, &zp->W, zp->slot_domain, o->threshold_base);
+    }
+    free(area);
+    return st;
+}
+
+static void zipper_free(zipper *zp)
+{
+    ep_gfzip_free(&zp->z);
+    ep_wavelet_free(&zp->W);
+    free(zp->slot_domain);
+    zp->slot_domain = NULL;
 }
 
 /* Every column of g through the compressor z, CHUNK at a time: the table
@@ -199,6 +237,74 @@ static int compress(ep_gf_file *g, ep_gfzip *z, const double *eps, int ne, ep_gf
     ep_progress_end(&p);
 out:
     free(rows), free(slot), free(blk);
+    return st;
+}
+
+/* Checks between options; the plot is an output too: checked now,
+ * committed with -o.  Exits on a bad combination. */
+static void check_options(const ep_cli *cli, const opts *o, ep_output *png)
+{
+    int st;
+    if (!cli->output && !o->neps)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
+    if (o->plot && !o->neps)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
+    if (o->level >= 0 && o->neps)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
+    if (o->plot) {
+        if ((st = ep_output_check(png, o->plot)))
+            ep_cli_exit(st);
+        png->keep_ext = 1; /* matplotlib picks the format by the extension */
+    }
+}
+
+/* Wavelet compression: the --sweep table, and with -o the file at --eps
+ * (the written threshold goes last in the list); the plot is drawn before
+ * any commit, so a failed plot leaves no output behind. */
+static int write_compressed(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, const opts *o, ep_output *png,
+                            double t0)
+{
+    zipper zp;
+    ep_gfw_writer w = {0};
+    ep_h5 *out;
+    ep_gfzip_tally tl[MAX_EPS];
+    double eps[MAX_EPS];
+    int n = g->L.n, ne = o->neps, writing = cli->output != NULL, st;
+    const char *wname = o->kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
+    memcpy(eps, o->sweep, (size_t)ne * sizeof *eps);
+    if (writing)
+        eps[ne++] = o->eps;
+    if ((st = zipper_build(&zp, g, H, o)) ||
+        (writing && ((st = ep_cli_create_h5(cli, "gf-wavelet", &out)) ||
+                     (st = ep_model_write(out, &g->mesh, NULL, NULL)) ||
+                     (st = ep_gfw_writer_open(&w, out, g, &zp.W, wname, !o->unlifted, o->eps)))) ||
+        (st = compress(g, &zp.z, eps, ne, tl, writing ? &w : NULL, cli->quiet)))
+        goto out;
+    ep_gfzip_tally *t = &tl[ne - 1];
+    long dense[2] = {0, 0};
+    for (int r = 0; r < n; r++)
+        dense[g->L.row_fixed[r]] += g->L.m;
+    if (writing && (st = ep_gfw_writer_close(&w, ep_gfzip_rms(t), t->maxrel)))
+        goto out;
+    if (o->plot) {
+        char label[256];
+        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o->unlifted ? "unlifted" : "lifted", wname, n, g->L.m);
+        if ((st = ep_output_reserve(png)) || (st = plot(png->tmp, o->plot, eps, o->neps, tl, dense, label)))
+            goto out;
+    }
+    if ((writing && (st = ep_output_commit(&cli->out))) || (o->plot && (st = ep_output_commit(png))))
+        goto out;
+    if (writing && !cli->quiet)
+        printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
+               "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
+               cli->output, o->unlifted ? "unlifted " : "lifted ", wname, H->levels, o->eps, 100 * ep_gfzip_rms(t),
+               100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
+               ep_now() - t0);
+    if (o->neps)
+        print_table(stdout, eps, o->neps, tl, dense);
+out:
+    ep_gfw_writer_abort(&w);
+    zipper_free(&zp);
     return st;
 }
 
@@ -236,30 +342,13 @@ int main(int argc, char **argv)
     ep_cli cli;
     ep_gf_file g = {0};
     ep_gfhier H = {0};
-    ep_wavelet W = {0};
-    ep_gfzip z = {0};
     ep_output png = {0};
-    ep_h5 *out = NULL;
-    ep_gfw_writer w = {0};
-    double *area = NULL, t0 = ep_now(), eps[MAX_EPS];
-    int8_t *slot_domain = NULL;
-    ep_gfzip_tally tl[MAX_EPS];
-    int st, writing, ncols = 0;
+    double t0 = ep_now();
+    int st;
 
     /* parse */
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-    writing = cli.output != NULL;
-    if (!writing && !o.neps)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
-    if (o.plot && !o.neps)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
-    if (o.level >= 0 && o.neps)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
-    if (o.plot) { /* the plot is an output too: checked now, committed with -o */
-        if ((st = ep_output_check(&png, o.plot)))
-            ep_cli_exit(st);
-        png.keep_ext = 1; /* matplotlib picks the format by the extension */
-    }
+    check_options(&cli, &o, &png);
 
     /* read -> validate */
     if ((st = ep_gf_file_open(&g, cli.inputs[0], "gf")) || (st = ep_gfhier_load(&H, &g, o.hierarchy)))
@@ -269,66 +358,11 @@ int main(int argc, char **argv)
         goto out;
     }
 
-    /* compute -> write: hierarchical GFs */
-    if (o.level >= 0) {
-        if ((st = ep_cli_create_h5(&cli, "gf", &out)) || (st = hierarchical(&g, &H, (int)o.level, out, &ncols)) ||
-            (st = ep_output_commit(&cli.out)))
-            goto out;
-        if (!cli.quiet)
-            printf("gfcompress: %s: %d GF columns of level-%ld hat constraints (of %d) in %.2f s\n", cli.output,
-                   ncols, o.level, g.L.m, ep_now() - t0);
-        goto out;
-    }
-
-    /* compute -> write: wavelet compression; the written threshold goes
-     * last in the list */
-    int n = g.L.n, ne = o.neps;
-    if ((st = ep_gf_row_areas(&g, &area)) ||
-        (st = ep_wavelet_build(&W, H.h, n, H.row_h, g.L.row_fixed, area, o.kind, !o.unlifted)))
-        goto out;
-    if (!(slot_domain = ep_malloc((size_t)n, 1))) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    for (int s = 0; s < n; s++)
-        slot_domain[s] = g.L.row_fixed[W.slot_row[s]];
-    memcpy(eps, o.sweep, (size_t)ne * sizeof *eps);
-    if (writing)
-        eps[ne++] = o.eps;
-    const char *wname = o.kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
-    if ((writing && ((st = ep_cli_create_h5(&cli, "gf-wavelet", &out)) || (st = ep_model_write(out, &g.mesh, NULL, NULL)) ||
-                     (st = ep_gfw_writer_open(&w, out, &g, &W, wname, !o.unlifted, o.eps)))) ||
-        (st = ep_gfzip_init(&z, &W, slot_domain, o.threshold_base)) ||
-        (st = compress(&g, &z, eps, ne, tl, writing ? &w : NULL, cli.quiet)))
-        goto out;
-    ep_gfzip_tally *t = &tl[ne - 1];
-    long dense[2] = {0, 0};
-    for (int r = 0; r < n; r++)
-        dense[g.L.row_fixed[r]] += g.L.m;
-    if (writing && (st = ep_gfw_writer_close(&w, ep_gfzip_rms(t), t->maxrel)))
-        goto out;
-    if (o.plot) { /* before any commit: a failed plot leaves no output behind */
-        char label[256];
-        snprintf(label, sizeof label, "%s %s, %d x %d blocks", o.unlifted ? "unlifted" : "lifted", wname, n, g.L.m);
-        if ((st = ep_output_reserve(&png)) || (st = plot(png.tmp, o.plot, eps, o.neps, tl, dense, label)))
-            goto out;
-    }
-    if ((writing && (st = ep_output_commit(&cli.out))) || (o.plot && (st = ep_output_commit(&png))))
-        goto out;
-    if (writing && !cli.quiet)
-        printf("gfcompress: %s: %s%s wavelets, %d levels, eps %g: RMS error %.3g%%, MAX error %.3g%%, "
-               "%ld of %ld blocks kept (x%.1f) in %.2f s\n",
-               cli.output, o.unlifted ? "unlifted " : "lifted ", wname, H.levels, o.eps, 100 * ep_gfzip_rms(t),
-               100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
-               ep_now() - t0);
-    if (o.neps)
-        print_table(stdout, eps, o.neps, tl, dense);
+    /* compute -> write */
+    st = o.level >= 0 ? write_hierarchical(&cli, &g, &H, (int)o.level, t0)
+                      : write_compressed(&cli, &g, &H, &o, &png, t0);
 out:
-    ep_gfw_writer_abort(&w);
     ep_output_abort(&png);
-    free(area), free(slot_domain);
-    ep_gfzip_free(&z);
-    ep_wavelet_free(&W);
     ep_gfhier_free(&H);
     ep_gf_file_close(&g);
     ep_cli_exit(st);

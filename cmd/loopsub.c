@@ -63,12 +63,12 @@ static int check_size(const ep_mesh *m, long levels)
     return EP_OK;
 }
 
-/* The surface to subdivide: a tet mesh's boundary, or the surface without
+/* The surface to subdivide: a volume mesh's boundary, or the surface without
  * unreferenced vertices.  A multiresolution input keeps its hierarchy. */
 static int to_closed_surface(ep_mesh *m)
 {
     int st;
-    if (m->tets || m->nb < m->nv) {
+    if (m->tets || m->hexes || m->nb < m->nv) {
         if (m->level)
             return ep_fail(EP_EINPUT, "%s: multiresolution mesh with vertices on no triangle", m->source);
         if ((st = ep_mesh_to_surface(m, NULL)))
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
     if (o.levels < 0)
         ep_cli_exit(ep_fail(EP_EUSAGE, "the number of levels is required (-l LEVELS)"));
     const char *ext = ep_text_ext(cli.output);
-    if (strcasecmp(ext, "h5") && ep_meshio_format(cli.output) < 0)
+    if (strcasecmp(ext, "h5") && (ep_meshio_format(cli.output) < 0 || ep_meshio_format(cli.output) == EP_MESHIO_VEG))
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s: output must be .h5, .obj or .off", cli.output));
     fitting = o.base || o.base_mesh;
     if (o.base && o.base_mesh)

@@ -19,7 +19,7 @@
 typedef struct {
     long k, r, block;
     int free, lumped, k_given;
-    int basis;         /* ep_basis_kind */
+    int basis;         /* ep_modal_basis_kind */
     ep_part part;
     const char *modes; /* --modes FILE */
 } opts;
@@ -95,16 +95,16 @@ out:
 /* -r within the vectors the basis is formed from.  0 or EP_EUSAGE. */
 static int check_basis_size(const opts *o, int k)
 {
-    int nsigma = o->basis == EP_BASIS_LINEAR ? k : k + k * (k + 1) / 2;
+    int nsigma = o->basis == EP_MODAL_BASIS_LINEAR ? k : k + k * (k + 1) / 2;
     if (o->r > nsigma)
         return ep_fail(EP_EUSAGE, "-r %ld exceeds the %d %s", o->r, nsigma,
-                       o->basis == EP_BASIS_LINEAR ? "modes (--basis linear)" : "modes and modal derivatives");
+                       o->basis == EP_MODAL_BASIS_LINEAR ? "modes (--basis linear)" : "modes and modal derivatives");
     return EP_OK;
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {.k = 20, .r = 30, .block = EP_MODAL_BLOCK, .basis = EP_BASIS_PCA};
+    opts o = {.k = 20, .r = 30, .block = EP_MODAL_BLOCK, .basis = EP_MODAL_BASIS_PCA};
     const ep_cli_opt options[] = {
         {"modes", 'k', EP_CLI_CALL, &o, .arg = "K|FILE", .call = modes_arg,
          .help = "linear modes (default 20), or the modes of FILE (a moddesc\n"
@@ -149,8 +149,8 @@ int main(int argc, char **argv)
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
         goto out;
-    if (!m.tets) {
-        st = ep_fail(EP_EINPUT, "%s: not a tetrahedral mesh (moddesc needs tets)", m.source);
+    if (!ep_mesh_nelements(&m)) {
+        st = ep_fail(EP_EINPUT, "%s: not a volumetric mesh (moddesc needs tets or hexes)", m.source);
         goto out;
     }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)))
@@ -167,7 +167,7 @@ int main(int argc, char **argv)
 
     /* compute */
     o.k = k = o.modes ? k : (int)o.k;
-    int np = k * (k + 1) / 2, nsigma = o.basis == EP_BASIS_LINEAR ? k : k + np;
+    int np = k * (k + 1) / 2, nsigma = o.basis == EP_MODAL_BASIS_LINEAR ? k : k + np;
     ep_part_share(&o.part, np, o.block, "pairs");
     int nmine = (int)(o.part.hi - o.part.lo);
     if (!lambda) {

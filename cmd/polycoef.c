@@ -26,8 +26,9 @@ typedef struct {
 /* The input's model must be volumetric with a valid material. */
 static int check_model(const ep_mesh *m)
 {
-    if (!m->tets)
-        return ep_fail(EP_EINPUT, "%s: no tetrahedra in /mesh (polycoef needs the volumetric model)", m->source);
+    if (!ep_mesh_nelements(m))
+        return ep_fail(EP_EINPUT, "%s: no tetrahedra or hexahedra in /mesh (polycoef needs the volumetric model)",
+                       m->source);
     if (!m->material)
         return ep_fail(EP_EINPUT, "%s: no /material", m->source);
     return ep_material_check(m->material, 0.5, m->source);
@@ -67,7 +68,7 @@ int main(int argc, char **argv)
         goto out;
 
     /* compute: a part sums its range of elements (001 §2.6.3) */
-    ep_part_share(&o.part, m.ne, 1, "elements");
+    ep_part_share(&o.part, ep_mesh_nelements(&m), 1, "elements");
     if (o.part.count) {
         char creator[64], optstr[64];
         ep_part_hash h;
@@ -94,12 +95,12 @@ int main(int argc, char **argv)
         goto out;
     if (!cli.quiet && o.part.count)
         printf("polycoef: %s: part %d of %d: elements %ld..%ld of %d\n", cli.output, o.part.index, o.part.count,
-               o.part.lo, o.part.hi, m.ne);
+               o.part.lo, o.part.hi, ep_mesh_nelements(&m));
     if (!cli.quiet)
-        printf("polycoef: %s: r = %d: %d + %ld + %ld coefficient vectors%s from %d tets in %.2f s "
+        printf("polycoef: %s: r = %d: %d + %ld + %ld coefficient vectors%s from %d %s in %.2f s "
                "(runtime force + stiffness polynomials: %.1f KiB)\n",
                cli.output, r, r, ep_cubic_npairs(r), ep_cubic_ntriples(r), o.split ? " (and lambda, mu parts)" : "",
-               (int)(o.part.hi - o.part.lo), t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
+               (int)(o.part.hi - o.part.lo), m.hexes ? "hexes" : "tets", t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
 out:
     ep_h5_close(&in);
     ep_cubic_free(&tot);

@@ -3,13 +3,15 @@
  * on elastoprep's files, checks the answers and times them.  See rtcheck(1).
  *
  * The runs are library modules: rtgf.h (contact on GF files), rtcubic.h
- * (reduced dynamics on cubic files), rtmodes.h (modes and mesh files); the
- * report they fill is rtreport.h's.
+ * (reduced dynamics on cubic files), rtembed.h (render meshes on embedding
+ * files), rtmodes.h (modes and mesh files); the report they fill is
+ * rtreport.h's.
  */
 #include "cli.h"
 #include "err.h"
 #include "h5.h"
 #include "rtcubic.h"
+#include "rtembed.h"
 #include "rtgf.h"
 #include "rtmodes.h"
 #include "rtreport.h"
@@ -64,16 +66,17 @@ int main(int argc, char **argv)
         {0}};
     ep_tool tool = {
         .name = "rtcheck",
-        .synopsis = "FILE.h5 [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
+        .synopsis = "FILE.h5 [CUBIC.h5] [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
                     "       [--reference GF.h5] [--switched GF.h5] [--json]",
         .purpose = "Run what a real-time simulator runs on an elastoprep file (capacitance-matrix contact\n"
-                   "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files), check the answers\n"
+                   "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files, render updates on\n"
+                   "embedding files, with CUBIC.h5 timed beside the Newmark step), check the answers\n"
                    "and time them; also checks mesh and modes files.",
-        .options = options, .min_inputs = 1, .max_inputs = 1,
+        .options = options, .min_inputs = 1, .max_inputs = 2,
         .no_output = "rtcheck writes no file (redirect --json instead of -o)",
     };
     ep_cli cli;
-    ep_h5 f = {0};
+    ep_h5 f = {0}, cf = {0};
     ep_rtreport rep = {0};
     int st;
 
@@ -89,7 +92,15 @@ int main(int argc, char **argv)
     /* read -> validate -> compute: the run the file's kind calls for */
     if ((st = ep_h5_open(&f, cli.inputs[0], NULL)))
         goto out;
-    if (!strcmp(f.kind, "gf") || !strcmp(f.kind, "gf-wavelet")) {
+    if (cli.ninputs > 1 && strcmp(f.kind, "embedding")) {
+        st = ep_fail(EP_EUSAGE, "a second file (%s) goes with an embedding file only", cli.inputs[1]);
+        goto out;
+    }
+    if (!strcmp(f.kind, "embedding")) {
+        ep_rtembed_opts eo = {o.cubic.steps, o.cubic.steps, o.cubic.seed};
+        if (cli.ninputs < 2 || !(st = ep_h5_open(&cf, cli.inputs[1], "cubic")))
+            st = ep_rtembed_run(&rep, &f, cli.ninputs > 1 ? &cf : NULL, &eo);
+    } else if (!strcmp(f.kind, "gf") || !strcmp(f.kind, "gf-wavelet")) {
         ep_h5_close(&f); /* the GF run opens the file its own way */
         st = ep_rtgf_run(&rep, cli.inputs[0], &o.gf);
     } else if (!strcmp(f.kind, "cubic"))
@@ -108,6 +119,7 @@ int main(int argc, char **argv)
         ep_rtreport_print(&rep, stdout, o.json);
     st = ep_rtreport_verdict(&rep);
 out:
+    ep_h5_close(&cf);
     ep_h5_close(&f);
     ep_cli_exit(st);
 }

@@ -155,6 +155,19 @@ static int parse_box(void *sel, const char *opt, const char *arg)
     return ep_select_parse_box(sel, opt, arg);
 }
 
+/* The three options of a vertex selection into t[3], with their help lines:
+ * --fixed-ids FILE, --fixed-box BOX, --fixed-region TAG for the support
+ * (fixed), else --col-ids, --col-box, --col-region for the GF columns. */
+static void selection_options(ep_cli_opt t[3], ep_select *sel, int fixed, const char *help[3])
+{
+    t[0] = (ep_cli_opt){fixed ? "fixed-ids" : "col-ids", 0, EP_CLI_STRING, &sel->ids_file, .arg = "FILE",
+                        .help = help[0]};
+    t[1] = (ep_cli_opt){fixed ? "fixed-box" : "col-box", 0, EP_CLI_CALL, sel, .arg = "x0,y0,z0,x1,y1,z1",
+                        .help = help[1], .call = parse_box};
+    t[2] = (ep_cli_opt){fixed ? "fixed-region" : "col-region", 0, EP_CLI_STRING, &sel->region, .arg = "TAG",
+                        .help = help[2]};
+}
+
 /* At most this many options, common and the tool's, in one tool; getopt
  * codes of long options start above every letter. */
 enum { MAX_OPTIONS = 96, LONG_CODE = 256 };
@@ -171,30 +184,21 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
     snprintf(threads_help, sizeof threads_help, "threads (default: all cores, %d here)", omp_get_num_procs());
 
     /* The common groups, in the order --help lists them around the tool's. */
-    const ep_cli_opt columns[] = {
-        {"columns", 0, EP_CLI_CHOICE, &cli->all_columns, .arg = "free|all",
-         .help = "GF columns: free boundary vertices (default) or all of them"},
-        {"col-ids", 0, EP_CLI_STRING, &cli->columns.ids_file, .arg = "FILE",
-         .help = "GF columns: these boundary vertices (1-based ids), and/or"},
-        {"col-box", 0, EP_CLI_CALL, &cli->columns, .arg = "x0,y0,z0,x1,y1,z1",
-         .help = "the boundary vertices in a box, and/or", .call = parse_box},
-        {"col-region", 0, EP_CLI_STRING, &cli->columns.region, .arg = "TAG",
-         .help = "those of a physical group or set"},
-        {0}};
+    ep_cli_opt columns[5] = {{"columns", 0, EP_CLI_CHOICE, &cli->all_columns, .arg = "free|all",
+                              .help = "GF columns: free boundary vertices (default) or all of them"}},
+               fixed[4] = {{0}};
+    selection_options(&columns[1], &cli->columns, 0, (const char *[]){
+        "GF columns: these boundary vertices (1-based ids), and/or", "the boundary vertices in a box, and/or",
+        "those of a physical group or set"});
+    selection_options(fixed, &cli->fixed, 1, (const char *[]){
+        "fixed vertices, 1-based ids (Vega .bou)", "fixed: the vertices inside the box",
+        "fixed: the vertices of a physical group or set"});
     const ep_cli_opt material[] = {
         {"young", 'E', EP_CLI_DOUBLE, &cli->E, .arg = "PA", .help = "Young's modulus"},
         {"nu", 0, EP_CLI_DOUBLE, &cli->nu, .arg = "V", .help = "Poisson's ratio"},
         {"rho", 0, EP_CLI_DOUBLE, &cli->rho, .arg = "KG_PER_M3", .help = "density"},
         {"material", 'm', EP_CLI_STRING, &cli->material_file, .arg = "FILE",
          .help = "per-region materials: lines \"TAG E nu rho\""},
-        {0}};
-    const ep_cli_opt fixed[] = {
-        {"fixed-ids", 0, EP_CLI_STRING, &cli->fixed.ids_file, .arg = "FILE",
-         .help = "fixed vertices, 1-based ids (Vega .bou)"},
-        {"fixed-box", 0, EP_CLI_CALL, &cli->fixed, .arg = "x0,y0,z0,x1,y1,z1",
-         .help = "fixed: the vertices inside the box", .call = parse_box},
-        {"fixed-region", 0, EP_CLI_STRING, &cli->fixed.region, .arg = "TAG",
-         .help = "fixed: the vertices of a physical group or set"},
         {0}};
     const ep_cli_opt base[] = {
         {"output", 'o', EP_CLI_STRING, &cli->output, .arg = "FILE", .help = "output file"},
@@ -301,7 +305,7 @@ int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_mater
     int st;
     ep_material_init(out);
     if (cli->material_file) {
-        if ((st = ep_material_read(out, cli->material_file, m->ne, m->region)))
+        if ((st = ep_material_read(out, cli->material_file, ep_mesh_nelements(m), m->region)))
             return st;
         return ep_material_check(out, nu_max, cli->material_file);
     }

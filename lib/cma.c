@@ -448,8 +448,8 @@ int ep_cma_remove(ep_cma *c, int node)
         memcpy(&Vk[(size_t)a * M], &c->V[(size_t)a * ld], (size_t)M * sizeof *Vk);
     if (M) {
         gemm_thin(3, M, 3, -1.0, dinv, 3, r, N, &Vk[(size_t)(k - 3) * M], M);
-        pass p = {.N = M, .k = k, .U = Uk, .ldu = k, .V = Vk, .ldv = M, .A = c->Cinv, .ld = ld};
-        split_pass(c, &p, NULL);
+        pass drop = {.N = M, .k = k, .U = Uk, .ldu = k, .V = Vk, .ldv = M, .A = c->Cinv, .ld = ld};
+        split_pass(c, &drop, NULL);
     }
     c->pending = 0;
     c->s--;

@@ -24,7 +24,7 @@ void ep_cma_cache_free(ep_cma_cache *k)
 
 static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
 
-static double entry_bytes(int s) { return 9.0 * s * s * sizeof(double) + s * sizeof(int) + sizeof(ep_cma_entry); }
+static double entry_bytes(int s) { return 9.0 * s * s * sizeof(double) + s * sizeof(int) + sizeof(ep_cma_cache_entry); }
 
 static int find(const ep_cma_cache *k, const int *sorted, int s)
 {
@@ -64,7 +64,7 @@ int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c)
             perm[j] = perm[j - 1];
             perm[j - 1] = t;
         }
-    ep_cma_entry e = {s, ep_malloc((size_t)s + 1, sizeof(int)), ep_malloc(9 * (size_t)s * s + 1, sizeof(double)),
+    ep_cma_cache_entry e = {s, ep_malloc((size_t)s + 1, sizeof(int)), ep_malloc(9 * (size_t)s * s + 1, sizeof(double)),
                       ++k->clock};
     double *inv = ep_malloc(9 * (size_t)s * s + 1, sizeof *inv);
     if (!e.nodes || !e.Cinv || !inv) {

@@ -11,15 +11,15 @@
 
 /* Cache of inverses keyed by sorted node lists, time-stamped, bounded in
  * bytes: the least recently used entries are dropped to fit. */
-typedef struct ep_cma_entry {
+typedef struct ep_cma_cache_entry {
     int s;
     int *nodes;      /* sorted */
     double *Cinv;    /* in that node order */
     long stamp;
-} ep_cma_entry;
+} ep_cma_cache_entry;
 
 typedef struct ep_cma_cache {
-    ep_cma_entry *e;
+    ep_cma_cache_entry *e;
     int n, cap;
     double bytes, limit;
     long clock, hits, misses;

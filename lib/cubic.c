@@ -1,13 +1,17 @@
 /*
- * cubic.c — reduced StVK cubic polynomials by the quartic-energy route (cubic.h).
+ * cubic.c — reduced StVK cubic polynomials by the quartic-energy route
+ * (cubic.h), over tets, voxels (hex.h's box samples) and other hexes.
  */
 #include "cubic.h"
+#include "hex.h"
 #include "tet.h"
 #include "err.h"
 #include "kernel.h"
 #include "worker.h"
 
+#include <assert.h>
 #include <cblas.h>
+#include <lapacke.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -18,12 +22,14 @@ long ep_cubic_ntriples(int r) { return (long)r * (r + 1) * (r + 2) / 6; }
 
 long ep_cubic_pair(int r, int i, int j)
 {
+    assert(0 <= i && i <= j && j < r);
     /* pairs (0,0..r-1), (1,1..r-1), ...: rows before i hold r + (r-1) + ... */
     return (long)i * r - (long)i * (i - 1) / 2 + (j - i);
 }
 
 long ep_cubic_triple(int r, int i, int j, int k)
 {
+    assert(0 <= i && i <= j && j <= k && k < r);
     /* triples with first index below i, then pairs (j, k) of indices i..r-1 */
     long before = ep_cubic_ntriples(r) - ep_cubic_ntriples(r - i);
     return before + ep_cubic_pair(r - i, j - i, k - i);
@@ -57,31 +63,101 @@ long ep_cubic_runtime_bytes(int r)
     return 8 * ((long)r * (r + np + nt) + np * (1 + r + np));
 }
 
-#define ROWS 7     /* energy components per element: 6 (mu) + 1 (lambda) */
-#define CHUNK 2048 /* elements stacked per BLAS-3 product */
+#define ROWS 7             /* energy components per integration point: 6 (mu) + 1 (lambda) */
+#define CHUNK_ROWS (7 * 2048) /* rows stacked per BLAS-3 product */
+#define HEX_POINTS (EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK)
+#define BOX_TOL 1e-10      /* a hex this close to a box is integrated by the box samples */
 
-/* Rows of one element: sqrt(mu V) (E11, E22, E33, sqrt2 E12, sqrt2 E13,
- * sqrt2 E23) and sqrt(lambda V / 2) tr E, for E = sym(D_j) (column j of b)
- * and E = the q_j q_k part of D^T D / 2 (column p of c).  part: 0 all rows,
- * 1 the lambda row only, 2 the mu rows only (zeros elsewhere). */
-static void element_rows(const ep_mesh *m, const ep_material *mat, const double *U, int r, int e, int part,
-                         double (*D)[3][3], double *b, long ldb, double *cc, long ldc)
+/* The factor of a box's Gram matrix (hex.h): G is block diagonal, a 27 x 27
+ * block over the diagonal strains' samples (coupled by tr(E)^2) and a
+ * diagonal over the 36 shear samples, so e^T G e = |F e_27|^2 + sum d_s^2
+ * e_s^2 with F = sqrt(Lambda) Q^T from G_27 = Q Lambda Q^T (an eigen
+ * decomposition: the lambda-only part is singular).  Kept per thread for
+ * the last (lambda, mu, V, part): a voxel mesh has one. */
+typedef struct {
+    double lambda, mu, V;
+    int part;
+    double F[27 * 27], d[36];
+    double xi[EP_HEX_BOX_SAMPLES][3];
+    int comp[EP_HEX_BOX_SAMPLES];
+} box_factor;
+
+static int box_factor_set(box_factor *bf, double lambda, double mu, double V, int part)
 {
-    double vol, g[4][3], x[4][3], lambda, mu;
-    size_t n3 = 3 * (size_t)m->nv;
-    ep_tet_corners(m, e, x);
-    ep_tet_gradients(x, &vol, g);
-    ep_material_lame(mat, e, &lambda, &mu);
-    double sm = part == 1 ? 0 : sqrt(mu * vol), sl = part == 2 ? 0 : sqrt(lambda * vol / 2), r2 = sqrt(2.0);
+    if (bf->V == V && bf->lambda == lambda && bf->mu == mu && bf->part == part)
+        return EP_OK;
+    enum { NS = EP_HEX_BOX_SAMPLES };
+    double G[NS * NS], ev[27];
+    ep_hex_box_gram(part == 2 ? 0 : lambda, part == 1 ? 0 : mu, V, G);
+    for (int a = 0; a < 27; a++)
+        for (int b = 0; b < 27; b++)
+            bf->F[a * 27 + b] = G[a * NS + b];
+    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', 27, bf->F, 27, ev))
+        return ep_fail(EP_ECOMPUTE, "eigenvalues of a box's Gram matrix did not converge");
+    /* columns of F are the eigenvectors: F^T scaled by sqrt(ev) row-wise */
+    double Q[27 * 27];
+    memcpy(Q, bf->F, sizeof Q);
+    for (int a = 0; a < 27; a++)
+        for (int b = 0; b < 27; b++)
+            bf->F[a * 27 + b] = sqrt(fmax(ev[a], 0)) * Q[b * 27 + a];
+    for (int s = 27; s < NS; s++)
+        bf->d[s - 27] = sqrt(G[s * NS + s]);
+    ep_hex_box_samples(bf->xi, bf->comp);
+    bf->lambda = lambda, bf->mu = mu, bf->V = V, bf->part = part;
+    return EP_OK;
+}
+
+static const int comp_ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+
+/* Component c (0..5: 11, 22, 33, 12, 13, 23) of sym(A). */
+static double sym_comp(const double A[3][3], int c)
+{
+    int i = comp_ij[c][0], j = comp_ij[c][1];
+    return 0.5 * (A[i][j] + A[j][i]);
+}
+
+/* Component c of sym(A_jk), A_jk the q_j q_k part of D^T D / 2 (below). */
+static double quadratic_comp(const double (*D)[3][3], int j, int k, int c)
+{
+    int a = comp_ij[c][0], b = comp_ij[c][1];
+    double f = j == k ? 0.25 : 0.5; /* (1/2 or 1) times the 1/2 of sym */
+    return f * (D[j][0][a] * D[k][0][b] + D[j][1][a] * D[k][1][b] + D[j][2][a] * D[k][2][b] + D[j][0][b] * D[k][0][a] +
+                D[j][1][b] * D[k][1][a] + D[j][2][b] * D[k][2][a]);
+}
+
+/* D_j = grad of basis vector j over the element's corners, with gradients g. */
+static void basis_gradients(const double *U, int r, size_t n3, const int *c, int k, const double g[8][3],
+                            double (*D)[3][3])
+{
     for (int j = 0; j < r; j++) {
         memset(D[j], 0, sizeof D[j]);
-        for (int a = 0; a < 4; a++) {
-            const double *u = &U[(size_t)j * n3 + 3 * m->tets[4 * e + a]];
+        for (int a = 0; a < k; a++) {
+            const double *u = &U[(size_t)j * n3 + 3 * (size_t)c[a]];
             for (int i = 0; i < 3; i++)
                 for (int l = 0; l < 3; l++)
                     D[j][i][l] += u[i] * g[a][l];
         }
     }
+}
+
+/* A_jk = f D_j^T D_k, f = 1/2 when j = k: the q_j q_k part of D^T D / 2. */
+static void quadratic_part(const double (*D)[3][3], int j, int k, double A[3][3])
+{
+    double f = j == k ? 0.5 : 1.0;
+    for (int i = 0; i < 3; i++)
+        for (int l = 0; l < 3; l++)
+            A[i][l] = f * (D[j][0][i] * D[k][0][l] + D[j][1][i] * D[k][1][l] + D[j][2][i] * D[k][2][l]);
+}
+
+/* Rows of one integration point of weight w: sqrt(mu w) (E11, E22, E33,
+ * sqrt2 E12, sqrt2 E13, sqrt2 E23) and sqrt(lambda w / 2) tr E, for
+ * E = sym(D_j) (column j of b) and E = the q_j q_k part of D^T D / 2
+ * (column p of c).  part: 0 all rows, 1 the lambda row only, 2 the mu rows
+ * only (zeros elsewhere). */
+static void point_rows(double lambda, double mu, double w, int part, const double (*D)[3][3], int r, double *b,
+                       long ldb, double *cc, long ldc)
+{
+    double sm = part == 1 ? 0 : sqrt(mu * w), sl = part == 2 ? 0 : sqrt(lambda * w / 2), r2 = sqrt(2.0);
 #define ROWS_OF(E, out, ld)                                                                  \
     do {                                                                                     \
         (out)[0] = sm * (E)[0][0];                                                           \
@@ -96,54 +172,159 @@ static void element_rows(const ep_mesh *m, const ep_material *mat, const double 
         ROWS_OF(D[j], b + j, ldb);
     for (int j = 0; j < r; j++)
         for (int k = j; k < r; k++) {
-            double A[3][3], f = j == k ? 0.5 : 1.0; /* D^T D / 2: q_j^2 / 2, or q_j q_k sym(D_j^T D_k) */
-            for (int i = 0; i < 3; i++)
-                for (int l = 0; l < 3; l++)
-                    A[i][l] = f * (D[j][0][i] * D[k][0][l] + D[j][1][i] * D[k][1][l] + D[j][2][i] * D[k][2][l]);
+            double A[3][3];
+            quadratic_part(D, j, k, A);
             ROWS_OF(A, cc + ep_cubic_pair(r, j, k), ldc);
         }
 #undef ROWS_OF
+}
+
+/* Per-thread workspace of element_rows. */
+typedef struct {
+    double (*D)[3][3];   /* [r] */
+    double *eb, *ec;     /* box samples: [63][r], [63][np] */
+    box_factor bf;
+} rows_work;
+
+/* Rows of one element (nrows of them, the rest of its slot zero): a tet
+ * has one point; a box the 63 samples whose Gram factor rows are exact
+ * (hex.h); any other hex 27 Gauss points.  b, cc: the element's slot, row
+ * stride ldb = r and ldc = np. */
+static int element_rows(const ep_mesh *m, const ep_material *mat, const double *U, int r, int e, int part,
+                        int nrows, rows_work *wk, double *b, long ldb, double *cc, long ldc)
+{
+    const int *el;
+    int k;
+    ep_mesh_elements(m, &el, &k);
+    const int *c = &el[(size_t)k * e];
+    size_t n3 = 3 * (size_t)m->nv;
+    long np = ep_cubic_npairs(r);
+    double lambda, mu, x[8][3], h[3];
+    ep_material_lame(mat, e, &lambda, &mu);
+    for (int a = 0; a < k; a++)
+        memcpy(x[a], &m->vertices[3 * (size_t)c[a]], sizeof x[a]);
+    if (k == 4) {
+        double vol, g[8][3];
+        ep_tet_gradients(x, &vol, g);
+        assert(vol > 0); /* every mesh passed ep_mesh_check_tets */
+        basis_gradients(U, r, n3, c, k, g, wk->D);
+        point_rows(lambda, mu, vol, part, wk->D, r, b, ldb, cc, ldc);
+        return EP_OK;
+    }
+    int box = ep_hex_is_box(x, BOX_TOL, h), used = box ? EP_HEX_BOX_SAMPLES : ROWS * HEX_POINTS;
+    if (nrows > used) { /* a box in a mesh with other hexes: its slot's tail */
+        memset(b + (size_t)used * ldb, 0, sizeof(double) * (size_t)(nrows - used) * ldb);
+        memset(cc + (size_t)used * ldc, 0, sizeof(double) * (size_t)(nrows - used) * ldc);
+    }
+    if (!box) {
+        double w[HEX_POINTS], g[HEX_POINTS][8][3];
+        if (ep_hex_rule(x, EP_HEX_RULE_STVK, w, g, NULL))
+            return EP_EINPUT;
+        for (int p = 0; p < HEX_POINTS; p++) {
+            basis_gradients(U, r, n3, c, k, g[p], wk->D);
+            point_rows(lambda, mu, w[p], part, wk->D, r, b + (size_t)ROWS * p * ldb, ldb, cc + (size_t)ROWS * p * ldc,
+                       ldc);
+        }
+        return EP_OK;
+    }
+    box_factor *bf = &wk->bf;
+    int st = box_factor_set(bf, lambda, mu, h[0] * h[1] * h[2], part);
+    if (st)
+        return st;
+    for (int s = 0; s < EP_HEX_BOX_SAMPLES; s++) { /* the samples' values, e_s = E_comp(xi_s) */
+        double g[8][3];
+        ep_hex_gradients(x, bf->xi[s], g);
+        basis_gradients(U, r, n3, c, k, g, wk->D);
+        double *eb = wk->eb + (size_t)s * r, *ec = wk->ec + (size_t)s * np;
+        for (int j = 0, p = 0; j < r; j++) {
+            eb[j] = sym_comp(wk->D[j], bf->comp[s]);
+            for (int kk = j; kk < r; kk++, p++)
+                ec[p] = quadratic_comp(wk->D, j, kk, bf->comp[s]);
+        }
+    }
+    /* rows 0..26: F e_27; rows 27..62: d_s e_s */
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 27, r, 27, 1.0, bf->F, 27, wk->eb, r, 0.0, b, (int)ldb);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 27, (int)np, 27, 1.0, bf->F, 27, wk->ec, (int)np, 0.0, cc,
+                (int)ldc);
+    for (int s = 27; s < EP_HEX_BOX_SAMPLES; s++) {
+        double d = bf->d[s - 27];
+        for (int j = 0; j < r; j++)
+            b[(size_t)s * ldb + j] = d * wk->eb[(size_t)s * r + j];
+        for (long p = 0; p < np; p++)
+            cc[(size_t)s * ldc + p] = d * wk->ec[(size_t)s * np + p];
+    }
+    return EP_OK;
+}
+
+/* Rows per element the mesh needs: 7 (tets), 63 (all hexes boxes), 189. */
+static int mesh_rows(const ep_mesh *m)
+{
+    if (m->tets)
+        return ROWS;
+    for (int e = 0; e < m->nh; e++) {
+        double x[8][3], h[3];
+        for (int a = 0; a < 8; a++)
+            memcpy(x[a], &m->vertices[3 * (size_t)m->hexes[8 * (size_t)e + a]], sizeof x[a]);
+        if (!ep_hex_is_box(x, BOX_TOL, h))
+            return ROWS * HEX_POINTS;
+    }
+    return EP_HEX_BOX_SAMPLES;
 }
 
 /* BB (r x r), BC (r x np), CC (np x np, upper) summed over all elements. */
 static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U, int r, int part, int e_lo,
                       int e_hi, double *BB, double *BC, double *CC)
 {
-    long np = ep_cubic_npairs(r), rows = (long)ROWS * CHUNK;
+    int rows_e = mesh_rows(m), chunk = CHUNK_ROWS / rows_e > 0 ? CHUNK_ROWS / rows_e : 1;
+    long np = ep_cubic_npairs(r), rows = (long)rows_e * chunk;
     double *B = ep_malloc((size_t)rows * r, sizeof *B), *C = ep_malloc((size_t)rows * np, sizeof *C);
-    int failed = 0;
-    if (!B || !C) {
+    int failed = 0, nt = omp_get_max_threads();
+    rows_work *wks = ep_calloc((size_t)nt, sizeof *wks); /* per thread, kept over the chunks (the box factor) */
+    if (!B || !C || !wks) {
         free(B);
         free(C);
+        free(wks);
         return EP_ECOMPUTE;
+    }
+    for (int t = 0; t < nt && !failed; t++) {
+        wks[t].D = malloc(sizeof *wks[t].D * (size_t)r);
+        if (m->hexes) {
+            wks[t].eb = malloc(sizeof(double) * EP_HEX_BOX_SAMPLES * (size_t)r);
+            wks[t].ec = malloc(sizeof(double) * EP_HEX_BOX_SAMPLES * (size_t)np);
+        }
+        failed = !wks[t].D || (m->hexes && (!wks[t].eb || !wks[t].ec));
     }
     memset(BB, 0, sizeof(double) * (size_t)r * r);
     memset(BC, 0, sizeof(double) * (size_t)r * np);
     memset(CC, 0, sizeof(double) * (size_t)np * np);
-    for (int e0 = e_lo; e0 < e_hi; e0 += CHUNK) {
-        int ne = e_hi - e0 < CHUNK ? e_hi - e0 : CHUNK;
+    for (int e0 = e_lo; e0 < e_hi && !failed; e0 += chunk) {
+        int ne = e_hi - e0 < chunk ? e_hi - e0 : chunk;
         /* B and C row-major with leading dimension r and np: element rows stacked */
-#pragma omp parallel reduction(| : failed)
+#pragma omp parallel num_threads(nt) reduction(| : failed)
         {
-            double(*D)[3][3] = malloc(sizeof *D * (size_t)r);
-            failed = !D;
+            rows_work *wk = &wks[omp_get_thread_num()];
 #pragma omp for schedule(static)
             for (int e = 0; e < ne; e++)
-                if (D)
-                    element_rows(m, mat, U, r, e0 + e, part, D, B + (size_t)ROWS * e * r, r,
-                                 C + (size_t)ROWS * e * np, np);
-            free(D);
+                if (!failed)
+                    failed = element_rows(m, mat, U, r, e0 + e, part, rows_e, wk, B + (size_t)rows_e * e * r, r,
+                                          C + (size_t)rows_e * e * np, np) != EP_OK;
         }
         if (failed)
             break;
-        int nr = ROWS * ne;
+        int nr = rows_e * ne;
         cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, r, nr, 1.0, B, r, 1.0, BB, r);
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r, (int)np, nr, 1.0, B, r, C, (int)np, 1.0, BC, (int)np);
         cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)np, nr, 1.0, C, (int)np, 1.0, CC, (int)np);
     }
+    for (int t = 0; t < nt; t++) {
+        free(wks[t].D);
+        free(wks[t].eb);
+        free(wks[t].ec);
+    }
+    free(wks);
     free(B);
     free(C);
-    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (element gradients)") : EP_OK;
+    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (element gradients) or a degenerate element") : EP_OK;
 }
 
 /* R = dE/dq of E = q^T BB q + 2 q^T BC w + w^T CC w (row-major, upper
@@ -192,7 +373,7 @@ static void coefficients(int r, const double *BB, const double *BC, const double
 int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m, const ep_material *mat,
                      const double *U, int r)
 {
-    return ep_cubic_compute_elements(total, lam, mu, m, mat, U, r, 0, m->ne);
+    return ep_cubic_compute_elements(total, lam, mu, m, mat, U, r, 0, ep_mesh_nelements(m));
 }
 
 int ep_cubic_compute_elements(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m,

@@ -14,6 +14,13 @@
  * elements, the energy is q^T BB q + 2 q^T BC w + w^T CC w; BB, BC, CC are
  * accumulated by BLAS-3 products (dsyrk/dgemm) over chunks of stacked
  * elements, and R = dE/dq gives P, Q, S.
+ *
+ * Hexes (001 §2.5): a voxel's energy is integrated exactly by the 63 strain
+ * samples of hex.h, whose Gram matrix G (block diagonal: a 27 x 27 block
+ * coupling the normal strains through tr(E)^2, a diagonal over the shears)
+ * is factored once per material and size, e^T G e = |F e|^2: 63 components
+ * a voxel.  Any other hex takes the 27 Gauss points of the StVK force (7
+ * components each), exact on parallelepipeds.
  */
 #ifndef EP_CUBIC_H
 #define EP_CUBIC_H
@@ -38,10 +45,12 @@ long ep_cubic_triple(int r, int i, int j, int k);
 int ep_cubic_alloc(ep_cubic *c, int r);
 void ep_cubic_free(ep_cubic *c);
 
-/* Coefficients for basis U[r][3nv] on mesh m with material mat.
- * out: total (all parts), and when lam/mu are non-NULL the lambda-only and
- * mu-only parts (001 §2.11; total = lam + mu).  Cost O(ne r^2 (r + 1)^2 / 4)
- * in BLAS-3, memory O(r^4 / 4) plus one chunk of elements. */
+/* Coefficients for basis U[r][3nv] on mesh m (tets or hexes) with material
+ * mat.  out: total (all parts), and when lam/mu are non-NULL the
+ * lambda-only and mu-only parts (001 §2.11; total = lam + mu).
+ * Cost O(c ne r^2 (r + 1)^2 / 4) in BLAS-3, c = 7 components per tet, 63
+ * per voxel, 189 per other hex; memory O(r^4 / 4) plus one chunk of
+ * elements (14,336 components).  0 or EP_ECOMPUTE. */
 int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m, const ep_material *mat,
                      const double *U, int r);
 

@@ -18,6 +18,7 @@ typedef struct {
     double lo[3], cs; /* lower corner, bucket edge */
     int n[3];
     int *ptr, *elem;  /* ptr[nbuckets + 1], elem[ptr[nbuckets]] */
+    double *box;      /* [ne][6] each element's bounding box: lo, hi */
 } buckets;
 
 typedef struct {
@@ -65,10 +66,12 @@ static int buckets_build(buckets *B, const simmesh *s, int nv, int ne)
             hi[i] = fmax(hi[i], s->x[3 * (size_t)v + i]);
         }
     double ext = fmax(hi[0] - B->lo[0], fmax(hi[1] - B->lo[1], hi[2] - B->lo[2])), mean = 0;
+    if (!(B->box = ep_malloc((size_t)ne, 6 * sizeof *B->box)))
+        return EP_ECOMPUTE;
     double vol = fmax(hi[0] - B->lo[0], 1e-3 * ext) * fmax(hi[1] - B->lo[1], 1e-3 * ext) *
                  fmax(hi[2] - B->lo[2], 1e-3 * ext);
     for (int e = 0; e < ne; e++) {
-        double lo[3], up[3];
+        double *lo = &B->box[6 * (size_t)e], *up = lo + 3;
         bounds(s, e, lo, up);
         mean += fmax(up[0] - lo[0], fmax(up[1] - lo[1], up[2] - lo[2])) / ne;
     }
@@ -84,9 +87,8 @@ static int buckets_build(buckets *B, const simmesh *s, int nv, int ne)
         return EP_ECOMPUTE;
     for (int pass = 0; pass < 2; pass++) {
         for (int e = 0; e < ne; e++) {
-            double lo[3], up[3];
+            const double *lo = &B->box[6 * (size_t)e], *up = lo + 3;
             int a[3], b[3];
-            bounds(s, e, lo, up);
             for (int i = 0; i < 3; i++) {
                 a[i] = bucket_coord(B, i, lo[i]);
                 b[i] = bucket_coord(B, i, up[i]);
@@ -122,6 +124,7 @@ static void buckets_free(buckets *B)
 {
     free(B->ptr);
     free(B->elem);
+    free(B->box);
 }
 
 /* Weights of p in element e (barycentric or trilinear, extrapolated outside)
@@ -207,6 +210,11 @@ static int bind(const buckets *B, const simmesh *s, const double p[3], double li
     size_t c = cb[0] + (size_t)B->n[0] * (cb[1] + (size_t)B->n[1] * cb[2]);
     for (int t = B->ptr[c]; t < B->ptr[c + 1] && score <= 1e-12; t++) {
         int e = B->elem[t];
+        const double *bx = &B->box[6 * (size_t)e];
+        double tol = 1e-9 * (bx[3] - bx[0] + bx[4] - bx[1] + bx[5] - bx[2]);
+        if (p[0] < bx[0] - tol || p[1] < bx[1] - tol || p[2] < bx[2] - tol || p[0] > bx[3] + tol ||
+            p[1] > bx[4] + tol || p[2] > bx[5] + tol)
+            continue; /* outside its box, so outside it: not the containing element */
         if (!coordinates(s, e, p, wt, &in) && in > score) {
             score = in;
             best = e;
@@ -259,7 +267,7 @@ static int bind(const buckets *B, const simmesh *s, const double p[3], double li
 int ep_embed_build(ep_embed *b, const double *x, int nv, const int *elem, int ne, int k, const double *p, int np,
                    double limit)
 {
-    buckets B;
+    buckets B = {0}; /* zeroed: freed also when the allocations before its build fail */
     simmesh s = {x, elem, k};
     memset(b, 0, sizeof *b);
     b->nr = np;
@@ -295,7 +303,7 @@ int ep_embed_build(ep_embed *b, const double *x, int nv, const int *elem, int ne
     buckets_free(&B);
     if (bad < INT_MAX) {
         const double *q = &p[3 * (size_t)bad];
-        ep_fail(EP_EINPUT, "render vertex %d (%g, %g, %g) is farther than %g (the model's size) from every element",
+        ep_fail(EP_EINPUT, "render vertex %d (%g, %g, %g) is farther than %g from every element",
                 bad + 1, q[0], q[1], q[2], limit);
         ep_embed_free(b);
         return EP_EINPUT;

@@ -1,8 +1,10 @@
 /*
- * fem.c — linear tet element matrices and their assembly into CHOLMOD (fem.h).
+ * fem.c — linear tet element matrices and the assembly of tet and hex
+ * meshes into CHOLMOD (fem.h).
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "fem.h"
+#include "hex.h"
 #include "tet.h"
 #include "err.h"
 
@@ -46,8 +48,10 @@ int ep_fem_dofmap(const ep_mesh *m, const char *keep, int **map, int *ndof)
         free(used);
         return EP_ECOMPUTE;
     }
-    for (int k = 0; k < 4 * m->ne; k++)
-        used[m->tets[k]] = 1;
+    const int *el;
+    int k, ne = ep_mesh_elements(m, &el, &k);
+    for (size_t i = 0; i < (size_t)k * ne; i++)
+        used[el[i]] = 1;
     int n = 0;
     for (int v = 0; v < m->nv; v++) {
         mp[v] = used[v] && (!keep || keep[v]) ? 3 * n : -1;
@@ -59,22 +63,25 @@ int ep_fem_dofmap(const ep_mesh *m, const char *keep, int **map, int *ndof)
     return EP_OK;
 }
 
-/* Elements around each vertex (CSR: ptr[nv+1], elem[4ne]). */
+/* Elements around each vertex (CSR: ptr[nv+1], elem[k ne]). */
 static int incidence(const ep_mesh *m, int **ptr, int **elem)
 {
-    int *p = ep_calloc((size_t)m->nv + 1, sizeof *p), *e = ep_malloc(4 * (size_t)m->ne, sizeof *e);
+    const int *el;
+    int k, ne = ep_mesh_elements(m, &el, &k);
+    size_t n = (size_t)k * ne;
+    int *p = ep_calloc((size_t)m->nv + 1, sizeof *p), *e = ep_malloc(n + 1, sizeof *e);
     if (!p || !e) {
         free(p);
         free(e);
         return EP_ECOMPUTE;
     }
-    for (int k = 0; k < 4 * m->ne; k++)
-        p[m->tets[k] + 1]++;
+    for (size_t i = 0; i < n; i++)
+        p[el[i] + 1]++;
     for (int v = 0; v < m->nv; v++)
         p[v + 1] += p[v];
-    for (int t = 0; t < m->ne; t++)
-        for (int k = 0; k < 4; k++)
-            e[p[m->tets[4 * t + k]]++] = t;
+    for (int t = 0; t < ne; t++)
+        for (int j = 0; j < k; j++)
+            e[p[el[(size_t)k * t + j]]++] = t;
     for (int v = m->nv; v > 0; v--) /* undo the shift of the fill */
         p[v] = p[v - 1];
     p[0] = 0;
@@ -85,15 +92,19 @@ static int incidence(const ep_mesh *m, int **ptr, int **elem)
 
 typedef struct {
     const int *rowmap;
+    const int *el;  /* the mesh's elements, k corners each */
+    int k;
     int *nbr;   /* scratch: row vertices of the current column vertex */
     int *mark;  /* [nv] column vertex that last listed w, or -1 */
 } gather;
 
 /* Per-thread scratch of a pass; 1 when it cannot be had. */
-static int gather_open(gather *g, const int *rowmap, int maxdeg, int nv)
+static int gather_open(gather *g, const ep_mesh *m, const int *rowmap, int maxdeg)
 {
+    int nv = m->nv;
     g->rowmap = rowmap;
-    g->nbr = malloc(sizeof(int) * (4 * (size_t)maxdeg + 1));
+    ep_mesh_elements(m, &g->el, &g->k);
+    g->nbr = malloc(sizeof(int) * ((size_t)g->k * maxdeg + 1));
     g->mark = malloc(sizeof(int) * (size_t)nv);
     if (!g->nbr || !g->mark)
         return 1;
@@ -116,12 +127,12 @@ static int cmp_by_map(const void *x, const void *y, void *map)
 
 /* Row vertices of column vertex v, sorted by row DOF; for upper storage only
  * those up to v itself (v last).  Returns their number. */
-static int row_vertices(const ep_mesh *m, const int *ptr, const int *elem, int v, int upper, gather *g)
+static int row_vertices(const int *ptr, const int *elem, int v, int upper, gather *g)
 {
     int n = 0;
     for (int k = ptr[v]; k < ptr[v + 1]; k++)
-        for (int b = 0; b < 4; b++) {
-            int w = m->tets[4 * elem[k] + b];
+        for (int b = 0; b < g->k; b++) {
+            int w = g->el[(size_t)g->k * elem[k] + b];
             if (g->rowmap[w] < 0 || g->mark[w] == v || (upper && g->rowmap[w] > g->rowmap[v]))
                 continue;
             g->mark[w] = v;
@@ -129,6 +140,24 @@ static int row_vertices(const ep_mesh *m, const int *ptr, const int *elem, int v
         }
     qsort_r(g->nbr, (size_t)n, sizeof *g->nbr, cmp_by_map, (void *)g->rowmap);
     return n;
+}
+
+/* Columns 3a..3a+2 of the matrix of the element of corners c[k]. */
+static void element_columns(const ep_mesh *m, ep_fem_kind kind, const int *c, int k, int a, double lambda, double mu,
+                            double rho, double C[24][3])
+{
+    double x[8][3];
+    for (int b = 0; b < k; b++)
+        memcpy(x[b], &m->vertices[3 * (size_t)c[b]], sizeof x[b]);
+    if (k == EP_HEX_NODES) {
+        ep_fem_hex_element_columns(kind, x, lambda, mu, rho, a, C);
+        return;
+    }
+    double A[12][12];
+    ep_fem_element(kind, x, lambda, mu, rho, A);
+    for (int r = 0; r < 12; r++)
+        for (int j = 0; j < 3; j++)
+            C[r][j] = A[r][3 * a + j];
 }
 
 cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem_kind kind,
@@ -148,12 +177,12 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
 #pragma omp parallel reduction(| : failed)
     {
         gather g;
-        failed = gather_open(&g, rowmap, maxdeg, m->nv);
+        failed = gather_open(&g, m, rowmap, maxdeg);
 #pragma omp for schedule(dynamic, 256)
         for (int v = 0; v < m->nv; v++) {
             if (failed || colmap[v] < 0)
                 continue;
-            int n = row_vertices(m, ptr, elem, v, upper, &g);
+            int n = row_vertices(ptr, elem, v, upper, &g);
             for (int j = 0; j < 3; j++)
                 cnt[colmap[v] + j + 1] = 3 * (size_t)n - (upper ? 2 - (size_t)j : 0);
         }
@@ -181,12 +210,12 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
     {
         gather g;
         int *slot = malloc(sizeof(int) * (size_t)m->nv);
-        failed = gather_open(&g, rowmap, maxdeg, m->nv) || !slot;
+        failed = gather_open(&g, m, rowmap, maxdeg) || !slot;
 #pragma omp for schedule(dynamic, 256)
         for (int v = 0; v < m->nv; v++) {
             if (failed || colmap[v] < 0)
                 continue;
-            int n = row_vertices(m, ptr, elem, v, upper, &g);
+            int n = row_vertices(ptr, elem, v, upper, &g);
             for (int j = 0; j < 3; j++) {
                 int col = colmap[v] + j, q = Ap[col];
                 for (int k = 0; k < n; k++)
@@ -202,21 +231,21 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
                 slot[g.nbr[k]] = k;
             for (int k = ptr[v]; k < ptr[v + 1]; k++) {
                 int t = elem[k], a = 0;
-                double x[4][3], A12[12][12], lambda, mu;
-                while (m->tets[4 * t + a] != v)
+                const int *corner = &g.el[(size_t)g.k * t];
+                double lambda, mu, C[24][3]; /* the element's columns of v: C[3b+i][j] = A_e[3b+i][3a+j] */
+                while (corner[a] != v)
                     a++;
-                ep_tet_corners(m, t, x);
                 ep_material_lame(mat, t, &lambda, &mu);
-                ep_fem_element(kind, x, lambda, mu, ep_material_rho(mat, t), A12);
-                for (int b = 0; b < 4; b++) {
-                    int w = m->tets[4 * t + b];
+                element_columns(m, kind, corner, g.k, a, lambda, mu, ep_material_rho(mat, t), C);
+                for (int b = 0; b < g.k; b++) {
+                    int w = corner[b];
                     if (rowmap[w] < 0 || (upper && rowmap[w] > rowmap[v]))
                         continue;
                     for (int j = 0; j < 3; j++)
                         for (int i = 0; i < 3; i++) {
                             if (upper && w == v && i > j)
                                 continue;
-                            Ax[Ap[colmap[v] + j] + 3 * slot[w] + i] += A12[3 * b + i][3 * a + j];
+                            Ax[Ap[colmap[v] + j] + 3 * slot[w] + i] += C[3 * b + i][j];
                         }
                 }
             }
@@ -244,8 +273,9 @@ cholmod_sparse *ep_fem_surface_mass(const ep_mesh *m, int lumped, cholmod_common
         return NULL;
     for (int j = 0; j < m->nb; j++)
         slot[m->boundary[j]] = j;
-    T = cholmod_allocate_triplet((size_t)m->nb, (size_t)m->nb, lumped ? (size_t)m->nb : 9 * (size_t)m->nf, 0,
-                                 CHOLMOD_REAL, c);
+    /* a hex mesh's hats are bilinear on its quads (triangles 2q, 2q + 1; 16 entries per quad) */
+    size_t nz = lumped ? (size_t)m->nb : m->hexes ? 8 * (size_t)m->nf : 9 * (size_t)m->nf;
+    T = cholmod_allocate_triplet((size_t)m->nb, (size_t)m->nb, nz, 0, CHOLMOD_REAL, c);
     if (!T) {
         free(slot);
         ep_fail(EP_ECOMPUTE, "out of memory (surface mass matrix)");
@@ -258,6 +288,21 @@ cholmod_sparse *ep_fem_surface_mass(const ep_mesh *m, int lumped, cholmod_common
         for (int j = 0; j < m->nb; j++, k++) {
             Ti[k] = Tj[k] = j;
             Tx[k] = m->vertex_area[j];
+        }
+    } else if (m->hexes) {
+        for (int q = 0; q < m->nf / 2; q++) {
+            int v[4];
+            double p[4][3], Mq[4][4];
+            ep_mesh_quad(m, q, v);
+            for (int a = 0; a < 4; a++)
+                memcpy(p[a], &m->vertices[3 * (size_t)v[a]], sizeof p[a]);
+            ep_hex_quad_mass(p, Mq);
+            for (int a = 0; a < 4; a++)
+                for (int b = 0; b < 4; b++, k++) {
+                    Ti[k] = slot[v[a]];
+                    Tj[k] = slot[v[b]];
+                    Tx[k] = Mq[a][b];
+                }
         }
     } else {
         for (int t = 0; t < m->nf; t++) {
@@ -287,4 +332,41 @@ cholmod_sparse *ep_fem_surface_mass(const ep_mesh *m, int lumped, cholmod_common
     cholmod_free_triplet(&T, c);
     free(slot);
     return M;
+}
+
+void ep_fem_hex_element_columns(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, int a,
+                            double C[24][3])
+{
+    enum { NP = EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK };
+    double w[NP], g[NP][8][3], N[NP][8];
+    int n = kind == EP_FEM_STIFFNESS ? EP_HEX_RULE_LINEAR : EP_HEX_RULE_STVK, np = n * n * n;
+    memset(C, 0, 72 * sizeof(double));
+    if (ep_hex_rule(x, n, w, g, N))
+        return;
+    for (int p = 0; p < np; p++)
+        for (int b = 0; b < 8; b++) {
+            const double *ga = g[p][a], *gb = g[p][b];
+            if (kind == EP_FEM_STIFFNESS) { /* the tet's block (fem.h) at each point */
+                double gg = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++)
+                        C[3 * b + i][j] += w[p] * (lambda * gb[i] * ga[j] + mu * ga[i] * gb[j] + (i == j ? mu * gg : 0));
+            } else {
+                double s = rho * w[p] * N[p][a] * N[p][b];
+                int row = kind == EP_FEM_MASS ? b : a; /* lumped: the column sum on the diagonal */
+                for (int i = 0; i < 3; i++)
+                    C[3 * row + i][i] += s;
+            }
+        }
+}
+
+void ep_fem_hex_element(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, double A[24][24])
+{
+    for (int a = 0; a < 8; a++) {
+        double C[24][3];
+        ep_fem_hex_element_columns(kind, x, lambda, mu, rho, a, C);
+        for (int r = 0; r < 24; r++)
+            for (int j = 0; j < 3; j++)
+                A[r][3 * a + j] = C[r][j];
+    }
 }

@@ -526,7 +526,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
      * (3 nf each), support terms, GF rows; shared: the border matrices. */
     double blocks = (double)nt * 8.0 * (double)s.k * (3.0 * s.nf + 5.0 * s.nc + s.n3 + s.nbd) +
                     8.0 * (double)s.nbd * (s.nf + s.nc + s.nbd);
-    double mesh = 16.0 * m->ne + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
+    double mesh = 16.0 * m->ne + 32.0 * m->nh + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
     double need = factor_bytes(s.K, &c) + sparse_bytes(Kff) + sparse_bytes(s.Kcf) * 2 + sparse_bytes(s.Kcc) +
                   blocks + mesh;
     double cond = o->condensed ? 8.0 * (double)nb3 * nb3 + (FI ? factor_bytes(FI, &c) : 0) : 0;

@@ -5,6 +5,7 @@
 #include "gf_layout.h"
 #include "err.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,8 +122,10 @@ int ep_gf_layout_column_rows(const ep_gf_layout *L, int **col_row_out)
         at[v] = -1;
     for (int r = 0; r < L->n; r++)
         at[L->row_vertex[r]] = r;
-    for (int c = 0; c < L->m; c++)
+    for (int c = 0; c < L->m; c++) {
         col_row[c] = at[L->col_vertex[c]];
+        assert(col_row[c] >= 0); /* a column is a boundary vertex, so a row */
+    }
     free(at);
     *col_row_out = col_row;
     return EP_OK;

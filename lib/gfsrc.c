@@ -4,6 +4,7 @@
 #include "gfsrc.h"
 #include "err.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,7 @@ void ep_gfsrc_close(ep_gfsrc *g)
 
 void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9])
 {
+    assert(row >= 0 && row < g->n && col >= 0 && col < g->m);
     if (g->wavelet) {
         ep_gfw_block(&g->w, col, row, &g->ws, B);
         return;

@@ -5,6 +5,7 @@
 #include "gfw.h"
 #include "gfzip.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,9 @@ int ep_gfw_writer_open(ep_gfw_writer *w, ep_h5 *f, const ep_gf_file *src, const 
 int ep_gfw_writer_put(ep_gfw_writer *w, int nnz, const int *slot, const float *blocks)
 {
     int st;
+    assert(w->col < w->m && nnz >= 0 && nnz <= w->n);
+    for (int k = 0; k < nnz; k++) /* the reader's selective extraction searches them */
+        assert(slot[k] >= 0 && slot[k] < w->n && (k == 0 || slot[k - 1] < slot[k]));
     if ((st = ep_h5_stream_append(&w->rowidx, (hsize_t)nnz, slot)) ||
         (st = ep_h5_stream_append(&w->blocks, (hsize_t)nnz, blocks)))
         return st;

@@ -144,31 +144,26 @@ int ep_hex_is_box(const double x[8][3], double tol, double h[3])
     return 1;
 }
 
-void ep_hex_element(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, double A[24][24])
+void ep_hex_quad_mass(const double p[4][3], double M[4][4])
 {
-    enum { NP = EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK };
-    double w[NP], g[NP][8][3], N[NP][8];
-    int n = kind == EP_FEM_STIFFNESS ? EP_HEX_RULE_LINEAR : EP_HEX_RULE_STVK, np = n * n * n;
-    memset(A, 0, 576 * sizeof(double));
-    if (ep_hex_rule(x, n, w, g, N))
-        return;
-    for (int p = 0; p < np; p++)
-        for (int a = 0; a < 8; a++)
-            for (int b = 0; b < 8; b++) {
-                const double *ga = g[p][a], *gb = g[p][b];
-                if (kind == EP_FEM_STIFFNESS) { /* the tet's block (fem.h) at each point */
-                    double gg = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
-                    for (int i = 0; i < 3; i++)
-                        for (int j = 0; j < 3; j++)
-                            A[3 * a + i][3 * b + j] +=
-                                w[p] * (lambda * ga[i] * gb[j] + mu * gb[i] * ga[j] + (i == j ? mu * gg : 0));
-                } else {
-                    double s = rho * w[p] * N[p][a] * N[p][b];
-                    int col = kind == EP_FEM_MASS ? b : a; /* lumped: the row sum on the diagonal */
-                    for (int i = 0; i < 3; i++)
-                        A[3 * a + i][3 * col + i] += s;
-                }
+    double gx[EP_HEX_MAX_RULE], gw[EP_HEX_MAX_RULE];
+    ep_hex_gauss(EP_HEX_MAX_RULE, gx, gw);
+    memset(M, 0, 16 * sizeof(double));
+    for (int i = 0; i < EP_HEX_MAX_RULE; i++)
+        for (int j = 0; j < EP_HEX_MAX_RULE; j++) {
+            /* x(s, t) = sum N_k p_k on [0, 1]^2, dA = |x_s x x_t| ds dt */
+            double s = (gx[i] + 1) / 2, t = (gx[j] + 1) / 2, w = gw[i] * gw[j] / 4, xs[3], xt[3];
+            for (int c = 0; c < 3; c++) {
+                xs[c] = (1 - t) * (p[1][c] - p[0][c]) + t * (p[2][c] - p[3][c]);
+                xt[c] = (1 - s) * (p[3][c] - p[0][c]) + s * (p[2][c] - p[1][c]);
             }
+            double n0 = xs[1] * xt[2] - xs[2] * xt[1], n1 = xs[2] * xt[0] - xs[0] * xt[2],
+                   n2 = xs[0] * xt[1] - xs[1] * xt[0], dA = w * sqrt(n0 * n0 + n1 * n1 + n2 * n2);
+            double N[4] = {(1 - s) * (1 - t), s * (1 - t), s * t, (1 - s) * t};
+            for (int a = 0; a < 4; a++)
+                for (int b = 0; b < 4; b++)
+                    M[a][b] += N[a] * N[b] * dA;
+        }
 }
 
 void ep_hex_box_samples(double xi[EP_HEX_BOX_SAMPLES][3], int comp[EP_HEX_BOX_SAMPLES])

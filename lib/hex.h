@@ -1,7 +1,9 @@
 /*
  * hex.h — trilinear hexahedra (001 §2.5, Table 2.1): the reference element,
- * Gauss rules, shape gradients at integration points, element stiffness and
- * mass, and the local coordinates of a point.
+ * Gauss rules, shape gradients at integration points, the box samples of
+ * the StVK energy, and the local coordinates of a point.  It is to a hex
+ * what tet.h is to a tet (data layer, doc/MODULES.md): the element matrices
+ * built on it are fem.h's (ep_fem_hex_element), beside the tet's.
  *
  * Corner order (Vega's CUBIC and Gmsh's 8-node hexahedron alike): corner a
  * sits at the reference coordinates ep_hex_corner[a] in {-1, 1}^3,
@@ -26,8 +28,6 @@
  */
 #ifndef EP_HEX_H
 #define EP_HEX_H
-
-#include "fem.h"
 
 #define EP_HEX_NODES 8
 #define EP_HEX_RULE_LINEAR 2 /* Gauss points per coordinate: K, Hessian products at u = 0 */
@@ -67,12 +67,11 @@ double ep_hex_quality(const double x[8][3]);
  * lengths in h[3] (> 0); 0 otherwise.  Cost O(1). */
 int ep_hex_is_box(const double x[8][3], double tol, double h[3]);
 
-/* Element matrix of a hex, 24 x 24 row-major (row 3a+i, column 3b+j):
- * stiffness by the EP_HEX_RULE_LINEAR rule, consistent mass by the
- * EP_HEX_RULE_STVK rule (exact on every trilinear hex), lumped mass as the
- * row sums of the consistent one (rho integral of N_a).  A hex whose det J
- * is not positive at every point gives zeros.  Cost about 20k flops. */
-void ep_hex_element(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, double A[24][24]);
+/* Mass matrix of the bilinear quad p[4][3] (corners in cyclic order, the
+ * face of a hex): M[a][b] = integral of N_a N_b dA, by the 4 x 4 Gauss rule,
+ * exact when the quad is planar (dA is then affine in the face's
+ * coordinates); its row sums are the integrals of the hats.  Cost O(1). */
+void ep_hex_quad_mass(const double p[4][3], double M[4][4]);
 
 /* Strain samples of a box hex whose weighted squares integrate the StVK
  * energy exactly: EP_HEX_BOX_SAMPLES samples, sample s being component

@@ -1,9 +1,11 @@
 /*
- * mesh.c — derived mesh data and mesh checks (mesh.h): tet checks, the
- * outward boundary surface, boundary vertex list and vertex areas, closedness.
+ * mesh.c — derived mesh data and mesh checks (mesh.h): tet and hex checks,
+ * the outward boundary surface, boundary vertex list and vertex areas,
+ * closedness.
  */
 #include "mesh.h"
 #include "err.h"
+#include "hex.h"
 #include "tet.h"
 #include "vec3.h"
 
@@ -20,7 +22,11 @@ int ep_mesh_complete(ep_mesh *m)
     int st = EP_OK;
     if (m->nv == 0)
         return ep_fail(EP_EINPUT, "%s: no vertices", m->source);
-    if (m->tets && !(st = ep_mesh_check_tets(m)) && !m->triangles)
+    if (m->tets && m->hexes)
+        return ep_fail(EP_EINPUT, "%s: both tetrahedra and hexahedra (a mesh holds one kind of element)", m->source);
+    if (m->hexes) /* the quads are known through the triangles' order only: always derived */
+        st = ep_mesh_check_hexes(m, 0) ? EP_EINPUT : ep_mesh_extract_boundary(m);
+    else if (m->tets && !(st = ep_mesh_check_tets(m)) && !m->triangles)
         st = ep_mesh_extract_boundary(m);
     if (!st && !m->boundary)
         st = ep_mesh_derive_boundary_data(m);
@@ -49,6 +55,44 @@ void ep_mesh_free(ep_mesh *m)
     ep_mesh_init(m);
 }
 
+int ep_mesh_elements(const ep_mesh *m, const int **el, int *k)
+{
+    *el = m->tets ? m->tets : m->hexes;
+    *k = m->tets ? 4 : m->hexes ? EP_HEX_NODES : 0;
+    return ep_mesh_nelements(m);
+}
+
+int ep_mesh_nelements(const ep_mesh *m) { return m->tets ? m->ne : m->hexes ? m->nh : 0; }
+
+int ep_mesh_check_hexes(const ep_mesh *m, int boxes)
+{
+    for (int e = 0; e < m->nh; e++) {
+        double x[8][3], h[3];
+        for (int k = 0; k < 8; k++) {
+            int v = m->hexes[8 * (size_t)e + k];
+            if (v < 0 || v >= m->nv)
+                return ep_fail(EP_EINPUT, "%s: element %d: vertex index %d out of range", m->source, e + 1, v + 1);
+            memcpy(x[k], &m->vertices[3 * (size_t)v], sizeof x[k]);
+        }
+        double q = ep_hex_quality(x);
+        if (!(q > 1e-9))
+            return ep_fail(EP_EINPUT,
+                           "%s: element %d: inverted or degenerate hexahedron (det J at the corners down to %.3g "
+                           "of its mean)", m->source, e + 1, q);
+        /* 1e-6 of the edge: coordinates printed to seven digits still make a box */
+        if (boxes && !ep_hex_is_box(x, 1e-6, h))
+            return ep_fail(EP_EINPUT,
+                           "%s: element %d: not an axis-aligned box with its corners in CUBIC order (a CUBIC "
+                           "element is a voxel)", m->source, e + 1);
+    }
+    return EP_OK;
+}
+
+void ep_mesh_quad(const ep_mesh *m, int q, int v[4])
+{
+    const int *t = &m->triangles[6 * (size_t)q];
+    v[0] = t[0], v[1] = t[1], v[2] = t[2], v[3] = t[5];
+}
 
 int ep_mesh_check_tets(const ep_mesh *m)
 {
@@ -71,53 +115,61 @@ int ep_mesh_check_tets(const ep_mesh *m)
     return EP_OK;
 }
 
-/* A face keyed by its sorted vertices, remembering its oriented form. */
+/* A face keyed by its sorted vertices (a triangle's fourth -1), remembering
+ * its oriented form. */
 typedef struct {
-    int key[3];
-    int v[3];
+    int key[4];
+    int v[4];
 } face;
 
 static int cmp_face(const void *a, const void *b)
 {
     const int *x = ((const face *)a)->key, *y = ((const face *)b)->key;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         if (x[k] != y[k])
             return (x[k] > y[k]) - (x[k] < y[k]);
     return 0;
 }
 
-static void sort3(int *k)
+static void sort_key(int *k, int n)
 {
-    int t;
-    if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
-    if (k[1] > k[2]) { t = k[1]; k[1] = k[2]; k[2] = t; }
-    if (k[0] > k[1]) { t = k[0]; k[0] = k[1]; k[1] = t; }
+    for (int i = 1; i < n; i++) /* insertion sort of 3 or 4 */
+        for (int j = i; j > 0 && k[j - 1] > k[j]; j--) {
+            int t = k[j];
+            k[j] = k[j - 1];
+            k[j - 1] = t;
+        }
 }
 
 int ep_mesh_extract_boundary(ep_mesh *m)
 {
     /* Faces of a positive tet (0,1,2,3), each oriented with its normal pointing
-     * away from the opposite vertex. */
+     * away from the opposite vertex; a hex's are ep_hex_face. */
     static const int fv[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
-    size_t nf4 = 4 * (size_t)m->ne, nb = 0;
-    face *f = ep_malloc(nf4, sizeof *f);
+    const int *el;
+    int k, ne = ep_mesh_elements(m, &el, &k), hex = k == EP_HEX_NODES;
+    int nfe = hex ? 6 : 4, nc = hex ? 4 : 3;
+    size_t nall = (size_t)nfe * (size_t)ne, nb = 0;
+    face *f = ep_malloc(nall + 1, sizeof *f);
     if (!f)
         return EP_ECOMPUTE;
-    for (int e = 0; e < m->ne; e++)
-        for (int k = 0; k < 4; k++) {
-            face *x = &f[4 * (size_t)e + k];
-            for (int i = 0; i < 3; i++)
-                x->key[i] = x->v[i] = m->tets[4 * e + fv[k][i]];
-            sort3(x->key);
+    for (int e = 0; e < ne; e++)
+        for (int j = 0; j < nfe; j++) {
+            face *x = &f[(size_t)nfe * e + j];
+            x->key[3] = x->v[3] = -1;
+            for (int i = 0; i < nc; i++)
+                x->key[i] = x->v[i] = el[(size_t)k * e + (hex ? ep_hex_face[j][i] : fv[j][i])];
+            sort_key(x->key, nc);
         }
-    qsort(f, nf4, sizeof *f, cmp_face);
-    for (size_t i = 0; i < nf4;) {
+    qsort(f, nall, sizeof *f, cmp_face);
+    for (size_t i = 0; i < nall;) {
         size_t j = i + 1;
-        while (j < nf4 && !cmp_face(&f[i], &f[j]))
+        while (j < nall && !cmp_face(&f[i], &f[j]))
             j++;
         if (j - i > 2) {
-            int st = ep_fail(EP_EINPUT, "%s: face (%d %d %d) shared by %zu tetrahedra (non-manifold)",
-                             m->source, f[i].key[0] + 1, f[i].key[1] + 1, f[i].key[2] + 1, j - i);
+            int st = ep_fail(EP_EINPUT, "%s: face (%d %d %d%s) shared by %zu %s (non-manifold)", m->source,
+                             f[i].key[0] + 1, f[i].key[1] + 1, f[i].key[2] + 1, hex ? " ..." : "", j - i,
+                             hex ? "hexahedra" : "tetrahedra");
             free(f);
             return st;
         }
@@ -125,17 +177,24 @@ int ep_mesh_extract_boundary(ep_mesh *m)
             f[nb++] = f[i];
         i = j;
     }
-    int *tri = ep_malloc(nb ? 3 * nb : 1, sizeof *tri);
+    size_t ntri = nb * (size_t)(nc - 2);
+    int *tri = ep_malloc(ntri ? 3 * ntri : 1, sizeof *tri);
     if (!tri) {
         free(f);
         return EP_ECOMPUTE;
     }
-    for (size_t i = 0; i < nb; i++)
-        memcpy(&tri[3 * i], f[i].v, sizeof f[i].v);
+    for (size_t i = 0; i < nb; i++) {
+        const int *v = f[i].v;
+        if (hex) { /* quad (a, b, c, d): (a, b, c), (a, c, d) */
+            int *t = &tri[6 * i];
+            t[0] = v[0], t[1] = v[1], t[2] = v[2], t[3] = v[0], t[4] = v[2], t[5] = v[3];
+        } else
+            memcpy(&tri[3 * i], v, 3 * sizeof *v);
+    }
     free(f);
     free(m->triangles);
     m->triangles = tri;
-    m->nf = (int)nb;
+    m->nf = (int)ntri;
     free(m->boundary);
     free(m->vertex_area);
     m->boundary = NULL;
@@ -185,11 +244,22 @@ int ep_mesh_derive_boundary_data(ep_mesh *m)
     for (int v = 0; v < m->nv; v++)
         if (slot[v] >= 0)
             b[slot[v]] = v;
-    /* a_j = integral of the hat function = one third of the adjacent area. */
-    for (int t = 0; t < m->nf; t++) {
+    /* a_j = integral of the hat function: one third of the adjacent area,
+     * or on a hex mesh's quads that of the bilinear hat. */
+    for (int t = 0; !m->hexes && t < m->nf; t++) {
         double third = tri_area(m, t) / 3.0;
         for (int k = 0; k < 3; k++)
             a[slot[m->triangles[3 * t + k]]] += third;
+    }
+    for (int q = 0; m->hexes && q < m->nf / 2; q++) {
+        int v[4];
+        double p[4][3], M[4][4];
+        ep_mesh_quad(m, q, v);
+        for (int k = 0; k < 4; k++)
+            memcpy(p[k], &m->vertices[3 * (size_t)v[k]], sizeof p[k]);
+        ep_hex_quad_mass(p, M); /* the hat's integral is a row sum */
+        for (int k = 0; k < 4; k++)
+            a[slot[v[k]]] += M[k][0] + M[k][1] + M[k][2] + M[k][3];
     }
     free(slot);
     free(m->boundary);
@@ -295,9 +365,10 @@ int ep_mesh_to_surface(ep_mesh *m, int **old_id)
     m->vertices = x;
     m->nv = m->nb;
     free(m->tets);
+    free(m->hexes);
     free(m->region);
-    m->tets = m->region = NULL;
-    m->ne = 0;
+    m->tets = m->hexes = m->region = NULL;
+    m->ne = m->nh = 0;
     for (int i = 0; i < m->ngroups; i++) { /* keep each group's surface vertices */
         ep_group *g = &m->groups[i];
         int k = 0;
@@ -405,18 +476,22 @@ int ep_mesh_spatial_order(const ep_mesh *m, int *vrank, int *eorder)
         for (int a = 0; a < 3; a++)
             len = fmax(len, m->vertices[3 * v + a] - lo[a]);
     int *order = ep_malloc((size_t)m->nv + 1, sizeof *order);
-    double *c = eorder ? ep_malloc(3 * (size_t)m->ne + 1, sizeof *c) : NULL;
+    const int *el;
+    int k, ne = ep_mesh_elements(m, &el, &k);
+    double *c = eorder ? ep_malloc(3 * (size_t)ne + 1, sizeof *c) : NULL;
     int st = order && (c || !eorder) ? morton_sort(m->nv, m->vertices, lo, len, order) : EP_ECOMPUTE;
     for (int i = 0; !st && i < m->nv; i++)
         vrank[order[i]] = i;
     if (!st && eorder) {
-        for (int e = 0; e < m->ne; e++)
+        for (int e = 0; e < ne; e++)
             for (int a = 0; a < 3; a++) {
-                const int *t = &m->tets[4 * e];
-                c[3 * e + a] = 0.25 * (m->vertices[3 * t[0] + a] + m->vertices[3 * t[1] + a] +
-                                       m->vertices[3 * t[2] + a] + m->vertices[3 * t[3] + a]);
+                const int *t = &el[(size_t)k * e];
+                double sum = 0;
+                for (int j = 0; j < k; j++)
+                    sum += m->vertices[3 * (size_t)t[j] + a];
+                c[3 * (size_t)e + a] = sum / k;
             }
-        st = morton_sort(m->ne, c, lo, len, eorder);
+        st = morton_sort(ne, c, lo, len, eorder);
     }
     free(order);
     free(c);
@@ -451,7 +526,8 @@ static int root(int *parent, int v)
 
 int ep_mesh_check_support(const ep_mesh *m, const char *fixed, int surface)
 {
-    const int *el = surface ? m->triangles : m->tets, k_el = surface ? 3 : 4, nel = surface ? m->nf : m->ne;
+    const int *el = m->triangles;
+    int k_el = 3, nel = surface ? m->nf : ep_mesh_elements(m, &el, &k_el);
     int *parent = ep_malloc((size_t)m->nv, sizeof *parent), *first = ep_malloc((size_t)m->nv, sizeof *first);
     int *second = ep_malloc((size_t)m->nv, sizeof *second);
     char *solid = ep_calloc((size_t)m->nv, 1), *used = ep_calloc((size_t)m->nv, 1);

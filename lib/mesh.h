@@ -1,8 +1,16 @@
 /*
- * mesh.h — tetrahedral and triangle meshes: the in-memory form of /mesh.
+ * mesh.h — tetrahedral, hexahedral and triangle meshes: the in-memory form of
+ * /mesh.
  *
- * One struct serves volumetric models (tets set; triangles are their outward
- * boundary) and surface models (tets NULL; triangles given).  Readers live
+ * One struct serves volumetric models (tets or hexes set; triangles are their
+ * outward boundary) and surface models (tets and hexes NULL; triangles
+ * given).  A volumetric model holds one kind of element: tets or trilinear
+ * hexahedra, never both (a conforming mix needs pyramids, which elastoprep
+ * does not have); per-element data (region, material) is indexed by element,
+ * whichever the kind.  The boundary of a hex mesh is its faces used once,
+ * each quad (a, b, c, d) stored as the two triangles (a, b, c), (a, c, d) at
+ * positions 2q and 2q + 1, so the quads can be recovered from the triangles;
+ * its vertex areas are those of the bilinear quads.  Readers live
  * in meshio.h (text formats) and model.h (any file, .h5 included); this
  * module derives what every tool needs: boundary surface, boundary vertex
  * list, vertex areas, and the checks on them (one tet's geometry: tet.h).
@@ -56,21 +64,44 @@ void ep_mesh_init(ep_mesh *m);
 void ep_mesh_free(ep_mesh *m);
 
 /* What every reader does after parsing (ep_meshio_read, ep_model_load):
- * check the tets, extract the boundary surface of a tet mesh, derive
- * boundary and vertex areas.  0 or the checks' status. */
+ * refuse a mix of tets and hexes, check the elements, extract the boundary
+ * surface of a tet mesh given without one and of every hex mesh (its
+ * triangles are always derived), derive boundary and vertex areas.  0 or
+ * the checks' status. */
 int ep_mesh_complete(ep_mesh *m);
+
+/* Elements of a volumetric mesh: *k corners each (4 tets, 8 hexes, 0 for a
+ * surface), returned with their count (0 for a surface).  Cost O(1). */
+int ep_mesh_elements(const ep_mesh *m, const int **el, int *k);
+
+/* Number of volume elements, tets or hexes (0 for a surface).  Cost O(1). */
+int ep_mesh_nelements(const ep_mesh *m);
+
+/* Check every hex: indices in range, det J > 0 at every corner (not inverted
+ * or degenerate, ep_hex_quality), and when boxes is set an axis-aligned box
+ * in the corner order of hex.h (what a .veg CUBIC element is).  The error
+ * names the element (1-based, file order).  Cost O(nh).  0 or EP_EINPUT. */
+int ep_mesh_check_hexes(const ep_mesh *m, int boxes);
+
+/* The boundary quads of a hex mesh: quad q is (a, b, c, d) from the
+ * triangles 2q, 2q + 1 = (a, b, c), (a, c, d).  Cost O(1). */
+void ep_mesh_quad(const ep_mesh *m, int q, int v[4]);
 
 /* Check every tet: indices in range and volume > 0.  The error names the
  * element (1-based, file order) and its volume.  0 or EP_EINPUT. */
 int ep_mesh_check_tets(const ep_mesh *m);
 
-/* Derive the outward boundary surface of a tet mesh (faces used by exactly one
- * tet), replacing m->triangles.  A face shared by more than two tets is an
- * error.  Cost O(ne log ne).  0, EP_EINPUT or EP_ECOMPUTE. */
+/* Derive the outward boundary surface of a tet or hex mesh (faces used by
+ * exactly one element; a hex's quads split as the header says), replacing
+ * m->triangles, then the boundary data.  A face shared by more than two
+ * elements is an error.  Cost O(ne log ne).  0, EP_EINPUT or EP_ECOMPUTE. */
 int ep_mesh_extract_boundary(ep_mesh *m);
 
 /* Set m->boundary (vertices used by triangles, ascending) and m->vertex_area
- * (a_j = sum of adjacent triangle areas / 3).  Cost O(nf + nv). */
+ * (a_j = the integral of the hat function of vertex j: the sum of adjacent
+ * triangle areas / 3; for a hex mesh the integral of the bilinear hat over
+ * the adjacent quads, by the 4 x 4 Gauss rule, exact for planar quads).
+ * Cost O(nf + nv). */
 int ep_mesh_derive_boundary_data(ep_mesh *m);
 
 /* Check that the triangles form a closed, consistently oriented 2-manifold:
@@ -95,7 +126,7 @@ int ep_mesh_to_surface(ep_mesh *m, int **old_id);
 void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume);
 
 /* Check that the fixed vertices (fixed[v] != 0) hold every connected part of
- * the mesh, joined through tets (surface 0) or triangles (surface 1): each part
+ * the mesh, joined through tets or hexes (surface 0) or triangles (surface 1): each part
  * needs three fixed vertices not on one line, or it keeps a rigid motion and
  * the reference problem is singular.  The error names a vertex of the loose
  * part.  Cost O(elements + nv).  0, EP_EINPUT or EP_ECOMPUTE. */
@@ -109,11 +140,11 @@ int ep_mesh_check_distinct(const ep_mesh *m);
 /* Bounding-box diagonal length, the model length scale.  Cost O(nv). */
 double ep_mesh_diameter(const ep_mesh *m);
 
-/* A spatially coherent order of vertices and tets (Morton order of the
- * positions and of the tet centroids): element loops that scatter into
+/* A spatially coherent order of vertices and elements (Morton order of the
+ * positions and of the element centroids): element loops that scatter into
  * per-vertex arrays then touch a moving front of them, not the whole array.
- * out: vrank[nv] (position of each vertex in the order), eorder[ne] (tets in
- * order; NULL: not wanted).  Cost O(n log n).  0 or EP_ECOMPUTE. */
+ * out: vrank[nv] (position of each vertex in the order), eorder[nelements]
+ * (elements in order; NULL: not wanted).  Cost O(n log n).  0 or EP_ECOMPUTE. */
 int ep_mesh_spatial_order(const ep_mesh *m, int *vrank, int *eorder);
 
 /* Group whose tag (if spec is an integer) or name equals spec, or NULL. */

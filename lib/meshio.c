@@ -1,7 +1,8 @@
 /*
  * meshio.c — the text mesh formats (meshio.h): readers for Gmsh .msh 2.2/4.1
- * ASCII, TetGen .node/.ele, Vega .veg, .obj and .off, and the surface writer
- * for .obj and .off.
+ * ASCII (tets, 8-node hexahedra), TetGen .node/.ele, Vega .veg (TET and
+ * CUBIC), .obj and .off, the surface writer for .obj and .off, and the .veg
+ * writer.
  *
  * Each reader fills the raw arrays of an ep_mesh and checks what only the file
  * can tell (syntax, finite coordinates, index ranges) with "FILE:LINE:" errors;
@@ -124,15 +125,16 @@ static void groups_free(groups *gs)
     memset(gs, 0, sizeof *gs);
 }
 
-/* Hand the parsed arrays to the mesh. */
-static void take_arrays(ep_mesh *m, dvec *x, ivec *tets, ivec *region, ivec *tris)
+/* Hand the parsed arrays to the mesh: volume elements of k = 4 (tets) or 8
+ * (hexes) corners, their regions, surface triangles. */
+static void take_arrays(ep_mesh *m, dvec *x, ivec *elems, int k, ivec *region, ivec *tris)
 {
     m->nv = (int)(x->n / 3);
     m->vertices = x->a;
-    if (tets && tets->n) {
-        m->ne = (int)(tets->n / 4);
-        m->tets = tets->a;
-        tets->a = NULL;
+    if (elems && elems->n) {
+        *(k == 8 ? &m->nh : &m->ne) = (int)(elems->n / (size_t)k);
+        *(k == 8 ? &m->hexes : &m->tets) = elems->a;
+        elems->a = NULL;
         if (region && region->n) {
             m->region = region->a;
             region->a = NULL;
@@ -215,7 +217,7 @@ static int read_obj(const char *path, ep_mesh *m)
     else if (tri.n == 0)
         st = ep_fail(EP_EINPUT, "%s: no faces (not an .obj surface)", path);
     if (!st)
-        take_arrays(m, &x, NULL, NULL, &tri);
+        take_arrays(m, &x, NULL, 4, NULL, &tri);
 out:
     free(x.a);
     free(tri.a);
@@ -283,7 +285,7 @@ static int read_off(const char *path, ep_mesh *m)
     if (nf == 0)
         st = ep_fail(EP_EINPUT, "%s: no faces", path);
     else
-        take_arrays(m, &x, NULL, NULL, &tri);
+        take_arrays(m, &x, NULL, 4, NULL, &tri);
 out:
     free(x.a);
     free(tri.a);
@@ -315,7 +317,7 @@ typedef struct {
     dvec x;
     nodetag *tags;      /* node tag -> vertex index, sorted by tag after $Nodes */
     size_t ntags;
-    ivec tets, region, tris;
+    ivec tets, hexes, region, tris;
     entity *ent;        /* 4.1 $Entities */
     int nent;
     struct { int dim, tag; char name[64]; } *names;
@@ -374,7 +376,9 @@ static int msh_type_nodes(long type, int *dim)
     case 15: *dim = 0; return 1; /* point */
     case 1:  *dim = 1; return 2; /* line */
     case 2:  *dim = 2; return 3; /* triangle */
+    case 3:  *dim = 2; return 4; /* quadrangle: boundary faces of hexes, for groups */
     case 4:  *dim = 3; return 4; /* tetrahedron */
+    case 5:  *dim = 3; return 8; /* hexahedron, corners in the order of hex.h */
     default: return 0;
     }
 }
@@ -383,7 +387,7 @@ static int msh_type_nodes(long type, int *dim)
 static int msh_element(msh *s, long type, const long *ntag, const int *phys, int nphys,
                        int elementary)
 {
-    int dim = 0, v[4], st = EP_OK;
+    int dim = 0, v[8], st = EP_OK;
     int nn = msh_type_nodes(type, &dim);
     for (int i = 0; i < nn && !st; i++)
         st = msh_node(s, ntag[i], &v[i]);
@@ -391,9 +395,11 @@ static int msh_element(msh *s, long type, const long *ntag, const int *phys, int
         st = group_add(&s->gs, dim, phys[i], msh_name(s, dim, phys[i]), v, nn);
     if (st)
         return st;
-    if (type == 4) {
-        for (int i = 0; i < 4 && !st; i++)
-            st = ivec_push(&s->tets, v[i]);
+    if (type == 4 || type == 5) {
+        if ((type == 4 && s->hexes.n) || (type == 5 && s->tets.n))
+            return ep_text_fail(&s->t, EP_EINPUT, "tetrahedra and hexahedra in one mesh (a mesh holds one kind)");
+        for (int i = 0; i < nn && !st; i++)
+            st = ivec_push(type == 4 ? &s->tets : &s->hexes, v[i]);
         return st ? st : ivec_push(&s->region, nphys ? phys[0] : elementary);
     }
     if (type == 2)
@@ -405,8 +411,8 @@ static int msh_element(msh *s, long type, const long *ntag, const int *phys, int
 static int msh_unsupported(msh *s, long type)
 {
     return ep_text_fail(&s->t, EP_EINPUT,
-                        "element type %ld not supported (linear tetrahedra 4, triangles 2, "
-                        "lines 1 and points 15 only)", type);
+                        "element type %ld not supported (linear tetrahedra 4, hexahedra 5, triangles 2, "
+                        "quadrangles 3, lines 1 and points 15 only)", type);
 }
 
 static int msh_physical_names(msh *s)
@@ -527,7 +533,7 @@ static int msh_nodes(msh *s)
 
 static int msh_elements(msh *s)
 {
-    long nblocks, nel, id, type, ntag[4];
+    long nblocks, nel, id, type, ntag[8];
     int st = ep_text_need(&s->t, "element counts");
     if (st)
         return st;
@@ -646,16 +652,17 @@ static int read_msh(const char *path, ep_mesh *m)
         st = r;
     else if (!s.version)
         st = ep_fail(EP_EINPUT, "%s: empty file (no $MeshFormat)", path);
-    else if (!s.tets.n && !s.tris.n)
-        st = ep_fail(EP_EINPUT, "%s: no tetrahedra or triangles", path);
+    else if (!s.tets.n && !s.hexes.n && !s.tris.n)
+        st = ep_fail(EP_EINPUT, "%s: no tetrahedra, hexahedra or triangles", path);
     if (st)
         goto out;
-    take_arrays(m, &s.x, &s.tets, &s.region, s.tets.n ? NULL : &s.tris);
+    take_arrays(m, &s.x, s.tets.n ? &s.tets : &s.hexes, s.tets.n ? 4 : 8, &s.region, s.tets.n || s.hexes.n ? NULL : &s.tris);
     groups_finish(&s.gs, m);
 out:
     free(s.x.a);
     free(s.tags);
     free(s.tets.a);
+    free(s.hexes.a);
     free(s.region.a);
     free(s.tris.a);
     free(s.ent);
@@ -741,7 +748,7 @@ static int read_tetgen(const char *base, ep_mesh *m)
                 goto out;
         }
     }
-    take_arrays(m, &x, &tets, &region, NULL);
+    take_arrays(m, &x, &tets, 4, &region, NULL);
 out:
     free(x.a);
     free(tets.a);
@@ -764,7 +771,8 @@ typedef struct {
 
 typedef struct {
     dvec x;
-    ivec tets;
+    ivec elems;  /* [n][npe], 0-based */
+    int npe;     /* 4 (TET) or 8 (CUBIC) */
     veg_material *mat;
     int nmat;
     veg_set *set;
@@ -822,23 +830,27 @@ static int veg_elements(ep_text *t, veg *g)
     int st;
     if ((st = ep_text_need(t, "the element type")) || (st = ep_text_word(t, &type)))
         return st;
-    if (strcasecmp(type, "TET") && strcasecmp(type, "TETS"))
-        return ep_text_fail(t, EP_EINPUT, "element type %s not supported (TETS only)", type);
+    int cubic = !strcasecmp(type, "CUBIC");
+    if (strcasecmp(type, "TET") && strcasecmp(type, "TETS") && !cubic)
+        return ep_text_fail(t, EP_EINPUT, "element type %s not supported (TET or CUBIC)", type);
+    if (g->npe)
+        return ep_text_fail(t, EP_EINPUT, "second *ELEMENTS section");
     if ((st = ep_text_need(t, "the element count")) || (st = ep_text_long(t, &n)) ||
-        (st = ep_text_long(t, &npe)) || (st = too_many(t, n, MAX_COUNT, "element")))
+        (st = ep_text_long(t, &npe)) || (st = too_many(t, n, MAX_COUNT / 8, "element")))
         return st;
-    if (npe != 4)
-        return ep_text_fail(t, EP_EINPUT, "%ld vertices per element (4 expected)", npe);
+    g->npe = cubic ? 8 : 4;
+    if (npe != g->npe)
+        return ep_text_fail(t, EP_EINPUT, "%ld vertices per element (%d expected)", npe, g->npe);
     long nv = (long)(g->x.n / 3);
     for (long e = 0; e < n; e++) {
         if ((st = ep_text_need(t, "an element")) || (st = ep_text_long(t, &id)))
             return st;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < g->npe; k++) {
             if ((st = ep_text_long(t, &v)))
                 return st;
             if (v < 1 || v > nv)
                 return ep_text_fail(t, EP_EINPUT, "vertex index %ld out of range (1..%ld)", v, nv);
-            if ((st = ivec_push(&g->tets, (int)(v - 1))))
+            if ((st = ivec_push(&g->elems, (int)(v - 1))))
                 return st;
         }
     }
@@ -978,7 +990,8 @@ static int veg_parse(const char *path, veg *g, int depth)
  * region tag = 1-based index of the *REGION entry; sets become vertex groups. */
 static int veg_finish(const char *path, veg *g, ep_mesh *m)
 {
-    int ne = m->ne, st = EP_OK;
+    const int *el;
+    int npe, ne = ep_mesh_elements(m, &el, &npe), st = EP_OK;
     groups gs = {0};
     double *E = NULL, *nu = NULL, *rho = NULL;
     int *reg = ep_calloc((size_t)ne, sizeof *reg);
@@ -987,13 +1000,13 @@ static int veg_finish(const char *path, veg *g, ep_mesh *m)
     for (int i = 0; i < g->nset && !st; i++) {
         veg_set *s = &g->set[i];
         st = group_slot(&gs, 3, -1, s->name, &(int){0});
-        for (size_t k = 0; k < s->elems.n && !st; k++) {
-            int e = s->elems.a[k] - 1;
+        for (size_t j = 0; j < s->elems.n && !st; j++) {
+            int e = s->elems.a[j] - 1;
             if (e < 0 || e >= ne)
                 st = ep_fail(EP_EINPUT, "%s: set %s: element %d out of range (1..%d)", path,
                              s->name, e + 1, ne);
             else
-                st = group_add(&gs, 3, -1, s->name, &m->tets[4 * e], 4);
+                st = group_add(&gs, 3, -1, s->name, &el[(size_t)npe * e], npe);
         }
     }
     for (int r = 0; r < g->nreg && !st; r++) {
@@ -1053,14 +1066,18 @@ static int read_veg(const char *path, ep_mesh *m)
     int st = veg_parse(path, &g, 0);
     if (!st && !g.x.n)
         st = ep_fail(EP_EINPUT, "%s: no *VERTICES (empty or not a .veg file)", path);
-    if (!st && !g.tets.n)
+    if (!st && !g.elems.n)
         st = ep_fail(EP_EINPUT, "%s: no *ELEMENTS", path);
     if (!st) {
-        take_arrays(m, &g.x, &g.tets, NULL, NULL);
+        take_arrays(m, &g.x, &g.elems, g.npe, NULL, NULL);
         st = veg_finish(path, &g, m);
     }
+    /* Vega's CUBIC elements are voxels: axis-aligned boxes in the corner
+     * order of hex.h (cubicMesh.h), which the exact box integration needs */
+    if (!st && m->hexes)
+        st = ep_mesh_check_hexes(m, 1);
     free(g.x.a);
-    free(g.tets.a);
+    free(g.elems.a);
     free(g.mat);
     for (int i = 0; i < g.nset; i++)
         free(g.set[i].elems.a);
@@ -1102,12 +1119,108 @@ int ep_meshio_read(ep_mesh *m, const char *path)
 int ep_meshio_format(const char *path)
 {
     const char *ext = ep_text_ext(path);
-    return !strcasecmp(ext, "obj") ? EP_MESHIO_OBJ : !strcasecmp(ext, "off") ? EP_MESHIO_OFF : -1;
+    return !strcasecmp(ext, "obj")   ? EP_MESHIO_OBJ
+           : !strcasecmp(ext, "off") ? EP_MESHIO_OFF
+           : !strcasecmp(ext, "veg") ? EP_MESHIO_VEG
+                                     : -1;
 }
 
-void ep_meshio_write(FILE *f, const ep_mesh *m, int format)
+/* An element's material group: region tag and material values. */
+typedef struct {
+    int region, e;
+    double E, nu, rho;
+} veg_key;
+
+static int cmp_veg_key(const void *a, const void *b)
+{
+    const veg_key *x = a, *y = b;
+    if (x->region != y->region)
+        return (x->region > y->region) - (x->region < y->region);
+    if (x->E != y->E)
+        return (x->E > y->E) - (x->E < y->E);
+    if (x->nu != y->nu)
+        return (x->nu > y->nu) - (x->nu < y->nu);
+    if (x->rho != y->rho)
+        return (x->rho > y->rho) - (x->rho < y->rho);
+    return (x->e > y->e) - (x->e < y->e);
+}
+
+/* x in the fewest digits that read back as x (%.15g or %.17g). */
+static const char *shortest(char buf[32], double x)
+{
+    snprintf(buf, 32, "%.15g", x);
+    if (strtod(buf, NULL) != x)
+        snprintf(buf, 32, "%.17g", x);
+    return buf;
+}
+
+static int same_group(const veg_key *x, const veg_key *y)
+{
+    return x->region == y->region && x->E == y->E && x->nu == y->nu && x->rho == y->rho;
+}
+
+int ep_meshio_write_veg(FILE *f, const ep_mesh *m, const ep_material *mat)
+{
+    const int *el;
+    int k, ne = ep_mesh_elements(m, &el, &k), st;
+    if (!ne)
+        return ep_fail(EP_EINPUT, "%s: no tetrahedra or hexahedra to write as .veg", m->source);
+    if (m->hexes && (st = ep_mesh_check_hexes(m, 1)))
+        return st;
+    int with_mat = mat != NULL;
+    for (int e = 0; with_mat && e < (mat->ne ? mat->ne : 1); e++)
+        with_mat = isfinite(ep_material_E(mat, e)) && isfinite(ep_material_nu(mat, e)) &&
+                   isfinite(ep_material_rho(mat, e));
+    veg_key *key = with_mat ? ep_malloc((size_t)ne, sizeof *key) : NULL;
+    if (with_mat && !key)
+        return EP_ECOMPUTE;
+    fprintf(f, "# Vega mesh file (elastoprep): %d vertices, %d elements%s\n\n*VERTICES\n%d 3 0 0\n", m->nv, ne,
+            with_mat ? "" : "; no material (E, nu and rho are needed)", m->nv);
+    char b0[32], b1[32], b2[32];
+    for (int v = 0; v < m->nv; v++)
+        fprintf(f, "%d %s %s %s\n", v + 1, shortest(b0, m->vertices[3 * v]), shortest(b1, m->vertices[3 * v + 1]),
+                shortest(b2, m->vertices[3 * v + 2]));
+    fprintf(f, "\n*ELEMENTS\n%s\n%d %d 0\n", k == 8 ? "CUBIC" : "TET", ne, k);
+    for (int e = 0; e < ne; e++) {
+        fprintf(f, "%d", e + 1);
+        for (int j = 0; j < k; j++)
+            fprintf(f, " %d", el[(size_t)k * e + j] + 1);
+        fputc('\n', f);
+    }
+    if (!with_mat)
+        return EP_OK;
+    /* groups of equal region tag and material, in ascending order */
+    for (int e = 0; e < ne; e++)
+        key[e] = (veg_key){m->region ? m->region[e] : 0, e, ep_material_E(mat, e), ep_material_nu(mat, e),
+                           ep_material_rho(mat, e)};
+    qsort(key, (size_t)ne, sizeof *key, cmp_veg_key);
+    int ngroups = 0;
+    for (int i = 0; i < ne; i++)
+        if (i == 0 || !same_group(&key[i], &key[i - 1])) {
+            ngroups++;
+            fprintf(f, "\n*MATERIAL material%d\nENU, %s, %s, %s\n", ngroups, shortest(b0, key[i].rho),
+                    shortest(b1, key[i].E), shortest(b2, key[i].nu));
+        }
+    for (int i = 0, g = 0, col = 0; ngroups > 1 && i < ne; i++) { /* Vega's layout: 8 ids a line */
+        if (i == 0 || !same_group(&key[i], &key[i - 1]))
+            fprintf(f, "\n*SET set%d\n", ++g), col = 0;
+        int last = i + 1 == ne || !same_group(&key[i + 1], &key[i]);
+        fprintf(f, "%d,%s", key[i].e + 1, ++col % 8 == 0 || last ? "\n" : " ");
+    }
+    fprintf(f, "\n*REGION\n");
+    if (ngroups == 1)
+        fprintf(f, "allElements, material1\n");
+    for (int g = 1; ngroups > 1 && g <= ngroups; g++)
+        fprintf(f, "set%d, material%d\n", g, g);
+    free(key);
+    return EP_OK;
+}
+
+int ep_meshio_write(FILE *f, const ep_mesh *m, int format)
 {
     int obj = format == EP_MESHIO_OBJ, base = obj; /* .obj counts from 1 */
+    if (format == EP_MESHIO_VEG)
+        return ep_meshio_write_veg(f, m, m->material);
     if (obj)
         fprintf(f, "# elastoprep surface: %d vertices, %d triangles\n", m->nv, m->nf);
     else
@@ -1118,4 +1231,5 @@ void ep_meshio_write(FILE *f, const ep_mesh *m, int format)
     for (int t = 0; t < m->nf; t++)
         fprintf(f, "%s %d %d %d\n", obj ? "f" : "3", m->triangles[3 * t] + base, m->triangles[3 * t + 1] + base,
                 m->triangles[3 * t + 2] + base);
+    return EP_OK;
 }

@@ -17,13 +17,13 @@
 
 static const char *basis_names[] = {"pca", "gram-schmidt", "linear"};
 
-const char *ep_modal_basis_name(ep_basis_kind kind) { return basis_names[kind]; }
+const char *ep_modal_basis_name(ep_modal_basis_kind kind) { return basis_names[kind]; }
 
-int ep_modal_basis_kind(const char *name, ep_basis_kind *kind)
+int ep_modal_basis_from_name(const char *name, ep_modal_basis_kind *kind)
 {
     for (int i = 0; i < 3; i++)
         if (!strcmp(name, basis_names[i])) {
-            *kind = (ep_basis_kind)i;
+            *kind = (ep_modal_basis_kind)i;
             return EP_OK;
         }
     return EP_EINPUT;
@@ -265,20 +265,21 @@ out:
     return st;
 }
 
-int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
+/* The nev eigenpairs of K x = d M x nearest the shift (ARPACK dsaupd and
+ * dseupd, shift-invert mode 3, reverse communication with the factor of
+ * K - sigma M): d[nev] ascending, Z[nev][ndof] M-orthonormal.  Allocates the
+ * Lanczos workspace, O(ndof ncv) with ncv = max(3 nev, nev + 20). */
+static int lanczos(ep_modal *s, int nev, double *d, double *Z)
 {
-    int n = s->ndof, nev = k + (s->free ? 6 : 0), st = EP_OK;
-    if (k < 1 || nev >= n)
-        return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s", k, n,
-                       s->free ? " (and 6 rigid modes)" : "");
+    int n = s->ndof, st = EP_OK;
     int ncv = 3 * nev > nev + 20 ? 3 * nev : nev + 20;
     ncv = ncv > n ? n : ncv;
     a_int ido = 0, info = 0, iparam[11] = {0}, ipntr[14] = {0}, lworkl = ncv * (ncv + 8);
     double *resid = ep_malloc((size_t)n, sizeof *resid), *V = ep_malloc((size_t)n * ncv, sizeof *V);
     double *workd = ep_malloc(3 * (size_t)n, sizeof *workd), *workl = ep_malloc((size_t)lworkl, sizeof *workl);
-    double *d = ep_malloc((size_t)nev, sizeof *d), *Z = ep_malloc((size_t)n * nev, sizeof *Z), *tmp = ep_malloc((size_t)n, sizeof *tmp);
+    double *tmp = ep_malloc((size_t)n, sizeof *tmp);
     a_int *select = ep_calloc((size_t)ncv, sizeof *select);
-    if (!resid || !V || !workd || !workl || !d || !Z || !tmp || !select) {
+    if (!resid || !V || !workd || !workl || !tmp || !select) {
         st = EP_ECOMPUTE;
         goto out;
     }
@@ -312,41 +313,51 @@ int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
     }
     dseupd_c(1, "A", select, d, Z, n, s->sigma, "G", n, "LM", nev, tol, resid, ncv, V, n, iparam, ipntr, workd,
              workl, lworkl, &info);
-    if (info != 0) {
+    if (info != 0)
         st = ep_fail(EP_ECOMPUTE, "eigenvector extraction failed (ARPACK dseupd info %d)", (int)info);
-        goto out;
-    }
-    /* Ascending order (dseupd's), then the rigid modes of free models. */
-    int first = 0;
-    if (s->free) {
-        int nrigid = 0;
-        for (int i = 0; i < nev; i++)
-            nrigid += fabs(d[i]) < 1e-6 * d[nev - 1];
-        if (nrigid != 6) {
-            st = ep_fail(EP_ECOMPUTE, "a free-flying model should have 6 rigid modes, %d near-zero eigenvalues "
-                         "found (a mesh in several pieces?)", nrigid);
-            goto out;
-        }
-        if (!(s->R = ep_malloc(6 * (size_t)n, sizeof *s->R))) {
-            st = EP_ECOMPUTE;
-            goto out;
-        }
-        memcpy(s->R, Z, sizeof(double) * 6 * (size_t)n);
-        first = 6;
-    }
-    for (int i = 0; i < k; i++) {
-        lambda[i] = d[first + i];
-        scatter(s, Z + (size_t)(first + i) * n, U + (size_t)i * 3 * s->m->nv);
-    }
 out:
     free(resid);
     free(V);
     free(workd);
     free(workl);
-    free(d);
-    free(Z);
     free(tmp);
     free(select);
+    return st;
+}
+
+/* A free-flying model's six rigid modes, the first of d[nev] (ascending),
+ * kept in s->R for the derivative solves; any other count of near-zero
+ * eigenvalues means the mesh is in pieces. */
+static int keep_rigid_modes(ep_modal *s, int nev, const double *d, const double *Z)
+{
+    int nrigid = 0;
+    for (int i = 0; i < nev; i++)
+        nrigid += fabs(d[i]) < 1e-6 * d[nev - 1];
+    if (nrigid != 6)
+        return ep_fail(EP_ECOMPUTE, "a free-flying model should have 6 rigid modes, %d near-zero eigenvalues "
+                       "found (a mesh in several pieces?)", nrigid);
+    if (!(s->R = ep_malloc(6 * (size_t)s->ndof, sizeof *s->R)))
+        return EP_ECOMPUTE;
+    memcpy(s->R, Z, sizeof(double) * 6 * (size_t)s->ndof);
+    return EP_OK;
+}
+
+int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
+{
+    int n = s->ndof, nev = k + (s->free ? 6 : 0), first = s->free ? 6 : 0, st;
+    if (k < 1 || nev >= n)
+        return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s", k, n,
+                       s->free ? " (and 6 rigid modes)" : "");
+    double *d = ep_malloc((size_t)nev, sizeof *d), *Z = ep_malloc((size_t)n * nev, sizeof *Z);
+    if (!d || !Z)
+        st = EP_ECOMPUTE;
+    else if (!(st = lanczos(s, nev, d, Z)) && !(st = s->free ? keep_rigid_modes(s, nev, d, Z) : EP_OK))
+        for (int i = 0; i < k; i++) {
+            lambda[i] = d[first + i];
+            scatter(s, Z + (size_t)(first + i) * n, U + (size_t)i * 3 * s->m->nv);
+        }
+    free(d);
+    free(Z);
     return st;
 }
 
@@ -474,29 +485,21 @@ static int m_orthonormalize(ep_modal *s, double *B, int r)
     return st;
 }
 
-int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const double *U, int k,
-                   const double *Phi, int r, double *B, double *sigma)
+/* The vectors of 001 eq. 2.52 (MATH.md §3) in X[mcount][ndof]: the k modes
+ * scaled lambda1/lambda_j, then (unless kind is linear) the derivatives
+ * normalized in the mass norm and scaled lambda1^2/(lambda_i lambda_j), with
+ * M X in MX, formed once and scaled alongside (the scales are diagonal). */
+static int scaled_vectors(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
+                          const double *Phi, int mcount, double *X, double *MX)
 {
-    int np = k * (k + 1) / 2, mcount = kind == EP_BASIS_LINEAR ? k : k + np, n = s->ndof, st = EP_OK;
+    int n = s->ndof, np = mcount - k, st;
     size_t n3 = 3 * (size_t)s->m->nv;
-    if (r < 1 || r > mcount)
-        return ep_fail(EP_EUSAGE, "basis size r = %d: must lie in 1..%d (%s)", r, mcount,
-                       kind == EP_BASIS_LINEAR ? "the number of modes" : "modes plus derivatives");
-    double *X = ep_malloc((size_t)n * mcount, sizeof *X), *MX = ep_malloc((size_t)n * mcount, sizeof *MX);
-    double *G = NULL, *w = NULL, *Br = NULL;
-    if (!X || !MX) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    /* 001 eq. 2.52 (MATH.md §3): modes scaled lambda1/lambda_j, derivatives
-     * normalized in the mass norm then scaled lambda1^2/(lambda_i lambda_j).
-     * M X is formed once; the scales are diagonal, so it is scaled alongside. */
     for (int j = 0; j < k; j++)
         gather(s, U + (size_t)j * n3, X + (size_t)j * n);
-    for (int p = 0; kind != EP_BASIS_LINEAR && p < np; p++)
+    for (int p = 0; p < np; p++)
         gather(s, Phi + (size_t)p * n3, X + (size_t)(k + p) * n);
-    if (kind != EP_BASIS_LINEAR && (st = mass_apply(s, X, MX, mcount)))
-        goto out;
+    if (kind != EP_MODAL_BASIS_LINEAR && (st = mass_apply(s, X, MX, mcount)))
+        return st;
     for (int q = 0; q < mcount; q++) {
         double f;
         if (q < k) {
@@ -510,81 +513,113 @@ int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const 
             f = nrm > 0 ? lambda[0] * lambda[0] / (lambda[i] * lambda[j] * nrm) : 0;
         }
         cblas_dscal(n, f, X + (size_t)q * n, 1);
-        if (kind != EP_BASIS_LINEAR)
+        if (kind != EP_MODAL_BASIS_LINEAR)
             cblas_dscal(n, f, MX + (size_t)q * n, 1);
     }
-    if (!(Br = ep_malloc((size_t)n * r, sizeof *Br))) {
+    return EP_OK;
+}
+
+/* Mass-PCA of X[mcount][ndof] keeping r: G = X^T M X = V diag(sigma^2) V^T,
+ * B = X V_r diag(1/sigma_r), then M-orthonormalized to round-off; sigma[mcount]
+ * descending.  Cost: mcount^2 ndof for G, mcount^3 for the eigen
+ * decomposition, mcount r ndof for B. */
+static int basis_pca(ep_modal *s, const double *X, const double *MX, int mcount, int r, double *B, double *sigma)
+{
+    int n = s->ndof, st = EP_OK;
+    double *G = ep_malloc((size_t)mcount * mcount, sizeof *G), *w = ep_malloc((size_t)mcount, sizeof *w);
+    if (!G || !w) {
         st = EP_ECOMPUTE;
         goto out;
     }
-    if (kind == EP_BASIS_PCA) {
-        /* G = X^T M X = V diag(sigma^2) V^T; U = X V_r diag(1/sigma_r). */
-        G = ep_malloc((size_t)mcount * mcount, sizeof *G);
-        w = ep_malloc((size_t)mcount, sizeof *w);
-        if (!G || !w) {
-            st = EP_ECOMPUTE;
-            goto out;
-        }
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, mcount, mcount, n, 1.0, X, n, MX, n, 0.0, G, mcount);
-        if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w) != 0) {
-            st = ep_fail(EP_ECOMPUTE, "mass-PCA eigen decomposition failed");
-            goto out;
-        }
-        for (int q = 0; q < mcount; q++) /* dsyevd ascends: descending singular values */
-            sigma[q] = sqrt(fmax(w[mcount - 1 - q], 0));
-        if (!(sigma[r - 1] > 1e-12 * sigma[0])) {
-            st = ep_fail(EP_EUSAGE, "basis size r = %d exceeds the rank of modes and derivatives (sigma_r/sigma_1 "
-                         "= %.1e)", r, sigma[r - 1] / sigma[0]);
-            goto out;
-        }
-        for (int q = 0; q < r; q++) /* V_r diag(1/sigma_r), largest first, into w-sized columns of G */
-            cblas_dscal(mcount, 1.0 / sigma[q], G + (size_t)(mcount - 1 - q) * mcount, 1);
-        for (int q = 0; q < r / 2; q++) /* reverse the last r columns: descending order */
-            cblas_dswap(mcount, G + (size_t)(mcount - 1 - q) * mcount, 1, G + (size_t)(mcount - r + q) * mcount, 1);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, r, mcount, 1.0, X, n,
-                    G + (size_t)(mcount - r) * mcount, mcount, 0.0, Br, n);
-        if ((st = m_orthonormalize(s, Br, r)))
-            goto out;
-    } else if (kind == EP_BASIS_GRAM_SCHMIDT) {
-        int kept = 0;
-        for (int q = 0; q < mcount && kept < r; q++) {
-            double *x = X + (size_t)q * n, *mx = MX + (size_t)q * n;
-            if ((st = mass_apply(s, x, mx, 1)))
-                goto out;
-            double n0 = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
-            for (int pass = 0; pass < 2; pass++) /* twice is enough (Kahan) */
-                for (int b = 0; b < kept; b++) {
-                    if ((st = mass_apply(s, x, mx, 1)))
-                        goto out;
-                    cblas_daxpy(n, -cblas_ddot(n, Br + (size_t)b * n, 1, mx, 1), Br + (size_t)b * n, 1, x, 1);
-                }
-            if ((st = mass_apply(s, x, mx, 1)))
-                goto out;
-            double nrm = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
-            sigma[q] = nrm;
-            if (nrm <= 1e-8 * n0)
-                continue; /* dependent on the kept ones */
-            memcpy(Br + (size_t)kept * n, x, sizeof(double) * (size_t)n);
-            cblas_dscal(n, 1.0 / nrm, Br + (size_t)kept * n, 1);
-            kept++;
-        }
-        if (kept < r) {
-            st = ep_fail(EP_EUSAGE, "basis size r = %d exceeds the %d independent modes and derivatives", r, kept);
-            goto out;
-        }
-    } else { /* linear modes: already M-orthonormal */
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, mcount, mcount, n, 1.0, X, n, MX, n, 0.0, G, mcount);
+    if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w) != 0) {
+        st = ep_fail(EP_ECOMPUTE, "mass-PCA eigen decomposition failed");
+        goto out;
+    }
+    for (int q = 0; q < mcount; q++) /* dsyevd ascends: descending singular values */
+        sigma[q] = sqrt(fmax(w[mcount - 1 - q], 0));
+    if (!(sigma[r - 1] > 1e-12 * sigma[0])) {
+        st = ep_fail(EP_EUSAGE, "basis size r = %d exceeds the rank of modes and derivatives (sigma_r/sigma_1 "
+                     "= %.1e)", r, sigma[r - 1] / sigma[0]);
+        goto out;
+    }
+    for (int q = 0; q < r; q++) /* V_r diag(1/sigma_r), largest first, into w-sized columns of G */
+        cblas_dscal(mcount, 1.0 / sigma[q], G + (size_t)(mcount - 1 - q) * mcount, 1);
+    for (int q = 0; q < r / 2; q++) /* reverse the last r columns: descending order */
+        cblas_dswap(mcount, G + (size_t)(mcount - 1 - q) * mcount, 1, G + (size_t)(mcount - r + q) * mcount, 1);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, r, mcount, 1.0, X, n, G + (size_t)(mcount - r) * mcount,
+                mcount, 0.0, B, n);
+    st = m_orthonormalize(s, B, r);
+out:
+    free(G);
+    free(w);
+    return st;
+}
+
+/* Mass-Gram-Schmidt of X[mcount][ndof] in order (X and MX overwritten),
+ * keeping the first r independent vectors in B; sigma[q] is the norm of
+ * vector q after orthogonalization.  Cost: about 4 r mcount ndof plus a mass
+ * product per vector and pass. */
+static int basis_gram_schmidt(ep_modal *s, double *X, double *MX, int mcount, int r, double *B, double *sigma)
+{
+    int n = s->ndof, kept = 0, st;
+    for (int q = 0; q < mcount && kept < r; q++) {
+        double *x = X + (size_t)q * n, *mx = MX + (size_t)q * n;
+        if ((st = mass_apply(s, x, mx, 1)))
+            return st;
+        double n0 = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
+        for (int pass = 0; pass < 2; pass++) /* twice is enough (Kahan) */
+            for (int b = 0; b < kept; b++) {
+                if ((st = mass_apply(s, x, mx, 1)))
+                    return st;
+                cblas_daxpy(n, -cblas_ddot(n, B + (size_t)b * n, 1, mx, 1), B + (size_t)b * n, 1, x, 1);
+            }
+        if ((st = mass_apply(s, x, mx, 1)))
+            return st;
+        double nrm = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
+        sigma[q] = nrm;
+        if (nrm <= 1e-8 * n0)
+            continue; /* dependent on the kept ones */
+        memcpy(B + (size_t)kept * n, x, sizeof(double) * (size_t)n);
+        cblas_dscal(n, 1.0 / nrm, B + (size_t)kept * n, 1);
+        kept++;
+    }
+    if (kept < r)
+        return ep_fail(EP_EUSAGE, "basis size r = %d exceeds the %d independent modes and derivatives", r, kept);
+    return EP_OK;
+}
+
+int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
+                   const double *Phi, int r, double *B, double *sigma)
+{
+    int np = k * (k + 1) / 2, mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, n = s->ndof, st;
+    size_t n3 = 3 * (size_t)s->m->nv;
+    if (r < 1 || r > mcount)
+        return ep_fail(EP_EUSAGE, "basis size r = %d: must lie in 1..%d (%s)", r, mcount,
+                       kind == EP_MODAL_BASIS_LINEAR ? "the number of modes" : "modes plus derivatives");
+    double *X = ep_malloc((size_t)n * mcount, sizeof *X), *MX = ep_malloc((size_t)n * mcount, sizeof *MX);
+    double *Br = ep_malloc((size_t)n * r, sizeof *Br);
+    if (!X || !MX || !Br) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if ((st = scaled_vectors(s, kind, lambda, U, k, Phi, mcount, X, MX)))
+        goto out;
+    if (kind == EP_MODAL_BASIS_PCA)
+        st = basis_pca(s, X, MX, mcount, r, Br, sigma);
+    else if (kind == EP_MODAL_BASIS_GRAM_SCHMIDT)
+        st = basis_gram_schmidt(s, X, MX, mcount, r, Br, sigma);
+    else { /* linear modes: already M-orthonormal */
         for (int q = 0; q < k; q++)
             sigma[q] = lambda[0] / lambda[q];
         for (int q = 0; q < r; q++)
             gather(s, U + (size_t)q * n3, Br + (size_t)q * n);
     }
-    for (int q = 0; q < r; q++)
+    for (int q = 0; !st && q < r; q++)
         scatter(s, Br + (size_t)q * n, B + (size_t)q * n3);
 out:
     free(X);
     free(MX);
-    free(G);
-    free(w);
     free(Br);
     return st;
 }

@@ -19,13 +19,13 @@
 /* Right-hand sides per derivative solve (moddesc --block's default). */
 #define EP_MODAL_BLOCK 32
 
-typedef enum { EP_BASIS_PCA, EP_BASIS_GRAM_SCHMIDT, EP_BASIS_LINEAR } ep_basis_kind;
+typedef enum { EP_MODAL_BASIS_PCA, EP_MODAL_BASIS_GRAM_SCHMIDT, EP_MODAL_BASIS_LINEAR } ep_modal_basis_kind;
 
 /* The kinds' names as options and files spell them: "pca", "gram-schmidt",
- * "linear"; ep_modal_basis_kind: 0, or EP_EINPUT for another name (no
+ * "linear"; ep_modal_basis_from_name: 0, or EP_EINPUT for another name (no
  * message: the caller knows where the name came from). */
-const char *ep_modal_basis_name(ep_basis_kind kind);
-int ep_modal_basis_kind(const char *name, ep_basis_kind *kind);
+const char *ep_modal_basis_name(ep_modal_basis_kind kind);
+int ep_modal_basis_from_name(const char *name, ep_modal_basis_kind *kind);
 
 typedef struct ep_modal {
     const ep_mesh *m;
@@ -84,7 +84,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
  * first r modes.  sigma[m] (m = k + k(k+1)/2; for LINEAR, k): singular values
  * descending (PCA), norms before normalization (Gram-Schmidt), or the mode
  * scales lambda1/lambda_j.  0, EP_EUSAGE (r too large), EP_ECOMPUTE. */
-int ep_modal_basis(ep_modal *s, ep_basis_kind kind, const double *lambda, const double *U, int k,
+int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
                    const double *Phi, int r, double *B, double *sigma);
 
 /* y = M x, and y = K x, for nvec full-length vectors (fixed entries of y

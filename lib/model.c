@@ -20,9 +20,11 @@ int ep_model_write_mesh(ep_h5 *f, const ep_mesh *m)
     d[0] = (hsize_t)m->nv, d[1] = 3;
     if ((st = ep_h5_write(f, "/mesh/vertices", EP_F64, 2, d, m->vertices)))
         return st;
-    if (m->tets) {
-        d[0] = (hsize_t)m->ne, d[1] = 4;
-        if ((st = ep_h5_write(f, "/mesh/tets", EP_I32, 2, d, m->tets)))
+    const int *el;
+    int k, ne = ep_mesh_elements(m, &el, &k);
+    if (k) {
+        d[0] = (hsize_t)ne, d[1] = (hsize_t)k;
+        if ((st = ep_h5_write(f, k == 4 ? "/mesh/tets" : "/mesh/hexes", EP_I32, 2, d, el)))
             return st;
         if (m->region && (st = ep_h5_write(f, "/mesh/region", EP_I32, 1, d, m->region)))
             return st;
@@ -103,17 +105,25 @@ int ep_model_load(ep_mesh *m, ep_h5 *f)
             st = ep_fail(EP_EINPUT, "%s: /mesh/vertices: non-finite coordinate at vertex %zu", f->path, i / 3);
             goto fail;
         }
-    if (ep_h5_exists(f, "/mesh/tets")) {
-        if ((st = read_elements(f, "/mesh/tets", 4, m->nv, &m->tets, &m->ne)))
-            goto fail;
+    if (ep_h5_exists(f, "/mesh/tets") && (st = read_elements(f, "/mesh/tets", 4, m->nv, &m->tets, &m->ne)))
+        goto fail;
+    if (ep_h5_exists(f, "/mesh/hexes") && (st = read_elements(f, "/mesh/hexes", 8, m->nv, &m->hexes, &m->nh)))
+        goto fail;
+    if (m->tets && m->hexes) {
+        st = ep_fail(EP_EINPUT, "%s: /mesh/tets and /mesh/hexes both present (a mesh holds one kind of element)",
+                     f->path);
+        goto fail;
+    }
+    if (m->tets || m->hexes) {
         if (ep_h5_exists(f, "/mesh/region")) {
-            d[0] = (hsize_t)m->ne;
+            d[0] = (hsize_t)ep_mesh_nelements(m);
             if ((st = ep_h5_read(f, "/mesh/region", EP_I32, 1, d, &p)))
                 goto fail;
             m->region = p;
         }
     }
-    if ((ep_h5_exists(f, "/mesh/triangles") || !m->tets) &&
+    /* a hex mesh's triangles are derived (its quads are known by their order) */
+    if (!m->hexes && (ep_h5_exists(f, "/mesh/triangles") || !m->tets) &&
         (st = read_elements(f, "/mesh/triangles", 3, m->nv, &m->triangles, &m->nf)))
         goto fail;
     if (ep_h5_exists(f, "/mesh/level") || ep_h5_exists(f, "/mesh/parents")) {
@@ -136,7 +146,7 @@ int ep_model_load(ep_mesh *m, ep_h5 *f)
             st = EP_ECOMPUTE;
             goto fail;
         }
-        if ((st = ep_model_read_material(m->material, f, m->ne)))
+        if ((st = ep_model_read_material(m->material, f, ep_mesh_nelements(m))))
             goto fail;
     }
     if ((st = ep_mesh_complete(m)))

@@ -27,11 +27,11 @@ int ep_model_read(ep_mesh *m, const char *path);
 /* The same from the open file f: /mesh checked (shapes, finite coordinates,
  * index ranges, the level/parent hierarchy), /material and
  * /constraints/fixed when present, then ep_mesh_complete.  boundary and
- * vertex_area are recomputed from the triangles, so a file cannot carry an
- * inconsistent copy into a tool.  Cost O(file size). */
+ * vertex_area are recomputed from the triangles (a hex mesh's triangles from
+ * its hexes), so a file cannot carry an inconsistent copy into a tool.  Cost O(file size). */
 int ep_model_load(ep_mesh *m, ep_h5 *f);
 
-/* Write the model into f: /mesh (vertices, tets, region, triangles,
+/* Write the model into f: /mesh (vertices, tets or hexes, region, triangles,
  * boundary, vertex_area, level, parents); /material from mat, or from
  * m->material when mat is NULL (nothing when both are); /constraints/fixed:
  * the vertices with fixed[v] != 0, or m->fixed when fixed is NULL (nothing

@@ -62,7 +62,7 @@ int ep_modes_file_write_derivatives(ep_h5 *f, const int *pairs, const double *Ph
 }
 
 int ep_modes_file_write_basis(ep_h5 *f, const double *B, int r, int nv, const double *sigma, int nsigma,
-                              ep_basis_kind kind)
+                              ep_modal_basis_kind kind)
 {
     hsize_t dr[2] = {(hsize_t)r, 3 * (hsize_t)nv}, ds[1] = {(hsize_t)nsigma};
     int st;

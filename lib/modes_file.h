@@ -27,6 +27,6 @@ int ep_modes_file_write_derivatives(ep_h5 *f, const int *pairs, const double *Ph
 /* Write /basis/U [r][3nv], /basis/sigma [nsigma] and the attribute method
  * (the name of kind).  0 or EP_EIO. */
 int ep_modes_file_write_basis(ep_h5 *f, const double *B, int r, int nv, const double *sigma, int nsigma,
-                              ep_basis_kind kind);
+                              ep_modal_basis_kind kind);
 
 #endif

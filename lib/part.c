@@ -577,13 +577,13 @@ static int merge_basis(merge_ctx *c)
     char name[32], *fixed = NULL;
     double *lambda = NULL, *U = NULL, *B = NULL, *sigma = NULL, r_d;
     void *Phi = NULL;
-    ep_basis_kind kind;
+    ep_modal_basis_kind kind;
     int st, k, lumped, r;
     hsize_t dphi[2] = {0, 0};
     if ((st = ep_h5_get_attr_string(first, "/part", "basis", name, sizeof name)) ||
         (st = ep_h5_get_attr_double(first, "/part", "basis_size", &r_d)))
         return st;
-    if (ep_modal_basis_kind(name, &kind))
+    if (ep_modal_basis_from_name(name, &kind))
         return ep_fail(EP_EINPUT, "%s: /part: unknown basis \"%s\"", first->path, name);
     r = (int)r_d;
     if ((st = ep_model_load(&m, first)))
@@ -598,7 +598,7 @@ static int merge_basis(merge_ctx *c)
     if ((st = ep_modes_file_read_modes(first, m.nv, 0, &lambda, &U, &k, &lumped)) ||
         (st = read_rows(c, "/derivatives/Phi", 3 * (size_t)m.nv, &Phi, &dphi[0])))
         goto out;
-    int nsigma = kind == EP_BASIS_LINEAR ? k : k + k * (k + 1) / 2;
+    int nsigma = kind == EP_MODAL_BASIS_LINEAR ? k : k + k * (k + 1) / 2;
     if ((int)dphi[0] != k * (k + 1) / 2 || r < 1 || r > nsigma) {
         st = ep_fail(EP_EINPUT, "%s: %d derivatives and a basis of %d for %d modes", out->path, (int)dphi[0], r, k);
         goto out;

@@ -5,6 +5,7 @@
 #include "err.h"
 #include "vec3.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,7 @@ void ep_probe_footprint(ep_probe *p, int seed, int k, int *out)
     const ep_mesh *m = &p->g->file->mesh;
     const int *rv = p->g->file->L.row_vertex;
     const double *x0 = &m->vertices[3 * (size_t)rv[seed]];
+    assert(k >= 1 && k <= p->nfree);
     for (int i = 0; i < p->nfree; i++) {
         p->order[i].d2 = ep_vec3_dist2(&m->vertices[3 * (size_t)rv[p->free[i]]], x0);
         p->order[i].i = i;

@@ -577,8 +577,8 @@ int ep_repair_surface(ep_mesh *m, double weld_tol, ep_repair_report *r)
     hedge *h = NULL;
     int *adj = NULL, st = EP_ECOMPUTE;
     size_t nh;
-    if (m->tets)
-        return ep_fail(EP_EUSAGE, "%s: surface repair applies to triangle surfaces, not tet meshes", m->source);
+    if (m->tets || m->hexes)
+        return ep_fail(EP_EUSAGE, "%s: surface repair applies to triangle surfaces, not volume meshes", m->source);
     if (m->nf == 0)
         return ep_fail(EP_EINPUT, "%s: no surface triangles", m->source);
     for (int t = 0; t < m->nf; t++)
@@ -645,7 +645,7 @@ out:
 
 int ep_repair_closed_surface(ep_mesh *m, ep_repair_report *r)
 {
-    if (m->tets || m->level) /* a tet mesh's boundary, a hierarchy: checked, never renumbered */
+    if (m->tets || m->hexes || m->level) /* a volume mesh's boundary, a hierarchy: checked, never renumbered */
         return ep_mesh_check_closed(m);
     return ep_repair_surface(m, EP_REPAIR_WELD_TOL, r);
 }

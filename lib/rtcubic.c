@@ -54,7 +54,7 @@ static void run_free(run *X)
     free(X->U), free(X->u), free(X->fu), free(X->w), free(X->K), free(X->q);
 }
 
-/* Read the model (tets and material) and the polynomials; prepare the
+/* Read the model (tets or hexes, and material) and the polynomials; prepare the
  * runtime polynomial and the StVK reference. */
 static int run_open(run *X, ep_h5 *f, const ep_rtcubic_opts *o)
 {
@@ -62,8 +62,8 @@ static int run_open(run *X, ep_h5 *f, const ep_rtcubic_opts *o)
     X->o = o;
     if ((st = ep_model_load(&X->m, f)))
         return st;
-    if (!X->m.tets || !X->m.material)
-        return ep_fail(EP_EINPUT, "%s: a cubic file carries the tet mesh and its material", f->path);
+    if (!ep_mesh_nelements(&X->m) || !X->m.material)
+        return ep_fail(EP_EINPUT, "%s: a cubic file carries the volumetric mesh and its material", f->path);
     if ((st = ep_material_check(X->m.material, 0.5, f->path)) || (st = ep_cubic_file_read(&X->c, &X->U, f, X->m.nv)) ||
         (st = ep_cubic_tangent_prepare(&X->t, &X->c)) || (st = ep_cubic_tangent_threads(&X->t, o->threads)) ||
         (st = ep_stvk_init(&X->sv, &X->m, X->m.material)))

@@ -23,8 +23,8 @@ int ep_rtmodes_run(ep_rtreport *rep, ep_h5 *f)
     rep->kind = "modes";
     if ((st = ep_model_load(&m, f)))
         goto out;
-    if (!m.tets || !m.material) {
-        st = ep_fail(EP_EINPUT, "%s: a modes file carries the tet mesh and its material", f->path);
+    if (!ep_mesh_nelements(&m) || !m.material) {
+        st = ep_fail(EP_EINPUT, "%s: a modes file carries the volumetric mesh and its material", f->path);
         goto out;
     }
     if ((st = ep_h5_read(f, "/modes/eigenvalues", EP_F64, 1, d, &p)))
@@ -107,7 +107,7 @@ int ep_rtmodes_mesh(ep_rtreport *rep, ep_h5 *f)
         ep_rtreport_fact(rep, "subdivision levels", L + 1);
     }
     ep_rtreport_check_value(rep, "degenerate triangles", deg, 0);
-    if (!m.tets)
+    if (!ep_mesh_nelements(&m))
         ep_rtreport_check_value(rep, "closed manifold surface (0: yes)", ep_mesh_check_closed(&m) ? 1 : 0, 0);
 out:
     ep_mesh_free(&m);

@@ -1,11 +1,14 @@
 /*
- * stvk.c — St. Venant-Kirchhoff internal force and Hessian products (stvk.h).
+ * stvk.c — St. Venant-Kirchhoff internal force, tangent and Hessian products
+ * of tet and hex meshes (stvk.h).
  */
 #include "stvk.h"
+#include "hex.h"
 #include "tet.h"
 #include "err.h"
 #include "kernel.h"
 
+#include <assert.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +18,21 @@ int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat)
     memset(s, 0, sizeof *s);
     s->m = m;
     s->mat = mat;
-    s->vol = ep_malloc((size_t)m->ne, sizeof *s->vol);
-    s->g = ep_malloc((size_t)m->ne, sizeof *s->g);
+    s->ne = ep_mesh_elements(m, &s->el, &s->k);
+    if (s->k != 4)
+        return EP_OK;
+    s->vol = ep_malloc((size_t)s->ne + 1, sizeof *s->vol);
+    s->g = ep_malloc((size_t)s->ne + 1, sizeof *s->g);
     if (!s->vol || !s->g) {
         ep_stvk_free(s);
         return EP_ECOMPUTE;
     }
 #pragma omp parallel for schedule(static)
-    for (int e = 0; e < m->ne; e++) {
+    for (int e = 0; e < s->ne; e++) {
         double x[4][3];
         ep_tet_corners(m, e, x);
         ep_tet_gradients(x, &s->vol[e], s->g[e]);
+        assert(s->vol[e] > 0); /* every mesh passed ep_mesh_check_tets */
     }
     return EP_OK;
 }
@@ -37,26 +44,44 @@ void ep_stvk_free(ep_stvk *s)
     memset(s, 0, sizeof *s);
 }
 
-/* D[i][j] = sum_a u_a[i] g_a[j] for element e. */
-static void gradient(const ep_stvk *s, int e, const double *u, double D[3][3])
+#define MAXPOINTS (EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK)
+
+/* Integration points of element e: their number, weights w (det J times
+ * the Gauss weight; a tet's volume) and corner gradients g; a hex by the
+ * rule of n points per coordinate.  0 points for a hex whose det J is not
+ * positive (the mesh checks exclude it). */
+static int points(const ep_stvk *s, int e, int n, double *w, double (*g)[8][3])
+{
+    if (s->k == 4) {
+        w[0] = s->vol[e];
+        memcpy(g[0], s->g[e], sizeof s->g[e]);
+        return 1;
+    }
+    double x[8][3];
+    for (int a = 0; a < 8; a++)
+        memcpy(x[a], &s->m->vertices[3 * (size_t)s->el[8 * (size_t)e + a]], sizeof x[a]);
+    return ep_hex_rule(x, n, w, g, NULL) ? 0 : n * n * n;
+}
+
+/* D[i][j] = sum_a u_a[i] g_a[j] over the corners of element e. */
+static void gradient(const ep_stvk *s, int e, const double g[8][3], const double *u, double D[3][3])
 {
     memset(D, 0, 9 * sizeof(double));
-    for (int a = 0; a < 4; a++) {
-        const double *ua = &u[3 * s->m->tets[4 * e + a]];
+    for (int a = 0; a < s->k; a++) {
+        const double *ua = &u[3 * (size_t)s->el[(size_t)s->k * e + a]];
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++)
-                D[i][j] += ua[i] * s->g[e][a][j];
+                D[i][j] += ua[i] * g[a][j];
     }
 }
 
-/* out_a += V P g_a for the four vertices of e. */
-static void scatter(const ep_stvk *s, int e, const double P[3][3], double *out)
+/* out_a += w P g_a for the corners of e. */
+static void scatter(const ep_stvk *s, int e, double w, const double g[8][3], const double P[3][3], double *out)
 {
-    double V = s->vol[e];
-    for (int a = 0; a < 4; a++) {
-        double *o = &out[3 * s->m->tets[4 * e + a]];
+    for (int a = 0; a < s->k; a++) {
+        double *o = &out[3 * (size_t)s->el[(size_t)s->k * e + a]];
         for (int i = 0; i < 3; i++)
-            o[i] += V * (P[i][0] * s->g[e][a][0] + P[i][1] * s->g[e][a][1] + P[i][2] * s->g[e][a][2]);
+            o[i] += w * (P[i][0] * g[a][0] + P[i][1] * g[a][1] + P[i][2] * g[a][2]);
     }
 }
 
@@ -87,92 +112,136 @@ static void accum_close(accum *acc, double *out)
     free(acc->buf);
 }
 
-int ep_stvk_force(const ep_stvk *s, const double *u, double *f)
+/* S = lambda tr(E) I + 2 mu E of the strain E. */
+static void stress(double lambda, double mu, const double E[3][3], double S[3][3])
+{
+    double tr = E[0][0] + E[1][1] + E[2][2];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            S[i][j] = lambda * tr * (i == j) + 2.0 * mu * E[i][j];
+}
+
+/* P = F S at D = grad u, or (Dv given) its derivative along grad v:
+ * dP = Dv S + F dS, dS = S(sym(F^T Dv)). */
+static void first_piola(double lambda, double mu, const double D[3][3], const double (*Dv)[3], double P[3][3])
+{
+    double F[3][3], E[3][3], S[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            F[i][j] = (i == j) + D[i][j];
+    for (int i = 0; i < 3; i++) /* Green strain */
+        for (int j = 0; j < 3; j++)
+            E[i][j] = 0.5 * (F[0][i] * F[0][j] + F[1][i] * F[1][j] + F[2][i] * F[2][j] - (i == j));
+    stress(lambda, mu, E, S);
+    if (!Dv) {
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                P[i][j] = F[i][0] * S[0][j] + F[i][1] * S[1][j] + F[i][2] * S[2][j];
+        return;
+    }
+    double dE[3][3], dS[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            dE[i][j] = 0.5 * (F[0][i] * Dv[0][j] + F[1][i] * Dv[1][j] + F[2][i] * Dv[2][j] + Dv[0][i] * F[0][j] +
+                              Dv[1][i] * F[1][j] + Dv[2][i] * F[2][j]);
+    stress(lambda, mu, dE, dS);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            P[i][j] = Dv[i][0] * S[0][j] + Dv[i][1] * S[1][j] + Dv[i][2] * S[2][j] + F[i][0] * dS[0][j] +
+                      F[i][1] * dS[1][j] + F[i][2] * dS[2][j];
+}
+
+/* f(u), or df(u)[v] when v is given. */
+static int force(const ep_stvk *s, const double *u, const double *v, double *f)
 {
     accum acc;
     if (accum_open(&acc, 3 * (size_t)s->m->nv))
         return EP_ECOMPUTE;
 #pragma omp parallel num_threads(acc.nt)
     {
-        double *mine = acc.buf + (size_t)omp_get_thread_num() * acc.n;
+        double *mine = acc.buf + (size_t)omp_get_thread_num() * acc.n, w[MAXPOINTS], g[MAXPOINTS][8][3];
 #pragma omp for schedule(static)
-        for (int e = 0; e < s->m->ne; e++) {
-            double D[3][3], F[3][3], E[3][3], S[3][3], P[3][3], lambda, mu;
+        for (int e = 0; e < s->ne; e++) {
+            double lambda, mu;
             ep_material_lame(s->mat, e, &lambda, &mu);
-            gradient(s, e, u, D);
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++)
-                    F[i][j] = (i == j) + D[i][j];
-            for (int i = 0; i < 3; i++) /* Green strain */
-                for (int j = 0; j < 3; j++)
-                    E[i][j] = 0.5 * (F[0][i] * F[0][j] + F[1][i] * F[1][j] + F[2][i] * F[2][j] - (i == j));
-            double tr = E[0][0] + E[1][1] + E[2][2];
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++)
-                    S[i][j] = lambda * tr * (i == j) + 2.0 * mu * E[i][j];
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++)
-                    P[i][j] = F[i][0] * S[0][j] + F[i][1] * S[1][j] + F[i][2] * S[2][j];
-            scatter(s, e, P, mine);
+            int n = points(s, e, EP_HEX_RULE_STVK, w, g);
+            for (int p = 0; p < n; p++) {
+                double D[3][3], Dv[3][3], P[3][3];
+                gradient(s, e, g[p], u, D);
+                if (v)
+                    gradient(s, e, g[p], v, Dv);
+                first_piola(lambda, mu, D, v ? Dv : NULL, P);
+                scatter(s, e, w[p], g[p], P, mine);
+            }
         }
     }
     accum_close(&acc, f);
     return EP_OK;
 }
 
+int ep_stvk_force(const ep_stvk *s, const double *u, double *f) { return force(s, u, NULL, f); }
+
+int ep_stvk_tangent(const ep_stvk *s, const double *u, const double *v, double *out)
+{
+    return force(s, u, v, out);
+}
+
 /* The pairs' products of one element, added into its vertices' runs of acc
- * ([nv][np][3] in spatial order).  Per element the products every pair needs
- * are formed in two batches that vectorize: AS_a = D_a [S1_0 .. S1_k-1] and
- * X_a = D_a^T [D_0 .. D_k-1] (3 x 3k each, rows contiguous); a pair then
- * only adds entries: d2P = AS_a[b] + AS_b[a] + lambda tr(E') I + 2 mu E',
- * E' = sym(X_a[b]); vrank places a vertex's run.  Workspace Dc, Sc [3][3k],
- * AS, X [k][3][3k], D [k].
- * About 110 k^2 + 130 np flops. */
+ * ([nv][np][3] in spatial order).  At each integration point the products
+ * every pair needs are formed in two batches that vectorize: AS_a = D_a
+ * [S1_0 .. S1_k-1] and X_a = D_a^T [D_0 .. D_k-1] (3 x 3k each, rows
+ * contiguous); a pair then only adds entries: d2P = AS_a[b] + AS_b[a] +
+ * lambda tr(E') I + 2 mu E', E' = sym(X_a[b]); vrank places a vertex's run.
+ * Workspace Dc, Sc [3][3k], AS, X [k][3][3k], D [k].
+ * About 110 k^2 + 130 np flops per point (a tet 1, a hex 8). */
 EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int e, const double *A, int k,
                                     const int *pairs, int np,
                                     double *restrict Dc, double *restrict Sc, double *restrict AS,
                                     double *restrict X, double (*restrict D)[3][3], double *restrict acc)
 {
     size_t n3 = 3 * (size_t)s->m->nv, k3 = 3 * (size_t)k;
-    double lambda, mu, V = s->vol[e];
+    double lambda, mu, w[MAXPOINTS], g[MAXPOINTS][8][3], *o[8];
     ep_material_lame(s->mat, e, &lambda, &mu);
-    for (int q = 0; q < k; q++) { /* Dc[l][3q+j] = D_q[l][j], Sc likewise for S1(D_q) */
-        gradient(s, e, A + (size_t)q * n3, D[q]);
-        double tr = D[q][0][0] + D[q][1][1] + D[q][2][2];
-        for (int l = 0; l < 3; l++)
-            for (int j = 0; j < 3; j++) {
-                Dc[l * k3 + 3 * q + j] = D[q][l][j];
-                Sc[l * k3 + 3 * q + j] = lambda * tr * (l == j) + mu * (D[q][l][j] + D[q][j][l]);
-            }
-    }
-    for (int a = 0; a < k; a++)
-        for (int i = 0; i < 3; i++) {
-            double *as = AS + ((size_t)a * 3 + i) * k3, *x = X + ((size_t)a * 3 + i) * k3;
-            double r0 = D[a][i][0], r1 = D[a][i][1], r2 = D[a][i][2], c0 = D[a][0][i], c1 = D[a][1][i],
-                   c2 = D[a][2][i];
-#pragma omp simd
-            for (size_t c = 0; c < k3; c++) {
-                as[c] = r0 * Sc[c] + r1 * Sc[k3 + c] + r2 * Sc[2 * k3 + c];
-                x[c] = c0 * Dc[c] + c1 * Dc[k3 + c] + c2 * Dc[2 * k3 + c];
-            }
+    int npts = points(s, e, EP_HEX_RULE_LINEAR, w, g);
+    for (int v = 0; v < s->k; v++)
+        o[v] = acc + (size_t)vrank[s->el[(size_t)s->k * e + v]] * np * 3;
+    for (int pt = 0; pt < npts; pt++) {
+        for (int q = 0; q < k; q++) { /* Dc[l][3q+j] = D_q[l][j], Sc likewise for S1(D_q) */
+            gradient(s, e, g[pt], A + (size_t)q * n3, D[q]);
+            double tr = D[q][0][0] + D[q][1][1] + D[q][2][2];
+            for (int l = 0; l < 3; l++)
+                for (int j = 0; j < 3; j++) {
+                    Dc[l * k3 + 3 * q + j] = D[q][l][j];
+                    Sc[l * k3 + 3 * q + j] = lambda * tr * (l == j) + mu * (D[q][l][j] + D[q][j][l]);
+                }
         }
-    double *o[4];
-    for (int v = 0; v < 4; v++)
-        o[v] = acc + (size_t)vrank[s->m->tets[4 * e + v]] * np * 3;
-    for (int p = 0; p < np; p++) {
-        int a = pairs[2 * p], b = pairs[2 * p + 1];
-        const double *asa = AS + (size_t)a * 3 * k3 + 3 * b, *asb = AS + (size_t)b * 3 * k3 + 3 * a;
-        const double *xab = X + (size_t)a * 3 * k3 + 3 * b;
-        double P[3][3], tr = xab[0] + xab[k3 + 1] + xab[2 * k3 + 2];
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++)
-                P[i][j] = V * (asa[i * k3 + j] + asb[i * k3 + j] + lambda * tr * (i == j) +
-                               mu * (xab[i * k3 + j] + xab[j * k3 + i]));
-        for (int v = 0; v < 4; v++) {
-            const double *g = s->g[e][v];
-            double *ov = o[v] + 3 * (size_t)p;
+        for (int a = 0; a < k; a++)
+            for (int i = 0; i < 3; i++) {
+                double *as = AS + ((size_t)a * 3 + i) * k3, *x = X + ((size_t)a * 3 + i) * k3;
+                double r0 = D[a][i][0], r1 = D[a][i][1], r2 = D[a][i][2], c0 = D[a][0][i], c1 = D[a][1][i],
+                       c2 = D[a][2][i];
+#pragma omp simd
+                for (size_t c = 0; c < k3; c++) {
+                    as[c] = r0 * Sc[c] + r1 * Sc[k3 + c] + r2 * Sc[2 * k3 + c];
+                    x[c] = c0 * Dc[c] + c1 * Dc[k3 + c] + c2 * Dc[2 * k3 + c];
+                }
+            }
+        double V = w[pt];
+        for (int p = 0; p < np; p++) {
+            int a = pairs[2 * p], b = pairs[2 * p + 1];
+            const double *asa = AS + (size_t)a * 3 * k3 + 3 * b, *asb = AS + (size_t)b * 3 * k3 + 3 * a;
+            const double *xab = X + (size_t)a * 3 * k3 + 3 * b;
+            double P[3][3], tr = xab[0] + xab[k3 + 1] + xab[2 * k3 + 2];
             for (int i = 0; i < 3; i++)
-                ov[i] += P[i][0] * g[0] + P[i][1] * g[1] + P[i][2] * g[2];
+                for (int j = 0; j < 3; j++)
+                    P[i][j] = V * (asa[i * k3 + j] + asb[i * k3 + j] + lambda * tr * (i == j) +
+                                   mu * (xab[i * k3 + j] + xab[j * k3 + i]));
+            for (int v = 0; v < s->k; v++) {
+                const double *gv = g[pt][v];
+                double *ov = o[v] + 3 * (size_t)p;
+                for (int i = 0; i < 3; i++)
+                    ov[i] += P[i][0] * gv[0] + P[i][1] * gv[1] + P[i][2] * gv[2];
+            }
         }
     }
 }
@@ -181,12 +250,12 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
 {
     size_t n3 = 3 * (size_t)s->m->nv, nv = (size_t)s->m->nv;
     accum acc;
-    /* Accumulators are vertex-major, [nv][np][3]: an element's four vertices
-     * are four contiguous runs, not 4 np scattered cache lines.  Vertices are
+    /* Accumulators are vertex-major, [nv][np][3]: an element's vertices
+     * are contiguous runs, not 4 np scattered cache lines.  Vertices are
      * placed and elements visited in the mesh's spatial order: at np = 210 a
      * vertex's run is 5 KB, and in file order each element would fetch four
      * of them from anywhere in 176 MB (most of the time went there). */
-    int *vrank = ep_malloc(nv + 1, sizeof *vrank), *eorder = ep_malloc((size_t)s->m->ne + 1, sizeof *eorder);
+    int *vrank = ep_malloc(nv + 1, sizeof *vrank), *eorder = ep_malloc((size_t)s->ne + 1, sizeof *eorder);
     if (!vrank || !eorder || ep_mesh_spatial_order(s->m, vrank, eorder) || accum_open(&acc, (size_t)np * n3)) {
         free(vrank), free(eorder);
         return EP_ECOMPUTE;
@@ -201,7 +270,7 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
         double(*D)[3][3] = malloc(sizeof *D * (size_t)k);
         failed = !Dc || !Sc || !AS || !X || !D;
 #pragma omp for schedule(static)
-        for (int ei = 0; ei < s->m->ne; ei++)
+        for (int ei = 0; ei < s->ne; ei++)
             if (!failed)
                 element_pairs(s, vrank, eorder[ei], A, k, pairs, np, Dc, Sc, AS, X, D, mine);
         free(Dc);

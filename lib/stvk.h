@@ -1,10 +1,16 @@
 /*
- * stvk.h — St. Venant-Kirchhoff linear tetrahedra (MATH.md §2): the internal
- * force f(u) and its second derivative contracted with two displacement fields,
- * (H:a) b = d2f[a, b] at u = 0, which modal derivatives need.
+ * stvk.h — St. Venant-Kirchhoff linear tetrahedra and trilinear hexahedra
+ * (MATH.md §2; 001 §2.5): the internal force f(u), its derivative along a
+ * field (the tangent stiffness times v) and its second derivative contracted
+ * with two displacement fields, (H:a) b = d2f[a, b] at u = 0, which modal
+ * derivatives need.
  *
- * Per element: D = grad u = sum_a u_a g_a^T, F = I + D, E = (F^T F - I)/2,
- * S = lambda tr(E) I + 2 mu E, P = F S, f_a = V P g_a.
+ * At each integration point: D = grad u = sum_a u_a g_a^T, F = I + D,
+ * E = (F^T F - I)/2, S = lambda tr(E) I + 2 mu E, P = F S, f_a += w P g_a.
+ * A tet has one point (w = V, constant gradients); a hex the Gauss rules of
+ * hex.h: 3 x 3 x 3 points for the force and the tangent (degree <= 4 per
+ * coordinate on a parallelepiped: exact), 2 x 2 x 2 for the Hessian products
+ * at u = 0 (degree <= 3: exact).
  */
 #ifndef EP_STVK_H
 #define EP_STVK_H
@@ -12,20 +18,30 @@
 #include "material.h"
 #include "mesh.h"
 
-/* Element geometry computed once: volume and shape gradients of every tet. */
+/* Element geometry computed once: volume and shape gradients of every tet
+ * (a hex's rules are formed where they are used: 27 points of gradients
+ * would take 5 KB per hex). */
 typedef struct ep_stvk {
     const ep_mesh *m;
     const ep_material *mat;
-    double *vol;        /* [ne] */
-    double (*g)[4][3];  /* [ne] shape gradients */
+    const int *el;      /* the mesh's elements (borrowed), k corners each */
+    int k, ne;
+    double *vol;        /* [ne] tets only */
+    double (*g)[4][3];  /* [ne] tets only: shape gradients */
 } ep_stvk;
 
 int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat);
 void ep_stvk_free(ep_stvk *s);
 
 /* f(u): in u[3nv]; out f[3nv] (overwritten).  OpenMP over elements with one
- * accumulator per thread.  Cost O(ne).  0 or EP_ECOMPUTE. */
+ * accumulator per thread.  Cost O(ne) (a hex: 27 points).  0 or EP_ECOMPUTE. */
 int ep_stvk_force(const ep_stvk *s, const double *u, double *f);
+
+/* The tangent stiffness K(u) = df/du applied to v: out = df(u)[v] (in u, v
+ * [3nv]; out [3nv], overwritten), dP = dF S + F dS with dF = grad v,
+ * dS = lambda tr(dE) I + 2 mu dE, dE = sym(F^T dF).  Cost O(ne).
+ * 0 or EP_ECOMPUTE. */
+int ep_stvk_tangent(const ep_stvk *s, const double *u, const double *v, double *out);
 
 /* d2f[a, b] at u = 0 for pairs of fields: A holds k fields [k][3nv]; pair p
  * is (pairs[2p], pairs[2p+1]); out[np][3nv] (overwritten).  Per element the

@@ -10,6 +10,7 @@
  */
 #include "wavelet.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,77 +162,90 @@ static int predict_stencil(const ep_mesh *h, const edge_opp *e, int ne, const in
 #undef IN
 }
 
-int ep_wavelet_build(ep_wavelet *W, const ep_mesh *h, int n, const int *row_vertex, const int8_t *row_domain,
-                     const double *row_area, ep_wavelet_kind kind, int lifted)
-{
-    int st = EP_ECOMPUTE, L = 0, ndom = 0;
-    int *vdom = NULL, *vslot = NULL, *count = NULL, **tri = NULL, *ntri = NULL;
-    double *I = NULL;
-    edge_opp **e = NULL;
-    memset(W, 0, sizeof *W);
-    for (int v = 0; v < h->nv; v++)
-        L = h->level[v] > L ? h->level[v] : L;
-    for (int r = 0; r < n; r++)
-        ndom = row_domain[r] + 1 > ndom ? row_domain[r] + 1 : ndom;
-    W->n = n;
-    W->nlevels = L + 1;
-    if (!(vdom = ep_malloc((size_t)h->nv, sizeof *vdom)) || !(vslot = ep_malloc((size_t)h->nv, sizeof *vslot)) ||
-        !(count = ep_calloc((size_t)ndom * (L + 1) + 1, sizeof *count)) ||
-        !(tri = ep_calloc((size_t)L + 1, sizeof *tri)) || !(e = ep_calloc((size_t)L + 1, sizeof *e)) || !(ntri = ep_calloc((size_t)L + 1, sizeof *ntri)) ||
-        !(I = ep_malloc((size_t)n + 1, sizeof *I)) || !(W->slot_row = ep_malloc((size_t)n, sizeof(int))) ||
-        !(W->row_slot = ep_malloc((size_t)n, sizeof(int))) || !(W->slot_level = ep_malloc((size_t)n, 1)) ||
-        !(W->pred_ptr = ep_calloc((size_t)n + 1, sizeof(int))) ||
-        !(W->pred_slot = ep_malloc((size_t)8 * n + 1, sizeof(int))) ||
-        !(W->pred_w = ep_malloc((size_t)8 * n + 1, sizeof(double))) ||
-        !(W->lift_slot = ep_malloc((size_t)2 * n + 1, sizeof(int))) ||
-        !(W->lift_w = ep_calloc((size_t)2 * n + 1, sizeof(double))))
-        goto out;
+/* What the phases of ep_wavelet_build share. */
+typedef struct {
+    const ep_mesh *h;       /* the hierarchy */
+    const int *row_vertex;  /* [n] */
+    int L;                  /* finest level */
+    int *vdom, *vslot;      /* [h->nv] domain and slot of the vertex of each row, else -1 */
+    double *I;              /* [n] scaling-function integrals in slot order */
+} build;
 
-    /* Slots: bucket by (domain, level), stable in row order. */
+/* Slots: rows bucketed by (domain, level), stable in row order; the finest
+ * integrals are the rows' hat areas.  O(n + nv). */
+static int assign_slots(ep_wavelet *W, build *b, const int8_t *row_domain, const double *row_area, int ndom)
+{
+    const ep_mesh *h = b->h;
+    int n = W->n, L = b->L, *count = ep_calloc((size_t)ndom * (L + 1) + 1, sizeof *count);
+    if (!count)
+        return EP_ECOMPUTE;
     for (int v = 0; v < h->nv; v++)
-        vdom[v] = vslot[v] = -1;
+        b->vdom[v] = b->vslot[v] = -1;
     for (int r = 0; r < n; r++) {
-        vdom[row_vertex[r]] = row_domain[r];
-        count[row_domain[r] * (L + 1) + h->level[row_vertex[r]] + 1]++;
+        b->vdom[b->row_vertex[r]] = row_domain[r];
+        count[row_domain[r] * (L + 1) + h->level[b->row_vertex[r]] + 1]++;
     }
-    for (int b = 1; b <= ndom * (L + 1); b++)
-        count[b] += count[b - 1];
+    for (int k = 1; k <= ndom * (L + 1); k++)
+        count[k] += count[k - 1];
     for (int r = 0; r < n; r++) {
-        int s = count[row_domain[r] * (L + 1) + h->level[row_vertex[r]]]++;
+        int v = b->row_vertex[r], s = count[row_domain[r] * (L + 1) + h->level[v]]++;
         W->slot_row[s] = r;
         W->row_slot[r] = s;
-        W->slot_level[s] = h->level[row_vertex[r]];
-        vslot[row_vertex[r]] = s;
-        I[s] = row_area[r];
+        W->slot_level[s] = h->level[v];
+        b->vslot[v] = s;
+        b->I[s] = row_area[r];
     }
+    free(count);
+    return EP_OK;
+}
 
-    /* Coarse triangles of every level. */
+/* Predict stencils in slot order: an odd vertex of level j + 1 looks up the
+ * coarse edges of level j, whose triangles are found level by level from
+ * the finest.  O(nf log nf) for the edge tables. */
+static int predict_filters(ep_wavelet *W, const build *b, ep_wavelet_kind kind)
+{
+    const ep_mesh *h = b->h;
+    int L = b->L, st = EP_ECOMPUTE, **tri = ep_calloc((size_t)L + 1, sizeof *tri);
+    int *ntri = ep_calloc((size_t)L + 1, sizeof *ntri);
+    edge_opp **e = ep_calloc((size_t)L + 1, sizeof *e);
+    if (!tri || !ntri || !e)
+        goto out;
     tri[L] = h->triangles, ntri[L] = h->nf;
     for (int j = L - 1; j >= 0; j--)
         if (!(tri[j] = coarsen(h, tri[j + 1], ntri[j + 1], j, &ntri[j], &st)))
             goto out;
     st = EP_ECOMPUTE;
-
-    /* Predict stencils in slot order; an odd vertex of level j + 1 looks up
-     * the coarse edges of level j. */
     for (int j = 0; j < L; j++)
         if (!(e[j] = edge_table(tri[j], ntri[j])))
             goto out;
-    for (int s = 0, np = 0; s < n; s++) {
-        int v = row_vertex[W->slot_row[s]], j = W->slot_level[s] - 1, sv[8], k = 0;
+    for (int s = 0, np = 0; s < W->n; s++) {
+        int v = b->row_vertex[W->slot_row[s]], j = W->slot_level[s] - 1, sv[8], k = 0;
         double sw[8];
         if (j >= 0)
-            k = predict_stencil(h, e[j], 3 * ntri[j], vdom, vdom[v], v, kind, sv, sw);
+            k = predict_stencil(h, e[j], 3 * ntri[j], b->vdom, b->vdom[v], v, kind, sv, sw);
         for (int i = 0; i < k; i++, np++)
-            W->pred_slot[np] = vslot[sv[i]], W->pred_w[np] = sw[i];
+            W->pred_slot[np] = b->vslot[sv[i]], W->pred_w[np] = sw[i];
         W->pred_ptr[s + 1] = np;
     }
+    st = EP_OK;
+out:
+    for (int j = 0; tri && e && j < L; j++)
+        free(tri[j]), free(e[j]);
+    free(tri), free(ntri), free(e);
+    return st;
+}
 
-    /* Integrals by the refinement relation (000 eq. 3.34), then the lifting
-     * weights against the level-j integrals of the aunts (eqs. 3.33, 3.39). */
+/* Integrals by the refinement relation (000 eq. 3.34), coarse levels from
+ * fine, and with lifted wavelets the lifting weights against the level-j
+ * integrals of the aunts (eqs. 3.33, 3.39).  O(n L). */
+static void lift_filters(ep_wavelet *W, const build *b, int lifted)
+{
+    const ep_mesh *h = b->h;
+    int n = W->n;
+    double *I = b->I;
     for (int s = 0; s < 2 * n; s++)
         W->lift_slot[s] = -1;
-    for (int j = L - 1; j >= 0; j--) {
+    for (int j = b->L - 1; j >= 0; j--) {
         for (int s = 0; s < n; s++)
             if (W->slot_level[s] == j + 1)
                 for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++)
@@ -241,11 +255,11 @@ int ep_wavelet_build(ep_wavelet *W, const ep_mesh *h, int n, const int *row_vert
         for (int s = 0; s < n; s++) {
             if (W->slot_level[s] != j + 1)
                 continue;
-            int v = row_vertex[W->slot_row[s]], a[2], na = 0;
+            int v = b->row_vertex[W->slot_row[s]], a[2], na = 0;
             for (int i = 0; i < 2; i++) {
                 int p = h->parents[2 * v + i];
-                if (vdom[p] == vdom[v] && I[vslot[p]] > 0)
-                    a[na++] = vslot[p];
+                if (b->vdom[p] == b->vdom[v] && I[b->vslot[p]] > 0)
+                    a[na++] = b->vslot[p];
             }
             for (int i = 0; i < na; i++) {
                 W->lift_slot[2 * s + i] = a[i];
@@ -253,11 +267,33 @@ int ep_wavelet_build(ep_wavelet *W, const ep_mesh *h, int n, const int *row_vert
             }
         }
     }
-    st = ep_wavelet_index(W);
-out:
-    for (int j = 0; tri && e && j < L; j++)
-        free(tri[j]), free(e[j]);
-    free(tri), free(ntri), free(e), free(I), free(vdom), free(vslot), free(count);
+}
+
+int ep_wavelet_build(ep_wavelet *W, const ep_mesh *h, int n, const int *row_vertex, const int8_t *row_domain,
+                     const double *row_area, ep_wavelet_kind kind, int lifted)
+{
+    build b = {.h = h, .row_vertex = row_vertex};
+    int st = EP_ECOMPUTE, ndom = 0;
+    memset(W, 0, sizeof *W);
+    for (int v = 0; v < h->nv; v++)
+        b.L = h->level[v] > b.L ? h->level[v] : b.L;
+    for (int r = 0; r < n; r++)
+        ndom = row_domain[r] + 1 > ndom ? row_domain[r] + 1 : ndom;
+    W->n = n;
+    W->nlevels = b.L + 1;
+    if ((b.vdom = ep_malloc((size_t)h->nv, sizeof *b.vdom)) && (b.vslot = ep_malloc((size_t)h->nv, sizeof *b.vslot)) &&
+        (b.I = ep_malloc((size_t)n + 1, sizeof *b.I)) && (W->slot_row = ep_malloc((size_t)n, sizeof(int))) &&
+        (W->row_slot = ep_malloc((size_t)n, sizeof(int))) && (W->slot_level = ep_malloc((size_t)n, 1)) &&
+        (W->pred_ptr = ep_calloc((size_t)n + 1, sizeof(int))) &&
+        (W->pred_slot = ep_malloc((size_t)8 * n + 1, sizeof(int))) &&
+        (W->pred_w = ep_malloc((size_t)8 * n + 1, sizeof(double))) &&
+        (W->lift_slot = ep_malloc((size_t)2 * n + 1, sizeof(int))) &&
+        (W->lift_w = ep_calloc((size_t)2 * n + 1, sizeof(double))) &&
+        !(st = assign_slots(W, &b, row_domain, row_area, ndom)) && !(st = predict_filters(W, &b, kind))) {
+        lift_filters(W, &b, lifted);
+        st = ep_wavelet_index(W);
+    }
+    free(b.I), free(b.vdom), free(b.vslot);
     if (st)
         ep_wavelet_free(W);
     return st;
@@ -359,6 +395,7 @@ static void lift(const ep_wavelet *W, int l, int width, double *x, double sign)
 
 void ep_wavelet_forward(const ep_wavelet *W, int width, double *x)
 {
+    assert(width > 0);
     for (int l = W->nlevels - 1; l >= 1; l--) { /* fine to coarse: predict, then lift */
         predict(W, l, width, x, -1);
         lift(W, l, width, x, +1);
@@ -367,6 +404,7 @@ void ep_wavelet_forward(const ep_wavelet *W, int width, double *x)
 
 void ep_wavelet_inverse(const ep_wavelet *W, int width, double *x)
 {
+    assert(width > 0);
     for (int l = 1; l < W->nlevels; l++) { /* coarse to fine: undo the lift, then predict */
         lift(W, l, width, x, -1);
         predict(W, l, width, x, +1);

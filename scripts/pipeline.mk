@@ -3,6 +3,7 @@
 #   make demo                                   (the shipped dragon, via the top Makefile)
 #   make -f scripts/pipeline.mk MESH=body.veg FIXED="--fixed-ids body.bou" OUT=run1
 #   make -f scripts/pipeline.mk SCAN=scan.obj BASE=150 LEVELS=2 OUT=run2
+#   make -f scripts/pipeline.mk SOUP=asset.obj RES=64 OUT=run3
 #
 # With SCAN, the model comes from a scanned surface: loopsub cleans it up,
 # simplifies it to a base of about BASE vertices and fits LEVELS Loop levels
@@ -60,6 +61,17 @@
 #            epmerge into the same files [empty: one job per step]; with -j
 #            the parts run side by side (moddesc's parts 1.. wait for part 0,
 #            whose modes they read)
+#   SOUP     a triangle soup (game or film asset, scan) to build a voxel model
+#            from, or empty [empty]: then the pipeline is voxelize -> moddesc ->
+#            polycoef -> embed -> rtcheck, the soup itself the render mesh:
+#              $(OUT)/voxels.h5        voxelize: the hex mesh (with MATERIAL)
+#              $(OUT)/voxel-modes.h5   moddesc on it (MODES, SOUP_FIXED)
+#              $(OUT)/voxel-cubic.h5   polycoef
+#              $(OUT)/render.h5        embed: the soup bound to the voxels, Ubar = W U
+#              $(OUT)/rtcheck-soup.txt rtcheck of the cubic and the render files
+#   RES      voxels along the soup's longest side, with SOUP [32]
+#   VOXEL    further voxelize options, with SOUP [--largest]
+#   SOUP_FIXED  moddesc support of the voxel model [--free]
 #   OUT      output folder [demo-out]
 #   BIN      folder of the tools [bin]
 
@@ -152,6 +164,38 @@ $(OUT)/rtcheck.txt: $(RTCHECK_FILES) $(OUT)/gf-wavelet.h5 $(if $(SCAN),$(OUT)/gf
 	    echo "$(BIN)/rtcheck $$f"; $(BIN)/rtcheck $$f >>$@.tmp || exit 1; done
 	$(BIN)/rtcheck $(OUT)/gf-wavelet.h5 --reference $(OUT)/gf-bem.h5 >>$@.tmp
 	$(if $(SCAN),$(BIN)/rtcheck $(OUT)/gf-fem-wavelet.h5 --reference $(OUT)/gf-fem.h5 >>$@.tmp)
+	@mv $@.tmp $@
+	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'
+
+# --- a voxel model from a triangle soup (SOUP=...): voxelize -> moddesc ->
+# polycoef -> embed -> rtcheck; the soup is the render mesh.
+RES        ?= 32
+VOXEL      ?= --largest
+SOUP_FIXED ?= --free
+ifneq ($(SOUP),)
+.DEFAULT_GOAL := soup
+endif
+
+.PHONY: soup
+soup: $(OUT)/rtcheck-soup.txt
+	@echo "pipeline: done; outputs in $(OUT)/"
+
+$(OUT)/voxels.h5: $(SOUP) $(BIN)/voxelize
+	@mkdir -p $(OUT)
+	$(BIN)/voxelize $(SOUP) -R $(RES) $(VOXEL) $(MATERIAL) -o $@
+
+$(OUT)/voxel-modes.h5: $(OUT)/voxels.h5 $(BIN)/moddesc
+	$(BIN)/moddesc $< $(SOUP_FIXED) $(MODES) -o $@
+
+$(OUT)/voxel-cubic.h5: $(OUT)/voxel-modes.h5 $(BIN)/polycoef
+	$(BIN)/polycoef $< -o $@
+
+$(OUT)/render.h5: $(OUT)/voxels.h5 $(SOUP) $(OUT)/voxel-cubic.h5 $(BIN)/embed
+	$(BIN)/embed $< $(SOUP) --modes $(OUT)/voxel-cubic.h5 -o $@
+
+$(OUT)/rtcheck-soup.txt: $(OUT)/voxel-cubic.h5 $(OUT)/render.h5 $(BIN)/rtcheck
+	$(BIN)/rtcheck $(OUT)/voxel-cubic.h5 >$@.tmp
+	$(BIN)/rtcheck $(OUT)/render.h5 $(OUT)/voxel-cubic.h5 >>$@.tmp
 	@mv $@.tmp $@
 	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'
 

@@ -6,10 +6,7 @@
 # model (dragon scale, 000 Table 7.5; goal: all free columns in 30 minutes)
 # runs with EP_BENCH_LARGE=1 (about 20 minutes and 15 GB); otherwise its
 # memory and time are predicted from this run's rates.
-set -eu
-: "${BIN:?}" "${BENCH:?}"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/common"
 
 report() { # summary-file label
     /usr/bin/python3 - "$1" "$2" "$dgemm" <<'PY'

@@ -7,10 +7,7 @@
 # Mesh: the shipped turtle's boundary, Loop-subdivided twice (4,242 surface
 # vertices), filled by tetgen -pYq1.414a0.0008 (surface kept, ~99k tets);
 # support: the vertices below y = -0.2.
-set -eu
-: "${BIN:?}" "${BENCH:?}"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/common"
 
 "$BIN/loopsub" -q data/models/turtle/turtle-volumetric-homogeneous.veg -l 2 -o "$W/turtle2.off"
 tetgen -pYq1.414a0.0008 -Q "$W/turtle2.off" >/dev/null

@@ -6,10 +6,7 @@
 # counts the free-rows block); ZFP (fixed accuracy) on the same dense GFs at
 # equal RMS error; fast summation per column against dense summation, and the
 # inverse transform per vertex.
-set -eu
-: "${BIN:?}" "${BENCH:?}"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/common"
 dgemm=$("$BENCH/dgemm")
 # fixed: the vertices below z = -0.55, 411 of 2562 (the rabbit's 417)
 "$BIN/loopsub" -q data/icosahedron.obj -l 4 --fixed-box -2,-2,-2,2,2,-0.55 -o "$W/s.h5"

@@ -4,15 +4,9 @@
 # modes + derivatives + basis under 14 s on 2 cores (>= 5x Vega FEM's ~70 s
 # on this machine class); each stage, and the derivative solves' GFlop/s
 # beside the dgemm rate of the same run.
-set -eu
-: "${BIN:?}" "${BENCH:?}"
+. "$(dirname "$0")/common"
 MESH=../shared/models/asianDragon/asianDragon-155k.veg
-if [ ! -f "$MESH" ]; then
-    echo "bench moddesc: skipped ($MESH not present: the benchmark mesh lives in the project's shared models)"
-    exit 0
-fi
-W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
-trap 'rm -rf "$W"' EXIT
+need_model "$MESH" moddesc
 dgemm=$("$BENCH/dgemm")
 "$BIN/moddesc" "$MESH" --fixed-ids "${MESH%.veg}.bou" -E 1e7 --nu 0.4 --rho 1000 -k 20 -r 30 -o "$W/modes.h5" >"$W/s.txt"
 cat "$W/s.txt"

@@ -4,15 +4,9 @@
 # coefficients per second and the effective GFlop/s beside dgemm; evaluation
 # of R and the tangent together under 15 us at r = 30 (peer: 44 us), with the
 # bytes of coefficients read and the bandwidth that implies.
-set -eu
-: "${BIN:?}" "${BENCH:?}"
+. "$(dirname "$0")/common"
 MESH=../shared/models/asianDragon/asianDragon-155k.veg
-if [ ! -f "$MESH" ]; then
-    echo "bench polycoef: skipped ($MESH not present: the benchmark mesh lives in the project's shared models)"
-    exit 0
-fi
-W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
-trap 'rm -rf "$W"' EXIT
+need_model "$MESH" polycoef
 dgemm=$("$BENCH/dgemm")
 "$BIN/moddesc" -q "$MESH" --fixed-ids "${MESH%.veg}.bou" -E 1e7 --nu 0.4 --rho 1000 -k 20 -r 30 -o "$W/modes.h5"
 "$BIN/polycoef" "$W/modes.h5" -o "$W/cubic.h5" >"$W/s.txt"

@@ -7,10 +7,7 @@
 # alone: 44 us on this machine; aim: under 20 us).  Runtime timings are on
 # one core, and with -j 2 on two (a spinning helper thread), beside the
 # machine's dgemm rate (all cores) of the same run.
-set -eu
-: "${BIN:?}" "${BENCH:?}"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/common"
 dgemm=$("$BENCH/dgemm")
 "$BIN/loopsub" -q data/icosahedron.obj -l 3 --fixed-box -2,-2,-2,2,2,-0.6 -o "$W/s.h5"
 "$BIN/bemsolve" -q "$W/s.h5" -E 1e5 --nu 0.3 -o "$W/gf.h5"

@@ -9,10 +9,7 @@
 # quality bound on the L = 3 surface under 60 s.  Each figure is printed
 # beside its target, the published one where a seed has it, and this
 # machine's dgemm rate measured in the same run.
-set -eu
-: "${BIN:?}" "${BENCH:?}"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. "$(dirname "$0")/common"
 SCAN=data/models/asianDragon/asianDragon.obj
 dgemm=$("$BENCH/dgemm")
 now() { date +%s.%N; }

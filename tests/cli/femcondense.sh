@@ -79,7 +79,7 @@ expect_fail "no fixed vertex option" 2 "no fixed vertex" femcondense $D/cube.msh
 expect_fail "empty fixed selection" 3 "no fixed vertex selected" femcondense $D/cube.msh --fixed-box 5,5,5,6,6,6 -E 1e6 --nu 0.3 -o "$O"
 expect_fail "one fixed vertex leaves a rigid motion" 3 "rigid motion" femcondense $D/cube.msh --fixed-ids "$WORK/one.ids" -E 1e6 --nu 0.3 -o "$O"
 expect_fail "inverted tet" 3 "element 1: non-positive volume" femcondense "$WORK/inverted.veg" --fixed-ids "$WORK/one.ids" -E 1 --nu 0.3 -o "$O"
-expect_fail "surface mesh" 3 "not a tetrahedral mesh" femcondense $D/icosahedron.obj --fixed-ids "$WORK/one.ids" -E 1 --nu 0.3 -o "$O"
+expect_fail "surface mesh" 3 "not a volumetric mesh" femcondense $D/icosahedron.obj --fixed-ids "$WORK/one.ids" -E 1 --nu 0.3 -o "$O"
 expect_fail "columns: a box with no boundary vertex" 3 "no boundary vertex selected for columns" femcondense $D/cube.msh --fixed-region bottom --col-box 0.4,0.4,0.4,0.6,0.6,0.6 -E 1 --nu 0.3 -o "$O"
 h5 "$WORK/cube.h5" "[v + 1 for v in range(len(f['mesh/vertices'])) if v not in set(f['mesh/boundary'][:])][0]" >"$WORK/inner.ids"
 expect_fail "columns: an interior vertex id" 3 "inner.ids: column vertex [0-9]* is not a boundary vertex" femcondense $D/cube.msh --fixed-region bottom --col-ids "$WORK/inner.ids" -E 1 --nu 0.3 -o "$O"

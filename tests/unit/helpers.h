@@ -21,8 +21,19 @@
 #include "mesh.h"
 #include "model.h"
 #include "select.h"
+#include "subdiv.h"
+#include "vec3.h"
 
 #include <math.h>
+
+/* main() of a test binary: its group name, then its tests as
+ * cmocka_unit_test(f), ... */
+#define EP_TEST_MAIN(group, ...)                                                \
+    int main(void)                                                              \
+    {                                                                           \
+        const struct CMUnitTest tests_[] = {__VA_ARGS__};                       \
+        return cmocka_run_group_tests_name(group, tests_, NULL, NULL);          \
+    }
 
 /* A scratch folder for this test binary, removed at exit. */
 static char scratch_dir[256];
@@ -100,20 +111,47 @@ static inline double maxabs(const double *x, size_t n)
     return v;
 }
 
+/* The mask[nv] (allocated) of the vertices of m that spec selects. */
+static inline char *select_mask(const ep_mesh *m, const ep_select *spec)
+{
+    int *ids, n;
+    char *mask = calloc((size_t)m->nv, 1);
+    assert_non_null(mask);
+    assert_int_equal(ep_select_apply(spec, m, "fixed vertex", &ids, &n), EP_OK);
+    for (int i = 0; i < n; i++)
+        mask[ids[i]] = 1;
+    free(ids);
+    return mask;
+}
+
+/* The mask of a mesh group (by tag or name). */
+static inline char *region_mask(const ep_mesh *m, const char *region)
+{
+    ep_select spec = {.region = region};
+    return select_mask(m, &spec);
+}
+
 /* The shipped beam3 and, in *fixed (allocated), the mask of its .bou support
  * (all zero when held is 0). */
 static inline void read_beam3(ep_mesh *m, char **fixed, int held)
 {
     ep_select spec = {.ids_file = "data/models/beam3/beam3.bou"};
-    int *ids, n;
     assert_int_equal(ep_model_read(m, "data/models/beam3/beam3_tet.veg"), EP_OK);
-    *fixed = calloc((size_t)m->nv, 1);
-    if (!held)
-        return;
-    assert_int_equal(ep_select_apply(&spec, m, "fixed vertex", &ids, &n), EP_OK);
-    for (int i = 0; i < n; i++)
-        (*fixed)[ids[i]] = 1;
-    free(ids);
+    *fixed = held ? select_mask(m, &spec) : calloc((size_t)m->nv, 1);
+}
+
+/* The icosahedron Loop-subdivided levels times, its vertices moved onto the
+ * unit sphere: a closed surface with 10 * 4^levels + 2 vertices. */
+static inline void read_icosphere(ep_mesh *m, int levels)
+{
+    assert_int_equal(ep_model_read(m, "data/icosahedron.obj"), EP_OK);
+    for (int l = 0; l < levels; l++)
+        assert_int_equal(ep_subdiv_refine(m, EP_SUBDIV_LOOP, NULL), EP_OK);
+    for (int v = 0; v < m->nv; v++) {
+        double *x = &m->vertices[3 * (size_t)v], r = ep_vec3_norm(x);
+        for (int i = 0; i < 3; i++)
+            x[i] /= r;
+    }
 }
 
 #endif

@@ -105,12 +105,5 @@ static void atomic_output(void **s)
                  "/nonexistent-dir/x.h5: cannot create a file in its folder", NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(common_options),
-        cmocka_unit_test(usage_errors),
-        cmocka_unit_test(atomic_output),
-    };
-    return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
-}
+EP_TEST_MAIN("cli", cmocka_unit_test(common_options), cmocka_unit_test(usage_errors),
+             cmocka_unit_test(atomic_output))

@@ -236,7 +236,7 @@ static void cache(void **s)
     ep_cma_cache k;
     synthetic(&g, 40);
     ep_cma_init(&c, &g), ep_cma_init(&ref, &g);
-    ep_cma_cache_init(&k, 3 * (9.0 * 16 * sizeof(double) + 4 * sizeof(int) + sizeof(ep_cma_entry)) + 1);
+    ep_cma_cache_init(&k, 3 * (9.0 * 16 * sizeof(double) + 4 * sizeof(int) + sizeof(ep_cma_cache_entry)) + 1);
     int a[4] = {9, 2, 7, 4}, b[4] = {1, 3, 5, 8}, d[4] = {10, 11, 12, 13}, e[4] = {20, 21, 22, 23};
     assert_int_equal(ep_cma_cache_get(&k, &c, a, 4), 0);
     ep_cma_set(&c, a, 4);

@@ -12,6 +12,9 @@
 
 #include "closest.h"
 #include "embed.h"
+#include "embed_file.h"
+#include "h5.h"
+#include "model.h"
 #include "hex.h"
 #include "voxel.h"
 
@@ -163,8 +166,62 @@ static void hex_mesh(void **s)
     ep_mesh_free(&soup);
 }
 
+/* The embedding file: written and read back bit for bit (W, elements,
+ * distances, render vertices, Ubar), and refused when a row, a column or an
+ * element is out of place. */
+static void file_round_trip(void **s)
+{
+    (void)s;
+    ep_mesh m, ren;
+    ep_embed b, r;
+    ep_h5 f = {0};
+    assert_int_equal(ep_model_read(&m, "data/cube.msh"), 0);
+    int np = 200;
+    double *p = points(m.vertices, m.nv, np, 0.2, 3), *U = malloc(sizeof(double) * 2 * 3 * (size_t)m.nv);
+    double *Ub = malloc(sizeof(double) * 2 * 3 * (size_t)np), *p2, *Ub2;
+    for (int i = 0; i < 2 * 3 * m.nv; i++)
+        U[i] = sin(0.37 * i);
+    assert_int_equal(ep_embed_build(&b, m.vertices, m.nv, m.tets, m.ne, 4, p, np, 2.0), 0);
+    ep_embed_apply(&b, U, m.nv, 2, Ub);
+    ep_mesh_init(&ren);
+    ren.vertices = p, ren.nv = np;
+    const char *path = scratch("e.h5");
+    assert_int_equal(ep_h5_create(&f, path, "embedding", "test", "test"), 0);
+    assert_int_equal(ep_model_write(&f, &m, NULL, NULL), 0);
+    assert_int_equal(ep_embed_file_write(&f, &b, &ren, 2.0, Ub, 2), 0);
+    assert_int_equal(ep_h5_close(&f), 0);
+    int rr;
+    assert_int_equal(ep_h5_open(&f, path, "embedding"), 0);
+    assert_int_equal(ep_embed_file_read(&r, &p2, &Ub2, &rr, &f, m.nv, m.ne), 0);
+    assert_int_equal(r.nr, np);
+    assert_int_equal(r.k, 4);
+    assert_int_equal(rr, 2);
+    assert_int_equal(r.noutside, b.noutside);
+    assert_memory_equal(r.col, b.col, sizeof(int) * 4 * (size_t)np);
+    assert_memory_equal(r.w, b.w, sizeof(double) * 4 * (size_t)np);
+    assert_memory_equal(r.element, b.element, sizeof(int) * (size_t)np);
+    assert_memory_equal(r.dist, b.dist, sizeof(double) * (size_t)np);
+    assert_memory_equal(p2, p, sizeof(double) * 3 * (size_t)np);
+    assert_memory_equal(Ub2, Ub, sizeof(double) * 6 * (size_t)np);
+    ep_embed_free(&r);
+    free(p2), free(Ub2);
+    /* a mesh of fewer vertices or elements than the file names */
+    expect_error(ep_embed_file_read(&r, &p2, NULL, &rr, &f, 5, m.ne), EP_EINPUT, "/embedding/columns: vertex", NULL);
+    ep_embed_free(&r), free(p2);
+    expect_error(ep_embed_file_read(&r, &p2, NULL, &rr, &f, m.nv, 1), EP_EINPUT, "/embedding/element: element", NULL);
+    ep_embed_free(&r), free(p2);
+    ep_h5_close(&f);
+    ep_embed_free(&b);
+    free(U), free(Ub);
+    ren.vertices = NULL; /* p, freed below */
+    ep_mesh_free(&ren);
+    free(p);
+    ep_mesh_free(&m);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(tet_mesh), cmocka_unit_test(hex_mesh)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(tet_mesh), cmocka_unit_test(hex_mesh),
+                                       cmocka_unit_test(file_round_trip)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -257,12 +257,5 @@ static void support_check(void **s)
     ep_mesh_free(&m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(element_matrices), cmocka_unit_test(assembly_matches_dense),
-        cmocka_unit_test(patch_test),       cmocka_unit_test(surface_mass),
-        cmocka_unit_test(support_check),
-    };
-    return cmocka_run_group_tests_name("fem", tests, NULL, NULL);
-}
+EP_TEST_MAIN("fem", cmocka_unit_test(element_matrices), cmocka_unit_test(assembly_matches_dense),
+             cmocka_unit_test(patch_test), cmocka_unit_test(surface_mass), cmocka_unit_test(support_check))

@@ -9,6 +9,7 @@
 
 #include <math.h>
 
+#include "fem.h"
 #include "hex.h"
 
 /* Gauss rules integrate x^d exactly for d <= 2n - 1 and not for d = 2n. */
@@ -109,9 +110,9 @@ static void box_matrices(void **s)
         double x[8][3], K[24][24], M[24][24], L[24][24], maxK = 0, errK = 0, errM = 0, errL = 0;
         const double *h = sizes[t];
         box_corners(lo, h, x);
-        ep_hex_element(EP_FEM_STIFFNESS, x, lambda, mu, rho, K);
-        ep_hex_element(EP_FEM_MASS, x, lambda, mu, rho, M);
-        ep_hex_element(EP_FEM_MASS_LUMPED, x, lambda, mu, rho, L);
+        ep_fem_hex_element(EP_FEM_STIFFNESS, x, lambda, mu, rho, K);
+        ep_fem_hex_element(EP_FEM_MASS, x, lambda, mu, rho, M);
+        ep_fem_hex_element(EP_FEM_MASS_LUMPED, x, lambda, mu, rho, L);
         double V = h[0] * h[1] * h[2];
         for (int a = 0; a < 8; a++)
             for (int b = 0; b < 8; b++) {
@@ -155,9 +156,9 @@ static void distorted_matrices(void **s)
     (void)s;
     double x[8][3], K[24][24], M[24][24], L[24][24], maxK = 0;
     distorted(x);
-    ep_hex_element(EP_FEM_STIFFNESS, x, 1.3, 0.8, 1, K);
-    ep_hex_element(EP_FEM_MASS, x, 1.3, 0.8, 3, M);
-    ep_hex_element(EP_FEM_MASS_LUMPED, x, 1.3, 0.8, 3, L);
+    ep_fem_hex_element(EP_FEM_STIFFNESS, x, 1.3, 0.8, 1, K);
+    ep_fem_hex_element(EP_FEM_MASS, x, 1.3, 0.8, 3, M);
+    ep_fem_hex_element(EP_FEM_MASS_LUMPED, x, 1.3, 0.8, 3, L);
     for (int i = 0; i < 24; i++)
         for (int j = 0; j < 24; j++)
             maxK = fmax(maxK, fabs(K[i][j]));
@@ -231,7 +232,7 @@ static void patch_test(void **s)
                 }
                 double h[3];
                 assert_int_equal(ep_hex_is_box(x, 1e-6, h), 0);
-                ep_hex_element(EP_FEM_STIFFNESS, x, 2.0, 1.0, 1, Ke);
+                ep_fem_hex_element(EP_FEM_STIFFNESS, x, 2.0, 1.0, 1, Ke);
                 for (int a = 0; a < 8; a++)
                     for (int b = 0; b < 8; b++)
                         for (int p = 0; p < 3; p++)

@@ -290,7 +290,7 @@ static void bad_veg(void **s)
         {"range.veg", TET4 "1 1 2 3 5\n", -1, EP_EINPUT, ":10: vertex index 5 out of range"},
         {"nan.veg", "*VERTICES\n2 3 0 0\n1 0 0 0\n2 NaN 0 0\n", -1, EP_EINPUT, ":4: non-finite"},
         {"trunc.veg", TET4, -1, EP_EINPUT, "unexpected end of file"},
-        {"hex.veg", "*VERTICES\n1 3 0 0\n1 0 0 0\n*ELEMENTS\nCUBIC\n", -1, EP_EINPUT, "CUBIC not supported"},
+        {"wedge.veg", "*VERTICES\n1 3 0 0\n1 0 0 0\n*ELEMENTS\nWEDGE\n", -1, EP_EINPUT, "WEDGE not supported"},
         {"region.veg", TET4 "1 1 2 3 4\n*MATERIAL m\nENU, 1, 1, 0.3\n*REGION\nnoset, m\n", -1, EP_EINPUT,
          "unknown set noset"},
         {"nomat.veg", TET4 "1 1 2 3 4\n*MATERIAL a\nENU, 1, 1, 0.3\n*MATERIAL b\nENU, 1, 1, 0.3\n", -1,
@@ -320,7 +320,7 @@ static void bad_msh(void **s)
         {"trunc.msh", MSH22_HEAD "$Elements\n2\n1 4 2 0 1 1 2 3 4\n", -1, EP_EINPUT, "unexpected end of file"},
         {"tet10.msh", MSH22_HEAD "$Elements\n1\n1 11 2 0 1 1 2 3 4 1 2 3 4 1 2\n$EndElements\n", -1, EP_EINPUT,
          "element type 11 not supported"},
-        {"noelem.msh", MSH22_HEAD, -1, EP_EINPUT, "no tetrahedra or triangles"},
+        {"noelem.msh", MSH22_HEAD, -1, EP_EINPUT, "no tetrahedra, hexahedra or triangles"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_bad(&cases[i]);

@@ -263,10 +263,10 @@ static void derivatives_and_basis(void **state)
         assert_true(maxabs(y, n) < 1e-9 * maxabs(h, n));
     }
     /* bases */
-    for (int kind = EP_BASIS_PCA; kind <= EP_BASIS_LINEAR; kind++) {
-        int r = kind == EP_BASIS_LINEAR ? k : 10;
+    for (int kind = EP_MODAL_BASIS_PCA; kind <= EP_MODAL_BASIS_LINEAR; kind++) {
+        int r = kind == EP_MODAL_BASIS_LINEAR ? k : 10;
         double *B = malloc(r * n3 * sizeof *B), *MB = malloc(r * n3 * sizeof *MB), sigma[14];
-        assert_int_equal(ep_modal_basis(&b.s, (ep_basis_kind)kind, lambda, U, k, Phi, r, B, sigma), EP_OK);
+        assert_int_equal(ep_modal_basis(&b.s, (ep_modal_basis_kind)kind, lambda, U, k, Phi, r, B, sigma), EP_OK);
         assert_int_equal(ep_modal_mass_times(&b.s, B, MB, r), EP_OK);
         for (int i = 0; i < r; i++)
             for (int j = 0; j < r; j++)

@@ -108,12 +108,5 @@ static void material_file(void **s)
     expect_error(ep_material_check(&mat, 0.5 + 1e-12, "cli"), EP_EINPUT, "Young's modulus must be positive", NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(select_box_ids_region),
-        cmocka_unit_test(select_bou),
-        cmocka_unit_test(material_file),
-    };
-    return cmocka_run_group_tests_name("select", tests, NULL, NULL);
-}
+EP_TEST_MAIN("select", cmocka_unit_test(select_box_ids_region), cmocka_unit_test(select_bou),
+             cmocka_unit_test(material_file))

@@ -219,13 +219,7 @@ static void closest_on_triangle(void **s)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(icosahedron_counts), cmocka_unit_test(parents_are_edges),
-        cmocka_unit_test(linear_on_parent_edge), cmocka_unit_test(loop_stencils),
-        cmocka_unit_test(projection), cmocka_unit_test(closest_brute_force),
-        cmocka_unit_test(closest_on_triangle),
-    };
-    return cmocka_run_group_tests_name("subdiv", tests, NULL, NULL);
-}
+EP_TEST_MAIN("subdiv", cmocka_unit_test(icosahedron_counts), cmocka_unit_test(parents_are_edges),
+             cmocka_unit_test(linear_on_parent_edge), cmocka_unit_test(loop_stencils),
+             cmocka_unit_test(projection), cmocka_unit_test(closest_brute_force),
+             cmocka_unit_test(closest_on_triangle))

@@ -363,13 +363,7 @@ static void not_subdivision(void **s)
     ep_mesh_free(&m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(perfect_reconstruction), cmocka_unit_test(constants_are_coarse),
-        cmocka_unit_test(vanishing_integral),     cmocka_unit_test(hat_is_coarse_hat),
-        cmocka_unit_test(fast_sum_and_extraction), cmocka_unit_test(file_round_trip),
-        cmocka_unit_test(not_subdivision),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EP_TEST_MAIN("wavelet", cmocka_unit_test(perfect_reconstruction), cmocka_unit_test(constants_are_coarse),
+             cmocka_unit_test(vanishing_integral), cmocka_unit_test(hat_is_coarse_hat),
+             cmocka_unit_test(fast_sum_and_extraction), cmocka_unit_test(file_round_trip),
+             cmocka_unit_test(not_subdivision))

@@ -1,0 +1,135 @@
+/*
+ * embed — bind a render mesh to a simulation mesh (weights W, and the render
+ * basis Ubar = W U).  See embed(1).
+ */
+#include "cli.h"
+#include "cubic_file.h"
+#include "embed.h"
+#include "embed_file.h"
+#include "err.h"
+#include "h5.h"
+#include "mesh.h"
+#include "meshio.h"
+#include "model.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *modes;
+    double max_distance; /* 0: the simulation mesh's size */
+} opts;
+
+/* Whether the output is Vega's text interpolation file. */
+static int is_interp(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 7 && !strcmp(path + n - 7, ".interp");
+}
+
+/* The simulation mesh: volumetric (tets or hexes; the readers refuse a mix). */
+static int check_simulation(const ep_mesh *m)
+{
+    if (m->ne < 1 && m->nh < 1)
+        return ep_fail(EP_EINPUT, "%s: no tetrahedra or hexahedra to bind to (a surface mesh)", m->source);
+    return EP_OK;
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {NULL, 0};
+    const ep_cli_opt options[] = {
+        {"modes", 0, EP_CLI_STRING, &o.modes, .arg = "FILE",
+         .help = "an elastoprep file with a basis /basis/U of the simulation mesh\n"
+                 "(moddesc, polycoef output): also write Ubar = W U"},
+        {"max-distance", 0, EP_CLI_DOUBLE, &o.max_distance, DBL_TRUE_MIN, INFINITY, .arg = "D",
+         .what = "a distance > 0",
+         .help = "refuse render vertices farther than D from every element\n"
+                 "(default: the simulation mesh's bounding-box diagonal)"},
+        {0}};
+    ep_tool tool = {
+        .name = "embed",
+        .synopsis = "SIMULATION RENDER.obj [--modes FILE.h5] [--max-distance D] -o OUT.h5|OUT.interp",
+        .purpose = "Bind each vertex of a render mesh to the simulation element (tet or hex) containing it,\n"
+                   "or the nearest one, with barycentric or trilinear weights: the sparse matrix W, and with\n"
+                   "--modes the render-mesh basis Ubar = W U.",
+        .options = options, .min_inputs = 2, .max_inputs = 2, .need_output = 1,
+    };
+    ep_cli cli;
+    ep_mesh sim = {0}, ren = {0};
+    ep_embed b = {0};
+    ep_h5 mf = {0}, *out;
+    double *U = NULL, *Ubar = NULL;
+    int st, r = 0;
+
+    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    if (o.modes && is_interp(cli.output))
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--modes: a .interp file holds weights only (write .h5 for Ubar)"));
+
+    /* read -> validate */
+    double t0 = ep_now();
+    if ((st = ep_model_read(&sim, cli.inputs[0])) || (st = check_simulation(&sim)) ||
+        (st = ep_model_read(&ren, cli.inputs[1])))
+        goto out;
+    if (o.modes && ((st = ep_h5_open(&mf, o.modes, NULL)) || (st = ep_cubic_file_basis(&mf, "/basis/U", sim.nv, 0, &U, &r))))
+        goto out;
+    double limit = o.max_distance > 0 ? o.max_distance : ep_mesh_diameter(&sim);
+    double t_read = ep_now() - t0;
+
+    /* compute */
+    t0 = ep_now();
+    int k = sim.ne > 0 ? 4 : 8;
+    if ((st = ep_embed_build(&b, sim.vertices, sim.nv, k == 4 ? sim.tets : sim.hexes, k == 4 ? sim.ne : sim.nh, k,
+                             ren.vertices, ren.nv, limit))) {
+        if (st == EP_EINPUT) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", ep_errmsg());
+            ep_fail(EP_EINPUT, "%s: %s (%s)", cli.inputs[1], msg,
+                    o.max_distance > 0 ? "--max-distance" : "the simulation mesh's size");
+        }
+        goto out;
+    }
+    if (U) {
+        if (!(Ubar = ep_malloc((size_t)r * 3 * ren.nv, sizeof *Ubar))) {
+            st = EP_ECOMPUTE;
+            goto out;
+        }
+        ep_embed_apply(&b, U, sim.nv, r, Ubar);
+    }
+    double t_bind = ep_now() - t0;
+
+    /* write */
+    if (is_interp(cli.output)) {
+        if ((st = ep_output_create_file(&cli.out)))
+            goto out;
+        ep_embed_file_write_interp(cli.out.fp, &b);
+    } else if ((st = ep_cli_create_h5(&cli, "embedding", &out)) || (st = ep_model_write(out, &sim, NULL, NULL)) ||
+               (st = ep_embed_file_write(out, &b, &ren, limit, Ubar, r)))
+        goto out;
+    if (U && !st) {
+        hsize_t d[2] = {(hsize_t)r, 3 * (hsize_t)sim.nv};
+        st = ep_h5_write(out, "/basis/U", EP_F64, 2, d, U);
+    }
+    if (st || (st = ep_output_commit(&cli.out)))
+        goto out;
+    if (!cli.quiet) {
+        printf("embed: %s: %d render vertices bound to %d %s of %d vertices: %d inside, %d outside (farthest %.3g, "
+               "%.2g%% of the model's size)",
+               cli.output, b.nr, k == 4 ? sim.ne : sim.nh, k == 4 ? "tets" : "hexes", sim.nv, b.nr - b.noutside,
+               b.noutside, b.maxdist, 100 * b.maxdist / ep_mesh_diameter(&sim));
+        if (U)
+            printf("; render basis Ubar = W U of %d fields", r);
+        printf("; read %.2f s, bound in %.3f s\n", t_read, t_bind);
+    }
+out:
+    ep_h5_close(&mf);
+    free(U);
+    free(Ubar);
+    ep_embed_free(&b);
+    ep_mesh_free(&sim);
+    ep_mesh_free(&ren);
+    ep_cli_exit(st);
+}

@@ -1,0 +1,138 @@
+/*
+ * voxelize — a voxel hexahedral mesh from a triangle soup (001 §2.5.1).
+ * See voxelize(1).
+ */
+#include "cli.h"
+#include "err.h"
+#include "h5.h"
+#include "mem.h"
+#include "mesh.h"
+#include "meshio.h"
+#include "model.h"
+#include "voxel.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    long res;          /* LONG_MIN: not given */
+    int shell, largest;
+    double max_memory; /* 0: 90% of the machine's */
+} opts;
+
+/* Refuse a run whose arrays would not fit, before allocating them. */
+static int check_memory(double bytes, double limit, const char *what, long res)
+{
+    if (bytes > limit)
+        return ep_fail(EP_EINPUT, "resolution %ld: the %s needs about %.2f GiB, more than the %.2f GiB this machine "
+                       "allows (--max-memory)", res, what, bytes / EP_MEM_GIB, limit / EP_MEM_GIB);
+    return EP_OK;
+}
+
+/* "3 components: 51234, 12, 1 cells" (the largest few). */
+static void print_components(const ep_voxel *g)
+{
+    long top[4] = {0, 0, 0, 0};
+    for (int c = 1; c <= g->ncomp; c++) {
+        long s = g->comp_size[c];
+        for (int i = 0; i < 4; i++)
+            if (s > top[i]) {
+                memmove(top + i + 1, top + i, (3 - i) * sizeof *top);
+                top[i] = s;
+                break;
+            }
+    }
+    printf("%d face-connected component%s (", g->ncomp, g->ncomp == 1 ? "" : "s");
+    for (int i = 0; i < 4 && i < g->ncomp; i++)
+        printf("%s%ld", i ? ", " : "", top[i]);
+    printf("%s cells)", g->ncomp > 4 ? ", ..." : "");
+}
+
+int main(int argc, char **argv)
+{
+    opts o = {.res = LONG_MIN};
+    const ep_cli_opt options[] = {
+        /* any integer: a resolution below 1 is invalid input (exit 3), refused by ep_voxel_setup */
+        {"resolution", 'R', EP_CLI_INT, &o.res, INT_MIN, INT_MAX, .arg = "RES",
+         .help = "cells along the longest side of the bounding box (required)"},
+        {"shell", 0, EP_CLI_FLAG, &o.shell, .help = "only the touched cells (thin objects; no fill)"},
+        {"largest", 0, EP_CLI_FLAG, &o.largest, .help = "keep only the largest face-connected component"},
+        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
+         .help = "refuse resolutions needing more (default: 90% of the machine's)"},
+        {0}};
+    ep_tool tool = {
+        .name = "voxelize",
+        .synopsis = "SOUP.obj|SOUP.off -R RES [--shell] [--largest] [-E PA --nu V --rho RHO] -o OUT.veg|OUT.h5",
+        .purpose = "A hexahedral mesh of the voxels a triangle soup touches and encloses (the soup need not be\n"
+                   "closed, manifold or oriented), at RES cells along its longest side.",
+        .common = EP_CLI_MATERIAL, .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
+    };
+    ep_cli cli;
+    ep_mesh soup = {0}, hm = {0};
+    ep_material mat;
+    ep_voxel g = {0};
+    ep_h5 *out;
+    int st, have_mat = 0;
+    double t0 = ep_now();
+
+    ep_material_init(&mat);
+    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    const char *ext = strrchr(cli.output, '.');
+    int veg = ext && !strcmp(ext, ".veg");
+    if (!veg && !(ext && (!strcmp(ext, ".h5") || !strcmp(ext, ".hdf5"))))
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s: the output is Vega's .veg or an elastoprep mesh .h5", cli.output));
+    if (o.res == LONG_MIN)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "no resolution: give -R RES (cells along the longest side)"));
+    double limit = ep_mem_limit(o.max_memory);
+
+    /* read -> validate: the soup, the grid, the memory it needs */
+    if ((st = ep_model_read(&soup, cli.inputs[0])))
+        goto out;
+    if ((have_mat = cli.material_file || !isnan(cli.E) || !isnan(cli.nu)) && (st = ep_cli_material(&cli, &soup, 0.5, &mat)))
+        goto out;
+    if ((st = ep_voxel_setup(&g, &soup, (int)o.res)))
+        goto out;
+    if ((st = check_memory(ep_voxel_grid_bytes(&g), limit, "grid", o.res)))
+        goto out;
+
+    /* compute */
+    if ((st = ep_voxel_surface(&g, &soup)) || (!o.shell && (st = ep_voxel_fill(&g))) ||
+        (st = ep_voxel_components(&g, o.shell)))
+        goto out;
+    int comp = o.largest ? g.largest : 0;
+    long kept = comp ? (g.ncomp ? g.comp_size[comp] : 0) : g.nsurface + (o.shell ? 0 : g.ninside);
+    if ((st = check_memory(ep_voxel_grid_bytes(&g) + ep_voxel_mesh_bytes(kept), limit, "mesh", o.res)) ||
+        (st = ep_voxel_mesh(&g, comp, &hm.vertices, &hm.nv, &hm.hexes, &hm.nh)))
+        goto out;
+    snprintf(hm.source, sizeof hm.source, "%s", cli.output);
+    if ((st = ep_mesh_complete(&hm)))
+        goto out;
+    double t_vox = ep_now() - t0;
+
+    /* write */
+    if (veg) {
+        if ((st = ep_output_create_file(&cli.out)) ||
+            (st = ep_meshio_write_veg(cli.out.fp, &hm, have_mat ? &mat : NULL)))
+            goto out;
+    } else if ((st = ep_cli_create_h5(&cli, "mesh", &out)) ||
+               (st = ep_model_write(out, &hm, have_mat ? &mat : NULL, NULL)))
+        goto out;
+    if ((st = ep_output_commit(&cli.out)))
+        goto out;
+    if (!cli.quiet) {
+        printf("voxelize: %s: %d x %d x %d grid of cells %.4g wide: %ld touched, %ld enclosed; ", cli.output, g.n[0],
+               g.n[1], g.n[2], g.h, g.nsurface, o.shell ? 0L : g.ninside);
+        print_components(&g);
+        printf("; %d hexahedra on %d vertices%s in %.2f s\n", hm.nh, hm.nv, comp ? " (the largest component)" : "",
+               t_vox);
+    }
+out:
+    ep_voxel_free(&g);
+    ep_material_free(&mat);
+    ep_mesh_free(&soup);
+    ep_mesh_free(&hm);
+    ep_cli_exit(st);
+}
