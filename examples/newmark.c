@@ -41,7 +41,7 @@ int main(int argc, char **argv)
     }
     /* Read: the file's mesh (for nv), the polynomials and the basis. */
     if ((st = ep_h5_open(&f, argv[1], "cubic")) || (st = ep_model_load(&m, &f)) ||
-        (st = ep_cubic_file_read(&c, &U, &f, m.nv)) || (st = ep_cubic_tangent_prepare(&t, &c))) {
+        (st = ep_cubic_file_read(&c, &f, m.nv, &U)) || (st = ep_cubic_tangent_prepare(&t, &c))) {
         fprintf(stderr, "newmark: %s\n", ep_errmsg());
         goto out;
     }

@@ -244,7 +244,7 @@ static void read_all(const char *path)
     if (!strcmp(kind, "cubic") && ep_model_load(&m, &f) == 0) {
         ep_cubic c;
         double *U = NULL;
-        ep_cubic_file_read(&c, &U, &f, m.nv);
+        ep_cubic_file_read(&c, &f, m.nv, &U);
         ep_cubic_free(&c);
         free(U);
         ep_mesh_free(&m);
