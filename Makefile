@@ -3,6 +3,7 @@
 #   make                 library (lib/libelastoprep.a) and every tool (bin/)
 #   make check           unit and command-line tests (SANITIZE=1: ASan + UBSan)
 #   make check-paraview  ParaView (installed on demand) opens every XDMF sidecar
+#   make check-cluster   a split run on a private single-node Slurm
 #   make demo            the example pipeline on a shipped model
 #   make bench           benchmarks under tests/bench
 #   make install PREFIX=/usr/local
@@ -39,7 +40,7 @@ CHOLMOD_LIBS   := -lcholmod -lsuitesparseconfig
 
 override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Wshadow -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) $(SANFLAGS) $(ASSERTS)
 override LDFLAGS += -fopenmp $(SANFLAGS)
-LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lm
+LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
 
 # The shared library of the same (-fPIC) objects; its soname changes with
 # an incompatible change of the runtime API (libelastoprep(3)).
@@ -59,7 +60,7 @@ UNITS    := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 BENCHES  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check check-paraview demo bench install clean run-check run-demo run-bench
+.PHONY: all deps check check-paraview demo bench install clean run-check run-demo run-bench check-cluster run-check-cluster
 all: $(LIBA) $(SOLIB) $(BINS)
 
 $(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/lib
@@ -107,6 +108,14 @@ check-paraview:
 	@scripts/install-deps --if-missing --paraview
 	@$(MAKE) --no-print-directory all
 	@tests/paraview/run.sh $(BINDIR) build/paraview
+
+# A private single-node Slurm runs a split femcondense step (tests/cluster).
+check-cluster:
+	@scripts/install-deps --if-missing --with-slurm
+	@$(MAKE) --no-print-directory run-check-cluster
+
+run-check-cluster: all
+	@BIN=$(BINDIR) sh tests/cluster/slurm.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory run-demo

@@ -12,6 +12,7 @@
 #include "mem.h"
 #include "mesh.h"
 #include "model.h"
+#include "part.h"
 
 #include <math.h>
 #include <omp.h>
@@ -24,6 +25,7 @@ typedef struct {
     long block;
     double max_memory;
     ep_gfform form;
+    ep_part part;
 } opts;
 
 /* The BEM model is the boundary surface: closed, manifold, outward, welded.
@@ -89,6 +91,8 @@ int main(int argc, char **argv)
         {"block", 0, EP_CLI_INT, &o.block, 1, 65536, .arg = "K",
          .help = "GF columns per block of right-hand sides (default 128)"},
         EP_GFFORM_OPTIONS(o.form),
+        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
+         .help = "compute only part I of N of the columns, a file for epmerge(1)"},
         {0}};
     ep_tool tool = {
         .name = "bemsolve",
@@ -102,7 +106,7 @@ int main(int argc, char **argv)
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
-    ep_gf_layout L = {0};
+    ep_gf_layout L = {0}, Lp = {0};
     ep_bemgf_stats stats;
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
@@ -114,6 +118,8 @@ int main(int argc, char **argv)
         ep_cli_exit(ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements"));
     if ((st = ep_gfform_check(&o.form, &cli, o.single, 0)))
         ep_cli_exit(st);
+    if (o.part.count && o.form.wavelet) /* epmerge merges dense GF columns only */
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--part and --wavelet exclude each other (split a dense run, then gfcompress)"));
 
     /* read -> validate */
     if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0])) || (st = validate_surface(&m, cli.quiet)) ||
@@ -128,28 +134,45 @@ int main(int argc, char **argv)
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = o.constant ? ep_gf_layout_triangles(&L, &m, fixed, cli.all_columns)
                          : ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) ||
-        (!o.form.wavelet &&
-         (st = ep_output_check_space(&cli.out, 9.0 * o.form.L->m * (double)L.n * (o.single ? 4 : 8)))))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)))
+        goto out;
+    /* A part: whole blocks of right-hand sides of the single run (bemgf.h),
+     * of the columns the run solves (free columns, or the hat loads of
+     * --constraint-level). */
+    long ncb = o.block > 0 ? o.block : EP_BEMGF_BLOCK;
+    char creator[64], optstr[128];
+    snprintf(creator, sizeof creator, "bemsolve %s", EP_VERSION);
+    snprintf(optstr, sizeof optstr, "elements=%s single=%d block=%ld level=%ld", o.constant ? "constant" : "linear",
+             o.single, ncb, o.form.level);
+    if ((st = ep_part_gf_share(&o.part, &Lp, creator, &m, &mat, fixed, o.form.L, optstr, ncb)))
+        goto out;
+    o.form.L = &Lp; /* the sink writes the part's columns */
+    if (!o.form.wavelet && (st = ep_output_check_space(&cli.out, 9.0 * Lp.m * (double)L.n * (o.single ? 4 : 8))))
         goto out;
 
     /* compute -> write: each block of solved GF rows goes to the file at
-     * once, dense or compressed (gfform.h) */
-    const ep_gf_layout *Ls = o.form.L;
+     * once, dense or compressed (gfform.h); an empty part (more parts than
+     * blocks) solves nothing */
     if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, o.constant ? "bem-constant" : "bem-linear",
                              "consistent", o.single)))
         goto out;
     ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0)};
     ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
-    st = ep_bemgf_solve(&m, Ls, &bo, &sink, &stats);
+    memset(&stats, 0, sizeof stats);
+    if (Lp.m)
+        st = ep_bemgf_solve(&m, &Lp, &bo, &sink, &stats);
     ep_progress_end(&o.form.bar);
-    if (st || (st = ep_gfsink_close(&o.form.sink)) || (st = ep_output_commit(&cli.out)))
+    if (st || (st = ep_gfsink_close(&o.form.sink)) || (o.part.count && (st = ep_part_write(&cli.out.h5, &o.part))) ||
+        (st = ep_output_commit(&cli.out)))
         goto out;
 
     if (!cli.quiet) {
+        if (o.part.count)
+            printf("bemsolve: %s: part %d of %d: columns %ld..%ld of %d (each part repeats the assembly and LU)\n",
+                   cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, L.m);
         printf("bemsolve: %s: %d x %d GF blocks (%s %s elements, %s columns%s), %d triangles, %d fixed vertices, "
                "nu = %g\n",
-               cli.output, Ls->m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
+               cli.output, Lp.m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
                o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free", o.single ? ", float32" : "", m.nf, nfixed, mat.nu);
         printf("bemsolve: A is %d x %d; assemble %.2f s (right-hand sides %.2f s), LU %.2f s (%.1f GFlop/s), solve %.2f s (%.1f GFlop/s) "
                "on %d threads; memory %.0f MiB; total %.2f s\n",
@@ -168,6 +191,7 @@ out:
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);
+    ep_gf_layout_free(&Lp);
     ep_material_free(&mat);
     ep_mesh_free(&m);
     ep_cli_exit(st);

@@ -12,6 +12,7 @@
 #include "mem.h"
 #include "mesh.h"
 #include "model.h"
+#include "part.h"
 #include "progress.h"
 
 #include <math.h>
@@ -25,6 +26,7 @@ typedef struct {
     long block;
     double max_memory;
     ep_gfform form;
+    ep_part part;
 } opts;
 
 int main(int argc, char **argv)
@@ -40,6 +42,8 @@ int main(int argc, char **argv)
         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
          .help = "refuse runs needing more (default: 90% of the machine's)"},
         EP_GFFORM_OPTIONS(o.form),
+        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
+         .help = "compute only part I of N of the columns, a file for epmerge(1)"},
         {0}};
     ep_tool tool = {
         .name = "femcondense",
@@ -54,8 +58,8 @@ int main(int argc, char **argv)
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
-    ep_gf_layout L = {0};
-    ep_femgf_stats stats;
+    ep_gf_layout L = {0}, Lp = {0};
+    ep_femgf_stats stats = {0};
     ep_h5 *f = NULL;
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
@@ -65,6 +69,8 @@ int main(int argc, char **argv)
     o.max_memory = ep_mem_limit(o.max_memory);
     if ((st = ep_gfform_check(&o.form, &cli, o.single, 0)))
         ep_cli_exit(st);
+    if (o.part.count && o.form.wavelet) /* epmerge merges dense GF columns only */
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--part and --wavelet exclude each other (split a dense run, then gfcompress)"));
 
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
@@ -76,31 +82,48 @@ int main(int argc, char **argv)
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) ||
-        (!o.form.wavelet &&
-         (st = ep_output_check_space(&cli.out, 9.0 * o.form.L->m * (double)L.n * (o.single ? 4 : 8)))))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)))
+        goto out;
+    /* A part solves whole blocks of the single run, of the columns the run
+     * solves (free columns, or the hat loads of --constraint-level): its
+     * first GF row 3 c0 must be a multiple of the block, so c0 one of
+     * block / gcd(block, 3). */
+    char creator[64], optstr[160];
+    snprintf(creator, sizeof creator, "femcondense %s", EP_VERSION);
+    snprintf(optstr, sizeof optstr, "traction=%s condensed=%d single=%d block=%ld level=%ld",
+             o.lumped ? "lumped" : "consistent", o.condensed, o.single, o.block, o.form.level);
+    int condensed = o.condensed && o.part.index == 0; /* the condensed stiffness goes with part 0 */
+    if ((st = ep_part_gf_share(&o.part, &Lp, creator, &m, &mat, fixed, o.form.L, optstr,
+                               o.block % 3 ? o.block : o.block / 3)))
+        goto out;
+    o.form.L = &Lp; /* the sink writes the part's columns */
+    if (!o.form.wavelet && (st = ep_output_check_space(&cli.out, 9.0 * Lp.m * (double)L.n * (o.single ? 4 : 8))))
         goto out;
 
     /* compute -> write: each block of solved GF rows goes to the file at
      * once, dense or compressed (gfform.h) */
-    const ep_gf_layout *Ls = o.form.L;
     if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, m.hexes ? "fem-hex8" : "fem-tet4", o.lumped ? "lumped" : "consistent",
                              o.single)))
         goto out;
     f = &cli.out.h5;
-    ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, o.condensed,
+    ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, condensed,
                         ep_gfform_bytes(&o.form, (double)omp_get_max_threads() * o.block)};
     ep_gf_sink sink = ep_gfform_sink(&o.form, "femcondense", cli.quiet);
-    st = ep_femgf_solve(&m, &mat, fixed, Ls, &fo, &sink, &S, &stats);
+    if (Lp.m || condensed) /* an empty part (more parts than blocks) factors nothing */
+        st = ep_femgf_solve(&m, &mat, fixed, &Lp, &fo, &sink, &S, &stats);
     ep_progress_end(&o.form.bar);
     hsize_t d[2] = {3 * (hsize_t)L.n, 3 * (hsize_t)L.n};
     if (st || (st = ep_gfsink_close(&o.form.sink)) ||
-        (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) || (st = ep_output_commit(&cli.out)))
+        (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) ||
+        (o.part.count && (st = ep_part_write(f, &o.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
 
     if (!cli.quiet) {
+        if (o.part.count)
+            printf("femcondense: %s: part %d of %d: columns %ld..%ld of %d (each part repeats the factorization)\n",
+                   cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, L.m);
         printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d %s, %d fixed vertices\n",
-               cli.output, Ls->m, L.n, o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free",
+               cli.output, Lp.m, L.n, o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free",
                o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", ep_mesh_nelements(&m),
                m.hexes ? "hexes" : "tets", nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
@@ -118,6 +141,7 @@ out:
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);
+    ep_gf_layout_free(&Lp);
     ep_material_free(&mat);
     ep_mesh_free(&m);
     ep_cli_exit(st);

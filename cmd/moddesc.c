@@ -8,6 +8,8 @@
 #include "mesh.h"
 #include "model.h"
 #include "modal.h"
+#include "modes_file.h"
+#include "part.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,40 +17,98 @@
 #include <string.h>
 
 typedef struct {
-    long k, r;
-    int free, lumped;
-    int basis; /* ep_modal_basis_kind */
+    long k, r, block;
+    int free, lumped, k_given;
+    int basis;         /* ep_modal_basis_kind */
+    ep_part part;
+    const char *modes; /* --modes FILE */
 } opts;
 
-/* The output: the model, then modes, derivatives and basis. */
-static int write_output(ep_cli *cli, const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed,
-                        const double *lambda, const double *U, const int *pairs, const double *Phi, const double *B,
-                        const double *sigma, int nsigma)
+/* -k/--modes: a count, or the file to take the modes from. */
+static int modes_arg(void *target, const char *opt, const char *arg)
 {
-    static const char *basis_name[] = {"pca", "gram-schmidt", "linear"};
+    opts *o = target;
+    if (arg[strspn(arg, "0123456789")] != '\0') {
+        o->modes = arg;
+        return EP_OK;
+    }
+    o->k_given = 1;
+    return ep_cli_int(opt, arg, 1, 1000, &o->k);
+}
+
+/* The output: the model, then modes, derivatives and basis (a part: its
+ * derivatives, no basis, and /part with what epmerge needs for the basis). */
+static int write_output(ep_cli *cli, const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed,
+                        int k, const double *lambda, const double *U, const int *pairs, const double *Phi, int np,
+                        const double *B, const double *sigma, int nsigma)
+{
     ep_h5 *f;
-    int st, k = (int)o->k, np = k * (k + 1) / 2;
-    hsize_t n3 = 3 * (hsize_t)m->nv, dk[2] = {(hsize_t)k, n3}, dp[2] = {(hsize_t)np, 2}, dphi[2] = {(hsize_t)np, n3},
-            dr[2] = {(hsize_t)o->r, n3}, ds[1] = {(hsize_t)nsigma};
+    int st;
     if ((st = ep_cli_create_h5(cli, "modes", &f)) || (st = ep_model_write(f, m, mat, fixed)) ||
-        (st = ep_h5_write(f, "/modes/eigenvalues", EP_F64, 1, dk, lambda)) ||
-        (st = ep_h5_write(f, "/modes/U", EP_F64, 2, dk, U)) ||
-        (st = ep_h5_set_attr_int(f, "/modes", "free", o->free)) ||
-        (st = ep_h5_set_attr_string(f, "/modes", "mass", o->lumped ? "lumped" : "consistent")) ||
-        (st = ep_h5_write(f, "/derivatives/pairs", EP_I32, 2, dp, pairs)) ||
-        (st = ep_h5_write(f, "/derivatives/Phi", EP_F64, 2, dphi, Phi)) ||
-        (st = ep_h5_write(f, "/basis/U", EP_F64, 2, dr, B)) ||
-        (st = ep_h5_write(f, "/basis/sigma", EP_F64, 1, ds, sigma)) ||
-        (st = ep_h5_set_attr_string(f, "/basis", "method", basis_name[o->basis])))
+        (st = ep_modes_file_write_modes(f, lambda, U, k, m->nv, o->free, o->lumped)) ||
+        (st = ep_modes_file_write_derivatives(f, pairs, Phi, np, m->nv)))
         return st;
+    if (o->part.count) {
+        if ((st = ep_part_write(f, &o->part)) ||
+            (st = ep_h5_set_attr_string(f, "/part", "basis", ep_modal_basis_name(o->basis))) ||
+            (st = ep_h5_set_attr_int(f, "/part", "basis_size", o->r)))
+            return st;
+    } else if ((st = ep_modes_file_write_basis(f, B, (int)o->r, m->nv, sigma, nsigma, o->basis))) {
+        return st;
+    }
     return ep_output_commit(&cli->out);
+}
+
+/* The modes of --modes FILE: those of the same model (mesh, material,
+ * support: the hashes agree) with the same mass. */
+static int read_modes(const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed, int *k,
+                      double **lambda, double **U)
+{
+    ep_h5 f = {0};
+    ep_mesh fm = {0};
+    ep_part a = {0}, b = {0};
+    ep_part_hash h;
+    int st, lumped;
+    if ((st = ep_h5_open(&f, o->modes, "modes")) || (st = ep_model_load(&fm, &f)))
+        goto out;
+    ep_part_hash_init(&h, "model");
+    ep_part_hash_model(&h, m, mat, fixed);
+    ep_part_hash_final(&h, &a);
+    ep_part_hash_init(&h, "model");
+    ep_part_hash_model(&h, &fm, NULL, NULL);
+    ep_part_hash_final(&h, &b);
+    if (strcmp(a.hash, b.hash)) {
+        st = ep_fail(EP_EINPUT, "%s: modes of another model (mesh, material or support differ)", o->modes);
+        goto out;
+    }
+    if ((st = ep_modes_file_read_modes(&f, m->nv, o->k_given ? (int)o->k : 0, lambda, U, k, &lumped)))
+        goto out;
+    if (lumped != o->lumped)
+        st = ep_fail(EP_EINPUT, "%s: modes of the %s mass, --mass %s asked", o->modes, lumped ? "lumped" : "consistent",
+                     o->lumped ? "lumped" : "consistent");
+out:
+    ep_mesh_free(&fm);
+    ep_h5_close(&f);
+    return st;
+}
+
+/* -r within the vectors the basis is formed from.  0 or EP_EUSAGE. */
+static int check_basis_size(const opts *o, int k)
+{
+    int nsigma = o->basis == EP_MODAL_BASIS_LINEAR ? k : k + k * (k + 1) / 2;
+    if (o->r > nsigma)
+        return ep_fail(EP_EUSAGE, "-r %ld exceeds the %d %s", o->r, nsigma,
+                       o->basis == EP_MODAL_BASIS_LINEAR ? "modes (--basis linear)" : "modes and modal derivatives");
+    return EP_OK;
 }
 
 int main(int argc, char **argv)
 {
-    opts o = {20, 30, 0, 0, EP_MODAL_BASIS_PCA};
+    opts o = {.k = 20, .r = 30, .block = EP_MODAL_BLOCK, .basis = EP_MODAL_BASIS_PCA};
     const ep_cli_opt options[] = {
-        {"modes", 'k', EP_CLI_INT, &o.k, 1, 1000, .arg = "K", .help = "linear modes (default 20)"},
+        {"modes", 'k', EP_CLI_CALL, &o, .arg = "K|FILE", .call = modes_arg,
+         .help = "linear modes (default 20), or the modes of FILE (a moddesc\n"
+                 "output or part of the same model; -k K then takes its first K)"},
         {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 100000, .arg = "R",
          .help = "basis vectors (default 30; at most K + K(K+1)/2)"},
         {"free", 0, EP_CLI_FLAG, &o.free, .help = "free-flying model: no support, six rigid modes excluded"},
@@ -56,6 +116,10 @@ int main(int argc, char **argv)
         {"basis", 0, EP_CLI_CHOICE, &o.basis, .arg = "pca|gram-schmidt|linear",
          .help = "basis from modes and derivatives: mass-PCA (default),\n"
                  "mass-Gram-Schmidt in order, or the first R modes alone"},
+        {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K",
+         .help = "derivative right-hand sides per solve (default 32)"},
+        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
+         .help = "compute only part I of N of the derivatives, a file for epmerge(1)"},
         {0}};
     ep_tool tool = {
         .name = "moddesc",
@@ -70,17 +134,17 @@ int main(int argc, char **argv)
     ep_material mat = {0};
     ep_modal s = {0};
     char *fixed = NULL;
-    int st, nfixed = 0, *pairs = NULL;
+    int st, nfixed = 0, *pairs = NULL, k = 0;
     double *lambda = NULL, *U = NULL, *Phi = NULL, *B = NULL, *sigma = NULL, t0 = ep_now(), t;
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-    int k = (int)o.k, np = k * (k + 1) / 2, nsigma = o.basis == EP_MODAL_BASIS_LINEAR ? k : k + np;
-    if (o.r > nsigma)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "-r %ld exceeds the %d %s", o.r, nsigma,
-                            o.basis == EP_MODAL_BASIS_LINEAR ? "modes (--basis linear)"
-                                                              : "modes and modal derivatives"));
     if (o.free && ep_select_given(&cli.fixed))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--free and --fixed-... exclude each other"));
+    if (o.free && o.modes)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--modes FILE needs a supported model (a free-flying model's derivatives are "
+                            "projected on the rigid modes of its own eigen solve)"));
+    if (!o.modes && (st = check_basis_size(&o, (int)o.k)))
+        ep_cli_exit(st);
 
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])))
@@ -98,14 +162,22 @@ int main(int argc, char **argv)
         }
     if (!o.free && (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)))
         goto out;
+    if (o.modes && ((st = read_modes(&o, &m, &mat, fixed, &k, &lambda, &U)) || (st = check_basis_size(&o, k))))
+        goto out;
 
     /* compute */
+    o.k = k = o.modes ? k : (int)o.k;
+    int np = k * (k + 1) / 2, nsigma = o.basis == EP_MODAL_BASIS_LINEAR ? k : k + np;
+    ep_part_share(&o.part, np, o.block, "pairs");
+    int nmine = (int)(o.part.hi - o.part.lo);
     if ((st = ep_modal_setup(&s, &m, &mat, fixed, o.lumped)) || (st = ep_modal_plan(&s, k, (int)o.r, o.basis)))
         goto out;
-    lambda = ep_malloc((size_t)k, sizeof *lambda);
-    U = ep_malloc((size_t)k * 3 * m.nv, sizeof *U);
-    pairs = ep_malloc(2 * (size_t)np, sizeof *pairs);
-    Phi = ep_malloc((size_t)np * 3 * m.nv, sizeof *Phi);
+    if (!lambda) {
+        lambda = ep_malloc((size_t)k, sizeof *lambda);
+        U = ep_malloc((size_t)k * 3 * m.nv, sizeof *U);
+    }
+    pairs = ep_malloc(2 * (size_t)(nmine ? nmine : 1), sizeof *pairs);
+    Phi = ep_malloc((size_t)(nmine ? nmine : 1) * 3 * m.nv, sizeof *Phi);
     B = ep_malloc((size_t)o.r * 3 * m.nv, sizeof *B);
     sigma = ep_calloc((size_t)nsigma, sizeof *sigma);
     if (!lambda || !U || !pairs || !Phi || !B || !sigma) {
@@ -113,24 +185,40 @@ int main(int argc, char **argv)
         goto out;
     }
     t = ep_now();
-    if ((st = ep_modal_eigs(&s, k, lambda, U)))
+    if (!o.modes && (st = ep_modal_eigs(&s, k, lambda, U)))
         goto out;
     double t_eig = ep_now() - t;
+    if (o.part.count) { /* the modes are an input of the derivatives: in the hash */
+        char creator[64], optstr[128];
+        ep_part_hash h;
+        snprintf(creator, sizeof creator, "moddesc %s", EP_VERSION);
+        snprintf(optstr, sizeof optstr, "k=%d mass=%d free=%d basis=%s r=%ld block=%ld", k, o.lumped, o.free,
+                 ep_modal_basis_name(o.basis), o.r, o.block);
+        ep_part_hash_init(&h, creator);
+        ep_part_hash_model(&h, &m, &mat, fixed);
+        ep_part_hash_string(&h, "options", optstr);
+        ep_part_hash_bytes(&h, "eigenvalues", lambda, sizeof(double) * (size_t)k);
+        ep_part_hash_bytes(&h, "modes", U, sizeof(double) * (size_t)k * 3 * m.nv);
+        ep_part_hash_final(&h, &o.part);
+    }
     t = ep_now();
-    if ((st = ep_modal_derivatives(&s, U, k, pairs, Phi)))
+    if ((st = ep_modal_derivatives(&s, U, k, (int)o.part.lo, (int)o.part.hi, (int)o.block, pairs, Phi)))
         goto out;
     double t_der = ep_now() - t;
     t = ep_now();
-    if ((st = ep_modal_basis(&s, o.basis, lambda, U, k, Phi, (int)o.r, B, sigma)))
+    if (!o.part.count && (st = ep_modal_basis(&s, o.basis, lambda, U, k, Phi, (int)o.r, B, sigma)))
         goto out;
     double t_basis = ep_now() - t;
 
     /* write */
-    if ((st = write_output(&cli, &o, &m, &mat, fixed, lambda, U, pairs, Phi, B, sigma, nsigma)))
+    if ((st = write_output(&cli, &o, &m, &mat, fixed, k, lambda, U, pairs, Phi, nmine, B, sigma, nsigma)))
         goto out;
     if (!cli.quiet) {
+        if (o.part.count)
+            printf("moddesc: %s: part %d of %d: derivatives %ld..%ld of %d%s (each part repeats the factorization)\n",
+                   cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, np, o.modes ? ", modes read" : "");
         printf("moddesc: %s: %d modes, %d derivatives, %ld basis vectors of %d unknowns (%s, %s mass%s)\n",
-               cli.output, k, np, o.r, s.ndof, o.free ? "free-flying, 6 rigid modes excluded" : "constrained",
+               cli.output, k, nmine, o.part.count ? 0 : o.r, s.ndof, o.free ? "free-flying, 6 rigid modes excluded" : "constrained",
                o.lumped ? "lumped" : "consistent", "");
         printf("moddesc: frequencies (Hz):");
         for (int i = 0; i < k; i++)
@@ -138,7 +226,7 @@ int main(int argc, char **argv)
         printf("\nmoddesc: assemble %.2f s, factor %.2f s (%.3g nonzeros), modes %.2f s, derivatives %.2f s "
                "(right-hand sides %.2f s, solves %.2f s at %.1f GFlop/s), basis %.2f s; total %.2f s\n",
                s.t_assemble, s.t_factor, s.lnz, t_eig, t_der, s.t_rhs, s.t_solve,
-               s.free || s.t_solve <= 0 ? 0.0 : 4.0 * s.lnz * np / s.t_solve / 1e9, t_basis, ep_now() - t0);
+               s.free || s.t_solve <= 0 ? 0.0 : 4.0 * s.lnz * nmine / s.t_solve / 1e9, t_basis, ep_now() - t0);
     }
 out:
     ep_modal_free(&s);

@@ -10,6 +10,7 @@
 #include "mesh.h"
 #include "model.h"
 #include "vega.h"
+#include "part.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@ typedef struct {
     const char *basis_file; /* a Vega .U file, or NULL */
     long r;
     int split;
+    ep_part part;
 } opts;
 
 /* The input's model must be volumetric with a valid material. */
@@ -52,7 +54,7 @@ static int read_vega_basis(const char *path, int nv, int rows, double **U, int *
 
 int main(int argc, char **argv)
 {
-    opts o = {"/basis/U", NULL, 0, 0};
+    opts o = {.dataset = "/basis/U"};
     const ep_cli_opt options[] = {
         {"basis", 0, EP_CLI_STRING, &o.dataset, .arg = "DATASET",
          .help = "the basis, rows of length 3nv (default /basis/U)"},
@@ -62,6 +64,8 @@ int main(int argc, char **argv)
         {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 1000, .arg = "N",
          .help = "use the first N basis vectors (default: all)"},
         {"split-material", 0, EP_CLI_FLAG, &o.split, .help = "also write the lambda-only and mu-only coefficient sets"},
+        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
+         .help = "sum only part I of N of the elements, a file for epmerge(1)"},
         {0}};
     ep_tool tool = {
         .name = "polycoef",
@@ -92,8 +96,21 @@ int main(int argc, char **argv)
     if (st)
         goto out;
 
-    /* compute */
-    if ((st = ep_cubic_compute(&tot, o.split ? &lam : NULL, o.split ? &mu : NULL, &m, m.material, U, r)))
+    /* compute: a part sums its range of elements (001 §2.6.3) */
+    ep_part_share(&o.part, ep_mesh_nelements(&m), 1, "elements");
+    if (o.part.count) {
+        char creator[64], optstr[64];
+        ep_part_hash h;
+        snprintf(creator, sizeof creator, "polycoef %s", EP_VERSION);
+        snprintf(optstr, sizeof optstr, "r=%d split=%d", r, o.split);
+        ep_part_hash_init(&h, creator);
+        ep_part_hash_model(&h, &m, NULL, NULL);
+        ep_part_hash_string(&h, "options", optstr);
+        ep_part_hash_bytes(&h, "basis", U, sizeof(double) * (size_t)r * 3 * m.nv);
+        ep_part_hash_final(&h, &o.part);
+    }
+    if ((st = ep_cubic_compute_elements(&tot, o.split ? &lam : NULL, o.split ? &mu : NULL, &m, m.material, U, r,
+                                        (int)o.part.lo, (int)o.part.hi)))
         goto out;
     double t_coef = ep_now() - t0;
 
@@ -103,13 +120,16 @@ int main(int argc, char **argv)
         (st = ep_h5_write(out, "/basis/U", EP_F64, 2, d, U)) || (st = ep_cubic_file_write(out, "/cubic", &tot)) ||
         (o.split && ((st = ep_cubic_file_write(out, "/cubic/lambda", &lam)) ||
                      (st = ep_cubic_file_write(out, "/cubic/mu", &mu)))) ||
-        (st = ep_output_commit(&cli.out)))
+        (o.part.count && (st = ep_part_write(out, &o.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
+    if (!cli.quiet && o.part.count)
+        printf("polycoef: %s: part %d of %d: elements %ld..%ld of %d\n", cli.output, o.part.index, o.part.count,
+               o.part.lo, o.part.hi, ep_mesh_nelements(&m));
     if (!cli.quiet)
         printf("polycoef: %s: r = %d: %d + %ld + %ld coefficient vectors%s from %d %s in %.2f s "
                "(runtime force + stiffness polynomials: %.1f KiB)\n",
                cli.output, r, r, ep_cubic_npairs(r), ep_cubic_ntriples(r), o.split ? " (and lambda, mu parts)" : "",
-               ep_mesh_nelements(&m), m.hexes ? "hexes" : "tets", t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
+               (int)(o.part.hi - o.part.lo), m.hexes ? "hexes" : "tets", t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
 out:
     ep_h5_close(&in);
     ep_cubic_free(&tot);

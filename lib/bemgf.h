@@ -20,6 +20,10 @@ typedef struct ep_bemgf_opts {
     double sink_memory;  /* bytes the sink holds (compression buffers), for the guard */
 } ep_bemgf_opts;
 
+/* The default block: a split run's parts (part.h) start on multiples of the
+ * block, so a part solves the very blocks of the single run (OpenBLAS splits
+ * a solve's columns over its threads, and a column's round-off depends on the
+ * split). */
 #define EP_BEMGF_BLOCK 128
 
 typedef struct ep_bemgf_stats {

@@ -272,11 +272,10 @@ static int mesh_rows(const ep_mesh *m)
 }
 
 /* BB (r x r), BC (r x np), CC (np x np, upper) summed over all elements. */
-static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U, int r, int part, double *BB,
-                      double *BC, double *CC)
+static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U, int r, int part, int e_lo,
+                      int e_hi, double *BB, double *BC, double *CC)
 {
     int rows_e = mesh_rows(m), chunk = CHUNK_ROWS / rows_e > 0 ? CHUNK_ROWS / rows_e : 1;
-    int ne_all = ep_mesh_nelements(m);
     long np = ep_cubic_npairs(r), rows = (long)rows_e * chunk;
     double *B = ep_malloc((size_t)rows * r, sizeof *B), *C = ep_malloc((size_t)rows * np, sizeof *C);
     int failed = 0, nt = omp_get_max_threads();
@@ -298,8 +297,8 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U,
     memset(BB, 0, sizeof(double) * (size_t)r * r);
     memset(BC, 0, sizeof(double) * (size_t)r * np);
     memset(CC, 0, sizeof(double) * (size_t)np * np);
-    for (int e0 = 0; e0 < ne_all && !failed; e0 += chunk) {
-        int ne = ne_all - e0 < chunk ? ne_all - e0 : chunk;
+    for (int e0 = e_lo; e0 < e_hi && !failed; e0 += chunk) {
+        int ne = e_hi - e0 < chunk ? e_hi - e0 : chunk;
         /* B and C row-major with leading dimension r and np: element rows stacked */
 #pragma omp parallel num_threads(nt) reduction(| : failed)
         {
@@ -374,6 +373,12 @@ static void coefficients(int r, const double *BB, const double *BC, const double
 int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m, const ep_material *mat,
                      const double *U, int r)
 {
+    return ep_cubic_compute_elements(total, lam, mu, m, mat, U, r, 0, ep_mesh_nelements(m));
+}
+
+int ep_cubic_compute_elements(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m,
+                              const ep_material *mat, const double *U, int r, int e0, int e1)
+{
     long np = ep_cubic_npairs(r);
     double *BB = ep_malloc((size_t)r * r, sizeof *BB), *BC = ep_malloc((size_t)r * np, sizeof *BC);
     double *CC = ep_malloc((size_t)np * np, sizeof *CC);
@@ -382,7 +387,7 @@ int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh
     for (int part = 0; part < 3 && !st; part++) {
         if (!out[part])
             continue;
-        if ((st = ep_cubic_alloc(out[part], r)) || (st = accumulate(m, mat, U, r, part, BB, BC, CC)))
+        if ((st = ep_cubic_alloc(out[part], r)) || (st = accumulate(m, mat, U, r, part, e0, e1, BB, BC, CC)))
             break;
         coefficients(r, BB, BC, CC, out[part]);
     }

@@ -54,6 +54,12 @@ void ep_cubic_free(ep_cubic *c);
 int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m, const ep_material *mat,
                      const double *U, int r);
 
+/* The same for the elements e0 <= e < e1 alone: the coefficients are
+ * sums over elements, so those of a split run's parts add up to the whole
+ * (part.h; regrouped sums, equal to round-off).  Cost in proportion. */
+int ep_cubic_compute_elements(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m,
+                              const ep_material *mat, const double *U, int r, int e0, int e1);
+
 /* Evaluation for a runtime: R(q) with the vectors of q_i q_j and q_i q_j q_k
  * (BLAS-2).  in: c, q[r]; out: R[r]; workspace w[npairs + ntriples].
  * Cost 2 r (r + npairs + ntriples) flops, O(r^4 / 6). */

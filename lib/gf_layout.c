@@ -21,6 +21,46 @@ void ep_gf_layout_free(ep_gf_layout *L)
     memset(L, 0, sizeof *L);
 }
 
+int ep_gf_layout_columns(ep_gf_layout *sub, const ep_gf_layout *L, int c0, int c1)
+{
+    memset(sub, 0, sizeof *sub);
+    sub->entity = L->entity;
+    sub->n = L->n;
+    sub->m = c1 - c0;
+    sub->row_vertex = ep_malloc((size_t)L->n, sizeof *sub->row_vertex);
+    sub->row_fixed = ep_malloc((size_t)L->n, sizeof *sub->row_fixed);
+    sub->col_vertex = ep_malloc((size_t)(sub->m ? sub->m : 1), sizeof *sub->col_vertex);
+    if (!sub->row_vertex || !sub->row_fixed || !sub->col_vertex) {
+        ep_gf_layout_free(sub);
+        return EP_ECOMPUTE;
+    }
+    memcpy(sub->row_vertex, L->row_vertex, sizeof(int) * (size_t)L->n);
+    memcpy(sub->row_fixed, L->row_fixed, (size_t)L->n);
+    memcpy(sub->col_vertex, L->col_vertex + c0, sizeof(int) * (size_t)sub->m);
+    if (L->load_ptr) { /* hat loads (gfhier.h): the range's loads, offsets from 0 */
+        int k0 = L->load_ptr[c0], nk = L->load_ptr[c1] - k0;
+        sub->load_ptr = ep_malloc((size_t)sub->m + 1, sizeof *sub->load_ptr);
+        sub->load_vertex = ep_malloc((size_t)(nk ? nk : 1), sizeof *sub->load_vertex);
+        sub->load_weight = ep_malloc((size_t)(nk ? nk : 1), sizeof *sub->load_weight);
+        if (!sub->load_ptr || !sub->load_vertex || !sub->load_weight) {
+            ep_gf_layout_free(sub);
+            return EP_ECOMPUTE;
+        }
+        for (int c = 0; c <= sub->m; c++)
+            sub->load_ptr[c] = L->load_ptr[c0 + c] - k0;
+        memcpy(sub->load_vertex, L->load_vertex + k0, sizeof(int) * (size_t)nk);
+        memcpy(sub->load_weight, L->load_weight + k0, sizeof(double) * (size_t)nk);
+    }
+    if (L->col_area) {
+        if (!(sub->col_area = ep_malloc((size_t)(sub->m ? sub->m : 1), sizeof *sub->col_area))) {
+            ep_gf_layout_free(sub);
+            return EP_ECOMPUTE;
+        }
+        memcpy(sub->col_area, L->col_area + c0, sizeof(double) * (size_t)sub->m);
+    }
+    return EP_OK;
+}
+
 int ep_gf_layout_build(ep_gf_layout *L, const ep_mesh *m, const char *fixed, int all_columns, const int *cols,
                        int ncols)
 {

@@ -56,6 +56,12 @@ int ep_gf_layout_build(ep_gf_layout *L, const ep_mesh *m, const char *fixed, int
  * or all.  0, EP_EINPUT (no free triangle, or no fixed one) or EP_ECOMPUTE. */
 int ep_gf_layout_triangles(ep_gf_layout *L, const ep_mesh *m, const char *fixed, int all_columns);
 
+/* The layout of columns [c0, c1) of L (a part of a split run, part.h):
+ * the same rows, columns L->col_vertex[c0..c1) (none when c0 == c1), with
+ * their hat loads and areas when L has them (--constraint-level).
+ * sub is set up here; free it with ep_gf_layout_free.  0 or EP_ECOMPUTE. */
+int ep_gf_layout_columns(ep_gf_layout *sub, const ep_gf_layout *L, int c0, int c1);
+
 /* Release L and zero it; safe on a zeroed layout. */
 void ep_gf_layout_free(ep_gf_layout *L);
 

@@ -532,13 +532,17 @@ static void dims_text(char *buf, size_t cap, int rank, const hsize_t *d, int zer
 
 /* Bytes the dataset's stored data may expand to when read: without filters
  * the stored bytes themselves; through filters (deflate and the like, which
- * h5repack may have applied) at most 1032 times as many, deflate's limit. */
+ * h5repack may have applied) at most 1032 times as many, deflate's limit.
+ * A virtual dataset (epmerge --virtual) stores nothing itself: its rows are
+ * the source files' datasets, so the file bounds nothing here. */
 static double stored_bound(hid_t d)
 {
     hid_t dcpl = H5Dget_create_plist(d);
-    int filters = dcpl >= 0 ? H5Pget_nfilters(dcpl) : 0;
+    int filters = dcpl >= 0 ? H5Pget_nfilters(dcpl) : 0, is_virtual = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_VIRTUAL;
     if (dcpl >= 0)
         H5Pclose(dcpl);
+    if (is_virtual)
+        return INFINITY;
     return (double)H5Dget_storage_size(d) * (filters > 0 ? 1032.0 : 1.0);
 }
 

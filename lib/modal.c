@@ -16,6 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *basis_names[] = {"pca", "gram-schmidt", "linear"};
+
+const char *ep_modal_basis_name(ep_modal_basis_kind kind) { return basis_names[kind]; }
+
+int ep_modal_basis_from_name(const char *name, ep_modal_basis_kind *kind)
+{
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(name, basis_names[i])) {
+            *kind = (ep_modal_basis_kind)i;
+            return EP_OK;
+        }
+    return EP_EINPUT;
+}
+
 /* Full-length [3nv] <-> unknowns [ndof]. */
 static void gather(const ep_modal *s, const double *full, double *red)
 {
@@ -171,15 +185,13 @@ void ep_modal_free(ep_modal *s)
     memset(s, 0, sizeof *s);
 }
 
-int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass)
+/* The DOF map, M and its scalar form (ep_modal_setup_mass); keep[nv] is
+ * workspace.  t0 starts the assembly clock. */
+static int setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass,
+                      char *keep)
 {
-    char *keep = ep_malloc((size_t)m->nv, 1);
-    cholmod_sparse *A = NULL;
     int st = EP_OK, nfixed = 0;
-    double t0 = ep_now();
     memset(s, 0, sizeof *s);
-    if (!keep)
-        return EP_ECOMPUTE;
     s->m = m;
     s->mat = mat;
     ep_chol_start(&s->c);
@@ -188,15 +200,40 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
         nfixed += !keep[v];
     }
     s->free = nfixed == 0;
-    if (!s->free && (st = ep_mesh_check_support(m, fixed, 0)))
-        goto out;
-    if ((st = ep_fem_dofmap(m, keep, &s->map, &s->ndof)) || (st = ep_stvk_init(&s->stvk, m, mat)))
-        goto out;
-    s->K = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->map, s->ndof, s->map, s->ndof, 1, &s->c);
+    if ((!s->free && (st = ep_mesh_check_support(m, fixed, 0))) || (st = ep_fem_dofmap(m, keep, &s->map, &s->ndof)))
+        return st;
     s->M = ep_fem_assemble(m, mat, lumped_mass ? EP_FEM_MASS_LUMPED : EP_FEM_MASS, s->map, s->ndof, s->map,
                            s->ndof, 1, &s->c);
-    if (!s->K || !s->M || (st = mass_scalar(s))) {
-        st = st ? st : EP_ECOMPUTE;
+    if (!s->M)
+        return EP_ECOMPUTE;
+    return mass_scalar(s);
+}
+
+int ep_modal_setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass)
+{
+    char *keep = ep_malloc((size_t)m->nv, 1);
+    memset(s, 0, sizeof *s);
+    int st = keep ? setup_mass(s, m, mat, fixed, lumped_mass, keep) : EP_ECOMPUTE;
+    free(keep);
+    if (st)
+        ep_modal_free(s);
+    return st;
+}
+
+int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass)
+{
+    char *keep = ep_malloc((size_t)m->nv, 1);
+    cholmod_sparse *A = NULL;
+    int st = EP_OK;
+    double t0 = ep_now();
+    memset(s, 0, sizeof *s);
+    if (!keep)
+        return EP_ECOMPUTE;
+    if ((st = setup_mass(s, m, mat, fixed, lumped_mass, keep)) || (st = ep_stvk_init(&s->stvk, m, mat)))
+        goto out;
+    s->K = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->map, s->ndof, s->map, s->ndof, 1, &s->c);
+    if (!s->K) {
+        st = EP_ECOMPUTE;
         goto out;
     }
     s->t_assemble = ep_now() - t0;
@@ -383,15 +420,18 @@ out:
     return st;
 }
 
-int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double *Phi)
+int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, int block, int *pairs, double *Phi)
 {
-    int np = k * (k + 1) / 2, n = s->ndof, st = EP_OK;
+    int np = p1 - p0, n = s->ndof, st = EP_OK;
     size_t n3 = 3 * (size_t)s->m->nv;
     for (int i = 0, p = 0; i < k; i++)
-        for (int j = i; j < k; j++, p++) {
-            pairs[2 * p] = i;
-            pairs[2 * p + 1] = j;
-        }
+        for (int j = i; j < k; j++, p++)
+            if (p >= p0 && p < p1) {
+                pairs[2 * (p - p0)] = i;
+                pairs[2 * (p - p0) + 1] = j;
+            }
+    if (np <= 0)
+        return EP_OK;
     /* Right-hand sides -(H:psi_j) psi_i, written into Phi, then solved in place. */
     double t0 = ep_now();
     if ((st = ep_stvk_hessian_pairs(&s->stvk, U, k, pairs, np, Phi)))
@@ -408,7 +448,13 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double
     }
     t0 = ep_now();
     if (!s->free) {
-        if ((st = solve(s, B, X, np)))
+        /* blocks of the whole run's pair numbering: a part (p0 a multiple
+         * of block) solves the same blocks, so the same round-off */
+        for (int q0 = p0; q0 < p1 && !st; q0 = (q0 / block + 1) * block) {
+            int q1 = (q0 / block + 1) * block < p1 ? (q0 / block + 1) * block : p1;
+            st = solve(s, B + (size_t)(q0 - p0) * n, X + (size_t)(q0 - p0) * n, q1 - q0);
+        }
+        if (st)
             goto out;
     } else {
         for (int p = 0; p < np && !st; p++)

@@ -19,7 +19,16 @@
 /* Columns per CHOLMOD solve of the derivatives' right-hand sides. */
 #define EP_MODAL_SOLVE_BLOCK 256
 
+/* Right-hand sides per derivative solve (moddesc --block's default). */
+#define EP_MODAL_BLOCK 32
+
 typedef enum { EP_MODAL_BASIS_PCA, EP_MODAL_BASIS_GRAM_SCHMIDT, EP_MODAL_BASIS_LINEAR } ep_modal_basis_kind;
+
+/* The kinds' names as options and files spell them: "pca", "gram-schmidt",
+ * "linear"; ep_modal_basis_from_name: 0, or EP_EINPUT for another name (no
+ * message: the caller knows where the name came from). */
+const char *ep_modal_basis_name(ep_modal_basis_kind kind);
+int ep_modal_basis_from_name(const char *name, ep_modal_basis_kind *kind);
 
 typedef struct ep_modal {
     const ep_mesh *m;
@@ -56,6 +65,12 @@ void ep_modal_free(ep_modal *s);
  * inside CHOLMOD (issue 22, class 5).  0, EP_EUSAGE, EP_ECOMPUTE. */
 int ep_modal_plan(const ep_modal *s, int k, int r, ep_modal_basis_kind kind);
 
+/* What ep_modal_basis and the mass products need, and no more: the DOF map
+ * and M (no stiffness, no factor; epmerge forms a split run's basis with
+ * it).  The same M, to the bit, as ep_modal_setup's.  Cost O(ne).  0,
+ * EP_EINPUT, EP_ECOMPUTE. */
+int ep_modal_setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass);
+
 /* The k lowest modes of K psi = lambda M psi (ARPACK dsaupd/dseupd, mode 3):
  * lambda[k] ascending, U[k][3nv] M-orthonormal.  Free models: k + 6 are
  * computed, exactly six near-zero ones must appear, and they are excluded
@@ -66,13 +81,17 @@ int ep_modal_plan(const ep_modal *s, int k, int r, ep_modal_basis_kind kind);
  * rigid-mode count other than six). */
 int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U);
 
-/* Modal derivatives Phi_ij, i <= j (pair p = pairs[2p], pairs[2p+1], order
- * (0,0), (0,1), ..): constrained, K Phi = -(H:psi_j) psi_i with the factor
- * of K (001 eq. 2.47); free-flying, the right-hand side projected onto
- * range(K) and the solution taken M-orthogonal to the rigid modes (iterative
- * refinement with the factor of K - sigma M).  out: pairs [k(k+1)/2][2],
- * Phi [k(k+1)/2][3nv].  Cost one Hessian assembly and k(k+1)/2 solves. */
-int ep_modal_derivatives(ep_modal *s, const double *U, int k, int *pairs, double *Phi);
+/* Modal derivatives Phi_ij, i <= j, of the pairs p0 <= p < p1 in the order
+ * (0,0), (0,1), .., (1,1), .. (all: 0, k(k+1)/2): constrained,
+ * K Phi = -(H:psi_j) psi_i with the factor of K (001 eq. 2.47), solved in
+ * blocks of block right-hand sides numbered from pair 0, so that a part of a
+ * split run (p0 a multiple of block, part.h) repeats the whole run's
+ * arithmetic; free-flying, the right-hand side projected onto range(K) and
+ * the solution taken M-orthogonal to the rigid modes (iterative refinement
+ * with the factor of K - sigma M).  out: pairs [p1-p0][2], Phi [p1-p0][3nv].
+ * Cost one Hessian assembly (O(ne k^2) whatever the range, plus O(ne) per
+ * pair) and p1 - p0 solves. */
+int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, int block, int *pairs, double *Phi);
 
 /* Reduced basis of r vectors, B[r][3nv] with B M B^T = I:
  * PCA: the vectors (lambda1/lambda_j) psi_j and (lambda1^2/(lambda_i lambda_j))

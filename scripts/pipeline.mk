@@ -67,6 +67,12 @@
 #            singular at 0.05 (condition 1e23, BEM) and at 0.01 (2e18, FEM on
 #            the hierarchy), and 2.3e4 at 0.003, as for the dense GFs]
 #   MODES    moddesc options [-k 20 -r 30]
+#   PARTS    split femcondense, bemsolve, moddesc and polycoef into PARTS
+#            make jobs each (--part I/PARTS into $(OUT)/parts/), merged by
+#            epmerge into the same files [empty: one job per step]; with -j
+#            the parts run side by side (moddesc's parts 1.. wait for part 0,
+#            whose modes they read); the direct forms (DIRECT, LEVEL) run
+#            as one job each (--part does not go with --wavelet)
 #   SOUP     a triangle soup (game or film asset, scan) to build a voxel model
 #            from, or empty [empty]: then the pipeline is voxelize -> moddesc ->
 #            polycoef -> embed -> rtcheck, the soup itself the render mesh:
@@ -105,6 +111,8 @@ SURFACE_FROM := $(SCAN)
 endif
 LEVEL    ?=
 DIRECT   ?= $(if $(SCAN),$(if $(filter 0 1 2,$(LEVELS)),,yes))
+
+PARTS    ?=
 
 PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
 SCAN_OPT := $(if $(SCAN),--base $(BASE))
@@ -149,12 +157,16 @@ $(OUT)/gf-fem-level.h5: $(MESH) $(HIER_DEP) $(BIN)/femcondense
 	@mkdir -p $(OUT)
 	$(BIN)/femcondense $(MESH) $(FIXED) $(MATERIAL) --constraint-level $(LEVEL) $(HIER_OPT) -o $@
 
+ifeq ($(PARTS),)
 $(OUT)/gf-fem.h5: $(MESH) $(BIN)/femcondense
 	@mkdir -p $(OUT)
 	$(BIN)/femcondense $(MESH) $(FIXED) $(MATERIAL) -o $@
+endif
 
+ifeq ($(PARTS),)
 $(OUT)/gf-bem.h5: $(OUT)/surface.h5 $(BIN)/bemsolve
 	$(BIN)/bemsolve $< $(MATERIAL) --check -o $@
+endif
 
 # The sweep table goes to a file written whole by the shell's rename, so make
 # never sees half of it.
@@ -168,12 +180,16 @@ $(OUT)/gf-wavelet.h5: $(OUT)/surface.h5 $(BIN)/bemsolve
 	$(BIN)/bemsolve $< $(MATERIAL) --wavelet linear --eps $(EPS) -o $@
 endif
 
+ifeq ($(PARTS),)
 $(OUT)/modes.h5: $(MESH) $(BIN)/moddesc
 	@mkdir -p $(OUT)
 	$(BIN)/moddesc $(MESH) $(FIXED) $(MATERIAL) $(MODES) -o $@
+endif
 
+ifeq ($(PARTS),)
 $(OUT)/cubic.h5: $(OUT)/modes.h5 $(BIN)/polycoef
 	$(BIN)/polycoef $< -o $@
+endif
 
 # The demo ends by verifying every file the pipeline made.
 # Direct runs have no dense GFs to compare the wavelet ones with.
@@ -218,3 +234,33 @@ $(OUT)/rtcheck-soup.txt: $(OUT)/voxel-cubic.h5 $(OUT)/render.h5 $(BIN)/rtcheck
 	$(BIN)/rtcheck $(OUT)/render.h5 $(OUT)/voxel-cubic.h5 >>$@.tmp
 	@mv $@.tmp $@
 	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'
+
+# PARTS=N: each splittable step as N parts and one merge (epmerge(1)).
+ifneq ($(PARTS),)
+PART_IDS := $(shell seq 0 $$(($(PARTS) - 1)))
+
+$(OUT)/parts/gf-fem.%.h5: $(MESH) $(BIN)/femcondense
+	@mkdir -p $(OUT)/parts
+	$(BIN)/femcondense -q $(MESH) $(FIXED) $(MATERIAL) --part $*/$(PARTS) -o $@
+
+$(OUT)/parts/gf-bem.%.h5: $(OUT)/surface.h5 $(BIN)/bemsolve
+	@mkdir -p $(OUT)/parts
+	$(BIN)/bemsolve -q $< $(MATERIAL) --part $*/$(PARTS) -o $@
+
+$(OUT)/parts/modes.0.h5: $(MESH) $(BIN)/moddesc
+	@mkdir -p $(OUT)/parts
+	$(BIN)/moddesc -q $(MESH) $(FIXED) $(MATERIAL) $(MODES) --part 0/$(PARTS) -o $@
+
+$(OUT)/parts/modes.%.h5: $(OUT)/parts/modes.0.h5 $(MESH) $(BIN)/moddesc
+	$(BIN)/moddesc -q $(MESH) $(FIXED) $(MATERIAL) $(MODES) --modes $< --part $*/$(PARTS) -o $@
+
+$(OUT)/parts/cubic.%.h5: $(OUT)/modes.h5 $(BIN)/polycoef
+	@mkdir -p $(OUT)/parts
+	$(BIN)/polycoef -q $< --part $*/$(PARTS) -o $@
+
+define merge_parts
+$(OUT)/$(1).h5: $(foreach i,$(PART_IDS),$(OUT)/parts/$(1).$(i).h5) $(BIN)/epmerge
+	$(BIN)/epmerge $$(filter %.h5,$$^) -o $$@
+endef
+$(foreach s,gf-fem gf-bem modes cubic,$(eval $(call merge_parts,$(s))))
+endif

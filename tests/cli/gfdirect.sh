@@ -98,4 +98,21 @@ expect_fail "--single with --wavelet" 2 "float32 already" bemsolve "$WORK/s2.h5"
 expect_fail "--constraint-level with a column selection" 2 "no column selection" femcondense "$T" $MAT $FIX --constraint-level 0 --columns all --hierarchy "$WORK/s2.h5" -o "$O"
 # shellcheck disable=SC2086
 expect_fail "--wavelet with constant elements" 3 "constant elements" bemsolve "$WORK/s2.h5" $MAT --elements constant --wavelet linear -o "$O"
+# split runs of hat-load columns (epmerge(1)): a part is a range of the
+# columns the run solves, /gf/col_area included; merged, the single run bit for bit
+for tool in femcondense bemsolve; do
+    if [ $tool = femcondense ]; then IN="$T $FIX --hierarchy $WORK/s2.h5"; else IN="$WORK/s2.h5"; fi
+    # shellcheck disable=SC2086
+    "$BIN/$tool" -q $IN $MAT --constraint-level 1 --block 5 -o "$WORK/cl.h5"
+    for i in 0 1 2; do
+        # shellcheck disable=SC2086
+        "$BIN/$tool" -q $IN $MAT --constraint-level 1 --block 5 --part $i/3 -o "$WORK/clp.$i.h5"
+    done
+    "$BIN/epmerge" -q "$WORK"/clp.[0-2].h5 -o "$WORK/clm.h5"
+    check "$tool --constraint-level 1 in 3 parts: merged, the single run bit for bit" $PY tests/cli/partcheck.py "$WORK/cl.h5" "$WORK/clm.h5"
+done
+# shellcheck disable=SC2086
+expect_fail "femcondense --part with --wavelet" 2 "--part and --wavelet exclude each other" femcondense "$T" $MAT $FIX --wavelet linear --hierarchy "$WORK/s2.h5" --part 0/2 -o "$O"
+# shellcheck disable=SC2086
+expect_fail "bemsolve --part with --wavelet" 2 "--part and --wavelet exclude each other" bemsolve "$WORK/s2.h5" $MAT --wavelet linear --part 1/2 -o "$O"
 finish

@@ -58,6 +58,17 @@ check "moddesc --free on a voxel mesh: six rigid modes excluded, rtcheck passes"
 "$BIN/moddesc" -q "$WORK/beam.veg" --fixed-ids "$WORK/beam.bou" --mass lumped -k 4 -r 6 -o "$WORK/l.h5" && "$BIN/rtcheck" -q "$WORK/l.h5"
 check "moddesc --mass lumped on a voxel mesh, rtcheck passes" [ $? -eq 0 ]
 
+# split runs on a hex model (epmerge(1)): GFs bit for bit, coefficients to 1e-13
+for i in 0 1 2; do
+    "$BIN/femcondense" -q "$WORK/beam.veg" --fixed-ids "$WORK/beam.bou" --block 6 --part $i/3 -o "$WORK/gfp.$i.h5"
+    "$BIN/polycoef" -q "$WORK/m.h5" --part $i/3 -o "$WORK/cp.$i.h5"
+done
+"$BIN/femcondense" -q "$WORK/beam.veg" --fixed-ids "$WORK/beam.bou" --block 6 -o "$WORK/gf6.h5"
+"$BIN/epmerge" -q "$WORK"/gfp.[0-2].h5 -o "$WORK/gfp.h5"
+"$BIN/epmerge" -q "$WORK"/cp.[0-2].h5 -o "$WORK/cp.h5"
+check "femcondense --part on hexes: merged GFs are the single run's bit for bit" /usr/bin/python3 tests/cli/partcheck.py "$WORK/gf6.h5" "$WORK/gfp.h5"
+check "polycoef --part on hexes: merged coefficients to 1e-13" /usr/bin/python3 tests/cli/partcheck.py "$WORK/c.h5" "$WORK/cp.h5" 1e-13
+
 # refusals: one line naming file and element, status 3, nothing written
 voxels 2 1 1 0.1 "$WORK/inv.veg" "1 7 8 11 10 1 2 5 4"
 expect_fail "inverted CUBIC element" 3 "inv.veg: element 1: inverted" femcondense "$WORK/inv.veg" --fixed-ids "$WORK/inv.bou" -o "$WORK/out/gf.h5"
