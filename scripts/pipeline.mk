@@ -31,6 +31,8 @@
 #                        $(OUT)/gf-wavelet.txt)
 #   $(OUT)/modes.h5      moddesc: modes, modal derivatives and the reduced basis
 #   $(OUT)/cubic.h5      polycoef: cubic polynomials of the reduced StVK forces
+#   $(OUT)/vega/         epexport: the model, its support, basis and cubic
+#                        polynomials in Vega FEM's formats (.veg .bou .U .cub)
 #   $(OUT)/gf-fem-level.h5  femcondense --constraint-level LEVEL (when LEVEL is
 #                        given): GFs of the level-LEVEL hat constraints, solved
 #                        directly (one right-hand side per coarse hat load)
@@ -120,11 +122,12 @@ SCAN_OPT := $(if $(SCAN),--base $(BASE))
 HIER_OPT := $(if $(SCAN),--hierarchy $(OUT)/surface.h5)
 HIER_DEP := $(if $(SCAN),$(OUT)/surface.h5)
 DENSE_GF := $(if $(DIRECT),,$(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5)
+VEGA     := $(addprefix $(OUT)/vega/model.,veg bou U cub)
 LEVEL_GF := $(if $(LEVEL),$(OUT)/gf-fem-level.h5)
 
 .PHONY: all
 all: $(OUT)/surface.h5 $(OUT)/surface.obj $(DENSE_GF) $(OUT)/gf-wavelet.h5 $(LEVEL_GF) \
-     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/rtcheck.txt $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5)
+     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(VEGA) $(OUT)/rtcheck.txt $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5)
 	@echo "pipeline: done; outputs in $(OUT)/"
 
 $(OUT)/surface.h5: $(SURFACE_FROM) $(PROJECT) $(BIN)/loopsub
@@ -190,6 +193,11 @@ ifeq ($(PARTS),)
 $(OUT)/cubic.h5: $(OUT)/modes.h5 $(BIN)/polycoef
 	$(BIN)/polycoef $< -o $@
 endif
+
+# Vega FEM reads the reduced model as it reads its own (epexport(1)).
+$(OUT)/vega/model.%: $(OUT)/cubic.h5 $(BIN)/epexport
+	@mkdir -p $(OUT)/vega
+	$(BIN)/epexport -q $< -o $@
 
 # The demo ends by verifying every file the pipeline made.
 # Direct runs have no dense GFs to compare the wavelet ones with.
