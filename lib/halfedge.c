@@ -9,16 +9,15 @@
 
 /* By ends, then triangle and side: a total order, so the table is the same
  * whatever qsort does with ties. */
+static int order(int x, int y) { return (x > y) - (x < y); }
+
 static int cmp_halfedge(const void *x, const void *y)
 {
     const ep_halfedge *a = x, *b = y;
-    if (a->lo != b->lo)
-        return (a->lo > b->lo) - (a->lo < b->lo);
-    if (a->hi != b->hi)
-        return (a->hi > b->hi) - (a->hi < b->hi);
-    if (a->t != b->t)
-        return (a->t > b->t) - (a->t < b->t);
-    return (a->k > b->k) - (a->k < b->k);
+    int c = order(a->lo, b->lo);
+    c = c ? c : order(a->hi, b->hi);
+    c = c ? c : order(a->t, b->t);
+    return c ? c : order(a->k, b->k);
 }
 
 int ep_halfedge_table(const int *tri, int nf, const char *keep, ep_halfedge **h, size_t *n)

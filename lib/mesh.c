@@ -211,14 +211,12 @@ int ep_mesh_extract_boundary(ep_mesh *m)
     return ep_mesh_derive_boundary_data(m);
 }
 
-static double tri_area(const ep_mesh *m, int t)
+double ep_mesh_triangle_area(const ep_mesh *m, int t)
 {
     const int *v = &m->triangles[3 * t];
-    double a[3], b[3], c[3];
-    ep_vec3_sub(&m->vertices[3 * v[1]], &m->vertices[3 * v[0]], a);
-    ep_vec3_sub(&m->vertices[3 * v[2]], &m->vertices[3 * v[0]], b);
-    ep_vec3_cross(a, b, c);
-    return 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    double n[3];
+    ep_vec3_normal(&m->vertices[3 * v[0]], &m->vertices[3 * v[1]], &m->vertices[3 * v[2]], n);
+    return 0.5 * ep_vec3_norm(n);
 }
 
 int ep_mesh_derive_boundary_data(ep_mesh *m)
@@ -256,7 +254,7 @@ int ep_mesh_derive_boundary_data(ep_mesh *m)
     /* a_j = integral of the hat function: one third of the adjacent area,
      * or on a hex mesh's quads that of the bilinear hat. */
     for (int t = 0; !m->hexes && t < m->nf; t++) {
-        double third = tri_area(m, t) / 3.0;
+        double third = ep_mesh_triangle_area(m, t) / 3.0;
         for (int k = 0; k < 3; k++)
             a[slot[m->triangles[3 * t + k]]] += third;
     }
@@ -316,7 +314,7 @@ int ep_mesh_count_degenerate(const ep_mesh *m, int *first)
     int n = 0;
     *first = -1;
     for (int t = 0; t < m->nf; t++)
-        if (!(tri_area(m, t) > 1e-14 * h * h)) {
+        if (!(ep_mesh_triangle_area(m, t) > 1e-14 * h * h)) {
             if (n++ == 0)
                 *first = t;
         }
@@ -383,7 +381,7 @@ void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume)
         double c[3];
         ep_vec3_cross(q, r, c);
         V += (p[0] * c[0] + p[1] * c[1] + p[2] * c[2]) / 6.0;
-        A += tri_area(m, t);
+        A += ep_mesh_triangle_area(m, t);
     }
     *area = A;
     *volume = V;
@@ -543,17 +541,9 @@ int ep_mesh_check_support(const ep_mesh *m, const char *fixed, int surface)
         } else if (second[r] < 0) {
             second[r] = v;
         } else {
-            const double *a = &m->vertices[3 * first[r]], *b = &m->vertices[3 * second[r]],
-                         *p = &m->vertices[3 * v];
-            double u[3], w[3], n[3];
-            for (int i = 0; i < 3; i++) {
-                u[i] = b[i] - a[i];
-                w[i] = p[i] - a[i];
-            }
-            n[0] = u[1] * w[2] - u[2] * w[1];
-            n[1] = u[2] * w[0] - u[0] * w[2];
-            n[2] = u[0] * w[1] - u[1] * w[0];
-            solid[r] = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) > tol;
+            double n[3];
+            ep_vec3_normal(&m->vertices[3 * first[r]], &m->vertices[3 * second[r]], &m->vertices[3 * v], n);
+            solid[r] = ep_vec3_norm(n) > tol;
         }
     }
     for (int v = 0; v < m->nv; v++)

@@ -10,6 +10,7 @@
 #include "err.h"
 #include "halfedge.h"
 #include "vec3.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -461,12 +462,6 @@ out:
 
 /* ---- write back ------------------------------------------------------------- */
 
-static int cmp_int(const void *a, const void *b)
-{
-    int p = *(const int *)a, q = *(const int *)b;
-    return (p > q) - (p < q);
-}
-
 /* Map a sorted id list through newid (dropping -1), sorted and unique. */
 static void remap_ids(int *v, int *n, const int *rep, const int *newid)
 {
@@ -474,7 +469,7 @@ static void remap_ids(int *v, int *n, const int *rep, const int *newid)
     for (int i = 0; i < *n; i++)
         if (newid[rep[v[i]]] >= 0)
             v[k++] = newid[rep[v[i]]];
-    qsort(v, (size_t)k, sizeof *v, cmp_int);
+    ep_sort_ints(v, (size_t)k);
     int u = 0;
     for (int i = 0; i < k; i++)
         if (u == 0 || v[i] != v[u - 1])
