@@ -30,6 +30,11 @@ int ep_gfsrc_open(ep_gfsrc *g, const char *path)
                        path);
     g->n = f->L.n;
     g->m = f->L.m;
+    /* femcondense's lumped GFs over free rows and columns are S_ff^-1 a_j
+     * (MATH.md §1 "one boundary relation"); the consistent load M_s mixes
+     * neighbours, the BEM's are not symmetric, and hierarchical columns
+     * are hat loads (000 §3.6), not one vertex's */
+    g->symmetric = !strncmp(f->method, "fem-", 4) && !strcmp(f->traction_model, "lumped") && f->constraint_level < 0;
     int *col_row;
     if ((st = ep_gf_layout_column_rows(&f->L, &col_row)))
         return st;

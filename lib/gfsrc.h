@@ -17,6 +17,9 @@ typedef struct ep_gfsrc {
     ep_gfw w;           /* wavelet files */
     int wavelet;        /* 1: w is open */
     int n, m;           /* rows, columns */
+    int symmetric;      /* 1: Xi(i, j) / area[j] is symmetric positive definite over the
+                           free nodes with columns (femcondense --traction lumped:
+                           Xi = S^-1 diag(a), MATH.md §7), so cma.h may use Cholesky */
     int *col_of_row;    /* [n] column of each row, -1 for none */
     double *area;       /* [n] vertex areas */
     double *xi;         /* dense: [3m][3n] */

@@ -50,21 +50,17 @@ static int in_set(const ep_cma *c, int node)
     return 0;
 }
 
-/* Direct dense solve of the switched problem, (E^T Xi E) p = u: the answer
- * the capacitance matrix must reproduce. */
-static int direct_solve(ep_gfsrc *g, const int *S, int s, const double *u, double *p)
+/* Direct dense solve of the switched problem, (E^T Xi E) p = u, by LU on
+ * the GFs c uses (the symmetric form's when c->sym): the answer the
+ * capacitance matrix must reproduce. */
+static int direct_solve(ep_cma *c, const int *S, int s, const double *u, double *p)
 {
     int N = 3 * s;
-    double *G = ep_malloc((size_t)N * N, sizeof *G), B[9];
+    double *G = ep_malloc((size_t)N * N, sizeof *G);
     lapack_int *ipiv = ep_malloc((size_t)N, sizeof *ipiv);
     int st = G && ipiv ? EP_OK : EP_ECOMPUTE;
-    for (int i = 0; !st && i < s; i++)
-        for (int j = 0; j < s; j++) {
-            ep_gfsrc_block(g, S[i], g->col_of_row[S[j]], B);
-            for (int b = 0; b < 3; b++)
-                for (int a = 0; a < 3; a++)
-                    G[(size_t)(3 * i + b) * N + 3 * j + a] = B[3 * b + a];
-        }
+    if (!st)
+        ep_cma_matrix(c, S, s, G, N);
     memcpy(p, u, (size_t)N * sizeof *p);
     if (!st && LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, 1, G, N, ipiv, p, 1))
         st = ep_fail(EP_ECOMPUTE, "direct solve: the contact matrix is singular");
@@ -311,7 +307,7 @@ static int push(run *R)
     for (int k = 0; k < REPS; k++)
         ep_cma_force(&R->c, R->p, f);
     R->t_force += (ep_now() - t0) / REPS;
-    if ((st = direct_solve(&R->g, R->c.S, s, R->u, R->pd)))
+    if ((st = direct_solve(&R->c, R->c.S, s, R->u, R->pd)))
         return st;
     R->direct_err = ep_rtreport_worst(R->direct_err, rel_max(R->p, R->pd, 3 * (size_t)s));
     if (!R->o->reference)
