@@ -278,19 +278,31 @@ static void put_block(double *X, int ld, int i, int j, double sign, const double
 /* X[(3i+b) ld + 3j+a] = sign Xi(rows[i], col of crow[j]).  A runtime's
  * dense GFs are cold (27 MB for 642 vertices), and a block is three cache
  * lines in three rows of Xi: the blocks a few ahead are prefetched so their
- * misses overlap instead of queueing one by one.  From a wavelet column, a
- * selective extraction costs O(levels) per block; with many rows one
- * inverse transform of the whole column costs less. */
-static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X, int ld)
+ * misses overlap instead of queueing one by one.  From wavelet columns,
+ * selective extraction (O(levels) look-ups per block) cost 1-2 us a block,
+ * more than an addition's arithmetic: one row takes the row's synthesis
+ * weights once and a pass over each column's kept blocks, several rows a
+ * partial synthesis of each column at those rows (gfsrc.h).  planned:
+ * ep_gfsrc_plan already covers rows (wavelet). */
+static void gather_planned(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X,
+                           int ld, int planned)
 {
-    enum { AHEAD = 8, WHOLE_COLUMN = 16 /* rows */ };
+    enum { AHEAD = 8 };
     double B[9];
-    if (g->wavelet && nr >= WHOLE_COLUMN) {
+    if (g->wavelet) {
+        double *t = g->col; /* [n][9]: nr, nc <= n */
+        if (nr == 1 && nc > 1) {
+            ep_gfsrc_node_row(g, rows[0], nc, crow, t);
+            for (int j = 0; j < nc; j++)
+                put_block(X, ld, 0, j, sign, t + 9 * (size_t)j);
+            return;
+        }
+        if (!planned)
+            ep_gfsrc_plan(g, rows, nr);
         for (int j = 0; j < nc; j++) {
-            double *col = g->col + 9 * (size_t)g->n;
-            ep_gfw_column(&g->w, g->col_of_row[crow[j]], g->col, col);
+            ep_gfsrc_node_column(g, crow[j], nr, rows, t);
             for (int i = 0; i < nr; i++)
-                put_block(X, ld, i, j, sign, col + 9 * (size_t)rows[i]);
+                put_block(X, ld, i, j, sign, t + 9 * (size_t)i);
         }
         return;
     }
@@ -308,6 +320,11 @@ static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc
     }
 }
 
+static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X, int ld)
+{
+    gather_planned(g, rows, nr, crow, nc, sign, X, ld, 0);
+}
+
 /* The symmetric form's Ahat for nodes[s] (cma.h), X[3s][3s] row-major with
  * leading dimension ld, symmetric: column j brings the blocks of the nodes
  * below nodes[j] (one gather from one GF column: a wavelet column is
@@ -317,12 +334,13 @@ static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
     ep_gfsrc *g = c->g;
     int *rows = c->cols;
     double *t = c->work, D[9];
+    ep_gfsrc_plan(g, nodes, s); /* every column's rows are among them */
     for (int j = 0; j < s; j++) {
         int q = nodes[j], k = 0;
         for (int i = 0; i < s; i++)
             if (nodes[i] < q)
                 rows[k++] = nodes[i];
-        gather(g, rows, k, &q, 1, 1.0, t, 3);
+        gather_planned(g, rows, k, &q, 1, 1.0, t, 3, 1);
         double w = 1 / g->area[q];
         for (int i = 0, r = 0; i < s; i++) {
             if (nodes[i] >= q)
