@@ -20,7 +20,7 @@
  * definite), so with A = S^-1 restricted to the free nodes,
  *   C = -E^T A E diag(a_S) = -Ahat D,  Ahat = E^T A E (a principal
  *   submatrix of an SPD matrix: SPD),  C^-1 = -D^-1 Ahat^-1,
- * and Ahat^-1 costs (3s)^3 flops by Cholesky (dpotrf + dpotri) against
+ * and Ahat^-1 costs (3s)^3 flops by Cholesky (dpotrf, then dpotri's two steps) against
  * 2 (3s)^3 for LU + inverse (MATH.md §7).  Stored GFs are symmetric only to
  * their error (solver residual, float32, wavelet thresholding), so every
  * operation here uses one block of each pair: Ahat(p, q) = Xi(p, q) / a_q

@@ -226,10 +226,12 @@ void ep_gfw_column_rows(const ep_gfw *r, int c, const ep_wavelet_subset *u, int 
     ep_wavelet_subset_inverse(&r->W, u, 9, z);
     for (int k = 0; k < nr; k++)
         memcpy(&out[9 * (size_t)k], &z[9 * (size_t)r->W.row_slot[rows[k]]], 9 * sizeof *out);
-    for (int64_t q = q0; q < q1; q++) /* zero again: the kept blocks and the closure */
-        memset(&z[9 * (size_t)r->rowidx[q]], 0, 9 * sizeof *z);
+    for (int64_t q = q0; q < q1; q++) /* zero again: the kept blocks and the closure (stores, not memset calls) */
+        for (int i = 0; i < 9; i++)
+            z[9 * (size_t)r->rowidx[q] + i] = 0;
     for (int k = 0; k < u->n; k++)
-        memset(&z[9 * (size_t)u->slot[k]], 0, 9 * sizeof *z);
+        for (int i = 0; i < 9; i++)
+            z[9 * (size_t)u->slot[k] + i] = 0;
 }
 
 void ep_gfw_row(const ep_gfw *r, const double *y, int k, const int *cols, double *out)

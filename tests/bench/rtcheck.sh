@@ -77,8 +77,8 @@ for name, label, aim in fem:
           "%.1f GFlop/s (N = %d): achieved %.0f %% of one core's dgemm"
           % (scratch, " (aim %.1f ms: %s)" % (aim / 1e3, verdict(scratch, aim)) if aim else "", flops, ideal, dgemm,
              ideal1, one, N, 100 * ideal1 / scratch))
-    print("  parts (cma_bound, medians of 24 footprints): gather of GF blocks %s us, LAPACK alone: Cholesky %s us, "
-          "LU %s us; ep_cma_set %s us (%s by Cholesky), forced LU %s us"
+    print("  parts (cma_bound, median/best of 24 footprints, us): gather of GF blocks %s, LAPACK alone: "
+          "dpotrf+dpocon+dpotri %s, dgetrf+dgecon+dgetri %s; ep_cma_set %s (%s by Cholesky), forced LU %s"
           % (b["gather"], b["chol"], b["getr"], b["set"], b["cholesky"], b["lu"]))
     aflops = 18 * N ** 2  # the pass over C^-1: products 12 N^2 and the pending rank-3 update 6 N^2
     print("  one-node addition %.0f us%s; its pass over C^-1 %.2e flops = %.0f us at one core's dgemm (%.0f %%), "
