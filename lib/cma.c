@@ -340,7 +340,9 @@ static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
         for (int i = 0; i < s; i++)
             if (nodes[i] < q)
                 rows[k++] = nodes[i];
-        gather_planned(g, rows, k, &q, 1, 1.0, t, 3, 1);
+        rows[k] = q; /* and the diagonal block, from the same column */
+        gather_planned(g, rows, k + 1, &q, 1, 1.0, t, 3, 1);
+        memcpy(D, t + 9 * (size_t)k, sizeof D);
         double w = 1 / g->area[q];
         for (int i = 0, r = 0; i < s; i++) {
             if (nodes[i] >= q)
@@ -350,7 +352,6 @@ static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
                 for (int a = 0; a < 3; a++)
                     X[(size_t)(3 * i + b) * ld + 3 * j + a] = X[(size_t)(3 * j + a) * ld + 3 * i + b] = w * B[3 * b + a];
         }
-        ep_gfsrc_block(g, q, g->col_of_row[q], D);
         for (int b = 0; b < 3; b++)
             for (int a = 0; a < 3; a++)
                 X[(size_t)(3 * j + b) * ld + 3 * j + a] = 0.5 * w * (D[3 * b + a] + D[3 * a + b]);

@@ -220,15 +220,20 @@ void ep_gfw_column_rows(const ep_gfw *r, int c, const ep_wavelet_subset *u, int 
                         double *out)
 {
     int64_t q0 = r->colptr[c], q1 = r->colptr[c + 1];
-    for (int64_t q = q0; q < q1; q++)
+    char *kept = u->in + r->W.n; /* the subset's spare half: zero between calls */
+    for (int64_t q = q0; q < q1; q++) {
+        kept[r->rowidx[q]] = 1;
         for (int i = 0; i < 9; i++)
             z[9 * (size_t)r->rowidx[q] + i] = r->blocks[9 * q + i];
-    ep_wavelet_subset_inverse(&r->W, u, 9, z);
+    }
+    ep_wavelet_subset_inverse(&r->W, u, 9, z, kept);
     for (int k = 0; k < nr; k++)
         memcpy(&out[9 * (size_t)k], &z[9 * (size_t)r->W.row_slot[rows[k]]], 9 * sizeof *out);
-    for (int64_t q = q0; q < q1; q++) /* zero again: the kept blocks and the closure (stores, not memset calls) */
+    for (int64_t q = q0; q < q1; q++) { /* zero again: the kept blocks and the closure (stores, not memset calls) */
+        kept[r->rowidx[q]] = 0;
         for (int i = 0; i < 9; i++)
             z[9 * (size_t)r->rowidx[q] + i] = 0;
+    }
     for (int k = 0; k < u->n; k++)
         for (int i = 0; i < 9; i++)
             z[9 * (size_t)u->slot[k] + i] = 0;

@@ -508,13 +508,14 @@ int ep_wavelet_subset_init(ep_wavelet_subset *u, const ep_wavelet *W)
     memset(u, 0, sizeof *u);
     u->slot = ep_malloc((size_t)W->n + 1, sizeof *u->slot);
     u->lev = ep_malloc((size_t)W->nlevels + 2, sizeof *u->lev);
-    u->in = ep_calloc((size_t)W->n + 1, 1);
-    return u->slot && u->lev && u->in ? EP_OK : EP_ECOMPUTE;
+    u->in = ep_calloc(2 * (size_t)W->n + 1, 1); /* the second half: a caller's mask (gfw.c) */
+    u->next = ep_malloc((size_t)W->n + 1, sizeof *u->next);
+    return u->slot && u->lev && u->in && u->next ? EP_OK : EP_ECOMPUTE;
 }
 
 void ep_wavelet_subset_free(ep_wavelet_subset *u)
 {
-    free(u->slot), free(u->lev), free(u->in);
+    free(u->slot), free(u->lev), free(u->in), free(u->next);
     memset(u, 0, sizeof *u);
 }
 
@@ -544,20 +545,26 @@ void ep_wavelet_subset_set(ep_wavelet_subset *u, const ep_wavelet *W, const int 
                 u->slot[n++] = W->by_level[q];
 }
 
-void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, int width, double *x)
+void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, int width, double *x,
+                               const char *nz)
 {
+    int *next = u->next; /* each closure slot's next kid: kids run coarse to fine */
+    for (int k = 0; k < u->n; k++)
+        next[k] = W->kid_ptr[u->slot[k]];
     for (int l = 1; l < W->nlevels; l++) {
         /* undo level l's lift at the coarser closure slots (their kids' raw
          * coefficients), then predict level l's closure slots */
         for (int k = 0; k < u->lev[l]; k++) {
-            int t = u->slot[k];
+            int t = u->slot[k], i = next[k], end = W->kid_ptr[t + 1];
             double *y = &x[(size_t)t * width];
-            for (int i = W->kid_ptr[t]; i < W->kid_ptr[t + 1]; i++)
-                if (W->slot_level[W->kid_slot[i]] == l) {
-                    const double *g = &x[(size_t)W->kid_slot[i] * width];
-                    for (int c = 0; c < width; c++)
-                        y[c] -= W->kid_w[i] * g[c];
-                }
+            for (; i < end && W->slot_level[W->kid_slot[i]] <= l; i++) {
+                if (nz && !nz[W->kid_slot[i]])
+                    continue; /* most of a compressed column's coefficients are zero */
+                const double *g = &x[(size_t)W->kid_slot[i] * width];
+                for (int c = 0; c < width; c++)
+                    y[c] -= W->kid_w[i] * g[c];
+            }
+            next[k] = i;
         }
         for (int k = u->lev[l]; k < u->lev[l + 1]; k++) {
             int s = u->slot[k];
