@@ -287,7 +287,7 @@ static void put_block(double *X, int ld, int i, int j, double sign, const double
 static void gather_planned(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X,
                            int ld, int planned)
 {
-    enum { AHEAD = 8 };
+    enum { AHEAD = 16 };
     double B[9];
     if (g->wavelet) {
         double *t = g->col; /* [n][9]: nr, nc <= n */
