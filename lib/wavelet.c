@@ -364,19 +364,23 @@ void ep_wavelet_free(ep_wavelet *W)
 
 /* ---- transforms ------------------------------------------------------------- */
 
-/* x[s] += sign * prediction of s, for the odd slots of level l (000 eqs.
- * 3.27: sign -1, analysis; 3.28: sign +1, synthesis). */
+/* x[s] += sign * prediction of slot s (000 eqs. 3.27: sign -1, analysis;
+ * 3.28: sign +1, synthesis). */
+static void predict_slot(const ep_wavelet *W, int s, int width, double *x, double sign)
+{
+    double *y = &x[(size_t)s * width];
+    for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++) {
+        const double *p = &x[(size_t)W->pred_slot[i] * width];
+        for (int c = 0; c < width; c++)
+            y[c] += sign * W->pred_w[i] * p[c];
+    }
+}
+
+/* predict_slot for the odd slots of level l. */
 static void predict(const ep_wavelet *W, int l, int width, double *x, double sign)
 {
-    for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++) {
-        int s = W->by_level[q];
-        double *y = &x[(size_t)s * width];
-        for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++) {
-            const double *p = &x[(size_t)W->pred_slot[i] * width];
-            for (int c = 0; c < width; c++)
-                y[c] += sign * W->pred_w[i] * p[c];
-        }
-    }
+    for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++)
+        predict_slot(W, W->by_level[q], width, x, sign);
 }
 
 /* The aunts of the odd slots of level l take sign * s * gamma (000 eq. 3.35:
@@ -566,15 +570,8 @@ void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, 
             }
             next[k] = i;
         }
-        for (int k = u->lev[l]; k < u->lev[l + 1]; k++) {
-            int s = u->slot[k];
-            double *y = &x[(size_t)s * width];
-            for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++) {
-                const double *p = &x[(size_t)W->pred_slot[i] * width];
-                for (int c = 0; c < width; c++)
-                    y[c] += W->pred_w[i] * p[c];
-            }
-        }
+        for (int k = u->lev[l]; k < u->lev[l + 1]; k++)
+            predict_slot(W, u->slot[k], width, x, +1);
     }
 }
 
