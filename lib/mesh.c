@@ -5,6 +5,7 @@
  */
 #include "mesh.h"
 #include "err.h"
+#include "halfedge.h"
 #include "hex.h"
 #include "tet.h"
 #include "vec3.h"
@@ -278,22 +279,9 @@ int ep_mesh_derive_boundary_data(ep_mesh *m)
     return EP_OK;
 }
 
-/* Directed edge (a -> b) of triangle t, keyed by (min, max). */
-typedef struct {
-    int lo, hi, forward, t;
-} dedge;
-
-static int cmp_dedge(const void *x, const void *y)
-{
-    const dedge *a = x, *b = y;
-    if (a->lo != b->lo)
-        return (a->lo > b->lo) - (a->lo < b->lo);
-    return (a->hi > b->hi) - (a->hi < b->hi);
-}
-
 int ep_mesh_check_closed(const ep_mesh *m)
 {
-    size_t ne = 3 * (size_t)m->nf;
+    size_t ne;
     int st = EP_OK;
     if (m->nf == 0)
         return ep_fail(EP_EINPUT, "%s: no surface triangles", m->source);
@@ -302,30 +290,18 @@ int ep_mesh_check_closed(const ep_mesh *m)
         if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
             return ep_fail(EP_EINPUT, "%s: triangle %d repeats a vertex", m->source, t + 1);
     }
-    dedge *e = ep_malloc(ne, sizeof *e);
-    if (!e)
-        return EP_ECOMPUTE;
-    for (int t = 0; t < m->nf; t++)
-        for (int k = 0; k < 3; k++) {
-            int a = m->triangles[3 * t + k], b = m->triangles[3 * t + (k + 1) % 3];
-            dedge *d = &e[3 * (size_t)t + k];
-            d->lo = a < b ? a : b;
-            d->hi = a < b ? b : a;
-            d->forward = a < b;
-            d->t = t;
-        }
-    qsort(e, ne, sizeof *e, cmp_dedge);
+    ep_halfedge *e;
+    if ((st = ep_halfedge_table(m->triangles, m->nf, NULL, &e, &ne)))
+        return st;
     for (size_t i = 0; i < ne && !st;) {
-        size_t j = i + 1;
-        while (j < ne && !cmp_dedge(&e[i], &e[j]))
-            j++;
+        size_t j = ep_halfedge_run_end(e, ne, i);
         if (j - i == 1)
             st = ep_fail(EP_EINPUT, "%s: open surface: edge (%d %d) of triangle %d has one face",
                          m->source, e[i].lo + 1, e[i].hi + 1, e[i].t + 1);
         else if (j - i > 2)
             st = ep_fail(EP_EINPUT, "%s: non-manifold surface: edge (%d %d) has %zu faces",
                          m->source, e[i].lo + 1, e[i].hi + 1, j - i);
-        else if (e[i].forward == e[i + 1].forward)
+        else if (ep_halfedge_forward(&e[i], m->triangles) == ep_halfedge_forward(&e[i + 1], m->triangles))
             st = ep_fail(EP_EINPUT, "%s: inconsistent orientation: triangles %d and %d across edge (%d %d)",
                          m->source, e[i].t + 1, e[i + 1].t + 1, e[i].lo + 1, e[i].hi + 1);
         i = j;
