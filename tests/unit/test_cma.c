@@ -353,7 +353,7 @@ static void symmetric_form(void **s)
         assert_int_equal(ep_cma_remove(&seq, nodes[3]), EP_OK);
         assert_int_equal(ep_cma_add(&seq, nodes[3]), EP_OK); /* last now: reorder chol's set the same way */
         int again[40];
-        memcpy(again, seq.S, sizeof again);
+        memcpy(again, seq.S, (size_t)s1 * sizeof *again);
         assert_int_equal(ep_cma_set(&chol, again, s1), EP_OK);
         assert_true(inverse_diff(&seq, &chol) < 1e-10);
     }
