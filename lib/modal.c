@@ -131,6 +131,14 @@ static int mass_scalar(ep_modal *s)
  * workspace could not be allocated). */
 static int solve(ep_modal *s, const double *B, double *X, int nvec)
 {
+    /* One thread of BLAS: a solve of one or a few columns is level-2 work
+     * on the factor's panels, bound by memory, and OpenBLAS's threads meet
+     * at a barrier for every supernode -- on a loaded 2-core machine one
+     * of them waits for a time slice each time (ARPACK's 60-odd solves on
+     * the dragon took 75 s instead of 3).  OpenBLAS's setter also sets
+     * OpenMP's thread count: both restored. */
+    int blas = openblas_get_num_threads(), threads = omp_get_max_threads(), st = EP_OK;
+    openblas_set_num_threads(1);
     for (int q0 = 0; q0 < nvec; q0 += EP_MODAL_SOLVE_BLOCK) {
         size_t nc = (size_t)(nvec - q0 < EP_MODAL_SOLVE_BLOCK ? nvec - q0 : EP_MODAL_SOLVE_BLOCK);
         size_t off = (size_t)s->ndof * (size_t)q0;
@@ -138,12 +146,17 @@ static int solve(ep_modal *s, const double *B, double *X, int nvec)
                            .d = (size_t)s->ndof, .x = (void *)(B + off), .xtype = CHOLMOD_REAL,
                            .dtype = CHOLMOD_DOUBLE};
         cholmod_dense *x = cholmod_solve(CHOLMOD_A, s->F, &b, &s->c);
-        if (!x)
-            return ep_chol_fail("triangular solve", &s->c);
+        if (!x) {
+            st = ep_chol_fail("triangular solve", &s->c);
+            break;
+        }
         memcpy(X + off, x->x, sizeof(double) * (size_t)s->ndof * nc);
         cholmod_free_dense(&x, &s->c);
+        s->nsolve++;
     }
-    return EP_OK;
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(threads);
+    return st;
 }
 
 /* y = A x for full-length vectors: A is M (stiffness 0) or K (1). */
@@ -420,6 +433,43 @@ out:
     return st;
 }
 
+/* X = (K - sigma M)^-1 B for the columns p0 <= p < p1 of a run numbered
+ * from 0, B and X [p1-p0][ndof], in the whole run's blocks of `block`
+ * columns (p0 a multiple of block: a part solves the same blocks).  The
+ * blocks are shared over the threads, each solved by one thread with
+ * single-threaded BLAS (ep_chol_rsolve: row-major, one dtrsm and one dgemm
+ * per supernode, whole cache lines gathered and scattered): a column's
+ * round-off then depends on its block alone, not on the thread count, and
+ * no BLAS call waits at a barrier for a core another process holds (CHOLMOD's
+ * solve with OpenBLAS's threads ran at 0.6 GFlop/s under load).  Cost
+ * 4 lnz flops a column; workspace (ndof + maxrow) block per thread. */
+static int solve_blocks(ep_modal *s, const double *B, double *X, int p0, int p1, int block)
+{
+    ep_chol_rplan plan;
+    int st = ep_chol_rplan_init(&plan, s->F, NULL), nb = (p1 - 1) / block - p0 / block + 1, failed = 0;
+    if (st)
+        return st;
+    s->solve_flops = 0;
+#pragma omp parallel reduction(| : failed)
+    {
+        double *work = ep_chol_rsolve_work(&plan, block), flops = 0;
+        failed = !work;
+#pragma omp for schedule(dynamic, 1)
+        for (int b = 0; b < nb; b++) {
+            int q0 = (p0 / block + b) * block, q1 = q0 + block < p1 ? q0 + block : p1;
+            q0 = q0 > p0 ? q0 : p0;
+            if (work)
+                flops += ep_chol_rsolve(&plan, B + (size_t)(q0 - p0) * s->ndof, X + (size_t)(q0 - p0) * s->ndof,
+                                        q1 - q0, work);
+        }
+#pragma omp atomic
+        s->solve_flops += flops;
+        free(work);
+    }
+    ep_chol_rplan_free(&plan);
+    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (derivative solves)") : EP_OK;
+}
+
 int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, int block, int *pairs, double *Phi)
 {
     int np = p1 - p0, n = s->ndof, st = EP_OK;
@@ -437,7 +487,8 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
     if ((st = ep_stvk_hessian_pairs(&s->stvk, U, k, pairs, np, Phi)))
         return st;
     s->t_rhs = ep_now() - t0;
-    double *B = ep_malloc((size_t)n * np, sizeof *B), *X = ep_malloc((size_t)n * np, sizeof *X);
+    /* the constrained solves work in place: X = B (fresh pages cost) */
+    double *B = ep_malloc((size_t)n * np, sizeof *B), *X = s->free ? ep_malloc((size_t)n * np, sizeof *X) : B;
     if (!B || !X) {
         st = EP_ECOMPUTE;
         goto out;
@@ -448,26 +499,23 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
     }
     t0 = ep_now();
     if (!s->free) {
-        /* blocks of the whole run's pair numbering: a part (p0 a multiple
-         * of block) solves the same blocks, so the same round-off */
-        for (int q0 = p0; q0 < p1 && !st; q0 = (q0 / block + 1) * block) {
-            int q1 = (q0 / block + 1) * block < p1 ? (q0 / block + 1) * block : p1;
-            st = solve(s, B + (size_t)(q0 - p0) * n, X + (size_t)(q0 - p0) * n, q1 - q0);
-        }
-        if (st)
+        if ((st = solve_blocks(s, B, X, p0, p1, block)))
             goto out;
     } else {
+        long n0 = s->nsolve;
         for (int p = 0; p < np && !st; p++)
             st = solve_free(s, B + (size_t)p * n, X + (size_t)p * n);
         if (st)
             goto out;
+        s->solve_flops = 4 * s->lnz * (double)(s->nsolve - n0);
     }
     s->t_solve = ep_now() - t0;
     for (int p = 0; p < np; p++)
         scatter(s, X + (size_t)p * n, Phi + (size_t)p * n3);
 out:
+    if (X != B)
+        free(X);
     free(B);
-    free(X);
     return st;
 }
 

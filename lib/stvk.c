@@ -279,17 +279,24 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
         free(X);
         free(D);
     }
-    /* Sum the threads' copies and turn [nv][np][3] into [np][3nv]. */
+    /* Sum the threads' copies and turn [nv][np][3] into [np][3nv], by
+     * blocks of 32 vertices: their runs (32 x 5 KB at np = 210) stay in
+     * cache while each pair's 96 values are written in one stretch (a
+     * vertex at a time wrote np values a page apart: as long as the
+     * elements' work). */
     if (!failed) {
 #pragma omp parallel for schedule(static)
-        for (size_t v = 0; v < nv; v++)
+        for (size_t v0 = 0; v0 < nv; v0 += 32) {
+            size_t v1 = v0 + 32 < nv ? v0 + 32 : nv;
             for (int p = 0; p < np; p++)
-                for (int i = 0; i < 3; i++) {
-                    double sum = 0;
-                    for (int t = 0; t < acc.nt; t++)
-                        sum += acc.buf[(size_t)t * acc.n + ((size_t)vrank[v] * np + p) * 3 + i];
-                    out[(size_t)p * n3 + 3 * v + i] = sum;
-                }
+                for (size_t v = v0; v < v1; v++)
+                    for (int i = 0; i < 3; i++) {
+                        double sum = 0;
+                        for (int t = 0; t < acc.nt; t++)
+                            sum += acc.buf[(size_t)t * acc.n + ((size_t)vrank[v] * np + p) * 3 + i];
+                        out[(size_t)p * n3 + 3 * v + i] = sum;
+                    }
+        }
     }
     free(acc.buf), free(vrank), free(eorder);
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)") : EP_OK;
