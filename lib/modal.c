@@ -383,54 +383,51 @@ int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
     return st;
 }
 
-/* x -= R (R^T M x): the part M-orthogonal to the rigid modes. */
-static int deflate(ep_modal *s, double *x, double *Mx)
+/* Free-flying: K X = B for a block of w columns, each b projected onto
+ * range(K) (b -= M R R^T b, R^T M R = I) and each x M-orthogonal to R
+ * (x -= R (M R)^T x), by iterative refinement with the factor of
+ * K - sigma M until every column's correction is under 1e-12 of it (the
+ * error shrinks by about |sigma| / lambda_7 a step, 1e-3 to 1e-4 on the
+ * beam, down to a floor near 1e-13: a residual test at 1e-13 |b| stopped a
+ * step early, at 1e-10 of x); MR = M R [6][ndof].  One thread: c its own
+ * CHOLMOD common for K X, W 2 ndof w doubles.  Returns the flops of its
+ * solves, or -1 (K X failed). */
+static double refine_block(const ep_modal *s, const ep_chol_rplan *plan, double *work, const double *MR, double *B,
+                           double *X, int w, double *W, cholmod_common *c)
 {
-    int st = mass_apply(s, x, Mx, 1);
-    for (int r = 0; !st && r < 6; r++) {
-        double c = cblas_ddot(s->ndof, s->R + (size_t)r * s->ndof, 1, Mx, 1);
-        cblas_daxpy(s->ndof, -c, s->R + (size_t)r * s->ndof, 1, x, 1);
+    int n = s->ndof, done = 0;
+    double *r = W, *t = W + (size_t)n * w, flops = 0, one[2] = {1, 0}, zero[2] = {0, 0};
+    for (int j = 0; j < w; j++) {
+        double *b = B + (size_t)j * n;
+        for (int q = 0; q < 6; q++)
+            cblas_daxpy(n, -cblas_ddot(n, s->R + (size_t)q * n, 1, b, 1), MR + (size_t)q * n, 1, b, 1);
     }
-    return st;
-}
-
-/* Free-flying: K x = b with b projected onto range(K) (b -= M R R^T b) and x
- * M-orthogonal to R, by refinement with (K - sigma M)^-1; the error shrinks
- * by about |sigma| / lambda_7 per step. */
-static int solve_free(ep_modal *s, double *b, double *x)
-{
-    int n = s->ndof, st;
-    double *r = ep_malloc((size_t)n, sizeof *r), *t = ep_malloc((size_t)n, sizeof *t);
-    if (!r || !t) {
-        free(r);
-        free(t);
-        return EP_ECOMPUTE;
+    memset(X, 0, sizeof(double) * (size_t)n * w);
+    memcpy(r, B, sizeof(double) * (size_t)n * w);
+    cholmod_dense x = {.nrow = (size_t)n, .ncol = (size_t)w, .nzmax = (size_t)n * w, .d = (size_t)n, .x = X,
+                       .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+    cholmod_dense y = x;
+    y.x = r;
+    for (int it = 0; it < 100 && !done; it++) {
+        flops += ep_chol_rsolve(plan, r, t, w, work);
+        done = 1;
+        for (int j = 0; j < w; j++) {
+            double *tj = t + (size_t)j * n, *xj = X + (size_t)j * n;
+            for (int q = 0; q < 6; q++)
+                cblas_daxpy(n, -cblas_ddot(n, MR + (size_t)q * n, 1, tj, 1), s->R + (size_t)q * n, 1, tj, 1);
+            cblas_daxpy(n, 1.0, tj, 1, xj, 1);
+            done &= cblas_dnrm2(n, tj, 1) <= 1e-12 * cblas_dnrm2(n, xj, 1);
+        }
+        if (!cholmod_sdmult(s->K, 0, one, zero, &x, &y, c))
+            return -1;
+        for (int j = 0; j < w; j++) {
+            double *rj = r + (size_t)j * n;
+            const double *bj = B + (size_t)j * n;
+            for (int i = 0; i < n; i++)
+                rj[i] = bj[i] - rj[i];
+        }
     }
-    for (int q = 0; q < 6; q++) { /* R^T b = 0 afterwards, as K x = b needs (R^T M R = I) */
-        double c = cblas_ddot(n, s->R + (size_t)q * n, 1, b, 1);
-        st = mass_apply(s, s->R + (size_t)q * n, t, 1);
-        if (st)
-            goto out;
-        cblas_daxpy(n, -c, t, 1, b, 1); /* b -= M r (r^T b) */
-    }
-    double bn = cblas_dnrm2(n, b, 1);
-    memset(x, 0, sizeof(double) * (size_t)n);
-    memcpy(r, b, sizeof(double) * (size_t)n);
-    for (int it = 0; it < 100; it++) {
-        if ((st = solve(s, r, t, 1)) || (st = deflate(s, t, r)))
-            goto out;
-        cblas_daxpy(n, 1.0, t, 1, x, 1);
-        if ((st = apply(s, s->K, x, r, 1)))
-            goto out;
-        for (int i = 0; i < n; i++)
-            r[i] = b[i] - r[i];
-        if (cblas_dnrm2(n, r, 1) <= 1e-13 * bn)
-            break;
-    }
-out:
-    free(r);
-    free(t);
-    return st;
+    return flops;
 }
 
 /* X = (K - sigma M)^-1 B for the columns p0 <= p < p1 of a run numbered
@@ -443,30 +440,46 @@ out:
  * no BLAS call waits at a barrier for a core another process holds (CHOLMOD's
  * solve with OpenBLAS's threads ran at 0.6 GFlop/s under load).  Cost
  * 4 lnz flops a column; workspace (ndof + maxrow) block per thread. */
-static int solve_blocks(ep_modal *s, const double *B, double *X, int p0, int p1, int block)
+static int solve_blocks(ep_modal *s, double *B, double *X, int p0, int p1, int block)
 {
     ep_chol_rplan plan;
-    int st = ep_chol_rplan_init(&plan, s->F, NULL), nb = (p1 - 1) / block - p0 / block + 1, failed = 0;
-    if (st)
+    int n = s->ndof, st = ep_chol_rplan_init(&plan, s->F, NULL), nb = (p1 - 1) / block - p0 / block + 1, failed = 0;
+    double *MR = s->free ? ep_malloc(6 * (size_t)n, sizeof *MR) : NULL;
+    if (!st && s->free && (!MR || (st = mass_apply(s, s->R, MR, 6))))
+        st = st ? st : EP_ECOMPUTE;
+    if (st) {
+        ep_chol_rplan_free(&plan);
+        free(MR);
         return st;
+    }
     s->solve_flops = 0;
 #pragma omp parallel reduction(| : failed)
     {
         double *work = ep_chol_rsolve_work(&plan, block), flops = 0;
-        failed = !work;
+        double *W = s->free ? ep_malloc(2 * (size_t)n * block, sizeof *W) : NULL;
+        cholmod_common c;
+        ep_chol_start(&c);
+        failed = !work || (s->free && !W);
 #pragma omp for schedule(dynamic, 1)
         for (int b = 0; b < nb; b++) {
             int q0 = (p0 / block + b) * block, q1 = q0 + block < p1 ? q0 + block : p1;
             q0 = q0 > p0 ? q0 : p0;
-            if (work)
-                flops += ep_chol_rsolve(&plan, B + (size_t)(q0 - p0) * s->ndof, X + (size_t)(q0 - p0) * s->ndof,
-                                        q1 - q0, work);
+            double *Bb = B + (size_t)(q0 - p0) * n, *Xb = X + (size_t)(q0 - p0) * n, f;
+            if (failed)
+                continue;
+            f = s->free ? refine_block(s, &plan, work, MR, Bb, Xb, q1 - q0, W, &c)
+                        : ep_chol_rsolve(&plan, Bb, Xb, q1 - q0, work);
+            failed |= f < 0;
+            flops += f;
         }
 #pragma omp atomic
         s->solve_flops += flops;
+        cholmod_finish(&c);
         free(work);
+        free(W);
     }
     ep_chol_rplan_free(&plan);
+    free(MR);
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (derivative solves)") : EP_OK;
 }
 
@@ -498,17 +511,8 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
         cblas_dscal(n, -1.0, B + (size_t)p * n, 1);
     }
     t0 = ep_now();
-    if (!s->free) {
-        if ((st = solve_blocks(s, B, X, p0, p1, block)))
-            goto out;
-    } else {
-        long n0 = s->nsolve;
-        for (int p = 0; p < np && !st; p++)
-            st = solve_free(s, B + (size_t)p * n, X + (size_t)p * n);
-        if (st)
-            goto out;
-        s->solve_flops = 4 * s->lnz * (double)(s->nsolve - n0);
-    }
+    if ((st = solve_blocks(s, B, X, p0, p1, block)))
+        goto out;
     s->t_solve = ep_now() - t0;
     for (int p = 0; p < np; p++)
         scatter(s, X + (size_t)p * n, Phi + (size_t)p * n3);
