@@ -131,6 +131,14 @@ static int mass_scalar(ep_modal *s)
  * workspace could not be allocated). */
 static int solve(ep_modal *s, const double *B, double *X, int nvec)
 {
+    /* One thread of BLAS: a solve of one or a few columns is level-2 work
+     * on the factor's panels, bound by memory, and OpenBLAS's threads meet
+     * at a barrier for every supernode -- on a loaded 2-core machine one
+     * of them waits for a time slice each time (ARPACK's 60-odd solves on
+     * the dragon took 75 s instead of 3).  OpenBLAS's setter also sets
+     * OpenMP's thread count: both restored. */
+    int blas = openblas_get_num_threads(), threads = omp_get_max_threads(), st = EP_OK;
+    openblas_set_num_threads(1);
     for (int q0 = 0; q0 < nvec; q0 += EP_MODAL_SOLVE_BLOCK) {
         size_t nc = (size_t)(nvec - q0 < EP_MODAL_SOLVE_BLOCK ? nvec - q0 : EP_MODAL_SOLVE_BLOCK);
         size_t off = (size_t)s->ndof * (size_t)q0;
@@ -138,12 +146,17 @@ static int solve(ep_modal *s, const double *B, double *X, int nvec)
                            .d = (size_t)s->ndof, .x = (void *)(B + off), .xtype = CHOLMOD_REAL,
                            .dtype = CHOLMOD_DOUBLE};
         cholmod_dense *x = cholmod_solve(CHOLMOD_A, s->F, &b, &s->c);
-        if (!x)
-            return ep_chol_fail("triangular solve", &s->c);
+        if (!x) {
+            st = ep_chol_fail("triangular solve", &s->c);
+            break;
+        }
         memcpy(X + off, x->x, sizeof(double) * (size_t)s->ndof * nc);
         cholmod_free_dense(&x, &s->c);
+        s->nsolve++;
     }
-    return EP_OK;
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(threads);
+    return st;
 }
 
 /* y = A x for full-length vectors: A is M (stiffness 0) or K (1). */
@@ -370,54 +383,104 @@ int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
     return st;
 }
 
-/* x -= R (R^T M x): the part M-orthogonal to the rigid modes. */
-static int deflate(ep_modal *s, double *x, double *Mx)
+/* Free-flying: K X = B for a block of w columns, each b projected onto
+ * range(K) (b -= M R R^T b, R^T M R = I) and each x M-orthogonal to R
+ * (x -= R (M R)^T x), by iterative refinement with the factor of
+ * K - sigma M until every column's correction is under 1e-12 of it (the
+ * error shrinks by about |sigma| / lambda_7 a step, 1e-3 to 1e-4 on the
+ * beam, down to a floor near 1e-13: a residual test at 1e-13 |b| stopped a
+ * step early, at 1e-10 of x); MR = M R [6][ndof].  One thread: c its own
+ * CHOLMOD common for K X, W 2 ndof w doubles.  Returns the flops of its
+ * solves, or -1 (K X failed). */
+static double refine_block(const ep_modal *s, const ep_chol_rplan *plan, double *work, const double *MR, double *B,
+                           double *X, int w, double *W, cholmod_common *c)
 {
-    int st = mass_apply(s, x, Mx, 1);
-    for (int r = 0; !st && r < 6; r++) {
-        double c = cblas_ddot(s->ndof, s->R + (size_t)r * s->ndof, 1, Mx, 1);
-        cblas_daxpy(s->ndof, -c, s->R + (size_t)r * s->ndof, 1, x, 1);
+    int n = s->ndof, done = 0;
+    double *r = W, *t = W + (size_t)n * w, flops = 0, one[2] = {1, 0}, zero[2] = {0, 0};
+    for (int j = 0; j < w; j++) {
+        double *b = B + (size_t)j * n;
+        for (int q = 0; q < 6; q++)
+            cblas_daxpy(n, -cblas_ddot(n, s->R + (size_t)q * n, 1, b, 1), MR + (size_t)q * n, 1, b, 1);
     }
-    return st;
+    memset(X, 0, sizeof(double) * (size_t)n * w);
+    memcpy(r, B, sizeof(double) * (size_t)n * w);
+    cholmod_dense x = {.nrow = (size_t)n, .ncol = (size_t)w, .nzmax = (size_t)n * w, .d = (size_t)n, .x = X,
+                       .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+    cholmod_dense y = x;
+    y.x = r;
+    for (int it = 0; it < 100 && !done; it++) {
+        flops += ep_chol_rsolve(plan, r, t, w, work);
+        done = 1;
+        for (int j = 0; j < w; j++) {
+            double *tj = t + (size_t)j * n, *xj = X + (size_t)j * n;
+            for (int q = 0; q < 6; q++)
+                cblas_daxpy(n, -cblas_ddot(n, MR + (size_t)q * n, 1, tj, 1), s->R + (size_t)q * n, 1, tj, 1);
+            cblas_daxpy(n, 1.0, tj, 1, xj, 1);
+            done &= cblas_dnrm2(n, tj, 1) <= 1e-12 * cblas_dnrm2(n, xj, 1);
+        }
+        if (!cholmod_sdmult(s->K, 0, one, zero, &x, &y, c))
+            return -1;
+        for (int j = 0; j < w; j++) {
+            double *rj = r + (size_t)j * n;
+            const double *bj = B + (size_t)j * n;
+            for (int i = 0; i < n; i++)
+                rj[i] = bj[i] - rj[i];
+        }
+    }
+    return flops;
 }
 
-/* Free-flying: K x = b with b projected onto range(K) (b -= M R R^T b) and x
- * M-orthogonal to R, by refinement with (K - sigma M)^-1; the error shrinks
- * by about |sigma| / lambda_7 per step. */
-static int solve_free(ep_modal *s, double *b, double *x)
+/* X = (K - sigma M)^-1 B for the columns p0 <= p < p1 of a run numbered
+ * from 0, B and X [p1-p0][ndof], in the whole run's blocks of `block`
+ * columns (p0 a multiple of block: a part solves the same blocks).  The
+ * blocks are shared over the threads, each solved by one thread with
+ * single-threaded BLAS (ep_chol_rsolve: row-major, one dtrsm and one dgemm
+ * per supernode, whole cache lines gathered and scattered): a column's
+ * round-off then depends on its block alone, not on the thread count, and
+ * no BLAS call waits at a barrier for a core another process holds (CHOLMOD's
+ * solve with OpenBLAS's threads ran at 0.6 GFlop/s under load).  Cost
+ * 4 lnz flops a column; workspace (ndof + maxrow) block per thread. */
+static int solve_blocks(ep_modal *s, double *B, double *X, int p0, int p1, int block)
 {
-    int n = s->ndof, st;
-    double *r = ep_malloc((size_t)n, sizeof *r), *t = ep_malloc((size_t)n, sizeof *t);
-    if (!r || !t) {
-        free(r);
-        free(t);
-        return EP_ECOMPUTE;
+    ep_chol_rplan plan;
+    int n = s->ndof, st = ep_chol_rplan_init(&plan, s->F, NULL), nb = (p1 - 1) / block - p0 / block + 1, failed = 0;
+    double *MR = s->free ? ep_malloc(6 * (size_t)n, sizeof *MR) : NULL;
+    if (!st && s->free && (!MR || (st = mass_apply(s, s->R, MR, 6))))
+        st = st ? st : EP_ECOMPUTE;
+    if (st) {
+        ep_chol_rplan_free(&plan);
+        free(MR);
+        return st;
     }
-    for (int q = 0; q < 6; q++) { /* R^T b = 0 afterwards, as K x = b needs (R^T M R = I) */
-        double c = cblas_ddot(n, s->R + (size_t)q * n, 1, b, 1);
-        st = mass_apply(s, s->R + (size_t)q * n, t, 1);
-        if (st)
-            goto out;
-        cblas_daxpy(n, -c, t, 1, b, 1); /* b -= M r (r^T b) */
+    s->solve_flops = 0;
+#pragma omp parallel reduction(| : failed)
+    {
+        double *work = ep_chol_rsolve_work(&plan, block), flops = 0;
+        double *W = s->free ? ep_malloc(2 * (size_t)n * block, sizeof *W) : NULL;
+        cholmod_common c;
+        ep_chol_start(&c);
+        failed = !work || (s->free && !W);
+#pragma omp for schedule(dynamic, 1)
+        for (int b = 0; b < nb; b++) {
+            int q0 = (p0 / block + b) * block, q1 = q0 + block < p1 ? q0 + block : p1;
+            q0 = q0 > p0 ? q0 : p0;
+            double *Bb = B + (size_t)(q0 - p0) * n, *Xb = X + (size_t)(q0 - p0) * n, f;
+            if (failed)
+                continue;
+            f = s->free ? refine_block(s, &plan, work, MR, Bb, Xb, q1 - q0, W, &c)
+                        : ep_chol_rsolve(&plan, Bb, Xb, q1 - q0, work);
+            failed |= f < 0;
+            flops += f;
+        }
+#pragma omp atomic
+        s->solve_flops += flops;
+        cholmod_finish(&c);
+        free(work);
+        free(W);
     }
-    double bn = cblas_dnrm2(n, b, 1);
-    memset(x, 0, sizeof(double) * (size_t)n);
-    memcpy(r, b, sizeof(double) * (size_t)n);
-    for (int it = 0; it < 100; it++) {
-        if ((st = solve(s, r, t, 1)) || (st = deflate(s, t, r)))
-            goto out;
-        cblas_daxpy(n, 1.0, t, 1, x, 1);
-        if ((st = apply(s, s->K, x, r, 1)))
-            goto out;
-        for (int i = 0; i < n; i++)
-            r[i] = b[i] - r[i];
-        if (cblas_dnrm2(n, r, 1) <= 1e-13 * bn)
-            break;
-    }
-out:
-    free(r);
-    free(t);
-    return st;
+    ep_chol_rplan_free(&plan);
+    free(MR);
+    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (derivative solves)") : EP_OK;
 }
 
 int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, int block, int *pairs, double *Phi)
@@ -437,7 +500,8 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
     if ((st = ep_stvk_hessian_pairs(&s->stvk, U, k, pairs, np, Phi)))
         return st;
     s->t_rhs = ep_now() - t0;
-    double *B = ep_malloc((size_t)n * np, sizeof *B), *X = ep_malloc((size_t)n * np, sizeof *X);
+    /* the constrained solves work in place: X = B (fresh pages cost) */
+    double *B = ep_malloc((size_t)n * np, sizeof *B), *X = s->free ? ep_malloc((size_t)n * np, sizeof *X) : B;
     if (!B || !X) {
         st = EP_ECOMPUTE;
         goto out;
@@ -447,27 +511,15 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
         cblas_dscal(n, -1.0, B + (size_t)p * n, 1);
     }
     t0 = ep_now();
-    if (!s->free) {
-        /* blocks of the whole run's pair numbering: a part (p0 a multiple
-         * of block) solves the same blocks, so the same round-off */
-        for (int q0 = p0; q0 < p1 && !st; q0 = (q0 / block + 1) * block) {
-            int q1 = (q0 / block + 1) * block < p1 ? (q0 / block + 1) * block : p1;
-            st = solve(s, B + (size_t)(q0 - p0) * n, X + (size_t)(q0 - p0) * n, q1 - q0);
-        }
-        if (st)
-            goto out;
-    } else {
-        for (int p = 0; p < np && !st; p++)
-            st = solve_free(s, B + (size_t)p * n, X + (size_t)p * n);
-        if (st)
-            goto out;
-    }
+    if ((st = solve_blocks(s, B, X, p0, p1, block)))
+        goto out;
     s->t_solve = ep_now() - t0;
     for (int p = 0; p < np; p++)
         scatter(s, X + (size_t)p * n, Phi + (size_t)p * n3);
 out:
+    if (X != B)
+        free(X);
     free(B);
-    free(X);
     return st;
 }
 
@@ -530,7 +582,7 @@ static int scaled_vectors(ep_modal *s, ep_modal_basis_kind kind, const double *l
 
 /* Mass-PCA of X[mcount][ndof] keeping r: G = X^T M X = V diag(sigma^2) V^T,
  * B = X V_r diag(1/sigma_r), then M-orthonormalized to round-off; sigma[mcount]
- * descending.  Cost: mcount^2 ndof for G, mcount^3 for the eigen
+ * descending.  Cost: about mcount^2 ndof for G, mcount^3 for the eigen
  * decomposition, mcount r ndof for B. */
 static int basis_pca(ep_modal *s, const double *X, const double *MX, int mcount, int r, double *B, double *sigma)
 {
@@ -540,7 +592,14 @@ static int basis_pca(ep_modal *s, const double *X, const double *MX, int mcount,
         st = EP_ECOMPUTE;
         goto out;
     }
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, mcount, mcount, n, 1.0, X, n, MX, n, 0.0, G, mcount);
+    /* the upper triangle dsyevd reads, by panels of 128 columns: at
+     * k = 40 (860 vectors) 57 % of one dgemm's flops, the largest cost of
+     * the basis */
+    for (int j0 = 0; j0 < mcount; j0 += 128) {
+        int jn = mcount - j0 < 128 ? mcount - j0 : 128;
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, j0 + jn, jn, n, 1.0, X, n, MX + (size_t)j0 * n, n, 0.0,
+                    G + (size_t)j0 * mcount, mcount);
+    }
     if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w) != 0) {
         st = ep_fail(EP_ECOMPUTE, "mass-PCA eigen decomposition failed");
         goto out;

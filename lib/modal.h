@@ -46,6 +46,8 @@ typedef struct ep_modal {
     double t_assemble, t_factor;  /* seconds */
     double lnz;                   /* nonzeros of the factor */
     double t_rhs, t_solve;        /* derivatives: Hessian right-hand sides, solves */
+    long nsolve;                  /* single solves so far (Lanczos, free-flying refinement) */
+    double solve_flops;           /* flops of the derivative solves (constrained) */
 } ep_modal;
 
 /* Assemble K and M (consistent or lumped mass) over the vertices not fixed,

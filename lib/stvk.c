@@ -191,11 +191,13 @@ int ep_stvk_tangent(const ep_stvk *s, const double *u, const double *v, double *
  * every pair needs are formed in two batches that vectorize: AS_a = D_a
  * [S1_0 .. S1_k-1] and X_a = D_a^T [D_0 .. D_k-1] (3 x 3k each, rows
  * contiguous); a pair then only adds entries: d2P = AS_a[b] + AS_b[a] +
- * lambda tr(E') I + 2 mu E', E' = sym(X_a[b]); vrank places a vertex's run.
+ * lambda tr(E') I + 2 mu E', E' = sym(X_a[b]); vrank places a vertex's run,
+ * and only the vertices ranked in [rlo, rhi) are kept (the others' runs go to
+ * trash [np][3]: another thread owns them).
  * Workspace Dc, Sc [3][3k], AS, X [k][3][3k], D [k].
  * About 110 k^2 + 130 np flops per point (a tet 1, a hex 8). */
-EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int e, const double *A, int k,
-                                    const int *pairs, int np,
+EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e, const double *A,
+                                    int k, const int *pairs, int np, double *restrict trash,
                                     double *restrict Dc, double *restrict Sc, double *restrict AS,
                                     double *restrict X, double (*restrict D)[3][3], double *restrict acc)
 {
@@ -203,8 +205,10 @@ EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int e, c
     double lambda, mu, w[MAXPOINTS], g[MAXPOINTS][8][3], *o[8];
     ep_material_lame(s->mat, e, &lambda, &mu);
     int npts = points(s, e, EP_HEX_RULE_LINEAR, w, g);
-    for (int v = 0; v < s->k; v++)
-        o[v] = acc + (size_t)vrank[s->el[(size_t)s->k * e + v]] * np * 3;
+    for (int v = 0; v < s->k; v++) {
+        int r = vrank[s->el[(size_t)s->k * e + v]];
+        o[v] = r >= rlo && r < rhi ? acc + (size_t)r * np * 3 : trash;
+    }
     for (int pt = 0; pt < npts; pt++) {
         for (int q = 0; q < k; q++) { /* Dc[l][3q+j] = D_q[l][j], Sc likewise for S1(D_q) */
             gradient(s, e, g[pt], A + (size_t)q * n3, D[q]);
@@ -246,51 +250,87 @@ EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int e, c
     }
 }
 
+/* The elements in eorder with a corner ranked in [r0, r1): the element
+ * list of the thread that owns those vertices.  out: *list (allocated),
+ * *n.  Cost O(ne). */
+static int owner_elements(const ep_stvk *s, const int *vrank, const int *eorder, int r0, int r1, int **list, int *n)
+{
+    *n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int c = 0;
+        for (int ei = 0; ei < s->ne; ei++) {
+            const int *el = s->el + (size_t)s->k * eorder[ei];
+            int mine = 0;
+            for (int v = 0; v < s->k; v++)
+                mine |= vrank[el[v]] >= r0 && vrank[el[v]] < r1;
+            if (mine && pass)
+                (*list)[c] = eorder[ei];
+            c += mine;
+        }
+        if (!pass && !(*list = ep_malloc((size_t)c + 1, sizeof **list)))
+            return EP_ECOMPUTE;
+        *n = c;
+    }
+    return EP_OK;
+}
+
 int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *pairs, int np, double *out)
 {
     size_t n3 = 3 * (size_t)s->m->nv, nv = (size_t)s->m->nv;
-    accum acc;
-    /* Accumulators are vertex-major, [nv][np][3]: an element's vertices
+    /* One accumulator, vertex-major, [nv][np][3]: an element's vertices
      * are contiguous runs, not 4 np scattered cache lines.  Vertices are
      * placed and elements visited in the mesh's spatial order: at np = 210 a
      * vertex's run is 5 KB, and in file order each element would fetch four
-     * of them from anywhere in 176 MB (most of the time went there). */
+     * of them from anywhere in 176 MB (most of the time went there).  Each
+     * thread owns a range of vertex ranks and visits the elements that touch
+     * it, keeping its own vertices' sums: an element on a range's edge is
+     * worked twice (a few per cent), where one accumulator per thread cost
+     * their pages and a summation as long as the elements' work.  A
+     * vertex's sum runs over its elements in eorder whatever the thread
+     * count: the right-hand sides do not depend on it. */
     int *vrank = ep_malloc(nv + 1, sizeof *vrank), *eorder = ep_malloc((size_t)s->ne + 1, sizeof *eorder);
-    if (!vrank || !eorder || ep_mesh_spatial_order(s->m, vrank, eorder) || accum_open(&acc, (size_t)np * n3)) {
-        free(vrank), free(eorder);
+    double *acc = ep_malloc((size_t)np * n3, sizeof *acc);
+    if (!vrank || !eorder || !acc || ep_mesh_spatial_order(s->m, vrank, eorder)) {
+        free(vrank), free(eorder), free(acc);
         return EP_ECOMPUTE;
     }
     size_t k3 = 3 * (size_t)k;
-    int failed = 0;
-#pragma omp parallel num_threads(acc.nt) reduction(| : failed)
+    int failed = 0, nt = omp_get_max_threads();
+#pragma omp parallel num_threads(nt) reduction(| : failed)
     {
-        double *mine = acc.buf + (size_t)omp_get_thread_num() * acc.n;
+        int t = omp_get_thread_num(), nth = omp_get_num_threads(), r0 = (int)(nv * t / nth),
+            r1 = (int)(nv * (t + 1) / nth), *list = NULL, nlist = 0;
         double *Dc = malloc(sizeof(double) * 3 * k3), *Sc = malloc(sizeof(double) * 3 * k3);
         double *AS = malloc(sizeof(double) * (size_t)k * 3 * k3), *X = malloc(sizeof(double) * (size_t)k * 3 * k3);
-        double(*D)[3][3] = malloc(sizeof *D * (size_t)k);
-        failed = !Dc || !Sc || !AS || !X || !D;
-#pragma omp for schedule(static)
-        for (int ei = 0; ei < s->ne; ei++)
-            if (!failed)
-                element_pairs(s, vrank, eorder[ei], A, k, pairs, np, Dc, Sc, AS, X, D, mine);
+        double(*D)[3][3] = malloc(sizeof *D * (size_t)k), *trash = malloc(sizeof(double) * 3 * (size_t)np);
+        failed = !Dc || !Sc || !AS || !X || !D || !trash ||
+                 owner_elements(s, vrank, eorder, r0, r1, &list, &nlist);
+        if (!failed) { /* the owner's pages, zeroed where they are used */
+            memset(acc + (size_t)r0 * np * 3, 0, sizeof *acc * (size_t)(r1 - r0) * np * 3);
+            for (int ei = 0; ei < nlist; ei++)
+                element_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, trash, Dc, Sc, AS, X, D, acc);
+        }
+        free(list);
         free(Dc);
         free(Sc);
         free(AS);
         free(X);
         free(D);
+        free(trash);
     }
-    /* Sum the threads' copies and turn [nv][np][3] into [np][3nv]. */
+    /* [nv][np][3] into [np][3nv], by blocks of 32 vertices: their runs
+     * (32 x 5 KB at np = 210) stay in cache while each pair's 96 values are
+     * written in one stretch (a vertex at a time wrote np values a page
+     * apart: as long as the elements' work). */
     if (!failed) {
 #pragma omp parallel for schedule(static)
-        for (size_t v = 0; v < nv; v++)
+        for (size_t v0 = 0; v0 < nv; v0 += 32) {
+            size_t v1 = v0 + 32 < nv ? v0 + 32 : nv;
             for (int p = 0; p < np; p++)
-                for (int i = 0; i < 3; i++) {
-                    double sum = 0;
-                    for (int t = 0; t < acc.nt; t++)
-                        sum += acc.buf[(size_t)t * acc.n + ((size_t)vrank[v] * np + p) * 3 + i];
-                    out[(size_t)p * n3 + 3 * v + i] = sum;
-                }
+                for (size_t v = v0; v < v1; v++)
+                    memcpy(&out[(size_t)p * n3 + 3 * v], &acc[((size_t)vrank[v] * np + p) * 3], 3 * sizeof *out);
+        }
     }
-    free(acc.buf), free(vrank), free(eorder);
+    free(acc), free(vrank), free(eorder);
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)") : EP_OK;
 }

@@ -1,8 +1,9 @@
 /*
  * test_modal.c — StVK force and Hessian products (polarization, linear limit),
  * ARPACK modes against a dense LAPACK solve, free-flying models, modal
- * derivatives (residual, symmetry, the second-order check of 001 eq. 2.56)
- * and the mass-orthonormality of every basis.
+ * derivatives (residual, symmetry, the second-order check of 001 eq. 2.56;
+ * blocked solves against one at a time) and the mass-orthonormality of every
+ * basis.
  */
 #include "model.h"
 #include "helpers.h"
@@ -335,6 +336,91 @@ static void derivatives_and_basis(void **state)
     beam_close(&b);
 }
 
+/* Issue 21: the derivatives solved as blocks shared over the threads equal
+ * those solved one right-hand side at a time (block 1) to 1e-12 in the
+ * Frobenius norm (the dgemm kernels of one and of several columns round
+ * differently: about 1e-12 of the largest entry on the beam); constrained,
+ * block 1 equals CHOLMOD's own solve of each right-hand side to 1e-12 of the
+ * largest entry; free-flying, every derivative is M-orthogonal to the rigid
+ * modes; a part (pairs p0..p1, p0 on a block boundary) repeats the whole
+ * run's blocks bit for bit (epmerge). */
+static void blocked_derivatives_of(int free_flying)
+{
+    beam b;
+    beam_open(&b, free_flying);
+    enum { k = 6, np = k * (k + 1) / 2 };
+    int n = b.s.ndof, pairs[2 * np], blocks[] = {1, 4, 5, EP_MODAL_BLOCK};
+    size_t n3 = 3 * (size_t)b.m.nv;
+    double lambda[k], *U = malloc(k * n3 * sizeof *U), *one = malloc(np * n3 * sizeof *one);
+    double *Phi = malloc(np * n3 * sizeof *Phi), *H = malloc(np * n3 * sizeof *H), *h = malloc(n * sizeof *h);
+    assert_int_equal(ep_modal_eigs(&b.s, k, lambda, U), EP_OK);
+    assert_int_equal(ep_modal_derivatives(&b.s, U, k, 0, np, 1, pairs, one), EP_OK);
+    double scale = maxabs(one, np * n3);
+    assert_true(scale > 0);
+    assert_int_equal(ep_stvk_hessian_pairs(&b.s.stvk, U, k, pairs, np, H), EP_OK);
+    for (int p = 0; p < np; p++) {
+        if (free_flying) { /* R^T M Phi = 0 */
+            double *x = malloc(n * sizeof *x), *r3 = calloc(n3, sizeof *r3), *mr3 = malloc(n3 * sizeof *mr3);
+            reduce(&b, one + p * n3, x);
+            for (int q = 0; q < 6; q++) {
+                for (int v = 0; v < b.m.nv; v++)
+                    for (int a = 0; b.s.map[v] >= 0 && a < 3; a++)
+                        r3[3 * v + a] = b.s.R[(size_t)q * n + b.s.map[v] + a];
+                assert_int_equal(ep_modal_mass_times(&b.s, r3, mr3, 1), EP_OK);
+                reduce(&b, mr3, h);
+                assert_true(fabs(dot(h, x, n)) <= 1e-10 * sqrt(dot(x, x, n) * dot(h, h, n)));
+            }
+            free(x);
+            free(r3);
+            free(mr3);
+            continue;
+        }
+        /* one at a time through CHOLMOD: -K^-1 (H:psi_j) psi_i */
+        reduce(&b, H + p * n3, h);
+        cholmod_dense rhs = {.nrow = (size_t)n, .ncol = 1, .nzmax = (size_t)n, .d = (size_t)n, .x = h,
+                             .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+        cholmod_dense *x = cholmod_solve(CHOLMOD_A, b.s.F, &rhs, &b.s.c);
+        assert_non_null(x);
+        reduce(&b, one + p * n3, h);
+        for (int q = 0; q < n; q++)
+            assert_true(fabs(h[q] + ((double *)x->x)[q]) <= 1e-12 * scale);
+        cholmod_free_dense(&x, &b.s.c);
+    }
+    for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) {
+        assert_int_equal(ep_modal_derivatives(&b.s, U, k, 0, np, blocks[i], pairs, Phi), EP_OK);
+        assert_true(b.s.solve_flops > 0);
+        double d2 = 0, n2 = 0;
+        for (size_t q = 0; q < np * n3; q++) {
+            d2 += (Phi[q] - one[q]) * (Phi[q] - one[q]);
+            n2 += one[q] * one[q];
+        }
+        print_message("%s, block %d: |blocked - one at a time| / |one at a time| = %.1e (Frobenius)\n",
+                      free_flying ? "free" : "constrained", blocks[i], sqrt(d2 / n2));
+        assert_true(sqrt(d2) <= 1e-12 * sqrt(n2));
+        /* parts cut on block boundaries: pairs 2 blocks in, to the end or 3 blocks on */
+        int p0 = 2 * blocks[i] < np ? 2 * blocks[i] : 0, p1 = p0 + 3 * blocks[i] < np ? p0 + 3 * blocks[i] : np;
+        double *part = malloc((p1 - p0) * n3 * sizeof *part);
+        int ppairs[2 * np];
+        assert_int_equal(ep_modal_derivatives(&b.s, U, k, p0, p1, blocks[i], ppairs, part), EP_OK);
+        assert_memory_equal(ppairs, pairs + 2 * p0, 2 * (p1 - p0) * sizeof *pairs);
+        assert_memory_equal(part, Phi + p0 * n3, (p1 - p0) * n3 * sizeof *part);
+        free(part);
+    }
+    free(U);
+    free(one);
+    free(Phi);
+    free(H);
+    free(h);
+    beam_close(&b);
+}
+
+static void blocked_derivatives(void **state)
+{
+    (void)state;
+    blocked_derivatives_of(0);
+    blocked_derivatives_of(1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +428,7 @@ int main(void)
         cmocka_unit_test(modes_against_lapack),
         cmocka_unit_test(free_flying),
         cmocka_unit_test(derivatives_and_basis),
+        cmocka_unit_test(blocked_derivatives),
     };
     return cmocka_run_group_tests_name("modal", tests, NULL, NULL);
 }
