@@ -6,6 +6,8 @@
 
 #include <cblas.h>
 #include <omp.h>
+#include <stdlib.h>
+#include <string.h>
 
 void ep_chol_start(cholmod_common *c)
 {
@@ -37,4 +39,122 @@ int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, ch
         return ep_fail(EP_ECOMPUTE, "%s is not positive definite (pivot %d of %d): a part of the mesh is not "
                        "held, or elements are degenerate", what, (int)L->minor + 1, (int)L->n);
     return EP_OK;
+}
+
+int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *want)
+{
+    memset(p, 0, sizeof *p);
+    if (!L->is_super || L->itype != CHOLMOD_INT)
+        return ep_fail(EP_ECOMPUTE, "restricted solves need a supernodal factor");
+    const int *super = L->super, *pi = L->pi, *Ls = L->s, *Perm = L->Perm;
+    p->L = L;
+    p->n = (int)L->n;
+    p->nsuper = (int)L->nsuper;
+    p->snode = ep_malloc((size_t)p->n, sizeof *p->snode);
+    p->parent = ep_malloc((size_t)p->nsuper, sizeof *p->parent);
+    p->want = ep_calloc((size_t)p->nsuper, 1);
+    if (!p->snode || !p->parent || !p->want) {
+        ep_chol_rplan_free(p);
+        return EP_ECOMPUTE;
+    }
+    for (int s = 0; s < p->nsuper; s++)
+        for (int j = super[s]; j < super[s + 1]; j++)
+            p->snode[j] = s;
+    /* The first off-diagonal row of a supernode lies in its parent; every
+     * other one in an ancestor.  Children precede parents. */
+    for (int s = 0; s < p->nsuper; s++) {
+        int nscol = super[s + 1] - super[s], nsrow = pi[s + 1] - pi[s];
+        p->parent[s] = nsrow > nscol ? p->snode[Ls[pi[s] + nscol]] : -1;
+        if (nsrow - nscol > p->maxrow)
+            p->maxrow = nsrow - nscol;
+    }
+    for (int j = 0; j < p->n; j++)
+        if (!want || want[Perm ? Perm[j] : j])
+            p->want[p->snode[j]] = 1;
+    for (int s = 0; s < p->nsuper; s++)
+        if (p->want[s] && p->parent[s] >= 0)
+            p->want[p->parent[s]] = 1;
+    return EP_OK;
+}
+
+void ep_chol_rplan_free(ep_chol_rplan *p)
+{
+    free(p->snode);
+    free(p->parent);
+    free(p->want);
+    memset(p, 0, sizeof *p);
+}
+
+double *ep_chol_rsolve_work(const ep_chol_rplan *p, int k)
+{
+    return ep_malloc((size_t)(p->n + p->maxrow) * (size_t)k + (size_t)p->nsuper, sizeof(double));
+}
+
+double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k, double *work)
+{
+    const cholmod_factor *L = p->L;
+    const int *super = L->super, *pi = L->pi, *px = L->px, *Ls = L->s, *Perm = L->Perm;
+    const double *Lx = L->x;
+    size_t n = (size_t)p->n, uk = (size_t)k;
+    double *Z = work, *E = work + n * uk, flops = 0;
+    char *fwd = (char *)(E + (size_t)p->maxrow * uk);
+    memset(fwd, 0, (size_t)p->nsuper);
+    /* Z = P B row-major; the supernodes holding a nonzero, then their ancestors. */
+    for (size_t i = 0; i < n; i++) {
+        const double *b = B + (Perm ? (size_t)Perm[i] : i);
+        double *z = Z + i * uk;
+        int nz = 0;
+        for (size_t j = 0; j < uk; j++)
+            nz |= (z[j] = b[j * n]) != 0;
+        if (nz)
+            fwd[p->snode[i]] = 1;
+    }
+    for (int s = 0; s < p->nsuper; s++)
+        if (fwd[s] && p->parent[s] >= 0)
+            fwd[p->parent[s]] = 1;
+    /* Forward, L y = P b: in the transposed (column-major k x n) view, Y1^T
+     * L11^T = B1^T, then E^T = Y1^T L21^T scattered into the rows below. */
+    for (int s = 0; s < p->nsuper; s++) {
+        if (!fwd[s])
+            continue;
+        int k1 = super[s], nscol = super[s + 1] - k1, nsrow = pi[s + 1] - pi[s], nr = nsrow - nscol;
+        const double *Ld = Lx + px[s];
+        double *Y1 = Z + (size_t)k1 * uk;
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, Y1, k);
+        flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
+        if (!nr)
+            continue;
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, nr, nscol, 1.0, Y1, k, Ld + nscol, nsrow, 0.0, E, k);
+        for (int r = 0; r < nr; r++) {
+            double *z = Z + (size_t)Ls[pi[s] + nscol + r] * uk;
+            const double *e = E + (size_t)r * uk;
+#pragma omp simd
+            for (size_t j = 0; j < uk; j++)
+                z[j] -= e[j];
+        }
+    }
+    /* Backward, L^T x = y: gather the rows below, X1^T -= E^T L21, then
+     * X1^T L11 = Y1^T. */
+    for (int s = p->nsuper - 1; s >= 0; s--) {
+        if (!p->want[s])
+            continue;
+        int k1 = super[s], nscol = super[s + 1] - k1, nsrow = pi[s + 1] - pi[s], nr = nsrow - nscol;
+        const double *Ld = Lx + px[s];
+        double *X1 = Z + (size_t)k1 * uk;
+        if (nr) {
+            for (int r = 0; r < nr; r++)
+                memcpy(E + (size_t)r * uk, Z + (size_t)Ls[pi[s] + nscol + r] * uk, uk * sizeof *E);
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, nr, -1.0, E, k, Ld + nscol, nsrow, 1.0,
+                        X1, k);
+        }
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, X1, k);
+        flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
+    }
+    for (size_t i = 0; i < n; i++) { /* X = P^T x */
+        double *x = X + (Perm ? (size_t)Perm[i] : i);
+        const double *z = Z + i * uk;
+        for (size_t j = 0; j < uk; j++)
+            x[j * n] = z[j];
+    }
+    return flops;
 }

@@ -28,4 +28,38 @@ int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, ch
 /* One line for a failed CHOLMOD call: EP_ECOMPUTE. */
 int ep_chol_fail(const char *what, const cholmod_common *c);
 
+/* Restricted blocked solves on a supernodal factor (femgf's many right-hand
+ * sides): the forward pass skips supernodes whose subtree of the elimination
+ * tree holds no nonzero of the block's right-hand sides (their part of
+ * L^-1 b is exactly zero), the backward pass those whose subtree holds no
+ * wanted row (nothing wanted depends on them).  The block is kept row-major
+ * (row i's k values contiguous), so the gathers and scatters between
+ * supernodes read whole cache lines; per supernode one dtrsm and one dgemm.
+ * Wanted rows equal a full solve's to round-off (the skipped arithmetic is on
+ * exact zeros or unread values). */
+typedef struct ep_chol_rplan {
+    const cholmod_factor *L; /* supernodal, not owned */
+    int n, nsuper, maxrow;   /* order, supernodes, most off-diagonal rows of one */
+    int *snode;              /* [n] supernode of each permuted row */
+    int *parent;             /* [nsuper] parent supernode, or -1 */
+    char *want;              /* [nsuper] subtree holds a wanted row */
+} ep_chol_rplan;
+
+/* Plan restricted solves on L (supernodal, numerically factored or not):
+ * want[i] (i in A's order, n) marks the rows a solve must produce; NULL:
+ * all.  Cost O(n + nsuper).  Returns 0, or EP_ECOMPUTE (out of memory, or L
+ * not supernodal). */
+int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *want);
+void ep_chol_rplan_free(ep_chol_rplan *p);
+
+/* Workspace of one thread for blocks of up to k right-hand sides:
+ * (n + maxrow) k + nsuper values. */
+double *ep_chol_rsolve_work(const ep_chol_rplan *p, int k);
+
+/* X = A^-1 B at the wanted rows (other rows unspecified), B and X n x k
+ * column-major with leading dimension n (may be the same array).
+ * Cost: at most 4 lnz k flops, less by the skipped supernodes; returns the
+ * flops done.  Single-threaded BLAS when called from a parallel region. */
+double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k, double *work);
+
 #endif
