@@ -90,6 +90,17 @@ double *ep_chol_rsolve_work(const ep_chol_rplan *p, int k)
     return ep_malloc((size_t)(p->n + p->maxrow) * (size_t)k + (size_t)p->nsuper, sizeof(double));
 }
 
+/* Rows of a supernode's off-diagonal block in runs of consecutive indices
+ * 16 long on average: one dgemm per run on the block itself beats a gather
+ * or scatter through a workspace. */
+static int long_runs(const int *rows, int nr)
+{
+    int runs = 1;
+    for (int r = 1; r < nr; r++)
+        runs += rows[r] != rows[r - 1] + 1;
+    return 16 * runs <= nr;
+}
+
 double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k, double *work)
 {
     const cholmod_factor *L = p->L;
@@ -124,6 +135,16 @@ double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k,
         flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
         if (!nr)
             continue;
+        const int *rows = Ls + pi[s] + nscol;
+        if (long_runs(rows, nr)) { /* Z's rows r..r+len are a k x len block: update in place */
+            for (int r = 0, len; r < nr; r += len) {
+                for (len = 1; r + len < nr && rows[r + len] == rows[r] + len; len++)
+                    ;
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, len, nscol, -1.0, Y1, k, Ld + nscol + r, nsrow,
+                            1.0, Z + (size_t)rows[r] * uk, k);
+            }
+            continue;
+        }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, nr, nscol, 1.0, Y1, k, Ld + nscol, nsrow, 0.0, E, k);
         for (int r = 0; r < nr; r++) {
             double *z = Z + (size_t)Ls[pi[s] + nscol + r] * uk;
@@ -141,7 +162,15 @@ double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k,
         int k1 = super[s], nscol = super[s + 1] - k1, nsrow = pi[s + 1] - pi[s], nr = nsrow - nscol;
         const double *Ld = Lx + px[s];
         double *X1 = Z + (size_t)k1 * uk;
-        if (nr) {
+        const int *rows = Ls + pi[s] + nscol;
+        if (nr && long_runs(rows, nr)) {
+            for (int r = 0, len; r < nr; r += len) {
+                for (len = 1; r + len < nr && rows[r + len] == rows[r] + len; len++)
+                    ;
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, len, -1.0, Z + (size_t)rows[r] * uk, k,
+                            Ld + nscol + r, nsrow, 1.0, X1, k);
+            }
+        } else if (nr) {
             for (int r = 0; r < nr; r++)
                 memcpy(E + (size_t)r * uk, Z + (size_t)Ls[pi[s] + nscol + r] * uk, uk * sizeof *E);
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, nr, -1.0, E, k, Ld + nscol, nsrow, 1.0,
