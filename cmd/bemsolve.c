@@ -91,8 +91,7 @@ int main(int argc, char **argv)
         {"block", 0, EP_CLI_INT, &o.block, 1, 65536, .arg = "K",
          .help = "GF columns per block of right-hand sides (default 128)"},
         EP_GFFORM_OPTIONS(o.form),
-        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
-         .help = "compute only part I of N of the columns, a file for epmerge(1)"},
+        EP_PART_OPTION(o.part, "compute only part I of N of the columns"),
         {0}};
     ep_tool tool = {
         .name = "bemsolve",
@@ -116,10 +115,8 @@ int main(int argc, char **argv)
     o.max_memory = ep_mem_limit(o.max_memory);
     if (o.constant && ep_select_given(&cli.columns))
         ep_cli_exit(ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements"));
-    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0)))
+    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
         ep_cli_exit(st);
-    if (o.part.count && o.form.wavelet) /* epmerge merges dense GF columns only */
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--part and --wavelet exclude each other (split a dense run, then gfcompress)"));
 
     /* read -> validate */
     if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0])) || (st = validate_surface(&m, cli.quiet)) ||
@@ -146,8 +143,7 @@ int main(int argc, char **argv)
              o.single, ncb, o.form.level);
     if ((st = ep_part_gf_share(&o.part, &Lp, creator, &m, &mat, fixed, o.form.L, optstr, ncb)))
         goto out;
-    o.form.L = &Lp; /* the sink writes the part's columns */
-    if (!o.form.wavelet && (st = ep_output_check_space(&cli.out, 9.0 * Lp.m * (double)L.n * (o.single ? 4 : 8))))
+    if ((st = ep_gfform_use_layout(&o.form, &Lp, &cli.out, o.single)))
         goto out;
 
     /* compute -> write: each block of solved GF rows goes to the file at

@@ -42,8 +42,7 @@ int main(int argc, char **argv)
         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
          .help = "refuse runs needing more (default: 90% of the machine's)"},
         EP_GFFORM_OPTIONS(o.form),
-        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
-         .help = "compute only part I of N of the columns, a file for epmerge(1)"},
+        EP_PART_OPTION(o.part, "compute only part I of N of the columns"),
         {0}};
     ep_tool tool = {
         .name = "femcondense",
@@ -67,18 +66,12 @@ int main(int argc, char **argv)
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
-    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0)))
+    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
         ep_cli_exit(st);
-    if (o.part.count && o.form.wavelet) /* epmerge merges dense GF columns only */
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--part and --wavelet exclude each other (split a dense run, then gfcompress)"));
 
     /* read -> validate */
-    if ((st = ep_model_read(&m, cli.inputs[0])))
+    if ((st = ep_cli_read_volume(&cli, &m, cli.inputs[0])))
         goto out;
-    if (!ep_mesh_nelements(&m)) {
-        st = ep_fail(EP_EINPUT, "%s: not a volumetric mesh (femcondense needs tets or hexes)", m.source);
-        goto out;
-    }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
@@ -96,8 +89,7 @@ int main(int argc, char **argv)
     if ((st = ep_part_gf_share(&o.part, &Lp, creator, &m, &mat, fixed, o.form.L, optstr,
                                o.block % 3 ? o.block : o.block / 3)))
         goto out;
-    o.form.L = &Lp; /* the sink writes the part's columns */
-    if (!o.form.wavelet && (st = ep_output_check_space(&cli.out, 9.0 * Lp.m * (double)L.n * (o.single ? 4 : 8))))
+    if ((st = ep_gfform_use_layout(&o.form, &Lp, &cli.out, o.single)))
         goto out;
 
     /* compute -> write: each block of solved GF rows goes to the file at

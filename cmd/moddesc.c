@@ -118,8 +118,7 @@ int main(int argc, char **argv)
                  "mass-Gram-Schmidt in order, or the first R modes alone"},
         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K",
          .help = "derivative right-hand sides per solve (default 32)"},
-        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
-         .help = "compute only part I of N of the derivatives, a file for epmerge(1)"},
+        EP_PART_OPTION(o.part, "compute only part I of N of the derivatives"),
         {0}};
     ep_tool tool = {
         .name = "moddesc",
@@ -147,12 +146,8 @@ int main(int argc, char **argv)
         ep_cli_exit(st);
 
     /* read -> validate */
-    if ((st = ep_model_read(&m, cli.inputs[0])))
+    if ((st = ep_cli_read_volume(&cli, &m, cli.inputs[0])))
         goto out;
-    if (!ep_mesh_nelements(&m)) {
-        st = ep_fail(EP_EINPUT, "%s: not a volumetric mesh (moddesc needs tets or hexes)", m.source);
-        goto out;
-    }
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)))
         goto out;
     for (int e = 0; e < (mat.ne ? mat.ne : 1); e++)

@@ -64,8 +64,7 @@ int main(int argc, char **argv)
         {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 1000, .arg = "N",
          .help = "use the first N basis vectors (default: all)"},
         {"split-material", 0, EP_CLI_FLAG, &o.split, .help = "also write the lambda-only and mu-only coefficient sets"},
-        {"part", 0, EP_CLI_CALL, &o.part, .arg = "I/N", .call = ep_part_parse,
-         .help = "sum only part I of N of the elements, a file for epmerge(1)"},
+        EP_PART_OPTION(o.part, "sum only part I of N of the elements"),
         {0}};
     ep_tool tool = {
         .name = "polycoef",

@@ -427,6 +427,14 @@ int ep_cli_columns(const ep_cli *cli, const ep_mesh *m, int **cols, int *ncols)
     return ep_select_given(&cli->columns) ? ep_select_boundary(&cli->columns, m, "column", cols, ncols) : EP_OK;
 }
 
+int ep_cli_read_volume(const ep_cli *cli, ep_mesh *m, const char *path)
+{
+    int st = ep_model_read(m, path);
+    if (!st && !ep_mesh_nelements(m))
+        st = ep_fail(EP_EINPUT, "%s: not a volumetric mesh (%s needs tets or hexes)", m->source, cli->prog);
+    return st;
+}
+
 int ep_cli_read_closed_surface(const ep_cli *cli, ep_mesh *m, const char *path)
 {
     ep_repair_report r;

@@ -150,6 +150,11 @@ int ep_cli_columns(const ep_cli *cli, const ep_mesh *m, int **cols, int *ncols);
  * by cli->out until ep_output_commit(&cli->out) or the exit.  0 or EP_EIO. */
 int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f);
 
+/* Read the volumetric model of path for a tool that needs elements
+ * (ep_model_read, then EP_EINPUT "PATH: not a volumetric mesh (PROG needs
+ * tets or hexes)" when it has none).  m is set up here.  0 or a status. */
+int ep_cli_read_volume(const ep_cli *cli, ep_mesh *m, const char *path);
+
 /* Read the closed surface of path for a tool that needs one (ep_model_read,
  * then ep_repair_closed_surface: a plain surface cleaned up, a tet mesh's
  * boundary or a hierarchy checked) and print, unless -q, one line on what

@@ -4,6 +4,7 @@
  */
 #include "cma_cache.h"
 #include "err.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,6 @@ void ep_cma_cache_free(ep_cma_cache *k)
     memset(k, 0, sizeof *k);
 }
 
-static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
-
 static double entry_bytes(int s) { return 9.0 * s * s * sizeof(double) + s * sizeof(int) + sizeof(ep_cma_cache_entry); }
 
 static int find(const ep_cma_cache *k, const int *sorted, int s)
@@ -38,7 +37,7 @@ int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s)
 {
     int *sorted = c->cols; /* n >= s ints of scratch */
     memcpy(sorted, nodes, (size_t)s * sizeof *sorted);
-    qsort(sorted, (size_t)s, sizeof *sorted, cmp_int);
+    ep_sort_ints(sorted, (size_t)s);
     int i = find(k, sorted, s);
     if (i < 0 || ep_cma_load(c, k->e[i].nodes, s, k->e[i].Cinv)) {
         k->misses++;

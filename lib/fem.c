@@ -307,16 +307,7 @@ cholmod_sparse *ep_fem_surface_mass(const ep_mesh *m, int lumped, cholmod_common
     } else {
         for (int t = 0; t < m->nf; t++) {
             const int *v = &m->triangles[3 * t];
-            const double *p = &m->vertices[3 * v[0]], *q = &m->vertices[3 * v[1]], *r = &m->vertices[3 * v[2]];
-            double e1[3], e2[3], n[3];
-            for (int a = 0; a < 3; a++) {
-                e1[a] = q[a] - p[a];
-                e2[a] = r[a] - p[a];
-            }
-            n[0] = e1[1] * e2[2] - e1[2] * e2[1];
-            n[1] = e1[2] * e2[0] - e1[0] * e2[2];
-            n[2] = e1[0] * e2[1] - e1[1] * e2[0];
-            double area = 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            double area = ep_mesh_triangle_area(m, t);
             for (int a = 0; a < 3; a++) /* MATH.md §1: A/12 (1 + delta) */
                 for (int b = 0; b < 3; b++, k++) {
                     Ti[k] = slot[v[a]];

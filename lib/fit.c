@@ -7,6 +7,7 @@
 #include "subdiv.h"
 #include "surfdist.h"
 #include "vec3.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -238,12 +239,6 @@ static void pattern_free(pattern *p, cholmod_common *c)
     memset(p, 0, sizeof *p);
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 static int pattern_build(pattern *p, const ep_mesh *m, cholmod_common *c)
 {
     int nv = m->nv, *cnt = ep_calloc((size_t)nv + 1, sizeof *cnt);
@@ -278,7 +273,7 @@ static int pattern_build(pattern *p, const ep_mesh *m, cholmod_common *c)
         }
     int k = 0;
     for (int q = 0; q < nv; q++) {
-        qsort(&p->row[cnt[q]], (size_t)(fill[q] - cnt[q]), sizeof *p->row, cmp_int);
+        ep_sort_ints(&p->row[cnt[q]], (size_t)(fill[q] - cnt[q]));
         p->start[q] = k;
         for (int i = cnt[q]; i < fill[q]; i++)
             if (i == cnt[q] || p->row[i] != p->row[i - 1])

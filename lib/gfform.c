@@ -20,7 +20,7 @@ void ep_gfform_init(ep_gfform *f)
     f->level = -1;
 }
 
-int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps)
+int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps, int parts)
 {
     f->wavelet = f->choice >= 0;
     f->kind = f->choice == 1 ? EP_WAVELET_BUTTERFLY : EP_WAVELET_LINEAR;
@@ -34,10 +34,18 @@ int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps)
         return ep_fail(EP_EUSAGE, "--hierarchy goes with --wavelet or --constraint-level");
     if (f->wavelet && single)
         return ep_fail(EP_EUSAGE, "--single stores dense GFs; --wavelet blocks are float32 already");
+    if (f->wavelet && parts)
+        return ep_fail(EP_EUSAGE, "--part and --wavelet exclude each other (split a dense run, then gfcompress)");
     if (f->level >= 0 && (cli->all_columns || ep_select_given(&cli->columns)))
         return ep_fail(EP_EUSAGE, "--constraint-level solves the hat loads of the free level-L vertices; "
                        "it takes no column selection");
     return EP_OK;
+}
+
+int ep_gfform_use_layout(ep_gfform *f, const ep_gf_layout *L, const ep_output *out, int single)
+{
+    f->L = L;
+    return f->wavelet ? EP_OK : ep_output_check_space(out, 9.0 * L->m * (double)L->n * (single ? 4 : 8));
 }
 
 int ep_gfform_plan(ep_gfform *f, const ep_mesh *m, const ep_gf_layout *L, const char *source)

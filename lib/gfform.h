@@ -73,8 +73,16 @@ void ep_gfform_init(ep_gfform *f);
  * unless given), and the options that do not go together: --eps,
  * --unlifted, --threshold-base without --wavelet (unless allow_eps: gfcompress,
  * which always compresses), --hierarchy without either form, --single with
- * --wavelet, a column selection with --constraint-level.  0 or EP_EUSAGE. */
-int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps);
+ * --wavelet, a column selection with --constraint-level, --part (parts > 0:
+ * the run is one of that many) with --wavelet (epmerge merges dense GF
+ * columns only).  0 or EP_EUSAGE. */
+int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps, int parts);
+
+/* Solve and write the columns of layout L (borrowed: a part's share of the
+ * plan's, ep_part_gf_share) instead of the plan's, after checking that
+ * out's file system has room for them when they are written dense
+ * (float32 when single).  0 or EP_ECOMPUTE (ep_output_check_space). */
+int ep_gfform_use_layout(ep_gfform *f, const ep_gf_layout *L, const ep_output *out, int single);
 
 /* The plan on mesh m whose GF layout is L (source names m in messages):
  * the hierarchy (when a form needs it), the hat-load layout, the transform.

@@ -5,6 +5,7 @@
  */
 #include "mesh.h"
 #include "err.h"
+#include "halfedge.h"
 #include "hex.h"
 #include "tet.h"
 #include "vec3.h"
@@ -210,14 +211,12 @@ int ep_mesh_extract_boundary(ep_mesh *m)
     return ep_mesh_derive_boundary_data(m);
 }
 
-static double tri_area(const ep_mesh *m, int t)
+double ep_mesh_triangle_area(const ep_mesh *m, int t)
 {
     const int *v = &m->triangles[3 * t];
-    double a[3], b[3], c[3];
-    ep_vec3_sub(&m->vertices[3 * v[1]], &m->vertices[3 * v[0]], a);
-    ep_vec3_sub(&m->vertices[3 * v[2]], &m->vertices[3 * v[0]], b);
-    ep_vec3_cross(a, b, c);
-    return 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+    double n[3];
+    ep_vec3_normal(&m->vertices[3 * v[0]], &m->vertices[3 * v[1]], &m->vertices[3 * v[2]], n);
+    return 0.5 * ep_vec3_norm(n);
 }
 
 int ep_mesh_derive_boundary_data(ep_mesh *m)
@@ -255,7 +254,7 @@ int ep_mesh_derive_boundary_data(ep_mesh *m)
     /* a_j = integral of the hat function: one third of the adjacent area,
      * or on a hex mesh's quads that of the bilinear hat. */
     for (int t = 0; !m->hexes && t < m->nf; t++) {
-        double third = tri_area(m, t) / 3.0;
+        double third = ep_mesh_triangle_area(m, t) / 3.0;
         for (int k = 0; k < 3; k++)
             a[slot[m->triangles[3 * t + k]]] += third;
     }
@@ -278,22 +277,9 @@ int ep_mesh_derive_boundary_data(ep_mesh *m)
     return EP_OK;
 }
 
-/* Directed edge (a -> b) of triangle t, keyed by (min, max). */
-typedef struct {
-    int lo, hi, forward, t;
-} dedge;
-
-static int cmp_dedge(const void *x, const void *y)
-{
-    const dedge *a = x, *b = y;
-    if (a->lo != b->lo)
-        return (a->lo > b->lo) - (a->lo < b->lo);
-    return (a->hi > b->hi) - (a->hi < b->hi);
-}
-
 int ep_mesh_check_closed(const ep_mesh *m)
 {
-    size_t ne = 3 * (size_t)m->nf;
+    size_t ne;
     int st = EP_OK;
     if (m->nf == 0)
         return ep_fail(EP_EINPUT, "%s: no surface triangles", m->source);
@@ -302,30 +288,18 @@ int ep_mesh_check_closed(const ep_mesh *m)
         if (v[0] == v[1] || v[1] == v[2] || v[0] == v[2])
             return ep_fail(EP_EINPUT, "%s: triangle %d repeats a vertex", m->source, t + 1);
     }
-    dedge *e = ep_malloc(ne, sizeof *e);
-    if (!e)
-        return EP_ECOMPUTE;
-    for (int t = 0; t < m->nf; t++)
-        for (int k = 0; k < 3; k++) {
-            int a = m->triangles[3 * t + k], b = m->triangles[3 * t + (k + 1) % 3];
-            dedge *d = &e[3 * (size_t)t + k];
-            d->lo = a < b ? a : b;
-            d->hi = a < b ? b : a;
-            d->forward = a < b;
-            d->t = t;
-        }
-    qsort(e, ne, sizeof *e, cmp_dedge);
+    ep_halfedge *e;
+    if ((st = ep_halfedge_table(m->triangles, m->nf, NULL, &e, &ne)))
+        return st;
     for (size_t i = 0; i < ne && !st;) {
-        size_t j = i + 1;
-        while (j < ne && !cmp_dedge(&e[i], &e[j]))
-            j++;
+        size_t j = ep_halfedge_run_end(e, ne, i);
         if (j - i == 1)
             st = ep_fail(EP_EINPUT, "%s: open surface: edge (%d %d) of triangle %d has one face",
                          m->source, e[i].lo + 1, e[i].hi + 1, e[i].t + 1);
         else if (j - i > 2)
             st = ep_fail(EP_EINPUT, "%s: non-manifold surface: edge (%d %d) has %zu faces",
                          m->source, e[i].lo + 1, e[i].hi + 1, j - i);
-        else if (e[i].forward == e[i + 1].forward)
+        else if (ep_halfedge_forward(&e[i], m->triangles) == ep_halfedge_forward(&e[i + 1], m->triangles))
             st = ep_fail(EP_EINPUT, "%s: inconsistent orientation: triangles %d and %d across edge (%d %d)",
                          m->source, e[i].t + 1, e[i + 1].t + 1, e[i].lo + 1, e[i].hi + 1);
         i = j;
@@ -340,7 +314,7 @@ int ep_mesh_count_degenerate(const ep_mesh *m, int *first)
     int n = 0;
     *first = -1;
     for (int t = 0; t < m->nf; t++)
-        if (!(tri_area(m, t) > 1e-14 * h * h)) {
+        if (!(ep_mesh_triangle_area(m, t) > 1e-14 * h * h)) {
             if (n++ == 0)
                 *first = t;
         }
@@ -407,7 +381,7 @@ void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume)
         double c[3];
         ep_vec3_cross(q, r, c);
         V += (p[0] * c[0] + p[1] * c[1] + p[2] * c[2]) / 6.0;
-        A += tri_area(m, t);
+        A += ep_mesh_triangle_area(m, t);
     }
     *area = A;
     *volume = V;
@@ -567,17 +541,9 @@ int ep_mesh_check_support(const ep_mesh *m, const char *fixed, int surface)
         } else if (second[r] < 0) {
             second[r] = v;
         } else {
-            const double *a = &m->vertices[3 * first[r]], *b = &m->vertices[3 * second[r]],
-                         *p = &m->vertices[3 * v];
-            double u[3], w[3], n[3];
-            for (int i = 0; i < 3; i++) {
-                u[i] = b[i] - a[i];
-                w[i] = p[i] - a[i];
-            }
-            n[0] = u[1] * w[2] - u[2] * w[1];
-            n[1] = u[2] * w[0] - u[0] * w[2];
-            n[2] = u[0] * w[1] - u[1] * w[0];
-            solid[r] = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) > tol;
+            double n[3];
+            ep_vec3_normal(&m->vertices[3 * first[r]], &m->vertices[3 * second[r]], &m->vertices[3 * v], n);
+            solid[r] = ep_vec3_norm(n) > tol;
         }
     }
     for (int v = 0; v < m->nv; v++)

@@ -125,6 +125,9 @@ int ep_mesh_count_degenerate(const ep_mesh *m, int *first);
  * the caller).  Cost O(nv + nf). */
 int ep_mesh_to_surface(ep_mesh *m, int **old_id);
 
+/* Area of surface triangle t of m.  Cost O(1). */
+double ep_mesh_triangle_area(const ep_mesh *m, int t);
+
 /* Total surface area and enclosed volume (divergence theorem; meaningful for a
  * closed outward surface).  Cost O(nf). */
 void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume);

@@ -12,6 +12,7 @@
 #include "meshio.h"
 #include "err.h"
 #include "text.h"
+#include "sort.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -50,18 +51,11 @@ static int dvec_push3(dvec *v, const double x[3])
     return EP_OK;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* Sort and deduplicate v in place; returns the new length. */
 static size_t sort_unique(int *v, size_t n)
 {
     size_t k = 0;
-    if (n > 1) /* qsort's array must not be NULL, even when empty */
-        qsort(v, n, sizeof *v, cmp_int);
+    ep_sort_ints(v, n);
     for (size_t i = 0; i < n; i++)
         if (k == 0 || v[i] != v[k - 1])
             v[k++] = v[i];

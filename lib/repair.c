@@ -8,7 +8,9 @@
 #include "repair.h"
 #include "closest.h"
 #include "err.h"
+#include "halfedge.h"
 #include "vec3.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -66,66 +68,13 @@ typedef struct {
     double h;      /* bounding-box diagonal */
 } work;
 
-/* Half-edge: side k of face f (corner k to corner k+1), keyed by its ends. */
-typedef struct {
-    int lo, hi, f, k;
-} hedge;
-
-static int cmp_hedge(const void *x, const void *y)
+/* The half-edges of the live faces (keep: NULL for all of them; else a
+ * subset of them), sorted so that the sides of one edge are adjacent.
+ * NULL on failure. */
+static ep_halfedge *edge_table(const work *w, const char *keep, size_t *n)
 {
-    const hedge *a = x, *b = y;
-    if (a->lo != b->lo)
-        return (a->lo > b->lo) - (a->lo < b->lo);
-    if (a->hi != b->hi)
-        return (a->hi > b->hi) - (a->hi < b->hi);
-    return (a->f > b->f) - (a->f < b->f);
-}
-
-/* The half-edges of the live faces (keep: NULL for all of them), sorted so
- * that the sides of one edge are adjacent.  NULL on failure. */
-static hedge *edge_table(const work *w, const char *keep, size_t *n)
-{
-    size_t c = 0;
-    for (int t = 0; t < w->nf; t++)
-        c += w->alive[t] && (!keep || keep[t]);
-    hedge *h = ep_malloc(3 * c + 1, sizeof *h);
-    if (!h)
-        return NULL;
-    c = 0;
-    for (int t = 0; t < w->nf; t++)
-        if (w->alive[t] && (!keep || keep[t]))
-            for (int k = 0; k < 3; k++) {
-                int a = w->f[3 * t + k], b = w->f[3 * t + (k + 1) % 3];
-                h[c++] = (hedge){a < b ? a : b, a < b ? b : a, t, k};
-            }
-    qsort(h, c, sizeof *h, cmp_hedge);
-    *n = c;
-    return h;
-}
-
-/* End of the run of half-edges with the same ends as h[i]. */
-static size_t run_end(const hedge *h, size_t n, size_t i)
-{
-    size_t j = i + 1;
-    while (j < n && h[j].lo == h[i].lo && h[j].hi == h[i].hi)
-        j++;
-    return j;
-}
-
-/* First half-edge of edge (a b) in the sorted table (its run ends at
- * run_end); n when the edge is absent. */
-static size_t find_edge(const hedge *h, size_t n, int a, int b)
-{
-    hedge probe = {a < b ? a : b, a < b ? b : a, -1, 0};
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cmp_hedge(&h[mid], &probe) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && h[lo].lo == probe.lo && h[lo].hi == probe.hi ? lo : n;
+    ep_halfedge *h;
+    return ep_halfedge_table(w->f, w->nf, keep ? keep : w->alive, &h, n) ? NULL : h;
 }
 
 static double face_area2(const work *w, int t)
@@ -230,7 +179,7 @@ static int drop_duplicates(work *w, ep_repair_report *r)
 {
     int st = EP_ECOMPUTE, *key = ep_malloc(4 * (size_t)w->nf, sizeof *key);
     char *lead = ep_calloc((size_t)w->nf, 1);
-    hedge *h = NULL;
+    ep_halfedge *h = NULL;
     size_t nh, ng = 0;
     if (!key || !lead)
         goto out;
@@ -253,8 +202,8 @@ static int drop_duplicates(work *w, ep_repair_report *r)
         if (j - i > 1) {
             int t0 = key[4 * i + 3], others[3];
             for (int k = 0; k < 3; k++) {
-                size_t lo = find_edge(h, nh, w->f[3 * t0 + k], w->f[3 * t0 + (k + 1) % 3]);
-                others[k] = lo < nh ? (int)(run_end(h, nh, lo) - lo) - 1 : 0;
+                size_t lo = ep_halfedge_find(h, nh, w->f[3 * t0 + k], w->f[3 * t0 + (k + 1) % 3]);
+                others[k] = lo < nh ? (int)(ep_halfedge_run_end(h, nh, lo) - lo) - 1 : 0;
             }
             int fin = 1, extra = 1;
             for (int k = 0; k < 3; k++) {
@@ -296,7 +245,7 @@ static int split_caps(work *w, ep_repair_report *r)
     for (int pass = 0; pass < 8; pass++) {
         size_t nh;
         int changed = 0;
-        hedge *h = edge_table(w, NULL, &nh);
+        ep_halfedge *h = edge_table(w, NULL, &nh);
         char *touched = ep_calloc((size_t)w->nf, 1);
         if (!h || !touched) {
             free(h);
@@ -317,11 +266,11 @@ static int split_caps(work *w, ep_repair_report *r)
                 }
             }
             int p = w->f[3 * t + kl], q = w->f[3 * t + (kl + 1) % 3], c = w->f[3 * t + (kl + 2) % 3];
-            size_t lo = find_edge(h, nh, p, q);
-            if (lo == nh || run_end(h, nh, lo) - lo != 2)
+            size_t lo = ep_halfedge_find(h, nh, p, q);
+            if (lo == nh || ep_halfedge_run_end(h, nh, lo) - lo != 2)
                 continue; /* not a manifold edge: the checks below name it */
-            const hedge *o = h[lo].f == t ? &h[lo + 1] : &h[lo];
-            int n = o->f, *nf = &w->f[3 * n];
+            const ep_halfedge *o = h[lo].t == t ? &h[lo + 1] : &h[lo];
+            int n = o->t, *nf = &w->f[3 * n];
             if (touched[n] || !w->alive[n] || sqrt(face_area2(w, n)) <= tiny)
                 continue; /* a chain of caps: the next pass */
             int u = nf[o->k], v = nf[(o->k + 1) % 3], d = nf[(o->k + 2) % 3];
@@ -351,11 +300,11 @@ static int split_caps(work *w, ep_repair_report *r)
 
 /* Every edge with two faces; no vertex where two sheets touch.  Fills
  * adj[3t+k] with the face across side k of face t. */
-static int check_manifold(const work *w, const hedge *h, size_t nh, int *adj)
+static int check_manifold(const work *w, const ep_halfedge *h, size_t nh, int *adj)
 {
     size_t nopen = 0, first_open = 0;
     for (size_t i = 0; i < nh;) {
-        size_t j = run_end(h, nh, i);
+        size_t j = ep_halfedge_run_end(h, nh, i);
         if (j - i > 2)
             return ep_fail(EP_EINPUT, "%s: non-manifold surface: edge (%d %d) has %zu faces", w->m->source,
                            h[i].lo + 1, h[i].hi + 1, j - i);
@@ -363,15 +312,15 @@ static int check_manifold(const work *w, const hedge *h, size_t nh, int *adj)
             if (nopen++ == 0)
                 first_open = i;
         } else {
-            adj[3 * h[i].f + h[i].k] = h[i + 1].f;
-            adj[3 * h[i + 1].f + h[i + 1].k] = h[i].f;
+            adj[3 * h[i].t + h[i].k] = h[i + 1].t;
+            adj[3 * h[i + 1].t + h[i + 1].k] = h[i].t;
         }
         i = j;
     }
     if (nopen)
         return ep_fail(EP_EINPUT, "%s: open surface: %zu boundary edges (first: edge (%d %d) of face %d); "
                        "a closed surface is required", w->m->source, nopen, h[first_open].lo + 1,
-                       h[first_open].hi + 1, h[first_open].f + 1);
+                       h[first_open].hi + 1, h[first_open].t + 1);
     /* Corners of one vertex in faces across an edge through it are joined;
      * a manifold vertex has one class (one fan). */
     int st = EP_OK, *p = ep_malloc(3 * (size_t)w->nf, sizeof *p), *first = ep_malloc((size_t)w->nv, sizeof *first);
@@ -383,11 +332,11 @@ static int check_manifold(const work *w, const hedge *h, size_t nh, int *adj)
     for (size_t c = 0; c < 3 * (size_t)w->nf; c++)
         p[c] = (int)c;
     for (size_t i = 0; i + 1 < nh; i += 2) {
-        const hedge *a = &h[i], *b = &h[i + 1];
+        const ep_halfedge *a = &h[i], *b = &h[i + 1];
         for (int s = 0; s < 3; s++) /* corners of lo and hi in both faces */
             for (int u = 0; u < 3; u++)
-                if (w->f[3 * a->f + s] == w->f[3 * b->f + u] && (w->f[3 * a->f + s] == a->lo || w->f[3 * a->f + s] == a->hi))
-                    uf_union(p, 3 * a->f + s, 3 * b->f + u);
+                if (w->f[3 * a->t + s] == w->f[3 * b->t + u] && (w->f[3 * a->t + s] == a->lo || w->f[3 * a->t + s] == a->hi))
+                    uf_union(p, 3 * a->t + s, 3 * b->t + u);
     }
     for (int v = 0; v < w->nv; v++)
         first[v] = -1;
@@ -513,12 +462,6 @@ out:
 
 /* ---- write back ------------------------------------------------------------- */
 
-static int cmp_int(const void *a, const void *b)
-{
-    int p = *(const int *)a, q = *(const int *)b;
-    return (p > q) - (p < q);
-}
-
 /* Map a sorted id list through newid (dropping -1), sorted and unique. */
 static void remap_ids(int *v, int *n, const int *rep, const int *newid)
 {
@@ -526,7 +469,7 @@ static void remap_ids(int *v, int *n, const int *rep, const int *newid)
     for (int i = 0; i < *n; i++)
         if (newid[rep[v[i]]] >= 0)
             v[k++] = newid[rep[v[i]]];
-    qsort(v, (size_t)k, sizeof *v, cmp_int);
+    ep_sort_ints(v, (size_t)k);
     int u = 0;
     for (int i = 0; i < k; i++)
         if (u == 0 || v[i] != v[u - 1])
@@ -574,7 +517,7 @@ int ep_repair_surface(ep_mesh *m, double weld_tol, ep_repair_report *r)
 {
     work w = {m, m->vertices, m->nv, m->nf, NULL, NULL, NULL, ep_mesh_diameter(m)};
     ep_repair_report trial;
-    hedge *h = NULL;
+    ep_halfedge *h = NULL;
     int *adj = NULL, st = EP_ECOMPUTE;
     size_t nh;
     if (m->tets || m->hexes)

@@ -3,6 +3,7 @@
  */
 #include "stats.h"
 #include "err.h"
+#include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +16,11 @@ int ep_stats_add(ep_stats *s, double x)
     return EP_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double ep_stats_median(ep_stats *s)
 {
     if (!s->n)
         return 0;
-    qsort(s->v, s->n, sizeof *s->v, cmp_double);
+    ep_sort_doubles(s->v, s->n);
     return s->n % 2 ? s->v[s->n / 2] : 0.5 * (s->v[s->n / 2 - 1] + s->v[s->n / 2]);
 }
 

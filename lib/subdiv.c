@@ -4,6 +4,7 @@
  */
 #include "subdiv.h"
 #include "err.h"
+#include "halfedge.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -61,48 +62,26 @@ static int extend_groups(ep_mesh *m, int nv, int ne, const int *ends)
     return EP_OK;
 }
 
-/* Half-edge of triangle t, slot k (edge from corner k to corner k+1). */
-typedef struct {
-    int lo, hi, t, k;
-} halfedge;
-
-static int cmp_halfedge(const void *x, const void *y)
-{
-    const halfedge *a = x, *b = y;
-    if (a->lo != b->lo)
-        return (a->lo > b->lo) - (a->lo < b->lo);
-    return (a->hi > b->hi) - (a->hi < b->hi);
-}
-
 int ep_subdiv_refine(ep_mesh *m, ep_subdiv_scheme scheme, const ep_closest *project)
 {
     size_t nh = 3 * (size_t)m->nf;
     int nv = m->nv, ne = 0, st = EP_ECOMPUTE;
-    halfedge *h = ep_malloc(nh, sizeof *h);
+    ep_halfedge *h = NULL;
     int *edge_of = ep_malloc(nh, sizeof *edge_of);     /* [nf][3] edge index of each side */
     int *opp = ep_malloc(nh, sizeof *opp);             /* per edge: two opposite corners */
     int *ends = ep_malloc(nh, sizeof *ends);           /* per edge: lo, hi */
     double *x = NULL, *nsum = ep_calloc(3 * (size_t)nv, sizeof *nsum);
     int *val = ep_calloc((size_t)nv, sizeof *val), *tri = NULL, *par = NULL;
     int8_t *lev = NULL;
-    if (!h || !edge_of || !opp || !ends || !nsum || !val || ep_subdiv_mark_base(m))
+    if (!edge_of || !opp || !ends || !nsum || !val || ep_subdiv_mark_base(m) ||
+        ep_halfedge_table(m->triangles, m->nf, NULL, &h, &nh))
         goto out;
-    for (int t = 0; t < m->nf; t++)
-        for (int k = 0; k < 3; k++) {
-            int a = m->triangles[3 * t + k], b = m->triangles[3 * t + (k + 1) % 3];
-            halfedge *e = &h[3 * (size_t)t + k];
-            e->lo = a < b ? a : b;
-            e->hi = a < b ? b : a;
-            e->t = t;
-            e->k = k;
-        }
-    qsort(h, nh, sizeof *h, cmp_halfedge);
     /* Closed manifold input: half-edges pair up, one edge per pair. */
     for (size_t i = 0; i < nh; i += 2, ne++) {
         ends[2 * ne] = h[i].lo;
         ends[2 * ne + 1] = h[i].hi;
         for (int s = 0; s < 2; s++) {
-            const halfedge *e = &h[i + (size_t)s];
+            const ep_halfedge *e = &h[i + (size_t)s];
             edge_of[3 * e->t + e->k] = ne;
             opp[2 * ne + s] = m->triangles[3 * e->t + (e->k + 2) % 3];
         }

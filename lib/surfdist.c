@@ -5,6 +5,7 @@
 #include "surfdist.h"
 #include "err.h"
 #include "vec3.h"
+#include "sort.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -181,12 +182,6 @@ int ep_surfdist_genus(const ep_mesh *m, int *genus)
     return EP_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int ep_surfdist_angles(const ep_mesh *m, double *min_deg, double *median_deg)
 {
     double *a = ep_malloc(3 * (size_t)m->nf + 1, sizeof *a);
@@ -204,7 +199,7 @@ int ep_surfdist_angles(const ep_mesh *m, double *min_deg, double *median_deg)
                            180 / M_PI;
         }
     size_t n = 3 * (size_t)m->nf;
-    qsort(a, n, sizeof *a, cmp_double);
+    ep_sort_doubles(a, n);
     *min_deg = n ? a[0] : 0;
     *median_deg = n ? (n % 2 ? a[n / 2] : 0.5 * (a[n / 2 - 1] + a[n / 2])) : 0;
     free(a);

@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "halfedge.h"
 #include "mesh.h"
 #include "tet.h"
 
@@ -245,25 +246,25 @@ static void check_bad(const bad_case *c)
 
 static const char garbage[] = "\x89HDF\r\n\x1a\n\0\0\0\0\xff\xfe binary";
 
-static void bad_obj(void **s)
+#define TET4 "*VERTICES\n4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n*ELEMENTS\nTETS\n1 4 0\n"
+
+#define MSH22_HEAD "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+
+/* Malformed files of every text format: one line naming the file (and the
+ * line where there is one) and what is wrong, EP_EINPUT (EP_EIO for a
+ * missing include). */
+static void bad_files(void **s)
 {
     (void)s;
     const bad_case cases[] = {
+        /* OBJ */
         {"empty.obj", "", 0, EP_EINPUT, "no faces"},
         {"garbage.obj", garbage, sizeof garbage, EP_EINPUT, "not a text file"},
         {"range.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n", -1, EP_EINPUT, ":4: vertex index 4 out of range"},
         {"nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n", -1, EP_EINPUT, ":2: non-finite"},
         {"trunc.obj", "v 0 0 0\nv 1 0\n", -1, EP_EINPUT, ":2: expected a number"},
         {"twoface.obj", "v 0 0 0\nv 1 0 0\nf 1 2\n", -1, EP_EINPUT, ":3: face with fewer than 3"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        check_bad(&cases[i]);
-}
-
-static void bad_off(void **s)
-{
-    (void)s;
-    const bad_case cases[] = {
+        /* OFF */
         {"empty.off", "", 0, EP_EINPUT, "unexpected end of file"},
         {"garbage.off", garbage, sizeof garbage, EP_EINPUT, "not a text file"},
         {"header.off", "PLY\n3 1 0\n", -1, EP_EINPUT, ":1: not an OFF file"},
@@ -271,17 +272,7 @@ static void bad_off(void **s)
         {"range.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n", -1, EP_EINPUT, ":6: vertex index 3 out of range"},
         {"nan.off", "OFF\n3 1 0\n0 0 0\n1 inf 0\n0 1 0\n3 0 1 2\n", -1, EP_EINPUT, ":4: non-finite"},
         {"count.off", "OFF\n-3 1 0\n", -1, EP_EINPUT, "impossible vertex count"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        check_bad(&cases[i]);
-}
-
-#define TET4 "*VERTICES\n4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n*ELEMENTS\nTETS\n1 4 0\n"
-
-static void bad_veg(void **s)
-{
-    (void)s;
-    const bad_case cases[] = {
+        /* Vega .veg */
         {"empty.veg", "", 0, EP_EINPUT, "no *VERTICES"},
         {"garbage.veg", garbage, sizeof garbage, EP_EINPUT, "not a text file"},
         {"inverted.veg", TET4 "1 1 3 2 4\n", -1, EP_EINPUT, "element 1: non-positive volume"},
@@ -296,17 +287,7 @@ static void bad_veg(void **s)
         {"nomat.veg", TET4 "1 1 2 3 4\n*MATERIAL a\nENU, 1, 1, 0.3\n*MATERIAL b\nENU, 1, 1, 0.3\n", -1,
          EP_EINPUT, "element 1 has no material"},
         {"include.veg", "*INCLUDE missing.veg\n", -1, EP_EIO, ":1: *INCLUDE"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        check_bad(&cases[i]);
-}
-
-#define MSH22_HEAD "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
-
-static void bad_msh(void **s)
-{
-    (void)s;
-    const bad_case cases[] = {
+        /* Gmsh .msh */
         {"empty.msh", "", 0, EP_EINPUT, "empty file"},
         {"garbage.msh", garbage, sizeof garbage, EP_EINPUT, "not a text file"},
         {"notgmsh.msh", "hello\n", -1, EP_EINPUT, ":1: expected a $Section"},
@@ -382,6 +363,36 @@ static void closed_surface(void **s)
     ep_mesh_free(&m);
 }
 
+/* The edge table of a closed tetrahedron's surface: 6 edges of 2 sides,
+ * sorted by ends, the two sides of each edge in opposite directions (an
+ * oriented closed surface), found from either end; absent edges are not;
+ * a kept subset holds only its faces' sides. */
+static void halfedge_table(void **s)
+{
+    (void)s;
+    const int tri[] = {0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2};
+    ep_halfedge *h;
+    size_t n;
+    assert_int_equal(ep_halfedge_table(tri, 4, NULL, &h, &n), EP_OK);
+    assert_int_equal(n, 12);
+    for (size_t i = 0; i < n; i += 2) {
+        assert_int_equal(ep_halfedge_run_end(h, n, i), i + 2);
+        assert_true(h[i].lo < h[i].hi && (i == 0 || h[i - 1].lo < h[i].lo ||
+                                          (h[i - 1].lo == h[i].lo && h[i - 1].hi < h[i].hi)));
+        assert_true(h[i].t < h[i + 1].t);
+        assert_int_not_equal(ep_halfedge_forward(&h[i], tri), ep_halfedge_forward(&h[i + 1], tri));
+        assert_int_equal(ep_halfedge_find(h, n, h[i].hi, h[i].lo), i);
+    }
+    assert_int_equal(ep_halfedge_find(h, n, 0, 4), n);
+    free(h);
+    const char keep[] = {0, 1, 0, 1};
+    assert_int_equal(ep_halfedge_table(tri, 4, keep, &h, &n), EP_OK);
+    assert_int_equal(n, 6);
+    assert_int_equal(ep_halfedge_run_end(h, n, ep_halfedge_find(h, n, 0, 3)) - ep_halfedge_find(h, n, 0, 3), 2);
+    assert_int_equal(ep_halfedge_find(h, n, 1, 2), n);
+    free(h);
+}
+
 /* A tet mesh's boundary becomes a compact surface (renumbered vertices). */
 static void to_surface(void **s)
 {
@@ -410,10 +421,9 @@ int main(void)
         cmocka_unit_test(spatial_order),
         cmocka_unit_test(cube_msh41),     cmocka_unit_test(cube_msh22),   cmocka_unit_test(cube_tetgen),
         cmocka_unit_test(msh_groups),     cmocka_unit_test(veg_material), cmocka_unit_test(veg_include),
-        cmocka_unit_test(surfaces),       cmocka_unit_test(tet_gradients), cmocka_unit_test(bad_obj),
-        cmocka_unit_test(bad_off),        cmocka_unit_test(bad_veg),      cmocka_unit_test(bad_msh),
+        cmocka_unit_test(surfaces),       cmocka_unit_test(tet_gradients), cmocka_unit_test(bad_files),
         cmocka_unit_test(bad_tetgen),     cmocka_unit_test(unknown_extension),
-        cmocka_unit_test(closed_surface), cmocka_unit_test(to_surface),
+        cmocka_unit_test(closed_surface), cmocka_unit_test(halfedge_table), cmocka_unit_test(to_surface),
     };
     return cmocka_run_group_tests_name("mesh", tests, NULL, NULL);
 }

@@ -1,0 +1,20 @@
+/*
+ * sort.h — ascending sorts of plain arrays (vertex ids, samples, distances),
+ * one comparator each for the whole library instead of one per module.
+ * Base layer.
+ */
+#ifndef EP_SORT_H
+#define EP_SORT_H
+
+#include <stddef.h>
+
+/* Sort v[n] ascending in place (v may be NULL when n is 0).  Cost
+ * O(n log n) (qsort). */
+void ep_sort_ints(int *v, size_t n);
+
+/* Sort v[n] ascending in place (v may be NULL when n is 0); NaNs, which
+ * the readers refuse before anything is sorted, would land anywhere.  Cost
+ * O(n log n) (qsort). */
+void ep_sort_doubles(double *v, size_t n);
+
+#endif
