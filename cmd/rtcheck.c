@@ -49,6 +49,8 @@ int main(int argc, char **argv)
          .help = "allowed relative error against --reference (default 0.25)"},
         {"switched", 0, EP_CLI_STRING, &o.gf.switched, .arg = "GF.h5",
          .help = "GFs recomputed with more fixed nodes: the capacitance\nsolution must reproduce every column"},
+        {"factor", 0, EP_CLI_CHOICE, &o.gf.lu, .arg = "auto|lu",
+         .help = "capacitance inverses: Cholesky where the GFs allow it\n(femcondense --traction lumped; default), or LU always"},
         {"mask-radius", 0, EP_CLI_DOUBLE, &o.gf.mask_radius, 0, INFINITY, .arg = "R", .what = "a number >= 0",
          .help = "pressure-mask radius (default 5% of the model size)"},
         {"steps", 0, EP_CLI_INT, &o.cubic.steps, 1, 100000000, .arg = "N",

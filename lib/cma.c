@@ -198,6 +198,8 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g)
     c->cols = ep_malloc((size_t)g->n + 1, sizeof *c->cols);
     c->U = ep_malloc(9 * (size_t)c->cap, sizeof *c->U);
     c->V = ep_malloc(3 * (size_t)c->ld, sizeof *c->V);
+    c->sym = g->symmetric;
+    c->factor = c->sym ? "cholesky" : "lu";
     return c->S && c->Cinv && c->work && c->cols && c->U && c->V ? EP_OK : EP_ECOMPUTE;
 }
 
@@ -209,6 +211,12 @@ void ep_cma_free(ep_cma *c)
 }
 
 int ep_cma_threads(ep_cma *c, int threads) { return ep_worker_use(&c->helper, threads); }
+
+void ep_cma_use_lu(ep_cma *c)
+{
+    c->sym = 0;
+    c->factor = "lu";
+}
 
 /* Room for s nodes: a larger capacity moves C^-1 to the new leading
  * dimension. */
@@ -270,19 +278,31 @@ static void put_block(double *X, int ld, int i, int j, double sign, const double
 /* X[(3i+b) ld + 3j+a] = sign Xi(rows[i], col of crow[j]).  A runtime's
  * dense GFs are cold (27 MB for 642 vertices), and a block is three cache
  * lines in three rows of Xi: the blocks a few ahead are prefetched so their
- * misses overlap instead of queueing one by one.  From a wavelet column, a
- * selective extraction costs O(levels) per block; with many rows one
- * inverse transform of the whole column costs less. */
-static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X, int ld)
+ * misses overlap instead of queueing one by one.  From wavelet columns,
+ * selective extraction (O(levels) look-ups per block) cost 1-2 us a block,
+ * more than an addition's arithmetic: one row takes the row's synthesis
+ * weights once and a pass over each column's kept blocks, several rows a
+ * partial synthesis of each column at those rows (gfsrc.h).  planned:
+ * ep_gfsrc_plan already covers rows (wavelet). */
+static void gather_planned(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X,
+                           int ld, int planned)
 {
-    enum { AHEAD = 8, WHOLE_COLUMN = 16 /* rows */ };
+    enum { AHEAD = 16 };
     double B[9];
-    if (g->wavelet && nr >= WHOLE_COLUMN) {
+    if (g->wavelet) {
+        double *t = g->col; /* [n][9]: nr, nc <= n */
+        if (nr == 1 && nc > 1) {
+            ep_gfsrc_node_row(g, rows[0], nc, crow, t);
+            for (int j = 0; j < nc; j++)
+                put_block(X, ld, 0, j, sign, t + 9 * (size_t)j);
+            return;
+        }
+        if (!planned)
+            ep_gfsrc_plan(g, rows, nr);
         for (int j = 0; j < nc; j++) {
-            double *col = g->col + 9 * (size_t)g->n;
-            ep_gfw_column(&g->w, g->col_of_row[crow[j]], g->col, col);
+            ep_gfsrc_node_column(g, crow[j], nr, rows, t);
             for (int i = 0; i < nr; i++)
-                put_block(X, ld, i, j, sign, col + 9 * (size_t)rows[i]);
+                put_block(X, ld, i, j, sign, t + 9 * (size_t)i);
         }
         return;
     }
@@ -298,6 +318,146 @@ static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc
         ep_gfsrc_block(g, rows[i], g->col_of_row[crow[j]], B);
         put_block(X, ld, i, j, sign, B);
     }
+}
+
+static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X, int ld)
+{
+    gather_planned(g, rows, nr, crow, nc, sign, X, ld, 0);
+}
+
+/* The symmetric form's Ahat for nodes[s] (cma.h), X[3s][3s] row-major with
+ * leading dimension ld, symmetric: column j brings the blocks of the nodes
+ * below nodes[j] (one gather from one GF column: a wavelet column is
+ * reconstructed once), written at (i, j) and transposed at (j, i). */
+static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
+{
+    ep_gfsrc *g = c->g;
+    int *rows = c->cols;
+    double *t = c->work, D[9];
+    ep_gfsrc_plan(g, nodes, s); /* every column's rows are among them */
+    for (int j = 0; j < s; j++) {
+        int q = nodes[j], k = 0;
+        for (int i = 0; i < s; i++)
+            if (nodes[i] < q)
+                rows[k++] = nodes[i];
+        rows[k] = q; /* and the diagonal block, from the same column */
+        gather_planned(g, rows, k + 1, &q, 1, 1.0, t, 3, 1);
+        memcpy(D, t + 9 * (size_t)k, sizeof D);
+        double w = 1 / g->area[q];
+        for (int i = 0, r = 0; i < s; i++) {
+            if (nodes[i] >= q)
+                continue;
+            const double *B = t + 9 * r++; /* Xi(nodes[i], q), B[3b + a] */
+            for (int b = 0; b < 3; b++)
+                for (int a = 0; a < 3; a++)
+                    X[(size_t)(3 * i + b) * ld + 3 * j + a] = X[(size_t)(3 * j + a) * ld + 3 * i + b] = w * B[3 * b + a];
+        }
+        for (int b = 0; b < 3; b++)
+            for (int a = 0; a < 3; a++)
+                X[(size_t)(3 * j + b) * ld + 3 * j + a] = 0.5 * w * (D[3 * b + a] + D[3 * a + b]);
+    }
+}
+
+/* The blocks an addition of node d reads, in the symmetric form (cma.h):
+ * B1D[3s][3] = Xihat(S, d), BD1[3][3s] = Xihat(d, S), XiDD = Xihat(d, d);
+ * column d for the nodes below d, row d of their columns for those above.
+ * t1[9s], t2[9s]: scratch. */
+static void sym_pairs(ep_cma *c, int d, double *B1D, double *BD1, double XiDD[9], double *t1, double *t2)
+{
+    ep_gfsrc *g = c->g;
+    int s = c->s, N1 = 3 * s, *lo = c->cols, *hi = c->cols + g->n, nlo = 0, nhi;
+    for (int i = 0; i < s; i++)
+        if (c->S[i] < d)
+            lo[nlo++] = c->S[i];
+        else
+            *--hi = c->S[i]; /* from the end of cols[n + 1] back: s <= n */
+    nhi = s - nlo;
+    gather(g, lo, nlo, &d, 1, 1.0, t1, 3);        /* t1[9k + 3b + a] = Xi(lo[k], d) */
+    gather(g, &d, 1, hi, nhi, 1.0, t2, 3 * nhi); /* t2[3 nhi b + 3k + a] = Xi(d, hi[k]) */
+    double ad = g->area[d], D[9];
+    for (int i = 0, kl = 0, kh = nhi - 1; i < s; i++) { /* hi holds them last first */
+        double ai = g->area[c->S[i]];
+        for (int b = 0; b < 3; b++)
+            for (int a = 0; a < 3; a++)
+                if (c->S[i] < d) { /* Xihat(d, S_i) = Ahat(S_i, d)^T a_i = Xi(S_i, d)^T a_i / a_d */
+                    double x = t1[9 * kl + 3 * b + a];
+                    B1D[(3 * i + b) * 3 + a] = x, BD1[(size_t)a * N1 + 3 * i + b] = x * ai / ad;
+                } else {
+                    double x = t2[3 * (size_t)nhi * b + 3 * kh + a];
+                    BD1[(size_t)b * N1 + 3 * i + a] = x, B1D[(3 * i + a) * 3 + b] = x * ad / ai;
+                }
+        c->S[i] < d ? kl++ : kh--;
+    }
+    ep_gfsrc_block(g, d, g->col_of_row[d], D);
+    for (int b = 0; b < 3; b++)
+        for (int a = 0; a < 3; a++)
+            XiDD[3 * b + a] = 0.5 * (D[3 * b + a] + D[3 * a + b]);
+}
+
+void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld)
+{
+    if (!c->sym) {
+        gather(c->g, nodes, s, nodes, s, 1.0, X, ld);
+        return;
+    }
+    sym_form(c, nodes, s, X, ld); /* Xihat = Ahat D */
+    for (int i = 0; i < 3 * s; i++)
+        for (int j = 0; j < 3 * s; j++)
+            X[(size_t)i * ld + j] *= c->g->area[nodes[j / 3]];
+}
+
+/* L^-1 in place for the lower triangle L (n x n, column-major, ld), by
+ * halves: [[L11, 0], [L21, L22]]^-1 = [[X11, 0], [-X22 L21 X11, X22]], the
+ * off-diagonal block by two dtrsm with the factors before they are
+ * inverted.  (n^3)/3 flops.  OpenBLAS's dtrtri (inside dpotri) ran at
+ * 15 GFlop/s at n = 300 on one core, these dtrsm at 25: 350 us against
+ * 590 us. */
+static void tri_inverse(int n, double *L, int ld)
+{
+    enum { LEAF = 32 };
+    if (n <= LEAF) {
+        LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, L, ld); /* nonsingular: a Cholesky factor */
+        return;
+    }
+    int n1 = n / 2, n2 = n - n1;
+    double *L11 = L, *L21 = L + n1, *L22 = L + n1 + (size_t)n1 * ld;
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, 1.0, L11, ld, L21, ld);
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, -1.0, L22, ld, L21, ld);
+    tri_inverse(n1, L11, ld);
+    tri_inverse(n2, L22, ld);
+}
+
+/* The symmetric form's C^-1 by Cholesky into c->Cinv (cma.h): 0, or 1 when
+ * Ahat is not positive definite (c->Cinv is then overwritten). */
+static int set_cholesky(ep_cma *c, const int *nodes, int s)
+{
+    int N = 3 * s, ld = c->ld;
+    double *X = c->Cinv, *w = c->work, *lw = w + N, amin = INFINITY, amax = 0, rcond = 0;
+    sym_form(c, nodes, s, X, ld);
+    /* symmetric: row-major or column-major alike; 'L' column-major is the
+     * upper triangle row-major */
+    double anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', N, N, X, ld, lw);
+    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0 ||
+        LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'L', N, X, ld, anorm, &rcond, lw,
+                            (lapack_int *)(lw + 3 * (size_t)N)) != 0)
+        return 1;
+    tri_inverse(N, X, ld); /* Ahat^-1 = L^-T L^-1: dpotri's two steps, the first faster */
+    if (LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0)
+        return 1;
+    for (int i = 0; i < s; i++) {
+        double a = c->g->area[nodes[i]];
+        amin = fmin(amin, a), amax = fmax(amax, a);
+        w[3 * i] = w[3 * i + 1] = w[3 * i + 2] = -1 / a;
+    }
+    /* C^-1 = -D^-1 Ahat^-1 from its upper triangle (row-major) */
+    for (int r = 0; r < N; r++)
+        for (int q = r; q < N; q++) {
+            double v = X[(size_t)r * ld + q];
+            X[(size_t)r * ld + q] = w[r] * v, X[(size_t)q * ld + r] = w[q] * v;
+        }
+    c->rcond = rcond * amin / amax; /* kappa(Ahat D) <= kappa(Ahat) kappa(D) */
+    c->factor = "cholesky";
+    return 0;
 }
 
 int ep_cma_set(ep_cma *c, const int *nodes, int s)
@@ -319,7 +479,14 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
         return EP_OK;
     memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
     int ld = c->ld;
-    gather(c->g, nodes, s, nodes, s, -1.0, c->Cinv, ld); /* C = -E^T Xi E */
+    if (c->sym && !set_cholesky(c, nodes, s))
+        return EP_OK;
+    /* C = -E^T Xi E; in the symmetric form, what the Cholesky path refused
+     * (Ahat not positive definite, as lossy GFs can make it) */
+    ep_cma_matrix(c, nodes, s, c->Cinv, ld);
+    for (int i = 0; i < N; i++)
+        cblas_dscal(N, -1.0, &c->Cinv[(size_t)i * ld], 1);
+    c->factor = "lu";
     /* Row-major C read column-major is C^T, and inv(C^T) read back row-major
      * is inv(C): the column-major routines skip LAPACKE's transposed copies
      * (the 1-norm of C is the infinity-norm of C^T). */
@@ -350,9 +517,13 @@ int ep_cma_add(ep_cma *c, int node)
     double *B1D = c->work, *BD1 = B1D + 3 * N1, *D1D = BD1 + 3 * N1, *X = D1D + 3 * N1, *DD1 = X + 3 * N1,
            *B1Dt = DD1 + 3 * N1, XiDD[9], DDD[9], CD[9], CDinv[9];
     /* B_ab = E_a^T (I + Xi) E_b: off the diagonal only Xi (000 eq. 2.64) */
-    gather(c->g, c->S, s, &d, 1, 1.0, B1D, 3);
-    gather(c->g, &d, 1, c->S, s, 1.0, BD1, N1);
-    gather(c->g, &d, 1, &d, 1, 1.0, XiDD, 3);
+    if (c->sym)
+        sym_pairs(c, d, B1D, BD1, XiDD, D1D, X); /* D1D and X are written below */
+    else {
+        gather(c->g, c->S, s, &d, 1, 1.0, B1D, 3);
+        gather(c->g, &d, 1, c->S, s, 1.0, BD1, N1);
+        gather(c->g, &d, 1, &d, 1, 1.0, XiDD, 3);
+    }
     memset(DDD, 0, sizeof DDD);
     if (s) { /* the pending update applied, D_1D = C1^-1 B_1D and X = B_D1 C1^-1, each thread on its rows */
         for (int k = 0; k < N1; k++)

@@ -12,6 +12,24 @@
  *
  * The GFs come through gfsrc.h, dense or wavelet compressed alike; inverses
  * for node sets that come back are kept by cma_cache.h.
+ *
+ * The symmetric form (GFs with g->symmetric: femcondense --traction lumped,
+ * dense or wavelet compressed).  Such GFs are Xi = S^-1 diag(a) over the
+ * free nodes (MATH.md §1 "one boundary relation", the lumped load a_j e_a;
+ * S the condensed stiffness with the support held, symmetric positive
+ * definite), so with A = S^-1 restricted to the free nodes,
+ *   C = -E^T A E diag(a_S) = -Ahat D,  Ahat = E^T A E (a principal
+ *   submatrix of an SPD matrix: SPD),  C^-1 = -D^-1 Ahat^-1,
+ * and Ahat^-1 costs (3s)^3 flops by Cholesky (dpotrf, then dpotri's two steps) against
+ * 2 (3s)^3 for LU + inverse (MATH.md §7).  Stored GFs are symmetric only to
+ * their error (solver residual, float32, wavelet thresholding), so every
+ * operation here uses one block of each pair: Ahat(p, q) = Xi(p, q) / a_q
+ * for node ids p < q, its transpose for p > q, sym(Xi(p, p)) / a_p on the
+ * diagonal, i.e. the GFs Xihat(p, q) = Ahat(p, q) a_q (ep_cma_matrix).
+ * Additions and deletions then update the inverse of the same C, and a
+ * pair is read once (half the blocks of a from-scratch gather).  With
+ * consistent traction Xi = S^-1 M_s mixes neighbours and C is not of this
+ * form: LU, as for the BEM's GFs.
  */
 #ifndef EP_CMA_H
 #define EP_CMA_H
@@ -34,6 +52,8 @@ typedef struct ep_cma {
     double *work;   /* update and solve workspace */
     int *cols;      /* [n] scratch */
     struct ep_worker *helper; /* NULL: updates on one thread */
+    int sym;        /* 1: the symmetric form (above) */
+    const char *factor; /* the last ep_cma_set's factorization: "cholesky" or "lu" */
 } ep_cma;
 
 /* An empty node set on the GFs g (borrowed: g must outlive c), with room
@@ -49,11 +69,24 @@ void ep_cma_free(ep_cma *c);
  * to the next.  0 or EP_ECOMPUTE (no thread). */
 int ep_cma_threads(ep_cma *c, int threads);
 
-/* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct): C
- * assembled from s^2 blocks, LU (dgetrf), condition estimate (dgecon, into
- * c->rcond) and inverse (dgetri).  Cost 2 (3s)^3 flops.  0, EP_EINPUT (a node without a column, a repeated node)
+/* The GFs as stored, LU from scratch, whatever g->symmetric says: for
+ * comparison (rtcheck --factor lu).  Call before the first ep_cma_set. */
+void ep_cma_use_lu(ep_cma *c);
+
+/* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct).
+ * Symmetric form: Ahat from s(s+1)/2 blocks, Cholesky (dpotrf), condition
+ * estimate (dpocon; c->rcond = its rcond times min a / max a, a bound for
+ * C's), inverse (dpotri), C^-1 = -D^-1 Ahat^-1: (3s)^3 flops; should Ahat
+ * not be positive definite (lossy GFs), LU on the same C.  Otherwise C from
+ * s^2 blocks, LU (dgetrf), dgecon, dgetri: 2 (3s)^3 flops.  c->factor names
+ * the one used.  0, EP_EINPUT (a node without a column, a repeated node)
  * or EP_ECOMPUTE (C singular). */
 int ep_cma_set(ep_cma *c, const int *nodes, int s);
+
+/* X[3s][3s] (row-major, leading dimension ld) = E^T Xi E for nodes[s], the
+ * GFs this c uses (the symmetric form's Xihat when c->sym): what a direct
+ * solve must use to be compared.  Cost s^2 block reads. */
+void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld);
 
 /* Add one node by the sequential update of 000 eqs. 2.64–2.70 with the
  * corrected C_Delta = I - B_DD - D_DD (MATH.md §7).  Cost O(s^2), 2s + 1

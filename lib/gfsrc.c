@@ -30,6 +30,11 @@ int ep_gfsrc_open(ep_gfsrc *g, const char *path)
                        path);
     g->n = f->L.n;
     g->m = f->L.m;
+    /* femcondense's lumped GFs over free rows and columns are S_ff^-1 a_j
+     * (MATH.md §1 "one boundary relation"); the consistent load M_s mixes
+     * neighbours, the BEM's are not symmetric, and hierarchical columns
+     * are hat loads (000 §3.6), not one vertex's */
+    g->symmetric = !strncmp(f->method, "fem-", 4) && !strcmp(f->traction_model, "lumped") && f->constraint_level < 0;
     int *col_row;
     if ((st = ep_gf_layout_column_rows(&f->L, &col_row)))
         return st;
@@ -47,7 +52,9 @@ int ep_gfsrc_open(ep_gfsrc *g, const char *path)
     if (g->wavelet) {
         if ((st = ep_wavelet_ws_init(&g->ws, &g->w.W, 9)) ||
             !(g->acc = ep_malloc(3 * (size_t)g->n, sizeof *g->acc)) ||
-            !(g->col = ep_malloc(18 * (size_t)g->n, sizeof *g->col)))
+            !(g->col = ep_malloc(18 * (size_t)g->n, sizeof *g->col)) ||
+            (st = ep_wavelet_subset_init(&g->u, &g->w.W)) || !(g->z = ep_calloc(9 * (size_t)g->n, sizeof *g->z)) ||
+            !(g->slots = ep_malloc((size_t)g->n, sizeof *g->slots)))
             return st ? st : EP_ECOMPUTE;
         return EP_OK;
     }
@@ -63,7 +70,8 @@ void ep_gfsrc_close(ep_gfsrc *g)
     else
         ep_gf_file_close(&g->own);
     ep_wavelet_ws_free(&g->ws);
-    free(g->col_of_row), free(g->area), free(g->xi), free(g->acc), free(g->col);
+    ep_wavelet_subset_free(&g->u);
+    free(g->col_of_row), free(g->area), free(g->xi), free(g->acc), free(g->col), free(g->z), free(g->slots);
     memset(g, 0, sizeof *g);
 }
 
@@ -78,6 +86,40 @@ void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9])
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
             B[3 * b + a] = g->xi[(3 * (size_t)col + a) * n3 + 3 * (size_t)row + b];
+}
+
+void ep_gfsrc_plan(ep_gfsrc *g, const int *rows, int nr)
+{
+    if (!g->wavelet)
+        return;
+    for (int k = 0; k < nr; k++)
+        g->slots[k] = g->w.W.row_slot[rows[k]];
+    ep_wavelet_subset_set(&g->u, &g->w.W, g->slots, nr);
+}
+
+void ep_gfsrc_node_column(ep_gfsrc *g, int node, int nr, const int *rows, double *out)
+{
+    int col = g->col_of_row[node];
+    if (g->wavelet) {
+        ep_gfw_column_rows(&g->w, col, &g->u, nr, rows, g->z, out);
+        return;
+    }
+    for (int k = 0; k < nr; k++)
+        ep_gfsrc_block(g, rows[k], col, &out[9 * (size_t)k]);
+}
+
+void ep_gfsrc_node_row(ep_gfsrc *g, int row, int k, const int *nodes, double *out)
+{
+    if (!g->wavelet) {
+        for (int j = 0; j < k; j++)
+            ep_gfsrc_block(g, row, g->col_of_row[nodes[j]], &out[9 * (size_t)j]);
+        return;
+    }
+    double *y = g->col + 9 * (size_t)g->n; /* the second half of col */
+    for (int j = 0; j < k; j++)
+        g->slots[j] = g->col_of_row[nodes[j]];
+    ep_wavelet_row_weights(&g->w.W, g->w.W.row_slot[row], y);
+    ep_gfw_row(&g->w, y, k, g->slots, out);
 }
 
 void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out)

@@ -17,12 +17,18 @@ typedef struct ep_gfsrc {
     ep_gfw w;           /* wavelet files */
     int wavelet;        /* 1: w is open */
     int n, m;           /* rows, columns */
+    int symmetric;      /* 1: Xi(i, j) / area[j] is symmetric positive definite over the
+                           free nodes with columns (femcondense --traction lumped:
+                           Xi = S^-1 diag(a), MATH.md §7), so cma.h may use Cholesky */
     int *col_of_row;    /* [n] column of each row, -1 for none */
     double *area;       /* [n] vertex areas */
     double *xi;         /* dense: [3m][3n] */
     ep_wavelet_ws ws;   /* wavelet: selective extraction */
     double *acc;        /* wavelet: [n][3] fast-summation workspace */
     double *col;        /* wavelet: [2][n][9] a whole block column and its workspace */
+    ep_wavelet_subset u;/* wavelet: the rows of ep_gfsrc_plan */
+    double *z;          /* wavelet: [n][9] partial synthesis, zero between calls */
+    int *slots;         /* wavelet: [n] scratch */
 } ep_gfsrc;
 
 /* Open a gf or gf-wavelet file (vertex GFs) for a runtime: dense files are
@@ -35,6 +41,19 @@ void ep_gfsrc_close(ep_gfsrc *g);
 /* The 3x3 block Xi(row, col) as a matrix, B[3b + a]: component b at row for a
  * unit load in direction a at column col.  Dense O(1); wavelet O(levels). */
 void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9]);
+
+/* Many columns at a few rows (the capacitance matrix's gathers): plan for
+ * rows[nr] (wavelet: their synthesis closure, O(closure); dense: nothing),
+ * then out[k][9] = Xi(rows[k], column of node) for any rows within the plan,
+ * blocks B[3b + a] as ep_gfsrc_block's.  Dense O(nr); wavelet O(nnz of
+ * the column + 9 closure x stencil), against O(nr levels) look-ups by
+ * selective extraction. */
+void ep_gfsrc_plan(ep_gfsrc *g, const int *rows, int nr);
+void ep_gfsrc_node_column(ep_gfsrc *g, int node, int nr, const int *rows, double *out);
+
+/* One row of many columns: out[k][9] = Xi(row, column of nodes[k]).  Dense
+ * O(k); wavelet O(n) (the row's synthesis weights) + O(nnz of the columns). */
+void ep_gfsrc_node_row(ep_gfsrc *g, int row, int k, const int *nodes, double *out);
 
 /* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept
  * blocks + n). */

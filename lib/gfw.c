@@ -216,6 +216,43 @@ void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out)
     ep_wavelet_to_rows(&r->W, 9, z, out);
 }
 
+void ep_gfw_column_rows(const ep_gfw *r, int c, const ep_wavelet_subset *u, int nr, const int *rows, double *z,
+                        double *out)
+{
+    int64_t q0 = r->colptr[c], q1 = r->colptr[c + 1];
+    char *kept = u->in + r->W.n; /* the subset's spare half: zero between calls */
+    for (int64_t q = q0; q < q1; q++) {
+        kept[r->rowidx[q]] = 1;
+        for (int i = 0; i < 9; i++)
+            z[9 * (size_t)r->rowidx[q] + i] = r->blocks[9 * q + i];
+    }
+    ep_wavelet_subset_inverse(&r->W, u, 9, z, kept);
+    for (int k = 0; k < nr; k++)
+        memcpy(&out[9 * (size_t)k], &z[9 * (size_t)r->W.row_slot[rows[k]]], 9 * sizeof *out);
+    for (int64_t q = q0; q < q1; q++) { /* zero again: the kept blocks and the closure (stores, not memset calls) */
+        kept[r->rowidx[q]] = 0;
+        for (int i = 0; i < 9; i++)
+            z[9 * (size_t)r->rowidx[q] + i] = 0;
+    }
+    for (int k = 0; k < u->n; k++)
+        for (int i = 0; i < 9; i++)
+            z[9 * (size_t)u->slot[k] + i] = 0;
+}
+
+void ep_gfw_row(const ep_gfw *r, const double *y, int k, const int *cols, double *out)
+{
+    for (int j = 0; j < k; j++) {
+        double *B = &out[9 * (size_t)j];
+        memset(B, 0, 9 * sizeof *B);
+        for (int64_t q = r->colptr[cols[j]]; q < r->colptr[cols[j] + 1]; q++) {
+            double w = y[r->rowidx[q]];
+            if (w != 0)
+                for (int i = 0; i < 9; i++)
+                    B[i] += w * r->blocks[9 * q + i];
+        }
+    }
+}
+
 typedef struct column_ref {
     const ep_gfw *r;
     int c;

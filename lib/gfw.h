@@ -67,6 +67,18 @@ void ep_gfw_sum(const ep_gfw *r, int k, const int *cols, const double *loads, do
  * transform). */
 void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out);
 
+/* Rows of block column c, out[k][9] = the block at row rows[k], by partial
+ * synthesis: u the closure of those rows' slots (or of more rows).
+ * z[n][9] zero on entry, and again on return.  Cost O(nnz of the column +
+ * 9 closure x stencil). */
+void ep_gfw_column_rows(const ep_gfw *r, int c, const ep_wavelet_subset *u, int nr, const int *rows, double *z,
+                        double *out);
+
+/* One row of many block columns, out[k][9] = the block of column cols[k]
+ * at the row whose synthesis weights y[n] are (ep_wavelet_row_weights).
+ * Cost O(nnz of the columns). */
+void ep_gfw_row(const ep_gfw *r, const double *y, int k, const int *cols, double *out);
+
 /* Selective extraction (000 §3.3.3): the 3x3 block B[3b + a] of column c at
  * row `row` without a full inverse transform.  ws from ep_wavelet_ws_init(W, 9).
  * Cost O(levels x stencil) coefficient look-ups, each a binary search in the

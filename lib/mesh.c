@@ -140,6 +140,47 @@ static int cmp_face(const void *a, const void *b)
     return 0;
 }
 
+/* Sort the n faces f by key into out: a counting sort on the smallest vertex
+ * (keys are vertex ids < nv), then each bucket by the rest of the key — a
+ * bucket holds the faces around one vertex, a few dozen.  Faces with equal
+ * keys end up adjacent, in the order qsort by cmp_face gives.  Cost O(n +
+ * nv) plus the buckets' sorts; out and the nv + 1 counts are the workspace
+ * (the qsort of all n faces took 0.2 s of every 155k-tet read).
+ * 0, EP_EINPUT (a vertex id out of range) or EP_ECOMPUTE. */
+static int sort_faces(const face *f, size_t n, int nv, face *out)
+{
+    size_t *start = ep_calloc((size_t)nv + 2, sizeof *start);
+    if (!start)
+        return EP_ECOMPUTE;
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].key[0] < 0 || f[i].key[0] >= nv) { /* the readers check indices first */
+            free(start);
+            return ep_fail(EP_EINPUT, "element vertex index %d out of range (1..%d)", f[i].key[0] + 1, nv);
+        }
+        start[f[i].key[0] + 2]++;
+    }
+    for (int v = 0; v < nv; v++)
+        start[v + 2] += start[v + 1];
+    for (size_t i = 0; i < n; i++)
+        out[start[f[i].key[0] + 1]++] = f[i];
+    for (int v = 0; v < nv; v++) { /* start[v] is now where bucket v begins */
+        face *b = &out[start[v]];
+        size_t nb = start[v + 1] - start[v];
+        if (nb > 32) {
+            qsort(b, nb, sizeof *b, cmp_face);
+            continue;
+        }
+        for (size_t i = 1; i < nb; i++)
+            for (size_t j = i; j > 0 && cmp_face(&b[j - 1], &b[j]) > 0; j--) {
+                face t = b[j];
+                b[j] = b[j - 1];
+                b[j - 1] = t;
+            }
+    }
+    free(start);
+    return EP_OK;
+}
+
 static void sort_key(int *k, int n)
 {
     for (int i = 1; i < n; i++) /* insertion sort of 3 or 4 */
@@ -159,24 +200,32 @@ int ep_mesh_extract_boundary(ep_mesh *m)
     int k, ne = ep_mesh_elements(m, &el, &k), hex = k == EP_HEX_NODES;
     int nfe = hex ? 6 : 4, nc = hex ? 4 : 3;
     size_t nall = (size_t)nfe * (size_t)ne, nb = 0;
-    face *f = ep_malloc(nall + 1, sizeof *f);
-    if (!f)
+    face *all = ep_malloc(nall + 1, sizeof *all), *f = ep_malloc(nall + 1, sizeof *f);
+    if (!all || !f) {
+        free(all);
+        free(f);
         return EP_ECOMPUTE;
+    }
     for (int e = 0; e < ne; e++)
         for (int j = 0; j < nfe; j++) {
-            face *x = &f[(size_t)nfe * e + j];
+            face *x = &all[(size_t)nfe * e + j];
             x->key[3] = x->v[3] = -1;
             for (int i = 0; i < nc; i++)
                 x->key[i] = x->v[i] = el[(size_t)k * e + (hex ? ep_hex_face[j][i] : fv[j][i])];
             sort_key(x->key, nc);
         }
-    qsort(f, nall, sizeof *f, cmp_face);
+    int st = sort_faces(all, nall, m->nv, f);
+    free(all);
+    if (st) {
+        free(f);
+        return st;
+    }
     for (size_t i = 0; i < nall;) {
         size_t j = i + 1;
         while (j < nall && !cmp_face(&f[i], &f[j]))
             j++;
         if (j - i > 2) {
-            int st = ep_fail(EP_EINPUT, "%s: face (%d %d %d%s) shared by %zu %s (non-manifold)", m->source,
+            st = ep_fail(EP_EINPUT, "%s: face (%d %d %d%s) shared by %zu %s (non-manifold)", m->source,
                              f[i].key[0] + 1, f[i].key[1] + 1, f[i].key[2] + 1, hex ? " ..." : "", j - i,
                              hex ? "hexahedra" : "tetrahedra");
             free(f);

@@ -50,21 +50,17 @@ static int in_set(const ep_cma *c, int node)
     return 0;
 }
 
-/* Direct dense solve of the switched problem, (E^T Xi E) p = u: the answer
- * the capacitance matrix must reproduce. */
-static int direct_solve(ep_gfsrc *g, const int *S, int s, const double *u, double *p)
+/* Direct dense solve of the switched problem, (E^T Xi E) p = u, by LU on
+ * the GFs c uses (the symmetric form's when c->sym): the answer the
+ * capacitance matrix must reproduce. */
+static int direct_solve(ep_cma *c, const int *S, int s, const double *u, double *p)
 {
     int N = 3 * s;
-    double *G = ep_malloc((size_t)N * N, sizeof *G), B[9];
+    double *G = ep_malloc((size_t)N * N, sizeof *G);
     lapack_int *ipiv = ep_malloc((size_t)N, sizeof *ipiv);
     int st = G && ipiv ? EP_OK : EP_ECOMPUTE;
-    for (int i = 0; !st && i < s; i++)
-        for (int j = 0; j < s; j++) {
-            ep_gfsrc_block(g, S[i], g->col_of_row[S[j]], B);
-            for (int b = 0; b < 3; b++)
-                for (int a = 0; a < 3; a++)
-                    G[(size_t)(3 * i + b) * N + 3 * j + a] = B[3 * b + a];
-        }
+    if (!st)
+        ep_cma_matrix(c, S, s, G, N);
     memcpy(p, u, (size_t)N * sizeof *p);
     if (!st && LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, 1, G, N, ipiv, p, 1))
         st = ep_fail(EP_ECOMPUTE, "direct solve: the contact matrix is singular");
@@ -145,6 +141,9 @@ typedef struct {
     int *S, *near, *seeds, *idx;
     double *u, *p, *pd, *pr, *v, *vr, *rho, *ia, *ib;
     ep_stats t_scratch, t_add, t_remove;
+    long by_cholesky;       /* from-scratch inverses (timed) by Cholesky */
+    int chol_checked;       /* the first of them against LU: chol_err */
+    double chol_err;
     double t_solve, t_global, t_force;
     double upd_err, seq_err, direct_err, ref_disp, ref_force, mask_err, kappa;
     long refused;
@@ -195,6 +194,8 @@ static int run_open(run *R, const char *path, const ep_rtgf_opts *o, ep_rtreport
     if ((st = ep_cma_init(&R->c, &R->g)) || (st = ep_cma_init(&R->seq, &R->g)) ||
         (st = ep_cma_init(&R->scratch, o->reference ? &R->ref : &R->g)) || (st = ep_cma_threads(&R->seq, o->threads)))
         return st;
+    if (o->lu)
+        ep_cma_use_lu(&R->c), ep_cma_use_lu(&R->seq), ep_cma_use_lu(&R->scratch);
     size_t n3 = 3 * (size_t)n, pool = (size_t)R->pool;
     if (!(R->S = ep_malloc(pool + 1, sizeof *R->S)) || !(R->near = ep_malloc(pool + 1, sizeof *R->near)) ||
         !(R->seeds = ep_malloc((size_t)o->trials, sizeof *R->seeds)) || !(R->u = ep_malloc(n3, sizeof *R->u)) ||
@@ -213,6 +214,30 @@ static double inverse_diff(run *R, const ep_cma *a, const ep_cma *b)
     ep_cma_inverse(a, R->ia);
     ep_cma_inverse(b, R->ib);
     return rel_frob(R->ia, R->ib, 9 * (size_t)a->s * a->s);
+}
+
+/* The Cholesky inverse of the landing's C against LU of the same C
+ * (ep_cma_matrix, dgesv on the identity): the symmetric path's own check.
+ * Cost 8/3 (3s)^3, once. */
+static int cholesky_vs_lu(run *R)
+{
+    ep_cma *c = &R->c;
+    int s = c->s, N = 3 * s;
+    double *G = R->ia, *X = R->ib;
+    lapack_int *ipiv = ep_malloc((size_t)N, sizeof *ipiv);
+    if (!ipiv)
+        return EP_ECOMPUTE;
+    ep_cma_matrix(c, c->S, s, G, N);
+    for (size_t i = 0; i < (size_t)N * N; i++)
+        G[i] = -G[i], X[i] = i % (N + 1) == 0;
+    int bad = LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, N, G, N, ipiv, X, N) != 0;
+    free(ipiv);
+    if (bad)
+        return ep_fail(EP_ECOMPUTE, "LU of a capacitance matrix Cholesky inverted: singular");
+    ep_cma_inverse(c, G);
+    R->chol_err = rel_frob(G, X, (size_t)N * N);
+    R->chol_checked = 1;
+    return EP_OK;
 }
 
 static int random_free_node(run *R) { return R->probe.free[ep_rng_below(&R->rng, R->probe.nfree)]; }
@@ -240,6 +265,9 @@ static int land(run *R, long t)
             continue;
         }
         if (st || (st = ep_stats_add(&R->t_scratch, dt)) || (st = ep_cma_cache_put(&R->cache, &R->c)))
+            return st;
+        R->by_cholesky += !strcmp(R->c.factor, "cholesky");
+        if (!R->chol_checked && !strcmp(R->c.factor, "cholesky") && (st = cholesky_vs_lu(R)))
             return st;
         R->kappa = ep_rtreport_worst(R->kappa, 1 / R->c.rcond);
         R->seq_err = ep_rtreport_worst(R->seq_err, inverse_diff(R, &R->seq, &R->c));
@@ -311,7 +339,7 @@ static int push(run *R)
     for (int k = 0; k < REPS; k++)
         ep_cma_force(&R->c, R->p, f);
     R->t_force += (ep_now() - t0) / REPS;
-    if ((st = direct_solve(&R->g, R->c.S, s, R->u, R->pd)))
+    if ((st = direct_solve(&R->c, R->c.S, s, R->u, R->pd)))
         return st;
     R->direct_err = ep_rtreport_worst(R->direct_err, rel_max(R->p, R->pd, 3 * (size_t)s));
     if (!R->o->reference)
@@ -360,6 +388,12 @@ static void report(run *R, ep_rtreport *rep)
     const ep_rtgf_opts *o = R->o;
     if (R->g.file->constraint_level >= 0) /* 000 §3.6: contacts at the coarse vertices, hat loads */
         ep_rtreport_fact(rep, "hierarchical constraints at level", R->g.file->constraint_level);
+    /* which factorization the timed from-scratch inverses used (cma.h) */
+    long n = R->t_scratch.n;
+    rep->factorization = !R->c.sym ? "lu" : R->by_cholesky == n ? "cholesky"
+                                          : "cholesky, lu where not positive definite";
+    if (R->c.sym)
+        ep_rtreport_fact(rep, "from-scratch inverses by Cholesky", (double)R->by_cholesky);
     ep_rtreport_fact(rep, "contact nodes", R->s);
     ep_rtreport_fact(rep, "trials", (double)o->trials);
     ep_rtreport_fact(rep, "update operations", (double)(R->t_add.n + R->t_remove.n));
@@ -382,6 +416,8 @@ static void report(run *R, ep_rtreport *rep)
     if (o->ops)
         ep_rtreport_check_value(rep, "add/delete sequences vs from-scratch inverse", R->upd_err,
                                 grow * ((double)o->ops + 1));
+    if (R->chol_checked) /* one inverse: the error model of a single from-scratch inverse */
+        ep_rtreport_check_value(rep, "Cholesky inverse vs LU of the same C", R->chol_err, grow);
     ep_rtreport_check_value(rep, "contact tractions vs direct dense solve", R->direct_err, 1e-9);
     ep_rtreport_check_value(rep, "masked point contact reproduces displacement", R->mask_err, 1e-9);
     if (o->reference) {

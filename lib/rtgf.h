@@ -24,6 +24,7 @@ typedef struct ep_rtgf_opts {
     long trials;              /* landings */
     long ops;                 /* additions and deletions per landing */
     int threads;              /* update threads (1 or 2) */
+    int lu;                   /* 1: LU on the GFs as stored even where Cholesky applies (cma.h) */
     unsigned long seed;
     double mask_radius;       /* 0: 5% of the model size */
     const char *reference;    /* uncompressed GFs with the same rows and columns, or NULL */

@@ -28,8 +28,10 @@ void ep_rtreport_fact(ep_rtreport *r, const char *name, double value) { item(r->
 
 static void print_json(const ep_rtreport *r, FILE *f)
 {
-    fprintf(f, "{\"file\": \"%s\", \"kind\": \"%s\", \"pass\": %s,\n \"checks\": [", r->path, r->kind,
-            r->failed ? "false" : "true");
+    fprintf(f, "{\"file\": \"%s\", \"kind\": \"%s\", \"pass\": %s,", r->path, r->kind, r->failed ? "false" : "true");
+    if (r->factorization)
+        fprintf(f, " \"factorization\": \"%s\",", r->factorization);
+    fprintf(f, "\n \"checks\": [");
     for (int i = 0; i < r->nchecks; i++)
         fprintf(f, "%s\n  {\"name\": \"%s\", \"value\": %.6g, \"tolerance\": %.3g, \"pass\": %s}", i ? "," : "",
                 r->check[i].name, isfinite(r->check[i].value) ? r->check[i].value : -1.0, r->check[i].tol,
@@ -49,6 +51,8 @@ void ep_rtreport_print(const ep_rtreport *r, FILE *f, int json)
         print_json(r, f);
         return;
     }
+    if (r->factorization)
+        fprintf(f, "rtcheck: %s: capacitance factorization: %s\n", r->path, r->factorization);
     for (int i = 0; i < r->nfacts; i++)
         fprintf(f, "rtcheck: %s: %s = %.6g\n", r->path, r->fact[i].name, r->fact[i].value);
     for (int i = 0; i < r->nchecks; i++)

@@ -24,6 +24,7 @@ typedef struct ep_rtreport_item {
 
 typedef struct ep_rtreport {
     const char *path, *kind;  /* borrowed: the file checked and its kind */
+    const char *factorization; /* borrowed, or NULL: how a GF run inverted capacitance matrices */
     int nchecks, ntimes, nfacts, failed;
     ep_rtreport_check check[EP_RTREPORT_MAX];
     ep_rtreport_item time[EP_RTREPORT_MAX];

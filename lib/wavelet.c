@@ -364,19 +364,23 @@ void ep_wavelet_free(ep_wavelet *W)
 
 /* ---- transforms ------------------------------------------------------------- */
 
-/* x[s] += sign * prediction of s, for the odd slots of level l (000 eqs.
- * 3.27: sign -1, analysis; 3.28: sign +1, synthesis). */
+/* x[s] += sign * prediction of slot s (000 eqs. 3.27: sign -1, analysis;
+ * 3.28: sign +1, synthesis). */
+static void predict_slot(const ep_wavelet *W, int s, int width, double *x, double sign)
+{
+    double *y = &x[(size_t)s * width];
+    for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++) {
+        const double *p = &x[(size_t)W->pred_slot[i] * width];
+        for (int c = 0; c < width; c++)
+            y[c] += sign * W->pred_w[i] * p[c];
+    }
+}
+
+/* predict_slot for the odd slots of level l. */
 static void predict(const ep_wavelet *W, int l, int width, double *x, double sign)
 {
-    for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++) {
-        int s = W->by_level[q];
-        double *y = &x[(size_t)s * width];
-        for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++) {
-            const double *p = &x[(size_t)W->pred_slot[i] * width];
-            for (int c = 0; c < width; c++)
-                y[c] += sign * W->pred_w[i] * p[c];
-        }
-    }
+    for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++)
+        predict_slot(W, W->by_level[q], width, x, sign);
 }
 
 /* The aunts of the odd slots of level l take sign * s * gamma (000 eq. 3.35:
@@ -499,6 +503,94 @@ void ep_wavelet_value_at(const ep_wavelet *W, int slot, int (*coef)(void *ctx, i
     }
     memcpy(out, base_value(&S, slot), ws->width * sizeof *out);
     unlift(&S, slot, W->nlevels, out);
+}
+
+/* ---- partial synthesis ------------------------------------------------------------ */
+
+int ep_wavelet_subset_init(ep_wavelet_subset *u, const ep_wavelet *W)
+{
+    memset(u, 0, sizeof *u);
+    u->slot = ep_malloc((size_t)W->n + 1, sizeof *u->slot);
+    u->lev = ep_malloc((size_t)W->nlevels + 2, sizeof *u->lev);
+    u->in = ep_calloc(2 * (size_t)W->n + 1, 1); /* the second half: a caller's mask (gfw.c) */
+    u->next = ep_malloc((size_t)W->n + 1, sizeof *u->next);
+    return u->slot && u->lev && u->in && u->next ? EP_OK : EP_ECOMPUTE;
+}
+
+void ep_wavelet_subset_free(ep_wavelet_subset *u)
+{
+    free(u->slot), free(u->lev), free(u->in), free(u->next);
+    memset(u, 0, sizeof *u);
+}
+
+void ep_wavelet_subset_set(ep_wavelet_subset *u, const ep_wavelet *W, const int *slots, int nk)
+{
+    for (int k = 0; k < u->n; k++)
+        u->in[u->slot[k]] = 0;
+    u->n = 0;
+    for (int k = 0; k < nk; k++)
+        if (!u->in[slots[k]])
+            u->in[slots[k]] = 1, u->slot[u->n++] = slots[k];
+    for (int k = 0; k < u->n; k++) /* the list grows as stencils are added */
+        for (int i = W->pred_ptr[u->slot[k]]; i < W->pred_ptr[u->slot[k] + 1]; i++)
+            if (!u->in[W->pred_slot[i]])
+                u->in[W->pred_slot[i]] = 1, u->slot[u->n++] = W->pred_slot[i];
+    /* coarse to fine: a counting sort by level */
+    int L = W->nlevels;
+    memset(u->lev, 0, ((size_t)L + 2) * sizeof *u->lev);
+    for (int k = 0; k < u->n; k++)
+        u->lev[W->slot_level[u->slot[k]] + 1]++;
+    for (int l = 0; l < L; l++)
+        u->lev[l + 1] += u->lev[l];
+    int n = 0; /* rebuild from the marks, level by level (by_level lists them) */
+    for (int l = 0; l < L; l++)
+        for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1] && n < u->lev[l + 1]; q++)
+            if (u->in[W->by_level[q]])
+                u->slot[n++] = W->by_level[q];
+}
+
+void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, int width, double *x,
+                               const char *nz)
+{
+    int *next = u->next; /* each closure slot's next kid: kids run coarse to fine */
+    for (int k = 0; k < u->n; k++)
+        next[k] = W->kid_ptr[u->slot[k]];
+    for (int l = 1; l < W->nlevels; l++) {
+        /* undo level l's lift at the coarser closure slots (their kids' raw
+         * coefficients), then predict level l's closure slots */
+        for (int k = 0; k < u->lev[l]; k++) {
+            int t = u->slot[k], i = next[k], end = W->kid_ptr[t + 1];
+            double *y = &x[(size_t)t * width];
+            for (; i < end && W->slot_level[W->kid_slot[i]] <= l; i++) {
+                if (nz && !nz[W->kid_slot[i]])
+                    continue; /* most of a compressed column's coefficients are zero */
+                const double *g = &x[(size_t)W->kid_slot[i] * width];
+                for (int c = 0; c < width; c++)
+                    y[c] -= W->kid_w[i] * g[c];
+            }
+            next[k] = i;
+        }
+        for (int k = u->lev[l]; k < u->lev[l + 1]; k++)
+            predict_slot(W, u->slot[k], width, x, +1);
+    }
+}
+
+void ep_wavelet_row_weights(const ep_wavelet *W, int slot, double *y)
+{
+    memset(y, 0, (size_t)W->n * sizeof *y);
+    y[slot] = 1;
+    for (int l = W->nlevels - 1; l >= 1; l--) { /* inverse = prod_l P_l U_l; its transpose, fine to coarse */
+        for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++) {
+            int s = W->by_level[q];
+            for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1] && y[s] != 0; i++)
+                y[W->pred_slot[i]] += W->pred_w[i] * y[s];
+        }
+        for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++) {
+            int s = W->by_level[q];
+            for (int i = 0; i < 2 && W->lift_slot[2 * s + i] >= 0; i++)
+                y[s] -= W->lift_w[2 * s + i] * y[W->lift_slot[2 * s + i]];
+        }
+    }
 }
 
 void ep_wavelet_hat(const ep_mesh *h, int l, int k, double *hat)

@@ -97,6 +97,34 @@ void ep_wavelet_ws_free(ep_wavelet_ws *ws);
 void ep_wavelet_value_at(const ep_wavelet *W, int slot, int (*coef)(void *ctx, int slot, double *out),
                          void *ctx, ep_wavelet_ws *ws, double *out);
 
+/* Partial synthesis for a few rows of many columns (rtcheck's capacitance
+ * gathers): the rows' slots and their predict-stencil ancestors, coarse to
+ * fine, are all that synthesis needs at those rows, besides the raw
+ * coefficients of the slots lifting them (000 eqs. 3.28, 3.36). */
+typedef struct ep_wavelet_subset {
+    int n;         /* slots in the closure */
+    int *slot;     /* [W->n] the closure, coarse to fine */
+    int *lev;      /* [nlevels + 1] slot[lev[l] .. lev[l + 1]) are of level l */
+    char *in;      /* [2 W->n] 1: in the closure; the second half zero, a caller's scratch */
+    int *next;     /* [W->n] scratch of ep_wavelet_subset_inverse */
+} ep_wavelet_subset;
+
+int ep_wavelet_subset_init(ep_wavelet_subset *u, const ep_wavelet *W); /* 0 or EP_ECOMPUTE */
+void ep_wavelet_subset_free(ep_wavelet_subset *u);
+/* The closure of slots[k] (k < nk).  Cost O(closure x stencil). */
+void ep_wavelet_subset_set(ep_wavelet_subset *u, const ep_wavelet *W, const int *slots, int nk);
+/* x[n][width]: in, the coefficients (at least at the closure and at the
+ * slots lifting it); out, at the closure slots, the synthesized values
+ * (ep_wavelet_inverse's there); the other slots unchanged.  nz[n] (or
+ * NULL): 0 where the coefficient is known to be zero, skipped.
+ * Cost O(closure x (stencil + kids) x width). */
+void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, int width, double *x,
+                               const char *nz);
+/* y[n]: the weights of synthesis at one slot, value = sum_k y[k] coef[k]
+ * (a row of ep_wavelet_inverse: the transposed steps fine to coarse).
+ * Cost O(n). */
+void ep_wavelet_row_weights(const ep_wavelet *W, int slot, double *y);
+
 /* The level-l hat function of vertex k (level(k) <= l) in the finest hat
  * basis: linear interpolation down the hierarchy, hat[v] = (hat[p1] +
  * hat[p2]) / 2 for every vertex of level > l (000 §3.4; the refinement

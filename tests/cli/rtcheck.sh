@@ -17,6 +17,22 @@ for tr in consistent lumped; do
     check "$tr: capacitance solution equals femcondense's recomputed GFs (to 1e-8)" grep -Eq "switched solution vs --switched GFs +[0-9.e+-]+ \(tolerance 1.0e-08\) ok" "$WORK/out-$tr"
     check "$tr: add/delete sequences (300 per scenario) equal from-scratch inverses within the error model" grep -Eq "add/delete sequences vs from-scratch inverse +[0-9.e+-]+ \(tolerance [0-9.e+-]+\) ok" "$WORK/out-$tr"
 done
+check "lumped: capacitance inverses by Cholesky (issue 21), checked against LU of the same C" sh -c "grep -q 'capacitance factorization: cholesky' '$WORK/out-lumped' && grep -Eq 'Cholesky inverse vs LU of the same C +[0-9.e+-]+ \(tolerance [0-9.e+-]+\) ok' '$WORK/out-lumped'"
+check "consistent: capacitance inverses by LU" grep -q 'capacitance factorization: lu' "$WORK/out-consistent"
+"$BIN/rtcheck" "$WORK/ref-lumped.h5" --contacts 6 --trials 4 --factor lu --json >"$WORK/lu.json"
+check "lumped --factor lu: LU on the GFs as stored, the checks pass" /usr/bin/python3 -c "
+import json; r = json.load(open('$WORK/lu.json'))
+raise SystemExit(0 if r['pass'] and r['factorization'] == 'lu' else 1)"
+# wavelet GFs of a lumped FEM model (the tet model of a loopsub surface)
+"$BIN/loopsub" -q $D/icosahedron.obj -l 2 -o "$WORK/s2.h5"
+"$BIN/loopsub" -q "$WORK/s2.h5" -l 0 -o "$WORK/s2.off"
+(cd "$WORK" && tetgen -pYqQ s2.off >/dev/null)
+"$F" -q "$WORK/s2.1.ele" --fixed-box -2,-2,-2,2,2,-0.6 -E 1e5 --nu 0.3 --traction lumped -o "$WORK/tl.h5"
+"$BIN/gfcompress" -q "$WORK/tl.h5" --hierarchy "$WORK/s2.h5" --eps 0.01 -o "$WORK/tlw.h5"
+"$BIN/rtcheck" "$WORK/tlw.h5" --contacts 30 --trials 8 --ops 100 --reference "$WORK/tl.h5" --json >"$WORK/tlw.json"
+check "lumped FEM GFs, wavelet: Cholesky, the checks pass (one block of each pair, partial synthesis)" /usr/bin/python3 -c "
+import json; r = json.load(open('$WORK/tlw.json'))
+raise SystemExit(0 if r['pass'] and r['factorization'].startswith('cholesky') and r['facts']['from-scratch inverses by Cholesky'] > 0 else 1)"
 check "the summary times updates, solves and forces" sh -c "grep -q 'one-node addition' '$WORK/out-lumped' && grep -q 'one-node deletion' '$WORK/out-lumped' && grep -q 'contact force' '$WORK/out-lumped' && grep -q 'cache hit rate = 0.25' '$WORK/out-lumped'"
 
 # --- BEM GFs, dense and wavelet, with --json -----------------------------------

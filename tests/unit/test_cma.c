@@ -293,6 +293,94 @@ static void masks(void **s)
     synthetic_free(&g);
 }
 
+/* GFs of the symmetric form (cma.h): Xi(r, c) = A(r, c) a_c with A a
+ * Gaussian kernel of the circle's points (positive definite) plus shift I,
+ * 3x3 blocks coupled by a small symmetric random part; shift < 0 makes A
+ * indefinite. */
+static void synthetic_symmetric(ep_gfsrc *g, int n, double shift)
+{
+    synthetic(g, n);
+    g->symmetric = 1;
+    ep_rng seed = ep_rng_seed(5, 0);
+    const double *x = g->own.mesh.vertices;
+    for (int c = 0; c < n; c++)
+        for (int r = 0; r <= c; r++) {
+            double d2 = 0, R[9];
+            for (int k = 0; k < 3; k++)
+                d2 += (x[3 * r + k] - x[3 * c + k]) * (x[3 * r + k] - x[3 * c + k]);
+            for (int q = 0; q < 9; q++)
+                R[q] = 0.002 * centered_uniform(&seed);
+            for (int b = 0; b < 3; b++)
+                for (int a = 0; a < 3; a++) {
+                    double v = (a == b) * (exp(-d2 / 0.3) + shift * (r == c)) + R[3 * b + a] + R[3 * a + b];
+                    g->xi[(3 * (size_t)c + a) * 3 * n + 3 * r + b] = v * g->area[c]; /* A(r, c) a_c */
+                    g->xi[(3 * (size_t)r + b) * 3 * n + 3 * c + a] = v * g->area[r]; /* A(c, r) = A(r, c)^T */
+                }
+        }
+}
+
+/* Issue 21: on GFs of the symmetric form the from-scratch inverse by
+ * Cholesky equals LU on the GFs as stored (ep_cma_use_lu) to 1e-10; the
+ * additions and deletions, which read one block of each pair, equal it
+ * too; an indefinite A falls back to LU of the same C (against dgesv on
+ * ep_cma_matrix). */
+static void symmetric_form(void **s)
+{
+    (void)s;
+    ep_gfsrc g;
+    int n = 80, nodes[40];
+    synthetic_symmetric(&g, n, 0.5);
+    ep_cma chol, lu, seq;
+    assert_int_equal(ep_cma_init(&chol, &g), EP_OK);
+    assert_int_equal(ep_cma_init(&lu, &g), EP_OK);
+    assert_int_equal(ep_cma_init(&seq, &g), EP_OK);
+    ep_cma_use_lu(&lu);
+    for (int s1 = 10; s1 <= 40; s1 += 30) {
+        for (int i = 0; i < s1; i++)
+            nodes[i] = (37 * i + 3) % n; /* ids in no order: both halves of each pair are read */
+        assert_int_equal(ep_cma_set(&chol, nodes, s1), EP_OK);
+        assert_string_equal(chol.factor, "cholesky");
+        assert_int_equal(ep_cma_set(&lu, nodes, s1), EP_OK);
+        assert_string_equal(lu.factor, "lu");
+        double d = inverse_diff(&chol, &lu);
+        print_message("symmetric form, s = %d: Cholesky vs LU %.2e (rcond %.2e)\n", s1, d, chol.rcond);
+        assert_true(d < 1e-10);
+        assert_true(chol.rcond > 0 && chol.rcond <= 2 * lu.rcond); /* a bound, not above LU's estimate */
+        assert_int_equal(ep_cma_set(&seq, NULL, 0), EP_OK);
+        for (int i = 0; i < s1; i++)
+            assert_int_equal(ep_cma_add(&seq, nodes[i]), EP_OK);
+        assert_true(inverse_diff(&seq, &chol) < 1e-10);
+        assert_int_equal(ep_cma_remove(&seq, nodes[3]), EP_OK);
+        assert_int_equal(ep_cma_add(&seq, nodes[3]), EP_OK); /* last now: reorder chol's set the same way */
+        int again[40];
+        memcpy(again, seq.S, (size_t)s1 * sizeof *again);
+        assert_int_equal(ep_cma_set(&chol, again, s1), EP_OK);
+        assert_true(inverse_diff(&seq, &chol) < 1e-10);
+    }
+    ep_cma_free(&chol), ep_cma_free(&lu), ep_cma_free(&seq);
+    synthetic_free(&g);
+
+    synthetic_symmetric(&g, n, -0.2); /* indefinite */
+    ep_cma c;
+    int N = 3 * 40;
+    double *X = malloc(sizeof *X * N * N), *Id = calloc((size_t)N * N, sizeof *Id), *got = malloc(sizeof *got * N * N);
+    lapack_int ipiv[120];
+    for (int i = 0; i < 40; i++)
+        nodes[i] = (37 * i + 3) % n, Id[i * (N + 1)] = 1, Id[(i + 40) * (N + 1)] = 1, Id[(i + 80) * (N + 1)] = 1;
+    assert_int_equal(ep_cma_init(&c, &g), EP_OK);
+    assert_int_equal(ep_cma_set(&c, nodes, 40), EP_OK);
+    assert_string_equal(c.factor, "lu");
+    ep_cma_matrix(&c, nodes, 40, X, N);
+    for (int i = 0; i < N * N; i++)
+        X[i] = -X[i];
+    assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, N, X, N, ipiv, Id, N), 0);
+    ep_cma_inverse(&c, got);
+    assert_true(rel_diff(got, Id, (size_t)N * N) < 1e-10);
+    free(X), free(Id), free(got);
+    ep_cma_free(&c);
+    synthetic_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -302,6 +390,7 @@ int main(void)
         cmocka_unit_test(solve_matches_direct),
         cmocka_unit_test(cache),
         cmocka_unit_test(masks),
+        cmocka_unit_test(symmetric_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

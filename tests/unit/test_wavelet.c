@@ -228,9 +228,52 @@ static void compress_columns(const ep_mesh *m, ep_wavelet *W, int ncol, double e
     free(dom), free(x), free(y);
 }
 
+/* A few rows of every column by partial synthesis (rows 1, 5, 9, ... and
+ * the finest rows, whose closures reach every level) and one row of every
+ * column by its synthesis weights equal the full reconstruction.  z, col:
+ * [n][9] workspace. */
+static void partial_synthesis(const ep_gfw *r, int ncol, double *z, double *col)
+{
+    int n = r->W.n, nr = 0, *rows = malloc(n * sizeof *rows), *slots = malloc(n * sizeof *slots),
+        *cols = malloc(ncol * sizeof *cols);
+    double *part = malloc(9 * (size_t)n * sizeof *part), *y = malloc(n * sizeof *y),
+           *row = malloc(9 * (size_t)ncol * sizeof *row), *zero = calloc(9 * (size_t)n, sizeof *zero),
+           *work = malloc(9 * (size_t)n * sizeof *work);
+    ep_wavelet_subset u;
+    assert_int_equal(ep_wavelet_subset_init(&u, &r->W), EP_OK);
+    for (int v = 1; v < n; v += 4)
+        rows[nr++] = v;
+    rows[nr++] = n - 1;
+    for (int k = 0; k < nr; k++)
+        slots[k] = r->W.row_slot[rows[k]];
+    ep_wavelet_subset_set(&u, &r->W, slots, nr);
+    assert_true(u.n >= nr && u.n < n);
+    memset(z, 0, 9 * (size_t)n * sizeof *z);
+    for (int c = 0; c < ncol; c++) {
+        cols[c] = c;
+        ep_gfw_column_rows(r, c, &u, nr, rows, z, part);
+        assert_memory_equal(z, zero, 9 * (size_t)n * sizeof *z); /* zero again, for the next column */
+        ep_gfw_column(r, c, work, col);
+        for (int k = 0; k < nr; k++)
+            for (int q = 0; q < 9; q++)
+                assert_true(fabs(part[9 * k + q] - col[9 * rows[k] + q]) < 1e-12 * (1 + fabs(col[9 * rows[k] + q])));
+    }
+    for (int v = 0; v < n; v += 7) {
+        ep_wavelet_row_weights(&r->W, r->W.row_slot[v], y);
+        ep_gfw_row(r, y, ncol, cols, row);
+        for (int c = 0; c < ncol; c++) {
+            ep_gfw_column(r, c, z, col);
+            for (int q = 0; q < 9; q++)
+                assert_true(fabs(row[9 * c + q] - col[9 * v + q]) < 1e-12 * (1 + fabs(col[9 * v + q])));
+        }
+    }
+    ep_wavelet_subset_free(&u);
+    free(rows), free(slots), free(cols), free(part), free(y), free(row), free(zero), free(work);
+}
+
 /* Fast summation (one inverse transform) equals the sum of the columns
- * reconstructed one by one; selective extraction equals the full
- * reconstruction at every row. */
+ * reconstructed one by one; selective extraction, partial synthesis and a
+ * row's synthesis weights equal the full reconstruction. */
 static void fast_sum_and_extraction(void **s)
 {
     (void)s;
@@ -267,6 +310,7 @@ static void fast_sum_and_extraction(void **s)
         for (int i = 0; i < 3 * n; i++)
             err = fmax(err, fabs(out[i] - dense[i])), scale = fmax(scale, fabs(dense[i]));
         assert_true(err < 1e-12 * scale);
+        partial_synthesis(&r, ncol, z, col);
         ep_wavelet_ws_free(&ws);
         free(z), free(col), free(dense), free(acc), free(out);
         free(r.colptr), free(r.rowidx), free(r.blocks);

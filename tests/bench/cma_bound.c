@@ -1,0 +1,141 @@
+/*
+ * cma_bound — the capacitance inverse from scratch split into its parts and
+ * set beside its flop bound (used by rtcheck.sh; issue 21 aims 3 and 4):
+ * cma_bound GF.h5 S prints, on one core as a runtime runs it, the medians
+ * over footprints of s nodes (each free node's s nearest, 24 of them) of
+ *   set     ep_cma_set (cma.h: gather, factor, inverse); how many of the
+ *           footprints it did by Cholesky (c->factor)
+ *   lu      ep_cma_set with ep_cma_use_lu (the GFs as stored, LU)
+ *   gather  ep_cma_matrix (the blocks the factorization starts from)
+ *   add     one-node addition at s nodes (the set's nearest other node)
+ * and, on matrices of the same order N = 3s, the LAPACK calls alone:
+ *   chol    dpotrf + dpocon + dpotri, N^3 flops (cma.c replaces dpotri's
+ *           dtrtri by dtrsm on halves)
+ *   getr    dgetrf + dgecon + dgetri, 2 N^3 flops
+ *   sytr    dsytrf + dsycon + dsytri2 (symmetric indefinite), N^3 flops
+ *   dgemm1  one core's dgemm GFlop/s at N x N x N and at 2000
+ * Times are "median/best" us.  One line: "cholesky K/24 set US lu US gather US add US chol US getr US sytr US
+ * dgemm1 G dgemm1_2000 G N N".
+ */
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "bench.h"
+#include "cma.h"
+#include "err.h"
+#include "gfsrc.h"
+#include "probe.h"
+#include "stats.h"
+
+enum { FOOTPRINTS = 24 };
+
+/* "median/best" in us: the best shows the machine's speed when others
+ * leave it alone (the benchmark machine is shared). */
+static const char *us(ep_stats *t, char *buf)
+{
+    double best = INFINITY;
+    for (size_t i = 0; i < t->n; i++)
+        best = fmin(best, t->v[i]);
+    snprintf(buf, 48, "%.0f/%.0f", ep_stats_median(t) * 1e6, best * 1e6);
+    return buf;
+}
+
+/* One core's dgemm rate at n x n x n, best of five. */
+static double dgemm1(int n)
+{
+    double *a = malloc(sizeof *a * n * n), *c = calloc((size_t)n * n, sizeof *c), best = 0;
+    for (int i = 0; i < n * n; i++)
+        a[i] = (i % 7) - 3.0;
+    for (int r = 0; r < 5; r++) {
+        double t0 = ep_now();
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, a, n, 0.0, c, n);
+        best = fmax(best, 2.0 * n * n * (double)n / (ep_now() - t0) / 1e9);
+    }
+    free(a), free(c);
+    return best;
+}
+
+/* Medians (us) of the LAPACK inverses alone on an SPD matrix of order N. */
+static void lapack_alone(int N, char *chol, char *getr, char *sytr)
+{
+    double *A = malloc(sizeof *A * N * N), *X = malloc(sizeof *X * N * N), *w = malloc(sizeof *w * 64 * N), rc;
+    lapack_int *ip = malloc(sizeof *ip * 2 * N);
+    ep_stats tc = {0}, tg = {0}, ty = {0};
+    for (int i = 0; i < N; i++) /* diagonally dominant SPD */
+        for (int j = 0; j < N; j++)
+            A[i * N + j] = i == j ? N : 1.0 / (1 + abs(i - j));
+    for (int r = 0; r < 15; r++) {
+        memcpy(X, A, sizeof *X * N * N);
+        double t0 = ep_now(), an = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', N, N, X, N, w);
+        LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, N);
+        LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'L', N, X, N, an, &rc, w, ip);
+        LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', N, X, N);
+        ep_stats_add(&tc, ep_now() - t0);
+        memcpy(X, A, sizeof *X * N * N);
+        t0 = ep_now();
+        LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, N, N, X, N, ip);
+        LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', N, X, N, an, &rc, w, ip + N);
+        LAPACKE_dgetri_work(LAPACK_COL_MAJOR, N, X, N, ip, w, 64 * N);
+        ep_stats_add(&tg, ep_now() - t0);
+        memcpy(X, A, sizeof *X * N * N);
+        t0 = ep_now();
+        LAPACKE_dsytrf_work(LAPACK_COL_MAJOR, 'L', N, X, N, ip, w, 64 * N);
+        LAPACKE_dsycon_work(LAPACK_COL_MAJOR, 'L', N, X, N, ip, an, &rc, w, ip + N);
+        LAPACKE_dsytri2_work(LAPACK_COL_MAJOR, 'L', N, X, N, ip, w, 64 * N);
+        ep_stats_add(&ty, ep_now() - t0);
+    }
+    us(&ty, sytr);
+    ep_stats_free(&ty);
+    us(&tc, chol), us(&tg, getr);
+    ep_stats_free(&tc), ep_stats_free(&tg);
+    free(A), free(X), free(w), free(ip);
+}
+
+int main(int argc, char **argv)
+{
+    ep_gfsrc g;
+    ep_probe p = {0};
+    ep_cma c = {0}, l = {0};
+    int s = argc == 3 ? atoi(argv[2]) : 0;
+    if (argc != 3 || s < 1 || ep_gfsrc_open(&g, argv[1]) || ep_probe_init(&p, &g) || s + 1 > p.nfree ||
+        ep_cma_init(&c, &g) || ep_cma_init(&l, &g)) {
+        fprintf(stderr, "cma_bound: %s\n", argc == 3 ? ep_errmsg() : "usage: cma_bound GF.h5 S");
+        return 1;
+    }
+    openblas_set_num_threads(1); /* a runtime's loop runs on one core */
+    ep_cma_use_lu(&l);
+    int N = 3 * s, *near = malloc(sizeof *near * (s + 1));
+    double *X = malloc(sizeof *X * N * N);
+    ep_stats ts = {0}, tl = {0}, tg = {0}, ta = {0};
+    int nchol = 0;
+    for (int k = 0; k < FOOTPRINTS; k++) {
+        ep_probe_footprint(&p, p.free[(long)k * p.nfree / FOOTPRINTS], s + 1, near);
+        double t0 = ep_now();
+        if (ep_cma_set(&c, near, s))
+            goto fail;
+        double t1 = ep_now();
+        nchol += !strcmp(c.factor, "cholesky");
+        if (ep_cma_set(&l, near, s))
+            goto fail;
+        double t2 = ep_now();
+        ep_cma_matrix(&c, near, s, X, N);
+        double t3 = ep_now();
+        int st = ep_cma_add(&c, near[s]);
+        double t4 = ep_now();
+        if (st && st != EP_ECOMPUTE) /* a node the set's lossy GFs determine: not timed */
+            goto fail;
+        ep_stats_add(&ts, t1 - t0), ep_stats_add(&tl, t2 - t1), ep_stats_add(&tg, t3 - t2);
+        if (!st)
+            ep_stats_add(&ta, t4 - t3);
+    }
+    char chol[48], getr[48], sytr[48], b[4][48];
+    lapack_alone(N, chol, getr, sytr);
+    printf("cholesky %d/%d set %s lu %s gather %s add %s chol %s getr %s sytr %s dgemm1 %.2f dgemm1_2000 %.2f N %d\n",
+           nchol, FOOTPRINTS, us(&ts, b[0]), us(&tl, b[1]), us(&tg, b[2]), ta.n ? us(&ta, b[3]) : "-", chol, getr,
+           sytr, dgemm1(N), dgemm1(2000), N);
+    return 0;
+fail:
+    fprintf(stderr, "cma_bound: %s\n", ep_errmsg());
+    return 1;
+}
