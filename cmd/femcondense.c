@@ -119,10 +119,11 @@ int main(int argc, char **argv)
                o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", ep_mesh_nelements(&m),
                m.hexes ? "hexes" : "tets", nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
-               "solve %.2f s (%.1f GFlop/s on %d threads), write %.2f s%s; memory estimate %.0f MiB, "
+               "solve %.2f s (%.3g flops, %.0f%% of full solves; %.1f GFlop/s on %d threads, %.1f per CPU second), write %.2f s%s; memory estimate %.0f MiB, "
                "peak resident %.0f MiB; total %.2f s\n",
-               stats.ndof, stats.lnz, stats.t_assemble, stats.t_factor, stats.t_solve,
-               stats.t_solve > 0 ? stats.solve_flops / stats.t_solve / 1e9 : 0.0, omp_get_max_threads(),
+               stats.ndof, stats.lnz, stats.t_assemble, stats.t_factor, stats.t_solve, stats.solve_flops,
+               stats.full_flops > 0 ? 100 * stats.solve_flops / stats.full_flops : 0.0, stats.t_solve > 0 ? stats.solve_flops / stats.t_solve / 1e9 : 0.0, omp_get_max_threads(),
+               stats.t_solve_cpu > 0 ? stats.solve_flops / stats.t_solve_cpu / 1e9 : 0.0,
                stats.t_write, o.condensed ? "; condensed stiffness written" : "", stats.memory / EP_MEM_MIB,
                ep_mem_peak() / EP_MEM_MIB, ep_now() - t0);
         ep_gfform_report(&o.form, "femcondense", cli.output);

@@ -37,7 +37,9 @@ typedef struct ep_femgf_stats {
     double peak;        /* CHOLMOD's peak memory use, bytes */
     double t_assemble, t_factor, t_solve, t_write, t_condense; /* seconds; t_solve excludes t_write;
                                                                  t_factor includes the support border's solves */
-    double solve_flops; /* forward + backward substitutions: 4 lnz per right-hand side */
+    double solve_flops; /* forward + backward substitutions done (restricted solves, chol.h) */
+    double t_solve_cpu; /* CPU seconds of the solving threads in the solves: a rate on a shared machine */
+    double full_flops;  /* of full solves: 4 lnz per right-hand side */
 } ep_femgf_stats;
 
 
@@ -49,7 +51,8 @@ typedef struct ep_femgf_stats {
  *      hierarchical constraints, 000 eq. 3.83), o.
  * out: rows through sink; *condensed (when o->condensed) the row-major
  *      3n x 3n matrix S over the boundary DOFs (caller frees); stats.
- * Cost: one factorization, plus 4 lnz flops per column.
+ * Cost: one factorization, plus at most 4 lnz flops per column (less by the
+ * supernodes a block's loads and the boundary rows do not reach).
  * Returns 0; EP_ECOMPUTE with the estimate when memory would exceed
  * o->max_memory, or when the stiffness is not positive definite; EP_EINPUT for
  * a support that leaves a rigid motion; the sink's status if it fails. */
