@@ -50,13 +50,11 @@ int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *wa
     p->L = L;
     p->n = (int)L->n;
     p->nsuper = (int)L->nsuper;
-    p->snode = ep_malloc((size_t)p->n, sizeof *p->snode);
-    p->parent = ep_malloc((size_t)p->nsuper, sizeof *p->parent);
-    p->want = ep_calloc((size_t)p->nsuper, 1);
-    if (!p->snode || !p->parent || !p->want) {
-        ep_chol_rplan_free(p);
+    /* one block: snode, parent, then want (zeroed) */
+    if (!(p->snode = ep_calloc((size_t)p->n + 2 * (size_t)p->nsuper, sizeof *p->snode)))
         return EP_ECOMPUTE;
-    }
+    p->parent = p->snode + p->n;
+    p->want = p->parent + p->nsuper;
     for (int s = 0; s < p->nsuper; s++)
         for (int j = super[s]; j < super[s + 1]; j++)
             p->snode[j] = s;
@@ -79,9 +77,7 @@ int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *wa
 
 void ep_chol_rplan_free(ep_chol_rplan *p)
 {
-    free(p->snode);
-    free(p->parent);
-    free(p->want);
+    free(p->snode); /* the block holding parent and want too */
     memset(p, 0, sizeof *p);
 }
 

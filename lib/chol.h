@@ -40,9 +40,9 @@ int ep_chol_fail(const char *what, const cholmod_common *c);
 typedef struct ep_chol_rplan {
     const cholmod_factor *L; /* supernodal, not owned */
     int n, nsuper, maxrow;   /* order, supernodes, most off-diagonal rows of one */
-    int *snode;              /* [n] supernode of each permuted row */
+    int *snode;              /* [n] supernode of each permuted row (owns the block of all three) */
     int *parent;             /* [nsuper] parent supernode, or -1 */
-    char *want;              /* [nsuper] subtree holds a wanted row */
+    int *want;               /* [nsuper] 1: subtree holds a wanted row */
 } ep_chol_rplan;
 
 /* Plan restricted solves on L (supernodal, numerically factored or not):
