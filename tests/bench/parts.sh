@@ -11,15 +11,10 @@
 #     repeated factorization's overhead, the merge rate beside the disk's
 #     write rate (dd, fdatasync), and a --virtual merge under 1 s.
 # Timings are wall clock on a shared machine: noisy.
-set -eu
-: "${BIN:?}" "${BENCH:?}"
+TMPDIR=${PARTS_TMP:-${TMPDIR:-/tmp}}
+. "$(dirname "$0")/common"
 MESH=../shared/models/asianDragon/asianDragon-155k.veg
-if [ ! -f "$MESH" ]; then
-    echo "bench parts: skipped ($MESH not present: the benchmark mesh lives in the project's shared models)"
-    exit 0
-fi
-W=$(mktemp -d "${PARTS_TMP:-${TMPDIR:-/tmp}}/ep-bench-XXXXXX")
-trap 'rm -rf "$W"' EXIT
+need_model "$MESH" parts
 dgemm=$("$BENCH/dgemm")
 now() { /usr/bin/python3 -c 'import time; print(time.time())'; }
 # timed NAME CMD...: run CMD, add its wall time to $W/NAME
@@ -93,9 +88,7 @@ for r in range(0, a.shape[0], 512):
     same = same and np.array_equal(x, b[r:r + 512]) and np.array_equal(x, c[r:r + 512])
 print('bit for bit' if same else 'DIFFERENT')" "$W/gf.h5" "$W/gf4.h5" "$W/gfv.h5")
 rm -f "$W/gf4.h5"
-dd if=/dev/zero of="$W/dd" bs=1M count=2048 conv=fdatasync 2>"$W/dd.txt"
-rm -f "$W/dd"
-disk=$(sed -n 's/.*, \([0-9.]*\) \([GM]\)B\/s$/\1 \2/p' "$W/dd.txt" | awk '{print $2 == "M" ? $1 / 1000 : $1}')
+disk=$(disk_write_rate)
 s=$(total fc1) p=$(total fc4) m=$(total fcm) v=$(total fcv)
 fac=$(/usr/bin/python3 -c "import re, sys; s = open(sys.argv[1]).read(); print(' '.join(re.search(k + r' ([\d.]+) s', s).group(1) for k in ('assemble', 'factor')))" "$W/fc1.txt")
 echo "bench parts: femcondense, $(sed -n 's/.*: \([0-9]* x [0-9]*\) GF blocks.*/\1/p' "$W/fc1.txt" | head -1) GF blocks ($gb GiB): single $s s, 4 parts $p s in all ($(ratio "$p" "$s"): each part repeats assembly + factorization, $(echo $fac | awk '{printf "%.1f + %.1f s", $1, $2}') in the single run)"

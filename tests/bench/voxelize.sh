@@ -6,14 +6,13 @@
 #   - moddesc -k 20 -r 30 + polycoef on that hex mesh: under 20 s together
 #     (001 Fig. 2.8: 79 min for the r = 30 coefficients of an 11k-hex
 #     model), with hexes per second;
-#   - embed of the scan into the 155k-tet dragon (../shared/models): under 1 s;
-#   - u_render = Ubar q for the scan at r = 30: microseconds per frame beside
+#   - u_render = Ubar q for the scan at r = 30 (embed's own benchmark:
+#     embed.sh): microseconds per frame beside
 #     the memory bandwidth it implies and the machine's, measured here.
 # Times are wall clock of one run on a shared machine: noisy.
 set -eu
 : "${BIN:?}" "${BENCH:?}"
 SCAN=data/models/asianDragon/asianDragon.obj
-TETS=../shared/models/asianDragon/asianDragon-155k.veg
 W=$(mktemp -d "${TMPDIR:-/tmp}/ep-bench-XXXXXX")
 trap 'rm -rf "$W"' EXIT
 now() { date +%s.%N; }
@@ -29,17 +28,6 @@ tv=$(since "$t0")
 cat "$W/v.txt"
 nh=$(sed -n 's/.*; \([0-9]*\) hexahedra on.*/\1/p' "$W/v.txt")
 echo "bench voxelize: asianDragon scan at R = 128: $tv s wall ($nh hexes; target 2 s: $(awk "BEGIN{print ($tv < 2) ? \"met\" : \"MISSED\"}"))"
-
-if [ -f "$TETS" ]; then
-    t0=$(now)
-    "$BIN/embed" "$TETS" "$SCAN" -o "$W/e155.h5" >"$W/e.txt"
-    te=$(since "$t0")
-    cat "$W/e.txt"
-    bind=$(sed -n 's/.*bound in \([0-9.]*\) s.*/\1/p' "$W/e.txt")
-    echo "bench embed: the scan (25,002 vertices) into the 155k-tet dragon: $te s wall, of which binding $bind s (target 1 s: $(awk "BEGIN{print ($te < 1) ? \"met\" : \"MISSED (the .veg read dominates)\"}"))"
-else
-    echo "bench embed: skipped ($TETS not present)"
-fi
 
 
 t0=$(now)
