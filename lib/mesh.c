@@ -145,7 +145,8 @@ static int cmp_face(const void *a, const void *b)
  * bucket holds the faces around one vertex, a few dozen.  Faces with equal
  * keys end up adjacent, in the order qsort by cmp_face gives.  Cost O(n +
  * nv) plus the buckets' sorts; out and the nv + 1 counts are the workspace
- * (the qsort of all n faces took 0.2 s of every 155k-tet read).
+ * (a qsort of all n faces dominated the read of a large tet mesh: embed's
+ * "read" time in tests/bench/embed.sh).
  * 0, EP_EINPUT (a vertex id out of range) or EP_ECOMPUTE. */
 static int sort_faces(const face *f, size_t n, int nv, face *out)
 {
