@@ -64,7 +64,7 @@ long ep_cubic_runtime_bytes(int r)
 }
 
 #define ROWS 7             /* energy components per integration point: 6 (mu) + 1 (lambda) */
-#define CHUNK_ROWS (7 * 2048) /* rows stacked per BLAS-3 product */
+#define CHUNK_ROWS 2048    /* rows a thread stacks per BLAS-3 product (7.9 MB at r = 30) */
 #define HEX_POINTS (EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK)
 #define BOX_TOL 1e-10      /* a hex this close to a box is integrated by the box samples */
 
@@ -72,23 +72,30 @@ long ep_cubic_runtime_bytes(int r)
  * block over the diagonal strains' samples (coupled by tr(E)^2) and a
  * diagonal over the 36 shear samples, so e^T G e = |F e_27|^2 + sum d_s^2
  * e_s^2 with F = sqrt(Lambda) Q^T from G_27 = Q Lambda Q^T (an eigen
- * decomposition: the lambda-only part is singular).  Kept per thread for
- * the last (lambda, mu, V, part): a voxel mesh has one. */
+ * decomposition: the lambda-only part is singular).  G is the volume / 8
+ * times that of the reference cube [-1, 1]^3, and the shape gradients at
+ * the samples are the reference cube's over the half edge lengths: F, d
+ * and g are kept for the reference cube, per thread for the last (lambda,
+ * mu, part) -- a voxel mesh has one -- and each voxel scales them. */
 typedef struct {
-    double lambda, mu, V;
+    double lambda, mu;
     int part;
     double F[27 * 27], d[36];
-    double xi[EP_HEX_BOX_SAMPLES][3];
+    double g[EP_HEX_BOX_SAMPLES][8][3];
     int comp[EP_HEX_BOX_SAMPLES];
 } box_factor;
 
-static int box_factor_set(box_factor *bf, double lambda, double mu, double V, int part)
+static int box_factor_is(const box_factor *bf, double lambda, double mu, int part)
 {
-    if (bf->V == V && bf->lambda == lambda && bf->mu == mu && bf->part == part)
-        return EP_OK;
+    return bf->lambda == lambda && bf->mu == mu && bf->part == part;
+}
+
+/* 0 or EP_ECOMPUTE; a box_factor all zero is nobody's (mu > 0). */
+static int box_factor_set(box_factor *bf, double lambda, double mu, int part)
+{
     enum { NS = EP_HEX_BOX_SAMPLES };
-    double G[NS * NS], ev[27];
-    ep_hex_box_gram(part == 2 ? 0 : lambda, part == 1 ? 0 : mu, V, G);
+    double G[NS * NS], ev[27], xi[NS][3], x[8][3];
+    ep_hex_box_gram(part == 2 ? 0 : lambda, part == 1 ? 0 : mu, 8.0, G);
     for (int a = 0; a < 27; a++)
         for (int b = 0; b < 27; b++)
             bf->F[a * 27 + b] = G[a * NS + b];
@@ -102,161 +109,206 @@ static int box_factor_set(box_factor *bf, double lambda, double mu, double V, in
             bf->F[a * 27 + b] = sqrt(fmax(ev[a], 0)) * Q[b * 27 + a];
     for (int s = 27; s < NS; s++)
         bf->d[s - 27] = sqrt(G[s * NS + s]);
-    ep_hex_box_samples(bf->xi, bf->comp);
-    bf->lambda = lambda, bf->mu = mu, bf->V = V, bf->part = part;
+    ep_hex_box_samples(xi, bf->comp);
+    for (int a = 0; a < 8; a++)
+        for (int i = 0; i < 3; i++)
+            x[a][i] = ep_hex_corner[a][i];
+    for (int s = 0; s < NS; s++)
+        ep_hex_gradients(x, xi[s], bf->g[s]);
+    bf->lambda = lambda, bf->mu = mu, bf->part = part;
     return EP_OK;
 }
 
 static const int comp_ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
 
-/* Component c (0..5: 11, 22, 33, 12, 13, 23) of sym(A). */
-static double sym_comp(const double A[3][3], int c)
+/* Columns l of lmask of the displacement gradients of the r basis vectors
+ * at a point with shape gradients g of the k corners c:
+ * X[l][i][j] = du_i/dx_l of basis vector j = sum_a g[a][l] Ut[c[a]][i][j],
+ * Ut the basis by vertex ([nv][3][r]).  3 k r flops per column. */
+EP_KERNEL static void gradient_columns(int r, const double *restrict Ut, const int *c, int k, const double (*g)[3],
+                                       int lmask, double *restrict X)
 {
-    int i = comp_ij[c][0], j = comp_ij[c][1];
-    return 0.5 * (A[i][j] + A[j][i]);
-}
-
-/* Component c of sym(A_jk), A_jk the q_j q_k part of D^T D / 2 (below). */
-static double quadratic_comp(const double (*D)[3][3], int j, int k, int c)
-{
-    int a = comp_ij[c][0], b = comp_ij[c][1];
-    double f = j == k ? 0.25 : 0.5; /* (1/2 or 1) times the 1/2 of sym */
-    return f * (D[j][0][a] * D[k][0][b] + D[j][1][a] * D[k][1][b] + D[j][2][a] * D[k][2][b] + D[j][0][b] * D[k][0][a] +
-                D[j][1][b] * D[k][1][a] + D[j][2][b] * D[k][2][a]);
-}
-
-/* D_j = grad of basis vector j over the element's corners, with gradients g. */
-static void basis_gradients(const double *U, int r, size_t n3, const int *c, int k, const double g[8][3],
-                            double (*D)[3][3])
-{
-    for (int j = 0; j < r; j++) {
-        memset(D[j], 0, sizeof D[j]);
+    int r3 = 3 * r;
+    for (int l = 0; l < 3; l++) {
+        if (!(lmask >> l & 1))
+            continue;
+        double *restrict Xl = X + (size_t)l * r3;
+        memset(Xl, 0, sizeof(double) * (size_t)r3);
         for (int a = 0; a < k; a++) {
-            const double *u = &U[(size_t)j * n3 + 3 * (size_t)c[a]];
-            for (int i = 0; i < 3; i++)
-                for (int l = 0; l < 3; l++)
-                    D[j][i][l] += u[i] * g[a][l];
+            const double *restrict u = Ut + (size_t)c[a] * r3;
+            double ga = g[a][l];
+#pragma omp simd
+            for (int t = 0; t < r3; t++)
+                Xl[t] += ga * u[t];
         }
     }
 }
 
-/* A_jk = f D_j^T D_k, f = 1/2 when j = k: the q_j q_k part of D^T D / 2. */
-static void quadratic_part(const double (*D)[3][3], int j, int k, double A[3][3])
+/* The q_j q_k parts (pairs j <= k in the order of ep_cubic_pair) of a
+ * diagonal entry (D^T D / 2)_aa, scaled by s: with X = column a of the
+ * gradients (X[i][j] = du_i/dx_a of vector j), s (1 - d_jk / 2) sum_i
+ * X[i][j] X[i][k].  3 np flops (np pairs), vectorized along k. */
+EP_KERNEL static void pairs_diagonal(int r, const double *restrict X, double s, double *restrict out)
 {
-    double f = j == k ? 0.5 : 1.0;
-    for (int i = 0; i < 3; i++)
-        for (int l = 0; l < 3; l++)
-            A[i][l] = f * (D[j][0][i] * D[k][0][l] + D[j][1][i] * D[k][1][l] + D[j][2][i] * D[k][2][l]);
+    const double *X0 = X, *X1 = X + r, *X2 = X + 2 * r;
+    for (int j = 0; j < r; j++) {
+        double x0 = s * X0[j], x1 = s * X1[j], x2 = s * X2[j], *restrict o = out - j;
+#pragma omp simd
+        for (int k = j; k < r; k++)
+            o[k] = x0 * X0[k] + x1 * X1[k] + x2 * X2[k];
+        o[j] *= 0.5;
+        out += r - j;
+    }
+}
+
+/* The same for an off-diagonal entry sym(D^T D / 2)_ab from the columns X
+ * (a) and Y (b): s (1 - d_jk / 2) / 2 sum_i (X[i][j] Y[i][k] + Y[i][j]
+ * X[i][k]).  6 np flops. */
+EP_KERNEL static void pairs_offdiagonal(int r, const double *restrict X, const double *restrict Y, double s,
+                                        double *restrict out)
+{
+    const double *X0 = X, *X1 = X + r, *X2 = X + 2 * r, *Y0 = Y, *Y1 = Y + r, *Y2 = Y + 2 * r;
+    s *= 0.5;
+    for (int j = 0; j < r; j++) {
+        double x0 = s * X0[j], x1 = s * X1[j], x2 = s * X2[j], y0 = s * Y0[j], y1 = s * Y1[j], y2 = s * Y2[j];
+        double *restrict o = out - j;
+#pragma omp simd
+        for (int k = j; k < r; k++)
+            o[k] = x0 * Y0[k] + x1 * Y1[k] + x2 * Y2[k] + y0 * X0[k] + y1 * X1[k] + y2 * X2[k];
+        o[j] *= 0.5;
+        out += r - j;
+    }
+}
+
+/* Row of Green strain component c (0..5: 11, 22, 33, 12, 13, 23) scaled by
+ * s: [s sym(D_j)_c for j < r | s (the q_j q_k part of (D^T D / 2)_c) for
+ * the pairs], from the gradient columns X (all three, or those c needs). */
+static void strain_row(int r, const double *X, int c, double s, double *row)
+{
+    int a = comp_ij[c][0], b = comp_ij[c][1], r3 = 3 * r;
+    const double *Xa = X + (size_t)a * r3, *Xb = X + (size_t)b * r3;
+    if (a == b) {
+        for (int j = 0; j < r; j++)
+            row[j] = s * Xa[(size_t)a * r + j]; /* du_a/dx_a */
+        pairs_diagonal(r, Xa, s, row + r);
+    } else {
+        for (int j = 0; j < r; j++) /* (du_a/dx_b + du_b/dx_a) / 2 */
+            row[j] = 0.5 * s * (Xb[(size_t)a * r + j] + Xa[(size_t)b * r + j]);
+        pairs_offdiagonal(r, Xa, Xb, s, row + r);
+    }
 }
 
 /* Rows of one integration point of weight w: sqrt(mu w) (E11, E22, E33,
- * sqrt2 E12, sqrt2 E13, sqrt2 E23) and sqrt(lambda w / 2) tr E, for
- * E = sym(D_j) (column j of b) and E = the q_j q_k part of D^T D / 2
- * (column p of c).  part: 0 all rows, 1 the lambda row only, 2 the mu rows
- * only (zeros elsewhere). */
-static void point_rows(double lambda, double mu, double w, int part, const double (*D)[3][3], int r, double *b,
-                       long ldb, double *cc, long ldc)
+ * sqrt2 E12, sqrt2 E13, sqrt2 E23) and sqrt(lambda w / 2) tr E, each row
+ * [the part linear in q | the part in the pairs q_j q_k], row stride n =
+ * r + np.  part: 0 all rows, 1 the lambda row only, 2 the mu rows only
+ * (zeros elsewhere). */
+static void point_rows(double lambda, double mu, double w, int part, const double *X, int r, double *rows, long n)
 {
-    double sm = part == 1 ? 0 : sqrt(mu * w), sl = part == 2 ? 0 : sqrt(lambda * w / 2), r2 = sqrt(2.0);
-#define ROWS_OF(E, out, ld)                                                                  \
-    do {                                                                                     \
-        (out)[0] = sm * (E)[0][0];                                                           \
-        (out)[ld] = sm * (E)[1][1];                                                          \
-        (out)[2 * (ld)] = sm * (E)[2][2];                                                    \
-        (out)[3 * (ld)] = sm * r2 * 0.5 * ((E)[0][1] + (E)[1][0]);                           \
-        (out)[4 * (ld)] = sm * r2 * 0.5 * ((E)[0][2] + (E)[2][0]);                           \
-        (out)[5 * (ld)] = sm * r2 * 0.5 * ((E)[1][2] + (E)[2][1]);                           \
-        (out)[6 * (ld)] = sl * ((E)[0][0] + (E)[1][1] + (E)[2][2]);                          \
-    } while (0)
-    for (int j = 0; j < r; j++)
-        ROWS_OF(D[j], b + j, ldb);
-    for (int j = 0; j < r; j++)
-        for (int k = j; k < r; k++) {
-            double A[3][3];
-            quadratic_part(D, j, k, A);
-            ROWS_OF(A, cc + ep_cubic_pair(r, j, k), ldc);
-        }
-#undef ROWS_OF
+    double sm = part == 1 ? 0 : sqrt(mu * w), sl = part == 2 ? 0 : sqrt(lambda * w / 2);
+    for (int c = 0; c < 3; c++)
+        strain_row(r, X, c, 1.0, rows + c * n);
+    for (long t = 0; t < n; t++) { /* tr E, then the diagonal rows scaled */
+        rows[6 * n + t] = sl * (rows[t] + rows[n + t] + rows[2 * n + t]);
+        rows[t] *= sm, rows[n + t] *= sm, rows[2 * n + t] *= sm;
+    }
+    for (int c = 3; c < 6; c++)
+        strain_row(r, X, c, sm * sqrt(2.0), rows + c * n);
 }
 
-/* Per-thread workspace of element_rows. */
+/* Per-thread workspace: the gradient columns, the 27 diagonal samples of a
+ * box, the box factor, the thread's chunk of rows and its sums. */
 typedef struct {
-    double (*D)[3][3];   /* [r] */
-    double *eb, *ec;     /* box samples: [63][r], [63][np] */
+    double *X;    /* [3][3][r] */
+    double *E27;  /* [27][chunk][n] */
+    double *A;    /* [chunk rows][n] */
+    double *acc;  /* [n][n], upper triangle */
     box_factor bf;
 } rows_work;
 
-/* Rows of one element (nrows of them, the rest of its slot zero): a tet
- * has one point; a box the 63 samples whose Gram factor rows are exact
- * (hex.h); any other hex 27 Gauss points.  b, cc: the element's slot, row
- * stride ldb = r and ldc = np. */
-static int element_rows(const ep_mesh *m, const ep_material *mat, const double *U, int r, int e, int part,
-                        int nrows, rows_work *wk, double *b, long ldb, double *cc, long ldc)
+/* Rows of one element: a tet has one point, any other hex than a voxel
+ * mesh's 27 Gauss points (exact on parallelepipeds).  rows: the element's
+ * slot, row stride n = r + np.  Ut: the basis by vertex. */
+static int element_rows(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int e, int part,
+                        rows_work *wk, double *rows, long n)
 {
     const int *el;
     int k;
     ep_mesh_elements(m, &el, &k);
     const int *c = &el[(size_t)k * e];
-    size_t n3 = 3 * (size_t)m->nv;
-    long np = ep_cubic_npairs(r);
-    double lambda, mu, x[8][3], h[3];
+    double lambda, mu, x[8][3];
     ep_material_lame(mat, e, &lambda, &mu);
     for (int a = 0; a < k; a++)
         memcpy(x[a], &m->vertices[3 * (size_t)c[a]], sizeof x[a]);
     if (k == 4) {
-        double vol, g[8][3];
+        double vol, g[4][3];
         ep_tet_gradients(x, &vol, g);
         assert(vol > 0); /* every mesh passed ep_mesh_check_tets */
-        basis_gradients(U, r, n3, c, k, g, wk->D);
-        point_rows(lambda, mu, vol, part, wk->D, r, b, ldb, cc, ldc);
+        gradient_columns(r, Ut, c, k, g, 7, wk->X);
+        point_rows(lambda, mu, vol, part, wk->X, r, rows, n);
         return EP_OK;
     }
-    int box = ep_hex_is_box(x, BOX_TOL, h), used = box ? EP_HEX_BOX_SAMPLES : ROWS * HEX_POINTS;
-    if (nrows > used) { /* a box in a mesh with other hexes: its slot's tail */
-        memset(b + (size_t)used * ldb, 0, sizeof(double) * (size_t)(nrows - used) * ldb);
-        memset(cc + (size_t)used * ldc, 0, sizeof(double) * (size_t)(nrows - used) * ldc);
-    }
-    if (!box) {
-        double w[HEX_POINTS], g[HEX_POINTS][8][3];
-        if (ep_hex_rule(x, EP_HEX_RULE_STVK, w, g, NULL))
-            return EP_EINPUT;
-        for (int p = 0; p < HEX_POINTS; p++) {
-            basis_gradients(U, r, n3, c, k, g[p], wk->D);
-            point_rows(lambda, mu, w[p], part, wk->D, r, b + (size_t)ROWS * p * ldb, ldb, cc + (size_t)ROWS * p * ldc,
-                       ldc);
-        }
-        return EP_OK;
-    }
-    box_factor *bf = &wk->bf;
-    int st = box_factor_set(bf, lambda, mu, h[0] * h[1] * h[2], part);
-    if (st)
-        return st;
-    for (int s = 0; s < EP_HEX_BOX_SAMPLES; s++) { /* the samples' values, e_s = E_comp(xi_s) */
-        double g[8][3];
-        ep_hex_gradients(x, bf->xi[s], g);
-        basis_gradients(U, r, n3, c, k, g, wk->D);
-        double *eb = wk->eb + (size_t)s * r, *ec = wk->ec + (size_t)s * np;
-        for (int j = 0, p = 0; j < r; j++) {
-            eb[j] = sym_comp(wk->D[j], bf->comp[s]);
-            for (int kk = j; kk < r; kk++, p++)
-                ec[p] = quadratic_comp(wk->D, j, kk, bf->comp[s]);
-        }
-    }
-    /* rows 0..26: F e_27; rows 27..62: d_s e_s */
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 27, r, 27, 1.0, bf->F, 27, wk->eb, r, 0.0, b, (int)ldb);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 27, (int)np, 27, 1.0, bf->F, 27, wk->ec, (int)np, 0.0, cc,
-                (int)ldc);
-    for (int s = 27; s < EP_HEX_BOX_SAMPLES; s++) {
-        double d = bf->d[s - 27];
-        for (int j = 0; j < r; j++)
-            b[(size_t)s * ldb + j] = d * wk->eb[(size_t)s * r + j];
-        for (long p = 0; p < np; p++)
-            cc[(size_t)s * ldc + p] = d * wk->ec[(size_t)s * np + p];
+    double w[HEX_POINTS], g[HEX_POINTS][8][3];
+    if (ep_hex_rule(x, EP_HEX_RULE_STVK, w, g, NULL))
+        return EP_EINPUT;
+    for (int p = 0; p < HEX_POINTS; p++) {
+        gradient_columns(r, Ut, c, k, g[p], 7, wk->X);
+        point_rows(lambda, mu, w[p], part, wk->X, r, rows + (size_t)ROWS * p * n, n);
     }
     return EP_OK;
 }
 
-/* Rows per element the mesh needs: 7 (tets), 63 (all hexes boxes), 189. */
+/* Rows of the voxels e0 <= e < e0 + ne of an all-box mesh: per voxel the
+ * 63 samples of hex.h, e_s = E_comp(xi_s); rows (s, v), s < 27, are F e_27
+ * (the first 27 ne rows of A, s-major), rows (v, s), s >= 27, d_s e_s (the
+ * other 36 ne).  The 27 diagonal samples of all voxels wait in E27 [27][ne]
+ * [n] so that F multiplies a run of voxels with one box factor in one
+ * dgemm (27 x 27 by 27 x (voxels n)); a voxel mesh has one run a chunk. */
+static int box_rows(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int e0, int ne, int part,
+                    rows_work *wk, double *A, long n)
+{
+    box_factor *bf = &wk->bf;
+    int v0 = 0; /* start of the run with the factor bf */
+    long ld = (long)ne * n;
+    for (int v = 0; v <= ne; v++) {
+        double lambda = 0, mu = 0, x[8][3], h[3];
+        const int *c = v < ne ? &m->hexes[8 * (size_t)(e0 + v)] : NULL;
+        if (c)
+            ep_material_lame(mat, e0 + v, &lambda, &mu);
+        if (!c || !box_factor_is(bf, lambda, mu, part)) { /* the run ends: its F rows */
+            if (v > v0)
+                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 27, (int)((v - v0) * n), 27, 1.0, bf->F, 27,
+                            wk->E27 + v0 * n, (int)ld, 0.0, A + v0 * n, (int)ld);
+            if (!c)
+                break;
+            int st = box_factor_set(bf, lambda, mu, part);
+            if (st)
+                return st;
+            v0 = v;
+        }
+        for (int a = 0; a < 8; a++)
+            memcpy(x[a], &m->vertices[3 * (size_t)c[a]], sizeof x[a]);
+        ep_hex_is_box(x, BOX_TOL, h); /* every hex is one (mesh_rows) */
+        /* the reference cube's G times V / 8, its gradients over h / 2 */
+        double sv = sqrt(h[0] * h[1] * h[2] / 8), gs[3] = {2 / h[0], 2 / h[1], 2 / h[2]};
+        for (int s = 0; s < EP_HEX_BOX_SAMPLES; s++) {
+            int cs = bf->comp[s];
+            double g[8][3];
+            for (int a = 0; a < 8; a++)
+                for (int l = 0; l < 3; l++)
+                    g[a][l] = bf->g[s][a][l] * gs[l];
+            gradient_columns(r, Ut, c, 8, g, 1 << comp_ij[cs][0] | 1 << comp_ij[cs][1], wk->X);
+            if (s < 27)
+                strain_row(r, wk->X, cs, sv, wk->E27 + ((size_t)s * ne + v) * n);
+            else
+                strain_row(r, wk->X, cs, sv * bf->d[s - 27], A + ((size_t)27 * ne + (size_t)v * 36 + s - 27) * n);
+        }
+    }
+    return EP_OK;
+}
+
+/* Rows per element the mesh needs: 7 (tets), 63 (all hexes boxes), 189
+ * (other hexes; boxes among them take the Gauss points too). */
 static int mesh_rows(const ep_mesh *m)
 {
     if (m->tets)
@@ -271,81 +323,117 @@ static int mesh_rows(const ep_mesh *m)
     return EP_HEX_BOX_SAMPLES;
 }
 
-/* BB (r x r), BC (r x np), CC (np x np, upper) summed over all elements. */
-static int accumulate(const ep_mesh *m, const ep_material *mat, const double *U, int r, int part, int e_lo,
-                      int e_hi, double *BB, double *BC, double *CC)
+/* The basis by vertex, Ut[v][i][j] = U[j][3v + i], for the vertices of the
+ * elements e0 <= e < e1 (the rest untouched: a part reads its own). */
+static double *basis_by_vertex(const ep_mesh *m, const double *U, int r, int e0, int e1)
 {
-    int rows_e = mesh_rows(m), chunk = CHUNK_ROWS / rows_e > 0 ? CHUNK_ROWS / rows_e : 1;
-    long np = ep_cubic_npairs(r), rows = (long)rows_e * chunk;
-    double *B = ep_malloc((size_t)rows * r, sizeof *B), *C = ep_malloc((size_t)rows * np, sizeof *C);
-    int failed = 0, nt = omp_get_max_threads();
-    rows_work *wks = ep_calloc((size_t)nt, sizeof *wks); /* per thread, kept over the chunks (the box factor) */
-    if (!B || !C || !wks) {
-        free(B);
-        free(C);
-        free(wks);
-        return EP_ECOMPUTE;
+    const int *el;
+    int k;
+    ep_mesh_elements(m, &el, &k);
+    size_t n3 = 3 * (size_t)m->nv;
+    double *Ut = ep_malloc(n3 * (size_t)r, sizeof *Ut);
+    unsigned char *done = ep_calloc((size_t)m->nv, 1);
+    if (!Ut || !done) {
+        free(Ut);
+        free(done);
+        return NULL;
     }
-    for (int t = 0; t < nt && !failed; t++) {
-        wks[t].D = malloc(sizeof *wks[t].D * (size_t)r);
-        if (m->hexes) {
-            wks[t].eb = malloc(sizeof(double) * EP_HEX_BOX_SAMPLES * (size_t)r);
-            wks[t].ec = malloc(sizeof(double) * EP_HEX_BOX_SAMPLES * (size_t)np);
-        }
-        failed = !wks[t].D || (m->hexes && (!wks[t].eb || !wks[t].ec));
+    for (size_t t = (size_t)k * e0; t < (size_t)k * e1; t++) {
+        int v = el[t];
+        if (done[v])
+            continue;
+        done[v] = 1;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < r; j++)
+                Ut[((size_t)v * 3 + i) * r + j] = U[(size_t)j * n3 + 3 * (size_t)v + i];
     }
-    memset(BB, 0, sizeof(double) * (size_t)r * r);
-    memset(BC, 0, sizeof(double) * (size_t)r * np);
-    memset(CC, 0, sizeof(double) * (size_t)np * np);
-    for (int e0 = e_lo; e0 < e_hi && !failed; e0 += chunk) {
-        int ne = e_hi - e0 < chunk ? e_hi - e0 : chunk;
-        /* B and C row-major with leading dimension r and np: element rows stacked */
-#pragma omp parallel num_threads(nt) reduction(| : failed)
-        {
-            rows_work *wk = &wks[omp_get_thread_num()];
-#pragma omp for schedule(static)
-            for (int e = 0; e < ne; e++)
-                if (!failed)
-                    failed = element_rows(m, mat, U, r, e0 + e, part, rows_e, wk, B + (size_t)rows_e * e * r, r,
-                                          C + (size_t)rows_e * e * np, np) != EP_OK;
-        }
-        if (failed)
-            break;
-        int nr = rows_e * ne;
-        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, r, nr, 1.0, B, r, 1.0, BB, r);
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r, (int)np, nr, 1.0, B, r, C, (int)np, 1.0, BC, (int)np);
-        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)np, nr, 1.0, C, (int)np, 1.0, CC, (int)np);
-    }
-    for (int t = 0; t < nt; t++) {
-        free(wks[t].D);
-        free(wks[t].eb);
-        free(wks[t].ec);
-    }
-    free(wks);
-    free(B);
-    free(C);
-    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (element gradients) or a degenerate element") : EP_OK;
+    free(done);
+    return Ut;
 }
 
-/* R = dE/dq of E = q^T BB q + 2 q^T BC w + w^T CC w (row-major, upper
- * triangles of BB and CC valid). */
-static void coefficients(int r, const double *BB, const double *BC, const double *CC, ep_cubic *c)
+static void rows_work_free(rows_work *wk, int nt, double *keep)
 {
-    long np = ep_cubic_npairs(r);
-#define SYM(A, n, i, j) ((i) <= (j) ? (A)[(size_t)(i) * (n) + (j)] : (A)[(size_t)(j) * (n) + (i)])
+    for (int t = 0; wk && t < nt; t++) {
+        free(wk[t].X);
+        free(wk[t].E27);
+        free(wk[t].A);
+        if (wk[t].acc != keep)
+            free(wk[t].acc);
+    }
+    free(wk);
+}
+
+/* ACC (n x n, upper triangle; n = r + np) = sum over the elements
+ * e_lo <= e < e_hi of the products R^T R of their rows R = [B | C]: BB =
+ * B^T B, BC = B^T C and CC = C^T C in one dsyrk (n(n+1) flops a row).
+ * Each thread fills chunks of CHUNK_ROWS rows and adds their product to its
+ * own sums with a one-thread BLAS (OpenBLAS runs one thread inside a
+ * parallel region), so filling and multiplying overlap on the cores and no
+ * thread waits; chunk c goes to thread c mod nt and the threads' sums are
+ * added in thread order at the end: the result is the same in every run
+ * with the same thread count. */
+static int accumulate(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int part, int e_lo,
+                      int e_hi, double *ACC)
+{
+    int rows_e = mesh_rows(m), chunk = CHUNK_ROWS / rows_e > 0 ? CHUNK_ROWS / rows_e : 1;
+    long np = ep_cubic_npairs(r), n = r + np, rows = (long)rows_e * chunk;
+    int nchunks = (e_hi - e_lo + chunk - 1) / chunk, nt = omp_get_max_threads(), failed = 0;
+    int box = rows_e == EP_HEX_BOX_SAMPLES;
+    nt = nt < nchunks ? nt : nchunks > 0 ? nchunks : 1;
+    rows_work *wks = ep_calloc((size_t)nt, sizeof *wks);
+    memset(ACC, 0, sizeof(double) * (size_t)n * n);
+    for (int t = 0; wks && t < nt && !failed; t++) {
+        wks[t].X = malloc(sizeof(double) * 9 * (size_t)r);
+        wks[t].E27 = box ? malloc(sizeof(double) * 27 * (size_t)chunk * n) : NULL;
+        wks[t].A = malloc(sizeof(double) * (size_t)rows * n);
+        wks[t].acc = t ? calloc((size_t)n * n, sizeof(double)) : ACC;
+        failed = !wks[t].X || (box && !wks[t].E27) || !wks[t].A || !wks[t].acc;
+    }
+    if (!wks || failed) {
+        rows_work_free(wks, nt, ACC);
+        return ep_fail(EP_ECOMPUTE, "out of memory (%ld rows of %ld per thread)", rows, n);
+    }
+#pragma omp parallel num_threads(nt) reduction(| : failed)
+    {
+        rows_work *wk = &wks[omp_get_thread_num()];
+        for (int ch = omp_get_thread_num(); ch < nchunks && !failed; ch += nt) {
+            int e0 = e_lo + ch * chunk, ne = e_hi - e0 < chunk ? e_hi - e0 : chunk;
+            if (box)
+                failed = box_rows(m, mat, Ut, r, e0, ne, part, wk, wk->A, n) != EP_OK;
+            for (int e = 0; e < ne && !box && !failed; e++)
+                failed = element_rows(m, mat, Ut, r, e0 + e, part, wk, wk->A + (size_t)rows_e * e * n, n) != EP_OK;
+            if (!failed)
+                cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, rows_e * ne, 1.0, wk->A, (int)n, 1.0,
+                            wk->acc, (int)n);
+        }
+    }
+    for (int t = 1; t < nt && !failed; t++)
+        for (size_t i = 0; i < (size_t)n * n; i++)
+            ACC[i] += wks[t].acc[i];
+    rows_work_free(wks, nt, ACC);
+    return failed ? ep_fail(EP_ECOMPUTE, "a degenerate element") : EP_OK;
+}
+
+/* R = dE/dq of E = q^T BB q + 2 q^T BC w + w^T CC w, from the upper
+ * triangle of ACC = [BB BC; . CC] (row-major, n = r + np). */
+static void coefficients(int r, const double *ACC, ep_cubic *c)
+{
+    long np = ep_cubic_npairs(r), n = r + np;
+    const double *BC = ACC + r, *CC = ACC + (size_t)r * n + r;
+#define SYM(A, i, j) ((i) <= (j) ? (A)[(size_t)(i) * n + (j)] : (A)[(size_t)(j) * n + (i)])
 #define PR(i, j) ((i) <= (j) ? ep_cubic_pair(r, i, j) : ep_cubic_pair(r, j, i))
     for (int i = 0; i < r; i++) /* linear: 2 BB q */
         for (int mm = 0; mm < r; mm++)
-            c->P[(size_t)i * r + mm] = 2 * SYM(BB, r, mm, i);
+            c->P[(size_t)i * r + mm] = 2 * SYM(ACC, mm, i);
     /* quadratic: 2 BC[m,(a,b)] + 2 sum over (i,k) = (a,b),(b,a) of (1 + d_mk) BC[i,(m,k)] */
     for (int a = 0; a < r; a++)
         for (int b = a; b < r; b++) {
             double *row = c->Q + (size_t)ep_cubic_pair(r, a, b) * r;
             for (int mm = 0; mm < r; mm++) {
-                double v = 2 * BC[(size_t)mm * np + ep_cubic_pair(r, a, b)];
-                v += 2 * (1 + (mm == b)) * BC[(size_t)a * np + PR(mm, b)];
+                double v = 2 * BC[(size_t)mm * n + ep_cubic_pair(r, a, b)];
+                v += 2 * (1 + (mm == b)) * BC[(size_t)a * n + PR(mm, b)];
                 if (a != b)
-                    v += 2 * (1 + (mm == a)) * BC[(size_t)b * np + PR(mm, a)];
+                    v += 2 * (1 + (mm == a)) * BC[(size_t)b * n + PR(mm, a)];
                 row[mm] = v;
             }
         }
@@ -361,7 +449,7 @@ static void coefficients(int r, const double *BB, const double *BC, const double
                         if ((t == 1 && b == a) || (t == 2 && (e == b || e == a)))
                             continue; /* each distinct value once */
                         int k = ks[t], c1 = ks[(t + 1) % 3], c2 = ks[(t + 2) % 3];
-                        v += 2 * (1 + (mm == k)) * SYM(CC, np, PR(mm, k), PR(c1, c2));
+                        v += 2 * (1 + (mm == k)) * SYM(CC, PR(mm, k), PR(c1, c2));
                     }
                     row[mm] = v;
                 }
@@ -379,21 +467,19 @@ int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh
 int ep_cubic_compute_elements(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m,
                               const ep_material *mat, const double *U, int r, int e0, int e1)
 {
-    long np = ep_cubic_npairs(r);
-    double *BB = ep_malloc((size_t)r * r, sizeof *BB), *BC = ep_malloc((size_t)r * np, sizeof *BC);
-    double *CC = ep_malloc((size_t)np * np, sizeof *CC);
-    int st = BB && BC && CC ? EP_OK : EP_ECOMPUTE;
+    long n = r + ep_cubic_npairs(r);
+    double *ACC = ep_malloc((size_t)n * n, sizeof *ACC), *Ut = basis_by_vertex(m, U, r, e0, e1);
+    int st = ACC && Ut ? EP_OK : EP_ECOMPUTE;
     ep_cubic *out[3] = {total, lam, mu};
     for (int part = 0; part < 3 && !st; part++) {
         if (!out[part])
             continue;
-        if ((st = ep_cubic_alloc(out[part], r)) || (st = accumulate(m, mat, U, r, part, e0, e1, BB, BC, CC)))
+        if ((st = ep_cubic_alloc(out[part], r)) || (st = accumulate(m, mat, Ut, r, part, e0, e1, ACC)))
             break;
-        coefficients(r, BB, BC, CC, out[part]);
+        coefficients(r, ACC, out[part]);
     }
-    free(BB);
-    free(BC);
-    free(CC);
+    free(ACC);
+    free(Ut);
     return st;
 }
 
