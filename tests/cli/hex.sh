@@ -69,6 +69,22 @@ done
 check "femcondense --part on hexes: merged GFs are the single run's bit for bit" /usr/bin/python3 tests/cli/partcheck.py "$WORK/gf6.h5" "$WORK/gfp.h5"
 check "polycoef --part on hexes: merged coefficients to 1e-13" /usr/bin/python3 tests/cli/partcheck.py "$WORK/c.h5" "$WORK/cp.h5" 1e-13
 
+# polycoef on 256 voxels: 8 chunks of 32 (lib/cubic.c), summed per thread
+# and regrouped by parts: N parts in 1, 2, 3, 7 and one thread instead of
+# all merge to the single run to 1e-13
+voxels 16 4 4 0.05 "$WORK/beam256.veg"
+"$BIN/moddesc" -q "$WORK/beam256.veg" --fixed-ids "$WORK/beam256.bou" -k 4 -r 6 -o "$WORK/m256.h5"
+"$BIN/polycoef" -q "$WORK/m256.h5" -o "$WORK/c256.h5"
+OMP_NUM_THREADS=1 "$BIN/polycoef" -q "$WORK/m256.h5" -o "$WORK/c256-1.h5"
+check "polycoef on voxels, one thread: the threads' sums to 1e-13" /usr/bin/python3 tests/cli/partcheck.py "$WORK/c256.h5" "$WORK/c256-1.h5" 1e-13
+for n in 1 2 3 7; do
+    rm -f "$WORK"/c256p.*
+    i=0
+    while [ $i -lt $n ]; do "$BIN/polycoef" -q "$WORK/m256.h5" --part $i/$n -o "$WORK/c256p.$i.h5"; i=$((i + 1)); done
+    "$BIN/epmerge" -q "$WORK"/c256p.[0-9]*.h5 -o "$WORK/c256m.$n.h5"
+    check "polycoef --part I/$n on 256 voxels: merged coefficients to 1e-13" /usr/bin/python3 tests/cli/partcheck.py "$WORK/c256.h5" "$WORK/c256m.$n.h5" 1e-13
+done
+
 # refusals: one line naming file and element, status 3, nothing written
 voxels 2 1 1 0.1 "$WORK/inv.veg" "1 7 8 11 10 1 2 5 4"
 expect_fail "inverted CUBIC element" 3 "inv.veg: element 1: inverted" femcondense "$WORK/inv.veg" --fixed-ids "$WORK/inv.bou" -o "$WORK/out/gf.h5"
