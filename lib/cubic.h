@@ -12,8 +12,9 @@
  * (sqrt(mu V) E in the six symmetric entries, sqrt(lambda V / 2) tr E),
  * which are b_j q_j + c_p w_p (w_p = q_j q_k, p = (j <= k)).  Summed over all
  * elements, the energy is q^T BB q + 2 q^T BC w + w^T CC w; BB, BC, CC are
- * accumulated by BLAS-3 products (dsyrk/dgemm) over chunks of stacked
- * elements, and R = dE/dq gives P, Q, S.
+ * accumulated together as R^T R of rows R = [b | c] by one dsyrk per chunk
+ * of stacked elements, each thread summing its own chunks, and R = dE/dq
+ * gives P, Q, S.
  *
  * Hexes (001 §2.5): a voxel's energy is integrated exactly by the 63 strain
  * samples of hex.h, whose Gram matrix G (block diagonal: a 27 x 27 block
@@ -48,9 +49,12 @@ void ep_cubic_free(ep_cubic *c);
 /* Coefficients for basis U[r][3nv] on mesh m (tets or hexes) with material
  * mat.  out: total (all parts), and when lam/mu are non-NULL the
  * lambda-only and mu-only parts (001 §2.11; total = lam + mu).
- * Cost O(c ne r^2 (r + 1)^2 / 4) in BLAS-3, c = 7 components per tet, 63
- * per voxel, 189 per other hex; memory O(r^4 / 4) plus one chunk of
- * elements (14,336 components).  0 or EP_ECOMPUTE. */
+ * Cost c ne n (n + 1) flops in dsyrk, n = r + r(r+1)/2 (O(c ne r^4 / 4)),
+ * c = 7 components per tet, 63 per voxel (plus 2 27^2 n for its box
+ * factor), 189 per hex of a mesh that is not all boxes; memory per thread
+ * n^2 + 2048 n doubles (a chunk of rows), plus the basis by vertex (3 nv r).
+ * Results are equal to round-off across thread counts (each thread sums
+ * its chunks).  0 or EP_ECOMPUTE. */
 int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m, const ep_material *mat,
                      const double *U, int r);
 
