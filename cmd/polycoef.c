@@ -88,7 +88,7 @@ int main(int argc, char **argv)
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])) || (st = check_model(&m)))
         goto out;
-    double T1 = ep_now();
+    double t_model = ep_now() - t0;
     if (o.basis_file) /* Vega's basis: [r][3nv] as stored, behind its header */
         st = read_vega_basis(o.basis_file, m.nv, (int)o.r, &U, &r);
     else if (!(st = ep_h5_open(&in, cli.inputs[0], NULL)))
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
     if (st)
         goto out;
 
-    double T2 = ep_now();
+    double t_basis = ep_now() - t0 - t_model;
     /* compute: a part sums its range of elements (001 §2.6.3) */
     ep_part_share(&o.part, ep_mesh_nelements(&m), 1, "elements");
     if (o.part.count) {
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
         ep_part_hash_bytes(&h, "basis", U, sizeof(double) * (size_t)r * 3 * m.nv);
         ep_part_hash_final(&h, &o.part);
     }
-    double T3 = ep_now();
+    double t_hash = ep_now() - t0 - t_model - t_basis;
     if ((st = ep_cubic_compute_elements(&tot, o.split ? &lam : NULL, o.split ? &mu : NULL, &m, m.material, U, r,
                                         (int)o.part.lo, (int)o.part.hi)))
         goto out;
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
                      (st = ep_cubic_file_write(out, "/cubic/mu", &mu)))) ||
         (o.part.count && (st = ep_part_write(out, &o.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
-    if (getenv("EP_TIMING")) fprintf(stderr, "model %.3f basis %.3f hash %.3f compute %.3f write %.3f\n", T1 - t0, T2 - T1, T3 - T2, t_coef - (T3 - t0), ep_now() - t0 - t_coef);
+    double t_write = ep_now() - t0 - t_coef;
     if (!cli.quiet && o.part.count)
         printf("polycoef: %s: part %d of %d: elements %ld..%ld of %d\n", cli.output, o.part.index, o.part.count,
                o.part.lo, o.part.hi, ep_mesh_nelements(&m));
@@ -133,6 +133,9 @@ int main(int argc, char **argv)
                "(runtime force + stiffness polynomials: %.1f KiB)\n",
                cli.output, r, r, ep_cubic_npairs(r), ep_cubic_ntriples(r), o.split ? " (and lambda, mu parts)" : "",
                (int)(o.part.hi - o.part.lo), m.hexes ? "hexes" : "tets", t_coef, ep_cubic_runtime_bytes(r) / 1024.0);
+    if (!cli.quiet) /* what a part repeats (read, hash, write) beside its share of the sums */
+        printf("polycoef: %s: read model %.2f s, basis %.2f s; part hash %.2f s; sums %.2f s; write %.2f s\n",
+               cli.output, t_model, t_basis, t_hash, t_coef - t_model - t_basis - t_hash, t_write);
 out:
     ep_h5_close(&in);
     ep_cubic_free(&tot);
