@@ -46,6 +46,18 @@ for i in 0 1 2 3 4 5 6 7; do timed pc8 "$BIN/polycoef" -q "$W/modes.h5" --part $
 timed pcm "$BIN/epmerge" -q "$W"/c.[0-7].h5 -o "$W/cubic8.h5"
 s=$(total pc1) p=$(total pc8) m=$(total pcm)
 echo "bench parts: polycoef r = 30: single $s s, 8 parts $p s in all ($(ratio "$p" "$s"); target within 10%: $(within "$p" "$s" 10)), merge $m s (target 1 s: $(within "$m" 1 0))"
+# what each part repeats (its stage line): reading the model and the basis,
+# the part hash, writing its file; the bound of 8 parts is the single run
+# plus 7 of those
+"$BIN/polycoef" "$W/modes.h5" --part 3/8 -o "$W/c.x.h5" | /usr/bin/python3 -c "
+import re, sys
+t = dict((k, float(v)) for k, v in re.findall(r'(model|basis|hash|sums|write) ([\d.]+) s', sys.stdin.read()))
+rep = t['model'] + t['basis'] + t['hash'] + t['write']
+s = float(sys.argv[1])
+print('bench parts: polycoef: a part repeats %.2f s (read model %.2f s + basis %.2f s, hash %.2f s, write %.2f s; '
+      'unix process start not included): 8 parts cannot take less than single + 7 x that = %.1f s (%+.0f%%)'
+      % (rep, t['model'], t['basis'], t['hash'], t['write'], s + 7 * rep, 700 * rep / s))" "$s"
+rm -f "$W/c.x.h5"
 /usr/bin/python3 tests/cli/partcheck.py "$W/cubic.h5" "$W/cubic8.h5" 1e-13 && echo "bench parts: polycoef: merged coefficients equal the single run's to 1e-13"
 rm -f "$W"/c.[0-7].h5 "$W/cubic8.h5"
 
