@@ -331,7 +331,7 @@ static double *basis_by_vertex(const ep_mesh *m, const double *U, int r, int e0,
     int k;
     ep_mesh_elements(m, &el, &k);
     size_t n3 = 3 * (size_t)m->nv;
-    double *Ut = ep_malloc_huge(n3 * (size_t)r, sizeof *Ut);
+    double *Ut = ep_malloc(n3 * (size_t)r, sizeof *Ut);
     unsigned char *done = ep_calloc((size_t)m->nv, 1);
     if (!Ut || !done) {
         free(Ut);
@@ -371,9 +371,8 @@ static void rows_work_free(rows_work *wk, int nt, double *keep)
  * parallel region), so filling and multiplying overlap on the cores and no
  * thread waits; chunk c goes to thread c mod nt and the threads' sums are
  * added in thread order at the end: the result is the same in every run
- * with the same thread count.  The buffers are in 2 MB pages
- * (ep_malloc_huge): a 4 KB page's first touch costs ~20 us in a VM, which
- * a part of a split run would pay again for each of its chunk buffers. */
+ * with the same thread count.  (The buffers take 2 MB pages, ep_malloc: a
+ * part of a split run would pay ~20 us per 4 KB page again.) */
 static int accumulate(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int part, int e_lo,
                       int e_hi, double *ACC)
 {
@@ -386,10 +385,9 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *Ut
     memset(ACC, 0, sizeof(double) * (size_t)n * n);
     for (int t = 0; wks && t < nt && !failed; t++) {
         wks[t].X = malloc(sizeof(double) * 9 * (size_t)r);
-        wks[t].E27 = box ? ep_malloc_huge(27 * (size_t)chunk * n, sizeof(double)) : NULL;
-        wks[t].A = ep_malloc_huge((size_t)rows * n, sizeof(double));
-        if ((wks[t].acc = t ? ep_malloc_huge((size_t)n * n, sizeof(double)) : ACC))
-            memset(wks[t].acc, 0, sizeof(double) * (size_t)n * n);
+        wks[t].E27 = box ? ep_malloc(27 * (size_t)chunk * n, sizeof(double)) : NULL;
+        wks[t].A = ep_malloc((size_t)rows * n, sizeof(double));
+        wks[t].acc = t ? ep_calloc((size_t)n * n, sizeof(double)) : ACC;
         failed = !wks[t].X || (box && !wks[t].E27) || !wks[t].A || !wks[t].acc;
     }
     if (!wks || failed) {
@@ -471,7 +469,7 @@ int ep_cubic_compute_elements(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, cons
                               const ep_material *mat, const double *U, int r, int e0, int e1)
 {
     long n = r + ep_cubic_npairs(r);
-    double *ACC = ep_malloc_huge((size_t)n * n, sizeof *ACC), *Ut = basis_by_vertex(m, U, r, e0, e1);
+    double *ACC = ep_malloc((size_t)n * n, sizeof *ACC), *Ut = basis_by_vertex(m, U, r, e0, e1);
     int st = ACC && Ut ? EP_OK : EP_ECOMPUTE;
     ep_cubic *out[3] = {total, lam, mu};
     for (int part = 0; part < 3 && !st; part++) {

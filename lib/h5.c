@@ -627,7 +627,7 @@ int ep_h5_read(ep_h5 *f, const char *name, ep_h5_type type, int rank, hsize_t *d
     if (bytes > ep_mem_limit(0)) {
         st = ep_fail(EP_ECOMPUTE, "%s: dataset %s needs %s, more than the memory (%s)", f->path, name,
                      ep_mem_text(bytes), ep_mem_text(ep_mem_limit(0)));
-    } else if (!(*data = ep_malloc_huge(n ? n : 1, type_size(type)))) { /* 2 MB pages: a 4 KB fault is ~20 us */
+    } else if (!(*data = ep_malloc(n ? n : 1, type_size(type)))) {
         st = EP_ECOMPUTE;
     } else if (n && H5Dread(d, mem_type(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) < 0) {
         st = ep_fail(EP_EINPUT, "%s: cannot read dataset %s (damaged or out of range)", f->path, name);
