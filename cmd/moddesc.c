@@ -172,8 +172,8 @@ int main(int argc, char **argv)
         U = ep_malloc((size_t)k * 3 * m.nv, sizeof *U);
     }
     pairs = ep_malloc(2 * (size_t)(nmine ? nmine : 1), sizeof *pairs);
-    Phi = ep_malloc((size_t)(nmine ? nmine : 1) * 3 * m.nv, sizeof *Phi);
-    B = ep_malloc((size_t)o.r * 3 * m.nv, sizeof *B);
+    Phi = ep_malloc_huge((size_t)(nmine ? nmine : 1) * 3 * m.nv, sizeof *Phi);
+    B = ep_malloc_huge((size_t)o.r * 3 * m.nv, sizeof *B);
     sigma = ep_calloc((size_t)nsigma, sizeof *sigma);
     if (!lambda || !U || !pairs || !Phi || !B || !sigma) {
         st = EP_ECOMPUTE;

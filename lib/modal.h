@@ -39,6 +39,7 @@ typedef struct ep_modal {
     cholmod_sparse *K, *M;    /* upper triangles over the unknowns */
     int *mp, *mi;             /* M as one scalar per vertex pair, both triangles (CSC): */
     double *mx;               /* M = Ms (x) I3, 1/9 of the index traffic per product */
+    int *vfull, *mfi;         /* the vertex of each unknown vertex; mi as such vertices */
     cholmod_factor *F;        /* of K - sigma M */
     double sigma;
     double *R;                /* free models: the six rigid modes [6][ndof], M-orthonormal */
