@@ -70,7 +70,7 @@ static int mass_apply_to(ep_modal *s, int full, const double *X, double *Y, int 
     int nv = s->ndof / 3, nvall = s->m->nv;
     size_t ld = full ? 3 * (size_t)nvall : (size_t)s->ndof;
     const int *col = full ? s->mfi : s->mi;
-#pragma omp parallel if (nv > 20000)
+#pragma omp parallel if (nv > 20000) num_threads(s->threads)
     for (int q = 0; q < nvec; q++) {
         const double *x = X + (size_t)q * ld;
         double *y = Y + (size_t)q * ld;
@@ -235,6 +235,7 @@ static int setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, con
     memset(s, 0, sizeof *s);
     s->m = m;
     s->mat = mat;
+    s->threads = omp_get_max_threads();
     ep_chol_start(&s->c);
     for (int v = 0; v < m->nv; v++) {
         keep[v] = !fixed || !fixed[v];
@@ -304,6 +305,7 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
         goto out;
     }
     s->lnz = s->c.lnz;
+    s->fl = s->c.fl;
     st = ep_chol_factorize(A, s->F, s->free ? "the shifted stiffness" : "the stiffness", &s->c);
     s->t_factor = ep_now() - t0;
 out:
@@ -375,6 +377,201 @@ out:
     return st;
 }
 
+/* The block eigen solve: columns per block and per thread's share of one
+ * (a block is solved as fixed groups of EIG_GROUP columns, whatever the
+ * thread count, so the modes do not depend on it: parts hash them). */
+#define EIG_BLOCK 8
+#define EIG_GROUP 4
+
+/* Y = (K - sigma M)^-1 X for one block of EIG_BLOCK columns [ndof]: its
+ * groups shared over the threads, each with single-threaded BLAS, reading
+ * the factor once per group (ARPACK's single solves read it twice per
+ * column: bound by memory at 10 GB/s on the dragon).  0 or EP_ECOMPUTE. */
+static int solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X, double *Y)
+{
+    int n = s->ndof, failed = 0;
+#pragma omp parallel for schedule(static, 1) reduction(| : failed) num_threads(s->threads)
+    for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++) {
+        double *work = ep_chol_rsolve_work(plan, EIG_GROUP);
+        size_t off = (size_t)g * EIG_GROUP * n;
+        if (!(failed = !work))
+            ep_chol_rsolve(plan, X + off, Y + off, EIG_GROUP, work);
+        free(work);
+    }
+    s->nsolve += EIG_BLOCK;
+    s->nblock++;
+    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (block eigen solve)") : EP_OK;
+}
+
+/* W [ndof][b] <- W - V h, h = (M V)^T W over the first m columns of V, MV,
+ * twice (classical Gram-Schmidt, twice is enough), the coefficients added
+ * into h [ldh]; then W = Q R in the M inner product by Cholesky-QR, twice,
+ * with MW = M Q kept (one mass product: R^-1 applied to both), R [b][b]
+ * into r [ldh].  Returns 0, or 1 when W is (numerically) dependent. */
+static int m_extend(ep_modal *s, const double *V, const double *MV, int m, double *W, double *MW, int b, double *h,
+                    double *r, int ldh, double *G)
+{
+    int n = s->ndof;
+    for (int pass = 0; pass < 2 && m > 0; pass++) {
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, b, n, 1.0, MV, n, W, n, 0.0, G, m);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, b, m, -1.0, V, n, G, m, 1.0, W, n);
+        for (int j = 0; j < b; j++)
+            for (int i = 0; i < m; i++)
+                h[(size_t)j * ldh + i] += G[(size_t)j * m + i];
+    }
+    mass_apply(s, W, MW, b);
+    for (int j = 0; j < b; j++)
+        for (int i = 0; i < b; i++)
+            r[(size_t)j * ldh + i] = i == j;
+    for (int pass = 0; pass < 2; pass++) {
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, b, b, n, 1.0, W, n, MW, n, 0.0, G, b);
+        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', b, G, b) != 0)
+            return 1;
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n, b, 1.0, G, b, W, n);
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n, b, 1.0, G, b, MW, n);
+        /* R <- G R (upper triangular) */
+        cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, b, b, 1.0, G, b, r, ldh);
+    }
+    return 0;
+}
+
+/* The nev eigenpairs of K x = d M x nearest the shift by a block Krylov
+ * method on OP = (K - sigma M)^-1 M (M-self-adjoint), with thick restarts
+ * (Krylov-Schur): the basis V kept M-orthonormal in full (m_extend), the
+ * projection H = V^T M OP V built from the orthogonalization coefficients,
+ * Rayleigh-Ritz after every block, and the Ritz pairs (theta, y) accepted
+ * when their residuals |H_(m+1, 1:m) y| are under 1e-12 theta (ARPACK's
+ * test, at the tolerance lanczos gives it).  Why: ARPACK has no block
+ * interface, and its single solves read the factor twice per column
+ * (doc/DECISIONS.md).  The pairs are then checked against K and M:
+ * |K x - d M x| <= 1e-9 d |M x| (the modes are held to 1e-8).
+ * d[nev] ascending, Z[nev][ndof] M-orthonormal.  *fallback = 1 (and 0
+ * returned) when the method does not apply (a small model), does not
+ * converge or fails the check: the caller runs ARPACK.  Workspace about
+ * 2 ndof (mmax + EIG_BLOCK) doubles, mmax = the basis's largest size. */
+static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
+{
+    int blas = openblas_get_num_threads();
+    int n = s->ndof, b = EIG_BLOCK, st = EP_OK, m = 0, done = 0;
+    /* room for 6 blocks beyond the wanted pairs, 3 of them dropped at a
+     * restart (the dragon at k = 20: 15 block solves, against 16 to 20 with
+     * less room or smaller blocks and 11 of 16 columns, more column solves) */
+    int mmax = (nev + 6 * b + b - 1) / b * b, keep = mmax - 3 * b;
+    int ld = mmax + b;
+    *fallback = 1;
+    if (ld > n / 4)
+        return EP_OK;
+    ep_chol_rplan plan = {0};
+    double *V = ep_malloc_huge((size_t)n * ld, sizeof *V), *MV = ep_malloc_huge((size_t)n * ld, sizeof *MV);
+    double *H = ep_calloc((size_t)ld * ld, sizeof *H), *T = ep_malloc((size_t)mmax * mmax, sizeof *T);
+    double *theta = ep_malloc((size_t)mmax, sizeof *theta), *G = ep_malloc((size_t)ld * b, sizeof *G);
+    double *Ht = ep_malloc((size_t)ld * ld, sizeof *Ht), *tmp = ep_malloc_huge((size_t)n * mmax, sizeof *tmp);
+    /* BLAS and LAPACK on one thread (the mass products and the block
+     * solves share s->threads): the dense work is small calls, dsyevd of
+     * the projection after every block above all, and a team of OpenBLAS
+     * threads meets at a barrier in each, waiting for a time slice on a
+     * loaded machine.  OpenBLAS's setter sets OpenMP's count too: both
+     * restored. */
+    openblas_set_num_threads(1);
+    if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || (st = ep_chol_rplan_init(&plan, s->F, NULL))) {
+        st = st ? st : EP_ECOMPUTE;
+        goto out;
+    }
+    /* a start block the same on every machine: a hash of the entry's place */
+    for (size_t i = 0; i < (size_t)n * b; i++) {
+        unsigned long long x = (i + 1) * 0x9E3779B97F4A7C15ull;
+        x ^= x >> 31, x *= 0xBF58476D1CE4E5B9ull, x ^= x >> 29;
+        V[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+    }
+    if (m_extend(s, V, MV, 0, V, MV, b, H, Ht, ld, G)) /* Ht: R of the start, unused */
+        goto out;
+    memset(H, 0, sizeof(double) * (size_t)ld * ld);
+    for (int cycle = 0; cycle < 100 && !done; cycle++) {
+        while (m < mmax && !done) {
+            /* the pending block V_(m..m+b) -> OP of it, extended into V_(m+b..m+2b) */
+            double *Vn = V + (size_t)(m + b) * n, *MVn = MV + (size_t)(m + b) * n;
+            if ((st = solve_block(s, &plan, MV + (size_t)m * n, Vn)))
+                goto out;
+            if (m_extend(s, V, MV, m + b, Vn, MVn, b, H + (size_t)m * ld, H + (size_t)m * ld + m + b, ld, G))
+                goto out;
+            m += b;
+            if (m < nev)
+                continue;
+            /* Rayleigh-Ritz: T = sym H(0:m, 0:m), theta descending */
+            for (int j = 0; j < m; j++)
+                for (int i = 0; i < m; i++)
+                    T[(size_t)j * m + i] = 0.5 * (H[(size_t)j * ld + i] + H[(size_t)i * ld + j]);
+            if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', m, T, m, theta) != 0)
+                goto out;
+            done = 1;
+            for (int q = 0; q < nev && done; q++) {
+                const double *y = T + (size_t)(m - 1 - q) * m;
+                double r2 = 0;
+                for (int i = 0; i < b; i++) {
+                    double ri = 0;
+                    for (int j = 0; j < m; j++)
+                        ri += H[(size_t)j * ld + m + i] * y[j];
+                    r2 += ri * ri;
+                }
+                done = theta[m - 1 - q] > 0 && sqrt(r2) <= 1e-12 * theta[m - 1 - q];
+            }
+        }
+        if (done)
+            break;
+        /* thick restart: V_(0..keep) = V Y_keep (largest theta first), the
+         * pending block moved after them, H = diag(theta) and the pending
+         * block's coupling H(m+1, 0:m) Y_keep */
+        for (int q = 0; q < keep; q++)
+            memcpy(Ht + (size_t)q * m, T + (size_t)(m - 1 - q) * m, sizeof(double) * (size_t)m);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, keep, m, 1.0, V, n, Ht, m, 0.0, tmp, n);
+        memcpy(V, tmp, sizeof(double) * (size_t)n * keep);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, keep, m, 1.0, MV, n, Ht, m, 0.0, tmp, n);
+        memcpy(MV, tmp, sizeof(double) * (size_t)n * keep);
+        memmove(V + (size_t)keep * n, V + (size_t)m * n, sizeof(double) * (size_t)n * b);
+        memmove(MV + (size_t)keep * n, MV + (size_t)m * n, sizeof(double) * (size_t)n * b);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, b, keep, m, 1.0, H + m, ld, Ht, m, 0.0, G, b);
+        memset(H, 0, sizeof(double) * (size_t)ld * ld);
+        for (int q = 0; q < keep; q++) {
+            H[(size_t)q * ld + q] = theta[m - 1 - q];
+            for (int i = 0; i < b; i++)
+                H[(size_t)q * ld + keep + i] = G[(size_t)q * b + i];
+        }
+        m = keep;
+    }
+    if (!done)
+        goto out;
+    for (int q = 0; q < nev; q++) {
+        memcpy(Ht + (size_t)q * m, T + (size_t)(m - 1 - q) * m, sizeof(double) * (size_t)m);
+        d[q] = s->sigma + 1.0 / theta[m - 1 - q];
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, nev, m, 1.0, V, n, Ht, m, 0.0, Z, n);
+    /* the check against K and M, in tmp (K Z) and MV (M Z) */
+    if ((st = apply(s, s->K, Z, tmp, nev)) || (st = mass_apply(s, Z, MV, nev)))
+        goto out;
+    for (int q = 0; q < nev; q++) {
+        double *kz = tmp + (size_t)q * n, *mz = MV + (size_t)q * n, mn = cblas_dnrm2(n, mz, 1);
+        if (d[q] <= fabs(s->sigma)) /* a rigid mode (free-flying): keep_rigid_modes counts them */
+            continue;
+        cblas_daxpy(n, -d[q], mz, 1, kz, 1);
+        if (!(cblas_dnrm2(n, kz, 1) <= 1e-8 * d[q] * mn))
+            goto out;
+    }
+    *fallback = 0;
+out:
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(s->threads);
+    ep_chol_rplan_free(&plan);
+    free(V);
+    free(MV);
+    free(H);
+    free(T);
+    free(theta);
+    free(G);
+    free(Ht);
+    free(tmp);
+    return st;
+}
+
 /* A free-flying model's six rigid modes, the first of d[nev] (ascending),
  * kept in s->R for the derivative solves; any other count of near-zero
  * eigenvalues means the mesh is in pieces. */
@@ -394,17 +591,22 @@ static int keep_rigid_modes(ep_modal *s, int nev, const double *d, const double 
 
 int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
 {
-    int n = s->ndof, nev = k + (s->free ? 6 : 0), first = s->free ? 6 : 0, st;
+    int n = s->ndof, nev = k + (s->free ? 6 : 0), first = s->free ? 6 : 0, st, fallback = 1;
     if (k < 1 || nev >= n)
         return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s", k, n,
                        s->free ? " (and 6 rigid modes)" : "");
     double *d = ep_malloc((size_t)nev, sizeof *d), *Z = ep_malloc((size_t)n * nev, sizeof *Z);
     if (!d || !Z)
         st = EP_ECOMPUTE;
-    else if (!(st = lanczos(s, nev, d, Z)) && !(st = s->free ? keep_rigid_modes(s, nev, d, Z) : EP_OK))
+    else if (!(st = s->eigensolver == EP_MODAL_EIGS_ARPACK ? (fallback = 1, EP_OK) : block_eigs(s, nev, d, Z, &fallback)) &&
+             !(st = fallback ? lanczos(s, nev, d, Z) : EP_OK) && !(st = s->free ? keep_rigid_modes(s, nev, d, Z) : EP_OK))
         for (int i = 0; i < k; i++) {
+            /* the sign: the largest entry positive, whichever solver ran */
+            double *z = Z + (size_t)(first + i) * n;
+            if (z[cblas_idamax(n, z, 1)] < 0)
+                cblas_dscal(n, -1.0, z, 1);
             lambda[i] = d[first + i];
-            scatter(s, Z + (size_t)(first + i) * n, U + (size_t)i * 3 * s->m->nv);
+            scatter(s, z, U + (size_t)i * 3 * s->m->nv);
         }
     free(d);
     free(Z);
@@ -652,7 +854,15 @@ static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, 
     for (int j = 0; j < mcount; j++)
         for (int i = 0; i <= j; i++)
             G[(size_t)j * mcount + i] *= f[i] * f[j];
-    if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w) != 0) {
+    /* on one thread: dsyevd's reduction is ~2 mcount level-2 calls, and a
+     * team of OpenBLAS threads meets at a barrier in each (on a loaded
+     * machine, a time slice each: the k = 40 basis took 28 s instead of 2) */
+    int blas = openblas_get_num_threads(), lapack;
+    openblas_set_num_threads(1);
+    lapack = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w);
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(s->threads);
+    if (lapack != 0) {
         st = ep_fail(EP_ECOMPUTE, "mass-PCA eigen decomposition failed");
         goto out;
     }
