@@ -962,11 +962,13 @@ int ep_modal_plan(const ep_modal *s, int k, int r, ep_modal_basis_kind kind)
         return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s (at most %d modes)", k, n,
                        s->free ? " and 6 rigid modes" : "", n - 1 - (s->free ? 6 : 0));
     double np = 0.5 * k * (k + 1.0), nv3 = 3.0 * s->m->nv, ncv = fmin(fmax(3.0 * nev, nev + 20.0), n);
-    double mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, basis = 2.0 * n * mcount;
-    if (kind == EP_MODAL_BASIS_PCA)
-        basis += mcount * mcount; /* the Gram matrix */
-    /* what the tool keeps, plus the largest stage: Lanczos, derivatives, basis */
-    double bytes = 8.0 * (nv3 * (k + np + r) + fmax(fmax(n * ncv, 2.0 * n * np), basis));
+    double mmax = ceil((nev + 6.0 * EIG_BLOCK) / EIG_BLOCK) * EIG_BLOCK;
+    double mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, basis = nv3 * (PANEL + r) + mcount * mcount;
+    /* what the tool keeps, plus the largest stage: the eigen solve (the block
+     * method's V, M V and restart buffer, or ARPACK's Lanczos vectors), the
+     * derivatives' Hessian accumulator, the basis's panel and Gram matrix */
+    double eigs = fmax(n * ncv, n * (3.0 * mmax + 2.0 * EIG_BLOCK));
+    double bytes = 8.0 * (nv3 * (k + np + r) + fmax(fmax(eigs, nv3 * np), basis));
     if (bytes > ep_mem_limit(0))
         return ep_fail(EP_ECOMPUTE, "%d modes and their %.0f derivatives need about %s, more than the memory (%s)",
                        k, np, ep_mem_text(bytes), ep_mem_text(ep_mem_limit(0)));
