@@ -408,10 +408,10 @@ void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld)
 
 /* L^-1 in place for the lower triangle L (n x n, column-major, ld), by
  * halves: [[L11, 0], [L21, L22]]^-1 = [[X11, 0], [-X22 L21 X11, X22]], the
- * off-diagonal block by two dtrsm with the factors before they are
- * inverted.  (n^3)/3 flops.  OpenBLAS's dtrtri (inside dpotri) ran at
- * 15 GFlop/s at n = 300 on one core, these dtrsm at 25: 350 us against
- * 590 us. */
+ * halves inverted first and the off-diagonal block then by two dtrmm.
+ * (n^3)/3 flops.  At n = 300 on one core OpenBLAS's dtrtri (inside dpotri)
+ * took 610-660 us, this recursion with dtrsm on the factors before they are
+ * inverted 380-430 us, with dtrmm after 280 us (best and median of 41). */
 static void tri_inverse(int n, double *L, int ld)
 {
     enum { LEAF = 32 };
@@ -421,41 +421,66 @@ static void tri_inverse(int n, double *L, int ld)
     }
     int n1 = n / 2, n2 = n - n1;
     double *L11 = L, *L21 = L + n1, *L22 = L + n1 + (size_t)n1 * ld;
-    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, 1.0, L11, ld, L21, ld);
-    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, -1.0, L22, ld, L21, ld);
     tri_inverse(n1, L11, ld);
     tri_inverse(n2, L22, ld);
+    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, 1.0, L11, ld, L21, ld);
+    cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, -1.0, L22, ld, L21, ld);
+}
+
+/* sum[j] = sum_i |X_ij| for X (N x N, row-major, ld): by rows, so the
+ * additions into sum[] are independent and vectorize (a column's sum in
+ * one accumulator waits on each addition: 100 us at N = 300). */
+EP_KERNEL static void abs_column_sums(const double *restrict X, int N, int ld, double *restrict sum)
+{
+    memset(sum, 0, sizeof(double) * (size_t)N);
+    for (int i = 0; i < N; i++)
+#pragma omp simd
+        for (int j = 0; j < N; j++)
+            sum[j] += fabs(X[(size_t)i * ld + j]);
+}
+
+/* X = diag(w) S for S symmetric given by its upper triangle (row-major,
+ * ld), N x N: by tiles, so a tile's mirrored writes stay in L1 (a row at a
+ * time they took 135 us at N = 300). */
+EP_KERNEL static void scale_rows(double *X, int N, int ld, const double *w)
+{
+    enum { TILE = 32 };
+    for (int r0 = 0; r0 < N; r0 += TILE)
+        for (int q0 = r0; q0 < N; q0 += TILE)
+            for (int r = r0; r < r0 + TILE && r < N; r++)
+                for (int q = q0 > r ? q0 : r; q < q0 + TILE && q < N; q++) {
+                    double v = X[(size_t)r * ld + q];
+                    X[(size_t)r * ld + q] = w[r] * v, X[(size_t)q * ld + r] = w[q] * v;
+                }
 }
 
 /* The symmetric form's C^-1 by Cholesky into c->Cinv (cma.h): 0, or 1 when
- * Ahat is not positive definite (c->Cinv is then overwritten). */
+ * Ahat is not positive definite (c->Cinv is then overwritten).  The
+ * condition number is exact, from the explicit inverse: 1-norms cost N^2
+ * each, where dlange + dpocon cost 150 us of the 1.4 ms at N = 300
+ * (tests/bench/cma_bound). */
 static int set_cholesky(ep_cma *c, const int *nodes, int s)
 {
     int N = 3 * s, ld = c->ld;
-    double *X = c->Cinv, *w = c->work, *lw = w + N, amin = INFINITY, amax = 0, rcond = 0;
+    double *X = c->Cinv, *w = c->work, *sum = w + N, cnorm = 0, inorm = 0;
     sym_form(c, nodes, s, X, ld);
+    abs_column_sums(X, N, ld, sum); /* ||C||_1 = max_j a_j sum_i |Ahat_ij|: C = -Ahat D */
+    for (int j = 0; j < N; j++)
+        cnorm = fmax(cnorm, c->g->area[nodes[j / 3]] * sum[j]);
     /* symmetric: row-major or column-major alike; 'L' column-major is the
      * upper triangle row-major */
-    double anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', N, N, X, ld, lw);
-    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0 ||
-        LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'L', N, X, ld, anorm, &rcond, lw,
-                            (lapack_int *)(lw + 3 * (size_t)N)) != 0)
+    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0)
         return 1;
     tri_inverse(N, X, ld); /* Ahat^-1 = L^-T L^-1: dpotri's two steps, the first faster */
     if (LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0)
         return 1;
-    for (int i = 0; i < s; i++) {
-        double a = c->g->area[nodes[i]];
-        amin = fmin(amin, a), amax = fmax(amax, a);
-        w[3 * i] = w[3 * i + 1] = w[3 * i + 2] = -1 / a;
-    }
-    /* C^-1 = -D^-1 Ahat^-1 from its upper triangle (row-major) */
-    for (int r = 0; r < N; r++)
-        for (int q = r; q < N; q++) {
-            double v = X[(size_t)r * ld + q];
-            X[(size_t)r * ld + q] = w[r] * v, X[(size_t)q * ld + r] = w[q] * v;
-        }
-    c->rcond = rcond * amin / amax; /* kappa(Ahat D) <= kappa(Ahat) kappa(D) */
+    for (int i = 0; i < s; i++)
+        w[3 * i] = w[3 * i + 1] = w[3 * i + 2] = -1 / c->g->area[nodes[i]];
+    scale_rows(X, N, ld, w);
+    abs_column_sums(X, N, ld, sum);
+    for (int j = 0; j < N; j++)
+        inorm = fmax(inorm, sum[j]);
+    c->rcond = 1 / (cnorm * inorm);
     c->factor = "cholesky";
     return 0;
 }
@@ -463,6 +488,8 @@ static int set_cholesky(ep_cma *c, const int *nodes, int s)
 int ep_cma_set(ep_cma *c, const int *nodes, int s)
 {
     int st;
+    if (s < 0)
+        return ep_fail(EP_EUSAGE, "%d contact nodes", s);
     if ((st = reserve(c, s)))
         return st;
     for (int i = 0; i < s; i++) {

@@ -48,7 +48,8 @@ typedef struct ep_cma {
                        pending; the next update applies it, a removal in the
                        same pass as its own downdate */
     double *U, *V;  /* [3s][3] and [3][ld], zero where nothing is pending */
-    double rcond;   /* reciprocal 1-norm condition estimate of C at the last ep_cma_set */
+    double rcond;   /* reciprocal 1-norm condition of C at the last ep_cma_set
+                       (exact by Cholesky, LU's estimate otherwise) */
     double *work;   /* update and solve workspace */
     int *cols;      /* [n] scratch */
     struct ep_worker *helper; /* NULL: updates on one thread */
@@ -74,9 +75,9 @@ int ep_cma_threads(ep_cma *c, int threads);
 void ep_cma_use_lu(ep_cma *c);
 
 /* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct).
- * Symmetric form: Ahat from s(s+1)/2 blocks, Cholesky (dpotrf), condition
- * estimate (dpocon; c->rcond = its rcond times min a / max a, a bound for
- * C's), inverse (dpotri), C^-1 = -D^-1 Ahat^-1: (3s)^3 flops; should Ahat
+ * Symmetric form: Ahat from s(s+1)/2 blocks, Cholesky (dpotrf), inverse
+ * (dpotri's two steps), C^-1 = -D^-1 Ahat^-1 and c->rcond exact from it
+ * (1-norms of C and C^-1): (3s)^3 flops; should Ahat
  * not be positive definite (lossy GFs), LU on the same C.  Otherwise C from
  * s^2 blocks, LU (dgetrf), dgecon, dgetri: 2 (3s)^3 flops.  c->factor names
  * the one used.  0, EP_EINPUT (a node without a column, a repeated node)

@@ -34,11 +34,22 @@ static int overflows(size_t n, size_t size)
     return size != 0 && n > SIZE_MAX / size;
 }
 
+void ep_huge_pages(void *p, size_t bytes)
+{
+    enum { PAGE = 2 << 20 };
+    if (!p)
+        return;
+    uintptr_t lo = ((uintptr_t)p + PAGE - 1) / PAGE * PAGE, hi = ((uintptr_t)p + bytes) / PAGE * PAGE;
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* a hint: refused, 4 KiB pages as before */
+}
+
 void *ep_calloc(size_t n, size_t size)
 {
     void *p = overflows(n, size) ? NULL : calloc(n ? n : 1, size ? size : 1);
     if (!p)
         ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
+    ep_huge_pages(p, n * size); /* glibc maps a large calloc fresh: nothing touched yet */
     return p;
 }
 
@@ -47,6 +58,7 @@ void *ep_malloc(size_t n, size_t size)
     void *p = overflows(n, size) ? NULL : malloc(n && size ? n * size : 1);
     if (!p)
         ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
+    ep_huge_pages(p, n * size);
     return p;
 }
 
@@ -61,7 +73,7 @@ void *ep_malloc_huge(size_t n, size_t size)
         ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
         return NULL;
     }
-    madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KB pages */
+    ep_huge_pages(p, bytes);
     return p;
 }
 
@@ -71,6 +83,7 @@ int ep_grow(void *p, size_t n, size_t size)
     void *q = overflows(n, size) ? NULL : realloc(*pp, n && size ? n * size : 1);
     if (!q)
         return ep_fail(EP_ECOMPUTE, "out of memory (%zu x %zu bytes)", n, size);
+    ep_huge_pages(q, n * size);
     *pp = q;
     return EP_OK;
 }

@@ -319,6 +319,22 @@ static void synthetic_symmetric(ep_gfsrc *g, int n, double shift)
         }
 }
 
+/* 1 / (||C||_1 ||C^-1||_1) with C = -ep_cma_matrix and c->Cinv, row-major. */
+static double one_norm_rcond(ep_cma *c, const int *nodes, int s)
+{
+    int N = 3 * s;
+    double *X = malloc(sizeof *X * (size_t)N * N), cn = 0, in = 0;
+    ep_cma_matrix(c, nodes, s, X, N);
+    for (int j = 0; j < N; j++) {
+        double a = 0, b = 0;
+        for (int i = 0; i < N; i++)
+            a += fabs(X[(size_t)i * N + j]), b += fabs(c->Cinv[(size_t)i * c->ld + j]);
+        cn = fmax(cn, a), in = fmax(in, b);
+    }
+    free(X);
+    return 1 / (cn * in);
+}
+
 /* Issue 21: on GFs of the symmetric form the from-scratch inverse by
  * Cholesky equals LU on the GFs as stored (ep_cma_use_lu) to 1e-10; the
  * additions and deletions, which read one block of each pair, equal it
@@ -345,7 +361,8 @@ static void symmetric_form(void **s)
         double d = inverse_diff(&chol, &lu);
         print_message("symmetric form, s = %d: Cholesky vs LU %.2e (rcond %.2e)\n", s1, d, chol.rcond);
         assert_true(d < 1e-10);
-        assert_true(chol.rcond > 0 && chol.rcond <= 2 * lu.rcond); /* a bound, not above LU's estimate */
+        assert_true(fabs(chol.rcond / one_norm_rcond(&chol, nodes, s1) - 1) < 1e-12); /* exact */
+        assert_true(chol.rcond <= lu.rcond * (1 + 1e-12));                          /* LU's estimates from above */
         assert_int_equal(ep_cma_set(&seq, NULL, 0), EP_OK);
         for (int i = 0; i < s1; i++)
             assert_int_equal(ep_cma_add(&seq, nodes[i]), EP_OK);
