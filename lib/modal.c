@@ -583,6 +583,7 @@ static int keep_rigid_modes(ep_modal *s, int nev, const double *d, const double 
     if (nrigid != 6)
         return ep_fail(EP_ECOMPUTE, "a free-flying model should have 6 rigid modes, %d near-zero eigenvalues "
                        "found (a mesh in several pieces?)", nrigid);
+    free(s->R); /* a second eigen solve on the same model replaces them */
     if (!(s->R = ep_malloc(6 * (size_t)s->ndof, sizeof *s->R)))
         return EP_ECOMPUTE;
     memcpy(s->R, Z, sizeof(double) * 6 * (size_t)s->ndof);
