@@ -172,8 +172,8 @@ int main(int argc, char **argv)
         U = ep_malloc((size_t)k * 3 * m.nv, sizeof *U);
     }
     pairs = ep_malloc(2 * (size_t)(nmine ? nmine : 1), sizeof *pairs);
-    Phi = ep_malloc((size_t)(nmine ? nmine : 1) * 3 * m.nv, sizeof *Phi);
-    B = ep_malloc((size_t)o.r * 3 * m.nv, sizeof *B);
+    Phi = ep_malloc_huge((size_t)(nmine ? nmine : 1) * 3 * m.nv, sizeof *Phi);
+    B = ep_malloc_huge((size_t)o.r * 3 * m.nv, sizeof *B);
     sigma = ep_calloc((size_t)nsigma, sizeof *sigma);
     if (!lambda || !U || !pairs || !Phi || !B || !sigma) {
         st = EP_ECOMPUTE;
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
     if (!o.modes && (st = ep_modal_eigs(&s, k, lambda, U)))
         goto out;
     double t_eig = ep_now() - t;
-    long n_eig = s.nsolve;
+    long n_eig = s.nsolve, n_block = s.nblock;
     if (o.part.count) { /* the modes are an input of the derivatives: in the hash */
         char creator[64], optstr[128];
         ep_part_hash h;
@@ -219,10 +219,14 @@ int main(int argc, char **argv)
         printf("moddesc: frequencies (Hz):");
         for (int i = 0; i < k; i++)
             printf(" %.5g", sqrt(fmax(lambda[i], 0)) / (2 * M_PI));
-        printf("\nmoddesc: assemble %.2f s, factor %.2f s (%.3g nonzeros), modes %.2f s (%ld solves), derivatives "
+        char blocks[64] = "";
+        if (!o.modes && n_block)
+            snprintf(blocks, sizeof blocks, " in %ld blocks", n_block);
+        printf("\nmoddesc: assemble %.2f s, factor %.2f s (%.3g nonzeros, %.3g flops), modes %.2f s (%ld solves%s), derivatives "
                "%.2f s (right-hand sides %.2f s, solves %.2f s: %.2f GFlop at %.1f GFlop/s), basis %.2f s; total "
-               "%.2f s\n", s.t_assemble, s.t_factor, s.lnz, t_eig, o.modes ? 0 : n_eig, t_der, s.t_rhs, s.t_solve,
-               s.solve_flops / 1e9, s.t_solve > 0 ? s.solve_flops / s.t_solve / 1e9 : 0.0, t_basis, ep_now() - t0);
+               "%.2f s\n", s.t_assemble, s.t_factor, s.lnz, s.fl, t_eig, o.modes ? 0 : n_eig, blocks, t_der, s.t_rhs,
+               s.t_solve, s.solve_flops / 1e9, s.t_solve > 0 ? s.solve_flops / s.t_solve / 1e9 : 0.0, t_basis,
+               ep_now() - t0);
     }
 out:
     ep_modal_free(&s);

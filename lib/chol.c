@@ -133,20 +133,32 @@ static int long_runs(const int *rows, int nr)
 
 double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k, double *work)
 {
+    return ep_chol_rsolve_rows(p, NULL, (size_t)p->n, 1.0, B, X, k, work);
+}
+
+double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, double alpha, const double *B,
+                           double *X, int k, double *work)
+{
     const cholmod_factor *L = p->L;
     const int *super = L->super, *pi = L->pi, *px = L->px, *Ls = L->s, *Perm = L->Perm;
     const double *Lx = L->x;
     size_t n = (size_t)p->n, uk = (size_t)k;
+    /* the place in B and X of unknown i (in A's order) */
+#define ROW(i) (place ? (size_t)place[i] : (size_t)(i))
     double *Z = work, *E = work + n * uk, flops = 0;
     char *fwd = (char *)(E + (size_t)p->maxrow * uk);
     memset(fwd, 0, (size_t)p->nsuper);
     /* Z = P B row-major; the supernodes holding a nonzero, then their ancestors. */
     for (size_t i = 0; i < n; i++) {
-        const double *b = B + (Perm ? (size_t)Perm[i] : i);
+        const double *b = B + ROW(Perm ? (size_t)Perm[i] : i);
         double *z = Z + i * uk;
         int nz = 0;
-        for (size_t j = 0; j < uk; j++)
-            nz |= (z[j] = b[j * n]) != 0;
+        if (alpha == 1.0)
+            for (size_t j = 0; j < uk; j++)
+                nz |= (z[j] = b[j * ld]) != 0;
+        else
+            for (size_t j = 0; j < uk; j++)
+                nz |= (z[j] = alpha * b[j * ld]) != 0;
         if (nz)
             fwd[p->snode[i]] = 1;
     }
@@ -210,10 +222,11 @@ double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k,
         flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
     }
     for (size_t i = 0; i < n; i++) { /* X = P^T x */
-        double *x = X + (Perm ? (size_t)Perm[i] : i);
+        double *x = X + ROW(Perm ? (size_t)Perm[i] : i);
         const double *z = Z + i * uk;
         for (size_t j = 0; j < uk; j++)
-            x[j * n] = z[j];
+            x[j * ld] = z[j];
     }
+#undef ROW
     return flops;
 }

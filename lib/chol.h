@@ -62,4 +62,13 @@ double *ep_chol_rsolve_work(const ep_chol_rplan *p, int k);
  * flops done.  Single-threaded BLAS when called from a parallel region. */
 double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k, double *work);
 
+/* ep_chol_rsolve on vectors held in another layout (moddesc's full-length
+ * derivatives: no gathered copy of 176 MB and no scatter back):
+ * X = alpha A^-1 B, unknown i of A at row place[i] of B and X (NULL: row i),
+ * columns ld apart.  Rows of X that are no unknown's are left as they are.
+ * alpha = -1 is exact: the result equals ep_chol_rsolve's of -B bit for bit.
+ * Cost as ep_chol_rsolve. */
+double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, double alpha, const double *B,
+                           double *X, int k, double *work);
+
 #endif

@@ -59,28 +59,44 @@ static int apply(ep_modal *s, cholmod_sparse *A, const double *X, double *Y, int
     return cholmod_sdmult(A, 0, one, zero, &x, &y, &s->c) ? EP_OK : ep_chol_fail("sparse product", &s->c);
 }
 
-/* Y = M X for nvec reduced vectors, through the scalar vertex matrix:
- * y_(3v+i) = sum_w m_vw x_(3w+i).  ARPACK asks for hundreds of these. */
-static int mass_apply(ep_modal *s, const double *X, double *Y, int nvec)
+/* Y = M X for nvec vectors through the scalar vertex matrix:
+ * y_(3v+i) = sum_w m_vw x_(3w+i); reduced vectors [ndof] (full 0), or
+ * full-length ones [3nv] (full 1: rows and columns through the vertices'
+ * places s->vfull, s->mfi; y is 0 at the vertices without unknowns and x is
+ * not read there).  One parallel region for all the vectors: ARPACK asks for
+ * hundreds of single products, the basis for a few hundred at once. */
+static int mass_apply_to(ep_modal *s, int full, const double *X, double *Y, int nvec)
 {
-    int nv = s->ndof / 3;
+    int nv = s->ndof / 3, nvall = s->m->nv;
+    size_t ld = full ? 3 * (size_t)nvall : (size_t)s->ndof;
+    const int *col = full ? s->mfi : s->mi;
+#pragma omp parallel if (nv > 20000) num_threads(s->threads)
     for (int q = 0; q < nvec; q++) {
-        const double *x = X + (size_t)q * s->ndof;
-        double *y = Y + (size_t)q * s->ndof;
-#pragma omp parallel for schedule(static) if (nv > 20000)
+        const double *x = X + (size_t)q * ld;
+        double *y = Y + (size_t)q * ld;
+        if (full) {
+#pragma omp for schedule(static) nowait
+            for (int v = 0; v < nvall; v++)
+                if (s->map[v] < 0)
+                    y[3 * v] = y[3 * v + 1] = y[3 * v + 2] = 0;
+        }
+#pragma omp for schedule(static) nowait
         for (int v = 0; v < nv; v++) {
             double a = 0, b = 0, c = 0;
             for (int p = s->mp[v]; p < s->mp[v + 1]; p++) {
-                const double *xw = &x[3 * s->mi[p]];
+                const double *xw = &x[3 * (size_t)col[p]];
                 a += s->mx[p] * xw[0];
                 b += s->mx[p] * xw[1];
                 c += s->mx[p] * xw[2];
             }
-            y[3 * v] = a, y[3 * v + 1] = b, y[3 * v + 2] = c;
+            double *yv = &y[3 * (size_t)(full ? s->vfull[v] : v)];
+            yv[0] = a, yv[1] = b, yv[2] = c;
         }
     }
     return EP_OK;
 }
+
+static int mass_apply(ep_modal *s, const double *X, double *Y, int nvec) { return mass_apply_to(s, 0, X, Y, nvec); }
 
 /* The scalar vertex matrix of M: the (x, x) entries of its 3x3 blocks. */
 static int mass_scalar(ep_modal *s)
@@ -122,6 +138,16 @@ static int mass_scalar(ep_modal *s)
                 }
             }
     free(fill);
+    /* the same matrix in full-length places (ep_modal_mass_times, the basis) */
+    s->vfull = ep_malloc((size_t)nv + 1, sizeof *s->vfull);
+    s->mfi = ep_malloc(nnz + 1, sizeof *s->mfi);
+    if (!s->vfull || !s->mfi)
+        return EP_ECOMPUTE;
+    for (int v = 0; v < s->m->nv; v++)
+        if (s->map[v] >= 0)
+            s->vfull[s->map[v] / 3] = v;
+    for (size_t p = 0; p < nnz; p++)
+        s->mfi[p] = s->vfull[s->mi[p]];
     return EP_OK;
 }
 
@@ -159,14 +185,14 @@ static int solve(ep_modal *s, const double *B, double *X, int nvec)
     return st;
 }
 
-/* y = A x for full-length vectors: A is M (stiffness 0) or K (1). */
-static int full_times(ep_modal *s, int stiffness, const double *x, double *y, int nvec)
+/* y = K x for full-length vectors. */
+static int stiffness_full(ep_modal *s, const double *x, double *y, int nvec)
 {
     double *a = ep_malloc((size_t)s->ndof * nvec, sizeof *a), *b = ep_malloc((size_t)s->ndof * nvec, sizeof *b);
     int st = a && b ? EP_OK : EP_ECOMPUTE;
     for (int q = 0; !st && q < nvec; q++)
         gather(s, x + (size_t)q * 3 * s->m->nv, a + (size_t)q * s->ndof);
-    if (!st && !(st = stiffness ? apply(s, s->K, a, b, nvec) : mass_apply(s, a, b, nvec)))
+    if (!st && !(st = apply(s, s->K, a, b, nvec)))
         for (int q = 0; q < nvec; q++)
             scatter(s, b + (size_t)q * s->ndof, y + (size_t)q * 3 * s->m->nv);
     free(a);
@@ -174,11 +200,11 @@ static int full_times(ep_modal *s, int stiffness, const double *x, double *y, in
     return st;
 }
 
-int ep_modal_mass_times(ep_modal *s, const double *x, double *y, int nvec) { return full_times(s, 0, x, y, nvec); }
+int ep_modal_mass_times(ep_modal *s, const double *x, double *y, int nvec) { return mass_apply_to(s, 1, x, y, nvec); }
 
 int ep_modal_stiffness_times(ep_modal *s, const double *x, double *y, int nvec)
 {
-    return full_times(s, 1, x, y, nvec);
+    return stiffness_full(s, x, y, nvec);
 }
 
 void ep_modal_free(ep_modal *s)
@@ -193,6 +219,8 @@ void ep_modal_free(ep_modal *s)
     free(s->mp);
     free(s->mi);
     free(s->mx);
+    free(s->vfull);
+    free(s->mfi);
     free(s->map);
     free(s->R);
     memset(s, 0, sizeof *s);
@@ -207,6 +235,7 @@ static int setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, con
     memset(s, 0, sizeof *s);
     s->m = m;
     s->mat = mat;
+    s->threads = omp_get_max_threads();
     ep_chol_start(&s->c);
     for (int v = 0; v < m->nv; v++) {
         keep[v] = !fixed || !fixed[v];
@@ -276,6 +305,7 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
         goto out;
     }
     s->lnz = s->c.lnz;
+    s->fl = s->c.fl;
     st = ep_chol_factorize(A, s->F, s->free ? "the shifted stiffness" : "the stiffness", &s->c);
     s->t_factor = ep_now() - t0;
 out:
@@ -347,6 +377,201 @@ out:
     return st;
 }
 
+/* The block eigen solve: columns per block and per thread's share of one
+ * (a block is solved as fixed groups of EIG_GROUP columns, whatever the
+ * thread count, so the modes do not depend on it: parts hash them). */
+#define EIG_BLOCK 8
+#define EIG_GROUP 4
+
+/* Y = (K - sigma M)^-1 X for one block of EIG_BLOCK columns [ndof]: its
+ * groups shared over the threads, each with single-threaded BLAS, reading
+ * the factor once per group (ARPACK's single solves read it twice per
+ * column: bound by memory at 10 GB/s on the dragon).  0 or EP_ECOMPUTE. */
+static int solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X, double *Y)
+{
+    int n = s->ndof, failed = 0;
+#pragma omp parallel for schedule(static, 1) reduction(| : failed) num_threads(s->threads)
+    for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++) {
+        double *work = ep_chol_rsolve_work(plan, EIG_GROUP);
+        size_t off = (size_t)g * EIG_GROUP * n;
+        if (!(failed = !work))
+            ep_chol_rsolve(plan, X + off, Y + off, EIG_GROUP, work);
+        free(work);
+    }
+    s->nsolve += EIG_BLOCK;
+    s->nblock++;
+    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (block eigen solve)") : EP_OK;
+}
+
+/* W [ndof][b] <- W - V h, h = (M V)^T W over the first m columns of V, MV,
+ * twice (classical Gram-Schmidt, twice is enough), the coefficients added
+ * into h [ldh]; then W = Q R in the M inner product by Cholesky-QR, twice,
+ * with MW = M Q kept (one mass product: R^-1 applied to both), R [b][b]
+ * into r [ldh].  Returns 0, or 1 when W is (numerically) dependent. */
+static int m_extend(ep_modal *s, const double *V, const double *MV, int m, double *W, double *MW, int b, double *h,
+                    double *r, int ldh, double *G)
+{
+    int n = s->ndof;
+    for (int pass = 0; pass < 2 && m > 0; pass++) {
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, b, n, 1.0, MV, n, W, n, 0.0, G, m);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, b, m, -1.0, V, n, G, m, 1.0, W, n);
+        for (int j = 0; j < b; j++)
+            for (int i = 0; i < m; i++)
+                h[(size_t)j * ldh + i] += G[(size_t)j * m + i];
+    }
+    mass_apply(s, W, MW, b);
+    for (int j = 0; j < b; j++)
+        for (int i = 0; i < b; i++)
+            r[(size_t)j * ldh + i] = i == j;
+    for (int pass = 0; pass < 2; pass++) {
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, b, b, n, 1.0, W, n, MW, n, 0.0, G, b);
+        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', b, G, b) != 0)
+            return 1;
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n, b, 1.0, G, b, W, n);
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n, b, 1.0, G, b, MW, n);
+        /* R <- G R (upper triangular) */
+        cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, b, b, 1.0, G, b, r, ldh);
+    }
+    return 0;
+}
+
+/* The nev eigenpairs of K x = d M x nearest the shift by a block Krylov
+ * method on OP = (K - sigma M)^-1 M (M-self-adjoint), with thick restarts
+ * (Krylov-Schur): the basis V kept M-orthonormal in full (m_extend), the
+ * projection H = V^T M OP V built from the orthogonalization coefficients,
+ * Rayleigh-Ritz after every block, and the Ritz pairs (theta, y) accepted
+ * when their residuals |H_(m+1, 1:m) y| are under 1e-12 theta (ARPACK's
+ * test, at the tolerance lanczos gives it).  Why: ARPACK has no block
+ * interface, and its single solves read the factor twice per column
+ * (doc/DECISIONS.md).  The pairs are then checked against K and M:
+ * |K x - d M x| <= 1e-9 d |M x| (the modes are held to 1e-8).
+ * d[nev] ascending, Z[nev][ndof] M-orthonormal.  *fallback = 1 (and 0
+ * returned) when the method does not apply (a small model), does not
+ * converge or fails the check: the caller runs ARPACK.  Workspace about
+ * 2 ndof (mmax + EIG_BLOCK) doubles, mmax = the basis's largest size. */
+static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
+{
+    int blas = openblas_get_num_threads();
+    int n = s->ndof, b = EIG_BLOCK, st = EP_OK, m = 0, done = 0;
+    /* room for 6 blocks beyond the wanted pairs, 3 of them dropped at a
+     * restart (the dragon at k = 20: 15 block solves, against 16 to 20 with
+     * less room or smaller blocks and 11 of 16 columns, more column solves) */
+    int mmax = (nev + 6 * b + b - 1) / b * b, keep = mmax - 3 * b;
+    int ld = mmax + b;
+    *fallback = 1;
+    if (ld > n / 4)
+        return EP_OK;
+    ep_chol_rplan plan = {0};
+    double *V = ep_malloc_huge((size_t)n * ld, sizeof *V), *MV = ep_malloc_huge((size_t)n * ld, sizeof *MV);
+    double *H = ep_calloc((size_t)ld * ld, sizeof *H), *T = ep_malloc((size_t)mmax * mmax, sizeof *T);
+    double *theta = ep_malloc((size_t)mmax, sizeof *theta), *G = ep_malloc((size_t)ld * b, sizeof *G);
+    double *Ht = ep_malloc((size_t)ld * ld, sizeof *Ht), *tmp = ep_malloc_huge((size_t)n * mmax, sizeof *tmp);
+    /* BLAS and LAPACK on one thread (the mass products and the block
+     * solves share s->threads): the dense work is small calls, dsyevd of
+     * the projection after every block above all, and a team of OpenBLAS
+     * threads meets at a barrier in each, waiting for a time slice on a
+     * loaded machine.  OpenBLAS's setter sets OpenMP's count too: both
+     * restored. */
+    openblas_set_num_threads(1);
+    if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || (st = ep_chol_rplan_init(&plan, s->F, NULL))) {
+        st = st ? st : EP_ECOMPUTE;
+        goto out;
+    }
+    /* a start block the same on every machine: a hash of the entry's place */
+    for (size_t i = 0; i < (size_t)n * b; i++) {
+        unsigned long long x = (i + 1) * 0x9E3779B97F4A7C15ull;
+        x ^= x >> 31, x *= 0xBF58476D1CE4E5B9ull, x ^= x >> 29;
+        V[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
+    }
+    if (m_extend(s, V, MV, 0, V, MV, b, H, Ht, ld, G)) /* Ht: R of the start, unused */
+        goto out;
+    memset(H, 0, sizeof(double) * (size_t)ld * ld);
+    for (int cycle = 0; cycle < 100 && !done; cycle++) {
+        while (m < mmax && !done) {
+            /* the pending block V_(m..m+b) -> OP of it, extended into V_(m+b..m+2b) */
+            double *Vn = V + (size_t)(m + b) * n, *MVn = MV + (size_t)(m + b) * n;
+            if ((st = solve_block(s, &plan, MV + (size_t)m * n, Vn)))
+                goto out;
+            if (m_extend(s, V, MV, m + b, Vn, MVn, b, H + (size_t)m * ld, H + (size_t)m * ld + m + b, ld, G))
+                goto out;
+            m += b;
+            if (m < nev)
+                continue;
+            /* Rayleigh-Ritz: T = sym H(0:m, 0:m), theta descending */
+            for (int j = 0; j < m; j++)
+                for (int i = 0; i < m; i++)
+                    T[(size_t)j * m + i] = 0.5 * (H[(size_t)j * ld + i] + H[(size_t)i * ld + j]);
+            if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', m, T, m, theta) != 0)
+                goto out;
+            done = 1;
+            for (int q = 0; q < nev && done; q++) {
+                const double *y = T + (size_t)(m - 1 - q) * m;
+                double r2 = 0;
+                for (int i = 0; i < b; i++) {
+                    double ri = 0;
+                    for (int j = 0; j < m; j++)
+                        ri += H[(size_t)j * ld + m + i] * y[j];
+                    r2 += ri * ri;
+                }
+                done = theta[m - 1 - q] > 0 && sqrt(r2) <= 1e-12 * theta[m - 1 - q];
+            }
+        }
+        if (done)
+            break;
+        /* thick restart: V_(0..keep) = V Y_keep (largest theta first), the
+         * pending block moved after them, H = diag(theta) and the pending
+         * block's coupling H(m+1, 0:m) Y_keep */
+        for (int q = 0; q < keep; q++)
+            memcpy(Ht + (size_t)q * m, T + (size_t)(m - 1 - q) * m, sizeof(double) * (size_t)m);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, keep, m, 1.0, V, n, Ht, m, 0.0, tmp, n);
+        memcpy(V, tmp, sizeof(double) * (size_t)n * keep);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, keep, m, 1.0, MV, n, Ht, m, 0.0, tmp, n);
+        memcpy(MV, tmp, sizeof(double) * (size_t)n * keep);
+        memmove(V + (size_t)keep * n, V + (size_t)m * n, sizeof(double) * (size_t)n * b);
+        memmove(MV + (size_t)keep * n, MV + (size_t)m * n, sizeof(double) * (size_t)n * b);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, b, keep, m, 1.0, H + m, ld, Ht, m, 0.0, G, b);
+        memset(H, 0, sizeof(double) * (size_t)ld * ld);
+        for (int q = 0; q < keep; q++) {
+            H[(size_t)q * ld + q] = theta[m - 1 - q];
+            for (int i = 0; i < b; i++)
+                H[(size_t)q * ld + keep + i] = G[(size_t)q * b + i];
+        }
+        m = keep;
+    }
+    if (!done)
+        goto out;
+    for (int q = 0; q < nev; q++) {
+        memcpy(Ht + (size_t)q * m, T + (size_t)(m - 1 - q) * m, sizeof(double) * (size_t)m);
+        d[q] = s->sigma + 1.0 / theta[m - 1 - q];
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, nev, m, 1.0, V, n, Ht, m, 0.0, Z, n);
+    /* the check against K and M, in tmp (K Z) and MV (M Z) */
+    if ((st = apply(s, s->K, Z, tmp, nev)) || (st = mass_apply(s, Z, MV, nev)))
+        goto out;
+    for (int q = 0; q < nev; q++) {
+        double *kz = tmp + (size_t)q * n, *mz = MV + (size_t)q * n, mn = cblas_dnrm2(n, mz, 1);
+        if (d[q] <= fabs(s->sigma)) /* a rigid mode (free-flying): keep_rigid_modes counts them */
+            continue;
+        cblas_daxpy(n, -d[q], mz, 1, kz, 1);
+        if (!(cblas_dnrm2(n, kz, 1) <= 1e-8 * d[q] * mn))
+            goto out;
+    }
+    *fallback = 0;
+out:
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(s->threads);
+    ep_chol_rplan_free(&plan);
+    free(V);
+    free(MV);
+    free(H);
+    free(T);
+    free(theta);
+    free(G);
+    free(Ht);
+    free(tmp);
+    return st;
+}
+
 /* A free-flying model's six rigid modes, the first of d[nev] (ascending),
  * kept in s->R for the derivative solves; any other count of near-zero
  * eigenvalues means the mesh is in pieces. */
@@ -358,6 +583,7 @@ static int keep_rigid_modes(ep_modal *s, int nev, const double *d, const double 
     if (nrigid != 6)
         return ep_fail(EP_ECOMPUTE, "a free-flying model should have 6 rigid modes, %d near-zero eigenvalues "
                        "found (a mesh in several pieces?)", nrigid);
+    free(s->R); /* a second eigen solve on the same model replaces them */
     if (!(s->R = ep_malloc(6 * (size_t)s->ndof, sizeof *s->R)))
         return EP_ECOMPUTE;
     memcpy(s->R, Z, sizeof(double) * 6 * (size_t)s->ndof);
@@ -366,17 +592,22 @@ static int keep_rigid_modes(ep_modal *s, int nev, const double *d, const double 
 
 int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
 {
-    int n = s->ndof, nev = k + (s->free ? 6 : 0), first = s->free ? 6 : 0, st;
+    int n = s->ndof, nev = k + (s->free ? 6 : 0), first = s->free ? 6 : 0, st, fallback = 1;
     if (k < 1 || nev >= n)
         return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s", k, n,
                        s->free ? " (and 6 rigid modes)" : "");
     double *d = ep_malloc((size_t)nev, sizeof *d), *Z = ep_malloc((size_t)n * nev, sizeof *Z);
     if (!d || !Z)
         st = EP_ECOMPUTE;
-    else if (!(st = lanczos(s, nev, d, Z)) && !(st = s->free ? keep_rigid_modes(s, nev, d, Z) : EP_OK))
+    else if (!(st = s->eigensolver == EP_MODAL_EIGS_ARPACK ? (fallback = 1, EP_OK) : block_eigs(s, nev, d, Z, &fallback)) &&
+             !(st = fallback ? lanczos(s, nev, d, Z) : EP_OK) && !(st = s->free ? keep_rigid_modes(s, nev, d, Z) : EP_OK))
         for (int i = 0; i < k; i++) {
+            /* the sign: the largest entry positive, whichever solver ran */
+            double *z = Z + (size_t)(first + i) * n;
+            if (z[cblas_idamax(n, z, 1)] < 0)
+                cblas_dscal(n, -1.0, z, 1);
             lambda[i] = d[first + i];
-            scatter(s, Z + (size_t)(first + i) * n, U + (size_t)i * 3 * s->m->nv);
+            scatter(s, z, U + (size_t)i * 3 * s->m->nv);
         }
     free(d);
     free(Z);
@@ -430,45 +661,67 @@ static double refine_block(const ep_modal *s, const ep_chol_rplan *plan, double 
     return flops;
 }
 
-/* X = (K - sigma M)^-1 B for the columns p0 <= p < p1 of a run numbered
- * from 0, B and X [p1-p0][ndof], in the whole run's blocks of `block`
- * columns (p0 a multiple of block: a part solves the same blocks).  The
- * blocks are shared over the threads, each solved by one thread with
- * single-threaded BLAS (ep_chol_rsolve: row-major, one dtrsm and one dgemm
- * per supernode, whole cache lines gathered and scattered): a column's
- * round-off then depends on its block alone, not on the thread count, and
- * no BLAS call waits at a barrier for a core another process holds (CHOLMOD's
- * solve with OpenBLAS's threads ran at 0.6 GFlop/s under load).  Cost
- * 4 lnz flops a column; workspace (ndof + maxrow) block per thread. */
-static int solve_blocks(ep_modal *s, double *B, double *X, int p0, int p1, int block)
+/* Phi = -(K - sigma M)^-1 Phi for the columns p0 <= p < p1 of a run
+ * numbered from 0, Phi [p1-p0][3nv] full-length, in place, in the whole
+ * run's blocks of `block` columns (p0 a multiple of block: a part solves the
+ * same blocks).  The blocks are shared over the threads, each solved by one
+ * thread with single-threaded BLAS (ep_chol_rsolve: row-major, one dtrsm and
+ * one dgemm per supernode, whole cache lines gathered and scattered): a
+ * column's round-off then depends on its block alone, not on the thread
+ * count, and no BLAS call waits at a barrier for a core another process
+ * holds (CHOLMOD's solve with OpenBLAS's threads ran at 0.6 GFlop/s under
+ * load).  Constrained, the solve reads and writes the unknowns' rows of Phi
+ * where they are (ep_chol_rsolve_rows: gathering all right-hand sides into
+ * a reduced copy and back cost 0.6 s on the dragon at k = 20, as long as the
+ * solves); free-flying, a block is gathered, refined and scattered.  Rows
+ * of no unknown are left as they are.  Cost 4 lnz flops a column;
+ * workspace (ndof + maxrow) block per thread (free: 4 ndof block more). */
+static int solve_blocks(ep_modal *s, double *Phi, int p0, int p1, int block)
 {
     ep_chol_rplan plan;
     int n = s->ndof, st = ep_chol_rplan_init(&plan, s->F, NULL), nb = (p1 - 1) / block - p0 / block + 1, failed = 0;
+    size_t n3 = 3 * (size_t)s->m->nv;
     double *MR = s->free ? ep_malloc(6 * (size_t)n, sizeof *MR) : NULL;
-    if (!st && s->free && (!MR || (st = mass_apply(s, s->R, MR, 6))))
+    int *rows = ep_malloc((size_t)n, sizeof *rows);
+    if (!st && (!rows || (s->free && (!MR || (st = mass_apply(s, s->R, MR, 6))))))
         st = st ? st : EP_ECOMPUTE;
     if (st) {
         ep_chol_rplan_free(&plan);
         free(MR);
+        free(rows);
         return st;
     }
+    for (int v = 0; v < n / 3; v++)
+        for (int i = 0; i < 3; i++)
+            rows[3 * v + i] = 3 * s->vfull[v] + i;
     s->solve_flops = 0;
 #pragma omp parallel reduction(| : failed)
     {
         double *work = ep_chol_rsolve_work(&plan, block), flops = 0;
-        double *W = s->free ? ep_malloc(2 * (size_t)n * block, sizeof *W) : NULL;
+        double *W = s->free ? ep_malloc(4 * (size_t)n * block, sizeof *W) : NULL;
         cholmod_common c;
         ep_chol_start(&c);
         failed = !work || (s->free && !W);
 #pragma omp for schedule(dynamic, 1)
         for (int b = 0; b < nb; b++) {
-            int q0 = (p0 / block + b) * block, q1 = q0 + block < p1 ? q0 + block : p1;
+            int q0 = (p0 / block + b) * block, q1 = q0 + block < p1 ? q0 + block : p1, w;
             q0 = q0 > p0 ? q0 : p0;
-            double *Bb = B + (size_t)(q0 - p0) * n, *Xb = X + (size_t)(q0 - p0) * n, f;
+            w = q1 - q0;
+            double *Pb = Phi + (size_t)(q0 - p0) * n3, f;
             if (failed)
                 continue;
-            f = s->free ? refine_block(s, &plan, work, MR, Bb, Xb, q1 - q0, W, &c)
-                        : ep_chol_rsolve(&plan, Bb, Xb, q1 - q0, work);
+            if (!s->free) {
+                f = ep_chol_rsolve_rows(&plan, rows, n3, -1.0, Pb, Pb, w, work);
+            } else { /* the block's -b gathered, refined, scattered */
+                double *Bb = W + 2 * (size_t)n * block, *Xb = Bb + (size_t)n * block;
+                for (int j = 0; j < w; j++)
+                    for (int i = 0; i < n; i++)
+                        Bb[(size_t)j * n + i] = -Pb[j * n3 + (size_t)rows[i]];
+                f = refine_block(s, &plan, work, MR, Bb, Xb, w, W, &c);
+                for (int j = 0; f >= 0 && j < w; j++)
+                    for (int i = 0; i < n; i++)
+                        Pb[j * n3 + (size_t)rows[i]] = Xb[(size_t)j * n + i];
+            }
             failed |= f < 0;
             flops += f;
         }
@@ -480,12 +733,13 @@ static int solve_blocks(ep_modal *s, double *B, double *X, int p0, int p1, int b
     }
     ep_chol_rplan_free(&plan);
     free(MR);
+    free(rows);
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (derivative solves)") : EP_OK;
 }
 
 int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, int block, int *pairs, double *Phi)
 {
-    int np = p1 - p0, n = s->ndof, st = EP_OK;
+    int np = p1 - p0, st = EP_OK;
     size_t n3 = 3 * (size_t)s->m->nv;
     for (int i = 0, p = 0; i < k; i++)
         for (int j = i; j < k; j++, p++)
@@ -500,44 +754,32 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
     if ((st = ep_stvk_hessian_pairs(&s->stvk, U, k, pairs, np, Phi)))
         return st;
     s->t_rhs = ep_now() - t0;
-    /* the constrained solves work in place: X = B (fresh pages cost) */
-    double *B = ep_malloc((size_t)n * np, sizeof *B), *X = s->free ? ep_malloc((size_t)n * np, sizeof *X) : B;
-    if (!B || !X) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    for (int p = 0; p < np; p++) {
-        gather(s, Phi + (size_t)p * n3, B + (size_t)p * n);
-        cblas_dscal(n, -1.0, B + (size_t)p * n, 1);
-    }
     t0 = ep_now();
-    if ((st = solve_blocks(s, B, X, p0, p1, block)))
-        goto out;
+    if ((st = solve_blocks(s, Phi, p0, p1, block)))
+        return st;
     s->t_solve = ep_now() - t0;
-    for (int p = 0; p < np; p++)
-        scatter(s, X + (size_t)p * n, Phi + (size_t)p * n3);
-out:
-    if (X != B)
-        free(X);
-    free(B);
-    return st;
+    for (int v = 0; v < s->m->nv; v++) /* 0 at the vertices without unknowns */
+        for (int p = 0; s->map[v] < 0 && p < np; p++)
+            memset(Phi + (size_t)p * n3 + 3 * (size_t)v, 0, 3 * sizeof *Phi);
+    return EP_OK;
 }
 
-/* B (n x r) <- B L^-T with L L^T = B^T M B, twice: PCA divides by small
+/* B [r][3nv] <- B L^-T with L L^T = B^T M B, twice: PCA divides by small
  * singular values, which costs orthogonality (about eps (sigma_1/sigma_r)^2);
- * Cholesky-QR in the M inner product restores it to round-off. */
+ * Cholesky-QR in the M inner product restores it to round-off.  Full-length
+ * vectors, 0 at the vertices without unknowns. */
 static int m_orthonormalize(ep_modal *s, double *B, int r)
 {
-    int n = s->ndof, st = EP_OK;
-    double *MB = ep_malloc((size_t)n * r, sizeof *MB), *G = ep_malloc((size_t)r * r, sizeof *G);
+    int n3 = 3 * s->m->nv, st = EP_OK;
+    double *MB = ep_malloc_huge((size_t)n3 * r, sizeof *MB), *G = ep_malloc((size_t)r * r, sizeof *G);
     for (int pass = 0; pass < 2 && MB && G && !st; pass++) {
-        if ((st = mass_apply(s, B, MB, r)))
+        if ((st = mass_apply_to(s, 1, B, MB, r)))
             break;
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, r, r, n, 1.0, B, n, MB, n, 0.0, G, r);
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, r, r, n3, 1.0, B, n3, MB, n3, 0.0, G, r);
         if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', r, G, r) != 0)
             st = ep_fail(EP_ECOMPUTE, "basis vectors are linearly dependent");
         else
-            cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n, r, 1.0, G, r, B, n);
+            cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n3, r, 1.0, G, r, B, n3);
     }
     if (!MB || !G)
         st = EP_ECOMPUTE;
@@ -546,61 +788,82 @@ static int m_orthonormalize(ep_modal *s, double *B, int r)
     return st;
 }
 
-/* The vectors of 001 eq. 2.52 (MATH.md §3) in X[mcount][ndof]: the k modes
- * scaled lambda1/lambda_j, then (unless kind is linear) the derivatives
- * normalized in the mass norm and scaled lambda1^2/(lambda_i lambda_j), with
- * M X in MX, formed once and scaled alongside (the scales are diagonal). */
-static int scaled_vectors(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
-                          const double *Phi, int mcount, double *X, double *MX)
+/* Vector q of the basis's list (001 eq. 2.52, MATH.md §3): mode q < k, then
+ * derivative q - k, full-length, as the caller holds them (no copy). */
+static const double *list_vector(const ep_modal *s, const double *U, int k, const double *Phi, int q)
 {
-    int n = s->ndof, np = mcount - k, st;
     size_t n3 = 3 * (size_t)s->m->nv;
-    for (int j = 0; j < k; j++)
-        gather(s, U + (size_t)j * n3, X + (size_t)j * n);
-    for (int p = 0; p < np; p++)
-        gather(s, Phi + (size_t)p * n3, X + (size_t)(k + p) * n);
-    if (kind != EP_MODAL_BASIS_LINEAR && (st = mass_apply(s, X, MX, mcount)))
-        return st;
-    for (int q = 0; q < mcount; q++) {
-        double f;
-        if (q < k) {
-            f = lambda[0] / lambda[q];
-        } else {
-            int i = 0, p = q - k;
-            while (p >= k - i) /* pair (i, j) of derivative p */
-                p -= k - i++;
-            int j = i + p;
-            double nrm = sqrt(fmax(cblas_ddot(n, X + (size_t)q * n, 1, MX + (size_t)q * n, 1), 0));
-            f = nrm > 0 ? lambda[0] * lambda[0] / (lambda[i] * lambda[j] * nrm) : 0;
-        }
-        cblas_dscal(n, f, X + (size_t)q * n, 1);
-        if (kind != EP_MODAL_BASIS_LINEAR)
-            cblas_dscal(n, f, MX + (size_t)q * n, 1);
-    }
-    return EP_OK;
+    return q < k ? U + (size_t)q * n3 : Phi + (size_t)(q - k) * n3;
 }
 
-/* Mass-PCA of X[mcount][ndof] keeping r: G = X^T M X = V diag(sigma^2) V^T,
- * B = X V_r diag(1/sigma_r), then M-orthonormalized to round-off; sigma[mcount]
- * descending.  Cost: about mcount^2 ndof for G, mcount^3 for the eigen
- * decomposition, mcount r ndof for B. */
-static int basis_pca(ep_modal *s, const double *X, const double *MX, int mcount, int r, double *B, double *sigma)
+/* The scale of list vector q: lambda1/lambda_j for a mode, and
+ * lambda1^2/(lambda_i lambda_j |Phi_ij|_M) for derivative (i, j), given its
+ * mass norm nrm (0 for a zero derivative). */
+static double list_scale(const double *lambda, int k, int q, double nrm)
 {
-    int n = s->ndof, st = EP_OK;
+    if (q < k)
+        return lambda[0] / lambda[q];
+    int i = 0, p = q - k;
+    while (p >= k - i) /* pair (i, j) of derivative p */
+        p -= k - i++;
+    int j = i + p;
+    return nrm > 0 ? lambda[0] * lambda[0] / (lambda[i] * lambda[j] * nrm) : 0;
+}
+
+/* Columns of the basis's panels: the mass products of this many list
+ * vectors at a time (a reused buffer of 3nv x 128 doubles, 108 MB on the
+ * dragon), each panel's part of the Gram matrix one dgemm per piece. */
+#define PANEL 128
+
+/* Mass-PCA of the scaled list keeping r (MATH.md §3): G0 = X0^T M X0 of the
+ * unscaled list X0 = [U Phi] (upper triangle, by panels: the list is read
+ * where the caller holds it, and only a panel's mass products are stored),
+ * then G = F G0 F with the scales F, G = V diag(sigma^2) V^T,
+ * B = X0 (F V_r diag(1/sigma_r)) as two dgemms, M-orthonormalized to
+ * round-off; sigma[mcount] descending.  Cost: mcount mass products,
+ * about mcount^2 3nv for G0, mcount^3 for the eigen decomposition,
+ * 2 mcount r 3nv for B; workspace 3nv PANEL + mcount^2 doubles. */
+static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, const double *Phi, int mcount, int r,
+                     double *B, double *sigma)
+{
+    int n3 = 3 * s->m->nv, st = EP_OK;
     double *G = ep_malloc((size_t)mcount * mcount, sizeof *G), *w = ep_malloc((size_t)mcount, sizeof *w);
-    if (!G || !w) {
+    double *f = ep_malloc((size_t)mcount, sizeof *f), *MX = ep_malloc_huge((size_t)n3 * PANEL, sizeof *MX);
+    double *C = ep_malloc((size_t)mcount * r, sizeof *C);
+    if (!G || !w || !f || !MX || !C) {
         st = EP_ECOMPUTE;
         goto out;
     }
-    /* the upper triangle dsyevd reads, by panels of 128 columns: at
-     * k = 40 (860 vectors) 57 % of one dgemm's flops, the largest cost of
-     * the basis */
-    for (int j0 = 0; j0 < mcount; j0 += 128) {
-        int jn = mcount - j0 < 128 ? mcount - j0 : 128;
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, j0 + jn, jn, n, 1.0, X, n, MX + (size_t)j0 * n, n, 0.0,
+    for (int j0 = 0; j0 < mcount; j0 += PANEL) {
+        int jn = mcount - j0 < PANEL ? mcount - j0 : PANEL, j1 = j0 + jn;
+        /* the panel's columns lie in U, in Phi, or in both */
+        int nu = j0 < k ? (j1 < k ? jn : k - j0) : 0;
+        if (nu && (st = mass_apply_to(s, 1, U + (size_t)j0 * n3, MX, nu)))
+            goto out;
+        if (jn > nu && (st = mass_apply_to(s, 1, Phi + (size_t)(j0 + nu - k) * n3, MX + (size_t)nu * n3, jn - nu)))
+            goto out;
+        /* rows 0..j1 of the panel: those of U, then those of Phi */
+        int ru = j1 < k ? j1 : k, rp = j1 - ru;
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, ru, jn, n3, 1.0, U, n3, MX, n3, 0.0,
                     G + (size_t)j0 * mcount, mcount);
+        if (rp)
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, rp, jn, n3, 1.0, Phi, n3, MX, n3, 0.0,
+                        G + (size_t)j0 * mcount + k, mcount);
     }
-    if (LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w) != 0) {
+    for (int q = 0; q < mcount; q++)
+        f[q] = list_scale(lambda, k, q, sqrt(fmax(G[(size_t)q * mcount + q], 0)));
+    for (int j = 0; j < mcount; j++)
+        for (int i = 0; i <= j; i++)
+            G[(size_t)j * mcount + i] *= f[i] * f[j];
+    /* on one thread: dsyevd's reduction is ~2 mcount level-2 calls, and a
+     * team of OpenBLAS threads meets at a barrier in each (on a loaded
+     * machine, a time slice each: the k = 40 basis took 28 s instead of 2) */
+    int blas = openblas_get_num_threads(), lapack;
+    openblas_set_num_threads(1);
+    lapack = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w);
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(s->threads);
+    if (lapack != 0) {
         st = ep_fail(EP_ECOMPUTE, "mass-PCA eigen decomposition failed");
         goto out;
     }
@@ -611,39 +874,51 @@ static int basis_pca(ep_modal *s, const double *X, const double *MX, int mcount,
                      "= %.1e)", r, sigma[r - 1] / sigma[0]);
         goto out;
     }
-    for (int q = 0; q < r; q++) /* V_r diag(1/sigma_r), largest first, into w-sized columns of G */
-        cblas_dscal(mcount, 1.0 / sigma[q], G + (size_t)(mcount - 1 - q) * mcount, 1);
-    for (int q = 0; q < r / 2; q++) /* reverse the last r columns: descending order */
-        cblas_dswap(mcount, G + (size_t)(mcount - 1 - q) * mcount, 1, G + (size_t)(mcount - r + q) * mcount, 1);
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, r, mcount, 1.0, X, n, G + (size_t)(mcount - r) * mcount,
-                mcount, 0.0, B, n);
+    for (int c = 0; c < r; c++) { /* C = F V_r diag(1/sigma_r), largest first */
+        const double *v = G + (size_t)(mcount - 1 - c) * mcount;
+        for (int q = 0; q < mcount; q++)
+            C[(size_t)c * mcount + q] = f[q] * v[q] / sigma[c];
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n3, r, k, 1.0, U, n3, C, mcount, 0.0, B, n3);
+    if (mcount > k)
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n3, r, mcount - k, 1.0, Phi, n3, C + k, mcount, 1.0,
+                    B, n3);
     st = m_orthonormalize(s, B, r);
 out:
     free(G);
     free(w);
+    free(f);
+    free(MX);
+    free(C);
     return st;
 }
 
-/* Mass-Gram-Schmidt of X[mcount][ndof] in order (X and MX overwritten),
- * keeping the first r independent vectors in B; sigma[q] is the norm of
- * vector q after orthogonalization.  Cost: about 4 r mcount ndof plus a mass
- * product per vector and pass. */
-static int basis_gram_schmidt(ep_modal *s, double *X, double *MX, int mcount, int r, double *B, double *sigma)
+/* Mass-Gram-Schmidt of the scaled list in order, keeping the first r
+ * independent vectors in B [r][3nv]; sigma[q] is the norm of vector q after
+ * orthogonalization.  Cost: about 4 r mcount 3nv plus a mass product per
+ * vector and pass; workspace 2 3nv doubles. */
+static int basis_gram_schmidt(ep_modal *s, const double *lambda, const double *U, int k, const double *Phi,
+                              int mcount, int r, double *B, double *sigma)
 {
-    int n = s->ndof, kept = 0, st;
+    int n = 3 * s->m->nv, kept = 0, st = EP_OK;
+    double *x = ep_malloc(2 * (size_t)n, sizeof *x), *mx = x + n;
+    if (!x)
+        return EP_ECOMPUTE;
     for (int q = 0; q < mcount && kept < r; q++) {
-        double *x = X + (size_t)q * n, *mx = MX + (size_t)q * n;
-        if ((st = mass_apply(s, x, mx, 1)))
-            return st;
+        memcpy(x, list_vector(s, U, k, Phi, q), sizeof(double) * (size_t)n);
+        if ((st = mass_apply_to(s, 1, x, mx, 1)))
+            break;
         double n0 = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
-        for (int pass = 0; pass < 2; pass++) /* twice is enough (Kahan) */
-            for (int b = 0; b < kept; b++) {
-                if ((st = mass_apply(s, x, mx, 1)))
-                    return st;
+        cblas_dscal(n, list_scale(lambda, k, q, n0), x, 1);
+        n0 *= list_scale(lambda, k, q, n0);
+        for (int pass = 0; pass < 2 && !st; pass++) /* twice is enough (Kahan) */
+            for (int b = 0; b < kept && !st; b++) {
+                if ((st = mass_apply_to(s, 1, x, mx, 1)))
+                    break;
                 cblas_daxpy(n, -cblas_ddot(n, B + (size_t)b * n, 1, mx, 1), B + (size_t)b * n, 1, x, 1);
             }
-        if ((st = mass_apply(s, x, mx, 1)))
-            return st;
+        if (st || (st = mass_apply_to(s, 1, x, mx, 1)))
+            break;
         double nrm = sqrt(fmax(cblas_ddot(n, x, 1, mx, 1), 0));
         sigma[q] = nrm;
         if (nrm <= 1e-8 * n0)
@@ -652,43 +927,32 @@ static int basis_gram_schmidt(ep_modal *s, double *X, double *MX, int mcount, in
         cblas_dscal(n, 1.0 / nrm, B + (size_t)kept * n, 1);
         kept++;
     }
-    if (kept < r)
-        return ep_fail(EP_EUSAGE, "basis size r = %d exceeds the %d independent modes and derivatives", r, kept);
-    return EP_OK;
+    free(x);
+    if (!st && kept < r)
+        st = ep_fail(EP_EUSAGE, "basis size r = %d exceeds the %d independent modes and derivatives", r, kept);
+    return st;
 }
 
 int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
                    const double *Phi, int r, double *B, double *sigma)
 {
-    int np = k * (k + 1) / 2, mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, n = s->ndof, st;
+    int np = k * (k + 1) / 2, mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, st = EP_OK;
     size_t n3 = 3 * (size_t)s->m->nv;
     if (r < 1 || r > mcount)
         return ep_fail(EP_EUSAGE, "basis size r = %d: must lie in 1..%d (%s)", r, mcount,
                        kind == EP_MODAL_BASIS_LINEAR ? "the number of modes" : "modes plus derivatives");
-    double *X = ep_malloc((size_t)n * mcount, sizeof *X), *MX = ep_malloc((size_t)n * mcount, sizeof *MX);
-    double *Br = ep_malloc((size_t)n * r, sizeof *Br);
-    if (!X || !MX || !Br) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    if ((st = scaled_vectors(s, kind, lambda, U, k, Phi, mcount, X, MX)))
-        goto out;
-    if (kind == EP_MODAL_BASIS_PCA)
-        st = basis_pca(s, X, MX, mcount, r, Br, sigma);
-    else if (kind == EP_MODAL_BASIS_GRAM_SCHMIDT)
-        st = basis_gram_schmidt(s, X, MX, mcount, r, Br, sigma);
-    else { /* linear modes: already M-orthonormal */
+    if (kind == EP_MODAL_BASIS_PCA) {
+        st = basis_pca(s, lambda, U, k, Phi, mcount, r, B, sigma);
+    } else if (kind == EP_MODAL_BASIS_GRAM_SCHMIDT) {
+        st = basis_gram_schmidt(s, lambda, U, k, Phi, mcount, r, B, sigma);
+    } else { /* linear modes: already M-orthonormal */
         for (int q = 0; q < k; q++)
             sigma[q] = lambda[0] / lambda[q];
-        for (int q = 0; q < r; q++)
-            gather(s, U + (size_t)q * n3, Br + (size_t)q * n);
+        memcpy(B, U, sizeof(double) * n3 * (size_t)r);
     }
-    for (int q = 0; !st && q < r; q++)
-        scatter(s, Br + (size_t)q * n, B + (size_t)q * n3);
-out:
-    free(X);
-    free(MX);
-    free(Br);
+    for (int v = 0; !st && v < s->m->nv; v++) /* 0 where there are no unknowns, whatever the input held there */
+        for (int q = 0; s->map[v] < 0 && q < r; q++)
+            B[(size_t)q * n3 + 3 * v] = B[(size_t)q * n3 + 3 * v + 1] = B[(size_t)q * n3 + 3 * v + 2] = 0;
     return st;
 }
 
@@ -699,11 +963,13 @@ int ep_modal_plan(const ep_modal *s, int k, int r, ep_modal_basis_kind kind)
         return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s (at most %d modes)", k, n,
                        s->free ? " and 6 rigid modes" : "", n - 1 - (s->free ? 6 : 0));
     double np = 0.5 * k * (k + 1.0), nv3 = 3.0 * s->m->nv, ncv = fmin(fmax(3.0 * nev, nev + 20.0), n);
-    double mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, basis = 2.0 * n * mcount;
-    if (kind == EP_MODAL_BASIS_PCA)
-        basis += mcount * mcount; /* the Gram matrix */
-    /* what the tool keeps, plus the largest stage: Lanczos, derivatives, basis */
-    double bytes = 8.0 * (nv3 * (k + np + r) + fmax(fmax(n * ncv, 2.0 * n * np), basis));
+    double mmax = ceil((nev + 6.0 * EIG_BLOCK) / EIG_BLOCK) * EIG_BLOCK;
+    double mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, basis = nv3 * (PANEL + r) + mcount * mcount;
+    /* what the tool keeps, plus the largest stage: the eigen solve (the block
+     * method's V, M V and restart buffer, or ARPACK's Lanczos vectors), the
+     * derivatives' Hessian accumulator, the basis's panel and Gram matrix */
+    double eigs = fmax(n * ncv, n * (3.0 * mmax + 2.0 * EIG_BLOCK));
+    double bytes = 8.0 * (nv3 * (k + np + r) + fmax(fmax(eigs, nv3 * np), basis));
     if (bytes > ep_mem_limit(0))
         return ep_fail(EP_ECOMPUTE, "%d modes and their %.0f derivatives need about %s, more than the memory (%s)",
                        k, np, ep_mem_text(bytes), ep_mem_text(ep_mem_limit(0)));

@@ -30,6 +30,11 @@ typedef enum { EP_MODAL_BASIS_PCA, EP_MODAL_BASIS_GRAM_SCHMIDT, EP_MODAL_BASIS_L
 const char *ep_modal_basis_name(ep_modal_basis_kind kind);
 int ep_modal_basis_from_name(const char *name, ep_modal_basis_kind *kind);
 
+/* The eigen solver of ep_modal_eigs: the block Krylov-Schur method with
+ * ARPACK as its fallback (the default), or ARPACK alone (the tests compare
+ * the two). */
+typedef enum { EP_MODAL_EIGS_BLOCK, EP_MODAL_EIGS_ARPACK } ep_modal_eigensolver;
+
 typedef struct ep_modal {
     const ep_mesh *m;
     const ep_material *mat;
@@ -39,14 +44,18 @@ typedef struct ep_modal {
     cholmod_sparse *K, *M;    /* upper triangles over the unknowns */
     int *mp, *mi;             /* M as one scalar per vertex pair, both triangles (CSC): */
     double *mx;               /* M = Ms (x) I3, 1/9 of the index traffic per product */
+    int *vfull, *mfi;         /* the vertex of each unknown vertex; mi as such vertices */
     cholmod_factor *F;        /* of K - sigma M */
     double sigma;
     double *R;                /* free models: the six rigid modes [6][ndof], M-orthonormal */
     ep_stvk stvk;
     double t_assemble, t_factor;  /* seconds */
-    double lnz;                   /* nonzeros of the factor */
+    double lnz, fl;               /* nonzeros and flops of the factor (CHOLMOD's analysis) */
     double t_rhs, t_solve;        /* derivatives: Hessian right-hand sides, solves */
-    long nsolve;                  /* single solves so far (Lanczos, free-flying refinement) */
+    long nsolve;                  /* column solves so far (eigen solve, free-flying refinement) */
+    long nblock;                  /* of them, block solves of EIG_BLOCK columns (block eigen solve) */
+    ep_modal_eigensolver eigensolver; /* set after ep_modal_setup to choose */
+    int threads;                  /* OpenMP threads at setup: the mass products' and block solves' team */
     double solve_flops;           /* flops of the derivative solves (constrained) */
 } ep_modal;
 

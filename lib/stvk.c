@@ -289,7 +289,7 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
      * vertex's sum runs over its elements in eorder whatever the thread
      * count: the right-hand sides do not depend on it. */
     int *vrank = ep_malloc(nv + 1, sizeof *vrank), *eorder = ep_malloc((size_t)s->ne + 1, sizeof *eorder);
-    double *acc = ep_malloc((size_t)np * n3, sizeof *acc);
+    double *acc = ep_malloc_huge((size_t)np * n3, sizeof *acc);
     if (!vrank || !eorder || !acc || ep_mesh_spatial_order(s->m, vrank, eorder)) {
         free(vrank), free(eorder), free(acc);
         return EP_ECOMPUTE;
