@@ -139,9 +139,6 @@ int main(int argc, char **argv)
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     if (o.free && ep_select_given(&cli.fixed))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--free and --fixed-... exclude each other"));
-    if (o.free && o.modes)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--modes FILE needs a supported model (a free-flying model's derivatives are "
-                            "projected on the rigid modes of its own eigen solve)"));
     if (!o.modes && (st = check_basis_size(&o, (int)o.k)))
         ep_cli_exit(st);
 

@@ -1,12 +1,13 @@
 /*
- * modal.c — ARPACK shift-invert modes, modal derivatives, mass-PCA basis
- * (modal.h).
+ * modal.c — shift-invert modes (block Krylov-Schur, ARPACK as fallback),
+ * modal derivatives, mass-PCA basis (modal.h).
  */
 #include "modal.h"
 #include "chol.h"
 #include "err.h"
 #include "fem.h"
 #include "mem.h"
+#include "vec3.h"
 
 #include <arpack/arpack.h>
 #include <cblas.h>
@@ -151,7 +152,7 @@ static int mass_scalar(ep_modal *s)
     return EP_OK;
 }
 
-/* X = (K - sigma M)^-1 B for nvec reduced vectors (in place allowed), in
+/* X = K^-1 B (free: the held K) for nvec reduced vectors (in place allowed), in
  * blocks of EP_MODAL_SOLVE_BLOCK columns: CHOLMOD's result and workspace
  * stay small (one solve of 179,700 columns crashed inside CHOLMOD when its
  * workspace could not be allocated). */
@@ -223,6 +224,7 @@ void ep_modal_free(ep_modal *s)
     free(s->mfi);
     free(s->map);
     free(s->R);
+    free(s->MR);
     memset(s, 0, sizeof *s);
 }
 
@@ -262,6 +264,148 @@ int ep_modal_setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, c
     return st;
 }
 
+/* Free models: X -= B (A^T X) for nvec vectors [ndof], A and B [6][ndof].
+ * With A = R, B = M R it removes a load's net force and moment (R^T b = 0
+ * after: a load K can carry); with A = M R, B = R a displacement's rigid
+ * motion (R^T M x = 0 after).  Cost 24 ndof flops a vector. */
+static void remove_rigid(const ep_modal *s, const double *A, const double *B, double *X, int nvec)
+{
+    int n = s->ndof;
+    for (int j = 0; j < nvec; j++) {
+        double *x = X + (size_t)j * n;
+        for (int q = 0; q < 6; q++)
+            cblas_daxpy(n, -cblas_ddot(n, A + (size_t)q * n, 1, x, 1), B + (size_t)q * n, 1, x, 1);
+    }
+}
+
+/* X = 0 at the six held DOFs, nvec vectors [ndof]. */
+static void zero_held(const ep_modal *s, double *X, int nvec)
+{
+    for (int j = 0; j < nvec; j++)
+        for (int q = 0; q < 6; q++)
+            X[(size_t)j * s->ndof + s->pin[q]] = 0;
+}
+
+/* Free models: X = the free body's solution of K X = B for w loads B
+ * [ndof] (in place allowed): the loads' net force and moment removed (B is
+ * overwritten: a round-off remainder of them, held at six DOFs only, came
+ * back amplified enough to fail the modes' 1e-8 residual check on the
+ * voxel dragon), the held K's solution, zero at the held DOFs (the held K
+ * decouples them: a load's value there would come back divided by the
+ * diagonal), then without rigid motion.  Returns the flops of the solve. */
+static double held_solve(const ep_modal *s, const ep_chol_rplan *plan, double *B, double *X, int w, double *work)
+{
+    remove_rigid(s, s->R, s->MR, B, w);
+    double flops = ep_chol_rsolve(plan, B, X, w, work);
+    zero_held(s, X, w);
+    remove_rigid(s, s->MR, s->R, X, w);
+    return flops;
+}
+
+static int m_orthonormalize(ep_modal *s, double *B, int r);
+
+/* s->R: the translations and the rotations about the centroid, in the
+ * unknowns, M-orthonormalized; s->MR = M R. */
+static int rigid_modes(ep_modal *s)
+{
+    const ep_mesh *m = s->m;
+    int n = s->ndof, st;
+    double c[3] = {0, 0, 0};
+    s->R = ep_calloc(6 * (size_t)n, sizeof *s->R);
+    s->MR = ep_malloc(6 * (size_t)n, sizeof *s->MR);
+    if (!s->R || !s->MR)
+        return EP_ECOMPUTE;
+    for (int v = 0; v < m->nv; v++)
+        for (int a = 0; a < 3; a++)
+            c[a] += m->vertices[3 * (size_t)v + a] / m->nv;
+    for (int v = 0; v < m->nv; v++) {
+        const double *x = &m->vertices[3 * (size_t)v];
+        double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+        int i = s->map[v];
+        for (int a = 0; i >= 0 && a < 3; a++) {
+            s->R[(size_t)a * n + i + a] = 1;                             /* translation along a */
+            s->R[(size_t)(3 + a) * n + i + (a + 1) % 3] = -r[(a + 2) % 3]; /* e_a x r */
+            s->R[(size_t)(3 + a) * n + i + (a + 2) % 3] = r[(a + 1) % 3];
+        }
+    }
+    if ((st = m_orthonormalize(s, s->R, 6)))
+        return st;
+    return mass_apply(s, s->R, s->MR, 6);
+}
+
+/* The vertex with unknowns farthest from the point o, or (d given) from
+ * the line through o along d. */
+static int farthest(const ep_modal *s, const double *o, const double *d)
+{
+    int best = 0;
+    double fbest = -1;
+    for (int v = 0; v < s->m->nv; v++) {
+        double e[3], t[3], f;
+        ep_vec3_sub(&s->m->vertices[3 * (size_t)v], o, e);
+        if (d)
+            ep_vec3_cross(d, e, t);
+        f = d ? ep_vec3_dot(t, t) : ep_vec3_dot(e, e);
+        if (s->map[v] >= 0 && f > fbest)
+            best = v, fbest = f;
+    }
+    return best;
+}
+
+/* The six held DOFs (3-2-1) in s->pin: all three of the vertex a farthest
+ * from the centroid; two of the vertex b farthest from a, across the axis
+ * most along a-b (they stop the rotations about axes across a-b); of the
+ * vertex c farthest from the line a-b, the one most along the normal of the
+ * plane a, b, c (the rotation about a-b).  Statically determinate: a load
+ * with no net force or moment meets no reaction there. */
+static void choose_pins(ep_modal *s)
+{
+    const double *x = s->m->vertices;
+    double o[3] = {0, 0, 0}, d[3], e[3], nrm[3];
+    for (int v = 0; v < s->m->nv; v++)
+        for (int i = 0; i < 3; i++)
+            o[i] += x[3 * (size_t)v + i] / s->m->nv;
+    int a = farthest(s, o, NULL), b = farthest(s, &x[3 * (size_t)a], NULL);
+    ep_vec3_sub(&x[3 * (size_t)b], &x[3 * (size_t)a], d);
+    int c = farthest(s, &x[3 * (size_t)a], d), along = 0, across = 0;
+    ep_vec3_sub(&x[3 * (size_t)c], &x[3 * (size_t)a], e);
+    ep_vec3_cross(d, e, nrm);
+    for (int i = 1; i < 3; i++) {
+        along = fabs(d[i]) > fabs(d[along]) ? i : along;
+        across = fabs(nrm[i]) > fabs(nrm[across]) ? i : across;
+    }
+    for (int i = 0, k = 3; i < 3; i++) {
+        s->pin[i] = s->map[a] + i;
+        if (i != along)
+            s->pin[k++] = s->map[b] + i;
+    }
+    s->pin[5] = s->map[c] + across;
+}
+
+/* A copy of K with the rows and columns of the six held DOFs zero but for
+ * their diagonal (the same pattern: the same fill and cost as K's factor);
+ * NULL if out of memory. */
+static cholmod_sparse *held_stiffness(ep_modal *s)
+{
+    cholmod_sparse *A = cholmod_copy_sparse(s->K, &s->c);
+    char *held = ep_calloc((size_t)s->ndof, 1);
+    if (!A || !held) {
+        cholmod_free_sparse(&A, &s->c);
+        free(held);
+        return NULL;
+    }
+    choose_pins(s);
+    for (int q = 0; q < 6; q++)
+        held[s->pin[q]] = 1;
+    const int *Ap = A->p, *Ai = A->i;
+    double *Ax = A->x;
+    for (int j = 0; j < s->ndof; j++)
+        for (int p = Ap[j]; p < Ap[j + 1]; p++)
+            if ((held[j] || held[Ai[p]]) && Ai[p] != j)
+                Ax[p] = 0;
+    free(held);
+    return A;
+}
+
 int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass)
 {
     char *keep = ep_malloc((size_t)m->nv, 1);
@@ -280,33 +424,17 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
     }
     s->t_assemble = ep_now() - t0;
     t0 = ep_now();
-    if (s->free) {
-        /* K is singular: shift below zero, far below the lowest elastic
-         * eigenvalue so the rigid modes stay well separated, yet not so far
-         * that K - sigma M loses digits (ratio 1e-7 of the largest). */
-        double lmax = 0;
-        const int *Kp = s->K->p, *Ki = s->K->i, *Mp = s->M->p, *Mi = s->M->i;
-        const double *Kx = s->K->x, *Mx = s->M->x;
-        for (int j = 0; j < s->ndof; j++) {
-            double kd = 0, md = 0;
-            for (int p = Kp[j]; p < Kp[j + 1]; p++)
-                kd = Ki[p] == j ? Kx[p] : kd;
-            for (int p = Mp[j]; p < Mp[j + 1]; p++)
-                md = Mi[p] == j ? Mx[p] : md;
-            if (md > 0)
-                lmax = fmax(lmax, kd / md);
-        }
-        s->sigma = -1e-7 * lmax;
-    }
-    double alpha[2] = {1, 0}, beta[2] = {-s->sigma, 0};
-    A = s->sigma != 0 ? cholmod_add(s->K, s->M, alpha, beta, 1, 1, &s->c) : s->K;
+    if (s->free && (st = rigid_modes(s)))
+        goto out;
+    A = s->free ? held_stiffness(s) : s->K;
     if (!A || !(s->F = cholmod_analyze(A, &s->c))) {
         st = ep_chol_fail("ordering of the stiffness", &s->c);
         goto out;
     }
     s->lnz = s->c.lnz;
     s->fl = s->c.fl;
-    st = ep_chol_factorize(A, s->F, s->free ? "the shifted stiffness" : "the stiffness", &s->c);
+    st = ep_chol_factorize(A, s->F, s->free ? "the stiffness held at six DOFs (a free-flying mesh in pieces?)"
+                                            : "the stiffness", &s->c);
     s->t_factor = ep_now() - t0;
 out:
     if (A && A != s->K)
@@ -317,10 +445,11 @@ out:
     return st;
 }
 
-/* The nev eigenpairs of K x = d M x nearest the shift (ARPACK dsaupd and
- * dseupd, shift-invert mode 3, reverse communication with the factor of
- * K - sigma M): d[nev] ascending, Z[nev][ndof] M-orthonormal.  Allocates the
- * Lanczos workspace, O(ndof ncv) with ncv = max(3 nev, nev + 20). */
+/* The nev eigenpairs of K x = d M x nearest zero (ARPACK dsaupd and
+ * dseupd, shift-invert mode 3, reverse communication with the factor; free
+ * models through the rigid modes' projections, modal.h): d[nev]
+ * ascending, Z[nev][ndof] M-orthonormal.  Allocates the Lanczos workspace,
+ * O(ndof ncv) with ncv = max(3 nev, nev + 20). */
 static int lanczos(ep_modal *s, int nev, double *d, double *Z)
 {
     int n = s->ndof, st = EP_OK;
@@ -329,10 +458,12 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
     a_int ido = 0, info = 0, iparam[11] = {0}, ipntr[14] = {0}, lworkl = ncv * (ncv + 8);
     double *resid = ep_malloc((size_t)n, sizeof *resid), *V = ep_malloc((size_t)n * ncv, sizeof *V);
     double *workd = ep_malloc(3 * (size_t)n, sizeof *workd), *workl = ep_malloc((size_t)lworkl, sizeof *workl);
-    double *tmp = ep_malloc((size_t)n, sizeof *tmp);
+    double *tmp = ep_malloc((size_t)n, sizeof *tmp), *work = NULL;
     a_int *select = ep_calloc((size_t)ncv, sizeof *select);
-    if (!resid || !V || !workd || !workl || !tmp || !select) {
-        st = EP_ECOMPUTE;
+    ep_chol_rplan plan = {0};
+    if (!resid || !V || !workd || !workl || !tmp || !select ||
+        (s->free && ((st = ep_chol_rplan_init(&plan, s->F, NULL)) || !(work = ep_chol_rsolve_work(&plan, 1))))) {
+        st = st ? st : EP_ECOMPUTE;
         goto out;
     }
     /* Ritz residuals to 1e-12 |theta|: the modes are held to 1e-8 eigen
@@ -341,16 +472,21 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
     double tol = 1e-12;
     iparam[0] = 1;    /* exact shifts */
     iparam[2] = 3000; /* iterations */
-    iparam[6] = 3;    /* shift-invert: OP = (K - sigma M)^-1 M, B = M */
+    iparam[6] = 3;    /* shift-invert: OP = K^-1 M, B = M */
     for (;;) {
         dsaupd_c(&ido, "G", n, "LM", nev, tol, resid, ncv, V, n, iparam, ipntr, workd, workl, lworkl, &info);
         double *x = workd + ipntr[0] - 1, *y = workd + ipntr[1] - 1;
-        if (ido == -1) { /* y = OP x */
-            if ((st = mass_apply(s, x, tmp, 1)) || (st = solve(s, tmp, y, 1)))
+        if (ido == -1 || ido == 1) { /* y = OP x; M x given when ido is 1 */
+            if (ido == 1)
+                memcpy(tmp, workd + ipntr[2] - 1, sizeof(double) * (size_t)n);
+            else if ((st = mass_apply(s, x, tmp, 1)))
                 goto out;
-        } else if (ido == 1) { /* M x given */
-            if ((st = solve(s, workd + ipntr[2] - 1, y, 1)))
+            if (!s->free && (st = solve(s, tmp, y, 1)))
                 goto out;
+            if (s->free) {
+                held_solve(s, &plan, tmp, y, 1, work);
+                s->nsolve++;
+            }
         } else if (ido == 2) {
             if ((st = mass_apply(s, x, y, 1)))
                 goto out;
@@ -363,11 +499,13 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
                      (int)info, (int)iparam[4], nev);
         goto out;
     }
-    dseupd_c(1, "A", select, d, Z, n, s->sigma, "G", n, "LM", nev, tol, resid, ncv, V, n, iparam, ipntr, workd,
+    dseupd_c(1, "A", select, d, Z, n, 0.0, "G", n, "LM", nev, tol, resid, ncv, V, n, iparam, ipntr, workd,
              workl, lworkl, &info);
     if (info != 0)
         st = ep_fail(EP_ECOMPUTE, "eigenvector extraction failed (ARPACK dseupd info %d)", (int)info);
 out:
+    ep_chol_rplan_free(&plan);
+    free(work);
     free(resid);
     free(V);
     free(workd);
@@ -383,10 +521,11 @@ out:
 #define EIG_BLOCK 8
 #define EIG_GROUP 4
 
-/* Y = (K - sigma M)^-1 X for one block of EIG_BLOCK columns [ndof]: its
- * groups shared over the threads, each with single-threaded BLAS, reading
- * the factor once per group (ARPACK's single solves read it twice per
- * column: bound by memory at 10 GB/s on the dragon).  0 or EP_ECOMPUTE. */
+/* Y = K^-1 X (free: held_solve) for one block of
+ * EIG_BLOCK columns [ndof]: its groups shared over the threads, each with
+ * single-threaded BLAS, reading the factor once per group (ARPACK's single
+ * solves read it twice per column: bound by memory at 10 GB/s on the
+ * dragon).  0 or EP_ECOMPUTE. */
 static int solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X, double *Y)
 {
     int n = s->ndof, failed = 0;
@@ -394,8 +533,14 @@ static int solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X, 
     for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++) {
         double *work = ep_chol_rsolve_work(plan, EIG_GROUP);
         size_t off = (size_t)g * EIG_GROUP * n;
-        if (!(failed = !work))
+        if ((failed = !work))
+            continue;
+        if (s->free) {
+            memcpy(Y + off, X + off, sizeof(double) * (size_t)n * EIG_GROUP);
+            held_solve(s, plan, Y + off, Y + off, EIG_GROUP, work);
+        } else {
             ep_chol_rsolve(plan, X + off, Y + off, EIG_GROUP, work);
+        }
         free(work);
     }
     s->nsolve += EIG_BLOCK;
@@ -435,9 +580,9 @@ static int m_extend(ep_modal *s, const double *V, const double *MV, int m, doubl
     return 0;
 }
 
-/* The nev eigenpairs of K x = d M x nearest the shift by a block Krylov
- * method on OP = (K - sigma M)^-1 M (M-self-adjoint), with thick restarts
- * (Krylov-Schur): the basis V kept M-orthonormal in full (m_extend), the
+/* The nev eigenpairs of K x = d M x nearest zero by a block Krylov
+ * method on OP = K^-1 M (M-self-adjoint; free models modal.h's), with
+ * thick restarts (Krylov-Schur): the basis V kept M-orthonormal in full (m_extend), the
  * projection H = V^T M OP V built from the orthogonalization coefficients,
  * Rayleigh-Ritz after every block, and the Ritz pairs (theta, y) accepted
  * when their residuals |H_(m+1, 1:m) y| are under 1e-12 theta (ARPACK's
@@ -483,6 +628,8 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
         x ^= x >> 31, x *= 0xBF58476D1CE4E5B9ull, x ^= x >> 29;
         V[i] = (double)(x >> 11) / 9007199254740992.0 - 0.5;
     }
+    if (s->free) /* OP's range: the rigid modes' complement */
+        remove_rigid(s, s->MR, s->R, V, b);
     if (m_extend(s, V, MV, 0, V, MV, b, H, Ht, ld, G)) /* Ht: R of the start, unused */
         goto out;
     memset(H, 0, sizeof(double) * (size_t)ld * ld);
@@ -542,7 +689,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
         goto out;
     for (int q = 0; q < nev; q++) {
         memcpy(Ht + (size_t)q * m, T + (size_t)(m - 1 - q) * m, sizeof(double) * (size_t)m);
-        d[q] = s->sigma + 1.0 / theta[m - 1 - q];
+        d[q] = 1.0 / theta[m - 1 - q];
     }
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, nev, m, 1.0, V, n, Ht, m, 0.0, Z, n);
     /* the check against K and M, in tmp (K Z) and MV (M Z) */
@@ -550,8 +697,6 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
         goto out;
     for (int q = 0; q < nev; q++) {
         double *kz = tmp + (size_t)q * n, *mz = MV + (size_t)q * n, mn = cblas_dnrm2(n, mz, 1);
-        if (d[q] <= fabs(s->sigma)) /* a rigid mode (free-flying): keep_rigid_modes counts them */
-            continue;
         cblas_daxpy(n, -d[q], mz, 1, kz, 1);
         if (!(cblas_dnrm2(n, kz, 1) <= 1e-8 * d[q] * mn))
             goto out;
@@ -572,124 +717,57 @@ out:
     return st;
 }
 
-/* A free-flying model's six rigid modes, the first of d[nev] (ascending),
- * kept in s->R for the derivative solves; any other count of near-zero
- * eigenvalues means the mesh is in pieces. */
-static int keep_rigid_modes(ep_modal *s, int nev, const double *d, const double *Z)
-{
-    int nrigid = 0;
-    for (int i = 0; i < nev; i++)
-        nrigid += fabs(d[i]) < 1e-6 * d[nev - 1];
-    if (nrigid != 6)
-        return ep_fail(EP_ECOMPUTE, "a free-flying model should have 6 rigid modes, %d near-zero eigenvalues "
-                       "found (a mesh in several pieces?)", nrigid);
-    free(s->R); /* a second eigen solve on the same model replaces them */
-    if (!(s->R = ep_malloc(6 * (size_t)s->ndof, sizeof *s->R)))
-        return EP_ECOMPUTE;
-    memcpy(s->R, Z, sizeof(double) * 6 * (size_t)s->ndof);
-    return EP_OK;
-}
-
 int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
 {
-    int n = s->ndof, nev = k + (s->free ? 6 : 0), first = s->free ? 6 : 0, st, fallback = 1;
-    if (k < 1 || nev >= n)
+    int n = s->ndof, st, fallback = 1;
+    if (k < 1 || k + (s->free ? 6 : 0) >= n)
         return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s", k, n,
                        s->free ? " (and 6 rigid modes)" : "");
-    double *d = ep_malloc((size_t)nev, sizeof *d), *Z = ep_malloc((size_t)n * nev, sizeof *Z);
+    double *d = ep_malloc((size_t)k, sizeof *d), *Z = ep_malloc((size_t)n * k, sizeof *Z);
     if (!d || !Z)
         st = EP_ECOMPUTE;
-    else if (!(st = s->eigensolver == EP_MODAL_EIGS_ARPACK ? (fallback = 1, EP_OK) : block_eigs(s, nev, d, Z, &fallback)) &&
-             !(st = fallback ? lanczos(s, nev, d, Z) : EP_OK) && !(st = s->free ? keep_rigid_modes(s, nev, d, Z) : EP_OK))
-        for (int i = 0; i < k; i++) {
-            /* the sign: the largest entry positive, whichever solver ran */
-            double *z = Z + (size_t)(first + i) * n;
-            if (z[cblas_idamax(n, z, 1)] < 0)
-                cblas_dscal(n, -1.0, z, 1);
-            lambda[i] = d[first + i];
-            scatter(s, z, U + (size_t)i * 3 * s->m->nv);
-        }
+    else if (s->eigensolver == EP_MODAL_EIGS_ARPACK || (!(st = block_eigs(s, k, d, Z, &fallback)) && fallback))
+        st = lanczos(s, k, d, Z);
+    for (int i = 0; !st && i < k; i++) {
+        /* the sign: the largest entry positive, whichever solver ran */
+        double *z = Z + (size_t)i * n;
+        if (z[cblas_idamax(n, z, 1)] < 0)
+            cblas_dscal(n, -1.0, z, 1);
+        lambda[i] = d[i];
+        scatter(s, z, U + (size_t)i * 3 * s->m->nv);
+    }
     free(d);
     free(Z);
     return st;
 }
 
-/* Free-flying: K X = B for a block of w columns, each b projected onto
- * range(K) (b -= M R R^T b, R^T M R = I) and each x M-orthogonal to R
- * (x -= R (M R)^T x), by iterative refinement with the factor of
- * K - sigma M until every column's correction is under 1e-12 of it (the
- * error shrinks by about |sigma| / lambda_7 a step, 1e-3 to 1e-4 on the
- * beam, down to a floor near 1e-13: a residual test at 1e-13 |b| stopped a
- * step early, at 1e-10 of x); MR = M R [6][ndof].  One thread: c its own
- * CHOLMOD common for K X, W 2 ndof w doubles.  Returns the flops of its
- * solves, or -1 (K X failed). */
-static double refine_block(const ep_modal *s, const ep_chol_rplan *plan, double *work, const double *MR, double *B,
-                           double *X, int w, double *W, cholmod_common *c)
-{
-    int n = s->ndof, done = 0;
-    double *r = W, *t = W + (size_t)n * w, flops = 0, one[2] = {1, 0}, zero[2] = {0, 0};
-    for (int j = 0; j < w; j++) {
-        double *b = B + (size_t)j * n;
-        for (int q = 0; q < 6; q++)
-            cblas_daxpy(n, -cblas_ddot(n, s->R + (size_t)q * n, 1, b, 1), MR + (size_t)q * n, 1, b, 1);
-    }
-    memset(X, 0, sizeof(double) * (size_t)n * w);
-    memcpy(r, B, sizeof(double) * (size_t)n * w);
-    cholmod_dense x = {.nrow = (size_t)n, .ncol = (size_t)w, .nzmax = (size_t)n * w, .d = (size_t)n, .x = X,
-                       .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
-    cholmod_dense y = x;
-    y.x = r;
-    for (int it = 0; it < 100 && !done; it++) {
-        flops += ep_chol_rsolve(plan, r, t, w, work);
-        done = 1;
-        for (int j = 0; j < w; j++) {
-            double *tj = t + (size_t)j * n, *xj = X + (size_t)j * n;
-            for (int q = 0; q < 6; q++)
-                cblas_daxpy(n, -cblas_ddot(n, MR + (size_t)q * n, 1, tj, 1), s->R + (size_t)q * n, 1, tj, 1);
-            cblas_daxpy(n, 1.0, tj, 1, xj, 1);
-            done &= cblas_dnrm2(n, tj, 1) <= 1e-12 * cblas_dnrm2(n, xj, 1);
-        }
-        if (!cholmod_sdmult(s->K, 0, one, zero, &x, &y, c))
-            return -1;
-        for (int j = 0; j < w; j++) {
-            double *rj = r + (size_t)j * n;
-            const double *bj = B + (size_t)j * n;
-            for (int i = 0; i < n; i++)
-                rj[i] = bj[i] - rj[i];
-        }
-    }
-    return flops;
-}
-
-/* Phi = -(K - sigma M)^-1 Phi for the columns p0 <= p < p1 of a run
- * numbered from 0, Phi [p1-p0][3nv] full-length, in place, in the whole
- * run's blocks of `block` columns (p0 a multiple of block: a part solves the
- * same blocks).  The blocks are shared over the threads, each solved by one
- * thread with single-threaded BLAS (ep_chol_rsolve: row-major, one dtrsm and
- * one dgemm per supernode, whole cache lines gathered and scattered): a
- * column's round-off then depends on its block alone, not on the thread
- * count, and no BLAS call waits at a barrier for a core another process
- * holds (CHOLMOD's solve with OpenBLAS's threads ran at 0.6 GFlop/s under
- * load).  Constrained, the solve reads and writes the unknowns' rows of Phi
- * where they are (ep_chol_rsolve_rows: gathering all right-hand sides into
- * a reduced copy and back cost 0.6 s on the dragon at k = 20, as long as the
- * solves); free-flying, a block is gathered, refined and scattered.  Rows
- * of no unknown are left as they are.  Cost 4 lnz flops a column;
- * workspace (ndof + maxrow) block per thread (free: 4 ndof block more). */
+/* Phi = -K^-1 Phi for the columns p0 <= p < p1 of a run numbered from 0,
+ * Phi [p1-p0][3nv] full-length, in place, in the whole run's blocks of
+ * `block` columns (p0 a multiple of block: a part solves the same blocks).
+ * The blocks are shared over the threads, each solved by one thread with
+ * single-threaded BLAS (ep_chol_rsolve: row-major, one dtrsm and one dgemm
+ * per supernode, whole cache lines gathered and scattered): a column's
+ * round-off then depends on its block alone, not on the thread count, and no
+ * BLAS call waits at a barrier for a core another process holds (CHOLMOD's
+ * solve with OpenBLAS's threads ran at 0.6 GFlop/s under load).
+ * Constrained, the solve reads and writes the unknowns' rows of Phi where
+ * they are (ep_chol_rsolve_rows: gathering all right-hand sides into a
+ * reduced copy and back cost 0.6 s on the dragon at k = 20, as long as the
+ * solves); free-flying, a block is gathered, its loads' net force and moment
+ * removed, solved with the held K, its rigid motion removed and scattered
+ * (modal.h; held_solve).  Rows of no unknown are left as they are.  Cost 4
+ * lnz flops a column; workspace (ndof + maxrow) block per thread (free:
+ * ndof block more). */
 static int solve_blocks(ep_modal *s, double *Phi, int p0, int p1, int block)
 {
     ep_chol_rplan plan;
     int n = s->ndof, st = ep_chol_rplan_init(&plan, s->F, NULL), nb = (p1 - 1) / block - p0 / block + 1, failed = 0;
     size_t n3 = 3 * (size_t)s->m->nv;
-    double *MR = s->free ? ep_malloc(6 * (size_t)n, sizeof *MR) : NULL;
     int *rows = ep_malloc((size_t)n, sizeof *rows);
-    if (!st && (!rows || (s->free && (!MR || (st = mass_apply(s, s->R, MR, 6))))))
-        st = st ? st : EP_ECOMPUTE;
-    if (st) {
+    if (st || !rows) {
         ep_chol_rplan_free(&plan);
-        free(MR);
         free(rows);
-        return st;
+        return st ? st : EP_ECOMPUTE;
     }
     for (int v = 0; v < n / 3; v++)
         for (int i = 0; i < 3; i++)
@@ -698,41 +776,34 @@ static int solve_blocks(ep_modal *s, double *Phi, int p0, int p1, int block)
 #pragma omp parallel reduction(| : failed)
     {
         double *work = ep_chol_rsolve_work(&plan, block), flops = 0;
-        double *W = s->free ? ep_malloc(4 * (size_t)n * block, sizeof *W) : NULL;
-        cholmod_common c;
-        ep_chol_start(&c);
-        failed = !work || (s->free && !W);
+        double *Bb = s->free ? ep_malloc((size_t)n * block, sizeof *Bb) : NULL;
+        failed = !work || (s->free && !Bb);
 #pragma omp for schedule(dynamic, 1)
         for (int b = 0; b < nb; b++) {
             int q0 = (p0 / block + b) * block, q1 = q0 + block < p1 ? q0 + block : p1, w;
             q0 = q0 > p0 ? q0 : p0;
             w = q1 - q0;
-            double *Pb = Phi + (size_t)(q0 - p0) * n3, f;
+            double *Pb = Phi + (size_t)(q0 - p0) * n3;
             if (failed)
                 continue;
             if (!s->free) {
-                f = ep_chol_rsolve_rows(&plan, rows, n3, -1.0, Pb, Pb, w, work);
-            } else { /* the block's -b gathered, refined, scattered */
-                double *Bb = W + 2 * (size_t)n * block, *Xb = Bb + (size_t)n * block;
-                for (int j = 0; j < w; j++)
-                    for (int i = 0; i < n; i++)
-                        Bb[(size_t)j * n + i] = -Pb[j * n3 + (size_t)rows[i]];
-                f = refine_block(s, &plan, work, MR, Bb, Xb, w, W, &c);
-                for (int j = 0; f >= 0 && j < w; j++)
-                    for (int i = 0; i < n; i++)
-                        Pb[j * n3 + (size_t)rows[i]] = Xb[(size_t)j * n + i];
+                flops += ep_chol_rsolve_rows(&plan, rows, n3, -1.0, Pb, Pb, w, work);
+                continue;
             }
-            failed |= f < 0;
-            flops += f;
+            for (int j = 0; j < w; j++)
+                for (int i = 0; i < n; i++)
+                    Bb[(size_t)j * n + i] = -Pb[j * n3 + (size_t)rows[i]];
+            flops += held_solve(s, &plan, Bb, Bb, w, work);
+            for (int j = 0; j < w; j++)
+                for (int i = 0; i < n; i++)
+                    Pb[j * n3 + (size_t)rows[i]] = Bb[(size_t)j * n + i];
         }
 #pragma omp atomic
         s->solve_flops += flops;
-        cholmod_finish(&c);
         free(work);
-        free(W);
+        free(Bb);
     }
     ep_chol_rplan_free(&plan);
-    free(MR);
     free(rows);
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (derivative solves)") : EP_OK;
 }

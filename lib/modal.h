@@ -3,9 +3,11 @@
  * (MATH.md §2-3; 001 §2.8).
  *
  * One ep_modal holds the reduced stiffness and mass (fixed vertices removed,
- * or none for a free-flying model) and the factor of K - sigma M that both the
- * eigen solve (ARPACK shift-invert) and the derivative solves reuse.  Vectors
- * are full-length [3nv], zero at fixed vertices.
+ * or none for a free-flying model) and the factor of K that both the eigen
+ * solve (shift-invert) and the derivative solves reuse; a free-flying
+ * model's K is singular, and its factor is that of K held at six DOFs
+ * (3-2-1), whose solutions are made M-orthogonal to the rigid modes (MATH.md
+ * §3).  Vectors are full-length [3nv], zero at fixed vertices.
  */
 #ifndef EP_MODAL_H
 #define EP_MODAL_H
@@ -45,24 +47,27 @@ typedef struct ep_modal {
     int *mp, *mi;             /* M as one scalar per vertex pair, both triangles (CSC): */
     double *mx;               /* M = Ms (x) I3, 1/9 of the index traffic per product */
     int *vfull, *mfi;         /* the vertex of each unknown vertex; mi as such vertices */
-    cholmod_factor *F;        /* of K - sigma M */
-    double sigma;
-    double *R;                /* free models: the six rigid modes [6][ndof], M-orthonormal */
+    cholmod_factor *F;        /* of K; free models: of K held at the six DOFs pin[] */
+    int pin[6];
+    double *R, *MR;           /* free models: the six rigid modes [6][ndof], M-orthonormal, and M R */
     ep_stvk stvk;
     double t_assemble, t_factor;  /* seconds */
     double lnz, fl;               /* nonzeros and flops of the factor (CHOLMOD's analysis) */
     double t_rhs, t_solve;        /* derivatives: Hessian right-hand sides, solves */
-    long nsolve;                  /* column solves so far (eigen solve, free-flying refinement) */
+    long nsolve;                  /* column solves of the eigen solve so far */
     long nblock;                  /* of them, block solves of EIG_BLOCK columns (block eigen solve) */
     ep_modal_eigensolver eigensolver; /* set after ep_modal_setup to choose */
     int threads;                  /* OpenMP threads at setup: the mass products' and block solves' team */
     double solve_flops;           /* flops of the derivative solves (constrained) */
 } ep_modal;
 
-/* Assemble K and M (consistent or lumped mass) over the vertices not fixed,
- * choose the shift (0, or for free models a small negative one) and factor
- * K - sigma M.  Cost O(ne) + one sparse factorization.  0, EP_EINPUT (a
- * support that leaves a rigid motion), EP_ECOMPUTE. */
+/* Assemble K and M (consistent or lumped mass) over the vertices not fixed
+ * and factor K; a free-flying model's K held at six DOFs (3-2-1: all of one
+ * vertex, two of a second far from it, one of a third off their line), and
+ * its rigid modes R (translations and rotations, M-orthonormalized).  Cost
+ * O(ne) + one sparse factorization.  0, EP_EINPUT (a support that leaves a
+ * rigid motion), EP_ECOMPUTE (also: a free-flying mesh in pieces, whose
+ * held K is not positive definite). */
 int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass);
 void ep_modal_free(ep_modal *s);
 
@@ -82,14 +87,16 @@ int ep_modal_plan(const ep_modal *s, int k, int r, ep_modal_basis_kind kind);
  * EP_EINPUT, EP_ECOMPUTE. */
 int ep_modal_setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, const char *fixed, int lumped_mass);
 
-/* The k lowest modes of K psi = lambda M psi (ARPACK dsaupd/dseupd, mode 3):
- * lambda[k] ascending, U[k][3nv] M-orthonormal.  Free models: k + 6 are
- * computed, exactly six near-zero ones must appear, and they are excluded
- * (kept in s->R).  Cost: Lanczos iterations of one mass product and one
- * pair of triangular solves with the factor (4 lnz flops) each, typically
- * 2-3 ncv of them, ncv = max(3 nev, nev + 20); workspace O(ndof ncv).
- * 0, EP_EUSAGE (k >= number of unknowns), EP_ECOMPUTE (no convergence, a
- * rigid-mode count other than six). */
+/* The k lowest modes of K psi = lambda M psi, shift-invert on the factor
+ * (OP = K^-1 M; free models OP = P K_held^-1 P^T M with P the M-orthogonal
+ * projection off the rigid modes, which OP maps to zero, so the k lowest
+ * elastic modes come out and no rigid one): the block Krylov-Schur method,
+ * or ARPACK dsaupd/dseupd mode 3 as its fallback (s->eigensolver).
+ * lambda[k] ascending, U[k][3nv] M-orthonormal.  Cost: iterations of one
+ * mass product and one pair of triangular solves with the factor (4 lnz
+ * flops) per column, 2-3 ncv of them for ARPACK (ncv = max(3 k, k + 20));
+ * workspace O(ndof ncv).  0, EP_EUSAGE (k too large for the unknowns),
+ * EP_ECOMPUTE (no convergence). */
 int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U);
 
 /* Modal derivatives Phi_ij, i <= j, of the pairs p0 <= p < p1 in the order
@@ -98,8 +105,9 @@ int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U);
  * blocks of block right-hand sides numbered from pair 0, so that a part of a
  * split run (p0 a multiple of block, part.h) repeats the whole run's
  * arithmetic; free-flying, the right-hand side projected onto range(K) and
- * the solution taken M-orthogonal to the rigid modes (iterative refinement
- * with the factor of K - sigma M).  out: pairs [p1-p0][2], Phi [p1-p0][3nv].
+ * the solution taken M-orthogonal to the rigid modes (one solve with the
+ * held K: the projected load has no net force or moment, so the six held
+ * DOFs carry no reaction and the solve is exact).  out: pairs [p1-p0][2], Phi [p1-p0][3nv].
  * Cost one Hessian assembly (O(ne k^2) whatever the range, plus O(ne) per
  * pair) and p1 - p0 solves. */
 int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, int block, int *pairs, double *Phi);

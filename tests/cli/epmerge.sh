@@ -77,7 +77,13 @@ expect_fail "a file made without --part" 3 "fc.h5: no /part: not a part file" ep
 expect_fail "--part out of range" 2 "option --part: 3/3: need 0 <= I < N" femcondense $FC --part 3/3 -o "$O"
 expect_fail "--part malformed" 2 "option --part: expected I/N" polycoef "$WORK/md.h5" --part 1 -o "$O"
 expect_fail "--modes of another model" 3 "modes of another model" moddesc $D/cube.msh --fixed-region bottom -E 2e6 --nu 0.3 --rho 1000 --modes "$WORK/md.h5" --part 1/2 -o "$O"
-expect_fail "--modes with --free" 2 "needs a supported model" moddesc $D/cube.msh --free -E 1e6 --nu 0.3 --rho 1000 --modes "$WORK/md.h5" -o "$O"
+# a free-flying model's parts read the modes too (its rigid modes are the model's own)
+MF="$D/cube.msh --free -E 1e6 --nu 0.3 --rho 1000 -k 6 -r 10 --block 2"
+"$BIN/moddesc" -q $MF -o "$WORK/mf.h5"
+"$BIN/moddesc" -q $MF --part 0/3 -o "$WORK/mfp.0.h5"
+for i in 1 2; do "$BIN/moddesc" -q $MF --modes "$WORK/mfp.0.h5" --part $i/3 -o "$WORK/mfp.$i.h5"; done
+"$E" -q "$WORK"/mfp.[0-2].h5 -o "$WORK/mfp.h5"
+check "moddesc --free, 3 parts (modes shared): derivatives and basis bit for bit" $C "$WORK/mf.h5" "$WORK/mfp.h5"
 
 # --- make -f scripts/pipeline.mk PARTS=N: the same files as one job per step -----------
 for p in "" 2; do
