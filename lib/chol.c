@@ -10,9 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* CHOLMOD's allocations (the factor above all) with huge pages (err.h:
- * ep_huge_pages; the 1.2e8-entry factor of the R = 128 voxel dragon is
- * 1 GB, 7 s of first-touch page faults in 4 KiB pages). */
+/* CHOLMOD's allocations (the factor above all: 1 GB for the R = 128 voxel
+ * dragon) with huge pages (err.h: ep_huge_pages). */
 static void *huge_malloc(size_t bytes)
 {
     void *p = malloc(bytes);

@@ -39,9 +39,10 @@ void *ep_malloc(size_t n, size_t size);
 
 /* Mark the 2 MiB-aligned pages inside p[bytes] for transparent huge pages
  * (madvise; a block holding no whole one is left alone).  Why: on the 2-core
- * machine a first touch costs 28 us a 4 KiB page, 7 s a GiB (a fresh
- * 256 MiB block: 1.86 s; in 2 MiB pages 0.05 s), and Debian's kernel gives
- * huge pages only where asked (transparent_hugepage=madvise).  ep_malloc,
+ * machine a first touch of fresh memory costs seconds a GiB in 4 KiB pages
+ * and a tenth of a second in 2 MiB pages (`membw touch`, tests/bench, and
+ * voxelize.sh's machine line print both), and Debian's kernel gives huge
+ * pages only where asked (transparent_hugepage=madvise).  ep_malloc,
  * ep_calloc and ep_grow call it; CHOLMOD's allocations go through it too
  * (chol.h).  Cost: one system call per large block. */
 void ep_huge_pages(void *p, size_t bytes);
