@@ -409,9 +409,10 @@ void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld)
 /* L^-1 in place for the lower triangle L (n x n, column-major, ld), by
  * halves: [[L11, 0], [L21, L22]]^-1 = [[X11, 0], [-X22 L21 X11, X22]], the
  * halves inverted first and the off-diagonal block then by two dtrmm.
- * (n^3)/3 flops.  At n = 300 on one core OpenBLAS's dtrtri (inside dpotri)
- * took 610-660 us, this recursion with dtrsm on the factors before they are
- * inverted 380-430 us, with dtrmm after 280 us (best and median of 41). */
+ * (n^3)/3 flops.  At n = 300 on one core this ran faster than OpenBLAS's
+ * dtrtri (inside dpotri) and than the same recursion with dtrsm on the
+ * factors before they are inverted; tests/bench/cma_bound prints the whole
+ * (its "set", against dpotrf + dpocon + dpotri alone in "chol"). */
 static void tri_inverse(int n, double *L, int ld)
 {
     enum { LEAF = 32 };
@@ -429,7 +430,7 @@ static void tri_inverse(int n, double *L, int ld)
 
 /* sum[j] = sum_i |X_ij| for X (N x N, row-major, ld): by rows, so the
  * additions into sum[] are independent and vectorize (a column's sum in
- * one accumulator waits on each addition: 100 us at N = 300). */
+ * one accumulator waits on each addition). */
 EP_KERNEL static void abs_column_sums(const double *restrict X, int N, int ld, double *restrict sum)
 {
     memset(sum, 0, sizeof(double) * (size_t)N);
@@ -441,7 +442,7 @@ EP_KERNEL static void abs_column_sums(const double *restrict X, int N, int ld, d
 
 /* X = diag(w) S for S symmetric given by its upper triangle (row-major,
  * ld), N x N: by tiles, so a tile's mirrored writes stay in L1 (a row at a
- * time they took 135 us at N = 300). */
+ * time, every row writes a whole column). */
 EP_KERNEL static void scale_rows(double *X, int N, int ld, const double *w)
 {
     enum { TILE = 32 };
@@ -456,9 +457,8 @@ EP_KERNEL static void scale_rows(double *X, int N, int ld, const double *w)
 
 /* The symmetric form's C^-1 by Cholesky into c->Cinv (cma.h): 0, or 1 when
  * Ahat is not positive definite (c->Cinv is then overwritten).  The
- * condition number is exact, from the explicit inverse: 1-norms cost N^2
- * each, where dlange + dpocon cost 150 us of the 1.4 ms at N = 300
- * (tests/bench/cma_bound). */
+ * condition number is exact, from the explicit inverse: its 1-norm and C's
+ * cost N^2 each, where dpocon's estimate costs several triangular solves. */
 static int set_cholesky(ep_cma *c, const int *nodes, int s)
 {
     int N = 3 * s, ld = c->ld;
