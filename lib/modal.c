@@ -152,40 +152,6 @@ static int mass_scalar(ep_modal *s)
     return EP_OK;
 }
 
-/* X = K^-1 B (free: the held K) for nvec reduced vectors (in place allowed), in
- * blocks of EP_MODAL_SOLVE_BLOCK columns: CHOLMOD's result and workspace
- * stay small (one solve of 179,700 columns crashed inside CHOLMOD when its
- * workspace could not be allocated). */
-static int solve(ep_modal *s, const double *B, double *X, int nvec)
-{
-    /* One thread of BLAS: a solve of one or a few columns is level-2 work
-     * on the factor's panels, bound by memory, and OpenBLAS's threads meet
-     * at a barrier for every supernode -- on a loaded 2-core machine one
-     * of them waits for a time slice each time (ARPACK's 60-odd solves on
-     * the dragon took 75 s instead of 3).  OpenBLAS's setter also sets
-     * OpenMP's thread count: both restored. */
-    int blas = openblas_get_num_threads(), threads = omp_get_max_threads(), st = EP_OK;
-    openblas_set_num_threads(1);
-    for (int q0 = 0; q0 < nvec; q0 += EP_MODAL_SOLVE_BLOCK) {
-        size_t nc = (size_t)(nvec - q0 < EP_MODAL_SOLVE_BLOCK ? nvec - q0 : EP_MODAL_SOLVE_BLOCK);
-        size_t off = (size_t)s->ndof * (size_t)q0;
-        cholmod_dense b = {.nrow = (size_t)s->ndof, .ncol = nc, .nzmax = (size_t)s->ndof * nc,
-                           .d = (size_t)s->ndof, .x = (void *)(B + off), .xtype = CHOLMOD_REAL,
-                           .dtype = CHOLMOD_DOUBLE};
-        cholmod_dense *x = cholmod_solve(CHOLMOD_A, s->F, &b, &s->c);
-        if (!x) {
-            st = ep_chol_fail("triangular solve", &s->c);
-            break;
-        }
-        memcpy(X + off, x->x, sizeof(double) * (size_t)s->ndof * nc);
-        cholmod_free_dense(&x, &s->c);
-        s->nsolve++;
-    }
-    openblas_set_num_threads(blas);
-    omp_set_num_threads(threads);
-    return st;
-}
-
 /* y = K x for full-length vectors. */
 static int stiffness_full(ep_modal *s, const double *x, double *y, int nvec)
 {
@@ -289,8 +255,8 @@ static void zero_held(const ep_modal *s, double *X, int nvec)
 /* Free models: X = the free body's solution of K X = B for w loads B
  * [ndof] (in place allowed): the loads' net force and moment removed (B is
  * overwritten: a round-off remainder of them, held at six DOFs only, came
- * back amplified enough to fail the modes' 1e-8 residual check on the
- * voxel dragon), the held K's solution, zero at the held DOFs (the held K
+ * back amplified enough to fail the modes' residual check on the voxel
+ * dragon), the held K's solution, zero at the held DOFs (the held K
  * decouples them: a load's value there would come back divided by the
  * diagonal), then without rigid motion.  Returns the flops of the solve. */
 static double held_solve(const ep_modal *s, const ep_chol_rplan *plan, double *B, double *X, int w, double *work)
@@ -300,6 +266,14 @@ static double held_solve(const ep_modal *s, const ep_chol_rplan *plan, double *B
     zero_held(s, X, w);
     remove_rigid(s, s->MR, s->R, X, w);
     return flops;
+}
+
+/* X = K^-1 B for w vectors [ndof] (in place allowed; B overwritten when
+ * free): the eigen solves' operator after the mass product, held_solve for
+ * free models.  Returns the flops. */
+static double op_solve(const ep_modal *s, const ep_chol_rplan *plan, double *B, double *X, int w, double *work)
+{
+    return s->free ? held_solve(s, plan, B, X, w, work) : ep_chol_rsolve(plan, B, X, w, work);
 }
 
 static int m_orthonormalize(ep_modal *s, double *B, int r);
@@ -461,11 +435,17 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
     double *tmp = ep_malloc((size_t)n, sizeof *tmp), *work = NULL;
     a_int *select = ep_calloc((size_t)ncv, sizeof *select);
     ep_chol_rplan plan = {0};
-    if (!resid || !V || !workd || !workl || !tmp || !select ||
-        (s->free && ((st = ep_chol_rplan_init(&plan, s->F, NULL)) || !(work = ep_chol_rsolve_work(&plan, 1))))) {
+    int blas = openblas_get_num_threads();
+    if (!resid || !V || !workd || !workl || !tmp || !select || (st = ep_chol_rplan_init(&plan, s->F, NULL)) ||
+        !(work = ep_chol_rsolve_work(&plan, 1))) {
         st = st ? st : EP_ECOMPUTE;
         goto out;
     }
+    /* One thread of BLAS: a single column's solve is level-2 work bound by
+     * memory, and OpenBLAS's threads would meet at a barrier for every
+     * supernode (on a loaded 2-core machine, one waits for a time slice each
+     * time).  OpenBLAS's setter sets OpenMP's count too: both restored. */
+    openblas_set_num_threads(1);
     /* Ritz residuals to 1e-12 |theta|: the modes are held to 1e-8 eigen
      * residuals, and ARPACK's default (machine precision) costs a second
      * Lanczos cycle of solves for digits no one uses. */
@@ -481,12 +461,8 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
                 memcpy(tmp, workd + ipntr[2] - 1, sizeof(double) * (size_t)n);
             else if ((st = mass_apply(s, x, tmp, 1)))
                 goto out;
-            if (!s->free && (st = solve(s, tmp, y, 1)))
-                goto out;
-            if (s->free) {
-                held_solve(s, &plan, tmp, y, 1, work);
-                s->nsolve++;
-            }
+            op_solve(s, &plan, tmp, y, 1, work);
+            s->nsolve++;
         } else if (ido == 2) {
             if ((st = mass_apply(s, x, y, 1)))
                 goto out;
@@ -504,6 +480,8 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
     if (info != 0)
         st = ep_fail(EP_ECOMPUTE, "eigenvector extraction failed (ARPACK dseupd info %d)", (int)info);
 out:
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(s->threads);
     ep_chol_rplan_free(&plan);
     free(work);
     free(resid);
@@ -521,11 +499,10 @@ out:
 #define EIG_BLOCK 8
 #define EIG_GROUP 4
 
-/* Y = K^-1 X (free: held_solve) for one block of
- * EIG_BLOCK columns [ndof]: its groups shared over the threads, each with
- * single-threaded BLAS, reading the factor once per group (ARPACK's single
- * solves read it twice per column: bound by memory at 10 GB/s on the
- * dragon).  0 or EP_ECOMPUTE. */
+/* Y = K^-1 X (op_solve) for one block of EIG_BLOCK columns [ndof]: its
+ * groups shared over the threads, each with single-threaded BLAS, reading
+ * the factor once per group (ARPACK's single solves read it twice per
+ * column, bound by memory).  0 or EP_ECOMPUTE. */
 static int solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X, double *Y)
 {
     int n = s->ndof, failed = 0;
@@ -535,12 +512,8 @@ static int solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X, 
         size_t off = (size_t)g * EIG_GROUP * n;
         if ((failed = !work))
             continue;
-        if (s->free) {
-            memcpy(Y + off, X + off, sizeof(double) * (size_t)n * EIG_GROUP);
-            held_solve(s, plan, Y + off, Y + off, EIG_GROUP, work);
-        } else {
-            ep_chol_rsolve(plan, X + off, Y + off, EIG_GROUP, work);
-        }
+        memcpy(Y + off, X + off, sizeof(double) * (size_t)n * EIG_GROUP); /* op_solve may overwrite its input */
+        op_solve(s, plan, Y + off, Y + off, EIG_GROUP, work);
         free(work);
     }
     s->nsolve += EIG_BLOCK;

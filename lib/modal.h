@@ -18,9 +18,6 @@
 #include "mesh.h"
 #include "stvk.h"
 
-/* Columns per CHOLMOD solve of the derivatives' right-hand sides. */
-#define EP_MODAL_SOLVE_BLOCK 256
-
 /* Right-hand sides per derivative solve (moddesc --block's default). */
 #define EP_MODAL_BLOCK 32
 
