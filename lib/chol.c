@@ -120,8 +120,9 @@ double *ep_chol_rsolve_work(const ep_chol_rplan *p, int k)
 }
 
 /* Rows of a supernode's off-diagonal block in runs of consecutive indices
- * 16 long on average: one dgemm per run on the block itself beats a gather
- * or scatter through a workspace. */
+ * 16 long on average: then one dgemm per run on the block itself, instead
+ * of a gather or scatter of every row through a workspace (short runs make
+ * the dgemms too small to pay). */
 static int long_runs(const int *rows, int nr)
 {
     int runs = 1;
@@ -152,12 +153,8 @@ double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, 
         const double *b = B + ROW(Perm ? (size_t)Perm[i] : i);
         double *z = Z + i * uk;
         int nz = 0;
-        if (alpha == 1.0)
-            for (size_t j = 0; j < uk; j++)
-                nz |= (z[j] = b[j * ld]) != 0;
-        else
-            for (size_t j = 0; j < uk; j++)
-                nz |= (z[j] = alpha * b[j * ld]) != 0;
+        for (size_t j = 0; j < uk; j++) /* alpha = +-1 exact */
+            nz |= (z[j] = alpha * b[j * ld]) != 0;
         if (nz)
             fwd[p->snode[i]] = 1;
     }

@@ -409,10 +409,10 @@ void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld)
 /* L^-1 in place for the lower triangle L (n x n, column-major, ld), by
  * halves: [[L11, 0], [L21, L22]]^-1 = [[X11, 0], [-X22 L21 X11, X22]], the
  * halves inverted first and the off-diagonal block then by two dtrmm.
- * (n^3)/3 flops.  At n = 300 on one core this ran faster than OpenBLAS's
- * dtrtri (inside dpotri) and than the same recursion with dtrsm on the
- * factors before they are inverted; tests/bench/cma_bound prints the whole
- * (its "set", against dpotrf + dpocon + dpotri alone in "chol"). */
+ * (n^3)/3 flops, all but the leaves in level-3 calls (OpenBLAS's dtrtri,
+ * inside dpotri, is slower at n ~ 300 on one core); tests/bench/cma_bound
+ * prints the whole inverse ("set") beside dpotrf + dpocon + dpotri alone
+ * ("chol"). */
 static void tri_inverse(int n, double *L, int ld)
 {
     enum { LEAF = 32 };

@@ -39,9 +39,9 @@ typedef struct {
 /* Per-thread workspace for one block. */
 typedef struct {
     cholmod_common c;
-    cholmod_dense *B, *R, *T, *P; /* right-hand sides, reactions, known support terms, per-axis mass solves */
+    cholmod_dense *B, *R, *T, *P; /* right-hand sides (then the solution), reactions, known support terms,
+                                     per-axis mass solves */
     double *z;                    /* nbd x k Woodbury coefficients */
-    cholmod_dense *X;             /* solution */
     double *work;                 /* ep_chol_rsolve's */
     double flops, cpu;            /* of this thread's solves: flops done, CPU seconds */
     double *rows;                /* [k][3n] GF rows of the block */
@@ -150,13 +150,12 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w)
             for (int p = ((int *)s->U->p)[d]; p < ((int *)s->U->p)[d + 1]; p++)
                 ((double *)w->B->x)[(size_t)col * (size_t)s->nf + ((int *)s->U->i)[p]] += g * ((double *)s->U->x)[p];
         }
-    w->X->ncol = (size_t)nq;
-    w->flops += ep_chol_rsolve(&s->plan, w->B->x, w->X->x, nq, w->work);
-    double *x = w->X->x;
+    w->flops += ep_chol_rsolve(&s->plan, w->B->x, w->B->x, nq, w->work); /* in place: B is not read again */
+    double *x = w->B->x;
     if (nc) {
         double one[2] = {1, 0}, zero[2] = {0, 0};
         w->R->ncol = (size_t)nq;
-        if (!cholmod_sdmult(s->Kcf, 0, one, zero, w->X, w->R, &w->c))
+        if (!cholmod_sdmult(s->Kcf, 0, one, zero, w->B, w->R, &w->c))
             return ep_chol_fail("reaction product", &w->c);
         if ((st = mass_solve(s, R, nq, w))) /* s0 = M_cc^-1 K_cf x0 */
             return st;
@@ -304,7 +303,6 @@ static void workers_free(worker *w, int nt)
         cholmod_free_dense(&w[t].R, &w[t].c);
         cholmod_free_dense(&w[t].P, &w[t].c);
         cholmod_free_dense(&w[t].T, &w[t].c);
-        cholmod_free_dense(&w[t].X, &w[t].c);
         free(w[t].work);
         free(w[t].rows);
         free(w[t].z);
@@ -320,7 +318,6 @@ static worker *workers_new(const gfsys *s, int nt)
     for (int t = 0; ok && t < nt; t++) {
         ep_chol_start(&w[t].c);
         w[t].B = cholmod_allocate_dense((size_t)s->nf, (size_t)s->k, (size_t)s->nf, CHOLMOD_REAL, &w[t].c);
-        w[t].X = cholmod_allocate_dense((size_t)s->nf, (size_t)s->k, (size_t)s->nf, CHOLMOD_REAL, &w[t].c);
         w[t].work = ep_chol_rsolve_work(&s->plan, s->k);
         if (s->nc) {
             w[t].R = cholmod_allocate_dense((size_t)s->nc, (size_t)s->k, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
@@ -330,7 +327,7 @@ static worker *workers_new(const gfsys *s, int nt)
         }
         w[t].rows = malloc(sizeof(double) * (size_t)s->k * (size_t)s->n3);
         w[t].z = malloc(sizeof(double) * (size_t)s->k * (size_t)(s->nbd ? s->nbd : 1));
-        ok = w[t].B && w[t].X && w[t].work && (!s->nc || (w[t].R && w[t].T && w[t].P)) && w[t].rows && w[t].z;
+        ok = w[t].B && w[t].work && (!s->nc || (w[t].R && w[t].T && w[t].P)) && w[t].rows && w[t].z;
     }
     if (!ok) {
         workers_free(w, w ? nt : 0);
@@ -529,7 +526,8 @@ static void cond_free(condsys *cs, cholmod_common *c)
 }
 
 /* Phase 2, after the symbolic analysis: the memory guard.  Per thread:
- * right-hand sides, solution and CHOLMOD's solve workspace (3 nf each),
+ * right-hand sides solved in place and the restricted solve's workspace
+ * (nf + maxrow, counted as 2 nf: maxrow <= nf),
  * support terms, GF rows; shared: the border matrices, what the sink holds. */
 static int memory_guard(const gfsys *s, const condsys *cs, const ep_mesh *m, cholmod_sparse *Kff, int nt,
                         const ep_femgf_opts *o, cholmod_common *c, ep_femgf_stats *stats)

@@ -9,8 +9,9 @@
  *   gather  ep_cma_matrix (the blocks the factorization starts from)
  *   add     one-node addition at s nodes (the set's nearest other node)
  * and, on matrices of the same order N = 3s, the LAPACK calls alone:
- *   chol    dpotrf + dpocon + dpotri, N^3 flops (cma.c replaces dpotri's
- *           dtrtri by dtrsm on halves)
+ *   chol    dpotrf + dpocon + dpotri, N^3 flops (cma.c inverts the
+ *           factor by halves with dtrmm and takes its condition number
+ *           from the inverse instead of dpocon)
  *   getr    dgetrf + dgecon + dgetri, 2 N^3 flops
  *   sytr    dsytrf + dsycon + dsytri2 (symmetric indefinite), N^3 flops
  *   dgemm1  one core's dgemm GFlop/s at N x N x N and at 2000

@@ -167,8 +167,7 @@ static void layout_round_trip(void **s)
 /* Restricted solves (chol.h) against CHOLMOD's full solve on the cube's
  * stiffness, support held: wanted rows (the boundary DOFs) agree to 1e-12
  * relative for loads at a few DOFs and for a dense column; the sparse block
- * skips flops the dense one does (measured: 1e-16 and 7e-16; 81% of the dense
- * block's flops). */
+ * skips flops the dense one does. */
 static void restricted_solve(void **state)
 {
     (void)state;
