@@ -221,6 +221,22 @@ static void restricted_solve(void **state)
             }
         if (!(err <= 1e-12 * scale))
             fail_msg("pass %d: restricted solve differs by %g of %g", pass, err, scale);
+        /* the same in another layout (unknown i at place 2i + 1 of columns
+         * ld = 2 nf + 2 apart), negated and in place, as moddesc calls it:
+         * bit for bit the solve of -b (chol.h) */
+        size_t ld = 2 * (size_t)nf + 2;
+        int *place = malloc(sizeof(int) * (size_t)nf);
+        double *Y = calloc(ld * k, sizeof(double));
+        for (int i = 0; i < nf; i++)
+            place[i] = 2 * i + 1;
+        for (size_t i = 0; i < (size_t)nf * k; i++)
+            Y[i / nf * ld + (size_t)place[i % nf]] = b[i], b[i] = -b[i];
+        ep_chol_rsolve(&plan, b, X, k, work);
+        ep_chol_rsolve_rows(&plan, place, ld, -1.0, Y, Y, k, work);
+        for (size_t i = 0; i < (size_t)nf * k; i++)
+            if (want[i % (size_t)nf] && memcmp(&X[i], &Y[i / nf * ld + (size_t)place[i % nf]], sizeof *X))
+                fail_msg("pass %d: rows in place, negated: unknown %zu differs from the solve of -b", pass, i);
+        free(place), free(Y);
         cholmod_free_dense(&R, &c);
         free(X), free(work);
     }
