@@ -384,7 +384,7 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *Ut
     rows_work *wks = ep_calloc((size_t)nt, sizeof *wks);
     memset(ACC, 0, sizeof(double) * (size_t)n * n);
     for (int t = 0; wks && t < nt && !failed; t++) {
-        wks[t].X = malloc(sizeof(double) * 9 * (size_t)r);
+        wks[t].X = ep_malloc(9 * (size_t)r, sizeof(double));
         wks[t].E27 = box ? ep_malloc(27 * (size_t)chunk * n, sizeof(double)) : NULL;
         wks[t].A = ep_malloc((size_t)rows * n, sizeof(double));
         wks[t].acc = t ? ep_calloc((size_t)n * n, sizeof(double)) : ACC;
@@ -397,7 +397,8 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *Ut
 #pragma omp parallel num_threads(nt) reduction(| : failed)
     {
         rows_work *wk = &wks[omp_get_thread_num()];
-        for (int ch = omp_get_thread_num(); ch < nchunks && !failed; ch += nt) {
+        /* chunks dealt round the team as it is (the runtime may give fewer than nt) */
+        for (int ch = omp_get_thread_num(); ch < nchunks && !failed; ch += omp_get_num_threads()) {
             int e0 = e_lo + ch * chunk, ne = e_hi - e0 < chunk ? e_hi - e0 : chunk;
             if (box)
                 failed = box_rows(m, mat, Ut, r, e0, ne, part, wk, wk->A, n) != EP_OK;

@@ -278,33 +278,47 @@ static double op_solve(const ep_modal *s, const ep_chol_rplan *plan, double *B, 
 
 static int m_orthonormalize(ep_modal *s, double *B, int r);
 
-/* s->R: the translations and the rotations about the centroid, in the
- * unknowns, M-orthonormalized; s->MR = M R. */
-static int rigid_modes(ep_modal *s)
+/* c = the mean of the mesh's vertices. */
+static void vertex_mean(const ep_mesh *m, double c[3])
 {
-    const ep_mesh *m = s->m;
-    int n = s->ndof, st;
-    double c[3] = {0, 0, 0};
-    s->R = ep_calloc(6 * (size_t)n, sizeof *s->R);
-    s->MR = ep_malloc(6 * (size_t)n, sizeof *s->MR);
-    if (!s->R || !s->MR)
-        return EP_ECOMPUTE;
+    c[0] = c[1] = c[2] = 0;
     for (int v = 0; v < m->nv; v++)
         for (int a = 0; a < 3; a++)
             c[a] += m->vertices[3 * (size_t)v + a] / m->nv;
+}
+
+/* s->R: the translations and the rotations about the vertices' mean, formed
+ * full-length, M-orthonormalized (m_orthonormalize works on those) and
+ * gathered to the unknowns; s->MR = M R. */
+static int rigid_modes(ep_modal *s)
+{
+    const ep_mesh *m = s->m;
+    size_t n3 = 3 * (size_t)m->nv;
+    double c[3], *Rf = ep_calloc(6 * n3, sizeof *Rf);
+    int st = EP_OK;
+    s->R = ep_malloc(6 * (size_t)s->ndof, sizeof *s->R);
+    s->MR = ep_malloc(6 * (size_t)s->ndof, sizeof *s->MR);
+    if (!Rf || !s->R || !s->MR) {
+        free(Rf);
+        return EP_ECOMPUTE;
+    }
+    vertex_mean(m, c);
     for (int v = 0; v < m->nv; v++) {
-        const double *x = &m->vertices[3 * (size_t)v];
-        double r[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
-        int i = s->map[v];
-        for (int a = 0; i >= 0 && a < 3; a++) {
-            s->R[(size_t)a * n + i + a] = 1;                             /* translation along a */
-            s->R[(size_t)(3 + a) * n + i + (a + 1) % 3] = -r[(a + 2) % 3]; /* e_a x r */
-            s->R[(size_t)(3 + a) * n + i + (a + 2) % 3] = r[(a + 1) % 3];
+        double r[3];
+        ep_vec3_sub(&m->vertices[3 * (size_t)v], c, r);
+        for (int a = 0; s->map[v] >= 0 && a < 3; a++) {
+            double *t = Rf + (size_t)a * n3 + 3 * (size_t)v, *w = Rf + (size_t)(3 + a) * n3 + 3 * (size_t)v;
+            t[a] = 1;                                         /* translation along a */
+            w[(a + 1) % 3] = -r[(a + 2) % 3], w[(a + 2) % 3] = r[(a + 1) % 3]; /* e_a x r */
         }
     }
-    if ((st = m_orthonormalize(s, s->R, 6)))
-        return st;
-    return mass_apply(s, s->R, s->MR, 6);
+    if (!(st = m_orthonormalize(s, Rf, 6))) {
+        for (int q = 0; q < 6; q++)
+            gather(s, Rf + (size_t)q * n3, s->R + (size_t)q * s->ndof);
+        st = mass_apply(s, s->R, s->MR, 6);
+    }
+    free(Rf);
+    return st;
 }
 
 /* The vertex with unknowns farthest from the point o, or (d given) from
@@ -314,11 +328,13 @@ static int farthest(const ep_modal *s, const double *o, const double *d)
     int best = 0;
     double fbest = -1;
     for (int v = 0; v < s->m->nv; v++) {
-        double e[3], t[3], f;
-        ep_vec3_sub(&s->m->vertices[3 * (size_t)v], o, e);
-        if (d)
+        const double *p = &s->m->vertices[3 * (size_t)v];
+        double e[3], t[3], f = ep_vec3_dist2(p, o);
+        if (d) {
+            ep_vec3_sub(p, o, e);
             ep_vec3_cross(d, e, t);
-        f = d ? ep_vec3_dot(t, t) : ep_vec3_dot(e, e);
+            f = ep_vec3_dot(t, t);
+        }
         if (s->map[v] >= 0 && f > fbest)
             best = v, fbest = f;
     }
@@ -334,10 +350,8 @@ static int farthest(const ep_modal *s, const double *o, const double *d)
 static void choose_pins(ep_modal *s)
 {
     const double *x = s->m->vertices;
-    double o[3] = {0, 0, 0}, d[3], e[3], nrm[3];
-    for (int v = 0; v < s->m->nv; v++)
-        for (int i = 0; i < 3; i++)
-            o[i] += x[3 * (size_t)v + i] / s->m->nv;
+    double o[3], d[3], e[3], nrm[3];
+    vertex_mean(s->m, o);
     int a = farthest(s, o, NULL), b = farthest(s, &x[3 * (size_t)a], NULL);
     ep_vec3_sub(&x[3 * (size_t)b], &x[3 * (size_t)a], d);
     int c = farthest(s, &x[3 * (size_t)a], d), along = 0, across = 0;
@@ -355,9 +369,9 @@ static void choose_pins(ep_modal *s)
     s->pin[5] = s->map[c] + across;
 }
 
-/* A copy of K with the rows and columns of the six held DOFs zero but for
- * their diagonal (the same pattern: the same fill and cost as K's factor);
- * NULL if out of memory. */
+/* A copy of K with the rows and columns of the six held DOFs (s->pin) zero
+ * but for their diagonal (the same pattern: the same fill and cost as K's
+ * factor); NULL if out of memory. */
 static cholmod_sparse *held_stiffness(ep_modal *s)
 {
     cholmod_sparse *A = cholmod_copy_sparse(s->K, &s->c);
@@ -367,7 +381,6 @@ static cholmod_sparse *held_stiffness(ep_modal *s)
         free(held);
         return NULL;
     }
-    choose_pins(s);
     for (int q = 0; q < 6; q++)
         held[s->pin[q]] = 1;
     const int *Ap = A->p, *Ai = A->i;
@@ -398,7 +411,9 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
     }
     s->t_assemble = ep_now() - t0;
     t0 = ep_now();
-    if (s->free && (st = rigid_modes(s)))
+    if (s->free && !(st = rigid_modes(s)))
+        choose_pins(s);
+    if (st)
         goto out;
     A = s->free ? held_stiffness(s) : s->K;
     if (!A || !(s->F = cholmod_analyze(A, &s->c))) {
@@ -502,23 +517,18 @@ out:
 /* Y = K^-1 X (op_solve) for one block of EIG_BLOCK columns [ndof]: its
  * groups shared over the threads, each with single-threaded BLAS, reading
  * the factor once per group (ARPACK's single solves read it twice per
- * column, bound by memory).  0 or EP_ECOMPUTE. */
-static int solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X, double *Y)
+ * column, bound by memory); work[g]: group g's ep_chol_rsolve_work. */
+static void solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X, double *Y, double *const *work)
 {
-    int n = s->ndof, failed = 0;
-#pragma omp parallel for schedule(static, 1) reduction(| : failed) num_threads(s->threads)
+    int n = s->ndof;
+#pragma omp parallel for schedule(static, 1) num_threads(s->threads)
     for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++) {
-        double *work = ep_chol_rsolve_work(plan, EIG_GROUP);
         size_t off = (size_t)g * EIG_GROUP * n;
-        if ((failed = !work))
-            continue;
         memcpy(Y + off, X + off, sizeof(double) * (size_t)n * EIG_GROUP); /* op_solve may overwrite its input */
-        op_solve(s, plan, Y + off, Y + off, EIG_GROUP, work);
-        free(work);
+        op_solve(s, plan, Y + off, Y + off, EIG_GROUP, work[g]);
     }
     s->nsolve += EIG_BLOCK;
     s->nblock++;
-    return failed ? ep_fail(EP_ECOMPUTE, "out of memory (block eigen solve)") : EP_OK;
 }
 
 /* W [ndof][b] <- W - V h, h = (M V)^T W over the first m columns of V, MV,
@@ -562,7 +572,7 @@ static int m_extend(ep_modal *s, const double *V, const double *MV, int m, doubl
  * test, at the tolerance lanczos gives it).  Why: ARPACK has no block
  * interface, and its single solves read the factor twice per column
  * (doc/DECISIONS.md).  The pairs are then checked against K and M:
- * |K x - d M x| <= 1e-9 d |M x| (the modes are held to 1e-8).
+ * |K x - d M x| <= 1e-8 d |M x| (what the modes are held to).
  * d[nev] ascending, Z[nev][ndof] M-orthonormal.  *fallback = 1 (and 0
  * returned) when the method does not apply (a small model), does not
  * converge or fails the check: the caller runs ARPACK.  Workspace about
@@ -584,6 +594,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     double *H = ep_calloc((size_t)ld * ld, sizeof *H), *T = ep_malloc((size_t)mmax * mmax, sizeof *T);
     double *theta = ep_malloc((size_t)mmax, sizeof *theta), *G = ep_malloc((size_t)ld * b, sizeof *G);
     double *Ht = ep_malloc((size_t)ld * ld, sizeof *Ht), *tmp = ep_malloc_huge((size_t)n * mmax, sizeof *tmp);
+    double *work[EIG_BLOCK / EIG_GROUP] = {NULL};
     /* BLAS and LAPACK on one thread (the mass products and the block
      * solves share s->threads): the dense work is small calls, dsyevd of
      * the projection after every block above all, and a team of OpenBLAS
@@ -595,6 +606,11 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
         st = st ? st : EP_ECOMPUTE;
         goto out;
     }
+    for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++)
+        if (!(work[g] = ep_chol_rsolve_work(&plan, EIG_GROUP))) {
+            st = EP_ECOMPUTE;
+            goto out;
+        }
     /* a start block the same on every machine: a hash of the entry's place */
     for (size_t i = 0; i < (size_t)n * b; i++) {
         unsigned long long x = (i + 1) * 0x9E3779B97F4A7C15ull;
@@ -610,8 +626,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
         while (m < mmax && !done) {
             /* the pending block V_(m..m+b) -> OP of it, extended into V_(m+b..m+2b) */
             double *Vn = V + (size_t)(m + b) * n, *MVn = MV + (size_t)(m + b) * n;
-            if ((st = solve_block(s, &plan, MV + (size_t)m * n, Vn)))
-                goto out;
+            solve_block(s, &plan, MV + (size_t)m * n, Vn, work);
             if (m_extend(s, V, MV, m + b, Vn, MVn, b, H + (size_t)m * ld, H + (size_t)m * ld + m + b, ld, G))
                 goto out;
             m += b;
@@ -678,6 +693,8 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
 out:
     openblas_set_num_threads(blas);
     omp_set_num_threads(s->threads);
+    for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++)
+        free(work[g]);
     ep_chol_rplan_free(&plan);
     free(V);
     free(MV);
@@ -692,14 +709,16 @@ out:
 
 int ep_modal_eigs(ep_modal *s, int k, double *lambda, double *U)
 {
-    int n = s->ndof, st, fallback = 1;
+    int n = s->ndof, st = EP_OK, fallback = 1;
     if (k < 1 || k + (s->free ? 6 : 0) >= n)
         return ep_fail(EP_EUSAGE, "%d modes asked, the model has %d unknowns%s", k, n,
                        s->free ? " (and 6 rigid modes)" : "");
     double *d = ep_malloc((size_t)k, sizeof *d), *Z = ep_malloc((size_t)n * k, sizeof *Z);
     if (!d || !Z)
         st = EP_ECOMPUTE;
-    else if (s->eigensolver == EP_MODAL_EIGS_ARPACK || (!(st = block_eigs(s, k, d, Z, &fallback)) && fallback))
+    if (!st && s->eigensolver == EP_MODAL_EIGS_BLOCK)
+        st = block_eigs(s, k, d, Z, &fallback);
+    if (!st && (s->used_arpack = fallback))
         st = lanczos(s, k, d, Z);
     for (int i = 0; !st && i < k; i++) {
         /* the sign: the largest entry positive, whichever solver ran */

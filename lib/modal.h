@@ -54,6 +54,7 @@ typedef struct ep_modal {
     long nsolve;                  /* column solves of the eigen solve so far */
     long nblock;                  /* of them, block solves of EIG_BLOCK columns (block eigen solve) */
     ep_modal_eigensolver eigensolver; /* set after ep_modal_setup to choose */
+    int used_arpack;              /* the last ep_modal_eigs ran ARPACK (asked, or the block method's fallback) */
     int threads;                  /* OpenMP threads at setup: the mass products' and block solves' team */
     double solve_flops;           /* flops of the derivative solves (constrained) */
 } ep_modal;

@@ -300,9 +300,9 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
     {
         int t = omp_get_thread_num(), nth = omp_get_num_threads(), r0 = (int)(nv * t / nth),
             r1 = (int)(nv * (t + 1) / nth), *list = NULL, nlist = 0;
-        double *Dc = malloc(sizeof(double) * 3 * k3), *Sc = malloc(sizeof(double) * 3 * k3);
-        double *AS = malloc(sizeof(double) * (size_t)k * 3 * k3), *X = malloc(sizeof(double) * (size_t)k * 3 * k3);
-        double(*D)[3][3] = malloc(sizeof *D * (size_t)k), *trash = malloc(sizeof(double) * 3 * (size_t)np);
+        double *Dc = ep_malloc(3 * (size_t)k3, sizeof(double)), *Sc = ep_malloc(3 * (size_t)k3, sizeof(double));
+        double *AS = ep_malloc((size_t)k * 3 * k3, sizeof(double)), *X = ep_malloc((size_t)k * 3 * k3, sizeof(double));
+        double(*D)[3][3] = ep_malloc((size_t)k, sizeof *D), *trash = ep_malloc(3 * (size_t)np, sizeof(double));
         failed = !Dc || !Sc || !AS || !X || !D || !trash ||
                  owner_elements(s, vrank, eorder, r0, r1, &list, &nlist);
         if (!failed) { /* the owner's pages, zeroed where they are used */

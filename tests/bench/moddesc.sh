@@ -2,7 +2,8 @@
 # moddesc benchmark (issue 21 aim 2): the 155k-tet dragon (../shared/models,
 # 35,034 vertices, its .bou support, E = 1e7, nu = 0.4, rho = 1000), k = 20,
 # r = 30: modes + derivatives + basis under 8 s on 2 cores (>= 9x Vega FEM's
-# ~70 s on this machine class), and k = 40 (820 derivatives) under 30 s.
+# ~70 s, the figure issue 21 gives for this machine), and k = 40 (820
+# derivatives) under 30 s.
 # Beside each stage, the work it does (flops, or bytes where memory bounds
 # it) and the time that work would take at the dgemm rate and the memory
 # bandwidth measured in the same run (aim 4): the factorization's flops

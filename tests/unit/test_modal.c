@@ -454,9 +454,10 @@ static void block_against_arpack_of(int free_flying)
     b.s.eigensolver = EP_MODAL_EIGS_ARPACK;
     assert_int_equal(ep_modal_eigs(&b.s, k, la, Ua), EP_OK);
     assert_int_equal(b.s.nblock, 0);
+    assert_true(b.s.used_arpack);
     b.s.eigensolver = EP_MODAL_EIGS_BLOCK;
     assert_int_equal(ep_modal_eigs(&b.s, k, lb, Ub), EP_OK);
-    assert_true(b.s.nblock > 0); /* the block method ran, no fallback */
+    assert_false(b.s.used_arpack); /* the block method's own modes, no fallback */
     assert_int_equal(ep_modal_mass_times(&b.s, Ua, MUa, k), EP_OK);
     double worst_l = 0, worst_u = 0;
     for (int i = 0; i < k; i++) {
