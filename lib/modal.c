@@ -783,12 +783,11 @@ static int solve_blocks(ep_modal *s, double *Phi, int p0, int p1, int block)
                 continue;
             }
             for (int j = 0; j < w; j++)
-                for (int i = 0; i < n; i++)
-                    Bb[(size_t)j * n + i] = -Pb[j * n3 + (size_t)rows[i]];
+                gather(s, Pb + j * n3, Bb + (size_t)j * n);
+            cblas_dscal(n * w, -1.0, Bb, 1);
             flops += held_solve(s, &plan, Bb, Bb, w, work);
             for (int j = 0; j < w; j++)
-                for (int i = 0; i < n; i++)
-                    Pb[j * n3 + (size_t)rows[i]] = Bb[(size_t)j * n + i];
+                scatter(s, Bb + (size_t)j * n, Pb + j * n3);
         }
 #pragma omp atomic
         s->solve_flops += flops;
