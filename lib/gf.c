@@ -89,8 +89,9 @@ int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows)
         }
     }
     herr_t r = xi_rows(w->xi, row0, nrows, w->ncols, (double *)rows, 1);
-    return r < 0 ? ep_fail(EP_EIO, "%s: cannot write /gf/xi rows %ld..%ld", w->f->path, row0, row0 + nrows - 1)
-                 : EP_OK;
+    if (r < 0)
+        return ep_fail(EP_EIO, "%s: cannot write /gf/xi rows %ld..%ld", w->f->path, row0, row0 + nrows - 1);
+    return ep_h5_drop_written(w->f, (double)nrows * (double)w->ncols * (w->single ? 4 : 8));
 }
 
 int ep_gf_writer_close(ep_gf_writer *w)

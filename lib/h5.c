@@ -437,6 +437,26 @@ int ep_h5_close(ep_h5 *f)
     return st;
 }
 
+int ep_h5_drop_written(ep_h5 *f, double bytes)
+{
+    void *handle;
+    if ((f->written += bytes) < 64.0 * (1 << 20))
+        return EP_OK;
+    f->written = 0;
+    hid_t fapl = H5Fget_access_plist(f->id);
+    int sec2 = fapl >= 0 && H5Pget_driver(fapl) == H5FD_SEC2;
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (!sec2 || H5Fget_vfd_handle(f->id, H5P_DEFAULT, &handle) < 0)
+        return EP_OK;
+    int fd = *(int *)handle;
+    if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER) &&
+        errno != ESPIPE && errno != EINVAL)
+        return ep_fail(EP_EIO, "%s: cannot write: %s", f->path, strerror(errno));
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); /* a hint: only clean pages go */
+    return EP_OK;
+}
+
 int ep_h5_exists(ep_h5 *f, const char *name)
 {
     /* H5Lexists needs each parent to exist: walk the path. */

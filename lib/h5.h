@@ -37,6 +37,7 @@ typedef struct ep_h5 {
     char kind[32];
     int ncached;
     ep_h5_cached cached[EP_H5_CACHE];
+    double written;  /* bytes written since ep_h5_drop_written last acted */
 } ep_h5;
 
 /* Element types of datasets in the schema. */
@@ -56,6 +57,16 @@ int ep_h5_open(ep_h5 *f, const char *path, const char *kind);
 /* Close; EP_EIO when buffered data could not be written.  Safe on a zeroed
  * or closed ep_h5 (then 0). */
 int ep_h5_close(ep_h5 *f);
+
+/* Count bytes just written to f by a streaming writer (a GF of many GB);
+ * once 64 MiB have gathered, write f's dirty pages to disk and drop them
+ * from the page cache, so the next writes reuse those pages.  Why: fresh
+ * memory is costly where the kernel returns free pages to a hypervisor
+ * (2-3 s a GiB on the project's machines, `membw touch` prints it), and a
+ * file written once is not worth caching whole.  Cost: waits for the disk
+ * (about 64 MiB a call that acts).  0, or EP_EIO when the disk refused the
+ * data.  Nothing is done for a file not on the POSIX driver. */
+int ep_h5_drop_written(ep_h5 *f, double bytes);
 
 /* 1 if the object at name ("/mesh/level") exists. */
 int ep_h5_exists(ep_h5 *f, const char *name);
