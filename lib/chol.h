@@ -40,7 +40,8 @@ int ep_chol_fail(const char *what, const cholmod_common *c);
 typedef struct ep_chol_rplan {
     const cholmod_factor *L; /* supernodal, not owned */
     int n, nsuper, maxrow;   /* order, supernodes, most off-diagonal rows of one */
-    int *snode;              /* [n] supernode of each permuted row (owns the block of all three) */
+    int *snode;              /* [n] supernode of each permuted row (owns the block of all four) */
+    int *pos;                /* [n] permuted row of each unknown (A's row i is the factor's pos[i]) */
     int *parent;             /* [nsuper] parent supernode, or -1 */
     int *want;               /* [nsuper] 1: subtree holds a wanted row */
 } ep_chol_rplan;
@@ -70,5 +71,14 @@ double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k,
  * Cost as ep_chol_rsolve. */
 double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, double alpha, const double *B,
                            double *X, int k, double *work);
+
+/* ep_chol_rsolve on a block already in the factor's layout: Z (n x k,
+ * row-major, row p->pos[i] holding A's unknown i) is B on entry and X on
+ * return at the wanted rows.  A caller that builds its right-hand sides in
+ * place (femgf) saves the two transposes, each a pass over n k values.
+ * work: ep_chol_rsolve_work's (only its last maxrow k + nsuper values are
+ * used).  Cost as ep_chol_rsolve, plus one read of Z for the supernodes
+ * the loads reach. */
+double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *work);
 
 #endif

@@ -35,8 +35,9 @@ typedef struct ep_femgf_stats {
     double lnz;         /* nonzeros of its factor */
     double memory;      /* the guard's estimate, bytes */
     double peak;        /* CHOLMOD's peak memory use, bytes */
-    double t_assemble, t_factor, t_solve, t_write, t_condense; /* seconds; t_solve excludes t_write;
-                                                                 t_factor includes the support border's solves */
+    double t_assemble, t_factor, t_solve, t_write, t_condense; /* seconds; t_write (the writer thread's, in
+                                                                 the sink) overlaps t_solve; t_factor
+                                                                 includes the support border's solves */
     double solve_flops; /* forward + backward substitutions done (restricted solves, chol.h) */
     double t_solve_cpu; /* CPU seconds of the solving threads in the solves: a rate on a shared machine */
     double full_flops;  /* of full solves: 4 lnz per right-hand side */

@@ -4,7 +4,8 @@
  * boundary relation S u = M_s p with the condensed stiffness S computed
  * independently (a second factorization, of the interior), in both traction
  * models, free and fixed columns alike (measured: 1e-14 relative); and a GF file written and read back
- * gives the same layout and the same rows, bit for bit in double precision.
+ * gives the same layout and the same rows, bit for bit in double precision;
+ * a failing sink stops the solve with its own status and message.
  */
 #include "helpers.h"
 
@@ -107,6 +108,36 @@ static void relation_holds(int lumped)
     if (worst > 1e-9)
         fail_msg("%s traction: max |S u - M p| / |S u| = %.3g", lumped ? "lumped" : "consistent", worst);
     free(Ms), free(u), free(p), free(Su), free(Mp), free(S), free(cap.xi), free(fixed);
+    ep_gf_layout_free(&L);
+    ep_mesh_free(&m);
+}
+
+/* A sink that refuses its third block: the solver stops handing blocks
+ * over and returns the sink's status and message (the writer thread's
+ * error reaches the caller; nothing waits on a buffer forever). */
+static int put_refuse_third(void *ctx, long row0, long nrows, const double *rows)
+{
+    (void)row0, (void)nrows, (void)rows;
+    int *calls = ctx;
+    return ++*calls == 3 ? ep_fail(EP_EIO, "test sink: disk full at block %d", *calls) : EP_OK;
+}
+
+static void sink_failure(void **state)
+{
+    (void)state;
+    ep_mesh m;
+    ep_gf_layout L;
+    char *fixed;
+    ep_femgf_stats stats;
+    ep_material mat = test_material(1e6, 0.3, NAN);
+    int calls = 0;
+    cube_model(&m, &fixed, &L);
+    ep_femgf_opts o = {.lumped = 1, .block = 3};
+    ep_gf_sink sink = {put_refuse_third, NULL, &calls};
+    assert_int_equal(ep_femgf_solve(&m, &mat, fixed, &L, &o, &sink, NULL, &stats), EP_EIO);
+    assert_string_equal(ep_errmsg(), "test sink: disk full at block 3");
+    assert_int_equal(calls, 3);
+    free(fixed);
     ep_gf_layout_free(&L);
     ep_mesh_free(&m);
 }
@@ -236,7 +267,16 @@ static void restricted_solve(void **state)
         for (size_t i = 0; i < (size_t)nf * k; i++)
             if (want[i % (size_t)nf] && memcmp(&X[i], &Y[i / nf * ld + (size_t)place[i % nf]], sizeof *X))
                 fail_msg("pass %d: rows in place, negated: unknown %zu differs from the solve of -b", pass, i);
-        free(place), free(Y);
+        /* and in the factor's own layout (row plan.pos[i] of a row-major
+         * block, as femgf builds its loads): bit for bit the same solve */
+        double *Z = calloc((size_t)nf * k, sizeof(double));
+        for (size_t i = 0; i < (size_t)nf * k; i++)
+            Z[(size_t)plan.pos[i % nf] * k + i / nf] = b[i];
+        ep_chol_rsolve_ordered(&plan, Z, k, work);
+        for (size_t i = 0; i < (size_t)nf * k; i++)
+            if (want[i % (size_t)nf] && memcmp(&X[i], &Z[(size_t)plan.pos[i % nf] * k + i / nf], sizeof *X))
+                fail_msg("pass %d: the factor's layout: unknown %zu differs from the column-major solve", pass, i);
+        free(place), free(Y), free(Z);
         cholmod_free_dense(&R, &c);
         free(X), free(work);
     }
@@ -253,4 +293,4 @@ static void restricted_solve(void **state)
 }
 
 EP_TEST_MAIN("femgf", cmocka_unit_test(relation), cmocka_unit_test(layout_round_trip),
-             cmocka_unit_test(restricted_solve))
+             cmocka_unit_test(restricted_solve), cmocka_unit_test(sink_failure))
