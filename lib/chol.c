@@ -122,6 +122,11 @@ double *ep_chol_rsolve_work(const ep_chol_rplan *p, int k)
     return ep_malloc((size_t)(p->n + p->maxrow) * (size_t)k + (size_t)p->nsuper, sizeof(double));
 }
 
+double *ep_chol_rsolve_ordered_work(const ep_chol_rplan *p, int k)
+{
+    return ep_malloc((size_t)p->maxrow * (size_t)k + (size_t)p->nsuper, sizeof(double));
+}
+
 /* Rows of a supernode's off-diagonal block in runs of consecutive indices
  * 16 long on average: then one dgemm per run on the block itself, instead
  * of a gather or scatter of every row through a workspace (short runs make

@@ -76,9 +76,12 @@ double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, 
  * row-major, row p->pos[i] holding A's unknown i) is B on entry and X on
  * return at the wanted rows.  A caller that builds its right-hand sides in
  * place (femgf) saves the two transposes, each a pass over n k values.
- * work: ep_chol_rsolve_work's (only its last maxrow k + nsuper values are
- * used).  Cost as ep_chol_rsolve, plus one read of Z for the supernodes
- * the loads reach. */
+ * work: ep_chol_rsolve_ordered_work's.  Cost as ep_chol_rsolve, plus one
+ * read of Z for the supernodes the loads reach. */
 double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *work);
+
+/* Workspace of ep_chol_rsolve_ordered for blocks of up to k right-hand
+ * sides: maxrow k + nsuper values. */
+double *ep_chol_rsolve_ordered_work(const ep_chol_rplan *p, int k);
 
 #endif

@@ -45,7 +45,7 @@ typedef struct {
                                      (chol.h ep_chol_rsolve_ordered: free DOF i at row plan.pos[i]) */
     cholmod_dense *R, *T, *P;     /* reactions, known support terms, per-axis mass solves */
     double *z;                    /* nbd x k Woodbury coefficients */
-    double *work;                 /* ep_chol_rsolve's */
+    double *work;                 /* ep_chol_rsolve_ordered's */
     double flops, cpu;            /* of this thread's solves: flops done, CPU seconds */
     double *rows[2];             /* [k][3n] GF rows of a block: one being solved, one being written */
     int busy[2];                 /* rows[i] waits for the writer (under the handoff's lock) */
@@ -352,7 +352,7 @@ static worker *workers_new(const gfsys *s, int nt)
     for (int t = 0; ok && t < nt; t++) {
         ep_chol_start(&w[t].c);
         w[t].Z = ep_malloc((size_t)s->nf * (size_t)s->k, sizeof(double));
-        w[t].work = ep_chol_rsolve_work(&s->plan, s->k);
+        w[t].work = ep_chol_rsolve_ordered_work(&s->plan, s->k);
         if (s->nc) {
             w[t].R = cholmod_allocate_dense((size_t)s->nc, (size_t)s->k, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
             w[t].T = cholmod_allocate_dense((size_t)s->nc, (size_t)s->k, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
@@ -578,7 +578,7 @@ static void cond_free(condsys *cs, cholmod_common *c)
 static int memory_guard(const gfsys *s, const condsys *cs, const ep_mesh *m, cholmod_sparse *Kff, int nt,
                         const ep_femgf_opts *o, cholmod_common *c, ep_femgf_stats *stats)
 {
-    double blocks = (double)nt * 8.0 * (double)s->k * (3.0 * s->nf + 5.0 * s->nc + 2.0 * s->n3 + s->nbd) +
+    double blocks = (double)nt * 8.0 * (double)s->k * (2.0 * s->nf + 5.0 * s->nc + 2.0 * s->n3 + s->nbd) +
                     8.0 * (double)s->nbd * (s->nf + s->n3 + s->nc + s->nbd);
     double mesh = 16.0 * m->ne + 32.0 * m->nh + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
     double need = factor_bytes(s->K, c) + sparse_bytes(Kff) + sparse_bytes(s->Kcf) * 2 + sparse_bytes(s->Kcc) +
