@@ -127,14 +127,15 @@ double *ep_chol_rsolve_ordered_work(const ep_chol_rplan *p, int k)
     return ep_malloc((size_t)p->maxrow * (size_t)k + (size_t)p->nsuper, sizeof(double));
 }
 
+/* Unknowns moved between B's columns and Z's rows at a time: TILE rows of
+ * Z (k values each: 16 KiB at femcondense's k = 64) stay in cache while
+ * B's columns are read. */
+enum { TILE = 32 };
+
 /* Rows of a supernode's off-diagonal block in runs of consecutive indices
  * 16 long on average: then one dgemm per run on the block itself, instead
  * of a gather or scatter of every row through a workspace (short runs make
  * the dgemms too small to pay). */
-/* Unknowns moved between B's columns and Z's rows at a time: TILE rows of
- * Z (k values each) held in L1 while B's columns are read. */
-enum { TILE = 32 };
-
 static int long_runs(const int *rows, int nr)
 {
     int runs = 1;

@@ -76,12 +76,14 @@ double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, 
  * row-major, row p->pos[i] holding A's unknown i) is B on entry and X on
  * return at the wanted rows.  A caller that builds its right-hand sides in
  * place (femgf) saves the two transposes, each a pass over n k values.
+ * Rows of Z that are not wanted are unspecified on return.
  * work: ep_chol_rsolve_ordered_work's.  Cost as ep_chol_rsolve, plus one
  * read of Z for the supernodes the loads reach. */
 double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *work);
 
 /* Workspace of ep_chol_rsolve_ordered for blocks of up to k right-hand
- * sides: maxrow k + nsuper values. */
+ * sides: maxrow k + nsuper values (caller frees; NULL with the message when
+ * memory cannot be had). */
 double *ep_chol_rsolve_ordered_work(const ep_chol_rplan *p, int k);
 
 #endif

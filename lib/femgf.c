@@ -178,7 +178,8 @@ static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq
  * (MATH.md §1, one relation S u_b = M_s p).  Eliminating p_c leaves
  * (K_ff - U V) u_f = b + U g with U = M_fc (border columns), V = M_cc^-1 K_cf,
  * g = M_cc^-1 t; Woodbury with the factor of K_ff: x0 = K_ff^-1 (b + U g),
- * x = x0 + W z, W = K_ff^-1 U, z = C^-1 (V x0)_border, C = I - (V W)_border.
+ * x = x0 + W z, W = K_ff^-1 U (kept at the GF rows only: nothing else reads
+ * x), z = C^-1 (V x0)_border, C = I - (V W)_border.
  * Lumped traction has M_fc = 0: no border, x = x0.  The block stays in the
  * factor's layout from its loads to its rows (no transposes: chol.h). */
 static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
@@ -361,7 +362,7 @@ static worker *workers_new(const gfsys *s, int nt)
         }
         for (int i = 0; i < 2; i++)
             w[t].rows[i] = ep_malloc((size_t)s->k * (size_t)s->n3, sizeof(double));
-        w[t].z = malloc(sizeof(double) * (size_t)s->k * (size_t)(s->nbd ? s->nbd : 1));
+        w[t].z = ep_malloc((size_t)s->k * (size_t)(s->nbd ? s->nbd : 1), sizeof(double));
         ok = w[t].Z && w[t].work && (!s->nc || (w[t].R && w[t].T && w[t].P)) && w[t].rows[0] && w[t].rows[1] &&
              w[t].z;
     }
@@ -436,7 +437,9 @@ static int border_solve(gfsys *s, worker *w)
     int nb = s->nbd, st = EP_OK;
     double one[2] = {1, 0}, zero[2] = {0, 0};
     cholmod_dense *Ud = cholmod_sparse_to_dense(s->U, &w->c), *Wd = NULL, *Yd = NULL;
-    if (!Ud || !(Wd = cholmod_solve(CHOLMOD_A, s->K, Ud, &w->c)) ||
+    if (Ud && (Wd = cholmod_solve(CHOLMOD_A, s->K, Ud, &w->c)))
+        cholmod_free_dense(&Ud, &w->c); /* before W and Y join Wd */
+    if (!Wd ||
         !(Yd = cholmod_allocate_dense((size_t)s->nc, (size_t)nb, (size_t)s->nc, CHOLMOD_REAL, &w->c)) ||
         !cholmod_sdmult(s->Kcf, 0, one, zero, Wd, Yd, &w->c)) {
         st = ep_chol_fail("support border solves", &w->c);
@@ -571,8 +574,8 @@ static void cond_free(condsys *cs, cholmod_common *c)
 }
 
 /* Phase 2, after the symbolic analysis: the memory guard.  Per thread:
- * right-hand sides solved in place and the restricted solve's workspace
- * (nf + maxrow, counted as 2 nf: maxrow <= nf),
+ * Z (nf k) and the ordered solve's workspace (maxrow k + nsuper, counted
+ * as nf k: maxrow <= nf),
  * support terms, two buffers of GF rows; shared: the border matrices, what
  * the sink holds. */
 static int memory_guard(const gfsys *s, const condsys *cs, const ep_mesh *m, cholmod_sparse *Kff, int nt,
@@ -643,7 +646,7 @@ typedef struct {
     int head, count, size;
     long total, done;
     int closed, failed, status;     /* no more blocks; a block or a write failed: its status, message */
-    char msg[512];
+    char msg[1024];
     double t_write;                 /* seconds in the sink */
 } handoff;
 
@@ -661,6 +664,7 @@ static void handoff_fail(handoff *h, int st)
 static void *handoff_writer(void *arg)
 {
     handoff *h = arg;
+    omp_set_num_threads(1); /* a sink's own loops (gfzip) stay on this thread: the solvers hold the cores */
     pthread_mutex_lock(&h->lock);
     for (;;) {
         while (!h->count && !h->closed)
@@ -676,35 +680,25 @@ static void *handoff_writer(void *arg)
         if (!failed)
             st = h->sink->put(h->sink->ctx, b.row0, b.nrows, h->w[b.slot / 2].rows[b.slot % 2]);
         h->t_write += ep_now() - t0;
+        if (!st && !failed && h->sink->progress) /* outside the lock: a slow terminal holds no solver */
+            h->sink->progress(h->sink->ctx, h->done + b.nrows, h->total);
         pthread_mutex_lock(&h->lock);
         h->w[b.slot / 2].busy[b.slot % 2] = 0;
         h->done += b.nrows;
         if (st)
             handoff_fail(h, st);
-        else if (!failed && h->sink->progress)
-            h->sink->progress(h->sink->ctx, h->done, h->total);
         pthread_cond_broadcast(&h->written);
     }
     pthread_mutex_unlock(&h->lock);
     return NULL;
 }
 
-/* Phase 3: every block of right-hand sides.  Blocks go to threads
- * dynamically, and a solved block to the writer at once, so no thread
- * waits for the slowest block of a round or for the disk. */
-static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, ep_femgf_stats *stats)
+/* The solve loop of solve_all, with the writer started: every block solved
+ * and handed over, then the writer joined.  0 or the first failure's status. */
+static int handoff_run(const gfsys *s, worker *w, int nt, handoff *h, pthread_t writer, ep_femgf_stats *stats)
 {
-    long total = 3L * s->L->m, nblocks = (total + s->k - 1) / s->k;
+    long total = h->total, nblocks = (total + s->k - 1) / s->k;
     int st = EP_OK;
-    pthread_t writer;
-    handoff h = {.lock = PTHREAD_MUTEX_INITIALIZER, .queued = PTHREAD_COND_INITIALIZER,
-                 .written = PTHREAD_COND_INITIALIZER, .sink = sink, .w = w, .total = total, .size = 2 * nt};
-    if (!(h.q = ep_malloc((size_t)h.size, sizeof *h.q)))
-        return ep_fail(EP_ECOMPUTE, "out of memory (solve blocks)");
-    if (pthread_create(&writer, NULL, handoff_writer, &h)) {
-        free(h.q);
-        return ep_fail(EP_ECOMPUTE, "cannot start the GF writer thread");
-    }
     double t1 = ep_now();
 #pragma omp parallel num_threads(nt)
     {
@@ -712,11 +706,11 @@ static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, 
         worker *me = &w[t];
 #pragma omp for schedule(dynamic, 1)
         for (long b = 0; b < nblocks; b++) {
-            pthread_mutex_lock(&h.lock);
-            while (me->busy[me->cur] && !h.failed)
-                pthread_cond_wait(&h.written, &h.lock);
-            int failed = h.failed;
-            pthread_mutex_unlock(&h.lock);
+            pthread_mutex_lock(&h->lock);
+            while (me->busy[me->cur] && !h->failed)
+                pthread_cond_wait(&h->written, &h->lock);
+            int failed = h->failed;
+            pthread_mutex_unlock(&h->lock);
             if (failed)
                 continue;
             long b0 = b * s->k;
@@ -724,31 +718,55 @@ static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, 
             double c0 = thread_cpu();
             int bst = solve_block(s, b0, nq, me, me->rows[me->cur]);
             me->cpu += thread_cpu() - c0;
-            pthread_mutex_lock(&h.lock);
+            pthread_mutex_lock(&h->lock);
             if (bst) {
-                handoff_fail(&h, bst);
+                handoff_fail(h, bst);
             } else {
-                h.q[(h.head + h.count++) % h.size] = (handed){b0, nq, 2 * t + me->cur};
+                h->q[(h->head + h->count++) % h->size] = (handed){b0, nq, 2 * t + me->cur};
                 me->busy[me->cur] = 1;
                 me->cur ^= 1;
-                pthread_cond_signal(&h.queued);
+                pthread_cond_signal(&h->queued);
             }
-            pthread_mutex_unlock(&h.lock);
+            pthread_mutex_unlock(&h->lock);
         }
     }
     stats->t_solve = ep_now() - t1;
-    pthread_mutex_lock(&h.lock);
-    h.closed = 1;
-    pthread_cond_signal(&h.queued);
-    pthread_mutex_unlock(&h.lock);
+    pthread_mutex_lock(&h->lock);
+    h->closed = 1;
+    pthread_cond_signal(&h->queued);
+    pthread_mutex_unlock(&h->lock);
     pthread_join(writer, NULL);
-    if (h.failed)
-        st = ep_fail(h.status, "%s", h.msg);
-    stats->t_write = h.t_write;
+    if (h->failed)
+        st = ep_fail(h->status, "%s", h->msg);
+    stats->t_write = h->t_write;
     stats->solve_flops = 0;
     for (int t = 0; t < nt; t++)
         stats->solve_flops += w[t].flops, stats->t_solve_cpu += w[t].cpu;
     stats->full_flops = 4.0 * stats->lnz * (double)total;
+    return st;
+}
+
+/* Phase 3: every block of right-hand sides.  Blocks go to threads
+ * dynamically, and a solved block to the writer at once, so no thread
+ * waits for the slowest block of a round or for the disk. */
+static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, ep_femgf_stats *stats)
+{
+    long total = 3L * s->L->m;
+    int st;
+    pthread_t writer;
+    handoff h = {.sink = sink, .w = w, .total = total, .size = 2 * nt};
+    if (!(h.q = ep_malloc((size_t)h.size, sizeof *h.q)))
+        return ep_fail(EP_ECOMPUTE, "out of memory (solve blocks)");
+    pthread_mutex_init(&h.lock, NULL);
+    pthread_cond_init(&h.queued, NULL);
+    pthread_cond_init(&h.written, NULL);
+    if (pthread_create(&writer, NULL, handoff_writer, &h))
+        st = ep_fail(EP_ECOMPUTE, "cannot start the GF writer thread");
+    else
+        st = handoff_run(s, w, nt, &h, writer, stats);
+    pthread_cond_destroy(&h.written);
+    pthread_cond_destroy(&h.queued);
+    pthread_mutex_destroy(&h.lock);
     free(h.q);
     return st;
 }

@@ -6,8 +6,8 @@
  * eliminated; every requested GF column is then solved as one of a block of
  * right-hand sides (threads over blocks), turned into a GF row of the file
  * layout (displacements at free boundary vertices, tractions at fixed ones)
- * and handed to a sink that writes it, so memory stays bounded by the factor
- * plus one block per thread.
+ * and handed to a sink that writes it (on a writer thread of its own), so
+ * memory stays bounded by the factor plus two blocks per thread.
  *
  * All GFs come from one boundary relation S u_b = M_s p, M_s the surface load
  * matrix of the chosen traction model (consistent hat-function mass, or lumped

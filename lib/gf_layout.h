@@ -36,7 +36,8 @@ typedef struct ep_gf_layout {
 typedef struct ep_gf_sink {
     /* Receives GF rows [row0, row0 + nrows) as rows[nrows][3n], row 3c + a
      * being column c's load in direction a: blocks in any order, one call at
-     * a time. */
+     * a time, from a thread that may not be the caller's (femgf: a writer
+     * thread outside OpenMP, progress too). */
     int (*put)(void *ctx, long row0, long nrows, const double *rows);
     void (*progress)(void *ctx, long done, long total); /* may be NULL */
     void *ctx;

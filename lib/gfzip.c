@@ -171,7 +171,10 @@ int ep_gfzip_block(ep_gfzip *z, const double *rows, int nc, const double *eps, i
     ep_gfzip_tally *ct = ep_calloc((size_t)nc * ne + 1, sizeof *ct);
     if (!ct)
         return EP_ECOMPUTE;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(z->nthreads)
+    /* a thread that asked for fewer gets them: femgf's writer thread, beside
+     * the solvers that hold the cores, asks for one */
+    int nt = omp_get_max_threads() < z->nthreads ? omp_get_max_threads() : z->nthreads;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int k = 0; k < nc; k++) {
         double *w = &z->work[3 * n9 * (size_t)omp_get_thread_num()];
         column(z, &rows[3 * n3 * k], eps, ne, &ct[(size_t)k * ne], &nnz[k], &slot[(size_t)k * n],

@@ -4,7 +4,7 @@
  * HDF5's own error stack printing is switched off: every failure becomes one
  * ep_fail() message naming the file and the object.
  */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, sync_file_range */
 #include "h5.h"
 #include "err.h"
 
@@ -440,7 +440,7 @@ int ep_h5_close(ep_h5 *f)
 int ep_h5_drop_written(ep_h5 *f, double bytes)
 {
     void *handle;
-    if ((f->written += bytes) < 64.0 * (1 << 20))
+    if ((f->written += bytes) < EP_H5_DROP_BYTES)
         return EP_OK;
     f->written = 0;
     hid_t fapl = H5Fget_access_plist(f->id);

@@ -59,13 +59,14 @@ int ep_h5_open(ep_h5 *f, const char *path, const char *kind);
 int ep_h5_close(ep_h5 *f);
 
 /* Count bytes just written to f by a streaming writer (a GF of many GB);
- * once 64 MiB have gathered, write f's dirty pages to disk and drop them
+ * once EP_H5_DROP_BYTES have gathered, write f's dirty pages to disk and drop them
  * from the page cache, so the next writes reuse those pages.  Why: fresh
  * memory is costly where the kernel returns free pages to a hypervisor
  * (2-3 s a GiB on the project's machines, `membw touch` prints it), and a
  * file written once is not worth caching whole.  Cost: waits for the disk
- * (about 64 MiB a call that acts).  0, or EP_EIO when the disk refused the
+ * (about EP_H5_DROP_BYTES a call that acts).  0, or EP_EIO when the disk refused the
  * data.  Nothing is done for a file not on the POSIX driver. */
+#define EP_H5_DROP_BYTES (64.0 * (1 << 20))
 int ep_h5_drop_written(ep_h5 *f, double bytes);
 
 /* 1 if the object at name ("/mesh/level") exists. */

@@ -69,7 +69,7 @@ PY
 DRAGON=../shared/models/asianDragon/asianDragon-155k.veg
 if [ ! -f "$DRAGON" ]; then
     echo "bench femcondense dragon: skipped ($DRAGON not present: the benchmark mesh lives in the project's shared models)"
-elif [ "$(df -Pk "$W" | awk 'NR == 2 {print $4}')" -lt 36000000 ]; then
+elif [ "$(df -Pk "$W" | awk 'NR == 2 {print $4 + 0}' || echo 0)" -lt 36000000 ]; then
     echo "bench femcondense dragon: skipped (its GF takes 29.4 GB; $W has less than 36 GB free)"
 else
     disk=$(disk_write_rate)
@@ -77,7 +77,7 @@ else
     dgemm=$("$BENCH/dgemm")
     t0=$(date +%s.%N)
     "$BIN/femcondense" "$DRAGON" --fixed-ids "${DRAGON%.veg}.bou" -E 1e7 --nu 0.4 --rho 1000 -o "$W/dragon.h5" \
-        >"$W/dsummary" 2>/dev/null
+        >"$W/dsummary" 2>"$W/derr" || { cat "$W/derr" >&2; exit 1; }
     t1=$(date +%s.%N)
     rm -f "$W/dragon.h5"
     cat "$W/dsummary"
