@@ -74,6 +74,18 @@ int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, ch
     return EP_OK;
 }
 
+/* Rows of a supernode's off-diagonal block in runs of consecutive indices
+ * 16 long on average: then one dgemm per run on the block itself, instead
+ * of a gather or scatter of every row through a workspace (short runs make
+ * the dgemms too small to pay). */
+static int long_runs(const int *rows, int nr)
+{
+    int runs = 1;
+    for (int r = 1; r < nr; r++)
+        runs += rows[r] != rows[r - 1] + 1;
+    return 16 * runs <= nr;
+}
+
 int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *want)
 {
     memset(p, 0, sizeof *p);
@@ -83,12 +95,13 @@ int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *wa
     p->L = L;
     p->n = (int)L->n;
     p->nsuper = (int)L->nsuper;
-    /* one block: snode, pos, parent, then want (zeroed) */
-    if (!(p->snode = ep_calloc(2 * (size_t)p->n + 2 * (size_t)p->nsuper, sizeof *p->snode)))
+    /* one block: snode, pos, parent, runs, then want (zeroed) */
+    if (!(p->snode = ep_calloc(2 * (size_t)p->n + 3 * (size_t)p->nsuper, sizeof *p->snode)))
         return EP_ECOMPUTE;
     p->pos = p->snode + p->n;
     p->parent = p->pos + p->n;
-    p->want = p->parent + p->nsuper;
+    p->runs = p->parent + p->nsuper;
+    p->want = p->runs + p->nsuper;
     for (int j = 0; j < p->n; j++)
         p->pos[Perm ? Perm[j] : j] = j;
     for (int s = 0; s < p->nsuper; s++)
@@ -99,6 +112,7 @@ int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *wa
     for (int s = 0; s < p->nsuper; s++) {
         int nscol = super[s + 1] - super[s], nsrow = pi[s + 1] - pi[s];
         p->parent[s] = nsrow > nscol ? p->snode[Ls[pi[s] + nscol]] : -1;
+        p->runs[s] = long_runs(Ls + pi[s] + nscol, nsrow - nscol);
         if (nsrow - nscol > p->maxrow)
             p->maxrow = nsrow - nscol;
     }
@@ -113,7 +127,7 @@ int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *wa
 
 void ep_chol_rplan_free(ep_chol_rplan *p)
 {
-    free(p->snode); /* the block holding pos, parent and want too */
+    free(p->snode); /* the block holding pos, parent, runs and want too */
     memset(p, 0, sizeof *p);
 }
 
@@ -132,17 +146,6 @@ double *ep_chol_rsolve_ordered_work(const ep_chol_rplan *p, int k)
  * B's columns are read. */
 enum { TILE = 32 };
 
-/* Rows of a supernode's off-diagonal block in runs of consecutive indices
- * 16 long on average: then one dgemm per run on the block itself, instead
- * of a gather or scatter of every row through a workspace (short runs make
- * the dgemms too small to pay). */
-static int long_runs(const int *rows, int nr)
-{
-    int runs = 1;
-    for (int r = 1; r < nr; r++)
-        runs += rows[r] != rows[r - 1] + 1;
-    return 16 * runs <= nr;
-}
 
 double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k, double *work)
 {
@@ -216,7 +219,7 @@ double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *
         if (!nr)
             continue;
         const int *rows = Ls + pi[s] + nscol;
-        if (long_runs(rows, nr)) { /* Z's rows r..r+len are a k x len block: update in place */
+        if (p->runs[s]) { /* Z's rows r..r+len are a k x len block: update in place */
             for (int r = 0, len; r < nr; r += len) {
                 for (len = 1; r + len < nr && rows[r + len] == rows[r] + len; len++)
                     ;
@@ -243,7 +246,7 @@ double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *
         const double *Ld = Lx + px[s];
         double *X1 = Z + (size_t)k1 * uk;
         const int *rows = Ls + pi[s] + nscol;
-        if (nr && long_runs(rows, nr)) {
+        if (nr && p->runs[s]) {
             for (int r = 0, len; r < nr; r += len) {
                 for (len = 1; r + len < nr && rows[r + len] == rows[r] + len; len++)
                     ;

@@ -43,6 +43,7 @@ typedef struct ep_chol_rplan {
     int *snode;              /* [n] supernode of each permuted row (owns the block of all four) */
     int *pos;                /* [n] permuted row of each unknown (A's row i is the factor's pos[i]) */
     int *parent;             /* [nsuper] parent supernode, or -1 */
+    int *runs;               /* [nsuper] 1: off-diagonal rows in long runs, updated in place */
     int *want;               /* [nsuper] 1: subtree holds a wanted row */
 } ep_chol_rplan;
 
