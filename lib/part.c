@@ -412,6 +412,8 @@ static int concat(merge_ctx *c, const char *name)
                 st = ep_fail(EP_EIO, "%s: cannot read %s", c->f[i].path, name);
             else if (rows_io(dst, mt, rank, total, at + r0, nr, buf, 1) < 0)
                 st = ep_fail(EP_EIO, "%s: cannot write %s", c->out->path, name);
+            else /* a merged GF is written once: out of the page cache as it goes (h5.h) */
+                st = ep_h5_drop_written(c->out, (double)row * (double)nr);
         }
         at += dims[i][0];
     }

@@ -3,7 +3,7 @@
 # 99k-tet mesh (the turtle's boundary Loop-subdivided twice, filled by
 # tetgen as in femcondense.sh; moddesc -k 20 -r 30, polycoef) written in
 # Vega FEM's text formats — .veg, .bou, .U (ModalMatrix), .cub — each in MB/s
-# beside this file system's write rate (dd, fdatasync).  Each run first reads
+# beside this file system's write rate (dd direct, fdatasync).  Each run first reads
 # the whole input (model, basis, coefficients): the .bou line, a few KB
 # written, shows that fixed cost.  Wall clock on a shared machine: noisy.
 . "$(dirname "$0")/common"
@@ -19,6 +19,6 @@ for ext in veg bou U cub; do
     t1=$(date +%s.%N)
     awk -v t0="$t0" -v t1="$t1" -v b="$(wc -c <"$W/model.$ext")" -v e="$ext" -v d="$disk" 'BEGIN {
         t = t1 - t0
-        printf "bench epexport: .%s %.3f MB in %.2f s = %.0f MB/s (disk write rate %.0f MB/s, dd, fdatasync)\n",
+        printf "bench epexport: .%s %.3f MB in %.2f s = %.0f MB/s (disk write rate %.0f MB/s, dd direct, fdatasync)\n",
             e, b / 1e6, t, b / 1e6 / t, d * 1000 }'
 done

@@ -2,7 +2,7 @@
 # epmerge benchmark (issue 18): merging the four parts of a femcondense run
 # (the shipped turtle's boundary Loop-subdivided twice and filled by tetgen,
 # as femcondense.sh: 4,082 x 4,242 GF blocks, 1.2 GB) into the single run's
-# file, in GB/s beside this file system's write rate (dd, fdatasync) — a
+# file, in GB/s beside this file system's write rate (dd direct, fdatasync) — a
 # copy can go no faster — and the --virtual merge, which copies nothing
 # (target under 1 s).  The dragon-sized merge, with the parts' overhead, is
 # in parts.sh.  Wall clock on a shared machine: noisy.
@@ -25,4 +25,4 @@ disk=$(disk_write_rate)
 awk -v t0="$t0" -v t1="$t1" -v t2="$t2" -v gb="$gb" -v d="$disk" 'BEGIN {
     m = t1 - t0; v = t2 - t1
     printf "bench epmerge: 4 femcondense parts, %.2f GiB: merge %.2f s = %.2f GB/s beside the disk'"'"'s write rate %.2f GB/s " \
-        "(dd, fdatasync); --virtual merge %.2f s (target 1 s: %s)\n", gb, m, gb * 1.073741824 / m, d, v, v < 1 ? "met" : "MISSED" }'
+        "(dd direct, fdatasync); --virtual merge %.2f s (target 1 s: %s)\n", gb, m, gb * 1.073741824 / m, d, v, v < 1 ? "met" : "MISSED" }'

@@ -9,7 +9,7 @@
 #   femcondense in 4 parts, on every 4th boundary column (the full dense run
 #     writes 29 GB; single run, parts and merge would need 87 GB): the
 #     repeated factorization's overhead, the merge rate beside the disk's
-#     write rate (dd, fdatasync), and a --virtual merge under 1 s.
+#     write rate (dd direct, fdatasync), and a --virtual merge under 1 s.
 # Timings are wall clock on a shared machine: noisy.
 TMPDIR=${PARTS_TMP:-${TMPDIR:-/tmp}}
 . "$(dirname "$0")/common"
@@ -104,5 +104,5 @@ disk=$(disk_write_rate)
 s=$(total fc1) p=$(total fc4) m=$(total fcm) v=$(total fcv)
 fac=$(/usr/bin/python3 -c "import re, sys; s = open(sys.argv[1]).read(); print(' '.join(re.search(k + r' ([\d.]+) s', s).group(1) for k in ('assemble', 'factor')))" "$W/fc1.txt")
 echo "bench parts: femcondense, $(sed -n 's/.*: \([0-9]* x [0-9]*\) GF blocks.*/\1/p' "$W/fc1.txt" | head -1) GF blocks ($gb GiB): single $s s, 4 parts $p s in all ($(ratio "$p" "$s"): each part repeats assembly + factorization, $(echo $fac | awk '{printf "%.1f + %.1f s", $1, $2}') in the single run)"
-echo "bench parts: femcondense: merge $m s = $(/usr/bin/python3 -c "print('%.2f' % ($gb * 1.073741824 / $m))") GB/s beside the disk's write rate $disk GB/s (dd, fdatasync); --virtual merge $v s (target 1 s: $(within "$v" 1 0)); merged /gf/xi $cmp_ok"
+echo "bench parts: femcondense: merge $m s = $(/usr/bin/python3 -c "print('%.2f' % ($gb * 1.073741824 / $m))") GB/s beside the disk's write rate $disk GB/s (dd direct, fdatasync); --virtual merge $v s (target 1 s: $(within "$v" 1 0)); merged /gf/xi $cmp_ok"
 echo "bench parts: this machine's dgemm: $dgemm GFlop/s"
