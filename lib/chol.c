@@ -35,7 +35,7 @@ static void *populate(void *arg)
  * memory fresh from the hypervisor costs 2-3 s a GiB on these machines
  * (membw touch), which two threads pay in parallel (a 2 GiB block: 2.4 s
  * a GiB on one, 0.84 on two).  The voxel dragon's factor: 11.3-11.6 s ->
- * 9.2-9.5 s (voxelize.sh's moddesc line). */
+ * 8.9-9.6 s (voxelize.sh's moddesc line). */
 static void *huge_malloc(size_t bytes)
 {
     void *p = malloc(bytes);
@@ -178,7 +178,6 @@ double *ep_chol_rsolve_ordered_work(const ep_chol_rplan *p, int k)
  * Z (k values each: 16 KiB at femcondense's k = 64) stay in cache while
  * B's columns are read. */
 enum { TILE = 32 };
-
 
 double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k, double *work)
 {

@@ -40,7 +40,7 @@ int ep_chol_fail(const char *what, const cholmod_common *c);
 typedef struct ep_chol_rplan {
     const cholmod_factor *L; /* supernodal, not owned */
     int n, nsuper, maxrow;   /* order, supernodes, most off-diagonal rows of one */
-    int *snode;              /* [n] supernode of each permuted row (owns the block of all four) */
+    int *snode;              /* [n] supernode of each permuted row (owns the block of all five) */
     int *pos;                /* [n] permuted row of each unknown (A's row i is the factor's pos[i]) */
     int *parent;             /* [nsuper] parent supernode, or -1 */
     int *runs;               /* [nsuper] 1: off-diagonal rows in long runs, updated in place */
