@@ -33,9 +33,9 @@ static void *populate(void *arg)
  * dragon) with huge pages (err.h: ep_huge_pages).  A block of 64 MiB or
  * more is also faulted in on a second thread: CHOLMOD factors on one, and
  * memory fresh from the hypervisor costs 2-3 s a GiB on these machines
- * (membw touch), which two threads pay in parallel (a 2 GiB block: 2.4 s
- * a GiB on one, 0.84 on two).  The voxel dragon's factor: 11.3-11.6 s ->
- * 8.9-9.6 s (voxelize.sh's moddesc line). */
+ * (membw touch), which two threads pay in parallel (membw touch's last two
+ * figures).  The voxel dragon's factor: 11.3-11.6 s -> 8.9-9.6 s
+ * (voxelize.sh's moddesc line). */
 static void *huge_malloc(size_t bytes)
 {
     void *p = malloc(bytes);

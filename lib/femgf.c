@@ -85,10 +85,11 @@ static int mass_solve(const gfsys *s, double *X, int ncol, worker *w)
     return EP_OK;
 }
 
-/* Row of Z (the block in the factor's layout, nq values a row) of free DOF i. */
-static double *zrow(const gfsys *s, double *Z, int nq, int i)
+/* Row of Z (the block in the factor's layout, nq values a row) of free DOF
+ * i; writable when Z is (as strchr). */
+static double *zrow(const gfsys *s, const double *Z, int nq, int i)
 {
-    return Z + (size_t)s->plan.pos[i] * (size_t)nq;
+    return (double *)Z + (size_t)s->plan.pos[i] * (size_t)nq;
 }
 
 /* Add w times the surface load of a unit traction in direction a at free
@@ -146,7 +147,7 @@ static void reactions(const gfsys *s, const double *Z, int nq, double *R)
     memset(R, 0, sizeof(double) * (size_t)s->nc * (size_t)nq);
     for (int j = 0; j < s->nf; j++) /* K_cf's columns are the free DOFs; few hold entries */
         for (int p = Kp[j]; p < Kp[j + 1]; p++) {
-            const double *x = Z + (size_t)s->plan.pos[j] * (size_t)nq;
+            const double *x = zrow(s, Z, nq, j);
             for (int col = 0; col < nq; col++)
                 R[(size_t)col * (size_t)s->nc + Ki[p]] += Kx[p] * x[col];
         }
@@ -166,7 +167,7 @@ static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq
             for (int j = 0; j < nv; j++) {
                 int v = s->L->row_vertex[j0 + j];
                 for (int b = 0; b < 3; b++)
-                    row[3 * j + b] = s->fmap[v] >= 0 ? Z[(size_t)s->plan.pos[s->fmap[v] + b] * (size_t)nq + col]
+                    row[3 * j + b] = s->fmap[v] >= 0 ? zrow(s, Z, nq, s->fmap[v] + b)[col]
                                                      : R[(size_t)col * (size_t)s->nc + s->cmap[v] + b];
             }
         }
@@ -629,9 +630,8 @@ static double thread_cpu(void)
 /* Solved blocks on their way to the sink.  One writer thread calls the
  * sink (one call at a time: HDF5 is not thread-safe) while the solving
  * threads go on in their other buffer, so a wait for the disk holds no
- * core: with the writes inside the solve loop a thread stood idle for each
- * (femcondense's "write" line: 0.88 s of the 98,701-tet benchmark, 49.5 s
- * of the dragon's free columns before ep_h5_drop_written). */
+ * core (with the writes inside the solve loop a thread stood idle for each:
+ * femcondense's "write" line, doc/DECISIONS.md). */
 typedef struct {
     long row0;
     int nrows, slot;                /* slot 2 t + i: worker t's rows[i] */

@@ -6,14 +6,14 @@
  * the best of five passes summing a 512 MiB array (far beyond any cache) on
  * one thread (what the runtime's product uses) and on every core.
  * "membw touch" prints instead the cost of a first touch of fresh memory:
- *   "4k s/GiB huge s/GiB fresh s/GiB"
+ *   "4k s/GiB huge s/GiB fresh1 s/GiB fresh2 s/GiB"
  * a 256 MiB block from malloc (4 KiB pages) and from ep_malloc (marked for
  * huge pages, err.h ep_huge_pages), each written once, best of three (the
- * second and third passes get the pages the first freed); then, after 3 s
- * idle, a 1 GiB block from ep_malloc written once: on a virtual machine
- * whose kernel returns free pages to the hypervisor (page_reporting) this
- * is what a tool pays for memory it has not had before (2-3 s a GiB seen on
- * the project's machines, against 0.1 s for a reused page).
+ * second and third passes get the pages the first freed); then, each after
+ * 3 s idle, a 1 GiB block from ep_malloc written once by one thread and by
+ * two (wall seconds a GiB): on a virtual machine whose kernel returns free
+ * pages to the hypervisor (page_reporting) this is what a tool pays for
+ * memory it has not had before, and what a second thread saves (chol.c).
  */
 #include <omp.h>
 #include <stdio.h>
@@ -23,7 +23,21 @@
 
 #include "err.h"
 
-/* Seconds per GiB to write a fresh block once, best of three. */
+/* Seconds to write p[bytes] once on threads threads (the writes kept). */
+static double write_once(char *p, size_t bytes, int threads, int value)
+{
+    double t0 = ep_now();
+#pragma omp parallel num_threads(threads)
+    {
+        size_t share = bytes / (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+        memset(p + t * share, value, t + 1 == (size_t)omp_get_num_threads() ? bytes - t * share : share);
+    }
+    volatile char seen = p[bytes / 2];
+    (void)seen;
+    return ep_now() - t0;
+}
+
+/* Seconds per GiB to write a 256 MiB block once, best of three. */
 static double first_touch(int hinted)
 {
     size_t bytes = (size_t)256 << 20;
@@ -32,30 +46,23 @@ static double first_touch(int hinted)
         char *p = hinted ? ep_malloc(bytes, 1) : malloc(bytes);
         if (!p)
             return 0;
-        double t0 = ep_now();
-        memset(p, pass + 1, bytes);
-        volatile char seen = p[bytes / 2]; /* the writes are kept */
-        (void)seen;
-        double t = (ep_now() - t0) * (double)(1 << 30) / (double)bytes;
+        double t = write_once(p, bytes, 1, pass + 1) * (double)(1 << 30) / (double)bytes;
         best = t < best ? t : best;
         free(p);
     }
     return best;
 }
 
-/* Seconds per GiB to write a 1 GiB ep_malloc block once, after 3 s idle. */
-static double fresh_touch(void)
+/* Seconds per GiB to write a 1 GiB ep_malloc block once on threads
+ * threads, after 3 s idle (the kernel has returned free pages by then). */
+static double fresh_touch(int threads)
 {
     size_t bytes = (size_t)1 << 30;
     sleep(3);
     char *p = ep_malloc(bytes, 1);
     if (!p)
         return 0;
-    double t0 = ep_now();
-    memset(p, 1, bytes);
-    volatile char seen = p[bytes / 2];
-    (void)seen;
-    double t = ep_now() - t0;
+    double t = write_once(p, bytes, threads, 1);
     free(p);
     return t;
 }
@@ -89,8 +96,8 @@ static double sweep(const double *a, size_t n, int threads, double *sink)
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "touch")) {
-        double small = first_touch(0), huge = first_touch(1);
-        printf("%.3f %.3f %.3f\n", small, huge, fresh_touch());
+        double small = first_touch(0), huge = first_touch(1), fresh1 = fresh_touch(1);
+        printf("%.3f %.3f %.3f %.3f\n", small, huge, fresh1, fresh_touch(2));
         return 0;
     }
     size_t n = (size_t)1 << 26; /* 512 MiB of doubles */

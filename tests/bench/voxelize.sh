@@ -21,7 +21,7 @@ since() { echo "$(now) $1" | awk '{printf "%.2f", $1 - $2}'; }
 echo "machine: load average at the start $(cut -d' ' -f1-3 /proc/loadavg) (2 cores: above 2, every figure below is slowed)"
 bw=$("$BENCH/membw")
 echo "machine: memory read bandwidth $(echo $bw | cut -d' ' -f1) GB/s on one core, $(echo $bw | cut -d' ' -f2) GB/s on all (512 MiB sums, this run)"
-echo "machine: first touch of memory $("$BENCH/membw" touch | awk '{printf "%s s a GiB in 4 KiB pages, %s s in 2 MiB pages (a 256 MiB block, pages reused); %s s a GiB fresh from the hypervisor (1 GiB after 3 s idle)", $1, $2, $3}') (err.h ep_huge_pages, h5.h ep_h5_drop_written)"
+echo "machine: first touch of memory $("$BENCH/membw" touch | awk '{printf "%s s a GiB in 4 KiB pages, %s s in 2 MiB pages (a 256 MiB block, pages reused); %s s a GiB fresh from the hypervisor (1 GiB after 3 s idle; %s s on two threads)", $1, $2, $3, $4}') (err.h ep_huge_pages, h5.h ep_h5_drop_written)"
 
 t0=$(now)
 "$BIN/voxelize" "$SCAN" -R 128 --largest -E 1e7 --nu 0.4 --rho 1000 -o "$W/voxels.h5" >"$W/v.txt"
