@@ -32,9 +32,10 @@ typedef struct {
     double *carea;               /* lumped model: vertex area of each fixed boundary vertex */
     int nbd, *bord;              /* consistent model: fixed DOFs (cmap index) on the support's border */
     cholmod_sparse *U;           /* nf x nbd: M_fc at the border columns */
-    double *W, *Y;               /* K_ff^-1 U at the GF rows (3n x nbd, row 3j + b of row vertex j; zero
-                                    where j is fixed), M_cc^-1 K_cf K_ff^-1 U (nc x nbd) */
-    double *C;                   /* LU of I - (V W)_border (nbd x nbd) */
+    int *qmap;                   /* [nf] row of Q of a free DOF a load reaches (a boundary vertex's, or
+                                    a row of K_fc), or -1 */
+    double *Q;                   /* K_ff^-1 K_fc M_cc^-1 E_border at those rows (nbd values a row) */
+    double *C;                   /* LU of I - Q^T U (nbd x nbd) */
     int *ipiv;
 } gfsys;
 
@@ -44,7 +45,7 @@ typedef struct {
     double *Z;                    /* right-hand sides, then the solution: nf x k in the factor's layout
                                      (chol.h ep_chol_rsolve_ordered: free DOF i at row plan.pos[i]) */
     cholmod_dense *R, *T, *P;     /* reactions, known support terms, per-axis mass solves */
-    double *z;                    /* nbd x k Woodbury coefficients */
+    double *z;                    /* nbd x k Woodbury coefficients (solve_block) */
     double *work;                 /* ep_chol_rsolve_ordered's */
     double flops, cpu;            /* of this thread's solves: flops done, CPU seconds */
     double *rows[2];             /* [k][3n] GF rows of a block: one being solved, one being written */
@@ -92,10 +93,39 @@ static double *zrow(const gfsys *s, const double *Z, int nq, int i)
     return (double *)Z + (size_t)s->plan.pos[i] * (size_t)nq;
 }
 
+/* Add a to row i (a free DOF) of column col of the right-hand sides Z and,
+ * given zq (that column's nbd border terms), a Q_i^T to zq: the border
+ * terms of a load are read off the load as it is built (solve_block). */
+static void rhs_add(const gfsys *s, double *Z, int nq, int i, int col, double a, double *zq)
+{
+    zrow(s, Z, nq, i)[col] += a;
+    if (zq) {
+        const double *q = s->Q + (size_t)s->qmap[i] * (size_t)s->nbd;
+        for (int d = 0; d < s->nbd; d++)
+            zq[d] += a * q[d];
+    }
+}
+
+/* Z += U X, X (nbd x nq, column-major) read as X[col ldx + (idx ? idx[d] :
+ * d)]; given zq (nbd x nq), zq += Q^T U X too.  Zero columns of X are
+ * skipped (most blocks' loads do not reach the support: g = 0). */
+static void add_border(const gfsys *s, const double *X, int ldx, const int *idx, double *Z, int nq, double *zq)
+{
+    const int *Up = s->U->p, *Ui = s->U->i;
+    const double *Ux = s->U->x;
+    for (int col = 0; col < nq; col++)
+        for (int d = 0; d < s->nbd; d++) {
+            double x = X[(size_t)col * (size_t)ldx + (idx ? idx[d] : d)];
+            for (int p = Up[d]; p < Up[d + 1] && x != 0; p++)
+                rhs_add(s, Z, nq, Ui[p], col, x * Ux[p], zq ? zq + (size_t)col * (size_t)s->nbd : NULL);
+        }
+}
+
 /* Add w times the surface load of a unit traction in direction a at free
- * boundary vertex v, M_s e_(v,a): to column col of Z at free DOFs, and its
- * negative to t (nc) at fixed ones (the known part of their balance). */
-static void add_traction(const gfsys *s, int v, int a, double w, double *Z, int nq, int col, double *t)
+ * boundary vertex v, M_s e_(v,a): to column col of Z at free DOFs (and its
+ * border terms to zq, if given), and its negative to t (nc) at fixed ones
+ * (the known part of their balance). */
+static void add_traction(const gfsys *s, int v, int a, double w, double *Z, int nq, int col, double *t, double *zq)
 {
     const int *Mp = s->Ms->p, *Mi = s->Ms->i;
     const double *Mx = s->Ms->x;
@@ -103,7 +133,7 @@ static void add_traction(const gfsys *s, int v, int a, double w, double *Z, int 
     for (int p = Mp[j]; p < Mp[j + 1]; p++) {
         int u = s->m->boundary[Mi[p]];
         if (s->fmap[u] >= 0)
-            zrow(s, Z, nq, s->fmap[u] + a)[col] += w * Mx[p];
+            rhs_add(s, Z, nq, s->fmap[u] + a, col, w * Mx[p], zq);
         else if (t && s->cmap[u] >= 0)
             t[s->cmap[u] + a] -= w * Mx[p];
     }
@@ -113,26 +143,29 @@ static void add_traction(const gfsys *s, int v, int a, double w, double *Z, int 
  * col_vertex[c] in direction a (or column c's hat load, gf_layout.h).
  * Z (nf x nq, the factor's layout): M_s e_j at free DOFs for a unit
  * traction, -K_fc e_j for a unit displacement.  T (nc x nq, column-major):
- * the known part of the fixed-vertex balance, K_cc e_j or -M_s,cp e_j. */
-static void fill_rhs(const gfsys *s, long q0, int nq, double *Z, double *T)
+ * the known part of the fixed-vertex balance, K_cc e_j or -M_s,cp e_j.
+ * zq (nbd x nq, or NULL): Q^T of the loads in Z. */
+static void fill_rhs(const gfsys *s, long q0, int nq, double *Z, double *T, double *zq)
 {
     const ep_gf_layout *L = s->L;
     memset(Z, 0, sizeof(double) * (size_t)s->nf * (size_t)nq);
     if (T)
         memset(T, 0, sizeof(double) * (size_t)s->nc * (size_t)nq);
+    if (zq)
+        memset(zq, 0, sizeof(double) * (size_t)s->nbd * (size_t)nq);
     for (int col = 0; col < nq; col++) {
         long q = q0 + col;
         int c = (int)(q / 3), v = L->col_vertex[c], a = (int)(q % 3);
-        double *t = T ? T + (size_t)col * (size_t)s->nc : NULL;
+        double *t = T ? T + (size_t)col * (size_t)s->nc : NULL, *z = zq ? zq + (size_t)col * (size_t)s->nbd : NULL;
         if (L->load_ptr) { /* 000 eq. 3.83: the hat load, a combination of unit loads */
             for (int k = L->load_ptr[c]; k < L->load_ptr[c + 1]; k++)
-                add_traction(s, L->load_vertex[k], a, L->load_weight[k], Z, nq, col, t);
+                add_traction(s, L->load_vertex[k], a, L->load_weight[k], Z, nq, col, t, z);
         } else if (s->fmap[v] >= 0) {
-            add_traction(s, v, a, 1.0, Z, nq, col, t);
+            add_traction(s, v, a, 1.0, Z, nq, col, t, z);
         } else {
             int j = s->cmap[v] + a;
             for (int p = ((int *)s->Kfc->p)[j]; p < ((int *)s->Kfc->p)[j + 1]; p++)
-                zrow(s, Z, nq, ((int *)s->Kfc->i)[p])[col] -= ((double *)s->Kfc->x)[p];
+                rhs_add(s, Z, nq, ((int *)s->Kfc->i)[p], col, -((double *)s->Kfc->x)[p], z);
             for (int p = ((int *)s->Kcc->p)[j]; p < ((int *)s->Kcc->p)[j + 1]; p++)
                 t[((int *)s->Kcc->i)[p]] += ((double *)s->Kcc->x)[p];
         }
@@ -178,45 +211,35 @@ static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq
  *   K_ff u_f - M_fc p_c = M_fp p_p - K_fc u_c,   M_cc p_c = K_cf u_f + K_cc u_c - M_cp p_p
  * (MATH.md §1, one relation S u_b = M_s p).  Eliminating p_c leaves
  * (K_ff - U V) u_f = b + U g with U = M_fc (border columns), V = M_cc^-1 K_cf,
- * g = M_cc^-1 t; Woodbury with the factor of K_ff: x0 = K_ff^-1 (b + U g),
- * x = x0 + W z, W = K_ff^-1 U (kept at the GF rows only: nothing else reads
- * x), z = C^-1 (V x0)_border, C = I - (V W)_border.
- * Lumped traction has M_fc = 0: no border, x = x0.  The block stays in the
- * factor's layout from its loads to its rows (no transposes: chol.h). */
+ * g = M_cc^-1 t.  Woodbury with the factor of K_ff: u_f = K_ff^-1 (b + U g + U z)
+ * with z = (V u_f)_border = C^-1 Q^T (b + U g), Q = K_ff^-1 V_border^T =
+ * K_ff^-1 K_fc M_cc^-1 E_border, C = I - Q^T U.  Q is kept at the rows a load
+ * reaches, so z is known before the solve and one solve gives u_f: no
+ * correction of the solution afterwards (it cost 2 3n nbd flops a column,
+ * 29% of the dragon's solve flops).  Lumped traction has M_fc = 0: no
+ * border.  The block stays in the factor's layout from its loads to its
+ * rows (no transposes: chol.h). */
 static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
 {
     int st = EP_OK, nc = s->nc, nb = s->nbd;
-    double *Z = w->Z, *T = nc ? w->T->x : NULL, *R = nc ? w->R->x : NULL;
-    fill_rhs(s, q0, nq, Z, T);
+    double *Z = w->Z, *T = nc ? w->T->x : NULL, *R = nc ? w->R->x : NULL, *z = nb ? w->z : NULL;
+    fill_rhs(s, q0, nq, Z, T, z);
     if (nc && (st = mass_solve(s, T, nq, w))) /* g = M_cc^-1 t */
         return st;
-    for (int col = 0; col < nq && nb; col++) /* b += U g */
-        for (int d = 0; d < nb; d++) {
-            double g = T[(size_t)col * (size_t)nc + s->bord[d]];
-            for (int p = ((int *)s->U->p)[d]; p < ((int *)s->U->p)[d + 1]; p++)
-                zrow(s, Z, nq, ((int *)s->U->i)[p])[col] += g * ((double *)s->U->x)[p];
-        }
+    if (nb) {
+        add_border(s, T, nc, s->bord, Z, nq, z); /* b += U g; z = Q^T (b + U g) */
+        LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', nb, nq, s->C, nb, s->ipiv, z, nb);
+        add_border(s, z, nb, NULL, Z, nq, NULL); /* b += U z */
+    }
     w->flops += ep_chol_rsolve_ordered(&s->plan, Z, nq, w->work);
     if (nc) {
         reactions(s, Z, nq, R);
-        if ((st = mass_solve(s, R, nq, w))) /* s0 = M_cc^-1 K_cf x0 */
+        if ((st = mass_solve(s, R, nq, w)))
             return st;
-        if (nb) {
-            double *z = w->z;
-            for (int col = 0; col < nq; col++)
-                for (int d = 0; d < nb; d++)
-                    z[(size_t)col * (size_t)nb + d] = R[(size_t)col * (size_t)nc + s->bord[d]];
-            LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', nb, nq, s->C, nb, s->ipiv, z, nb);
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nc, nq, nb, 1.0, s->Y, nc, z, nb, 1.0, R,
-                        nc); /* M_cc^-1 K_cf x = s0 + Y z */
-        }
-        for (size_t i = 0; i < (size_t)nc * (size_t)nq; i++) /* p_c = M_cc^-1 (K_cf x + t) */
+        for (size_t i = 0; i < (size_t)nc * (size_t)nq; i++) /* p_c = M_cc^-1 (K_cf u_f + t) */
             R[i] += T[i];
     }
     gather_rows(s, Z, R, nq, rows);
-    if (nb) /* x = x0 + W z, at the GF rows only (the rows, 3n x nq column-major) */
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, s->n3, nq, nb, 1.0, s->W, s->n3, w->z, nb, 1.0, rows,
-                    s->n3);
     return EP_OK;
 }
 
@@ -296,8 +319,8 @@ static void sys_free(gfsys *s, cholmod_common *c)
     free(s->bidx);
     free(s->carea);
     free(s->bord);
-    free(s->W);
-    free(s->Y);
+    free(s->qmap);
+    free(s->Q);
     free(s->C);
     free(s->ipiv);
     cholmod_free_sparse(&s->U, c);
@@ -431,54 +454,69 @@ static int border_coupling(gfsys *s, cholmod_common *c)
     return s->U ? EP_OK : ep_chol_fail("support border", c);
 }
 
-/* After the factorization: W = K_ff^-1 U, Y = M_cc^-1 K_cf W and the LU of
- * C = I - Y_border (the Woodbury capacitance of solve_block). */
+/* After the factorization, solve_block's Woodbury terms: Q = K_ff^-1 K_fc
+ * M_cc^-1 E_border (nbd solves on the factor), kept at the rows a load
+ * reaches (the free DOFs of boundary vertices and, with displacement
+ * columns, the rows of K_fc), and the LU of C = I - Q^T U. */
 static int border_solve(gfsys *s, worker *w)
 {
-    int nb = s->nbd, st = EP_OK;
+    int nb = s->nbd, nf = s->nf, nq = 0, st = EP_OK;
     double one[2] = {1, 0}, zero[2] = {0, 0};
-    cholmod_dense *Ud = cholmod_sparse_to_dense(s->U, &w->c), *Wd = NULL, *Yd = NULL;
-    if (Ud && (Wd = cholmod_solve(CHOLMOD_A, s->K, Ud, &w->c)))
-        cholmod_free_dense(&Ud, &w->c); /* before W and Y join Wd */
-    if (!Wd ||
-        !(Yd = cholmod_allocate_dense((size_t)s->nc, (size_t)nb, (size_t)s->nc, CHOLMOD_REAL, &w->c)) ||
-        !cholmod_sdmult(s->Kcf, 0, one, zero, Wd, Yd, &w->c)) {
+    cholmod_dense *E = cholmod_zeros((size_t)s->nc, (size_t)nb, CHOLMOD_REAL, &w->c), *B = NULL, *Qd = NULL;
+    if (!E)
+        return ep_chol_fail("support border solves", &w->c);
+    for (int d = 0; d < nb; d++)
+        ((double *)E->x)[(size_t)d * (size_t)s->nc + s->bord[d]] = 1;
+    if ((st = mass_solve(s, E->x, nb, w)))
+        goto out;
+    if (!(B = cholmod_allocate_dense((size_t)nf, (size_t)nb, (size_t)nf, CHOLMOD_REAL, &w->c)) ||
+        !cholmod_sdmult(s->Kcf, 1, one, zero, E, B, &w->c)) { /* B = K_fc M_cc^-1 E_border */
         st = ep_chol_fail("support border solves", &w->c);
         goto out;
     }
-    if ((st = mass_solve(s, Yd->x, nb, w)))
+    cholmod_free_dense(&E, &w->c);
+    if (!(Qd = cholmod_solve(CHOLMOD_A, s->K, B, &w->c))) {
+        st = ep_chol_fail("support border solves", &w->c);
         goto out;
+    }
+    cholmod_free_dense(&B, &w->c);
+    if (!(s->qmap = ep_malloc((size_t)nf, sizeof *s->qmap))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int i = 0; i < nf; i++)
+        s->qmap[i] = -1;
+    for (int j = 0; j < s->m->nb; j++)
+        for (int a = 0, v = s->m->boundary[j]; a < 3 && s->fmap[v] >= 0; a++)
+            s->qmap[s->fmap[v] + a] = nq++;
+    for (int i = 0; i < nf && s->Kfc; i++) /* K_cf's columns are the free DOFs */
+        if (s->qmap[i] < 0 && ((int *)s->Kcf->p)[i + 1] > ((int *)s->Kcf->p)[i])
+            s->qmap[i] = nq++;
+    s->Q = ep_malloc((size_t)nq * (size_t)nb, sizeof *s->Q);
     s->C = ep_malloc((size_t)nb * (size_t)nb, sizeof *s->C);
     s->ipiv = ep_malloc((size_t)nb, sizeof *s->ipiv);
-    if (!s->C || !s->ipiv) {
+    if (!s->Q || !s->C || !s->ipiv) {
         st = EP_ECOMPUTE;
         goto out;
     }
-    const double *y = Yd->x;
-    for (int j = 0; j < nb; j++)
-        for (int i = 0; i < nb; i++)
-            s->C[(size_t)j * nb + i] = (i == j) - y[(size_t)j * (size_t)s->nc + s->bord[i]];
-    if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, nb, nb, s->C, nb, s->ipiv) != 0) {
+    for (int i = 0; i < nf; i++)
+        for (int d = 0; d < nb && s->qmap[i] >= 0; d++)
+            s->Q[(size_t)s->qmap[i] * (size_t)nb + d] = ((double *)Qd->x)[(size_t)d * (size_t)nf + i];
+    const int *Up = s->U->p, *Ui = s->U->i;
+    const double *Ux = s->U->x;
+    for (int j = 0; j < nb; j++) /* U's rows are boundary DOFs: all in Q */
+        for (int i = 0; i < nb; i++) {
+            double c = i == j;
+            for (int p = Up[j]; p < Up[j + 1]; p++)
+                c -= s->Q[(size_t)s->qmap[Ui[p]] * (size_t)nb + i] * Ux[p];
+            s->C[(size_t)j * nb + i] = c;
+        }
+    if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, nb, nb, s->C, nb, s->ipiv) != 0)
         st = ep_fail(EP_ECOMPUTE, "the traction support system is singular (support border of %d vertices)", nb / 3);
-        goto out;
-    }
-    /* W at the GF rows alone: the blocks need x = x0 + W z nowhere else (the
-     * reactions take x0 and Y z), and the boundary is a fraction of nf */
-    if (!(s->W = ep_calloc((size_t)s->n3 * (size_t)nb, sizeof *s->W))) {
-        st = EP_ECOMPUTE;
-        goto out;
-    }
-    for (int d = 0; d < nb; d++)
-        for (int j = 0; j < s->L->n; j++)
-            for (int b = 0, v = s->L->row_vertex[j]; b < 3 && s->fmap[v] >= 0; b++)
-                s->W[(size_t)d * (size_t)s->n3 + 3 * (size_t)j + b] =
-                    ((double *)Wd->x)[(size_t)d * (size_t)s->nf + s->fmap[v] + b];
-    s->Y = Yd->x; /* keep the array, drop the CHOLMOD wrapper */
-    Yd->x = NULL;
 out:
-    cholmod_free_dense(&Ud, &w->c);
-    cholmod_free_dense(&Wd, &w->c);
-    cholmod_free_dense(&Yd, &w->c);
+    cholmod_free_dense(&E, &w->c);
+    cholmod_free_dense(&B, &w->c);
+    cholmod_free_dense(&Qd, &w->c);
     return st;
 }
 
@@ -583,7 +621,7 @@ static int memory_guard(const gfsys *s, const condsys *cs, const ep_mesh *m, cho
                         const ep_femgf_opts *o, cholmod_common *c, ep_femgf_stats *stats)
 {
     double blocks = (double)nt * 8.0 * (double)s->k * (2.0 * s->nf + 5.0 * s->nc + 2.0 * s->n3 + s->nbd) +
-                    8.0 * (double)s->nbd * (s->nf + s->n3 + s->nc + s->nbd);
+                    8.0 * (double)s->nbd * (2.0 * s->nf + s->nc + s->nbd); /* border_solve's B and Q */
     double mesh = 16.0 * m->ne + 32.0 * m->nh + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
     double need = factor_bytes(s->K, c) + sparse_bytes(Kff) + sparse_bytes(s->Kcf) * 2 + sparse_bytes(s->Kcc) +
                   blocks + mesh + o->sink_memory;
