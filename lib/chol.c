@@ -219,6 +219,12 @@ double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, 
 
 double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *work)
 {
+    double flops = ep_chol_rforward(p, Z, k, work);
+    return flops + ep_chol_rbackward(p, Z, k, work);
+}
+
+double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work)
+{
     const cholmod_factor *L = p->L;
     const int *super = L->super, *pi = L->pi, *px = L->px, *Ls = L->s;
     const double *Lx = L->x;
@@ -269,6 +275,16 @@ double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *
                 z[j] -= e[j];
         }
     }
+    return flops;
+}
+
+double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work)
+{
+    const cholmod_factor *L = p->L;
+    const int *super = L->super, *pi = L->pi, *px = L->px, *Ls = L->s;
+    const double *Lx = L->x;
+    size_t uk = (size_t)k;
+    double *E = work, flops = 0;
     /* Backward, L^T x = y: gather the rows below, X1^T -= E^T L21, then
      * X1^T L11 = Y1^T. */
     for (int s = p->nsuper - 1; s >= 0; s--) {

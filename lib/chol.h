@@ -82,6 +82,15 @@ double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, 
  * read of Z for the supernodes the loads reach. */
 double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *work);
 
+/* The two halves of ep_chol_rsolve_ordered, for a caller that adds to the
+ * forward result (femgf: the support border's term, whose own forward
+ * solve is known).  ep_chol_rforward: Z = L^-1 Z at the supernodes the
+ * loads reach, the other rows left as they are (zero: nothing reaches
+ * them).  ep_chol_rbackward: Z = L^-T Z at the wanted rows.  Same
+ * workspace; each returns its flops. */
+double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work);
+double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work);
+
 /* Workspace of ep_chol_rsolve_ordered for blocks of up to k right-hand
  * sides: maxrow k + nsuper values (caller frees; NULL with the message when
  * memory cannot be had). */

@@ -36,6 +36,8 @@ typedef struct {
                                     a row of K_fc), or -1 */
     double *Q;                   /* K_ff^-1 K_fc M_cc^-1 E_border at those rows (nbd values a row) */
     double *C;                   /* LU of I - Q^T U (nbd x nbd) */
+    int nfr, *frange;            /* the supernodes U reaches: nfr runs of factor rows (first, count) */
+    double *F;                   /* L^-1 P U at those rows (nbd values a row, runs one after another) */
     int *ipiv;
 } gfsys;
 
@@ -106,19 +108,36 @@ static void rhs_add(const gfsys *s, double *Z, int nq, int i, int col, double a,
     }
 }
 
-/* Z += U X, X (nbd x nq, column-major) read as X[col ldx + (idx ? idx[d] :
- * d)]; given zq (nbd x nq), zq += Q^T U X too.  Zero columns of X are
- * skipped (most blocks' loads do not reach the support: g = 0). */
-static void add_border(const gfsys *s, const double *X, int ldx, const int *idx, double *Z, int nq, double *zq)
+/* Z += U g and zq += Q^T U g, g = T at the border DOFs (T nc x nq, zq nbd
+ * x nq, column-major).  Most blocks' loads do not reach the support: g = 0
+ * is skipped. */
+static void add_border(const gfsys *s, const double *T, double *Z, int nq, double *zq)
 {
     const int *Up = s->U->p, *Ui = s->U->i;
     const double *Ux = s->U->x;
     for (int col = 0; col < nq; col++)
         for (int d = 0; d < s->nbd; d++) {
-            double x = X[(size_t)col * (size_t)ldx + (idx ? idx[d] : d)];
-            for (int p = Up[d]; p < Up[d + 1] && x != 0; p++)
-                rhs_add(s, Z, nq, Ui[p], col, x * Ux[p], zq ? zq + (size_t)col * (size_t)s->nbd : NULL);
+            double g = T[(size_t)col * (size_t)s->nc + s->bord[d]];
+            for (int p = Up[d]; p < Up[d + 1] && g != 0; p++)
+                rhs_add(s, Z, nq, Ui[p], col, g * Ux[p], zq + (size_t)col * (size_t)s->nbd);
         }
+}
+
+/* Z += F z at the supernodes U reaches: the forward solve of U z, known
+ * from F = L^-1 P U (border_solve).  z: nbd x nq, column-major.  Returns
+ * the flops. */
+static double border_forward(const gfsys *s, const double *z, double *Z, int nq)
+{
+    const double *F = s->F;
+    double rows = 0;
+    for (int r = 0; r < s->nfr; r++) {
+        int first = s->frange[2 * r], count = s->frange[2 * r + 1];
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, count, nq, s->nbd, 1.0, F, s->nbd, z, s->nbd, 1.0,
+                    Z + (size_t)first * (size_t)nq, nq);
+        F += (size_t)count * (size_t)s->nbd;
+        rows += count;
+    }
+    return 2.0 * rows * s->nbd * nq;
 }
 
 /* Add w times the surface load of a unit traction in direction a at free
@@ -216,8 +235,10 @@ static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq
  * K_ff^-1 K_fc M_cc^-1 E_border, C = I - Q^T U.  Q is kept at the rows a load
  * reaches, so z is known before the solve and one solve gives u_f: no
  * correction of the solution afterwards (it cost 2 3n nbd flops a column,
- * 29% of the dragon's solve flops).  Lumped traction has M_fc = 0: no
- * border.  The block stays in the factor's layout from its loads to its
+ * 29% of the dragon's solve flops).  U z's forward solve is F z, added
+ * between the two halves: as a load, U z would take every block's forward
+ * pass through all the supernodes U reaches.  Lumped traction has M_fc = 0:
+ * no border.  The block stays in the factor's layout from its loads to its
  * rows (no transposes: chol.h). */
 static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
 {
@@ -227,11 +248,13 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
     if (nc && (st = mass_solve(s, T, nq, w))) /* g = M_cc^-1 t */
         return st;
     if (nb) {
-        add_border(s, T, nc, s->bord, Z, nq, z); /* b += U g; z = Q^T (b + U g) */
+        add_border(s, T, Z, nq, z); /* b += U g; z = Q^T (b + U g) */
         LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', nb, nq, s->C, nb, s->ipiv, z, nb);
-        add_border(s, z, nb, NULL, Z, nq, NULL); /* b += U z */
     }
-    w->flops += ep_chol_rsolve_ordered(&s->plan, Z, nq, w->work);
+    w->flops += ep_chol_rforward(&s->plan, Z, nq, w->work);
+    if (nb)
+        w->flops += border_forward(s, z, Z, nq);
+    w->flops += ep_chol_rbackward(&s->plan, Z, nq, w->work);
     if (nc) {
         reactions(s, Z, nq, R);
         if ((st = mass_solve(s, R, nq, w)))
@@ -321,6 +344,8 @@ static void sys_free(gfsys *s, cholmod_common *c)
     free(s->bord);
     free(s->qmap);
     free(s->Q);
+    free(s->frange);
+    free(s->F);
     free(s->C);
     free(s->ipiv);
     cholmod_free_sparse(&s->U, c);
@@ -454,10 +479,64 @@ static int border_coupling(gfsys *s, cholmod_common *c)
     return s->U ? EP_OK : ep_chol_fail("support border", c);
 }
 
+/* F = L^-1 P U (border_forward) at the supernodes U reaches, found as the
+ * forward solve finds a block's: those holding a row of U, then their
+ * ancestors.  Runs of consecutive factor rows are merged. */
+static int border_reach(gfsys *s)
+{
+    const ep_chol_rplan *p = &s->plan;
+    const int *super = s->K->super, *Up = s->U->p, *Ui = s->U->i;
+    const double *Ux = s->U->x;
+    int nb = s->nbd, st = EP_OK;
+    size_t rows = 0;
+    char *reach = ep_calloc((size_t)p->nsuper, 1);
+    double *X = ep_calloc((size_t)p->n * (size_t)nb, sizeof *X), *work = ep_chol_rsolve_ordered_work(p, nb);
+    s->frange = ep_malloc(2 * (size_t)p->nsuper, sizeof *s->frange);
+    if (!reach || !X || !work || !s->frange) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int d = 0; d < nb; d++)
+        for (int q = Up[d]; q < Up[d + 1]; q++) {
+            X[(size_t)p->pos[Ui[q]] * (size_t)nb + d] = Ux[q];
+            reach[p->snode[p->pos[Ui[q]]]] = 1;
+        }
+    for (int j = 0; j < p->nsuper; j++)
+        if (reach[j] && p->parent[j] >= 0)
+            reach[p->parent[j]] = 1;
+    ep_chol_rforward(p, X, nb, work);
+    for (int j = 0; j < p->nsuper; j++) {
+        if (!reach[j])
+            continue;
+        int *last = s->nfr ? s->frange + 2 * (s->nfr - 1) : NULL;
+        if (last && last[0] + last[1] == super[j])
+            last[1] += super[j + 1] - super[j];
+        else {
+            s->frange[2 * s->nfr] = super[j];
+            s->frange[2 * s->nfr++ + 1] = super[j + 1] - super[j];
+        }
+        rows += (size_t)(super[j + 1] - super[j]);
+    }
+    if (!(s->F = ep_malloc(rows * (size_t)nb, sizeof *s->F))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int r = 0, at = 0; r < s->nfr; r++) {
+        size_t len = (size_t)s->frange[2 * r + 1] * (size_t)nb;
+        memcpy(s->F + (size_t)at * (size_t)nb, X + (size_t)s->frange[2 * r] * (size_t)nb, len * sizeof *X);
+        at += s->frange[2 * r + 1];
+    }
+out:
+    free(reach);
+    free(X);
+    free(work);
+    return st;
+}
+
 /* After the factorization, solve_block's Woodbury terms: Q = K_ff^-1 K_fc
  * M_cc^-1 E_border (nbd solves on the factor), kept at the rows a load
  * reaches (the free DOFs of boundary vertices and, with displacement
- * columns, the rows of K_fc), and the LU of C = I - Q^T U. */
+ * columns, the rows of K_fc), the LU of C = I - Q^T U, and F (border_reach). */
 static int border_solve(gfsys *s, worker *w)
 {
     int nb = s->nbd, nf = s->nf, nq = 0, st = EP_OK;
@@ -511,8 +590,12 @@ static int border_solve(gfsys *s, worker *w)
                 c -= s->Q[(size_t)s->qmap[Ui[p]] * (size_t)nb + i] * Ux[p];
             s->C[(size_t)j * nb + i] = c;
         }
-    if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, nb, nb, s->C, nb, s->ipiv) != 0)
+    if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, nb, nb, s->C, nb, s->ipiv) != 0) {
         st = ep_fail(EP_ECOMPUTE, "the traction support system is singular (support border of %d vertices)", nb / 3);
+        goto out;
+    }
+    cholmod_free_dense(&Qd, &w->c);
+    st = border_reach(s);
 out:
     cholmod_free_dense(&E, &w->c);
     cholmod_free_dense(&B, &w->c);
