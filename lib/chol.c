@@ -219,11 +219,11 @@ double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, 
 
 double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *work)
 {
-    double flops = ep_chol_rforward(p, Z, k, work);
+    double flops = ep_chol_rforward(p, Z, k, work, NULL);
     return flops + ep_chol_rbackward(p, Z, k, work);
 }
 
-double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work)
+double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, const char *loaded)
 {
     const cholmod_factor *L = p->L;
     const int *super = L->super, *pi = L->pi, *px = L->px, *Ls = L->s;
@@ -232,8 +232,11 @@ double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work)
     double *E = work, flops = 0;
     char *fwd = (char *)(E + (size_t)p->maxrow * uk);
     /* The supernodes holding a nonzero of B, then their ancestors. */
-    memset(fwd, 0, (size_t)p->nsuper);
-    for (size_t i = 0; i < n; i++) {
+    if (loaded)
+        memcpy(fwd, loaded, (size_t)p->nsuper);
+    else
+        memset(fwd, 0, (size_t)p->nsuper);
+    for (size_t i = 0; i < n && !loaded; i++) {
         const double *z = Z + i * uk;
         int nz = 0;
         for (size_t j = 0; j < uk; j++)

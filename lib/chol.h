@@ -86,9 +86,11 @@ double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *
  * forward result (femgf: the support border's term, whose own forward
  * solve is known).  ep_chol_rforward: Z = L^-1 Z at the supernodes the
  * loads reach, the other rows left as they are (zero: nothing reaches
- * them).  ep_chol_rbackward: Z = L^-T Z at the wanted rows.  Same
- * workspace; each returns its flops. */
-double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work);
+ * them); loaded[nsuper] marks the supernodes whose rows hold Z's nonzeros
+ * (more is allowed), or NULL: found by reading Z, one pass over n k values
+ * (femgf marks them as it builds its loads).  ep_chol_rbackward: Z = L^-T Z
+ * at the wanted rows.  Same workspace; each returns its flops. */
+double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, const char *loaded);
 double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work);
 
 /* Workspace of ep_chol_rsolve_ordered for blocks of up to k right-hand

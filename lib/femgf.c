@@ -48,7 +48,8 @@ typedef struct {
                                      (chol.h ep_chol_rsolve_ordered: free DOF i at row plan.pos[i]) */
     cholmod_dense *R, *T, *P;     /* reactions, known support terms, per-axis mass solves */
     double *z;                    /* nbd x k Woodbury coefficients (solve_block) */
-    double *work;                 /* ep_chol_rsolve_ordered's */
+    double *work;                 /* ep_chol_rforward's and ep_chol_rbackward's */
+    char *loaded;                 /* [nsuper] supernodes holding a load of the block (rhs_add) */
     double flops, cpu;            /* of this thread's solves: flops done, CPU seconds */
     double *rows[2];             /* [k][3n] GF rows of a block: one being solved, one being written */
     int busy[2];                 /* rows[i] waits for the writer (under the handoff's lock) */
@@ -95,31 +96,33 @@ static double *zrow(const gfsys *s, const double *Z, int nq, int i)
     return (double *)Z + (size_t)s->plan.pos[i] * (size_t)nq;
 }
 
-/* Add a to row i (a free DOF) of column col of the right-hand sides Z and,
- * given zq (that column's nbd border terms), a Q_i^T to zq: the border
- * terms of a load are read off the load as it is built (solve_block). */
-static void rhs_add(const gfsys *s, double *Z, int nq, int i, int col, double a, double *zq)
+/* Add a to row i (a free DOF) of column col of the block's right-hand
+ * sides w->Z; mark its supernode loaded (the forward solve starts there,
+ * chol.h); with a support border, add a Q_i^T to the column's border terms
+ * in w->z: they are read off the load as it is built (solve_block). */
+static void rhs_add(const gfsys *s, worker *w, int nq, int i, int col, double a)
 {
-    zrow(s, Z, nq, i)[col] += a;
-    if (zq) {
+    zrow(s, w->Z, nq, i)[col] += a;
+    w->loaded[s->plan.snode[s->plan.pos[i]]] = 1;
+    if (s->nbd) {
         const double *q = s->Q + (size_t)s->qmap[i] * (size_t)s->nbd;
+        double *zq = w->z + (size_t)col * (size_t)s->nbd;
         for (int d = 0; d < s->nbd; d++)
             zq[d] += a * q[d];
     }
 }
 
-/* Z += U g and zq += Q^T U g, g = T at the border DOFs (T nc x nq, zq nbd
- * x nq, column-major).  Most blocks' loads do not reach the support: g = 0
- * is skipped. */
-static void add_border(const gfsys *s, const double *T, double *Z, int nq, double *zq)
+/* The block's loads += U g, g = w->T at the border DOFs (rhs_add).  Most
+ * blocks' loads do not reach the support: g = 0 is skipped. */
+static void add_border(const gfsys *s, worker *w, int nq)
 {
     const int *Up = s->U->p, *Ui = s->U->i;
-    const double *Ux = s->U->x;
+    const double *Ux = s->U->x, *T = w->T->x;
     for (int col = 0; col < nq; col++)
         for (int d = 0; d < s->nbd; d++) {
             double g = T[(size_t)col * (size_t)s->nc + s->bord[d]];
             for (int p = Up[d]; p < Up[d + 1] && g != 0; p++)
-                rhs_add(s, Z, nq, Ui[p], col, g * Ux[p], zq + (size_t)col * (size_t)s->nbd);
+                rhs_add(s, w, nq, Ui[p], col, g * Ux[p]);
         }
 }
 
@@ -140,11 +143,11 @@ static double border_forward(const gfsys *s, const double *z, double *Z, int nq)
     return 2.0 * rows * s->nbd * nq;
 }
 
-/* Add w times the surface load of a unit traction in direction a at free
- * boundary vertex v, M_s e_(v,a): to column col of Z at free DOFs (and its
- * border terms to zq, if given), and its negative to t (nc) at fixed ones
- * (the known part of their balance). */
-static void add_traction(const gfsys *s, int v, int a, double w, double *Z, int nq, int col, double *t, double *zq)
+/* Add c times the surface load of a unit traction in direction a at free
+ * boundary vertex v, M_s e_(v,a), to the block's column col: at free DOFs
+ * to the loads (rhs_add), its negative at fixed ones to t (nc: the known
+ * part of their balance). */
+static void add_traction(const gfsys *s, worker *w, int nq, int col, int v, int a, double c, double *t)
 {
     const int *Mp = s->Ms->p, *Mi = s->Ms->i;
     const double *Mx = s->Ms->x;
@@ -152,9 +155,9 @@ static void add_traction(const gfsys *s, int v, int a, double w, double *Z, int 
     for (int p = Mp[j]; p < Mp[j + 1]; p++) {
         int u = s->m->boundary[Mi[p]];
         if (s->fmap[u] >= 0)
-            rhs_add(s, Z, nq, s->fmap[u] + a, col, w * Mx[p], zq);
+            rhs_add(s, w, nq, s->fmap[u] + a, col, c * Mx[p]);
         else if (t && s->cmap[u] >= 0)
-            t[s->cmap[u] + a] -= w * Mx[p];
+            t[s->cmap[u] + a] -= c * Mx[p];
     }
 }
 
@@ -163,28 +166,29 @@ static void add_traction(const gfsys *s, int v, int a, double w, double *Z, int 
  * Z (nf x nq, the factor's layout): M_s e_j at free DOFs for a unit
  * traction, -K_fc e_j for a unit displacement.  T (nc x nq, column-major):
  * the known part of the fixed-vertex balance, K_cc e_j or -M_s,cp e_j.
- * zq (nbd x nq, or NULL): Q^T of the loads in Z. */
-static void fill_rhs(const gfsys *s, long q0, int nq, double *Z, double *T, double *zq)
+ * With them (rhs_add): the loaded supernodes and the border terms z. */
+static void fill_rhs(const gfsys *s, worker *w, long q0, int nq)
 {
     const ep_gf_layout *L = s->L;
-    memset(Z, 0, sizeof(double) * (size_t)s->nf * (size_t)nq);
+    double *T = s->nc ? w->T->x : NULL;
+    memset(w->Z, 0, sizeof(double) * (size_t)s->nf * (size_t)nq);
+    memset(w->loaded, 0, (size_t)s->plan.nsuper);
     if (T)
         memset(T, 0, sizeof(double) * (size_t)s->nc * (size_t)nq);
-    if (zq)
-        memset(zq, 0, sizeof(double) * (size_t)s->nbd * (size_t)nq);
+    memset(w->z, 0, sizeof(double) * (size_t)s->nbd * (size_t)nq);
     for (int col = 0; col < nq; col++) {
         long q = q0 + col;
         int c = (int)(q / 3), v = L->col_vertex[c], a = (int)(q % 3);
-        double *t = T ? T + (size_t)col * (size_t)s->nc : NULL, *z = zq ? zq + (size_t)col * (size_t)s->nbd : NULL;
+        double *t = T ? T + (size_t)col * (size_t)s->nc : NULL;
         if (L->load_ptr) { /* 000 eq. 3.83: the hat load, a combination of unit loads */
             for (int k = L->load_ptr[c]; k < L->load_ptr[c + 1]; k++)
-                add_traction(s, L->load_vertex[k], a, L->load_weight[k], Z, nq, col, t, z);
+                add_traction(s, w, nq, col, L->load_vertex[k], a, L->load_weight[k], t);
         } else if (s->fmap[v] >= 0) {
-            add_traction(s, v, a, 1.0, Z, nq, col, t, z);
+            add_traction(s, w, nq, col, v, a, 1.0, t);
         } else {
             int j = s->cmap[v] + a;
             for (int p = ((int *)s->Kfc->p)[j]; p < ((int *)s->Kfc->p)[j + 1]; p++)
-                rhs_add(s, Z, nq, ((int *)s->Kfc->i)[p], col, -((double *)s->Kfc->x)[p], z);
+                rhs_add(s, w, nq, ((int *)s->Kfc->i)[p], col, -((double *)s->Kfc->x)[p]);
             for (int p = ((int *)s->Kcc->p)[j]; p < ((int *)s->Kcc->p)[j + 1]; p++)
                 t[((int *)s->Kcc->i)[p]] += ((double *)s->Kcc->x)[p];
         }
@@ -244,14 +248,14 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
 {
     int st = EP_OK, nc = s->nc, nb = s->nbd;
     double *Z = w->Z, *T = nc ? w->T->x : NULL, *R = nc ? w->R->x : NULL, *z = nb ? w->z : NULL;
-    fill_rhs(s, q0, nq, Z, T, z);
+    fill_rhs(s, w, q0, nq);
     if (nc && (st = mass_solve(s, T, nq, w))) /* g = M_cc^-1 t */
         return st;
     if (nb) {
-        add_border(s, T, Z, nq, z); /* b += U g; z = Q^T (b + U g) */
+        add_border(s, w, nq); /* b += U g; z = Q^T (b + U g) */
         LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', nb, nq, s->C, nb, s->ipiv, z, nb);
     }
-    w->flops += ep_chol_rforward(&s->plan, Z, nq, w->work);
+    w->flops += ep_chol_rforward(&s->plan, Z, nq, w->work, w->loaded);
     if (nb)
         w->flops += border_forward(s, z, Z, nq);
     w->flops += ep_chol_rbackward(&s->plan, Z, nq, w->work);
@@ -390,6 +394,7 @@ static void workers_free(worker *w, int nt)
         free(w[t].rows[0]);
         free(w[t].rows[1]);
         free(w[t].z);
+        free(w[t].loaded);
         cholmod_finish(&w[t].c);
     }
     free(w);
@@ -412,8 +417,9 @@ static worker *workers_new(const gfsys *s, int nt)
         for (int i = 0; i < 2; i++)
             w[t].rows[i] = ep_malloc((size_t)s->k * (size_t)s->n3, sizeof(double));
         w[t].z = ep_malloc((size_t)s->k * (size_t)(s->nbd ? s->nbd : 1), sizeof(double));
+        w[t].loaded = ep_malloc((size_t)s->plan.nsuper, 1);
         ok = w[t].Z && w[t].work && (!s->nc || (w[t].R && w[t].T && w[t].P)) && w[t].rows[0] && w[t].rows[1] &&
-             w[t].z;
+             w[t].z && w[t].loaded;
     }
     if (!ok) {
         workers_free(w, w ? nt : 0);
@@ -504,7 +510,7 @@ static int border_reach(gfsys *s)
     for (int j = 0; j < p->nsuper; j++)
         if (reach[j] && p->parent[j] >= 0)
             reach[p->parent[j]] = 1;
-    ep_chol_rforward(p, X, nb, work);
+    ep_chol_rforward(p, X, nb, work, reach);
     for (int j = 0; j < p->nsuper; j++) {
         if (!reach[j])
             continue;
