@@ -456,9 +456,11 @@ EP_KERNEL static void scale_rows(double *X, int N, int ld, const double *w)
 }
 
 /* The symmetric form's C^-1 by Cholesky into c->Cinv (cma.h): 0, or 1 when
- * Ahat is not positive definite (c->Cinv is then overwritten).  The
- * condition number is exact, from the explicit inverse: its 1-norm and C's
- * cost N^2 each, where dpocon's estimate costs several triangular solves. */
+ * Ahat is not positive definite, c->Cinv then holding Ahat again (dpotrf
+ * leaves one triangle as it was, and the diagonal is kept: the LU path
+ * need not gather the GF blocks a second time).  The condition number is
+ * exact, from the explicit inverse: its 1-norm and C's cost N^2 each,
+ * where dpocon's estimate costs several triangular solves. */
 static int set_cholesky(ep_cma *c, const int *nodes, int s)
 {
     int N = 3 * s, ld = c->ld;
@@ -469,8 +471,16 @@ static int set_cholesky(ep_cma *c, const int *nodes, int s)
         cnorm = fmax(cnorm, c->g->area[nodes[j / 3]] * sum[j]);
     /* symmetric: row-major or column-major alike; 'L' column-major is the
      * upper triangle row-major */
-    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0)
+    for (int i = 0; i < N; i++)
+        w[i] = X[(size_t)i * ld + i];
+    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0) {
+        for (int i = 0; i < N; i++) {
+            X[(size_t)i * ld + i] = w[i];
+            for (int j = 0; j < i; j++)
+                X[(size_t)j * ld + i] = X[(size_t)i * ld + j];
+        }
         return 1;
+    }
     tri_inverse(N, X, ld); /* Ahat^-1 = L^-T L^-1: dpotri's two steps, the first faster */
     if (LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0)
         return 1;
@@ -509,10 +519,13 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
     if (c->sym && !set_cholesky(c, nodes, s))
         return EP_OK;
     /* C = -E^T Xi E; in the symmetric form, what the Cholesky path refused
-     * (Ahat not positive definite, as lossy GFs can make it) */
-    ep_cma_matrix(c, nodes, s, c->Cinv, ld);
+     * (Ahat not positive definite, as lossy GFs can make it): C = -Ahat D
+     * from the Ahat it left */
+    if (!c->sym)
+        ep_cma_matrix(c, nodes, s, c->Cinv, ld);
     for (int i = 0; i < N; i++)
-        cblas_dscal(N, -1.0, &c->Cinv[(size_t)i * ld], 1);
+        for (int j = 0; j < N; j++)
+            c->Cinv[(size_t)i * ld + j] *= c->sym ? -c->g->area[nodes[j / 3]] : -1.0;
     c->factor = "lu";
     /* Row-major C read column-major is C^T, and inv(C^T) read back row-major
      * is inv(C): the column-major routines skip LAPACKE's transposed copies
