@@ -216,16 +216,20 @@ static void reactions(const gfsys *s, const double *Z, int nq, double *R)
 static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq, double *rows)
 {
     enum { V = 8 };
+    const double *src[3 * V]; /* each value's place in column 0, and the step to the next column */
+    size_t step[3 * V];
     for (int j0 = 0; j0 < s->L->n; j0 += V) {
         int nv = s->L->n - j0 < V ? s->L->n - j0 : V;
+        for (int j = 0; j < nv; j++)
+            for (int b = 0, v = s->L->row_vertex[j0 + j]; b < 3; b++) {
+                int free = s->fmap[v] >= 0;
+                src[3 * j + b] = free ? zrow(s, Z, nq, s->fmap[v] + b) : R + s->cmap[v] + b;
+                step[3 * j + b] = free ? 1 : (size_t)s->nc;
+            }
         for (int col = 0; col < nq; col++) {
             double *row = rows + (size_t)col * (size_t)s->n3 + 3 * (size_t)j0;
-            for (int j = 0; j < nv; j++) {
-                int v = s->L->row_vertex[j0 + j];
-                for (int b = 0; b < 3; b++)
-                    row[3 * j + b] = s->fmap[v] >= 0 ? zrow(s, Z, nq, s->fmap[v] + b)[col]
-                                                     : R[(size_t)col * (size_t)s->nc + s->cmap[v] + b];
-            }
+            for (int t = 0; t < 3 * nv; t++)
+                row[t] = src[t][(size_t)col * step[t]];
         }
     }
 }
