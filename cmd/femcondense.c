@@ -126,6 +126,9 @@ int main(int argc, char **argv)
                stats.t_solve_cpu > 0 ? stats.solve_flops / stats.t_solve_cpu / 1e9 : 0.0,
                stats.t_write, o.condensed ? "; condensed stiffness written" : "", stats.memory / EP_MEM_MIB,
                ep_mem_peak() / EP_MEM_MIB, ep_now() - t0);
+        if (stats.border_rank)
+            printf("femcondense: support border: Woodbury rank %d (consistent traction), its forward term on %d "
+                   "rows in %d supernodes\n", stats.border_rank, stats.border_rows, stats.border_supernodes);
         ep_gfform_report(&o.form, "femcondense", cli.output);
     }
 out:

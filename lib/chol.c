@@ -158,6 +158,13 @@ int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *wa
     return EP_OK;
 }
 
+void ep_chol_rplan_ancestors(const ep_chol_rplan *p, char *mark)
+{
+    for (int s = 0; s < p->nsuper; s++) /* children precede parents */
+        if (mark[s] && p->parent[s] >= 0)
+            mark[p->parent[s]] = 1;
+}
+
 void ep_chol_rplan_free(ep_chol_rplan *p)
 {
     free(p->snode); /* the block holding pos, parent, runs and want too */
@@ -244,9 +251,7 @@ double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, 
         if (nz)
             fwd[p->snode[i]] = 1;
     }
-    for (int s = 0; s < p->nsuper; s++)
-        if (fwd[s] && p->parent[s] >= 0)
-            fwd[p->parent[s]] = 1;
+    ep_chol_rplan_ancestors(p, fwd);
     /* Forward, L y = P b: in the transposed (column-major k x n) view, Y1^T
      * L11^T = B1^T, then E^T = Y1^T L21^T scattered into the rows below. */
     for (int s = 0; s < p->nsuper; s++) {

@@ -53,6 +53,11 @@ typedef struct ep_chol_rplan {
  * not supernodal). */
 int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *want);
 void ep_chol_rplan_free(ep_chol_rplan *p);
+/* Mark the ancestors of every marked supernode: mark[nsuper], 1 on entry
+ * where a supernode's rows hold a load (or a wanted row), 1 on return where
+ * its subtree does: the supernodes a forward (backward) solve visits.
+ * Cost O(nsuper). */
+void ep_chol_rplan_ancestors(const ep_chol_rplan *p, char *mark);
 
 /* Workspace of one thread for blocks of up to k right-hand sides:
  * (n + maxrow) k + nsuper values. */
@@ -93,9 +98,10 @@ double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *
 double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, const char *loaded);
 double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work);
 
-/* Workspace of ep_chol_rsolve_ordered for blocks of up to k right-hand
- * sides: maxrow k + nsuper values (caller frees; NULL with the message when
- * memory cannot be had). */
+/* Workspace of ep_chol_rsolve_ordered (and of its halves, ep_chol_rforward
+ * and ep_chol_rbackward) for blocks of up to k right-hand sides: maxrow k +
+ * nsuper values (caller frees; NULL with the message when memory cannot be
+ * had). */
 double *ep_chol_rsolve_ordered_work(const ep_chol_rplan *p, int k);
 
 #endif

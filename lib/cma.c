@@ -482,8 +482,7 @@ static int set_cholesky(ep_cma *c, const int *nodes, int s)
         return 1;
     }
     tri_inverse(N, X, ld); /* Ahat^-1 = L^-T L^-1: dpotri's two steps, the first faster */
-    if (LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0)
-        return 1;
+    (void)LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld); /* fails only on arguments out of range */
     for (int i = 0; i < s; i++)
         w[3 * i] = w[3 * i + 1] = w[3 * i + 2] = -1 / c->g->area[nodes[i]];
     scale_rows(X, N, ld, w);
@@ -521,11 +520,14 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
     /* C = -E^T Xi E; in the symmetric form, what the Cholesky path refused
      * (Ahat not positive definite, as lossy GFs can make it): C = -Ahat D
      * from the Ahat it left */
+    double *scale = c->work;
     if (!c->sym)
         ep_cma_matrix(c, nodes, s, c->Cinv, ld);
+    for (int j = 0; j < N; j++)
+        scale[j] = c->sym ? -c->g->area[nodes[j / 3]] : -1.0;
     for (int i = 0; i < N; i++)
         for (int j = 0; j < N; j++)
-            c->Cinv[(size_t)i * ld + j] *= c->sym ? -c->g->area[nodes[j / 3]] : -1.0;
+            c->Cinv[(size_t)i * ld + j] *= scale[j];
     c->factor = "lu";
     /* Row-major C read column-major is C^T, and inv(C^T) read back row-major
      * is inv(C): the column-major routines skip LAPACKE's transposed copies

@@ -37,6 +37,7 @@ typedef struct {
     double *Q;                   /* K_ff^-1 K_fc M_cc^-1 E_border at those rows (nbd values a row) */
     double *C;                   /* LU of I - Q^T U (nbd x nbd) */
     int nfr, *frange;            /* the supernodes U reaches: nfr runs of factor rows (first, count) */
+    int nfrows, nfsuper;         /* rows in those runs, supernodes they cover */
     double *F;                   /* L^-1 P U at those rows (nbd values a row, runs one after another) */
     int *ipiv;
 } gfsys;
@@ -243,7 +244,7 @@ static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq
  * K_ff^-1 K_fc M_cc^-1 E_border, C = I - Q^T U.  Q is kept at the rows a load
  * reaches, so z is known before the solve and one solve gives u_f: no
  * correction of the solution afterwards (it cost 2 3n nbd flops a column,
- * 29% of the dragon's solve flops).  U z's forward solve is F z, added
+ * 1.2e12 on the dragon's free columns).  U z's forward solve is F z, added
  * between the two halves: as a load, U z would take every block's forward
  * pass through all the supernodes U reaches.  Lumped traction has M_fc = 0:
  * no border.  The block stays in the factor's layout from its loads to its
@@ -511,13 +512,12 @@ static int border_reach(gfsys *s)
             X[(size_t)p->pos[Ui[q]] * (size_t)nb + d] = Ux[q];
             reach[p->snode[p->pos[Ui[q]]]] = 1;
         }
-    for (int j = 0; j < p->nsuper; j++)
-        if (reach[j] && p->parent[j] >= 0)
-            reach[p->parent[j]] = 1;
+    ep_chol_rplan_ancestors(p, reach);
     ep_chol_rforward(p, X, nb, work, reach);
     for (int j = 0; j < p->nsuper; j++) {
         if (!reach[j])
             continue;
+        s->nfsuper++;
         int *last = s->nfr ? s->frange + 2 * (s->nfr - 1) : NULL;
         if (last && last[0] + last[1] == super[j])
             last[1] += super[j + 1] - super[j];
@@ -527,6 +527,7 @@ static int border_reach(gfsys *s)
         }
         rows += (size_t)(super[j + 1] - super[j]);
     }
+    s->nfrows = (int)rows;
     if (!(s->F = ep_malloc(rows * (size_t)nb, sizeof *s->F))) {
         st = EP_ECOMPUTE;
         goto out;
@@ -714,7 +715,7 @@ static int memory_guard(const gfsys *s, const condsys *cs, const ep_mesh *m, cho
                         const ep_femgf_opts *o, cholmod_common *c, ep_femgf_stats *stats)
 {
     double blocks = (double)nt * 8.0 * (double)s->k * (2.0 * s->nf + 5.0 * s->nc + 2.0 * s->n3 + s->nbd) +
-                    8.0 * (double)s->nbd * (2.0 * s->nf + s->nc + s->nbd); /* border_solve's B and Q */
+                    8.0 * (double)s->nbd * (3.0 * s->nf + s->nc + s->nbd); /* border_solve: B, Q, CHOLMOD's Y */
     double mesh = 16.0 * m->ne + 32.0 * m->nh + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
     double need = factor_bytes(s->K, c) + sparse_bytes(Kff) + sparse_bytes(s->Kcf) * 2 + sparse_bytes(s->Kcc) +
                   blocks + mesh + o->sink_memory;
@@ -951,6 +952,9 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
     t1 = ep_now();
     if (s.nbd && (st = border_solve(&s, &w[0]))) /* nbd solves on the factor: counted with it */
         goto out;
+    stats->border_rank = s.nbd;
+    stats->border_rows = s.nfrows;
+    stats->border_supernodes = s.nfsuper;
     stats->t_factor += ep_now() - t1;
     if ((st = solve_all(&s, w, nt, sink, stats)))
         goto out;

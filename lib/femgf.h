@@ -41,6 +41,8 @@ typedef struct ep_femgf_stats {
     double solve_flops; /* forward + backward substitutions done (restricted solves, chol.h) */
     double t_solve_cpu; /* CPU seconds of the solving threads in the solves: a rate on a shared machine */
     double full_flops;  /* of full solves: 4 lnz per right-hand side */
+    int border_rank;    /* consistent traction: the support border's Woodbury rank (3 x its vertices), or 0 */
+    int border_rows, border_supernodes; /* the rows its forward term F z is added to, and their supernodes */
 } ep_femgf_stats;
 
 
@@ -53,7 +55,10 @@ typedef struct ep_femgf_stats {
  * out: rows through sink; *condensed (when o->condensed) the row-major
  *      3n x 3n matrix S over the boundary DOFs (caller frees); stats.
  * Cost: one factorization, plus at most 4 lnz flops per column (less by the
- * supernodes a block's loads and the boundary rows do not reach).
+ * supernodes a block's loads and the boundary rows do not reach); with a
+ * support border (consistent traction) border_rank solves once, and per
+ * column 2 border_rows border_rank flops more (the forward term), border_rank
+ * per load value and border_rank^2 (its Woodbury coefficients).
  * Returns 0; EP_ECOMPUTE with the estimate when memory would exceed
  * o->max_memory, or when the stiffness is not positive definite; EP_EINPUT for
  * a support that leaves a rigid motion; the sink's status if it fails. */

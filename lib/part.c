@@ -8,6 +8,7 @@
 #include "modes_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,14 +392,14 @@ static int concat(merge_ctx *c, const char *name)
     }
     if (c->is_virtual)
         goto out;
-    /* copy in slabs of whole rows, as stored (no conversion), each the size
-     * of one drop from the page cache (h5.h), so every write is flushed and
+    /* copy in slabs of whole rows, as stored (no conversion), each at least
+     * one drop from the page cache (h5.h), so every write is flushed and
      * dropped as it lands */
     mt = H5Tget_native_type(t, H5T_DIR_DEFAULT);
     size_t row = H5Tget_size(mt);
     for (int a = 1; a < rank; a++)
         row *= total[a];
-    hsize_t slab = row ? (hsize_t)(EP_H5_DROP_BYTES / (double)row) : 1;
+    hsize_t slab = row ? (hsize_t)ceil(EP_H5_DROP_BYTES / (double)row) : 1;
     slab = slab ? slab : 1;
     buf = malloc(row * (size_t)slab > 0 ? row * (size_t)slab : 1);
     if (!buf) {
