@@ -45,14 +45,20 @@ wall = t1 - t0
 rhs = 3 * m
 print("bench femcondense: %d tets, %d right-hand sides, %.1f s wall (issue 21 target: under 20 s; %s)"
       % (ntet, rhs, wall, "met" if wall < 20 else "MISSED"))
+# The issue measured its 39% as full-solve flops per second of the solve
+# (1.29e12 in 33.3 s with cholmod_solve); skipping work counts toward its
+# 70% by its own words, so the verdict takes that measure, the flops done
+# are printed beside it.
+full = 4 * lnz * rhs
 print("bench femcondense: solve work %.3g flops (restricted solves; full solves 4 lnz x %d = %.3g); at this run's dgemm"
-      " %.1f GFlop/s (%.1f at the end) %.1f s; took %.1f s = %.0f%% of dgemm (issue 21 target: 70%%; %s)"
-      % (flops, rhs, 4 * lnz * rhs, dgemm, dgemm_after, flops / dgemm / 1e9, tsolve, 100 * rate / dgemm,
-         "met" if rate >= 0.7 * dgemm else "MISSED"))
+      " %.1f GFlop/s (%.1f at the end) %.1f s; took %.1f s = %.0f%% of dgemm by the flops done, %.0f%% counted as the"
+      " issue counts (full-solve flops a second; issue 21 target: 70%%; %s)"
+      % (flops, rhs, full, dgemm, dgemm_after, flops / dgemm / 1e9, tsolve, 100 * rate / dgemm,
+         100 * full / tsolve / 1e9 / dgemm, "met" if full / tsolve / 1e9 >= 0.7 * dgemm else "MISSED"))
 print("bench femcondense: per CPU second: solve %.1f GFlop/s = %.0f%% of one thread's dgemm %.1f GFlop/s;"
       " full-solve equivalent %.1f GFlop/s = %.0f%% (issue 21 measured 39%% with cholmod_solve)"
-      % (cpurate, 100 * cpurate / dgemm1, dgemm1, cpurate * 4 * lnz * rhs / flops,
-         100 * cpurate * 4 * lnz * rhs / flops / dgemm1))
+      % (cpurate, 100 * cpurate / dgemm1, dgemm1, cpurate * full / flops,
+         100 * cpurate * full / flops / dgemm1))
 budget = est + base
 print("bench femcondense: peak resident %.0f MiB; budget %.0f MiB = factor + solve blocks + matrices + mesh %.0f"
       " (the tool's own estimate) + process baseline %.0f (the same tool on data/cube.msh, this run);"
