@@ -244,11 +244,11 @@ static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq
  * K_ff^-1 K_fc M_cc^-1 E_border, C = I - Q^T U.  Q is kept at the rows a load
  * reaches, so z is known before the solve and one solve gives u_f: no
  * correction of the solution afterwards (it cost 2 3n nbd flops a column,
- * 1.2e12 on the dragon's free columns).  U z's forward solve is F z, added
- * between the two halves: as a load, U z would take every block's forward
- * pass through all the supernodes U reaches.  Lumped traction has M_fc = 0:
- * no border.  The block stays in the factor's layout from its loads to its
- * rows (no transposes: chol.h). */
+ * more than the forward term below on the benchmark meshes: DECISIONS).
+ * U z's forward solve is F z, added between the two halves: as a load, U z
+ * would take every block's forward pass through all the supernodes U
+ * reaches.  Lumped traction has M_fc = 0: no border.  The block stays in
+ * the factor's layout from its loads to its rows (no transposes: chol.h). */
 static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
 {
     int st = EP_OK, nc = s->nc, nb = s->nbd;
