@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Fault in block[0 .. block[1]) from its end down, 32 MiB at a time, on a
  * thread of its own.  MADV_POPULATE_WRITE writes nothing, so the owner may
@@ -17,7 +18,8 @@
  * contending for the same pages all the way up. */
 static void *populate(void *arg)
 {
-    size_t *block = arg, chunk = (size_t)32 << 20, page = 4096;
+    long pagesize = sysconf(_SC_PAGESIZE);
+    size_t *block = arg, chunk = (size_t)32 << 20, page = pagesize > 0 ? (size_t)pagesize : 4096;
     for (size_t end = block[1]; end > 0;) {
         size_t start = end > chunk ? end - chunk : 0;
         size_t lo = (block[0] + start + page - 1) / page * page, hi = (block[0] + end) / page * page;

@@ -399,8 +399,7 @@ static int concat(merge_ctx *c, const char *name)
     size_t row = H5Tget_size(mt);
     for (int a = 1; a < rank; a++)
         row *= total[a];
-    hsize_t slab = row ? (hsize_t)ceil(EP_H5_DROP_BYTES / (double)row) : 1;
-    slab = slab ? slab : 1;
+    hsize_t slab = row ? (hsize_t)ceil(EP_H5_DROP_BYTES / (double)row) : 1; /* >= 1 */
     buf = malloc(row * (size_t)slab > 0 ? row * (size_t)slab : 1);
     if (!buf) {
         st = ep_fail(EP_ECOMPUTE, "out of memory (a slab of %s)", name);
