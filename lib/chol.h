@@ -8,6 +8,10 @@
  * barriers and a factorization runs 10-20x slower.  Dynamic teams cap them at
  * the free cores, but OpenBLAS built for OpenMP deadlocks when its own teams
  * are cut short, so BLAS runs on one thread while dynamic teams are on.
+ * And that factorization runs on one core: ep_chol_factorize hands a
+ * supernodal factor to supernodal.h's, which factors the elimination
+ * tree's independent subtrees, and the top supernodes' tiles, on all cores
+ * into the same CHOLMOD factor.
  */
 #ifndef EP_CHOL_H
 #define EP_CHOL_H
@@ -18,9 +22,10 @@
  * (BLAS-3 blocks for many right-hand sides). */
 void ep_chol_start(cholmod_common *c);
 
-/* cholmod_factorize(A, L) under the thread settings above; restores them.
- * Cost: CHOLMOD's numeric factorization, about the flops of its symbolic
- * analysis (c->fl); memory the factor (c->lnz entries) plus workspace.
+/* L = chol(P A P^T): a supernodal L by ep_supernodal_factor (all cores),
+ * any other by cholmod_factorize under the thread settings above (restored).
+ * Cost: about the flops of the symbolic analysis (c->fl); memory the
+ * factor (c->lnz entries) plus workspace.
  * Returns 0, or EP_ECOMPUTE with a message naming what (e.g. "the
  * stiffness"): out of memory, or not positive definite at pivot k of n. */
 int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, cholmod_common *c);

@@ -18,6 +18,7 @@ MESH=../shared/models/asianDragon/asianDragon-155k.veg
 need_model "$MESH" moddesc
 dgemm=$("$BENCH/dgemm")
 bw=$("$BENCH/membw")
+"$BENCH/factor" "$MESH" "${MESH%.veg}.bou" # CHOLMOD's factorization and supernodal.h's
 for k in 20 40; do
     "$BIN/moddesc" "$MESH" --fixed-ids "${MESH%.veg}.bou" -E 1e7 --nu 0.4 --rho 1000 -k $k -r 30 -o "$W/modes.h5" >"$W/s$k.txt"
     cat "$W/s$k.txt"

@@ -31,6 +31,10 @@ nh=$(sed -n 's/.*; \([0-9]*\) hexahedra on.*/\1/p' "$W/v.txt")
 echo "bench voxelize: asianDragon scan at R = 128: $tv s wall ($nh hexes; target 2 s: $(awk "BEGIN{print ($tv < 2) ? \"met\" : \"MISSED\"}"))"
 
 
+# moddesc's factorization on this mesh (held at its lowest layer): CHOLMOD
+# (one core) and supernodal.h's on one thread and all, beside dgemm
+"$BENCH/factor" "$W/voxels.h5"
+
 t0=$(now)
 "$BIN/moddesc" "$W/voxels.h5" --free -k 20 -r 30 -o "$W/modes.h5" >"$W/m.txt"
 tm=$(since "$t0")

@@ -1,0 +1,110 @@
+/*
+ * factor — the numeric Cholesky factorization of a model's stiffness, by
+ * CHOLMOD (cholmod_factorize under chol.c's thread settings: one core) and
+ * by supernodal.h (ep_supernodal_factor) on one thread and on all, on one
+ * symbolic analysis; the flops of that analysis and each rate beside the
+ * dgemm of this run (issues 17 and 21: moddesc's factor on the voxel
+ * dragon).  Each is run twice, alternating, and the better time kept: the
+ * first factor of a run pays for memory fresh from the hypervisor, the
+ * others reuse pages freed by the one before (DECISIONS "Memory fresh from
+ * the hypervisor").
+ * Usage: factor MESH [IDS]: IDS a file of fixed vertex ids (.bou); without
+ * it the vertices of the mesh's lowest z are held.  E = 1e7, nu = 0.4.
+ * One line: "bench factor: ...".
+ */
+#include <math.h>
+#include <string.h>
+
+#include "bench.h"
+#include "chol.h"
+#include "err.h"
+#include "fem.h"
+#include "material.h"
+#include "mesh.h"
+#include "model.h"
+#include "select.h"
+#include "supernodal.h"
+
+/* Seconds of one factorization of A on a copy of the symbolic S: CHOLMOD
+ * (threads 0) or ep_supernodal_factor on that many threads. */
+static double time_factor(cholmod_factor *S, cholmod_sparse *A, int threads, cholmod_common *c)
+{
+    cholmod_factor *L = cholmod_copy_factor(S, c);
+    int saved = omp_get_max_threads(), blas = openblas_get_num_threads(), dynamic = omp_get_dynamic(), minor = 0;
+    double t0 = ep_now(), t;
+    if (!L)
+        return NAN;
+    if (threads) {
+        omp_set_num_threads(threads);
+        if (ep_supernodal_factor(L, A, &minor, c))
+            minor = -1;
+    } else {
+        openblas_set_num_threads(1);
+        omp_set_dynamic(1);
+        minor = cholmod_factorize(A, L, c) && c->status == CHOLMOD_OK ? (int)L->n : -1;
+    }
+    t = ep_now() - t0;
+    omp_set_dynamic(dynamic);
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(saved);
+    cholmod_free_factor(&L, c);
+    return minor == (int)S->n ? t : NAN;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: factor MESH [IDS]\n");
+        return 2;
+    }
+    ep_mesh m;
+    ep_material mat;
+    ep_material_init(&mat);
+    mat.E = 1e7, mat.nu = 0.4;
+    if (ep_model_read(&m, argv[1])) {
+        fprintf(stderr, "factor: %s\n", ep_errmsg());
+        return 3;
+    }
+    char *keep = malloc((size_t)m.nv);
+    int *ids = NULL, nids = 0, *map, n;
+    double zmin = INFINITY;
+    for (int v = 0; v < m.nv; v++) {
+        keep[v] = 1;
+        zmin = fmin(zmin, m.vertices[3 * (size_t)v + 2]);
+    }
+    if (argc > 2 ? ep_select_read_ids(argv[2], m.nv, &ids, &nids) : EP_OK) {
+        fprintf(stderr, "factor: %s\n", ep_errmsg());
+        return 3;
+    }
+    for (int i = 0; i < nids; i++)
+        keep[ids[i]] = 0;
+    for (int v = 0; v < m.nv && argc <= 2; v++)
+        keep[v] = m.vertices[3 * (size_t)v + 2] > zmin + 1e-9 * ep_mesh_diameter(&m);
+    cholmod_common c;
+    ep_chol_start(&c);
+    if (ep_fem_dofmap(&m, keep, &map, &n))
+        return 1;
+    cholmod_sparse *K = ep_fem_assemble(&m, &mat, EP_FEM_STIFFNESS, map, n, map, n, 1, &c);
+    cholmod_factor *S = K ? cholmod_analyze(K, &c) : NULL;
+    if (!S) {
+        fprintf(stderr, "factor: assembly or analysis failed\n");
+        return 1;
+    }
+    double fl = c.fl, lnz = c.lnz, g = bench_dgemm_gflops(2000), best[3] = {INFINITY, INFINITY, INFINITY};
+    int threads[3] = {0, 1, omp_get_max_threads()};
+    for (int round = 0; round < 2; round++)
+        for (int k = 0; k < 3; k++)
+            best[k] = fmin(best[k], time_factor(S, K, threads[k], &c));
+    printf("bench factor: %s, %d unknowns, %.3g entries, %.3g flops (dgemm %.1f GFlop/s, all cores, this run): "
+           "CHOLMOD %.2f s (%.1f GFlop/s); supernodal on 1 thread %.2f s (%.1f), on %d %.2f s (%.1f GFlop/s, "
+           "%.0f%% of dgemm, %.2fx CHOLMOD)\n",
+           argv[1], n, lnz, fl, g, best[0], fl / best[0] / 1e9, best[1], fl / best[1] / 1e9, threads[2], best[2],
+           fl / best[2] / 1e9, 100 * fl / best[2] / 1e9 / g, best[0] / best[2]);
+    cholmod_free_factor(&S, &c);
+    cholmod_free_sparse(&K, &c);
+    cholmod_finish(&c);
+    free(keep), free(ids), free(map);
+    ep_mesh_free(&m);
+    ep_material_free(&mat);
+    return 0;
+}

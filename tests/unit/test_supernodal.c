@@ -1,0 +1,184 @@
+/*
+ * test_supernodal.c — the numeric supernodal factorization (supernodal.h)
+ * against CHOLMOD's own on the same symbolic analysis: equal to round-off,
+ * the same bit for bit on one thread and on two and from either triangle,
+ * refactored in place, and the same failed pivot when the matrix is not
+ * positive definite.  The matrix is a 27-point stencil on a 36^3 grid,
+ * whose top separators make supernodes of 512 columns or more: the tiled
+ * path (with rows below the diagonal block) runs as well as the plain one.
+ */
+#include "helpers.h"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include "chol.h"
+#include "supernodal.h"
+
+enum { G = 36, N = G * G * G };
+
+/* 27-point stencil, diagonal 26 + shift (off-diagonal -1 + a small
+ * deterministic variation), in one triangle (stype +1 upper, -1 lower);
+ * bad >= 0: that unknown's diagonal is made negative. */
+static cholmod_sparse *stencil(int stype, double shift, int bad, cholmod_common *c)
+{
+    cholmod_triplet *T = cholmod_allocate_triplet(N, N, (size_t)N * 14, stype, CHOLMOD_REAL, c);
+    int *ti = T->i, *tj = T->j;
+    double *X = T->x;
+    size_t nz = 0;
+    for (int z = 0; z < G; z++)
+        for (int y = 0; y < G; y++)
+            for (int x = 0; x < G; x++) {
+                int i = (z * G + y) * G + x;
+                for (int dz = -1; dz <= 1; dz++)
+                    for (int dy = -1; dy <= 1; dy++)
+                        for (int dx = -1; dx <= 1; dx++) {
+                            int xx = x + dx, yy = y + dy, zz = z + dz;
+                            if (xx < 0 || yy < 0 || zz < 0 || xx >= G || yy >= G || zz >= G)
+                                continue;
+                            int j = (zz * G + yy) * G + xx;
+                            if ((stype > 0 && j < i) || (stype < 0 && j > i))
+                                continue;
+                            int lo = i < j ? i : j, hi = i ^ j ^ lo; /* the same value either triangle */
+                            ti[nz] = i, tj[nz] = j;
+                            X[nz++] = i == j ? (i == bad ? -1.0 : 26.0 + shift)
+                                             : -1.0 + 0.01 * sin(1.0 + lo + 0.5 * hi) * sin(1.0 + hi + 0.5 * lo);
+                        }
+            }
+    T->nnz = nz;
+    cholmod_sparse *A = cholmod_triplet_to_sparse(T, nz, c);
+    cholmod_free_triplet(&T, c);
+    assert_non_null(A);
+    return A;
+}
+
+/* A copy of the symbolic factor S, factored by CHOLMOD (cholmod = 1) or by
+ * ep_supernodal_factor on the given number of threads. */
+static cholmod_factor *factor(cholmod_factor *S, cholmod_sparse *A, int cholmod, int threads, int *minor,
+                              cholmod_common *c)
+{
+    cholmod_factor *L = cholmod_copy_factor(S, c);
+    assert_non_null(L);
+    if (cholmod) { /* under chol.c's settings: CHOLMOD's teams of 4 spin on 2 cores */
+        int dynamic = omp_get_dynamic(), blas = openblas_get_num_threads(), saved = omp_get_max_threads();
+        openblas_set_num_threads(1);
+        omp_set_dynamic(1);
+        assert_true(cholmod_factorize(A, L, c));
+        omp_set_dynamic(dynamic);
+        openblas_set_num_threads(blas);
+        omp_set_num_threads(saved);
+        *minor = c->status == CHOLMOD_NOT_POSDEF ? (int)L->minor : (int)L->n;
+        return L;
+    }
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    assert_true(ep_supernodal_takes(L, A));
+    assert_int_equal(ep_supernodal_factor(L, A, minor, c), EP_OK);
+    omp_set_num_threads(saved);
+    return L;
+}
+
+static double max_diff(const cholmod_factor *a, const cholmod_factor *b, double *scale)
+{
+    const double *x = a->x, *y = b->x;
+    double d = 0, s = 0;
+    assert_int_equal(a->xsize, b->xsize);
+    for (size_t k = 0; k < a->xsize; k++) {
+        d = fmax(d, fabs(x[k] - y[k]));
+        s = fmax(s, fabs(y[k]));
+    }
+    *scale = s;
+    return d;
+}
+
+static void same_bits(const cholmod_factor *a, const cholmod_factor *b)
+{
+    assert_int_equal(a->xsize, b->xsize);
+    assert_memory_equal(a->x, b->x, a->xsize * sizeof(double));
+}
+
+/* Equal to CHOLMOD's factor to 1e-12 of its largest entry; the same bits on
+ * one thread and two, from either triangle, and refactored in place. */
+static void equals_cholmod(void **state)
+{
+    (void)state;
+    cholmod_common c;
+    ep_chol_start(&c);
+    cholmod_sparse *A = stencil(1, 0.5, -1, &c), *Alow = stencil(-1, 0.5, -1, &c);
+    cholmod_factor *S = cholmod_analyze(A, &c);
+    assert_non_null(S);
+    assert_true(S->is_super);
+    int big = 0, below = 0, minor;
+    for (size_t s = 0; s < S->nsuper; s++) { /* the tiled path is exercised */
+        int nscol = ((int *)S->super)[s + 1] - ((int *)S->super)[s], nsrow = ((int *)S->pi)[s + 1] - ((int *)S->pi)[s];
+        big += nscol >= 512;
+        below += nscol >= 512 && nsrow > nscol;
+    }
+    assert_true(big >= 1 && below >= 1);
+    cholmod_factor *ref = factor(S, A, 1, 1, &minor, &c);
+    cholmod_factor *one = factor(S, A, 0, 1, &minor, &c);
+    assert_int_equal(minor, N);
+    cholmod_factor *two = factor(S, A, 0, 2, &minor, &c), *low = factor(S, Alow, 0, 2, &minor, &c);
+    double scale, d = max_diff(two, ref, &scale);
+    print_message("supernodal: %zu supernodes (%d of 512 columns or more); |L - L_cholmod| %.2e of %.2e\n",
+                  S->nsuper, big, d, scale);
+    assert_true(d <= 1e-12 * scale);
+    assert_true(two->is_ll && two->is_super && two->minor == (size_t)N);
+    same_bits(one, two);
+    same_bits(low, two);
+    /* refactored in place: another matrix of the pattern, then the first again */
+    cholmod_sparse *B = stencil(1, 3.0, -1, &c);
+    assert_int_equal(ep_supernodal_factor(low, B, &minor, &c), EP_OK);
+    assert_true(max_diff(low, two, &scale) > 1e-6 * scale);
+    assert_int_equal(ep_supernodal_factor(low, A, &minor, &c), EP_OK);
+    same_bits(low, two);
+    /* solves on it are CHOLMOD's: residual of A x = b */
+    cholmod_dense *b = cholmod_ones(N, 1, CHOLMOD_REAL, &c), *x = cholmod_solve(CHOLMOD_A, two, b, &c);
+    cholmod_dense *r = cholmod_copy_dense(b, &c);
+    double one_[2] = {1, 0}, minus[2] = {-1, 0};
+    cholmod_sdmult(A, 0, minus, one_, x, r, &c);
+    assert_true(cholmod_norm_dense(r, 0, &c) < 1e-12 * cholmod_norm_dense(b, 0, &c));
+    cholmod_free_dense(&b, &c);
+    cholmod_free_dense(&x, &c);
+    cholmod_free_dense(&r, &c);
+    cholmod_factor *fs[] = {ref, one, two, low, S};
+    for (int k = 0; k < 5; k++)
+        cholmod_free_factor(&fs[k], &c);
+    cholmod_free_sparse(&A, &c);
+    cholmod_free_sparse(&Alow, &c);
+    cholmod_free_sparse(&B, &c);
+    cholmod_finish(&c);
+}
+
+/* Not positive definite at a corner of the grid (a leaf supernode) or at
+ * its centre (the top separator, tiled): the same first failed pivot as
+ * CHOLMOD's, on one thread and two, and ep_chol_factorize's message names
+ * it. */
+static void not_positive_definite(void **state)
+{
+    (void)state;
+    cholmod_common c;
+    ep_chol_start(&c);
+    const int bads[] = {0, (G / 2 * G + G / 2) * G + G / 2};
+    for (int k = 0; k < 2; k++) {
+        cholmod_sparse *A = stencil(1, 0.5, bads[k], &c);
+        cholmod_factor *S = cholmod_analyze(A, &c);
+        int m_ref, m1, m2;
+        cholmod_factor *ref = factor(S, A, 1, 1, &m_ref, &c), *one = factor(S, A, 0, 1, &m1, &c),
+                       *two = factor(S, A, 0, 2, &m2, &c);
+        assert_true(m_ref < N);
+        assert_int_equal(m1, m_ref);
+        assert_int_equal(m2, m_ref);
+        char want[64];
+        snprintf(want, sizeof want, "(pivot %d of %d)", m_ref + 1, N);
+        expect_error(ep_chol_factorize(A, S, "the stencil", &c), EP_ECOMPUTE, "the stencil is not positive definite",
+                     want, NULL);
+        cholmod_factor *fs[] = {ref, one, two, S};
+        for (int f = 0; f < 4; f++)
+            cholmod_free_factor(&fs[f], &c);
+        cholmod_free_sparse(&A, &c);
+    }
+    cholmod_finish(&c);
+}
+
+EP_TEST_MAIN("supernodal", cmocka_unit_test(equals_cholmod), cmocka_unit_test(not_positive_definite))
