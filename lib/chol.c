@@ -97,7 +97,7 @@ int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, ch
     int minor = 0;
     if (ep_supernodal_takes(L, A)) {
         if (ep_supernodal_factor(L, A, &minor, c))
-            return EP_ECOMPUTE;
+            return ep_fail(EP_ECOMPUTE, "out of memory (the factor of %s)", what);
     } else {
         /* OpenBLAS's setter also sets OpenMP's thread count: save both. */
         int dynamic = omp_get_dynamic(), blas = openblas_get_num_threads(), threads = omp_get_max_threads();
