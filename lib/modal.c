@@ -230,6 +230,14 @@ int ep_modal_setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, c
     return st;
 }
 
+/* OpenBLAS back to blas threads after a stretch on one: its setter sets
+ * OpenMP's count too, which goes back to the model's. */
+static void blas_restore(const ep_modal *s, int blas)
+{
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(s->threads);
+}
+
 /* Free models: X -= B (A^T X) for nvec vectors [ndof], A and B [6][ndof].
  * With A = R, B = M R it removes a load's net force and moment (R^T b = 0
  * after: a load K can carry); with A = M R, B = R a displacement's rigid
@@ -495,8 +503,7 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
     if (info != 0)
         st = ep_fail(EP_ECOMPUTE, "eigenvector extraction failed (ARPACK dseupd info %d)", (int)info);
 out:
-    openblas_set_num_threads(blas);
-    omp_set_num_threads(s->threads);
+    blas_restore(s, blas);
     ep_chol_rplan_free(&plan);
     free(work);
     free(resid);
@@ -691,8 +698,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     }
     *fallback = 0;
 out:
-    openblas_set_num_threads(blas);
-    omp_set_num_threads(s->threads);
+    blas_restore(s, blas);
     for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++)
         free(work[g]);
     ep_chol_rplan_free(&plan);
@@ -829,10 +835,14 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
 /* B [r][3nv] <- B L^-T with L L^T = B^T M B, twice: PCA divides by small
  * singular values, which costs orthogonality (about eps (sigma_1/sigma_r)^2);
  * Cholesky-QR in the M inner product restores it to round-off.  Full-length
- * vectors, 0 at the vertices without unknowns. */
+ * vectors, 0 at the vertices without unknowns.  BLAS on one thread: OpenBLAS's
+ * threads split the products differently by their count, and the rigid modes
+ * of a free model (r = 6) go into every mode, which must not depend on the
+ * thread count (parts share them); the products are 4 r^2 3nv flops. */
 static int m_orthonormalize(ep_modal *s, double *B, int r)
 {
-    int n3 = 3 * s->m->nv, st = EP_OK;
+    int n3 = 3 * s->m->nv, st = EP_OK, blas = openblas_get_num_threads();
+    openblas_set_num_threads(1);
     double *MB = ep_malloc_huge((size_t)n3 * r, sizeof *MB), *G = ep_malloc((size_t)r * r, sizeof *G);
     for (int pass = 0; pass < 2 && MB && G && !st; pass++) {
         if ((st = mass_apply_to(s, 1, B, MB, r)))
@@ -843,6 +853,7 @@ static int m_orthonormalize(ep_modal *s, double *B, int r)
         else
             cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n3, r, 1.0, G, r, B, n3);
     }
+    blas_restore(s, blas);
     if (!MB || !G)
         st = EP_ECOMPUTE;
     free(MB);
@@ -923,8 +934,7 @@ static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, 
     int blas = openblas_get_num_threads(), lapack;
     openblas_set_num_threads(1);
     lapack = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w);
-    openblas_set_num_threads(blas);
-    omp_set_num_threads(s->threads);
+    blas_restore(s, blas);
     if (lapack != 0) {
         st = ep_fail(EP_ECOMPUTE, "mass-PCA eigen decomposition failed");
         goto out;

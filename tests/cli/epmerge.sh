@@ -41,6 +41,20 @@ for n in 1 2 3 7; do
     check "moddesc, $n parts (modes shared): derivatives and basis bit for bit" $C "$WORK/md.h5" "$WORK/mdp.$n.h5"
     split pcp polycoef $n "$WORK/md.h5" -r 6 --split-material && check "polycoef, $n parts: coefficients to 1e-13" $C "$WORK/pc.h5" "$WORK/pcp.$n.h5" 1e-13
 done
+# parts on machines of different sizes: each factors K itself (supernodal.h:
+# the same factor on any thread count) and solves its blocks
+OMP_NUM_THREADS=1 "$BIN/femcondense" -q $FC --condensed --part 0/2 -o "$WORK/fct.0.h5"
+OMP_NUM_THREADS=2 "$BIN/femcondense" -q $FC --condensed --part 1/2 -o "$WORK/fct.1.h5"
+"$E" -q "$WORK"/fct.[01].h5 -o "$WORK/fct.2.h5"
+check "femcondense, 2 parts on 1 and 2 threads: the single run bit for bit" $C "$WORK/fc.h5" "$WORK/fct.2.h5"
+# the same for moddesc on voxels whose top supernode (846 columns) is factored in tiles
+"$BIN/voxelize" -q $D/models/asianDragon/asianDragon.obj -R 56 --largest -E 1e6 --nu 0.3 --rho 1000 -o "$WORK/v56.h5"
+MV="$WORK/v56.h5 --free -k 6 -r 10"
+"$BIN/moddesc" -q $MV -o "$WORK/mv.h5"
+OMP_NUM_THREADS=1 "$BIN/moddesc" -q $MV --part 0/2 -o "$WORK/mvt.0.h5"
+OMP_NUM_THREADS=2 "$BIN/moddesc" -q $MV --modes "$WORK/mvt.0.h5" --part 1/2 -o "$WORK/mvt.1.h5"
+"$E" -q "$WORK"/mvt.[01].h5 -o "$WORK/mvt.2.h5"
+check "moddesc --free on voxels, 2 parts on 1 and 2 threads: the single run bit for bit" $C "$WORK/mv.h5" "$WORK/mvt.2.h5"
 check "a part is an ordinary gf file with /part" [ "$(h5 "$WORK/fcp.1.h5" "f.attrs['kind'], f['gf/xi'].shape[0] == 3 * len(f['gf/col_vertex']), f['part'].attrs['index'], f['part'].attrs['count'], f['part'].attrs['unit'], len(f['part'].attrs['hash'])")" = "gf True 1 7 columns 64" ]
 check "an empty part (7 parts of 4 blocks) holds no column" [ "$(h5 "$WORK/fcp.0.h5" "f['gf/xi'].shape[0], f['part'].attrs['lo'], f['part'].attrs['hi']")" = "0 0 0" ]
 
