@@ -92,6 +92,19 @@ int ep_chol_fail(const char *what, const cholmod_common *c)
     return ep_fail(EP_ECOMPUTE, "%s failed (CHOLMOD status %d)", what, c->status);
 }
 
+int ep_chol_factorize_cholmod(cholmod_sparse *A, cholmod_factor *L, cholmod_common *c)
+{
+    /* OpenBLAS's setter also sets OpenMP's thread count: save both. */
+    int dynamic = omp_get_dynamic(), blas = openblas_get_num_threads(), threads = omp_get_max_threads();
+    openblas_set_num_threads(1);
+    omp_set_dynamic(1);
+    int ok = cholmod_factorize(A, L, c);
+    omp_set_dynamic(dynamic);
+    openblas_set_num_threads(blas);
+    omp_set_num_threads(threads);
+    return ok;
+}
+
 int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, cholmod_common *c)
 {
     int minor = 0;
@@ -99,14 +112,7 @@ int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, ch
         if (ep_supernodal_factor(L, A, &minor, c))
             return ep_fail(EP_ECOMPUTE, "out of memory (the factor of %s)", what);
     } else {
-        /* OpenBLAS's setter also sets OpenMP's thread count: save both. */
-        int dynamic = omp_get_dynamic(), blas = openblas_get_num_threads(), threads = omp_get_max_threads();
-        openblas_set_num_threads(1);
-        omp_set_dynamic(1);
-        int ok = cholmod_factorize(A, L, c);
-        omp_set_dynamic(dynamic);
-        openblas_set_num_threads(blas);
-        omp_set_num_threads(threads);
+        int ok = ep_chol_factorize_cholmod(A, L, c);
         if (!ok || c->status == CHOLMOD_OUT_OF_MEMORY)
             return ep_chol_fail(what, c);
         minor = c->status == CHOLMOD_NOT_POSDEF ? (int)L->minor : (int)L->n;

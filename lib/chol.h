@@ -30,6 +30,13 @@ void ep_chol_start(cholmod_common *c);
  * stiffness"): out of memory, or not positive definite at pivot k of n. */
 int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, cholmod_common *c);
 
+/* cholmod_factorize(A, L) under the thread settings above (restored):
+ * CHOLMOD's own numeric factorization, for the factors supernodal.h does
+ * not take and for comparisons (tests).  Returns cholmod_factorize's
+ * result: 1 when done or not positive definite (c->status, L->minor say
+ * which), 0 on failure (c->status). */
+int ep_chol_factorize_cholmod(cholmod_sparse *A, cholmod_factor *L, cholmod_common *c);
+
 /* One line for a failed CHOLMOD call: EP_ECOMPUTE. */
 int ep_chol_fail(const char *what, const cholmod_common *c);
 

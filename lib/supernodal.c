@@ -23,6 +23,12 @@ typedef struct {
     int d, r1, r2;
 } update;
 
+/* A supernode and its subtree's flops, for sorting. */
+typedef struct {
+    double work;
+    int s;
+} weighed;
+
 /* One factorization: the pattern, P A P^T, the update lists and the tree. */
 typedef struct {
     int n, nsuper;
@@ -37,9 +43,9 @@ typedef struct {
     char *bad;        /* [nsuper] 1: s or a descendant not positive definite */
     double *work;     /* [nsuper] flops of s's subtree (a schedule's estimate) */
     char *top;        /* [nsuper] 1: s's subtree is heavy, s is done in phase 2 on all threads */
-    size_t csize;     /* the largest update, values */
+    weighed *order;   /* [nsuper] workspace: phase 1's roots sorted */
     int **map;        /* [threads][n] row of s's block for each row of s */
-    double **C;       /* [threads][csize] an update */
+    double **C;       /* [threads] an update (workspace_sizes) */
     int minor;        /* first failed column, or n */
 } factor;
 
@@ -58,11 +64,9 @@ static int build_updates(factor *f, const int *snode)
                 int t = snode[rows[i]], j = i;
                 while (j < nrow && rows[j] < f->super[t + 1])
                     j++;
-                if (pass) {
+                if (pass)
                     f->up[f->uptr[t + 1]++] = (update){d, i, j};
-                    size_t cs = (size_t)(nrow - i) * (size_t)(j - i);
-                    f->csize = cs > f->csize ? cs : f->csize;
-                } else
+                else
                     f->uptr[t + 2]++;
                 i = j;
             }
@@ -122,7 +126,7 @@ static void build_tree(factor *f, const int *snode, int *size, int threads)
  * blocks of TILE rows and tiles of TILE columns shared over the threads;
  * the blocks are fixed by the supernode's size alone, so the arithmetic,
  * and the factor, are the same on any number of threads. */
-enum { BIG = 512, TILE = 256 };
+enum { BIG = EP_SUPERNODAL_BIG, TILE = EP_SUPERNODAL_TILE };
 
 /* First of d's rows (places in drows[0 .. m), in s's rows ascending) whose
  * row of s is b or after. */
@@ -141,7 +145,7 @@ static int first_row_at(const int *map, const int *drows, int m, int b)
 
 /* Rows b0 .. b1-1 of supernode s (all its columns): P A P^T's entries minus
  * every descendant's update, in the update lists' order.  map: row of s of
- * each row of s.  C: workspace, f->csize values.  The whole block (b0 = 0,
+ * each row of s.  C: workspace (workspace_sizes).  The whole block (b0 = 0,
  * b1 = nsrow) takes an update's triangle by dsyrk; a row block, whose
  * triangle is at most TILE^2 / 2 of its product, by one dgemm. */
 static void assemble_rows(factor *f, int s, const int *map, int b0, int b1, double *C)
@@ -179,16 +183,23 @@ static void assemble_rows(factor *f, int s, const int *map, int b0, int b1, doub
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, ld, c, dcol, 1.0, D + a0, drow, D, drow, 0.0, C, ld);
         for (int jj = 0; jj < c; jj++) { /* the lower triangle: rows from the column's own on */
             double *col = S + (size_t)(drows[jj] - k1) * nsrow;
-            const double *cj = C + (size_t)jj * ld - a0;
+            const double *cj = C + (size_t)jj * ld;
             for (int ii = jj > a0 ? jj : a0; ii < a1; ii++)
-                col[map[drows[ii]]] -= cj[ii];
+                col[map[drows[ii]]] -= cj[ii - a0];
         }
     }
 }
 
-/* Rows of row tile i of a big supernode: the diagonal block's tiles (as
- * its column tiles), then the rows below in tiles of their own. */
+/* First row of row tile i of a big supernode: the diagonal block's tiles
+ * (as its column tiles, nt of them), then the rows below in tiles of their
+ * own; rt tiles in all. */
 static int tile_row(int i, int nt, int nscol) { return i < nt ? i * TILE : nscol + (i - nt) * TILE; }
+
+/* Rows of row tile i (of rt) of a big supernode of nsrow rows. */
+static int tile_rows(int i, int nt, int rt, int nscol, int nsrow)
+{
+    return (i + 1 < rt ? tile_row(i + 1, nt, nscol) : nsrow) - tile_row(i, nt, nscol);
+}
 
 /* Cholesky of a big supernode's nsrow x nscol block S (leading dimension
  * nsrow) in tiles, right-looking: per column tile k, dpotrf of its diagonal
@@ -198,34 +209,32 @@ static int tile_row(int i, int nt, int nscol) { return i < nt ? i * TILE : nscol
 static int factor_tiles(double *S, int nsrow, int nscol, int threads)
 {
     int nt = (nscol + TILE - 1) / TILE, rt = nt + (nsrow - nscol + TILE - 1) / TILE;
-#define TILE_SIZE(i) ((i) + 1 < rt ? tile_row((i) + 1, nt, nscol) - tile_row(i, nt, nscol) : nsrow - tile_row(i, nt, nscol))
     for (int k = 0; k < nt; k++) {
-        int c0 = k * TILE, cn = TILE_SIZE(k);
+        int c0 = k * TILE, cn = tile_rows(k, nt, rt, nscol, nsrow);
         double *Akk = S + c0 + (size_t)c0 * nsrow;
         int info = (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', cn, Akk, nsrow);
         if (info > 0)
             return c0 + info;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
         for (int i = k + 1; i < rt; i++)
-            cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, TILE_SIZE(i), cn, 1.0, Akk,
-                        nsrow, S + tile_row(i, nt, nscol) + (size_t)c0 * nsrow, nsrow);
+            cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit,
+                        tile_rows(i, nt, rt, nscol, nsrow), cn, 1.0, Akk, nsrow,
+                        S + tile_row(i, nt, nscol) + (size_t)c0 * nsrow, nsrow);
 #pragma omp parallel for collapse(2) num_threads(threads) schedule(dynamic, 1) if (threads > 1)
         for (int j = k + 1; j < nt; j++)
             for (int i = k + 1; i < rt; i++) {
                 if (i < j)
                     continue;
-                int r0 = tile_row(i, nt, nscol), cj = j * TILE;
+                int r0 = tile_row(i, nt, nscol), cj = j * TILE, ri = tile_rows(i, nt, rt, nscol, nsrow);
                 const double *Aik = S + r0 + (size_t)c0 * nsrow, *Ajk = S + cj + (size_t)c0 * nsrow;
                 double *Aij = S + r0 + (size_t)cj * nsrow;
                 if (i == j)
-                    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, TILE_SIZE(i), cn, -1.0, Aik, nsrow, 1.0, Aij,
-                                nsrow);
+                    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, ri, cn, -1.0, Aik, nsrow, 1.0, Aij, nsrow);
                 else
-                    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, TILE_SIZE(i), TILE_SIZE(j), cn, -1.0, Aik,
-                                nsrow, Ajk, nsrow, 1.0, Aij, nsrow);
+                    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, ri, tile_rows(j, nt, rt, nscol, nsrow), cn,
+                                -1.0, Aik, nsrow, Ajk, nsrow, 1.0, Aij, nsrow);
             }
     }
-#undef TILE_SIZE
     return 0;
 }
 
@@ -264,6 +273,44 @@ static void factor_supernode(factor *f, int s, int *map, double *C, int threads)
     }
 }
 
+/* Values of C each thread needs: thread 0 runs the top supernodes below
+ * BIG columns whole (c0), every thread the light subtrees' and the big
+ * supernodes' row blocks (call: at most TILE of a descendant's rows).
+ * Cost O(updates). */
+static void workspace_sizes(const factor *f, size_t *c0, size_t *call)
+{
+    *c0 = *call = 1;
+    for (int t = 0; t < f->nsuper; t++) {
+        int big = f->super[t + 1] - f->super[t] >= BIG;
+        for (int k = f->uptr[t]; k < f->uptr[t + 1]; k++) {
+            const update *u = &f->up[k];
+            size_t m = (size_t)(f->pi[u->d + 1] - f->pi[u->d] - u->r1), n1 = (size_t)(u->r2 - u->r1);
+            size_t need = (big && m > TILE ? TILE : m) * n1;
+            *c0 = need > *c0 ? need : *c0;
+            if (big || !f->top[t])
+                *call = need > *call ? need : *call;
+        }
+    }
+}
+
+/* Sort roots[n] by work, heaviest first, ties by index (a mesh in pieces
+ * has a root per piece: O(n log n)).  Only the schedule depends on it.
+ * w: workspace [n]. */
+static int heavier(const void *a, const void *b)
+{
+    const weighed *x = a, *y = b;
+    return x->work != y->work ? (x->work < y->work) - (x->work > y->work) : (x->s > y->s) - (x->s < y->s);
+}
+
+static void heaviest_first(const double *work, int *roots, int n, weighed *w)
+{
+    for (int i = 0; i < n; i++)
+        w[i] = (weighed){work[roots[i]], roots[i]};
+    qsort(w, (size_t)n, sizeof *w, heavier);
+    for (int i = 0; i < n; i++)
+        roots[i] = w[i].s;
+}
+
 /* The two phases: the light subtrees below the top (each a range on one
  * thread, the heaviest first), then the top supernodes in order, each on
  * all threads.  Subtree roots: the light children of top supernodes (and
@@ -276,11 +323,7 @@ static void factor_phases(factor *f, int threads)
             for (int k = f->cptr[t]; k < f->cptr[t + 1]; k++)
                 if (!f->top[f->kids[k]])
                     roots[nroots++] = f->kids[k];
-    for (int i = 1; i < nroots; i++) /* heaviest first (insertion: few roots) */
-        for (int j = i; j > 0 && f->work[roots[j]] > f->work[roots[j - 1]]; j--) {
-            int r = roots[j];
-            roots[j] = roots[j - 1], roots[j - 1] = r;
-        }
+    heaviest_first(f->work, roots, nroots, f->order);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int i = 0; i < nroots; i++) {
         int t = omp_get_thread_num();
@@ -316,7 +359,9 @@ static cholmod_sparse *permuted_lower(cholmod_sparse *A, const cholmod_factor *L
 
 int ep_supernodal_factor(cholmod_factor *L, cholmod_sparse *A, int *minor, cholmod_common *c)
 {
-    int threads = omp_get_max_threads(), st = EP_ECOMPUTE, n = (int)L->n, ns = (int)L->nsuper;
+    /* called where nesting is spent (a parallel region's thread): one */
+    int threads = omp_get_active_level() < omp_get_max_active_levels() ? omp_get_max_threads() : 1;
+    int st = EP_ECOMPUTE, n = (int)L->n, ns = (int)L->nsuper;
     factor f = {.n = n, .nsuper = ns, .minor = n};
     cholmod_sparse *PA = permuted_lower(A, L, c);
     int *snode = ep_malloc((size_t)n + (size_t)ns + 1, sizeof *snode), *size = snode + n; /* [n], [nsuper] */
@@ -337,19 +382,21 @@ int ep_supernodal_factor(cholmod_factor *L, cholmod_sparse *A, int *minor, cholm
     f.uptr = ep_calloc((size_t)ns + 2, sizeof *f.uptr);
     f.first = ep_malloc(2 * (size_t)ns + 1, sizeof *f.first);
     f.top = ep_malloc((size_t)ns + 1, 1);
+    f.order = ep_malloc((size_t)ns + 1, sizeof *f.order);
     f.cptr = ep_calloc((size_t)ns + 3, sizeof *f.cptr);
     f.kids = ep_malloc((size_t)ns + 1, sizeof *f.kids);
     f.bad = ep_calloc((size_t)ns + 1, 1);
     f.work = ep_malloc((size_t)ns + 1, sizeof *f.work);
     f.map = ep_calloc((size_t)threads, sizeof *f.map);
     f.C = ep_calloc((size_t)threads, sizeof *f.C);
-    if (!f.uptr || !f.first || !f.cptr || !f.kids || !f.bad || !f.top || !f.work || !f.map || !f.C ||
+    if (!f.uptr || !f.first || !f.cptr || !f.kids || !f.bad || !f.top || !f.order || !f.work || !f.map || !f.C ||
         build_updates(&f, snode))
         goto out;
     build_tree(&f, snode, size, threads);
+    size_t c0, call;
+    workspace_sizes(&f, &c0, &call);
     for (int t = 0; t < threads; t++)
-        if (!(f.map[t] = ep_malloc((size_t)n + 1, sizeof **f.map)) ||
-            !(f.C[t] = ep_malloc(f.csize + 1, sizeof **f.C)))
+        if (!(f.map[t] = ep_malloc((size_t)n + 1, sizeof **f.map)) || !(f.C[t] = ep_malloc(t ? call : c0, sizeof **f.C)))
             goto out;
     openblas_set_num_threads(1); /* also sets OpenMP's count: restored below */
     factor_phases(&f, threads);
@@ -372,6 +419,7 @@ out:
     free(f.kids);
     free(f.bad);
     free(f.top);
+    free(f.order);
     free(f.work);
     free(snode);
     cholmod_free_sparse(&PA, c);

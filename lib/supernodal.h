@@ -14,13 +14,20 @@
  * and dgemm, then dpotrf and dtrsm), the updates applied in a fixed order
  * and the blocks fixed by the sizes, so the factor is the same bit for bit
  * on any number of threads (split runs' parts factor on their own machines
- * and must agree).  tests/bench/factor prints CHOLMOD's time beside this
- * one's on one thread and on all.
+ * and must agree; on CPUs of one kind, as OpenBLAS picks its kernels by
+ * CPU).  tests/bench/factor prints CHOLMOD's time beside this one's on one
+ * thread and on all.
  */
 #ifndef EP_SUPERNODAL_H
 #define EP_SUPERNODAL_H
 
 #include <cholmod.h>
+
+/* Supernodes of EP_SUPERNODAL_BIG columns or more are factored in blocks of
+ * EP_SUPERNODAL_TILE rows (their updates) and tiles of as many columns
+ * (dpotrf, dtrsm, dsyrk, dgemm), shared over the threads. */
+#define EP_SUPERNODAL_BIG 512
+#define EP_SUPERNODAL_TILE 256
 
 /* 1 when ep_supernodal_factor takes L and A: L supernodal with int
  * indices (symbolic from cholmod_analyze, or numeric supernodal real: then
@@ -31,12 +38,16 @@ int ep_supernodal_takes(const cholmod_factor *L, const cholmod_sparse *A);
 /* L = chol(P A P^T) in L's supernodal pattern.
  *   Inputs     L and A as ep_supernodal_takes asks; c: the common L was
  *              analysed with.
- *   Outputs    L numeric (L->x allocated by CHOLMOD, is_ll), L->minor = n;
- *              not positive definite: *minor = the first column (0-based,
- *              permuted order) whose pivot failed, L's values unusable.
- *   Workspace  per thread n ints and the largest update (L->maxcsize
- *              values); the update lists, 12 bytes per pair of a supernode
- *              and a descendant updating it; P A P^T (nnz(A) entries).
+ *   Outputs    L numeric (L->x allocated by CHOLMOD, is_ll); *minor and
+ *              L->minor = n, or, not positive definite, the first column
+ *              (0-based, permuted order) whose pivot failed, L's values
+ *              then unusable.  CHOLMOD's minor to round-off: a clearly
+ *              negative pivot is the same column, a near-zero one (a mesh
+ *              not held) may be a neighbour.
+ *   Workspace  per thread n ints and one update (the largest a thread
+ *              meets: at most L->maxcsize values); the update lists, 12
+ *              bytes per pair of a supernode and a descendant updating it;
+ *              P A P^T (nnz(A) entries).
  *   Cost       the flops of the symbolic analysis (c->fl), on all threads
  *              where the elimination tree branches.
  * Returns 0 (*minor = n when positive definite), or EP_ECOMPUTE with the

@@ -26,29 +26,31 @@
 #include "supernodal.h"
 
 /* Seconds of one factorization of A on a copy of the symbolic S: CHOLMOD
- * (threads 0) or ep_supernodal_factor on that many threads. */
+ * (threads 0) or ep_supernodal_factor on that many threads; -1 when it
+ * failed, with the reason on stderr. */
 static double time_factor(cholmod_factor *S, cholmod_sparse *A, int threads, cholmod_common *c)
 {
     cholmod_factor *L = cholmod_copy_factor(S, c);
-    int saved = omp_get_max_threads(), blas = openblas_get_num_threads(), dynamic = omp_get_dynamic(), minor = 0;
-    double t0 = ep_now(), t;
+    int saved = omp_get_max_threads(), minor = -1, ok;
     if (!L)
-        return NAN;
+        return -1;
+    double t0 = ep_now();
     if (threads) {
         omp_set_num_threads(threads);
-        if (ep_supernodal_factor(L, A, &minor, c))
-            minor = -1;
+        ok = ep_supernodal_factor(L, A, &minor, c) == EP_OK;
+        omp_set_num_threads(saved);
     } else {
-        openblas_set_num_threads(1);
-        omp_set_dynamic(1);
-        minor = cholmod_factorize(A, L, c) && c->status == CHOLMOD_OK ? (int)L->n : -1;
+        ok = ep_chol_factorize_cholmod(A, L, c);
+        minor = c->status == CHOLMOD_NOT_POSDEF ? (int)L->minor : (int)L->n;
     }
-    t = ep_now() - t0;
-    omp_set_dynamic(dynamic);
-    openblas_set_num_threads(blas);
-    omp_set_num_threads(saved);
+    double t = ep_now() - t0;
     cholmod_free_factor(&L, c);
-    return minor == (int)S->n ? t : NAN;
+    if (!ok || minor != (int)S->n) {
+        fprintf(stderr, "factor: %s failed: %s\n", threads ? "supernodal" : "CHOLMOD",
+                !ok ? "out of memory" : "not positive definite (the support does not hold the mesh?)");
+        return -1;
+    }
+    return t;
 }
 
 int main(int argc, char **argv)
@@ -78,8 +80,9 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < nids; i++)
         keep[ids[i]] = 0;
+    double tol = 1e-9 * ep_mesh_diameter(&m);
     for (int v = 0; v < m.nv && argc <= 2; v++)
-        keep[v] = m.vertices[3 * (size_t)v + 2] > zmin + 1e-9 * ep_mesh_diameter(&m);
+        keep[v] = m.vertices[3 * (size_t)v + 2] > zmin + tol;
     cholmod_common c;
     ep_chol_start(&c);
     if (ep_fem_dofmap(&m, keep, &map, &n))
@@ -93,8 +96,12 @@ int main(int argc, char **argv)
     double fl = c.fl, lnz = c.lnz, g = bench_dgemm_gflops(2000), best[3] = {INFINITY, INFINITY, INFINITY};
     int threads[3] = {0, 1, omp_get_max_threads()};
     for (int round = 0; round < 2; round++)
-        for (int k = 0; k < 3; k++)
-            best[k] = fmin(best[k], time_factor(S, K, threads[k], &c));
+        for (int k = 0; k < 3; k++) {
+            double t = time_factor(S, K, threads[k], &c);
+            if (t < 0)
+                return 1;
+            best[k] = fmin(best[k], t);
+        }
     printf("bench factor: %s, %d unknowns, %.3g entries, %.3g flops (dgemm %.1f GFlop/s, all cores, this run): "
            "CHOLMOD %.2f s (%.1f GFlop/s); supernodal on 1 thread %.2f s (%.1f), on %d %.2f s (%.1f GFlop/s, "
            "%.0f%% of dgemm, %.2fx CHOLMOD)\n",

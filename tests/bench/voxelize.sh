@@ -31,8 +31,9 @@ nh=$(sed -n 's/.*; \([0-9]*\) hexahedra on.*/\1/p' "$W/v.txt")
 echo "bench voxelize: asianDragon scan at R = 128: $tv s wall ($nh hexes; target 2 s: $(awk "BEGIN{print ($tv < 2) ? \"met\" : \"MISSED\"}"))"
 
 
-# moddesc's factorization on this mesh (held at its lowest layer): CHOLMOD
-# (one core) and supernodal.h's on one thread and all, beside dgemm
+# the factorization of this mesh's stiffness held at its lowest layer (moddesc
+# --free below factors it held at six DOFs: fewer flops, the same method):
+# CHOLMOD (one core) and supernodal.h's on one thread and all, beside dgemm
 "$BENCH/factor" "$W/voxels.h5"
 
 t0=$(now)
