@@ -832,6 +832,35 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
     return EP_OK;
 }
 
+/* Columns of the basis's panels: the mass products of this many list
+ * vectors at a time (a reused buffer of 3nv x 128 doubles, 108 MB on the
+ * dragon), each panel's part of the Gram matrix one fixed_dgemm per piece. */
+#define PANEL 128
+
+/* C = op(A) B + beta C (column-major; C m x n, op(A) m x k, B k x n) in
+ * fixed pieces of C, ROWS rows (by_rows) or COLS columns, shared over the
+ * model's threads with one BLAS thread each: the same bits on any thread
+ * count, where OpenBLAS's own threads split a product by their count. */
+enum { FIXED_ROWS = 4096, FIXED_COLS = PANEL / 2 };
+static void fixed_dgemm(const ep_modal *s, int by_rows, CBLAS_TRANSPOSE ta, int m, int n, int k, const double *A,
+                        int lda, const double *B, int ldb, double beta, double *C, int ldc)
+{
+    int chunk = by_rows ? FIXED_ROWS : FIXED_COLS, count = ((by_rows ? m : n) + chunk - 1) / chunk;
+    int blas = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
+    for (int q = 0; q < count; q++) {
+        int lo = q * chunk, len = (by_rows ? m : n) - lo < chunk ? (by_rows ? m : n) - lo : chunk;
+        if (by_rows)
+            cblas_dgemm(CblasColMajor, ta, CblasNoTrans, len, n, k, 1.0,
+                        ta == CblasNoTrans ? A + lo : A + (size_t)lo * lda, lda, B, ldb, beta, C + lo, ldc);
+        else
+            cblas_dgemm(CblasColMajor, ta, CblasNoTrans, m, len, k, 1.0, A, lda, B + (size_t)lo * ldb, ldb, beta,
+                        C + (size_t)lo * ldc, ldc);
+    }
+    blas_restore(s, blas);
+}
+
 /* B [r][3nv] <- B L^-T with L L^T = B^T M B, twice: PCA divides by small
  * singular values, which costs orthogonality (about eps (sigma_1/sigma_r)^2);
  * Cholesky-QR in the M inner product restores it to round-off.  Full-length
@@ -883,10 +912,6 @@ static double list_scale(const double *lambda, int k, int q, double nrm)
     return nrm > 0 ? lambda[0] * lambda[0] / (lambda[i] * lambda[j] * nrm) : 0;
 }
 
-/* Columns of the basis's panels: the mass products of this many list
- * vectors at a time (a reused buffer of 3nv x 128 doubles, 108 MB on the
- * dragon), each panel's part of the Gram matrix one dgemm per piece. */
-#define PANEL 128
 
 /* Mass-PCA of the scaled list keeping r (MATH.md §3): G0 = X0^T M X0 of the
  * unscaled list X0 = [U Phi] (upper triangle, by panels: the list is read
@@ -917,11 +942,9 @@ static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, 
             goto out;
         /* rows 0..j1 of the panel: those of U, then those of Phi */
         int ru = j1 < k ? j1 : k, rp = j1 - ru;
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, ru, jn, n3, 1.0, U, n3, MX, n3, 0.0,
-                    G + (size_t)j0 * mcount, mcount);
+        fixed_dgemm(s, 0, CblasTrans, ru, jn, n3, U, n3, MX, n3, 0.0, G + (size_t)j0 * mcount, mcount);
         if (rp)
-            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, rp, jn, n3, 1.0, Phi, n3, MX, n3, 0.0,
-                        G + (size_t)j0 * mcount + k, mcount);
+            fixed_dgemm(s, 0, CblasTrans, rp, jn, n3, Phi, n3, MX, n3, 0.0, G + (size_t)j0 * mcount + k, mcount);
     }
     for (int q = 0; q < mcount; q++)
         f[q] = list_scale(lambda, k, q, sqrt(fmax(G[(size_t)q * mcount + q], 0)));
@@ -951,10 +974,9 @@ static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, 
         for (int q = 0; q < mcount; q++)
             C[(size_t)c * mcount + q] = f[q] * v[q] / sigma[c];
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n3, r, k, 1.0, U, n3, C, mcount, 0.0, B, n3);
+    fixed_dgemm(s, 1, CblasNoTrans, n3, r, k, U, n3, C, mcount, 0.0, B, n3);
     if (mcount > k)
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n3, r, mcount - k, 1.0, Phi, n3, C + k, mcount, 1.0,
-                    B, n3);
+        fixed_dgemm(s, 1, CblasNoTrans, n3, r, mcount - k, Phi, n3, C + k, mcount, 1.0, B, n3);
     st = m_orthonormalize(s, B, r);
 out:
     free(G);

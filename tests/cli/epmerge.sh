@@ -55,6 +55,8 @@ OMP_NUM_THREADS=1 "$BIN/moddesc" -q $MV --part 0/2 -o "$WORK/mvt.0.h5"
 OMP_NUM_THREADS=2 "$BIN/moddesc" -q $MV --modes "$WORK/mvt.0.h5" --part 1/2 -o "$WORK/mvt.1.h5"
 "$E" -q "$WORK"/mvt.[01].h5 -o "$WORK/mvt.2.h5"
 check "moddesc --free on voxels, 2 parts on 1 and 2 threads: the single run bit for bit" $C "$WORK/mv.h5" "$WORK/mvt.2.h5"
+OMP_NUM_THREADS=1 "$BIN/moddesc" -q $MV -o "$WORK/mv1.h5"
+check "moddesc --free on voxels on 1 thread: the run on all threads bit for bit, basis included" $C "$WORK/mv.h5" "$WORK/mv1.h5"
 check "a part is an ordinary gf file with /part" [ "$(h5 "$WORK/fcp.1.h5" "f.attrs['kind'], f['gf/xi'].shape[0] == 3 * len(f['gf/col_vertex']), f['part'].attrs['index'], f['part'].attrs['count'], f['part'].attrs['unit'], len(f['part'].attrs['hash'])")" = "gf True 1 7 columns 64" ]
 check "an empty part (7 parts of 4 blocks) holds no column" [ "$(h5 "$WORK/fcp.0.h5" "f['gf/xi'].shape[0], f['part'].attrs['lo'], f['part'].attrs['hi']")" = "0 0 0" ]
 
