@@ -912,7 +912,6 @@ static double list_scale(const double *lambda, int k, int q, double nrm)
     return nrm > 0 ? lambda[0] * lambda[0] / (lambda[i] * lambda[j] * nrm) : 0;
 }
 
-
 /* Mass-PCA of the scaled list keeping r (MATH.md §3): G0 = X0^T M X0 of the
  * unscaled list X0 = [U Phi] (upper triangle, by panels: the list is read
  * where the caller holds it, and only a panel's mass products are stored),

@@ -204,8 +204,8 @@ static int tile_rows(int i, int nt, int rt, int nscol, int nsrow)
 /* Cholesky of a big supernode's nsrow x nscol block S (leading dimension
  * nsrow) in tiles, right-looking: per column tile k, dpotrf of its diagonal
  * tile, dtrsm of the tiles below it and the trailing tiles' dsyrk or dgemm,
- * each step's tiles shared over the threads.  Returns 0, or dpotrf's info plus the column
- * tile's first column (1-based column of the failed pivot). */
+ * each step's tiles shared over the threads.  Returns 0, or dpotrf's info
+ * plus the column tile's first column (1-based column of the failed pivot). */
 static int factor_tiles(double *S, int nsrow, int nscol, int threads)
 {
     int nt = (nscol + TILE - 1) / TILE, rt = nt + (nsrow - nscol + TILE - 1) / TILE;
@@ -293,15 +293,16 @@ static void workspace_sizes(const factor *f, size_t *c0, size_t *call)
     }
 }
 
-/* Sort roots[n] by work, heaviest first, ties by index (a mesh in pieces
- * has a root per piece: O(n log n)).  Only the schedule depends on it.
- * w: workspace [n]. */
+/* qsort's order: more work first, then the lower supernode. */
 static int heavier(const void *a, const void *b)
 {
     const weighed *x = a, *y = b;
     return x->work != y->work ? (x->work < y->work) - (x->work > y->work) : (x->s > y->s) - (x->s < y->s);
 }
 
+/* Sort roots[n] by work, heaviest first, ties by index (a mesh in pieces
+ * has a root per piece: O(n log n)).  Only the schedule depends on it.
+ * w: workspace [n]. */
 static void heaviest_first(const double *work, int *roots, int n, weighed *w)
 {
     for (int i = 0; i < n; i++)
@@ -396,7 +397,8 @@ int ep_supernodal_factor(cholmod_factor *L, cholmod_sparse *A, int *minor, cholm
     size_t c0, call;
     workspace_sizes(&f, &c0, &call);
     for (int t = 0; t < threads; t++)
-        if (!(f.map[t] = ep_malloc((size_t)n + 1, sizeof **f.map)) || !(f.C[t] = ep_malloc(t ? call : c0, sizeof **f.C)))
+        if (!(f.map[t] = ep_malloc((size_t)n + 1, sizeof **f.map)) ||
+            !(f.C[t] = ep_malloc(t ? call : c0, sizeof **f.C)))
             goto out;
     openblas_set_num_threads(1); /* also sets OpenMP's count: restored below */
     factor_phases(&f, threads);

@@ -345,9 +345,10 @@ static void derivatives_and_basis(void **state)
  * block 1 equals CHOLMOD's own solve of each right-hand side on the same
  * factor to 1e-12 of the load in the residual, K (x_1 - x_cholmod), and to
  * 1e-11 of the largest entry in the values (two backward-stable solves
- * differ by up to cond(K) eps: the line printed); free-flying, every derivative is M-orthogonal to the rigid
- * modes and K Phi equals the projected load to 1e-9; a part (pairs p0..p1, p0 on a block boundary) repeats the whole
- * run's blocks bit for bit (epmerge). */
+ * differ by up to cond(K) eps: the line printed); free-flying, every
+ * derivative is M-orthogonal to the rigid modes and K Phi equals the
+ * projected load to 1e-9; a part (pairs p0..p1, p0 on a block boundary)
+ * repeats the whole run's blocks bit for bit (epmerge). */
 static void blocked_derivatives_of(int free_flying)
 {
     beam b;
@@ -394,7 +395,7 @@ static void blocked_derivatives_of(int free_flying)
         }
         /* one at a time through CHOLMOD: -K^-1 (H:psi_j) psi_i */
         reduce(&b, H + p * n3, h);
-        double load = maxabs(h, n), *d = malloc(n * sizeof *d), *Kd_ = malloc(n * sizeof *Kd_);
+        double load = maxabs(h, n), *d = malloc(n * sizeof *d), *Kdiff = malloc(n * sizeof *Kdiff);
         cholmod_dense rhs = {.nrow = (size_t)n, .ncol = 1, .nzmax = (size_t)n, .d = (size_t)n, .x = h,
                              .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
         cholmod_dense *x = cholmod_solve(CHOLMOD_A, b.s.F, &rhs, &b.s.c);
@@ -402,12 +403,12 @@ static void blocked_derivatives_of(int free_flying)
         reduce(&b, one + p * n3, h);
         for (int q = 0; q < n; q++)
             d[q] = h[q] + ((double *)x->x)[q];
-        matvec(Kd, d, Kd_, n);
+        matvec(Kd, d, Kdiff, n);
         worst_value = fmax(worst_value, maxabs(d, n) / scale);
-        worst_residual = fmax(worst_residual, maxabs(Kd_, n) / load);
+        worst_residual = fmax(worst_residual, maxabs(Kdiff, n) / load);
         cholmod_free_dense(&x, &b.s.c);
         free(d);
-        free(Kd_);
+        free(Kdiff);
     }
     if (!free_flying) {
         print_message("block 1 against CHOLMOD's solves: values %.1e of the largest, residual %.1e of the load\n",
