@@ -47,7 +47,8 @@ OMP_NUM_THREADS=1 "$BIN/femcondense" -q $FC --condensed --part 0/2 -o "$WORK/fct
 OMP_NUM_THREADS=2 "$BIN/femcondense" -q $FC --condensed --part 1/2 -o "$WORK/fct.1.h5"
 "$E" -q "$WORK"/fct.[01].h5 -o "$WORK/fct.2.h5"
 check "femcondense, 2 parts on 1 and 2 threads: the single run bit for bit" $C "$WORK/fc.h5" "$WORK/fct.2.h5"
-# the same for moddesc on voxels whose top supernode (846 columns) is factored in tiles
+# the same for moddesc on voxels whose top supernode is big enough to be factored
+# in tiles (EP_SUPERNODAL_BIG columns or more)
 "$BIN/voxelize" -q $D/models/asianDragon/asianDragon.obj -R 56 --largest -E 1e6 --nu 0.3 --rho 1000 -o "$WORK/v56.h5"
 MV="$WORK/v56.h5 --free -k 6 -r 10"
 "$BIN/moddesc" -q $MV -o "$WORK/mv.h5"

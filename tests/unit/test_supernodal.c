@@ -160,7 +160,22 @@ static void not_postordered(void **state)
     c.postorder = 0;
     cholmod_sparse *A = stencil(1, 0.5, -1, &c);
     cholmod_factor *S = cholmod_analyze(A, &c);
-    int minor;
+    /* not postordered: some supernode's last child is not the one before it */
+    const int *super = S->super, *pi = S->pi, *Ls = S->s;
+    int *last = calloc(S->nsuper, sizeof *last), out_of_order = 0, minor;
+    for (int t = 0; t < (int)S->nsuper; t++) {
+        int nscol = super[t + 1] - super[t];
+        if (pi[t + 1] - pi[t] > nscol) { /* the parent holds the first row below */
+            int row = Ls[pi[t] + nscol], p = t;
+            while (super[p + 1] <= row)
+                p++;
+            last[p] = t + 1;
+        }
+    }
+    for (int t = 0; t < (int)S->nsuper; t++)
+        out_of_order += last[t] && last[t] != t;
+    free(last);
+    assert_true(out_of_order > 0);
     cholmod_factor *ref = factor(S, A, 1, 1, &minor, &c), *one = factor(S, A, 0, 1, &minor, &c),
                    *two = factor(S, A, 0, 2, &minor, &c);
     double scale;
