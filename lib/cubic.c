@@ -1,6 +1,7 @@
 /*
  * cubic.c — reduced StVK cubic polynomials by the quartic-energy route
- * (cubic.h), over tets, voxels (hex.h's box samples) and other hexes.
+ * (cubic.h), over tets (strain rows) and hexes (their tensors over corner
+ * pairs).
  */
 #include "cubic.h"
 #include "hex.h"
@@ -66,58 +67,11 @@ long ep_cubic_runtime_bytes(int r)
 #define ROWS 7             /* energy components per integration point: 6 (mu) + 1 (lambda) */
 #define CHUNK_ROWS 2048    /* rows a thread stacks per BLAS-3 product (7.9 MB at r = 30) */
 #define HEX_POINTS (EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK)
-#define BOX_TOL 1e-10      /* a hex this close to a box is integrated by the box samples */
-
-/* The factor of a box's Gram matrix (hex.h): G is block diagonal, a 27 x 27
- * block over the diagonal strains' samples (coupled by tr(E)^2) and a
- * diagonal over the 36 shear samples, so e^T G e = |F e_27|^2 + sum d_s^2
- * e_s^2 with F = sqrt(Lambda) Q^T from G_27 = Q Lambda Q^T (an eigen
- * decomposition: the lambda-only part is singular).  G is the volume / 8
- * times that of the reference cube [-1, 1]^3, and the shape gradients at
- * the samples are the reference cube's over the half edge lengths: F, d
- * and g are kept for the reference cube, per thread for the last (lambda,
- * mu, part) -- a voxel mesh has one -- and each voxel scales them. */
-typedef struct {
-    double lambda, mu;
-    int part;
-    double F[27 * 27], d[36];
-    double g[EP_HEX_BOX_SAMPLES][8][3];
-    int comp[EP_HEX_BOX_SAMPLES];
-} box_factor;
-
-static int box_factor_is(const box_factor *bf, double lambda, double mu, int part)
-{
-    return bf->lambda == lambda && bf->mu == mu && bf->part == part;
-}
-
-/* 0 or EP_ECOMPUTE; a box_factor all zero is nobody's (mu > 0). */
-static int box_factor_set(box_factor *bf, double lambda, double mu, int part)
-{
-    enum { NS = EP_HEX_BOX_SAMPLES };
-    double G[NS * NS], ev[27], xi[NS][3], x[8][3];
-    ep_hex_box_gram(part == 2 ? 0 : lambda, part == 1 ? 0 : mu, 8.0, G);
-    for (int a = 0; a < 27; a++)
-        for (int b = 0; b < 27; b++)
-            bf->F[a * 27 + b] = G[a * NS + b];
-    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', 27, bf->F, 27, ev))
-        return ep_fail(EP_ECOMPUTE, "eigenvalues of a box's Gram matrix did not converge");
-    /* columns of F are the eigenvectors: F^T scaled by sqrt(ev) row-wise */
-    double Q[27 * 27];
-    memcpy(Q, bf->F, sizeof Q);
-    for (int a = 0; a < 27; a++)
-        for (int b = 0; b < 27; b++)
-            bf->F[a * 27 + b] = sqrt(fmax(ev[a], 0)) * Q[b * 27 + a];
-    for (int s = 27; s < NS; s++)
-        bf->d[s - 27] = sqrt(G[s * NS + s]);
-    ep_hex_box_samples(xi, bf->comp);
-    for (int a = 0; a < 8; a++)
-        for (int i = 0; i < 3; i++)
-            x[a][i] = ep_hex_corner[a][i];
-    for (int s = 0; s < NS; s++)
-        ep_hex_gradients(x, xi[s], bf->g[s]);
-    bf->lambda = lambda, bf->mu = mu, bf->part = part;
-    return EP_OK;
-}
+#define HEX_DOFS 24        /* 8 corners x 3 */
+#define HEX_PAIRS 36       /* corner pairs a <= b, in the order of ep_cubic_pair(8, a, b) */
+#define HEX_RANK 28        /* rank of a hex's quartic form over them: 36 - 8 (see hex_tensors) */
+#define BOX_TOL 1e-10      /* a hex this close to a box shares the tensors of its size */
+#define BOX_SAME 1e-12     /* boxes whose edges differ this little (relative) share tensors */
 
 static const int comp_ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
 
@@ -216,111 +170,177 @@ static void point_rows(double lambda, double mu, double w, int part, const doubl
         strain_row(r, X, c, sm * sqrt(2.0), rows + c * n);
 }
 
-/* Per-thread workspace: the gradient columns, the 27 diagonal samples of a
- * box, the box factor, the thread's chunk of rows and its sums. */
+/* A hex's energy in its corners' displacements u_a (hexes only: a tet's
+ * seven components are fewer than these).  With g_a = grad N_a, the
+ * displacement gradient is D = sum_a u_a g_a^T and D^T D = sum_ab W_ab g_a
+ * g_b^T, W_ab = u_a . u_b, so the quadratic part of E depends on u only
+ * through the 36 scalars W_ab (a <= b).  The seven components of a Gauss
+ * point (point_rows' scaling) are Bl u + Cp W, and summed over the 27
+ * points (exact on parallelepipeds)
+ *   energy = u^T K u + 2 u^T V W + W^T D W,
+ * K = Bl^T Bl [24][24], V = Bl^T Cp [24][36], D = Cp^T Cp [36][36].
+ * W_ab = c_a + c_b gives sum_ab W_ab g_a g_b^T = 0 (sum_a g_a = 0: the hats
+ * sum to one), so D has an 8-dimensional null space: rank 28, and D = G^T
+ * G with G = sqrt(Lambda) Q^T over its top 28 eigenpairs.  In a basis, u =
+ * U_e q and W = P_e w (P_e [36][np]: the pairs of U_e's rows), so an
+ * element adds U_e^T K U_e to BB, U_e^T V P_e to BC and the 28 rows G P_e
+ * to CC's dsyrk: 28 rows of np a hex, where sampling the strain takes 63
+ * rows of r + np (the fewest for a box) or 189.  Boxes of one size and
+ * material share their tensors (kept per thread, keyed; edges equal to
+ * BOX_SAME, so the coefficients move by about that, relative). */
 typedef struct {
-    double *X;    /* [3][3][r] */
-    double *E27;  /* [27][chunk][n] */
-    double *A;    /* [chunk rows][n] */
-    double *acc;  /* [n][n], upper triangle */
-    box_factor bf;
-} rows_work;
+    double key[6]; /* box edges h[3], lambda, mu, part; part < 0: none kept */
+    double K[HEX_DOFS * HEX_DOFS], V[HEX_DOFS * HEX_PAIRS], G[HEX_RANK * HEX_PAIRS];
+} hex_tensors;
 
-/* Rows of one element: a tet has one point, any other hex than a voxel
- * mesh's 27 Gauss points (exact on parallelepipeds).  rows: the element's
- * slot, row stride n = r + np.  Ut: the basis by vertex. */
-static int element_rows(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int e, int part,
-                        rows_work *wk, double *rows, long n)
+/* The tensors of hex x (its 27 Gauss points) for one part (0 all, 1
+ * lambda, 2 mu).  Returns 0, EP_EINPUT (a degenerate hex) or EP_ECOMPUTE.
+ * About 1.5e6 flops and a 36 x 36 eigendecomposition. */
+static int hex_tensors_set(hex_tensors *ht, const double x[8][3], double lambda, double mu, int part)
 {
-    const int *el;
-    int k;
-    ep_mesh_elements(m, &el, &k);
-    const int *c = &el[(size_t)k * e];
-    double lambda, mu, x[8][3];
-    ep_material_lame(mat, e, &lambda, &mu);
-    for (int a = 0; a < k; a++)
-        memcpy(x[a], &m->vertices[3 * (size_t)c[a]], sizeof x[a]);
-    if (k == 4) {
-        double vol, g[4][3];
-        ep_tet_gradients(x, &vol, g);
-        assert(vol > 0); /* every mesh passed ep_mesh_check_tets */
-        gradient_columns(r, Ut, c, k, g, 7, wk->X);
-        point_rows(lambda, mu, vol, part, wk->X, r, rows, n);
-        return EP_OK;
-    }
-    double w[HEX_POINTS], g[HEX_POINTS][8][3];
+    enum { NR = ROWS * HEX_POINTS };
+    double w[HEX_POINTS], g[HEX_POINTS][8][3], D[HEX_PAIRS * HEX_PAIRS], ev[HEX_PAIRS];
+    double Bl[NR][HEX_DOFS], Cp[NR][HEX_PAIRS];
     if (ep_hex_rule(x, EP_HEX_RULE_STVK, w, g, NULL))
         return EP_EINPUT;
+    memset(Bl, 0, sizeof Bl);
+    memset(Cp, 0, sizeof Cp);
     for (int p = 0; p < HEX_POINTS; p++) {
-        gradient_columns(r, Ut, c, k, g[p], 7, wk->X);
-        point_rows(lambda, mu, w[p], part, wk->X, r, rows + (size_t)ROWS * p * n, n);
+        double sm = part == 1 ? 0 : sqrt(mu * w[p]), sl = part == 2 ? 0 : sqrt(lambda * w[p] / 2);
+        double (*bl)[HEX_DOFS] = Bl + ROWS * p, (*cp)[HEX_PAIRS] = Cp + ROWS * p;
+        for (int c = 0; c < 6; c++) { /* unscaled: E_c = sym(D)_lk + (D^T D / 2)_lk */
+            int l = comp_ij[c][0], k = comp_ij[c][1];
+            for (int a = 0; a < 8; a++) {
+                bl[c][3 * a + l] += 0.5 * g[p][a][k];
+                bl[c][3 * a + k] += 0.5 * g[p][a][l];
+                for (int b = a; b < 8; b++) /* W_ab for a < b stands for (a, b) and (b, a) */
+                    cp[c][ep_cubic_pair(8, a, b)] = a == b ? 0.5 * g[p][a][l] * g[p][a][k]
+                                                           : 0.5 * (g[p][a][l] * g[p][b][k] + g[p][b][l] * g[p][a][k]);
+            }
+        }
+        for (int t = 0; t < HEX_PAIRS; t++) {
+            if (t < HEX_DOFS)
+                bl[6][t] = sl * (bl[0][t] + bl[1][t] + bl[2][t]);
+            cp[6][t] = sl * (cp[0][t] + cp[1][t] + cp[2][t]);
+            for (int c = 0; c < 6; c++) {
+                double s = c < 3 ? sm : sm * sqrt(2.0);
+                if (t < HEX_DOFS)
+                    bl[c][t] *= s;
+                cp[c][t] *= s;
+            }
+        }
     }
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, HEX_DOFS, HEX_DOFS, NR, 1.0, &Bl[0][0], HEX_DOFS,
+                &Bl[0][0], HEX_DOFS, 0.0, ht->K, HEX_DOFS);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, HEX_DOFS, HEX_PAIRS, NR, 1.0, &Bl[0][0], HEX_DOFS,
+                &Cp[0][0], HEX_PAIRS, 0.0, ht->V, HEX_PAIRS);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, HEX_PAIRS, HEX_PAIRS, NR, 1.0, &Cp[0][0], HEX_PAIRS,
+                &Cp[0][0], HEX_PAIRS, 0.0, D, HEX_PAIRS);
+    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', HEX_PAIRS, D, HEX_PAIRS, ev))
+        return ep_fail(EP_ECOMPUTE, "eigenvalues of a hex's quartic form did not converge");
+    /* ascending: the first 36 - 28 are the null space's round-off */
+    if (!(ev[HEX_PAIRS - HEX_RANK - 1] <= 1e-9 * ev[HEX_PAIRS - 1]))
+        return ep_fail(EP_ECOMPUTE, "a hex's quartic form has rank above %d", HEX_RANK);
+    for (int t = 0; t < HEX_RANK; t++) {
+        int k = HEX_PAIRS - HEX_RANK + t;
+        double s = sqrt(fmax(ev[k], 0));
+        for (int i = 0; i < HEX_PAIRS; i++)
+            ht->G[t * HEX_PAIRS + i] = s * D[i * HEX_PAIRS + k];
+    }
+    ht->key[5] = -1;
     return EP_OK;
 }
 
-/* Rows of the voxels e0 <= e < e0 + ne of an all-box mesh: per voxel the
- * 63 samples of hex.h, e_s = E_comp(xi_s); rows (s, v), s < 27, are F e_27
- * (the first 27 ne rows of A, s-major), rows (v, s), s >= 27, d_s e_s (the
- * other 36 ne).  The 27 diagonal samples of all voxels wait in E27 [27][ne]
- * [n] so that F multiplies a run of voxels with one box factor in one
- * dgemm (27 x 27 by 27 x (voxels n)); a voxel mesh has one run a chunk. */
-static int box_rows(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int e0, int ne, int part,
-                    rows_work *wk, double *A, long n)
+/* The tensors of hex e, from the thread's kept box tensors when e is a box
+ * of their size and material.  Returns hex_tensors_set's status. */
+static int hex_tensors_get(hex_tensors *ht, const ep_mesh *m, const ep_material *mat, int e, int part)
 {
-    box_factor *bf = &wk->bf;
-    int v0 = 0; /* start of the run with the factor bf */
-    long ld = (long)ne * n;
-    for (int v = 0; v <= ne; v++) {
-        double lambda = 0, mu = 0, x[8][3], h[3];
-        const int *c = v < ne ? &m->hexes[8 * (size_t)(e0 + v)] : NULL;
-        if (c)
-            ep_material_lame(mat, e0 + v, &lambda, &mu);
-        if (!c || !box_factor_is(bf, lambda, mu, part)) { /* the run ends: its F rows */
-            if (v > v0)
-                cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 27, (int)((v - v0) * n), 27, 1.0, bf->F, 27,
-                            wk->E27 + v0 * n, (int)ld, 0.0, A + v0 * n, (int)ld);
-            if (!c)
-                break;
-            int st = box_factor_set(bf, lambda, mu, part);
-            if (st)
-                return st;
-            v0 = v;
-        }
-        for (int a = 0; a < 8; a++)
-            memcpy(x[a], &m->vertices[3 * (size_t)c[a]], sizeof x[a]);
-        ep_hex_is_box(x, BOX_TOL, h); /* every hex is one (mesh_rows) */
-        /* the reference cube's G times V / 8, its gradients over h / 2 */
-        double sv = sqrt(h[0] * h[1] * h[2] / 8), gs[3] = {2 / h[0], 2 / h[1], 2 / h[2]};
-        for (int s = 0; s < EP_HEX_BOX_SAMPLES; s++) {
-            int cs = bf->comp[s];
-            double g[8][3];
-            for (int a = 0; a < 8; a++)
-                for (int l = 0; l < 3; l++)
-                    g[a][l] = bf->g[s][a][l] * gs[l];
-            gradient_columns(r, Ut, c, 8, g, 1 << comp_ij[cs][0] | 1 << comp_ij[cs][1], wk->X);
-            if (s < 27)
-                strain_row(r, wk->X, cs, sv, wk->E27 + ((size_t)s * ne + v) * n);
-            else
-                strain_row(r, wk->X, cs, sv * bf->d[s - 27], A + ((size_t)27 * ne + (size_t)v * 36 + s - 27) * n);
-        }
-    }
-    return EP_OK;
+    double x[8][3], h[3], lambda, mu;
+    for (int a = 0; a < 8; a++)
+        memcpy(x[a], &m->vertices[3 * (size_t)m->hexes[8 * (size_t)e + a]], sizeof x[a]);
+    ep_material_lame(mat, e, &lambda, &mu);
+    if (!ep_hex_is_box(x, BOX_TOL, h))
+        return hex_tensors_set(ht, x, lambda, mu, part);
+    double key[6] = {h[0], h[1], h[2], lambda, mu, part};
+    int same = lambda == ht->key[3] && mu == ht->key[4] && part == ht->key[5];
+    for (int i = 0; i < 3; i++) /* a grid's cells differ by the rounding of their coordinates */
+        same = same && fabs(h[i] - ht->key[i]) <= BOX_SAME * h[i];
+    if (same)
+        return EP_OK;
+    int st = hex_tensors_set(ht, x, lambda, mu, part);
+    if (!st)
+        memcpy(ht->key, key, sizeof key);
+    return st;
 }
 
-/* Rows per element the mesh needs: 7 (tets), 63 (all hexes boxes), 189
- * (other hexes; boxes among them take the Gauss points too). */
-static int mesh_rows(const ep_mesh *m)
+/* Per-thread workspace: tets the gradient columns and a chunk of rows;
+ * hexes a chunk's U_e and K U_e [ne][24][r], U_e^T V [r][36 ne], P_e
+ * [ne][36][np] and G P_e [ne][28][np]; both the thread's sums. */
+typedef struct {
+    double *X;    /* [3][3][r] */
+    double *A;    /* [chunk rows][n] (tets), G P_e (hexes) */
+    double *Ue, *KU, *T, *Pe;
+    double *acc;  /* [n][n], upper triangle */
+    hex_tensors ht;
+} rows_work;
+
+/* Rows of tet e: one point, seven components.  rows: the tet's slot, row
+ * stride n = r + np.  Ut: the basis by vertex. */
+static void tet_rows(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int e, int part,
+                     rows_work *wk, double *rows, long n)
 {
-    if (m->tets)
-        return ROWS;
-    for (int e = 0; e < m->nh; e++) {
-        double x[8][3], h[3];
+    const int *c = &m->tets[4 * (size_t)e];
+    double lambda, mu, x[4][3], vol, g[4][3];
+    ep_material_lame(mat, e, &lambda, &mu);
+    for (int a = 0; a < 4; a++)
+        memcpy(x[a], &m->vertices[3 * (size_t)c[a]], sizeof x[a]);
+    ep_tet_gradients(x, &vol, g);
+    assert(vol > 0); /* every mesh passed ep_mesh_check_tets */
+    gradient_columns(r, Ut, c, 4, g, 7, wk->X);
+    point_rows(lambda, mu, vol, part, wk->X, r, rows, n);
+}
+
+/* Adds the hexes e0 <= e < e0 + ne to the thread's sums by their tensors
+ * (hex_tensors): per hex K U_e and U_e^T V (small dgemms), P_e (36 pairs,
+ * 6 np flops each) and G P_e (2 28 36 np flops); then for the chunk BB +=
+ * [U_e]^T [K U_e], BC += [U_e^T V] [P_e] and CC += [G P_e]^T [G P_e], one
+ * dsyrk of 28 ne rows (np (np + 1) flops a row).  Returns 0, EP_EINPUT or
+ * EP_ECOMPUTE. */
+static int hex_chunk(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int e0, int ne, int part,
+                     rows_work *wk, long n)
+{
+    long np = n - r, r3 = 3L * r;
+    for (int v = 0; v < ne; v++) {
+        int st = hex_tensors_get(&wk->ht, m, mat, e0 + v, part);
+        if (st)
+            return st;
+        const int *c = &m->hexes[8 * (size_t)(e0 + v)];
+        double *Ue = wk->Ue + (size_t)v * HEX_DOFS * r, *Pe = wk->Pe + (size_t)v * HEX_PAIRS * np;
+        for (int a = 0; a < 8; a++) /* rows 3a + i: Ut[c_a][i] */
+            memcpy(Ue + a * r3, Ut + (size_t)c[a] * r3, sizeof(double) * (size_t)r3);
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, HEX_DOFS, r, HEX_DOFS, 1.0, wk->ht.K, HEX_DOFS, Ue, r,
+                    0.0, wk->KU + (size_t)v * HEX_DOFS * r, r);
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r, HEX_PAIRS, HEX_DOFS, 1.0, Ue, r, wk->ht.V, HEX_PAIRS,
+                    0.0, wk->T + (size_t)v * HEX_PAIRS, HEX_PAIRS * ne);
+        /* P_e[(a,b)]: the q_j q_k parts of u_a . u_b = 2 (u_a . u_b) / 2 */
         for (int a = 0; a < 8; a++)
-            memcpy(x[a], &m->vertices[3 * (size_t)m->hexes[8 * (size_t)e + a]], sizeof x[a]);
-        if (!ep_hex_is_box(x, BOX_TOL, h))
-            return ROWS * HEX_POINTS;
+            for (int b = a; b < 8; b++) {
+                double *row = Pe + ep_cubic_pair(8, a, b) * np;
+                if (a == b)
+                    pairs_diagonal(r, Ue + a * r3, 2.0, row);
+                else
+                    pairs_offdiagonal(r, Ue + a * r3, Ue + b * r3, 2.0, row);
+            }
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, HEX_RANK, (int)np, HEX_PAIRS, 1.0, wk->ht.G, HEX_PAIRS,
+                    Pe, (int)np, 0.0, wk->A + (size_t)v * HEX_RANK * np, (int)np);
     }
-    return EP_HEX_BOX_SAMPLES;
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r, r, HEX_DOFS * ne, 1.0, wk->Ue, r, wk->KU, r, 1.0, wk->acc,
+                (int)n);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r, (int)np, HEX_PAIRS * ne, 1.0, wk->T, HEX_PAIRS * ne,
+                wk->Pe, (int)np, 1.0, wk->acc + r, (int)n);
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)np, HEX_RANK * ne, 1.0, wk->A, (int)np, 1.0,
+                wk->acc + (size_t)r * n + r, (int)n);
+    return EP_OK;
 }
 
 /* The basis by vertex, Ut[v][i][j] = U[j][3v + i], for the vertices of the
@@ -355,8 +375,11 @@ static void rows_work_free(rows_work *wk, int nt, double *keep)
 {
     for (int t = 0; wk && t < nt; t++) {
         free(wk[t].X);
-        free(wk[t].E27);
         free(wk[t].A);
+        free(wk[t].Ue);
+        free(wk[t].KU);
+        free(wk[t].T);
+        free(wk[t].Pe);
         if (wk[t].acc != keep)
             free(wk[t].acc);
     }
@@ -365,9 +388,10 @@ static void rows_work_free(rows_work *wk, int nt, double *keep)
 
 /* ACC (n x n, upper triangle; n = r + np) = sum over the elements
  * e_lo <= e < e_hi of the products R^T R of their rows R = [B | C]: BB =
- * B^T B, BC = B^T C and CC = C^T C in one dsyrk (n(n+1) flops a row).
- * Each thread fills chunks of CHUNK_ROWS rows and adds their product to its
- * own sums with a one-thread BLAS (OpenBLAS runs one thread inside a
+ * B^T B, BC = B^T C and CC = C^T C, for tets in one dsyrk of their rows
+ * (n(n+1) flops a row), for hexes from their tensors (hex_chunk).
+ * Each thread fills chunks of about CHUNK_ROWS rows and adds their products
+ * to its own sums with a one-thread BLAS (OpenBLAS runs one thread inside a
  * parallel region), so filling and multiplying overlap on the cores and no
  * thread waits; chunk c goes to thread c mod nt and the threads' sums are
  * added in thread order at the end: the result is the same in every run
@@ -376,44 +400,60 @@ static void rows_work_free(rows_work *wk, int nt, double *keep)
 static int accumulate(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int part, int e_lo,
                       int e_hi, double *ACC)
 {
-    int rows_e = mesh_rows(m), chunk = CHUNK_ROWS / rows_e > 0 ? CHUNK_ROWS / rows_e : 1;
+    int hex = !m->tets, rows_e = hex ? HEX_RANK : ROWS, chunk = CHUNK_ROWS / rows_e;
     long np = ep_cubic_npairs(r), n = r + np, rows = (long)rows_e * chunk;
     int nchunks = (e_hi - e_lo + chunk - 1) / chunk, nt = omp_get_max_threads(), failed = 0;
-    int box = rows_e == EP_HEX_BOX_SAMPLES;
     nt = nt < nchunks ? nt : nchunks > 0 ? nchunks : 1;
     rows_work *wks = ep_calloc((size_t)nt, sizeof *wks);
     memset(ACC, 0, sizeof(double) * (size_t)n * n);
     for (int t = 0; wks && t < nt && !failed; t++) {
-        wks[t].X = ep_malloc(9 * (size_t)r, sizeof(double));
-        wks[t].E27 = box ? ep_malloc(27 * (size_t)chunk * n, sizeof(double)) : NULL;
-        wks[t].A = ep_malloc((size_t)rows * n, sizeof(double));
-        wks[t].acc = t ? ep_calloc((size_t)n * n, sizeof(double)) : ACC;
-        failed = !wks[t].X || (box && !wks[t].E27) || !wks[t].A || !wks[t].acc;
+        rows_work *w = &wks[t];
+        w->ht.key[5] = -1;
+        w->acc = t ? ep_calloc((size_t)n * n, sizeof(double)) : ACC;
+        if (hex) {
+            w->A = ep_malloc((size_t)rows * np, sizeof(double));
+            w->Ue = ep_malloc((size_t)chunk * HEX_DOFS * r, sizeof(double));
+            w->KU = ep_malloc((size_t)chunk * HEX_DOFS * r, sizeof(double));
+            w->T = ep_malloc((size_t)chunk * HEX_PAIRS * r, sizeof(double));
+            w->Pe = ep_malloc((size_t)chunk * HEX_PAIRS * np, sizeof(double));
+            failed = !w->A || !w->Ue || !w->KU || !w->T || !w->Pe || !w->acc;
+        } else {
+            w->X = ep_malloc(9 * (size_t)r, sizeof(double));
+            w->A = ep_malloc((size_t)rows * n, sizeof(double));
+            failed = !w->X || !w->A || !w->acc;
+        }
     }
     if (!wks || failed) {
         rows_work_free(wks, nt, ACC);
         return ep_fail(EP_ECOMPUTE, "out of memory (%ld rows of %ld per thread)", rows, n);
     }
-#pragma omp parallel num_threads(nt) reduction(| : failed)
+    int st = EP_OK;
+#pragma omp parallel num_threads(nt)
     {
         rows_work *wk = &wks[omp_get_thread_num()];
+        int mine = EP_OK;
         /* chunks dealt round the team as it is (the runtime may give fewer than nt) */
-        for (int ch = omp_get_thread_num(); ch < nchunks && !failed; ch += omp_get_num_threads()) {
+        for (int ch = omp_get_thread_num(); ch < nchunks && !mine; ch += omp_get_num_threads()) {
             int e0 = e_lo + ch * chunk, ne = e_hi - e0 < chunk ? e_hi - e0 : chunk;
-            if (box)
-                failed = box_rows(m, mat, Ut, r, e0, ne, part, wk, wk->A, n) != EP_OK;
-            for (int e = 0; e < ne && !box && !failed; e++)
-                failed = element_rows(m, mat, Ut, r, e0 + e, part, wk, wk->A + (size_t)rows_e * e * n, n) != EP_OK;
-            if (!failed)
-                cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, rows_e * ne, 1.0, wk->A, (int)n, 1.0,
-                            wk->acc, (int)n);
+            if (hex) {
+                mine = hex_chunk(m, mat, Ut, r, e0, ne, part, wk, n);
+                continue;
+            }
+            for (int e = 0; e < ne; e++)
+                tet_rows(m, mat, Ut, r, e0 + e, part, wk, wk->A + (size_t)ROWS * e * n, n);
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, ROWS * ne, 1.0, wk->A, (int)n, 1.0, wk->acc,
+                        (int)n);
+        }
+        if (mine) {
+#pragma omp critical(cubic_status)
+            st = st ? st : mine;
         }
     }
-    for (int t = 1; t < nt && !failed; t++)
+    for (int t = 1; t < nt && !st; t++)
         for (size_t i = 0; i < (size_t)n * n; i++)
             ACC[i] += wks[t].acc[i];
     rows_work_free(wks, nt, ACC);
-    return failed ? ep_fail(EP_ECOMPUTE, "a degenerate element") : EP_OK;
+    return st == EP_EINPUT ? ep_fail(EP_ECOMPUTE, "a degenerate element") : st;
 }
 
 /* R = dE/dq of E = q^T BB q + 2 q^T BC w + w^T CC w, from the upper

@@ -16,12 +16,13 @@
  * of stacked elements, each thread summing its own chunks, and R = dE/dq
  * gives P, Q, S.
  *
- * Hexes (001 §2.5): a voxel's energy is integrated exactly by the 63 strain
- * samples of hex.h, whose Gram matrix G (block diagonal: a 27 x 27 block
- * coupling the normal strains through tr(E)^2, a diagonal over the shears)
- * is factored once per material and size, e^T G e = |F e|^2: 63 components
- * a voxel.  Any other hex takes the 27 Gauss points of the StVK force (7
- * components each), exact on parallelepipeds.
+ * Hexes (001 §2.5): the quadratic part of E depends on the corners'
+ * displacements only through their 36 dot products u_a . u_b, on which a
+ * hex's quartic energy has rank 28 (cubic.c, hex_tensors).  So per hex the
+ * element's tensors (27 Gauss points of the StVK force: exact on
+ * parallelepipeds; computed once per size and material for boxes) give BB
+ * and BC by small products and 28 rows of CC's dsyrk, against 63 strain
+ * samples of the smallest exact rule for a box and 189 of the Gauss points.
  */
 #ifndef EP_CUBIC_H
 #define EP_CUBIC_H
@@ -49,10 +50,11 @@ void ep_cubic_free(ep_cubic *c);
 /* Coefficients for basis U[r][3nv] on mesh m (tets or hexes) with material
  * mat.  out: total (all parts), and when lam/mu are non-NULL the
  * lambda-only and mu-only parts (001 §2.11; total = lam + mu).
- * Cost c ne n (n + 1) flops in dsyrk, n = r + r(r+1)/2 (O(c ne r^4 / 4)),
- * c = 7 components per tet, 63 per voxel (plus 2 27^2 n for its box
- * factor), 189 per hex of a mesh that is not all boxes; memory per thread
- * n^2 + 2048 n doubles (a chunk of rows), plus the basis by vertex (3 nv r).
+ * Cost: tets 7 ne n (n + 1) flops in dsyrk, n = r + r(r+1)/2 (O(7 ne r^4
+ * / 4)); hexes 28 ne np (np + 1) in dsyrk, np = r(r+1)/2, plus 2 ne (28 +
+ * r) 36 np in dgemm and 216 np for the pairs (a box's tensors once, any
+ * other hex's ~2e6 flops).  Memory per thread n^2 + 2048 n doubles (a chunk
+ * of rows; hexes about 2.3 times that), plus the basis by vertex (3 nv r).
  * Results are equal to round-off across thread counts (each thread sums
  * its chunks).  0 or EP_ECOMPUTE. */
 int ep_cubic_compute(ep_cubic *total, ep_cubic *lam, ep_cubic *mu, const ep_mesh *m, const ep_material *mat,

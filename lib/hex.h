@@ -1,7 +1,7 @@
 /*
  * hex.h — trilinear hexahedra (001 §2.5, Table 2.1): the reference element,
- * Gauss rules, shape gradients at integration points, the box samples of
- * the StVK energy, and the local coordinates of a point.  It is to a hex
+ * Gauss rules, shape gradients at integration points, and the local
+ * coordinates of a point.  It is to a hex
  * what tet.h is to a tet (data layer, doc/MODULES.md): the element matrices
  * built on it are fem.h's (ep_fem_hex_element), beside the tet's.
  *
@@ -72,30 +72,6 @@ int ep_hex_is_box(const double x[8][3], double tol, double h[3]);
  * exact when the quad is planar (dA is then affine in the face's
  * coordinates); its row sums are the integrals of the hats.  Cost O(1). */
 void ep_hex_quad_mass(const double p[4][3], double M[4][4]);
-
-/* Strain samples of a box hex whose weighted squares integrate the StVK
- * energy exactly: EP_HEX_BOX_SAMPLES samples, sample s being component
- * comp[s] (0..5: E11, E22, E33, E12, E13, E23) of the Green strain at the
- * reference point xi[s], so that
- *   int_H mu |E|^2 + lambda/2 tr(E)^2 dV = e^T G e     (ep_hex_box_gram).
- * On a box, E11 depends on (xi1, xi2) alone with degree <= 2 in each (its
- * gradient column has degree 0 in xi0), so nine values at the 3 x 3 Gauss
- * points of those two coordinates determine it; likewise E22 and E33.  The
- * off-diagonal E12 has degree <= 1 in xi0, xi1 and <= 2 in xi2: its square
- * is integrated exactly by 2 x 2 x 3 Gauss points.  So 27 + 36 = 63 samples
- * stand for the 27 x 6 = 162 values of the 3 x 3 x 3 rule; the cross terms
- * of tr(E)^2 couple the diagonal samples that share a coordinate.
- * Samples 0..8: E11 at (0, x_g, x_h) (s = 3g + h); 9..17: E22 at (x_f, 0,
- * x_h); 18..26: E33 at (x_f, x_g, 0); 27..62: E12, E13, E23 at the 2 x 2 x 3
- * rules (3 points along the coordinate the component is not named for),
- * in the order of ep_hex_rule. */
-#define EP_HEX_BOX_SAMPLES 63
-void ep_hex_box_samples(double xi[EP_HEX_BOX_SAMPLES][3], int comp[EP_HEX_BOX_SAMPLES]);
-
-/* G [63][63] (row-major, symmetric, positive semidefinite; definite when
- * mu > 0) of the samples above for Lame parameters lambda, mu and box
- * volume V.  The lambda and mu parts are G(lambda, 0) and G(0, mu). */
-void ep_hex_box_gram(double lambda, double mu, double V, double *G);
 
 /* Reference coordinates xi of the point p (inside or outside the hex):
  * closed form for parallelepipeds, else Newton's method on x(xi) = p from the

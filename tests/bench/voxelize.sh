@@ -49,16 +49,17 @@ awk -v m="$tm" -v p="$tp" -v n="$nh" 'BEGIN {
     printf "bench moddesc+polycoef: %d hexes, k = 20, r = 30: moddesc %.1f s + polycoef %.1f s = %.1f s, %.0f hexes/s " \
         "(target 20 s: %s; published 001 Fig. 2.8: 79 min for an 11k-hex model'"'"'s r = 30 coefficients, %.1f hexes/s)\n",
         n, m, p, t, n / t, t < 20 ? "met" : "MISSED", 11000 / (79 * 60) }'
-# polycoef's bound: per voxel 63 rows [B | C] of n = r + r(r+1)/2 columns
-# whose R^T R one dsyrk sums (n(n+1) flops a row), and the box factor F
-# (27 x 27) applied to the 27 diagonal samples (2 27^2 n flops)
+# polycoef's bound (cubic.c, hex_tensors): per voxel 28 rows G P_e of
+# np = r(r+1)/2 pairs whose R^T R one dsyrk sums (np(np+1) flops a row),
+# beside the products that make them and BC: G P_e and U_e^T V P_e,
+# 2 (28 + r) 36 np flops
 r=$(sed -n 's/.*: r = \([0-9]*\):.*/\1/p' "$W/p.txt")
 awk -v p="$tp" -v nh="$nh" -v r="$r" -v g="$dgemm" 'BEGIN {
-    n = r + r * (r + 1) / 2
-    syrk = 63 * nh * n * (n + 1); fac = 2 * 27 * 27 * n * nh; b = (syrk + fac) / (g * 1e9)
-    printf "bench polycoef on voxels: r = %d, %d hexes: dsyrk of 63 rows of %d a voxel %.3g flops + box factor %.3g flops " \
+    np = r * (r + 1) / 2
+    syrk = 28 * nh * np * (np + 1); mul = 2 * (28 + r) * 36 * np * nh; b = (syrk + mul) / (g * 1e9)
+    printf "bench polycoef on voxels: r = %d, %d hexes: dsyrk of 28 rows of %d a voxel %.3g flops + their products %.3g flops " \
         "= %.1f s at this run'"'"'s dgemm %.1f GFlop/s; polycoef %.1f s wall: %.0f%% of the machine (bound / wall)\n",
-        r, nh, n, syrk, fac, b, g, p, 100 * b / p }'
+        r, nh, np, syrk, mul, b, g, p, 100 * b / p }'
 
 "$BIN/embed" -q "$W/voxels.h5" "$SCAN" --modes "$W/cubic.h5" -o "$W/render.h5"
 "$BIN/rtcheck" "$W/render.h5" "$W/cubic.h5" --steps 2000 >"$W/rt.txt"

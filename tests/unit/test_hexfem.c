@@ -4,8 +4,8 @@
  * Venant-Kirchhoff, on distorted hexes), assembled element matrices against
  * hex.h's, the surface mass of the bilinear quads, the tangent and Hessian
  * products against differences of the force, the cubic polynomials against
- * the direct projection U^T f(U q) (voxels by the box samples, distorted
- * hexes by Gauss points), and a voxel cantilever whose lowest frequency
+ * the direct projection U^T f(U q) (boxes of one size sharing their
+ * tensors, distorted hexes each with its own), and a voxel cantilever whose lowest frequency
  * converges towards Euler-Bernoulli's and the tet beam's.
  */
 #include "helpers.h"
@@ -250,9 +250,10 @@ static void tangent_hessian(void **s)
 }
 
 /* polycoef's polynomials on hexes equal the direct projection
- * R(q) = U^T f(U q) to 1e-10, on voxels (the 63 box samples and their Gram
- * factor) and on distorted hexes (27 Gauss points, the force's rule), with
- * a heterogeneous material; the lambda and mu parts add up. */
+ * R(q) = U^T f(U q) to 1e-10, on voxels (one size: tensors kept per
+ * material) and on distorted hexes (each its own tensors), both from the
+ * force's 27 Gauss points, with a heterogeneous material; the lambda and mu
+ * parts add up. */
 static void cubic_projection(void **s)
 {
     (void)s;
