@@ -6,6 +6,7 @@
  * positive definite.  The matrix is a 27-point stencil on a 36^3 grid,
  * whose top separators make supernodes of 512 columns or more: the tiled
  * path (with rows below the diagonal block) runs as well as the plain one.
+ * The solves of narrow blocks (chol.c's loops) are checked on it too.
  */
 #include "helpers.h"
 
@@ -216,5 +217,59 @@ static void not_positive_definite(void **state)
     cholmod_finish(&c);
 }
 
+/* Solves of narrow blocks (4 and 8 right-hand sides: chol.c's own loops,
+ * no BLAS) on this factor, whose supernodes span many of the loops' panels
+ * with remainders: equal to cholmod_solve's column by column to 1e-12, and
+ * a restricted plan's wanted rows equal to the full solve's.  A block of 5
+ * takes the BLAS path: the same to 1e-12 too. */
+static void narrow_solves(void **state)
+{
+    (void)state;
+    cholmod_common c;
+    ep_chol_start(&c);
+    cholmod_sparse *A = stencil(1, 0.5, -1, &c);
+    cholmod_factor *S = cholmod_analyze(A, &c);
+    int minor;
+    cholmod_factor *L = factor(S, A, 0, 2, &minor, &c);
+    cholmod_dense *B = cholmod_zeros(N, 8, CHOLMOD_REAL, &c);
+    double *b = B->x;
+    for (size_t i = 0; i < (size_t)N * 8; i++)
+        b[i] = sin(0.3 + 1.7 * (double)i) + (i % N == 0);
+    cholmod_dense *R = cholmod_solve(CHOLMOD_A, L, B, &c);
+    const double *ref = R->x;
+    char *want = calloc(N, 1);
+    for (int i = 0; i < N; i += 7)
+        want[i] = 1;
+    ep_chol_rplan all, some;
+    assert_int_equal(ep_chol_rplan_init(&all, L, NULL), EP_OK);
+    assert_int_equal(ep_chol_rplan_init(&some, L, want), EP_OK);
+    const int ks[3] = {4, 8, 5};
+    for (int t = 0; t < 3; t++) {
+        int k = ks[t];
+        double *X = malloc(sizeof(double) * N * k), *Y = malloc(sizeof(double) * N * k);
+        double *work = ep_chol_rsolve_work(&all, k), err = 0, errw = 0, scale = 0;
+        ep_chol_rsolve(&all, b, X, k, work);
+        ep_chol_rsolve(&some, b, Y, k, work);
+        for (size_t i = 0; i < (size_t)N * k; i++) {
+            err = fmax(err, fabs(X[i] - ref[i]));
+            scale = fmax(scale, fabs(ref[i]));
+            if (want[i % N])
+                errw = fmax(errw, fabs(Y[i] - X[i]));
+        }
+        print_message("k = %d: |X - cholmod_solve| %.2e of %.2e; restricted %.2e\n", k, err, scale, errw);
+        assert_true(err <= 1e-12 * scale);
+        assert_true(errw <= 1e-12 * scale);
+        free(X), free(Y), free(work);
+    }
+    ep_chol_rplan_free(&all);
+    ep_chol_rplan_free(&some);
+    free(want);
+    cholmod_free_dense(&B, &c);
+    cholmod_free_dense(&R, &c);
+    free_factors((cholmod_factor *[]){L, S}, 2, &c);
+    cholmod_free_sparse(&A, &c);
+    cholmod_finish(&c);
+}
+
 EP_TEST_MAIN("supernodal", cmocka_unit_test(equals_cholmod), cmocka_unit_test(not_postordered),
-             cmocka_unit_test(not_positive_definite))
+             cmocka_unit_test(not_positive_definite), cmocka_unit_test(narrow_solves))
