@@ -5,6 +5,7 @@
  */
 #include "cubic.h"
 #include "hex.h"
+#include "hexenergy.h"
 #include "tet.h"
 #include "err.h"
 #include "kernel.h"
@@ -66,12 +67,9 @@ long ep_cubic_runtime_bytes(int r)
 
 #define ROWS 7             /* energy components per integration point: 6 (mu) + 1 (lambda) */
 #define CHUNK_ROWS 2048    /* rows a thread stacks per BLAS-3 product (7.9 MB at r = 30) */
-#define HEX_POINTS (EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK)
-#define HEX_DOFS 24        /* 8 corners x 3 */
-#define HEX_PAIRS 36       /* corner pairs a <= b, in the order of ep_cubic_pair(8, a, b) */
-#define HEX_RANK 28        /* rank of a hex's quartic form over them: 36 - 8 (see hex_tensors) */
-#define BOX_TOL 1e-10      /* a hex this close to a box shares the tensors of its size */
-#define BOX_SAME 1e-12     /* boxes whose edges differ this little (relative) share tensors */
+#define HEX_DOFS EP_HEXENERGY_DOFS
+#define HEX_PAIRS EP_HEXENERGY_PAIRS
+#define HEX_RANK EP_HEXENERGY_RANK
 
 static const int comp_ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
 
@@ -170,109 +168,6 @@ static void point_rows(double lambda, double mu, double w, int part, const doubl
         strain_row(r, X, c, sm * sqrt(2.0), rows + c * n);
 }
 
-/* A hex's energy in its corners' displacements u_a (hexes only: a tet's
- * seven components are fewer than these).  With g_a = grad N_a, the
- * displacement gradient is D = sum_a u_a g_a^T and D^T D = sum_ab W_ab g_a
- * g_b^T, W_ab = u_a . u_b, so the quadratic part of E depends on u only
- * through the 36 scalars W_ab (a <= b).  The seven components of a Gauss
- * point (point_rows' scaling) are Bl u + Cp W, and summed over the 27
- * points (exact on parallelepipeds)
- *   energy = u^T K u + 2 u^T V W + W^T D W,
- * K = Bl^T Bl [24][24], V = Bl^T Cp [24][36], D = Cp^T Cp [36][36].
- * W_ab = c_a + c_b gives sum_ab W_ab g_a g_b^T = 0 (sum_a g_a = 0: the hats
- * sum to one), so D has an 8-dimensional null space: rank 28, and D = G^T
- * G with G = sqrt(Lambda) Q^T over its top 28 eigenpairs.  In a basis, u =
- * U_e q and W = P_e w (P_e [36][np]: the pairs of U_e's rows), so an
- * element adds U_e^T K U_e to BB, U_e^T V P_e to BC and the 28 rows G P_e
- * to CC's dsyrk: 28 rows of np a hex, where sampling the strain takes 63
- * rows of r + np (the fewest for a box) or 189.  Boxes of one size and
- * material share their tensors (kept per thread, keyed; edges equal to
- * BOX_SAME, so the coefficients move by about that, relative). */
-typedef struct {
-    double key[6]; /* box edges h[3], lambda, mu, part; part < 0: none kept */
-    double K[HEX_DOFS * HEX_DOFS], V[HEX_DOFS * HEX_PAIRS], G[HEX_RANK * HEX_PAIRS];
-} hex_tensors;
-
-/* The tensors of hex x (its 27 Gauss points) for one part (0 all, 1
- * lambda, 2 mu).  Returns 0, EP_EINPUT (a degenerate hex) or EP_ECOMPUTE.
- * About 1.5e6 flops and a 36 x 36 eigendecomposition. */
-static int hex_tensors_set(hex_tensors *ht, const double x[8][3], double lambda, double mu, int part)
-{
-    enum { NR = ROWS * HEX_POINTS };
-    double w[HEX_POINTS], g[HEX_POINTS][8][3], D[HEX_PAIRS * HEX_PAIRS], ev[HEX_PAIRS];
-    double Bl[NR][HEX_DOFS], Cp[NR][HEX_PAIRS];
-    if (ep_hex_rule(x, EP_HEX_RULE_STVK, w, g, NULL))
-        return EP_EINPUT;
-    memset(Bl, 0, sizeof Bl);
-    memset(Cp, 0, sizeof Cp);
-    for (int p = 0; p < HEX_POINTS; p++) {
-        double sm = part == 1 ? 0 : sqrt(mu * w[p]), sl = part == 2 ? 0 : sqrt(lambda * w[p] / 2);
-        double (*bl)[HEX_DOFS] = Bl + ROWS * p, (*cp)[HEX_PAIRS] = Cp + ROWS * p;
-        for (int c = 0; c < 6; c++) { /* unscaled: E_c = sym(D)_lk + (D^T D / 2)_lk */
-            int l = comp_ij[c][0], k = comp_ij[c][1];
-            for (int a = 0; a < 8; a++) {
-                bl[c][3 * a + l] += 0.5 * g[p][a][k];
-                bl[c][3 * a + k] += 0.5 * g[p][a][l];
-                for (int b = a; b < 8; b++) /* W_ab for a < b stands for (a, b) and (b, a) */
-                    cp[c][ep_cubic_pair(8, a, b)] = a == b ? 0.5 * g[p][a][l] * g[p][a][k]
-                                                           : 0.5 * (g[p][a][l] * g[p][b][k] + g[p][b][l] * g[p][a][k]);
-            }
-        }
-        for (int t = 0; t < HEX_PAIRS; t++) {
-            if (t < HEX_DOFS)
-                bl[6][t] = sl * (bl[0][t] + bl[1][t] + bl[2][t]);
-            cp[6][t] = sl * (cp[0][t] + cp[1][t] + cp[2][t]);
-            for (int c = 0; c < 6; c++) {
-                double s = c < 3 ? sm : sm * sqrt(2.0);
-                if (t < HEX_DOFS)
-                    bl[c][t] *= s;
-                cp[c][t] *= s;
-            }
-        }
-    }
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, HEX_DOFS, HEX_DOFS, NR, 1.0, &Bl[0][0], HEX_DOFS,
-                &Bl[0][0], HEX_DOFS, 0.0, ht->K, HEX_DOFS);
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, HEX_DOFS, HEX_PAIRS, NR, 1.0, &Bl[0][0], HEX_DOFS,
-                &Cp[0][0], HEX_PAIRS, 0.0, ht->V, HEX_PAIRS);
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, HEX_PAIRS, HEX_PAIRS, NR, 1.0, &Cp[0][0], HEX_PAIRS,
-                &Cp[0][0], HEX_PAIRS, 0.0, D, HEX_PAIRS);
-    if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', HEX_PAIRS, D, HEX_PAIRS, ev))
-        return ep_fail(EP_ECOMPUTE, "eigenvalues of a hex's quartic form did not converge");
-    /* ascending: the first 36 - 28 are the null space's round-off */
-    if (!(ev[HEX_PAIRS - HEX_RANK - 1] <= 1e-9 * ev[HEX_PAIRS - 1]))
-        return ep_fail(EP_ECOMPUTE, "a hex's quartic form has rank above %d", HEX_RANK);
-    for (int t = 0; t < HEX_RANK; t++) {
-        int k = HEX_PAIRS - HEX_RANK + t;
-        double s = sqrt(fmax(ev[k], 0));
-        for (int i = 0; i < HEX_PAIRS; i++)
-            ht->G[t * HEX_PAIRS + i] = s * D[i * HEX_PAIRS + k];
-    }
-    ht->key[5] = -1;
-    return EP_OK;
-}
-
-/* The tensors of hex e, from the thread's kept box tensors when e is a box
- * of their size and material.  Returns hex_tensors_set's status. */
-static int hex_tensors_get(hex_tensors *ht, const ep_mesh *m, const ep_material *mat, int e, int part)
-{
-    double x[8][3], h[3], lambda, mu;
-    for (int a = 0; a < 8; a++)
-        memcpy(x[a], &m->vertices[3 * (size_t)m->hexes[8 * (size_t)e + a]], sizeof x[a]);
-    ep_material_lame(mat, e, &lambda, &mu);
-    if (!ep_hex_is_box(x, BOX_TOL, h))
-        return hex_tensors_set(ht, x, lambda, mu, part);
-    double key[6] = {h[0], h[1], h[2], lambda, mu, part};
-    int same = lambda == ht->key[3] && mu == ht->key[4] && part == ht->key[5];
-    for (int i = 0; i < 3; i++) /* a grid's cells differ by the rounding of their coordinates */
-        same = same && fabs(h[i] - ht->key[i]) <= BOX_SAME * h[i];
-    if (same)
-        return EP_OK;
-    int st = hex_tensors_set(ht, x, lambda, mu, part);
-    if (!st)
-        memcpy(ht->key, key, sizeof key);
-    return st;
-}
-
 /* Per-thread workspace: tets the gradient columns and a chunk of rows;
  * hexes a chunk's U_e and K U_e [ne][24][r], U_e^T V [r][36 ne], P_e
  * [ne][36][np] and G P_e [ne][28][np]; both the thread's sums. */
@@ -281,7 +176,7 @@ typedef struct {
     double *A;    /* [chunk rows][n] (tets), G P_e (hexes) */
     double *Ue, *KU, *T, *Pe;
     double *acc;  /* [n][n], upper triangle */
-    hex_tensors ht;
+    ep_hexenergy ht;
 } rows_work;
 
 /* Rows of tet e: one point, seven components.  rows: the tet's slot, row
@@ -301,7 +196,10 @@ static void tet_rows(const ep_mesh *m, const ep_material *mat, const double *Ut,
 }
 
 /* Adds the hexes e0 <= e < e0 + ne to the thread's sums by their tensors
- * (hex_tensors): per hex K U_e and U_e^T V (small dgemms), P_e (36 pairs,
+ * (hexenergy.h; in a basis u = U_e q and W = P_e w, P_e [36][np] the pairs
+ * of U_e's rows, so a hex adds U_e^T K U_e to BB, U_e^T V P_e to BC and the
+ * 28 rows G P_e to CC: 28 rows of np, where sampling its strain takes 63
+ * rows of r + np, the fewest for a box, or 189): per hex K U_e and U_e^T V (small dgemms), P_e (36 pairs,
  * 6 np flops each) and G P_e (2 28 36 np flops); then for the chunk BB +=
  * [U_e]^T [K U_e], BC += [U_e^T V] [P_e] and CC += [G P_e]^T [G P_e], one
  * dsyrk of 28 ne rows (np (np + 1) flops a row).  Returns 0, EP_EINPUT or
@@ -311,7 +209,7 @@ static int hex_chunk(const ep_mesh *m, const ep_material *mat, const double *Ut,
 {
     long np = n - r, r3 = 3L * r;
     for (int v = 0; v < ne; v++) {
-        int st = hex_tensors_get(&wk->ht, m, mat, e0 + v, part);
+        int st = ep_hexenergy_of(&wk->ht, m, mat, e0 + v, part, EP_HEX_RULE_STVK);
         if (st)
             return st;
         const int *c = &m->hexes[8 * (size_t)(e0 + v)];
@@ -408,7 +306,7 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *Ut
     memset(ACC, 0, sizeof(double) * (size_t)n * n);
     for (int t = 0; wks && t < nt && !failed; t++) {
         rows_work *w = &wks[t];
-        w->ht.key[5] = -1;
+        ep_hexenergy_init(&w->ht);
         w->acc = t ? ep_calloc((size_t)n * n, sizeof(double)) : ACC;
         if (hex) {
             w->A = ep_malloc((size_t)rows * np, sizeof(double));

@@ -4,11 +4,13 @@
  */
 #include "stvk.h"
 #include "hex.h"
+#include "hexenergy.h"
 #include "tet.h"
 #include "err.h"
 #include "kernel.h"
 
 #include <assert.h>
+#include <cblas.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +252,78 @@ EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo,
     }
 }
 
+/* The third derivative of a hex's energy at u = 0, T3[24][24][24] (fully
+ * symmetric): its cubic part is 2 u^T V W(u) (hexenergy.h) with W_p(u) =
+ * u^T S_p u (S_p: 1/2 at (3c+i, 3d+i) and (3d+i, 3c+i) for the corners p =
+ * (c, d), c < d; 1 at (3c+i, 3c+i) for c = d), so with Vh[s][t][u] = sum_p
+ * V[s][p] S_p[t][u], T3[s][t][u] = 4 (Vh[s][t][u] + Vh[t][s][u] +
+ * Vh[u][s][t]).  Vh: workspace [24][24][24].  About 4e4 flops. */
+static void hex_third(const double *V, double (*Vh)[EP_HEXENERGY_DOFS][EP_HEXENERGY_DOFS], double *T3)
+{
+    enum { N = EP_HEXENERGY_DOFS, P = EP_HEXENERGY_PAIRS };
+    memset(Vh, 0, sizeof(double) * N * N * N);
+    for (int c = 0, p = 0; c < 8; c++)
+        for (int d = c; d < 8; d++, p++)
+            for (int sidx = 0; sidx < N; sidx++) {
+                double v = V[sidx * P + p] * (c == d ? 1.0 : 0.5);
+                for (int i = 0; i < 3; i++) {
+                    Vh[sidx][3 * c + i][3 * d + i] += v;
+                    if (c != d)
+                        Vh[sidx][3 * d + i][3 * c + i] += v;
+                }
+            }
+    for (int a = 0; a < N; a++)
+        for (int b = 0; b < N; b++)
+            for (int u = 0; u < N; u++)
+                T3[((size_t)a * N + b) * N + u] = 4 * (Vh[a][b][u] + Vh[b][a][u] + Vh[u][a][b]);
+}
+
+/* Hex workspace of a thread: the tensors (kept for boxes) and their T3,
+ * the element's basis X [24][k], Z = T3 X [24 * 24][k], H = X^T Z [k][24 k]. */
+typedef struct {
+    ep_hexenergy ht;
+    long made; /* ht.made when T3 was formed */
+    double *T3, *X, *Z, *H;
+    double (*Vh)[EP_HEXENERGY_DOFS][EP_HEXENERGY_DOFS];
+} hex_work;
+
+/* The pairs' products of hex e (hexenergy.h, hex_third): h_ab[s] = sum_tu
+ * T3[s][t][u] X[t][a] X[u][b] for all a, b by two dgemms (Z = T3 X, then H
+ * = X^T Z: 2 * 24^3 k + 2 * 24^2 k^2 flops), added into the owned corners'
+ * runs of acc as element_pairs does.  The 2 x 2 x 2 rule of element_pairs
+ * (V is of degree 3).  Returns ep_hexenergy_of's status. */
+static int hex_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e, const double *A, int k,
+                     const int *pairs, int np, double *trash, hex_work *w, double *acc)
+{
+    enum { N = EP_HEXENERGY_DOFS };
+    size_t n3 = 3 * (size_t)s->m->nv;
+    int st = ep_hexenergy_of(&w->ht, s->m, s->mat, e, 0, EP_HEX_RULE_LINEAR);
+    if (st)
+        return st;
+    if (w->made != w->ht.made) {
+        hex_third(w->ht.V, w->Vh, w->T3);
+        w->made = w->ht.made;
+    }
+    const int *c = s->el + 8 * (size_t)e;
+    double *o[8];
+    for (int a = 0; a < 8; a++) {
+        int r = vrank[c[a]];
+        o[a] = r >= rlo && r < rhi ? acc + (size_t)r * np * 3 : trash;
+        for (int i = 0; i < 3; i++)
+            for (int q = 0; q < k; q++)
+                w->X[(3 * a + i) * (size_t)k + q] = A[(size_t)q * n3 + 3 * (size_t)c[a] + i];
+    }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N * N, k, N, 1.0, w->T3, N, w->X, k, 0.0, w->Z, k);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, N * k, N, 1.0, w->X, k, w->Z, N * k, 0.0, w->H, N * k);
+    for (int p = 0; p < np; p++) {
+        const double *h = w->H + (size_t)pairs[2 * p] * N * k + pairs[2 * p + 1];
+        for (int a = 0; a < 8; a++)
+            for (int i = 0; i < 3; i++)
+                o[a][3 * (size_t)p + i] += h[(size_t)(3 * a + i) * k];
+    }
+    return EP_OK;
+}
+
 /* The elements in eorder with a corner ranked in [r0, r1): the element
  * list of the thread that owns those vertices.  out: *list (allocated),
  * *n.  Cost O(ne). */
@@ -295,21 +369,36 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
         return EP_ECOMPUTE;
     }
     size_t k3 = 3 * (size_t)k;
-    int failed = 0, nt = omp_get_max_threads();
-#pragma omp parallel num_threads(nt) reduction(| : failed)
+    int failed = 0, bad = 0, nt = omp_get_max_threads();
+#pragma omp parallel num_threads(nt) reduction(| : failed, bad)
     {
         int t = omp_get_thread_num(), nth = omp_get_num_threads(), r0 = (int)(nv * t / nth),
             r1 = (int)(nv * (t + 1) / nth), *list = NULL, nlist = 0;
         double *Dc = ep_malloc(3 * (size_t)k3, sizeof(double)), *Sc = ep_malloc(3 * (size_t)k3, sizeof(double));
         double *AS = ep_malloc((size_t)k * 3 * k3, sizeof(double)), *X = ep_malloc((size_t)k * 3 * k3, sizeof(double));
         double(*D)[3][3] = ep_malloc((size_t)k, sizeof *D), *trash = ep_malloc(3 * (size_t)np, sizeof(double));
-        failed = !Dc || !Sc || !AS || !X || !D || !trash ||
+        hex_work hw = {.made = -1};
+        enum { N = EP_HEXENERGY_DOFS };
+        int hex = s->k == 8;
+        if (hex) {
+            ep_hexenergy_init(&hw.ht);
+            hw.T3 = ep_malloc(N * N * N, sizeof(double));
+            hw.Vh = ep_malloc(N * N, sizeof *hw.Vh);
+            hw.X = ep_malloc(N * (size_t)k, sizeof(double));
+            hw.Z = ep_malloc(N * N * (size_t)k, sizeof(double));
+            hw.H = ep_malloc(N * (size_t)k * k, sizeof(double));
+        }
+        failed = !Dc || !Sc || !AS || !X || !D || !trash || (hex && (!hw.T3 || !hw.Vh || !hw.X || !hw.Z || !hw.H)) ||
                  owner_elements(s, vrank, eorder, r0, r1, &list, &nlist);
         if (!failed) { /* the owner's pages, zeroed where they are used */
             memset(acc + (size_t)r0 * np * 3, 0, sizeof *acc * (size_t)(r1 - r0) * np * 3);
-            for (int ei = 0; ei < nlist; ei++)
-                element_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, trash, Dc, Sc, AS, X, D, acc);
+            for (int ei = 0; ei < nlist && !bad; ei++)
+                if (hex)
+                    bad = hex_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, trash, &hw, acc) != EP_OK;
+                else
+                    element_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, trash, Dc, Sc, AS, X, D, acc);
         }
+        free(hw.T3), free(hw.Vh), free(hw.X), free(hw.Z), free(hw.H);
         free(list);
         free(Dc);
         free(Sc);
@@ -322,7 +411,7 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
      * (32 x 5 KB at np = 210) stay in cache while each pair's 96 values are
      * written in one stretch (a vertex at a time wrote np values a page
      * apart: as long as the elements' work). */
-    if (!failed) {
+    if (!failed && !bad) {
 #pragma omp parallel for schedule(static)
         for (size_t v0 = 0; v0 < nv; v0 += 32) {
             size_t v1 = v0 + 32 < nv ? v0 + 32 : nv;
@@ -332,5 +421,7 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
         }
     }
     free(acc), free(vrank), free(eorder);
+    if (bad) /* ep_hexenergy_of said why */
+        return EP_ECOMPUTE;
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)") : EP_OK;
 }

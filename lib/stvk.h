@@ -47,8 +47,11 @@ int ep_stvk_tangent(const ep_stvk *s, const double *u, const double *v, double *
  * is (pairs[2p], pairs[2p+1]); out[np][3nv] (overwritten).  Per element the
  * k gradients are formed once, then each pair costs O(1):
  * d2P = D_a S1(D_b) + D_b S1(D_a) + lambda tr(E') I + 2 mu E',
- * S1(D) = lambda tr(D) I + mu (D + D^T), E' = (D_a^T D_b + D_b^T D_a)/2.
- * Cost O(ne (k^2 + np)), memory one [np][3nv] accumulator per thread.
+ * S1(D) = lambda tr(D) I + mu (D + D^T), E' = (D_a^T D_b + D_b^T D_a)/2
+ * (tets); a hex contracts its energy's third derivative T3 [24]^3
+ * (hexenergy.h; once per size and material for voxels) with its k basis
+ * rows in two dgemms, 2 24^3 k + 2 24^2 k^2 flops.
+ * Cost O(ne (k^2 + np)), memory one [np][3nv] accumulator.
  * 0 or EP_ECOMPUTE. */
 int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *pairs, int np, double *out);
 

@@ -1,12 +1,14 @@
 /*
  * test_hexfem.c — the numerics of hex meshes: the assembled patch test (an
  * affine displacement gives zero interior forces, linear and St.
- * Venant-Kirchhoff, on distorted hexes), assembled element matrices against
- * hex.h's, the surface mass of the bilinear quads, the tangent and Hessian
- * products against differences of the force, the cubic polynomials against
- * the direct projection U^T f(U q) (boxes of one size sharing their
- * tensors, distorted hexes each with its own), and a voxel cantilever whose lowest frequency
- * converges towards Euler-Bernoulli's and the tet beam's.
+ * Venant-Kirchhoff, on distorted hexes), a hex's energy tensors
+ * (hexenergy.h) against the Green strain integrated, assembled element
+ * matrices against hex.h's, the surface mass of the bilinear quads, the
+ * tangent and Hessian products against differences of the force, the cubic
+ * polynomials against the direct projection U^T f(U q) (boxes of one size
+ * sharing their tensors, distorted hexes each with its own), and a voxel
+ * cantilever whose lowest frequency converges towards Euler-Bernoulli's
+ * and the tet beam's.
  */
 #include "helpers.h"
 
@@ -15,6 +17,7 @@
 #include "cubic.h"
 #include "fem.h"
 #include "hex.h"
+#include "hexenergy.h"
 #include "modal.h"
 #include "stvk.h"
 
@@ -368,12 +371,122 @@ static void voxel_beam(void **s)
     }
 }
 
+/* The StVK energy of one hex at corner displacements u by n^3 Gauss
+ * points, from the Green strain itself. */
+static double hex_energy(const ep_mesh *m, int e, double lambda, double mu, const double u[24], int n)
+{
+    double x[8][3], w[64], g[64][8][3], W = 0;
+    for (int a = 0; a < 8; a++)
+        memcpy(x[a], &m->vertices[3 * m->hexes[8 * e + a]], sizeof x[a]);
+    assert_int_equal(ep_hex_rule(x, n, w, g, NULL), EP_OK);
+    for (int p = 0; p < n * n * n; p++) {
+        double F[3][3], E[3][3], E2 = 0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                F[i][j] = i == j;
+                for (int a = 0; a < 8; a++)
+                    F[i][j] += u[3 * a + i] * g[p][a][j];
+            }
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                E[i][j] = 0.5 * (F[0][i] * F[0][j] + F[1][i] * F[1][j] + F[2][i] * F[2][j] - (i == j));
+                E2 += E[i][j] * E[i][j];
+            }
+        double tr = E[0][0] + E[1][1] + E[2][2];
+        W += w[p] * (mu * E2 + lambda / 2 * tr * tr);
+    }
+    return W;
+}
+
+/* The same from hexenergy.h's tensors: u^T K u + 2 u^T V W + |G W|^2. */
+static double tensor_energy(const ep_hexenergy *t, const double u[24])
+{
+    double Wp[36], GW, E = 0;
+    for (int a = 0, p = 0; a < 8; a++)
+        for (int b = a; b < 8; b++, p++)
+            Wp[p] = u[3 * a] * u[3 * b] + u[3 * a + 1] * u[3 * b + 1] + u[3 * a + 2] * u[3 * b + 2];
+    for (int i = 0; i < 24; i++)
+        for (int j = 0; j < 24; j++)
+            E += u[i] * t->K[24 * i + j] * u[j];
+    for (int i = 0; i < 24; i++)
+        for (int p = 0; p < 36; p++)
+            E += 2 * u[i] * t->V[36 * i + p] * Wp[p];
+    for (int r = 0; r < 28; r++) {
+        GW = 0;
+        for (int p = 0; p < 36; p++)
+            GW += t->G[36 * r + p] * Wp[p];
+        E += GW * GW;
+    }
+    return E;
+}
+
+/* hexenergy.h: its tensors give the energy of large displacements as the
+ * Green strain integrated by the same 27 points does, to 1e-12, on boxes
+ * (where the 4 x 4 x 4 rule agrees: exact) and on distorted hexes (where it
+ * does not); the lambda and mu parts add up; by the 2 x 2 x 2 rule 2 K is
+ * the element stiffness (the same rule), and K and V are those of the
+ * 3 x 3 x 3 rule on a box; boxes of another size are not served the kept
+ * tensors. */
+static void energy_tensors(void **s)
+{
+    (void)s;
+    const double lambda = 2.3, mu = 0.8;
+    ep_material mat = test_material(mu * (3 * lambda + 2 * mu) / (lambda + mu), lambda / (2 * (lambda + mu)), 1);
+    for (int t = 0; t < 2; t++) {
+        ep_mesh m;
+        if (t == 0)
+            hex_grid(&m, 2, 1, 1, 1.4, 0.5, 0.6, 0); /* two boxes 0.7 x 0.5 x 0.6 */
+        else
+            hex_grid(&m, 2, 2, 2, 1, 1, 1, 0.3); /* the centre vertex moved: 8 distorted hexes */
+        ep_hexenergy h, hl, hm, h2;
+        ep_hexenergy_init(&h), ep_hexenergy_init(&hl), ep_hexenergy_init(&hm), ep_hexenergy_init(&h2);
+        for (int e = 0; e < m.nh; e++) {
+            double u[24], x[8][3], Ks[24][24];
+            test_field(u, 24, 0.3, 0.7 + e);
+            assert_int_equal(ep_hexenergy_of(&h, &m, &mat, e, 0, 3), EP_OK);
+            assert_int_equal(ep_hexenergy_of(&hl, &m, &mat, e, 1, 3), EP_OK);
+            assert_int_equal(ep_hexenergy_of(&hm, &m, &mat, e, 2, 3), EP_OK);
+            double ref = hex_energy(&m, e, lambda, mu, u, 3), four = hex_energy(&m, e, lambda, mu, u, 4);
+            double te = tensor_energy(&h, u), split = tensor_energy(&hl, u) + tensor_energy(&hm, u);
+            if (!(fabs(te - ref) <= 1e-12 * ref))
+                fail_msg("hex %d (%s): tensors %.15g, Gauss points %.15g", e, t ? "distorted" : "box", te, ref);
+            assert_true(fabs(split - te) <= 1e-12 * ref);
+            if (t == 0)
+                assert_true(fabs(four - ref) <= 1e-12 * ref);
+            else
+                assert_true(fabs(four - ref) > 1e-9 * ref);
+            for (int a = 0; a < 8; a++)
+                memcpy(x[a], &m.vertices[3 * m.hexes[8 * e + a]], sizeof x[a]);
+            ep_fem_hex_element(EP_FEM_STIFFNESS, x, lambda, mu, 1, Ks); /* 2 x 2 x 2 points */
+            assert_int_equal(ep_hexenergy_of(&h2, &m, &mat, e, 0, 2), EP_OK);
+            double dk = 0, sk = 0;
+            for (int i = 0; i < 24 * 24; i++)
+                dk = fmax(dk, fabs(2 * h2.K[i] - Ks[i / 24][i % 24])), sk = fmax(sk, fabs(Ks[i / 24][i % 24]));
+            assert_true(dk <= 1e-12 * sk);
+            for (int i = 0; i < 24 * 24 && t == 0; i++)
+                assert_true(fabs(h2.K[i] - h.K[i]) <= 1e-12 * sk);
+            for (int i = 0; i < 24 * 36 && t == 0; i++)
+                assert_true(fabs(h2.V[i] - h.V[i]) <= 1e-12 * sk);
+        }
+        if (t == 0) { /* a box twice as long next: computed anew, not the kept one */
+            long made = h.made;
+            for (int v = 0; v < m.nv; v++)
+                m.vertices[3 * v] *= 2;
+            assert_int_equal(ep_hexenergy_of(&h, &m, &mat, 0, 0, 3), EP_OK);
+            assert_int_equal(h.made, made + 1);
+            assert_int_equal(ep_hexenergy_of(&h, &m, &mat, 1, 0, 3), EP_OK);
+            assert_int_equal(h.made, made + 1);
+        }
+        ep_mesh_free(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(patch_test),       cmocka_unit_test(assembled_matrices),
         cmocka_unit_test(tangent_hessian),  cmocka_unit_test(cubic_projection),
-        cmocka_unit_test(voxel_beam),
+        cmocka_unit_test(voxel_beam),       cmocka_unit_test(energy_tensors),
     };
     return cmocka_run_group_tests_name("hexfem", tests, NULL, NULL);
 }
