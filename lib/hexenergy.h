@@ -28,8 +28,9 @@
 enum { EP_HEXENERGY_DOFS = 24, EP_HEXENERGY_PAIRS = 36, EP_HEXENERGY_RANK = 28 };
 
 /* One hex's tensors, and the key of the box they were made for: boxes of
- * one size (edges equal to 1e-12, relative), material, part and rule share
- * them, so a voxel mesh computes them once. */
+ * one size (edges rounded to 44 bits: 6e-14, relative), material, part and
+ * rule share them, those of the box of the rounded edges, so a voxel mesh
+ * computes them once and every box gets the same whatever the order. */
 typedef struct ep_hexenergy {
     double key[7]; /* box edges h[3], lambda, mu, part, rule; rule 0: none kept */
     long made;     /* tensors computed so far: a caller's own derived data is stale when it moves */

@@ -66,7 +66,9 @@ check "modes: eigen residuals and M-orthonormality pass" sh -c "[ \$(grep -c ' o
 check "cubic: force, tangent, static solve, damped decay and undamped conservation pass" sh -c "[ \$(grep -c ' ok$' '$WORK/cubic.out') = 9 ]"
 check "cubic: the step time is reported" grep -q "Newmark step, 1 Newton iteration" "$WORK/cubic.out"
 "$BIN/rtcheck" "$WORK/c.h5" --steps 400 -j 2 >"$WORK/cubic2.out"
-check "cubic -j 2: the same checks pass, and the same static solve" sh -c "[ \$(grep -c ' ok$' '$WORK/cubic2.out') = 9 ] && grep -q 'evaluation threads = 2' '$WORK/cubic2.out' && [ \"\$(grep 'static Newton' '$WORK/cubic.out' | sed 's/.*= //')\" = \"\$(grep 'static Newton' '$WORK/cubic2.out' | sed 's/.*= //')\" ]"
+# the two-thread evaluation sums in another order (within 1e-13: test_cubic), and the
+# static solve stops at a residual of 1e-12: its Newton count may move by one
+check "cubic -j 2: the same checks pass, and the static solve in as many Newton iterations, give or take one" sh -c "[ \$(grep -c ' ok$' '$WORK/cubic2.out') = 9 ] && grep -q 'evaluation threads = 2' '$WORK/cubic2.out' && n1=\$(grep 'static Newton' '$WORK/cubic.out' | sed 's/.*= //') && n2=\$(grep 'static Newton' '$WORK/cubic2.out' | sed 's/.*= //') && [ \$((n1 - n2)) -le 1 ] && [ \$((n2 - n1)) -le 1 ]"
 # Small bases (issue 22 item 2): r <= 5 overflowed a work buffer sized r*r
 # where 6 r-vectors were needed (SANITIZE=1 reported it on every such file).
 for r in 1 2 3 4 5; do
