@@ -166,6 +166,22 @@ void ep_hex_quad_mass(const double p[4][3], double M[4][4])
         }
 }
 
+int ep_hex_canonical_box(double x[8][3], double h[3])
+{
+    enum { BITS = 44 };
+    if (!ep_hex_is_box(x, 1e-10, h))
+        return 0;
+    for (int i = 0; i < 3; i++) {
+        int ex;
+        double f = frexp(h[i], &ex);
+        h[i] = ldexp(round(ldexp(f, BITS)), ex - BITS);
+    }
+    for (int a = 0; a < 8; a++)
+        for (int i = 0; i < 3; i++)
+            x[a][i] = ep_hex_corner[a][i] * h[i] / 2;
+    return 1;
+}
+
 int ep_hex_local(const double x[8][3], const double p[3], double xi[3])
 {
     /* x(xi) = c0 + sum_i c_i xi_i + (bilinear and trilinear terms); the

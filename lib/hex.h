@@ -67,6 +67,17 @@ double ep_hex_quality(const double x[8][3]);
  * lengths in h[3] (> 0); 0 otherwise.  Cost O(1). */
 int ep_hex_is_box(const double x[8][3], double tol, double h[3]);
 
+/* Boxes that share their energy tensors (hexenergy.h; a voxel mesh's cells
+ * differ by the rounding of their coordinates): 1 when x is a box to
+ * 1e-10, with x replaced by the box of edges h rounded to 44 bits of
+ * mantissa (6e-14, relative), centred at the origin, and those edges in h;
+ * 0 otherwise (x untouched).  Every box with the same h gets the same x, so
+ * what is kept for h is the same whichever box made it.  (Not used for
+ * the assembled K and M: kept per key there, rounded or exact, they sent
+ * moddesc --free's block eigensolver on the voxel dragon to its ARPACK
+ * fallback; the cause was not found, doc/DECISIONS.md.)  Cost O(1). */
+int ep_hex_canonical_box(double x[8][3], double h[3]);
+
 /* Mass matrix of the bilinear quad p[4][3] (corners in cyclic order, the
  * face of a hex): M[a][b] = integral of N_a N_b dA, by the 4 x 4 Gauss rule,
  * exact when the quad is planar (dA is then affine in the face's

@@ -14,8 +14,6 @@
 
 enum { DOFS = EP_HEXENERGY_DOFS, PAIRS = EP_HEXENERGY_PAIRS, RANK = EP_HEXENERGY_RANK };
 enum { COMPS = 7, MAX_POINTS = EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK };
-#define BOX_TOL 1e-10 /* a hex this close to a box shares the tensors of its size */
-#define BOX_BITS 44   /* a box's edges rounded to this many bits make its key */
 
 static const int comp_ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
 
@@ -91,34 +89,21 @@ static int tensors(ep_hexenergy *t, const double x[8][3], double lambda, double 
     return EP_OK;
 }
 
-/* h rounded to BOX_BITS bits of mantissa. */
-static double box_edge(double h)
-{
-    int ex;
-    double f = frexp(h, &ex);
-    return ldexp(round(ldexp(f, BOX_BITS)), ex - BOX_BITS);
-}
-
 int ep_hexenergy_of(ep_hexenergy *t, const ep_mesh *m, const ep_material *mat, int e, int part, int n)
 {
     double x[8][3], h[3], lambda, mu;
     for (int a = 0; a < 8; a++)
         memcpy(x[a], &m->vertices[3 * (size_t)m->hexes[8 * (size_t)e + a]], sizeof x[a]);
     ep_material_lame(mat, e, &lambda, &mu);
-    if (!ep_hex_is_box(x, BOX_TOL, h)) {
+    if (!ep_hex_canonical_box(x, h)) {
         t->key[6] = 0;
         return tensors(t, x, lambda, mu, part, n);
     }
-    /* A grid's cells differ by the rounding of their coordinates: the key
-     * rounds the edges, and the tensors are those of the box of the rounded
-     * edges, so every box of a key gets the same ones whichever came first
-     * (the results do not depend on the thread count). */
-    double key[7] = {box_edge(h[0]), box_edge(h[1]), box_edge(h[2]), lambda, mu, part, n};
+    /* the rounded box's tensors: the same for every box of the key, whichever
+     * came first (the results do not depend on the thread count) */
+    double key[7] = {h[0], h[1], h[2], lambda, mu, part, n};
     if (!memcmp(key, t->key, sizeof key))
         return EP_OK;
-    for (int a = 0; a < 8; a++)
-        for (int i = 0; i < 3; i++)
-            x[a][i] = ep_hex_corner[a][i] * key[i] / 2;
     int st = tensors(t, x, lambda, mu, part, n);
     key[6] = st ? 0 : n;
     memcpy(t->key, key, sizeof key);
