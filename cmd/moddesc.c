@@ -104,7 +104,7 @@ static int check_basis_size(const opts *o, int k)
 
 int main(int argc, char **argv)
 {
-    opts o = {.k = 20, .r = 30, .block = EP_MODAL_BLOCK, .basis = EP_MODAL_BASIS_PCA};
+    opts o = {.k = 20, .r = 30, .basis = EP_MODAL_BASIS_PCA}; /* block 0: ep_modal_block's */
     const ep_cli_opt options[] = {
         {"modes", 'k', EP_CLI_CALL, &o, .arg = "K|FILE", .call = modes_arg,
          .help = "linear modes (default 20), or the modes of FILE (a moddesc\n"
@@ -117,7 +117,8 @@ int main(int argc, char **argv)
          .help = "basis from modes and derivatives: mass-PCA (default),\n"
                  "mass-Gram-Schmidt in order, or the first R modes alone"},
         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K",
-         .help = "derivative right-hand sides per solve (default 32)"},
+         .help = "derivative right-hand sides per solve (default: the\n"
+                 "K(K+1)/2 in an even number of blocks of at most 128)"},
         EP_PART_OPTION(o.part, "compute only part I of N of the derivatives"),
         {0}};
     ep_tool tool = {
@@ -160,6 +161,7 @@ int main(int argc, char **argv)
     /* compute */
     o.k = k = o.modes ? k : (int)o.k;
     int np = k * (k + 1) / 2, nsigma = o.basis == EP_MODAL_BASIS_LINEAR ? k : k + np;
+    o.block = o.block ? o.block : ep_modal_block(np);
     ep_part_share(&o.part, np, o.block, "pairs");
     int nmine = (int)(o.part.hi - o.part.lo);
     if ((st = ep_modal_setup(&s, &m, &mat, fixed, o.lumped)) || (st = ep_modal_plan(&s, k, (int)o.r, o.basis)))

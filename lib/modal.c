@@ -805,6 +805,12 @@ static int solve_blocks(ep_modal *s, double *Phi, int p0, int p1, int block)
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (derivative solves)") : EP_OK;
 }
 
+int ep_modal_block(int npairs)
+{
+    int nb = 2 * ((npairs + 255) / 256);
+    return npairs > 0 ? (npairs + nb - 1) / nb : 1;
+}
+
 int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, int block, int *pairs, double *Phi)
 {
     int np = p1 - p0, st = EP_OK;

@@ -90,7 +90,7 @@ static double *beam_basis(ep_mesh *m, const ep_material *mat)
                                *U = malloc(r * n3 * sizeof *U);
     int pairs[30];
     assert_int_equal(ep_modal_eigs(&md, k, lambda, Um), EP_OK);
-    assert_int_equal(ep_modal_derivatives(&md, Um, k, 0, k * (k + 1) / 2, EP_MODAL_BLOCK, pairs, Phi), EP_OK);
+    assert_int_equal(ep_modal_derivatives(&md, Um, k, 0, k * (k + 1) / 2, ep_modal_block(k * (k + 1) / 2), pairs, Phi), EP_OK);
     assert_int_equal(ep_modal_basis(&md, EP_MODAL_BASIS_PCA, lambda, Um, k, Phi, r, U, sig), EP_OK);
     free(Um);
     free(Phi);

@@ -248,7 +248,7 @@ static void derivatives_and_basis(void **state)
     double lambda[4], *U = malloc(k * n3 * sizeof *U), *Phi = malloc(np * n3 * sizeof *Phi), *Kd, *Md;
     int pairs[20];
     assert_int_equal(ep_modal_eigs(&b.s, k, lambda, U), EP_OK);
-    assert_int_equal(ep_modal_derivatives(&b.s, U, k, 0, k * (k + 1) / 2, EP_MODAL_BLOCK, pairs, Phi), EP_OK);
+    assert_int_equal(ep_modal_derivatives(&b.s, U, k, 0, k * (k + 1) / 2, ep_modal_block(k * (k + 1) / 2), pairs, Phi), EP_OK);
     dense_km(&b, &Kd, &Md);
     double *H = malloc(2 * n3 * sizeof *H), *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *h = malloc(n * sizeof *h);
     for (int p = 0; p < np; p++) {
