@@ -196,14 +196,14 @@ static void tet_rows(const ep_mesh *m, const ep_material *mat, const double *Ut,
 }
 
 /* Adds the hexes e0 <= e < e0 + ne to the thread's sums by their tensors
- * (hexenergy.h; in a basis u = U_e q and W = P_e w, P_e [36][np] the pairs
- * of U_e's rows, so a hex adds U_e^T K U_e to BB, U_e^T V P_e to BC and the
- * 28 rows G P_e to CC: 28 rows of np, where sampling its strain takes 63
- * rows of r + np, the fewest for a box, or 189): per hex K U_e and U_e^T V (small dgemms), P_e (36 pairs,
- * 6 np flops each) and G P_e (2 28 36 np flops); then for the chunk BB +=
- * [U_e]^T [K U_e], BC += [U_e^T V] [P_e] and CC += [G P_e]^T [G P_e], one
- * dsyrk of 28 ne rows (np (np + 1) flops a row).  Returns 0, EP_EINPUT or
- * EP_ECOMPUTE. */
+ * (hexenergy.h).  In a basis u = U_e q and W = P_e w, P_e [36][np] the
+ * pairs of U_e's rows, so a hex adds U_e^T K U_e to BB, U_e^T V P_e to BC
+ * and the 28 rows G P_e to CC: 28 rows of np, where sampling its strain
+ * takes 63 rows of r + np (the fewest for a box) or 189.  Per hex K U_e
+ * and U_e^T V (small dgemms), P_e (36 pairs, 6 np flops each) and G P_e (2
+ * 28 36 np flops); then for the chunk BB += [U_e]^T [K U_e], BC += [U_e^T
+ * V] [P_e] and CC += [G P_e]^T [G P_e], one dsyrk of 28 ne rows (np (np +
+ * 1) flops a row).  Returns 0, EP_EINPUT or EP_ECOMPUTE. */
 static int hex_chunk(const ep_mesh *m, const ep_material *mat, const double *Ut, int r, int e0, int ne, int part,
                      rows_work *wk, long n)
 {
@@ -220,7 +220,8 @@ static int hex_chunk(const ep_mesh *m, const ep_material *mat, const double *Ut,
                     0.0, wk->KU + (size_t)v * HEX_DOFS * r, r);
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r, HEX_PAIRS, HEX_DOFS, 1.0, Ue, r, wk->ht.V, HEX_PAIRS,
                     0.0, wk->T + (size_t)v * HEX_PAIRS, HEX_PAIRS * ne);
-        /* P_e[(a,b)]: the q_j q_k parts of u_a . u_b = 2 (u_a . u_b) / 2 */
+        /* P_e[(a,b)]: the coefficients of q_j q_k (j <= k) in u_a . u_b
+         * (scale 2: the kernels are written for D^T D / 2) */
         for (int a = 0; a < 8; a++)
             for (int b = a; b < 8; b++) {
                 double *row = Pe + ep_cubic_pair(8, a, b) * np;
