@@ -46,7 +46,9 @@ int ep_chol_fail(const char *what, const cholmod_common *c);
  * L^-1 b is exactly zero), the backward pass those whose subtree holds no
  * wanted row (nothing wanted depends on them).  The block is kept row-major
  * (row i's k values contiguous), so the gathers and scatters between
- * supernodes read whole cache lines; per supernode one dtrsm and one dgemm.
+ * supernodes read whole cache lines; per supernode one dtrsm and one dgemm,
+ * or for blocks of 4 or 8 chol.c's own loops over L in place (BLAS would
+ * copy L's block first, most of the work beside so few columns).
  * Wanted rows equal a full solve's to round-off (the skipped arithmetic is on
  * exact zeros or unread values). */
 typedef struct ep_chol_rplan {

@@ -354,7 +354,7 @@ static void blocked_derivatives_of(int free_flying)
     beam b;
     beam_open(&b, free_flying);
     enum { k = 6, np = k * (k + 1) / 2 };
-    int n = b.s.ndof, pairs[2 * np], blocks[] = {1, 4, 5, EP_MODAL_BLOCK};
+    int n = b.s.ndof, pairs[2 * np], blocks[] = {1, 4, 5, 8, ep_modal_block(np)};
     size_t n3 = 3 * (size_t)b.m.nv;
     double lambda[k], *U = malloc(k * n3 * sizeof *U), *one = malloc(np * n3 * sizeof *one);
     double *Phi = malloc(np * n3 * sizeof *Phi), *H = malloc(np * n3 * sizeof *H), *h = malloc(n * sizeof *h);
