@@ -118,7 +118,7 @@ int main(int argc, char **argv)
                  "mass-Gram-Schmidt in order, or the first R modes alone"},
         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K",
          .help = "derivative right-hand sides per solve (default: the\n"
-                 "K(K+1)/2 in an even number of blocks of at most 128)"},
+                 "k(k+1)/2 pairs in 4 ceil(k(k+1)/1024) blocks)"},
         EP_PART_OPTION(o.part, "compute only part I of N of the derivatives"),
         {0}};
     ep_tool tool = {

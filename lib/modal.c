@@ -807,7 +807,7 @@ static int solve_blocks(ep_modal *s, double *Phi, int p0, int p1, int block)
 
 int ep_modal_block(int npairs)
 {
-    int nb = 2 * ((npairs + 255) / 256);
+    int nb = 4 * ((npairs + 511) / 512);
     return npairs > 0 ? (npairs + nb - 1) / nb : 1;
 }
 

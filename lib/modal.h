@@ -19,11 +19,11 @@
 #include "stvk.h"
 
 /* Right-hand sides per derivative solve for npairs derivatives (moddesc
- * --block's default): npairs in an even number of blocks of at most 128
- * columns, 2 ceil(npairs / 256), so two threads share them evenly and the
- * solves' products are wide (R = 128 voxel dragon, k = 20: blocks of 32 ->
- * 105, solves 6.2 s -> 5.1 s; doc/DECISIONS.md).  It depends on npairs
- * alone: a split run's parts and any thread count see the same blocks. */
+ * --block's default): npairs in 4 ceil(npairs / 512) blocks of at most 128
+ * columns, so two threads (or four parts of a split run) share them evenly
+ * and the solves' products are wide (doc/DECISIONS.md).  It depends on
+ * npairs alone: a split run's parts and any thread count see the same
+ * blocks. */
 int ep_modal_block(int npairs);
 
 typedef enum { EP_MODAL_BASIS_PCA, EP_MODAL_BASIS_GRAM_SCHMIDT, EP_MODAL_BASIS_LINEAR } ep_modal_basis_kind;
