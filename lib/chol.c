@@ -241,21 +241,19 @@ double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, 
     return flops;
 }
 
-/* Narrow blocks (k = 4 or 8 right-hand sides: moddesc's eigen solves) skip
- * BLAS.  dgemm and dtrsm copy ("pack") the block of L they are given before
+/* Narrow blocks (k = 4 or 8 right-hand sides: moddesc's eigen solves go
+ * in groups of 4, a derivative --block of 4 or 8 too) skip BLAS.  dgemm and dtrsm copy ("pack") the block of L they are given before
  * they multiply, and with 4 to 8 columns beside it the copy is a large part
  * of the work, where the solve should be bound by reading L once.  These
  * loops read L in place, in contiguous column streams, with the k values
  * of 8 / (k / 4) columns in registers: 2 k flops per entry of L, in one
  * order whatever the thread.  moddesc's modes stage on the R = 128 voxel
  * dragon: 11.2 s -> 7.3 s (doc/DECISIONS.md). */
-typedef double v4 __attribute__((vector_size(32), aligned(8)));
-
 /* Row r of a row-major block of K values a row: Z's row rows[r], or the
  * r-th row from Z when rows is NULL. */
-static inline v4 *narrow_row(double *Z, const int *rows, int r, int K)
+static inline ep_v4d *narrow_row(double *Z, const int *rows, int r, int K)
 {
-    return (v4 *)(Z + (size_t)(rows ? rows[r] : r) * K);
+    return (ep_v4d *)(Z + (size_t)(rows ? rows[r] : r) * K);
 }
 
 /* Z[row r] -= sum_c L21[r][c] Y[c] for r < nr, c < nscol (L21 column-major,
@@ -270,18 +268,18 @@ static inline __attribute__((always_inline)) void narrow_forward_k(int K, int nr
     const int KV = K / 4, CB = 8 / KV;
     int c = 0;
     for (; c + CB <= nscol; c += CB) {
-        v4 y[8][KV_MAX];
+        ep_v4d y[8][KV_MAX];
         const double *l = L21 + (size_t)c * ld;
 #pragma GCC unroll 8
         for (int j = 0; j < CB; j++)
 #pragma GCC unroll 2
             for (int v = 0; v < KV; v++)
-                y[j][v] = ((const v4 *)(Y + (size_t)(c + j) * K))[v];
+                y[j][v] = ((const ep_v4d *)(Y + (size_t)(c + j) * K))[v];
         for (int r = 0; r < nr; r++) {
-            v4 *z = narrow_row(Z, rows, r, K), a[2][KV_MAX];
+            ep_v4d *z = narrow_row(Z, rows, r, K), a[2][KV_MAX];
 #pragma GCC unroll 2
             for (int v = 0; v < KV; v++)
-                a[0][v] = z[v], a[1][v] = (v4){0, 0, 0, 0};
+                a[0][v] = z[v], a[1][v] = (ep_v4d){0, 0, 0, 0};
 #pragma GCC unroll 8
             for (int j = 0; j < CB; j++)
 #pragma GCC unroll 2
@@ -294,10 +292,10 @@ static inline __attribute__((always_inline)) void narrow_forward_k(int K, int nr
     }
     for (; c < nscol; c++) {
         const double *l = L21 + (size_t)c * ld;
-        v4 y[KV_MAX];
+        ep_v4d y[KV_MAX];
 #pragma GCC unroll 2
         for (int v = 0; v < KV; v++)
-            y[v] = ((const v4 *)(Y + (size_t)c * K))[v];
+            y[v] = ((const ep_v4d *)(Y + (size_t)c * K))[v];
         for (int r = 0; r < nr; r++)
 #pragma GCC unroll 2
             for (int v = 0; v < KV; v++)
@@ -313,10 +311,10 @@ static inline __attribute__((always_inline)) void narrow_backward_k(int K, int n
     const int KV = K / 4, CB = 8 / KV;
     int c = 0;
     for (; c + CB <= nscol; c += CB) {
-        v4 a[8][KV_MAX] = {{{0}}};
+        ep_v4d a[8][KV_MAX] = {{{0}}};
         const double *l = L21 + (size_t)c * ld;
         for (int r = 0; r < nr; r++) {
-            const v4 *z = narrow_row(Z, rows, r, K);
+            const ep_v4d *z = narrow_row(Z, rows, r, K);
 #pragma GCC unroll 8
             for (int j = 0; j < CB; j++)
 #pragma GCC unroll 2
@@ -327,17 +325,17 @@ static inline __attribute__((always_inline)) void narrow_backward_k(int K, int n
         for (int j = 0; j < CB; j++)
 #pragma GCC unroll 2
             for (int v = 0; v < KV; v++)
-                ((v4 *)(X + (size_t)(c + j) * K))[v] -= a[j][v];
+                ((ep_v4d *)(X + (size_t)(c + j) * K))[v] -= a[j][v];
     }
     for (; c < nscol; c++) {
-        v4 a[KV_MAX] = {{0}};
+        ep_v4d a[KV_MAX] = {{0}};
         for (int r = 0; r < nr; r++)
 #pragma GCC unroll 2
             for (int v = 0; v < KV; v++)
                 a[v] += L21[r + (size_t)c * ld] * narrow_row(Z, rows, r, K)[v];
 #pragma GCC unroll 2
         for (int v = 0; v < KV; v++)
-            ((v4 *)(X + (size_t)c * K))[v] -= a[v];
+            ((ep_v4d *)(X + (size_t)c * K))[v] -= a[v];
     }
 }
 
@@ -352,17 +350,17 @@ static inline __attribute__((always_inline)) void narrow_substitute(int K, doubl
 {
     enum { KV_MAX = 2 };
     const int KV = K / 4;
-    v4 a[KV_MAX];
+    ep_v4d a[KV_MAX];
 #pragma GCC unroll 2
     for (int v = 0; v < KV; v++)
-        a[v] = ((v4 *)y)[v];
+        a[v] = ((ep_v4d *)y)[v];
     for (int j = j0; j < j1; j++)
 #pragma GCC unroll 2
         for (int v = 0; v < KV; v++)
-            a[v] -= l[(size_t)j * step] * ((const v4 *)(Y + (size_t)j * K))[v];
+            a[v] -= l[(size_t)j * step] * ((const ep_v4d *)(Y + (size_t)j * K))[v];
 #pragma GCC unroll 2
     for (int v = 0; v < KV; v++)
-        ((v4 *)y)[v] = a[v] / d;
+        ((ep_v4d *)y)[v] = a[v] / d;
 }
 
 /* Y = L11^-1 Y (L11 lower triangular nscol x nscol, column-major, ld). */

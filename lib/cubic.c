@@ -13,7 +13,6 @@
 
 #include <assert.h>
 #include <cblas.h>
-#include <lapacke.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -326,7 +325,7 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *Ut
         rows_work_free(wks, nt, ACC);
         return ep_fail(EP_ECOMPUTE, "out of memory (%ld rows of %ld per thread)", rows, n);
     }
-    int st = EP_OK;
+    ep_team_error err = {0};
 #pragma omp parallel num_threads(nt)
     {
         rows_work *wk = &wks[omp_get_thread_num()];
@@ -343,11 +342,10 @@ static int accumulate(const ep_mesh *m, const ep_material *mat, const double *Ut
             cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, ROWS * ne, 1.0, wk->A, (int)n, 1.0, wk->acc,
                         (int)n);
         }
-        if (mine) {
-#pragma omp critical(cubic_status)
-            st = st ? st : mine;
-        }
+        if (mine)
+            ep_team_fail(&err, mine);
     }
+    int st = ep_team_status(&err);
     for (int t = 1; t < nt && !st; t++)
         for (size_t i = 0; i < (size_t)n * n; i++)
             ACC[i] += wks[t].acc[i];
@@ -552,8 +550,6 @@ long ep_cubic_tangent_work(int r) { return 3 * ((ep_cubic_npairs(r + 1) + 3) / 4
 
 int ep_cubic_tangent_threads(ep_cubic_tangent *t, int threads) { return ep_worker_use(&t->helper, threads); }
 
-typedef double v4d __attribute__((vector_size(32), aligned(8)));
-
 /* y = the part of T x that the panels of rows [p0, p1) hold, in one
  * sequential pass: each 4 x 4 block right of a panel's diagonal block serves
  * its four rows (s) and, mirrored, four entries of y.  in: T (np), x[np]
@@ -564,16 +560,16 @@ EP_KERNEL static void panel_symv(int np, const double *restrict T, int p0, int p
                                  double *restrict y)
 {
     memset(y, 0, sizeof(double) * (size_t)np);
-    const v4d *A = (const v4d *)(T + panel_offset(np, p0));
+    const ep_v4d *A = (const ep_v4d *)(T + panel_offset(np, p0));
     for (int p = p0; p < p1; p += 4, A += 4) {
-        v4d X = *(const v4d *)(x + p), s0 = A[0] * X, s1 = A[1] * X, s2 = A[2] * X, s3 = A[3] * X;
-        v4d x0 = {x[p], x[p], x[p], x[p]}, x1 = {x[p + 1], x[p + 1], x[p + 1], x[p + 1]},
+        ep_v4d X = *(const ep_v4d *)(x + p), s0 = A[0] * X, s1 = A[1] * X, s2 = A[2] * X, s3 = A[3] * X;
+        ep_v4d x0 = {x[p], x[p], x[p], x[p]}, x1 = {x[p + 1], x[p + 1], x[p + 1], x[p + 1]},
             x2 = {x[p + 2], x[p + 2], x[p + 2], x[p + 2]}, x3 = {x[p + 3], x[p + 3], x[p + 3], x[p + 3]};
         for (int k = p + 4; k < np; k += 4) {
             A += 4;
-            v4d Xk = *(const v4d *)(x + k);
+            ep_v4d Xk = *(const ep_v4d *)(x + k);
             s0 += A[0] * Xk, s1 += A[1] * Xk, s2 += A[2] * Xk, s3 += A[3] * Xk;
-            *(v4d *)(y + k) += (A[0] * x0 + A[1] * x1) + (A[2] * x2 + A[3] * x3);
+            *(ep_v4d *)(y + k) += (A[0] * x0 + A[1] * x1) + (A[2] * x2 + A[3] * x3);
         }
         y[p] += (s0[0] + s0[1]) + (s0[2] + s0[3]);
         y[p + 1] += (s1[0] + s1[1]) + (s1[2] + s1[3]);

@@ -18,7 +18,7 @@
  *
  * Hexes (001 §2.5): the quadratic part of E depends on the corners'
  * displacements only through their 36 dot products u_a . u_b, on which a
- * hex's quartic energy has rank 28 (cubic.c, hex_tensors).  So per hex the
+ * hex's quartic energy has rank 28 (hexenergy.h).  So per hex the
  * element's tensors (27 Gauss points of the StVK force: exact on
  * parallelepipeds; computed once per size and material for boxes) give BB
  * and BC by small products and 28 rows of CC's dsyrk, against 63 strain
@@ -52,7 +52,7 @@ void ep_cubic_free(ep_cubic *c);
  * lambda-only and mu-only parts (001 §2.11; total = lam + mu).
  * Cost: tets 7 ne n (n + 1) flops in dsyrk, n = r + r(r+1)/2 (O(7 ne r^4
  * / 4)); hexes 28 ne np (np + 1) in dsyrk, np = r(r+1)/2, plus 2 ne (28 +
- * r) 36 np in dgemm and 216 np for the pairs (a box's tensors once, any
+ * r) 36 np in dgemm and 192 np for the pairs (a box's tensors once, any
  * other hex's ~2e6 flops).  Memory per thread n^2 + 2048 n doubles (a chunk
  * of rows; hexes about 2.3 times that), plus the basis by vertex (3 nv r).
  * Results are equal to round-off across thread counts (each thread sums

@@ -29,6 +29,17 @@ int ep_fail(int status, const char *fmt, ...)
 
 const char *ep_errmsg(void) { return errbuf; }
 
+void ep_team_fail(ep_team_error *e, int status)
+{
+#pragma omp critical(ep_team_fail)
+    if (!e->status) {
+        e->status = status;
+        snprintf(e->msg, sizeof e->msg, "%s", errbuf);
+    }
+}
+
+int ep_team_status(const ep_team_error *e) { return e->status ? ep_fail(e->status, "%s", e->msg) : EP_OK; }
+
 static int overflows(size_t n, size_t size)
 {
     return size != 0 && n > SIZE_MAX / size;

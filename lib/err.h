@@ -30,6 +30,18 @@ int ep_fail(int status, const char *fmt, ...)
 /* The last message recorded by this thread ("" if none). */
 const char *ep_errmsg(void);
 
+/* The first failure of a team of threads: an OpenMP worker's message is in
+ * its own buffer, which the thread that reports cannot read.
+ * ep_team_fail records a worker's status and message, the first one only
+ * (thread-safe); ep_team_status returns 0, or records that message on the
+ * calling thread and returns that status.  Zero-initialize. */
+typedef struct ep_team_error {
+    int status;
+    char msg[1024]; /* as long as a message can be */
+} ep_team_error;
+void ep_team_fail(ep_team_error *e, int status);
+int ep_team_status(const ep_team_error *e);
+
 /* Overflow-checked calloc of n*size bytes.  On failure records
  * "out of memory (... bytes)" and returns NULL; the caller returns EP_ECOMPUTE. */
 void *ep_calloc(size_t n, size_t size);

@@ -168,7 +168,7 @@ void ep_hex_quad_mass(const double p[4][3], double M[4][4])
 
 int ep_hex_canonical_box(double x[8][3], double h[3])
 {
-    enum { BITS = 44 };
+    enum { BITS = 42 };
     if (!ep_hex_is_box(x, 1e-10, h))
         return 0;
     for (int i = 0; i < 3; i++) {

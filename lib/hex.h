@@ -1,8 +1,8 @@
 /*
  * hex.h — trilinear hexahedra (001 §2.5, Table 2.1): the reference element,
- * Gauss rules, shape gradients at integration points, and the local
- * coordinates of a point.  It is to a hex
- * what tet.h is to a tet (data layer, doc/MODULES.md): the element matrices
+ * Gauss rules, shape gradients at integration points, the boxes that share
+ * their tensors, and the local coordinates of a point.  It is to a hex what
+ * tet.h is to a tet (data layer, doc/MODULES.md): the element matrices
  * built on it are fem.h's (ep_fem_hex_element), beside the tet's.
  *
  * Corner order (Vega's CUBIC and Gmsh's 8-node hexahedron alike): corner a
@@ -67,15 +67,14 @@ double ep_hex_quality(const double x[8][3]);
  * lengths in h[3] (> 0); 0 otherwise.  Cost O(1). */
 int ep_hex_is_box(const double x[8][3], double tol, double h[3]);
 
-/* Boxes that share their energy tensors (hexenergy.h; a voxel mesh's cells
- * differ by the rounding of their coordinates): 1 when x is a box to
- * 1e-10, with x replaced by the box of edges h rounded to 44 bits of
- * mantissa (6e-14, relative), centred at the origin, and those edges in h;
- * 0 otherwise (x untouched).  Every box with the same h gets the same x, so
- * what is kept for h is the same whichever box made it.  (Not used for
- * the assembled K and M: kept per key there, rounded or exact, they sent
- * moddesc --free's block eigensolver on the voxel dragon to its ARPACK
- * fallback; the cause was not found, doc/DECISIONS.md.)  Cost O(1). */
+/* Boxes that share their energy tensors (hexenergy.h): 1 when x is a box
+ * to 1e-10, with x replaced by the box of edges h rounded to 42 bits of
+ * mantissa (2e-13, relative), centred at the origin, and those edges in h;
+ * 0 otherwise (x untouched).  A voxel mesh's cells differ by the rounding
+ * of their coordinates, about 2^-45 of an edge, well inside the step, so a
+ * grid's boxes mostly share one key (doc/DECISIONS.md); and every box with
+ * the same h gets the same x, so what is kept for h is the same whichever
+ * box made it.  Cost O(1). */
 int ep_hex_canonical_box(double x[8][3], double h[3]);
 
 /* Mass matrix of the bilinear quad p[4][3] (corners in cyclic order, the

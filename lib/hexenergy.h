@@ -28,7 +28,7 @@
 enum { EP_HEXENERGY_DOFS = 24, EP_HEXENERGY_PAIRS = 36, EP_HEXENERGY_RANK = 28 };
 
 /* One hex's tensors, and the key of the box they were made for: boxes of
- * one size (edges rounded to 44 bits: 6e-14, relative), material, part and
+ * one size (edges rounded to 42 bits: 2e-13, relative), material, part and
  * rule share them, those of the box of the rounded edges, so a voxel mesh
  * computes them once and every box gets the same whatever the order. */
 typedef struct ep_hexenergy {

@@ -19,4 +19,8 @@
 #define EP_KERNEL
 #endif
 
+/* Four doubles in one AVX register, loaded from any 8-byte boundary: the
+ * kernels' vector type (GCC/Clang vector extensions). */
+typedef double ep_v4d __attribute__((vector_size(32), aligned(8)));
+
 #endif

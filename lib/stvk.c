@@ -197,7 +197,8 @@ int ep_stvk_tangent(const ep_stvk *s, const double *u, const double *v, double *
  * and only the vertices ranked in [rlo, rhi) are kept (the others' runs go to
  * trash [np][3]: another thread owns them).
  * Workspace Dc, Sc [3][3k], AS, X [k][3][3k], D [k].
- * About 110 k^2 + 130 np flops per point (a tet 1, a hex 8). */
+ * About 110 k^2 + 130 np flops per point (a tet has 1; hexes take
+ * hex_pairs). */
 EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e, const double *A,
                                     int k, const int *pairs, int np, double *restrict trash,
                                     double *restrict Dc, double *restrict Sc, double *restrict AS,
@@ -257,25 +258,25 @@ EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo,
  * u^T S_p u (S_p: 1/2 at (3c+i, 3d+i) and (3d+i, 3c+i) for the corners p =
  * (c, d), c < d; 1 at (3c+i, 3c+i) for c = d), so with Vh[s][t][u] = sum_p
  * V[s][p] S_p[t][u], T3[s][t][u] = 4 (Vh[s][t][u] + Vh[t][s][u] +
- * Vh[u][s][t]).  Vh: workspace [24][24][24].  About 4e4 flops. */
-static void hex_third(const double *V, double (*Vh)[EP_HEXENERGY_DOFS][EP_HEXENERGY_DOFS], double *T3)
+ * Vh[u][s][t]).  Vh is nonzero only where t and u are one axis of corners
+ * c, d: Vh[s][3c+i][3d+i] = Vc[s][c][d].  About 4e4 flops. */
+static double hex_vh(const double Vc[][8][8], int s, int t, int u)
+{
+    return t % 3 == u % 3 ? Vc[s][t / 3][u / 3] : 0;
+}
+
+static void hex_third(const double *V, double *T3)
 {
     enum { N = EP_HEXENERGY_DOFS, P = EP_HEXENERGY_PAIRS };
-    memset(Vh, 0, sizeof(double) * N * N * N);
+    double Vc[N][8][8];
     for (int c = 0, p = 0; c < 8; c++)
         for (int d = c; d < 8; d++, p++)
-            for (int sidx = 0; sidx < N; sidx++) {
-                double v = V[sidx * P + p] * (c == d ? 1.0 : 0.5);
-                for (int i = 0; i < 3; i++) {
-                    Vh[sidx][3 * c + i][3 * d + i] += v;
-                    if (c != d)
-                        Vh[sidx][3 * d + i][3 * c + i] += v;
-                }
-            }
+            for (int s = 0; s < N; s++)
+                Vc[s][c][d] = Vc[s][d][c] = V[s * P + p] * (c == d ? 1.0 : 0.5);
     for (int a = 0; a < N; a++)
         for (int b = 0; b < N; b++)
             for (int u = 0; u < N; u++)
-                T3[((size_t)a * N + b) * N + u] = 4 * (Vh[a][b][u] + Vh[b][a][u] + Vh[u][a][b]);
+                T3[((size_t)a * N + b) * N + u] = 4 * (hex_vh(Vc, a, b, u) + hex_vh(Vc, b, a, u) + hex_vh(Vc, u, a, b));
 }
 
 /* Hex workspace of a thread: the tensors (kept for boxes) and their T3,
@@ -284,7 +285,6 @@ typedef struct {
     ep_hexenergy ht;
     long made; /* ht.made when T3 was formed */
     double *T3, *X, *Z, *H;
-    double (*Vh)[EP_HEXENERGY_DOFS][EP_HEXENERGY_DOFS];
 } hex_work;
 
 /* The pairs' products of hex e (hexenergy.h, hex_third): h_ab[s] = sum_tu
@@ -301,7 +301,7 @@ static int hex_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e
     if (st)
         return st;
     if (w->made != w->ht.made) {
-        hex_third(w->ht.V, w->Vh, w->T3);
+        hex_third(w->ht.V, w->T3);
         w->made = w->ht.made;
     }
     const int *c = s->el + 8 * (size_t)e;
@@ -369,36 +369,39 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
         return EP_ECOMPUTE;
     }
     size_t k3 = 3 * (size_t)k;
-    int failed = 0, bad = 0, nt = omp_get_max_threads();
-#pragma omp parallel num_threads(nt) reduction(| : failed, bad)
+    int failed = 0, nt = omp_get_max_threads(), hex = s->k == 8;
+    ep_team_error err = {0};
+#pragma omp parallel num_threads(nt) reduction(| : failed)
     {
         int t = omp_get_thread_num(), nth = omp_get_num_threads(), r0 = (int)(nv * t / nth),
             r1 = (int)(nv * (t + 1) / nth), *list = NULL, nlist = 0;
-        double *Dc = ep_malloc(3 * (size_t)k3, sizeof(double)), *Sc = ep_malloc(3 * (size_t)k3, sizeof(double));
-        double *AS = ep_malloc((size_t)k * 3 * k3, sizeof(double)), *X = ep_malloc((size_t)k * 3 * k3, sizeof(double));
-        double(*D)[3][3] = ep_malloc((size_t)k, sizeof *D), *trash = ep_malloc(3 * (size_t)np, sizeof(double));
+        double *Dc = NULL, *Sc = NULL, *AS = NULL, *X = NULL, (*D)[3][3] = NULL;
+        double *trash = ep_malloc(3 * (size_t)np, sizeof(double));
         hex_work hw = {.made = -1};
         enum { N = EP_HEXENERGY_DOFS };
-        int hex = s->k == 8;
         if (hex) {
             ep_hexenergy_init(&hw.ht);
             hw.T3 = ep_malloc(N * N * N, sizeof(double));
-            hw.Vh = ep_malloc(N * N, sizeof *hw.Vh);
             hw.X = ep_malloc(N * (size_t)k, sizeof(double));
             hw.Z = ep_malloc(N * N * (size_t)k, sizeof(double));
             hw.H = ep_malloc(N * (size_t)k * k, sizeof(double));
+            failed = !hw.T3 || !hw.X || !hw.Z || !hw.H;
+        } else {
+            Dc = ep_malloc(3 * (size_t)k3, sizeof(double)), Sc = ep_malloc(3 * (size_t)k3, sizeof(double));
+            AS = ep_malloc((size_t)k * 3 * k3, sizeof(double)), X = ep_malloc((size_t)k * 3 * k3, sizeof(double));
+            D = ep_malloc((size_t)k, sizeof *D);
+            failed = !Dc || !Sc || !AS || !X || !D;
         }
-        failed = !Dc || !Sc || !AS || !X || !D || !trash || (hex && (!hw.T3 || !hw.Vh || !hw.X || !hw.Z || !hw.H)) ||
-                 owner_elements(s, vrank, eorder, r0, r1, &list, &nlist);
+        failed = failed || !trash || owner_elements(s, vrank, eorder, r0, r1, &list, &nlist);
         if (!failed) { /* the owner's pages, zeroed where they are used */
             memset(acc + (size_t)r0 * np * 3, 0, sizeof *acc * (size_t)(r1 - r0) * np * 3);
-            for (int ei = 0; ei < nlist && !bad; ei++)
-                if (hex)
-                    bad = hex_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, trash, &hw, acc) != EP_OK;
-                else
+            for (int ei = 0, st = EP_OK; ei < nlist && !st; ei++)
+                if (!hex)
                     element_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, trash, Dc, Sc, AS, X, D, acc);
+                else if ((st = hex_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, trash, &hw, acc)))
+                    ep_team_fail(&err, st);
         }
-        free(hw.T3), free(hw.Vh), free(hw.X), free(hw.Z), free(hw.H);
+        free(hw.T3), free(hw.X), free(hw.Z), free(hw.H);
         free(list);
         free(Dc);
         free(Sc);
@@ -411,7 +414,7 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
      * (32 x 5 KB at np = 210) stay in cache while each pair's 96 values are
      * written in one stretch (a vertex at a time wrote np values a page
      * apart: as long as the elements' work). */
-    if (!failed && !bad) {
+    if (!failed && !err.status) {
 #pragma omp parallel for schedule(static)
         for (size_t v0 = 0; v0 < nv; v0 += 32) {
             size_t v1 = v0 + 32 < nv ? v0 + 32 : nv;
@@ -421,7 +424,7 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
         }
     }
     free(acc), free(vrank), free(eorder);
-    if (bad) /* ep_hexenergy_of said why */
-        return EP_ECOMPUTE;
+    if (err.status)
+        return ep_team_status(&err);
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)") : EP_OK;
 }

@@ -49,7 +49,7 @@ awk -v m="$tm" -v p="$tp" -v n="$nh" 'BEGIN {
     printf "bench moddesc+polycoef: %d hexes, k = 20, r = 30: moddesc %.1f s + polycoef %.1f s = %.1f s, %.0f hexes/s " \
         "(target 20 s: %s; published 001 Fig. 2.8: 79 min for an 11k-hex model'"'"'s r = 30 coefficients, %.1f hexes/s)\n",
         n, m, p, t, n / t, t < 20 ? "met" : "MISSED", 11000 / (79 * 60) }'
-# polycoef's bound (cubic.c, hex_tensors): per voxel 28 rows G P_e of
+# polycoef's bound (hexenergy.h, cubic.c): per voxel 28 rows G P_e of
 # np = r(r+1)/2 pairs whose R^T R one dsyrk sums (np(np+1) flops a row),
 # beside the products that make them and BC: G P_e and U_e^T V P_e,
 # 2 (28 + r) 36 np flops

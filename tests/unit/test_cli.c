@@ -1,9 +1,11 @@
 /*
- * test_cli.c — common option parsing and atomic output.
+ * test_cli.c — common option parsing, atomic output, and a thread team's
+ * first failure (err.h).
  */
 #include "helpers.h"
 
 #include <math.h>
+#include <omp.h>
 #include <sys/stat.h>
 
 #include "cli.h"
@@ -105,5 +107,32 @@ static void atomic_output(void **s)
                  "/nonexistent-dir/x.h5: cannot create a file in its folder", NULL);
 }
 
+/* A team's first failure (err.h): recorded once with its worker's own
+ * message, which the reporting thread could not read, and reported there
+ * with that worker's status; no failure reports 0. */
+static void team_errors(void **s)
+{
+    (void)s;
+    ep_team_error e = {0};
+    assert_int_equal(ep_team_status(&e), EP_OK);
+    int failures = 0;
+#pragma omp parallel num_threads(4) reduction(+ : failures)
+    {
+        int t = omp_get_thread_num();
+        if (t > 0) {
+            ep_team_fail(&e, ep_fail(t % 2 ? EP_EINPUT : EP_ECOMPUTE, "worker %d failed", t));
+            failures++;
+        }
+    }
+    if (!failures)
+        skip(); /* one thread only: nobody failed */
+    ep_fail(EP_EIO, "the reporting thread's own message");
+    int t = 0, st = ep_team_status(&e);
+    assert_int_equal(sscanf(ep_errmsg(), "worker %d failed", &t), 1);
+    assert_int_equal(st, t % 2 ? EP_EINPUT : EP_ECOMPUTE);
+    ep_team_fail(&e, EP_EIO); /* a later failure changes nothing */
+    assert_int_equal(ep_team_status(&e), st);
+}
+
 EP_TEST_MAIN("cli", cmocka_unit_test(common_options), cmocka_unit_test(usage_errors),
-             cmocka_unit_test(atomic_output))
+             cmocka_unit_test(atomic_output), cmocka_unit_test(team_errors))

@@ -253,10 +253,10 @@ static void tangent_hessian(void **s)
 }
 
 /* polycoef's polynomials on hexes equal the direct projection
- * R(q) = U^T f(U q) to 1e-10, on voxels (one size: tensors kept per
- * material) and on distorted hexes (each its own tensors), both from the
- * force's 27 Gauss points, with a heterogeneous material; the lambda and mu
- * parts add up. */
+ * R(q) = U^T f(U q) to 1e-10, on voxels of one size and on distorted
+ * hexes, both from the force's 27 Gauss points, with a heterogeneous
+ * material (it changes every element: the kept tensors are energy_tensors'
+ * test); the lambda and mu parts add up. */
 static void cubic_projection(void **s)
 {
     (void)s;
