@@ -93,6 +93,107 @@ int ep_chol_fail(const char *what, const cholmod_common *c)
     return ep_fail(EP_ECOMPUTE, "%s failed (CHOLMOD status %d)", what, c->status);
 }
 
+/* The pattern of A's bs x bs blocks (A symmetric, one triangle stored):
+ * a block present when any entry of it is.  bs = 1: A itself (not a
+ * copy; the caller frees B only when B != A).  Cost O(nnz(A)). */
+static cholmod_sparse *block_pattern(cholmod_sparse *A, int bs, cholmod_common *c)
+{
+    if (bs == 1)
+        return A;
+    int n = (int)A->ncol, nb = n / bs, *Ap = A->p, *Ai = A->i, *Anz = A->nz;
+    size_t anz = cholmod_nnz(A, c);
+    cholmod_sparse *B = cholmod_allocate_sparse(nb, nb, anz, 0, 1, A->stype, CHOLMOD_PATTERN, c);
+    int *mark = ep_malloc((size_t)nb + 1, sizeof *mark);
+    if (!B || !mark) {
+        cholmod_free_sparse(&B, c);
+        free(mark);
+        return NULL;
+    }
+    int *Bp = B->p, *Bi = B->i, z = 0;
+    for (int bi = 0; bi < nb; bi++)
+        mark[bi] = -1;
+    for (int bj = 0; bj < nb; bj++) {
+        Bp[bj] = z;
+        for (int j = bj * bs; j < (bj + 1) * bs; j++)
+            for (int p = Ap[j], end = A->packed ? Ap[j + 1] : Ap[j] + Anz[j]; p < end; p++)
+                if (mark[Ai[p] / bs] != bj)
+                    mark[Ai[p] / bs] = bj, Bi[z++] = Ai[p] / bs;
+    }
+    Bp[nb] = z;
+    free(mark);
+    return B;
+}
+
+/* The symbolic factor of A under the ordering of B (A's blocks: A's
+ * unknowns bs*k .. bs*k+bs-1 follow block k) by AMD (metis 0) or METIS
+ * (metis 1), on c; NULL when that ordering failed (c->status). */
+static cholmod_factor *analyze_by(cholmod_sparse *A, cholmod_sparse *B, int bs, int metis, cholmod_common *c)
+{
+    int n = (int)A->ncol, nb = (int)B->ncol, nmethods = c->nmethods, ordering = c->method[0].ordering;
+    int *perm = ep_malloc((size_t)n + 1, sizeof *perm), *pb = ep_malloc((size_t)nb + 1, sizeof *pb);
+    cholmod_factor *L = NULL;
+    if (perm && pb && (metis ? cholmod_metis(B, NULL, 0, 0, pb, c) : cholmod_amd(B, NULL, 0, pb, c))) {
+        for (int k = 0; k < nb; k++)
+            for (int r = 0; r < bs; r++)
+                perm[bs * k + r] = bs * pb[k] + r;
+        c->nmethods = 1, c->method[0].ordering = CHOLMOD_GIVEN;
+        L = cholmod_analyze_p(A, perm, NULL, 0, c); /* postordered, supernodal: ep_chol_start's settings */
+        c->nmethods = nmethods, c->method[0].ordering = ordering;
+    }
+    free(perm);
+    free(pb);
+    return L;
+}
+
+cholmod_factor *ep_chol_analyze(cholmod_sparse *A, int bs, cholmod_common *c)
+{
+    int n = (int)A->ncol, team = omp_get_max_threads() > 1;
+    if (bs < 1 || n % bs)
+        bs = 1;
+    cholmod_sparse *B = block_pattern(A, bs, c);
+    if (!B) {
+        c->status = CHOLMOD_OUT_OF_MEMORY;
+        return NULL;
+    }
+    double anz = (double)cholmod_nnz(A, c);
+    cholmod_factor *La = NULL, *Lm = NULL;
+    cholmod_common cm;
+    double fl[2] = {0, 0}, lnz[2] = {0, 0};
+    int amd_good = 0;
+    ep_chol_start(&cm);
+    /* AMD here, METIS beside it on a second thread when there is one;
+     * alone, METIS only where CHOLMOD's default would run it */
+#pragma omp parallel sections num_threads(2) if (team)
+    {
+#pragma omp section
+        {
+            if ((La = analyze_by(A, B, bs, 0, c)))
+                fl[0] = c->fl, lnz[0] = c->lnz;
+            amd_good = La && (fl[0] < 500 * lnz[0] || lnz[0] < 5 * anz);
+            if (!team && !amd_good && (Lm = analyze_by(A, B, bs, 1, &cm)))
+                fl[1] = cm.fl, lnz[1] = cm.lnz;
+        }
+#pragma omp section
+        {
+            if (team && (Lm = analyze_by(A, B, bs, 1, &cm)))
+                fl[1] = cm.fl, lnz[1] = cm.lnz;
+        }
+    }
+    int take_metis = Lm && (!La || (!amd_good && lnz[1] < lnz[0]));
+    cholmod_factor *L = take_metis ? Lm : La;
+    cholmod_free_factor(take_metis ? &La : &Lm, c);
+    if (!L && c->status >= CHOLMOD_OK)
+        c->status = cm.status < CHOLMOD_OK ? cm.status : CHOLMOD_INVALID;
+    if (L) {
+        c->status = CHOLMOD_OK;
+        c->fl = fl[take_metis], c->lnz = lnz[take_metis];
+    }
+    cholmod_finish(&cm);
+    if (B != A)
+        cholmod_free_sparse(&B, c);
+    return L;
+}
+
 int ep_chol_factorize_cholmod(cholmod_sparse *A, cholmod_factor *L, cholmod_common *c)
 {
     /* OpenBLAS's setter also sets OpenMP's thread count: save both. */

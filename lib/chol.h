@@ -22,6 +22,21 @@
  * (BLAS-3 blocks for many right-hand sides). */
 void ep_chol_start(cholmod_common *c);
 
+/* The symbolic factor of A (symmetric, one triangle stored) for
+ * ep_chol_factorize: postordered, supernodal, its fill-reducing ordering
+ * that of the graph of A's bs x bs blocks (bs: the unknowns of a vertex, 3;
+ * 1, or bs not dividing n: the entries' graph), expanded to the unknowns.
+ * Orderings as CHOLMOD's default strategy tries them: AMD, then METIS when
+ * AMD's leaves much fill (c->fl >= 500 c->lnz and c->lnz >= 5 nnz(A)), the
+ * one of fewer nonzeros kept.  Why blocks: a third of the nodes and a ninth
+ * of the edges; the 155k-tet dragon's ordering (tests/bench/factor prints
+ * it) takes about half of cholmod_analyze's for the same flops.  With two
+ * threads METIS runs beside AMD (on a cholmod_common of its own), so the
+ * result does not depend on the thread count.  Sets c->fl and c->lnz of
+ * the ordering kept.  Workspace: the block graph and one factor more while
+ * both are analyzed.  Returns NULL when no ordering succeeded (c->status). */
+cholmod_factor *ep_chol_analyze(cholmod_sparse *A, int bs, cholmod_common *c);
+
 /* L = chol(P A P^T): a supernodal L by ep_supernodal_factor (all cores),
  * any other by cholmod_factorize under the thread settings above (restored).
  * Cost: about the flops of the symbolic analysis (c->fl); memory the

@@ -378,7 +378,7 @@ static int factor_surface_mass(gfsys *s, cholmod_common *c)
             idx[n++] = j;
     cholmod_sparse *sub = cholmod_submatrix(s->Ms, idx, n, idx, n, 1, 1, c);
     cholmod_sparse *up = sub ? cholmod_copy(sub, 1, 1, c) : NULL;
-    if (!up || !(s->Mcc = cholmod_analyze(up, c)))
+    if (!up || !(s->Mcc = ep_chol_analyze(up, 1, c)))
         st = ep_chol_fail("ordering of the surface mass at fixed vertices", c);
     else
         st = ep_chol_factorize(up, s->Mcc, "the surface mass at fixed vertices", c);
@@ -693,7 +693,7 @@ static int cond_build(condsys *cs, const ep_mesh *m, const ep_material *mat, con
         return st;
     if (cs->ni && !(cs->KII = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, cs->imap, cs->ni, cs->imap, cs->ni, 1, c)))
         return EP_ECOMPUTE;
-    if (cs->KII && !(cs->FI = cholmod_analyze(cs->KII, c)))
+    if (cs->KII && !(cs->FI = ep_chol_analyze(cs->KII, 3, c)))
         return ep_chol_fail("ordering of the interior stiffness", c);
     return EP_OK;
 }
@@ -927,7 +927,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
         goto out;
     stats->t_assemble = ep_now() - t0;
     /* Symbolic analysis first: the memory guard needs the factor's size. */
-    if (!(s.K = cholmod_analyze(Kff, &c))) {
+    if (!(s.K = ep_chol_analyze(Kff, 3, &c))) {
         st = ep_chol_fail("ordering of the stiffness", &c);
         goto out;
     }

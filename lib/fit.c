@@ -295,7 +295,7 @@ static int pattern_build(pattern *p, const ep_mesh *m, cholmod_common *c)
                     Ai[z++] = 3 * p->row[i] + r;
         }
     Ap[3 * nv] = z;
-    if (!(p->L = cholmod_analyze(p->A, c)))
+    if (!(p->L = ep_chol_analyze(p->A, 3, c)))
         return ep_chol_fail("the fitting system", c);
     return EP_OK;
 }

@@ -424,7 +424,7 @@ int ep_modal_setup(ep_modal *s, const ep_mesh *m, const ep_material *mat, const 
     if (st)
         goto out;
     A = s->free ? held_stiffness(s) : s->K;
-    if (!A || !(s->F = cholmod_analyze(A, &s->c))) {
+    if (!A || !(s->F = ep_chol_analyze(A, 3, &s->c))) {
         st = ep_chol_fail("ordering of the stiffness", &s->c);
         goto out;
     }

@@ -4,7 +4,9 @@
  * by supernodal.h (ep_supernodal_factor) on one thread and on all, on one
  * symbolic analysis; the flops of that analysis and each rate beside the
  * dgemm of this run (issues 17 and 21: moddesc's factor on the voxel
- * dragon).  Each is run twice, alternating, and the better time kept: the
+ * dragon); and the symbolic analysis's time by cholmod_analyze (CHOLMOD's
+ * default orderings of the unknowns) and by ep_chol_analyze (of the
+ * vertices' 3 x 3 blocks), the latter's factor the one timed.  Each is run twice, alternating, and the better time kept: the
  * first factor of a run pays for memory fresh from the hypervisor, the
  * others reuse pages freed by the one before (DECISIONS "Memory fresh from
  * the hypervisor").
@@ -88,7 +90,13 @@ int main(int argc, char **argv)
     if (ep_fem_dofmap(&m, keep, &map, &n))
         return 1;
     cholmod_sparse *K = ep_fem_assemble(&m, &mat, EP_FEM_STIFFNESS, map, n, map, n, 1, &c);
+    double t0 = ep_now();
     cholmod_factor *S = K ? cholmod_analyze(K, &c) : NULL;
+    double t_cholmod = ep_now() - t0, fl_cholmod = c.fl;
+    cholmod_free_factor(&S, &c);
+    t0 = ep_now();
+    S = K ? ep_chol_analyze(K, 3, &c) : NULL;
+    double t_blocks = ep_now() - t0;
     if (!S) {
         fprintf(stderr, "factor: assembly or analysis failed\n");
         return 1;
@@ -104,9 +112,10 @@ int main(int argc, char **argv)
         }
     printf("bench factor: %s, %d unknowns, %.3g entries, %.3g flops (dgemm %.1f GFlop/s, all cores, this run): "
            "CHOLMOD %.2f s (%.1f GFlop/s); supernodal on 1 thread %.2f s (%.1f), on %d %.2f s (%.1f GFlop/s, "
-           "%.0f%% of dgemm, %.2fx CHOLMOD)\n",
+           "%.0f%% of dgemm, %.2fx CHOLMOD); analysis: cholmod_analyze %.2f s (%.3g flops), ep_chol_analyze "
+           "on 3 x 3 blocks %.2f s\n",
            argv[1], n, lnz, fl, g, best[0], fl / best[0] / 1e9, best[1], fl / best[1] / 1e9, threads[2], best[2],
-           fl / best[2] / 1e9, 100 * fl / best[2] / 1e9 / g, best[0] / best[2]);
+           fl / best[2] / 1e9, 100 * fl / best[2] / 1e9 / g, best[0] / best[2], t_cholmod, fl_cholmod, t_blocks);
     cholmod_free_factor(&S, &c);
     cholmod_free_sparse(&K, &c);
     cholmod_finish(&c);
