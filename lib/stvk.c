@@ -188,66 +188,88 @@ int ep_stvk_tangent(const ep_stvk *s, const double *u, const double *v, double *
     return force(s, u, v, out);
 }
 
+/* A stretch of the pairs list: pairs p .. p+len-1 are (a, b), (a, b+1), ...
+ * (ep_modal_derivatives lists a row of the triangle as one). */
+typedef struct {
+    int p, a, b, len;
+} pair_run;
+
 /* The pairs' products of one element, added into its vertices' runs of acc
- * ([nv][np][3] in spatial order).  At each integration point the products
- * every pair needs are formed in two batches that vectorize: AS_a = D_a
- * [S1_0 .. S1_k-1] and X_a = D_a^T [D_0 .. D_k-1] (3 x 3k each, rows
- * contiguous); a pair then only adds entries: d2P = AS_a[b] + AS_b[a] +
- * lambda tr(E') I + 2 mu E', E' = sym(X_a[b]); vrank places a vertex's run,
- * and only the vertices ranked in [rlo, rhi) are kept (the others' runs go to
- * trash [np][3]: another thread owns them).
- * Workspace Dc, Sc [3][3k], AS, X [k][3][3k], D [k].
- * About 110 k^2 + 130 np flops per point (a tet has 1; hexes take
- * hex_pairs). */
+ * ([nv][3][npad] in spatial order: component i of pair p at i npad + p).
+ * At each integration point the k gradients D_q and S1(D_q) are laid out
+ * by entry, DT[3l+j][q] = D_q[l][j] and ST likewise (rows kp = k + 4
+ * apart, the 4 past k zero), so that for one a the next four b of a run
+ * are one vector each: d2P = D_a S1(D_b) + D_b S1(D_a) + lambda tr(E') I +
+ * 2 mu E', E' = sym(D_a^T D_b), is 81 FMAs by broadcasts of D_a and S1(D_a)
+ * for four pairs, and each corner's four products 9 more; the lanes past a
+ * run's end are multiplied by 0 (npad = np + 3 leaves them room).  vrank
+ * places a vertex's run, and only the vertices ranked in [rlo, rhi) are kept
+ * (the others' go to trash [3][npad]: another thread owns them).  Workspace
+ * DT, ST [9][kp], D, S [k][3][3].  About 80 k flops and 70 np per point
+ * (a tet has 1; hexes take hex_pairs), a quarter of the scalar loop's. */
 EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e, const double *A,
-                                    int k, const int *pairs, int np, double *restrict trash,
-                                    double *restrict Dc, double *restrict Sc, double *restrict AS,
-                                    double *restrict X, double (*restrict D)[3][3], double *restrict acc)
+                                    int k, const pair_run *runs, int nruns, size_t npad, double *restrict trash,
+                                    double *restrict DT, double *restrict ST, double (*restrict D)[3][3],
+                                    double (*restrict S)[3][3], double *restrict acc)
 {
-    size_t n3 = 3 * (size_t)s->m->nv, k3 = 3 * (size_t)k;
+    size_t n3 = 3 * (size_t)s->m->nv, kp = (size_t)k + 4;
     double lambda, mu, w[MAXPOINTS], g[MAXPOINTS][8][3], *o[8];
     ep_material_lame(s->mat, e, &lambda, &mu);
     int npts = points(s, e, EP_HEX_RULE_LINEAR, w, g);
     for (int v = 0; v < s->k; v++) {
         int r = vrank[s->el[(size_t)s->k * e + v]];
-        o[v] = r >= rlo && r < rhi ? acc + (size_t)r * np * 3 : trash;
+        o[v] = r >= rlo && r < rhi ? acc + (size_t)r * 3 * npad : trash;
     }
     for (int pt = 0; pt < npts; pt++) {
-        for (int q = 0; q < k; q++) { /* Dc[l][3q+j] = D_q[l][j], Sc likewise for S1(D_q) */
+        for (int q = 0; q < k; q++) {
             gradient(s, e, g[pt], A + (size_t)q * n3, D[q]);
             double tr = D[q][0][0] + D[q][1][1] + D[q][2][2];
             for (int l = 0; l < 3; l++)
                 for (int j = 0; j < 3; j++) {
-                    Dc[l * k3 + 3 * q + j] = D[q][l][j];
-                    Sc[l * k3 + 3 * q + j] = lambda * tr * (l == j) + mu * (D[q][l][j] + D[q][j][l]);
+                    S[q][l][j] = lambda * tr * (l == j) + mu * (D[q][l][j] + D[q][j][l]);
+                    DT[(3 * l + j) * kp + q] = D[q][l][j];
+                    ST[(3 * l + j) * kp + q] = S[q][l][j];
                 }
         }
-        for (int a = 0; a < k; a++)
-            for (int i = 0; i < 3; i++) {
-                double *as = AS + ((size_t)a * 3 + i) * k3, *x = X + ((size_t)a * 3 + i) * k3;
-                double r0 = D[a][i][0], r1 = D[a][i][1], r2 = D[a][i][2], c0 = D[a][0][i], c1 = D[a][1][i],
-                       c2 = D[a][2][i];
-#pragma omp simd
-                for (size_t c = 0; c < k3; c++) {
-                    as[c] = r0 * Sc[c] + r1 * Sc[k3 + c] + r2 * Sc[2 * k3 + c];
-                    x[c] = c0 * Dc[c] + c1 * Dc[k3 + c] + c2 * Dc[2 * k3 + c];
-                }
-            }
         double V = w[pt];
-        for (int p = 0; p < np; p++) {
-            int a = pairs[2 * p], b = pairs[2 * p + 1];
-            const double *asa = AS + (size_t)a * 3 * k3 + 3 * b, *asb = AS + (size_t)b * 3 * k3 + 3 * a;
-            const double *xab = X + (size_t)a * 3 * k3 + 3 * b;
-            double P[3][3], tr = xab[0] + xab[k3 + 1] + xab[2 * k3 + 2];
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++)
-                    P[i][j] = V * (asa[i * k3 + j] + asb[i * k3 + j] + lambda * tr * (i == j) +
-                                   mu * (xab[i * k3 + j] + xab[j * k3 + i]));
-            for (int v = 0; v < s->k; v++) {
-                const double *gv = g[pt][v];
-                double *ov = o[v] + 3 * (size_t)p;
+        for (int ri = 0; ri < nruns; ri++) {
+            const pair_run *run = &runs[ri];
+            const double(*Da)[3] = D[run->a], (*Sa)[3] = S[run->a];
+            for (int c = 0; c < run->len; c += 4) {
+                const double *dt = DT + run->b + c, *st = ST + run->b + c;
+                ep_v4d d[9], x[3][3], q[3][3];
+#pragma GCC unroll 9
+                for (int t = 0; t < 9; t++)
+                    d[t] = *(const ep_v4d *)(dt + t * kp);
+#pragma GCC unroll 3
                 for (int i = 0; i < 3; i++)
-                    ov[i] += P[i][0] * gv[0] + P[i][1] * gv[1] + P[i][2] * gv[2];
+#pragma GCC unroll 3
+                    for (int j = 0; j < 3; j++) {
+                        x[i][j] = Da[0][i] * d[j] + Da[1][i] * d[3 + j] + Da[2][i] * d[6 + j];
+                        q[i][j] = Da[i][0] * *(const ep_v4d *)(st + j * kp) +
+                                  Da[i][1] * *(const ep_v4d *)(st + (3 + j) * kp) +
+                                  Da[i][2] * *(const ep_v4d *)(st + (6 + j) * kp) + Sa[0][j] * d[3 * i] +
+                                  Sa[1][j] * d[3 * i + 1] + Sa[2][j] * d[3 * i + 2];
+                    }
+                ep_v4d tr = lambda * (x[0][0] + x[1][1] + x[2][2]);
+#pragma GCC unroll 3
+                for (int i = 0; i < 3; i++)
+#pragma GCC unroll 3
+                    for (int j = 0; j < 3; j++)
+                        q[i][j] += mu * (x[i][j] + x[j][i]);
+#pragma GCC unroll 3
+                for (int i = 0; i < 3; i++)
+                    q[i][i] += tr;
+                int left = run->len - c;
+                ep_v4d m = {V, left > 1 ? V : 0, left > 2 ? V : 0, left > 3 ? V : 0};
+                for (int v = 0; v < s->k; v++) {
+                    ep_v4d g0 = m * g[pt][v][0], g1 = m * g[pt][v][1], g2 = m * g[pt][v][2];
+#pragma GCC unroll 3
+                    for (int i = 0; i < 3; i++) {
+                        ep_v4d *ov = (ep_v4d *)(o[v] + i * npad + run->p + c);
+                        *ov += q[i][0] * g0 + q[i][1] * g1 + q[i][2] * g2;
+                    }
+                }
             }
         }
     }
@@ -293,7 +315,7 @@ typedef struct {
  * runs of acc as element_pairs does.  The 2 x 2 x 2 rule of element_pairs
  * (V is of degree 3).  Returns ep_hexenergy_of's status. */
 static int hex_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e, const double *A, int k,
-                     const int *pairs, int np, double *trash, hex_work *w, double *acc)
+                     const int *pairs, int np, size_t npad, double *trash, hex_work *w, double *acc)
 {
     enum { N = EP_HEXENERGY_DOFS };
     size_t n3 = 3 * (size_t)s->m->nv;
@@ -308,7 +330,7 @@ static int hex_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e
     double *o[8];
     for (int a = 0; a < 8; a++) {
         int r = vrank[c[a]];
-        o[a] = r >= rlo && r < rhi ? acc + (size_t)r * np * 3 : trash;
+        o[a] = r >= rlo && r < rhi ? acc + (size_t)r * 3 * npad : trash;
         for (int i = 0; i < 3; i++)
             for (int q = 0; q < k; q++)
                 w->X[(3 * a + i) * (size_t)k + q] = A[(size_t)q * n3 + 3 * (size_t)c[a] + i];
@@ -319,7 +341,7 @@ static int hex_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e
         const double *h = w->H + (size_t)pairs[2 * p] * N * k + pairs[2 * p + 1];
         for (int a = 0; a < 8; a++)
             for (int i = 0; i < 3; i++)
-                o[a][3 * (size_t)p + i] += h[(size_t)(3 * a + i) * k];
+                o[a][i * npad + (size_t)p] += h[(size_t)(3 * a + i) * k];
     }
     return EP_OK;
 }
@@ -348,11 +370,27 @@ static int owner_elements(const ep_stvk *s, const int *vrank, const int *eorder,
     return EP_OK;
 }
 
+/* The pairs list as runs (pair_run); *n of them.  Cost O(np). */
+static pair_run *pair_runs(const int *pairs, int np, int *n)
+{
+    pair_run *runs = ep_malloc((size_t)np + 1, sizeof *runs);
+    *n = 0;
+    for (int p = 0; runs && p < np; p++) {
+        pair_run *last = *n ? &runs[*n - 1] : NULL;
+        if (last && pairs[2 * p] == last->a && pairs[2 * p + 1] == last->b + last->len)
+            last->len++;
+        else
+            runs[(*n)++] = (pair_run){p, pairs[2 * p], pairs[2 * p + 1], 1};
+    }
+    return runs;
+}
+
 int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *pairs, int np, double *out)
 {
-    size_t n3 = 3 * (size_t)s->m->nv, nv = (size_t)s->m->nv;
-    /* One accumulator, vertex-major, [nv][np][3]: an element's vertices
-     * are contiguous runs, not 4 np scattered cache lines.  Vertices are
+    size_t n3 = 3 * (size_t)s->m->nv, nv = (size_t)s->m->nv, npad = (size_t)np + 3;
+    /* One accumulator, vertex-major, [nv][3][npad]: an element's vertices
+     * are contiguous runs, not 4 np scattered cache lines, and a component
+     * of consecutive pairs is one vector.  Vertices are
      * placed and elements visited in the mesh's spatial order: at np = 210 a
      * vertex's run is 5 KB, and in file order each element would fetch four
      * of them from anywhere in 176 MB (most of the time went there).  Each
@@ -362,21 +400,22 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
      * their pages and a summation as long as the elements' work.  A
      * vertex's sum runs over its elements in eorder whatever the thread
      * count: the right-hand sides do not depend on it. */
-    int *vrank = ep_malloc(nv + 1, sizeof *vrank), *eorder = ep_malloc((size_t)s->ne + 1, sizeof *eorder);
-    double *acc = ep_malloc_huge((size_t)np * n3, sizeof *acc);
-    if (!vrank || !eorder || !acc || ep_mesh_spatial_order(s->m, vrank, eorder)) {
-        free(vrank), free(eorder), free(acc);
+    int *vrank = ep_malloc(nv + 1, sizeof *vrank), *eorder = ep_malloc((size_t)s->ne + 1, sizeof *eorder), nruns;
+    double *acc = ep_malloc_huge(npad * n3, sizeof *acc);
+    pair_run *runs = pair_runs(pairs, np, &nruns);
+    if (!vrank || !eorder || !acc || !runs || ep_mesh_spatial_order(s->m, vrank, eorder)) {
+        free(vrank), free(eorder), free(acc), free(runs);
         return EP_ECOMPUTE;
     }
-    size_t k3 = 3 * (size_t)k;
+    size_t kp = (size_t)k + 4;
     int failed = 0, nt = omp_get_max_threads(), hex = s->k == 8;
     ep_team_error err = {0};
 #pragma omp parallel num_threads(nt) reduction(| : failed)
     {
         int t = omp_get_thread_num(), nth = omp_get_num_threads(), r0 = (int)(nv * t / nth),
             r1 = (int)(nv * (t + 1) / nth), *list = NULL, nlist = 0;
-        double *Dc = NULL, *Sc = NULL, *AS = NULL, *X = NULL, (*D)[3][3] = NULL;
-        double *trash = ep_malloc(3 * (size_t)np, sizeof(double));
+        double *DT = NULL, *ST = NULL, (*D)[3][3] = NULL, (*S)[3][3] = NULL;
+        double *trash = ep_malloc(3 * npad, sizeof(double));
         hex_work hw = {.made = -1};
         enum { N = EP_HEXENERGY_DOFS };
         if (hex) {
@@ -387,30 +426,28 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
             hw.H = ep_malloc(N * (size_t)k * k, sizeof(double));
             failed = !hw.T3 || !hw.X || !hw.Z || !hw.H;
         } else {
-            Dc = ep_malloc(3 * (size_t)k3, sizeof(double)), Sc = ep_malloc(3 * (size_t)k3, sizeof(double));
-            AS = ep_malloc((size_t)k * 3 * k3, sizeof(double)), X = ep_malloc((size_t)k * 3 * k3, sizeof(double));
-            D = ep_malloc((size_t)k, sizeof *D);
-            failed = !Dc || !Sc || !AS || !X || !D;
+            DT = ep_calloc(9 * kp, sizeof(double)), ST = ep_calloc(9 * kp, sizeof(double)); /* the pad stays 0 */
+            D = ep_malloc((size_t)k, sizeof *D), S = ep_malloc((size_t)k, sizeof *S);
+            failed = !DT || !ST || !D || !S;
         }
         failed = failed || !trash || owner_elements(s, vrank, eorder, r0, r1, &list, &nlist);
         if (!failed) { /* the owner's pages, zeroed where they are used */
-            memset(acc + (size_t)r0 * np * 3, 0, sizeof *acc * (size_t)(r1 - r0) * np * 3);
+            memset(acc + (size_t)r0 * 3 * npad, 0, sizeof *acc * (size_t)(r1 - r0) * 3 * npad);
             for (int ei = 0, st = EP_OK; ei < nlist && !st; ei++)
                 if (!hex)
-                    element_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, trash, Dc, Sc, AS, X, D, acc);
-                else if ((st = hex_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, trash, &hw, acc)))
+                    element_pairs(s, vrank, r0, r1, list[ei], A, k, runs, nruns, npad, trash, DT, ST, D, S, acc);
+                else if ((st = hex_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, npad, trash, &hw, acc)))
                     ep_team_fail(&err, st);
         }
         free(hw.T3), free(hw.X), free(hw.Z), free(hw.H);
         free(list);
-        free(Dc);
-        free(Sc);
-        free(AS);
-        free(X);
+        free(DT);
+        free(ST);
         free(D);
+        free(S);
         free(trash);
     }
-    /* [nv][np][3] into [np][3nv], by blocks of 32 vertices: their runs
+    /* [nv][3][npad] into [np][3nv], by blocks of 32 vertices: their runs
      * (32 x 5 KB at np = 210) stay in cache while each pair's 96 values are
      * written in one stretch (a vertex at a time wrote np values a page
      * apart: as long as the elements' work). */
@@ -420,10 +457,11 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
             size_t v1 = v0 + 32 < nv ? v0 + 32 : nv;
             for (int p = 0; p < np; p++)
                 for (size_t v = v0; v < v1; v++)
-                    memcpy(&out[(size_t)p * n3 + 3 * v], &acc[((size_t)vrank[v] * np + p) * 3], 3 * sizeof *out);
+                    for (int i = 0; i < 3; i++)
+                        out[(size_t)p * n3 + 3 * v + i] = acc[((size_t)vrank[v] * 3 + i) * npad + p];
         }
     }
-    free(acc), free(vrank), free(eorder);
+    free(acc), free(vrank), free(eorder), free(runs);
     if (err.status)
         return ep_team_status(&err);
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)") : EP_OK;

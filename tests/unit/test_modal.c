@@ -96,6 +96,60 @@ static void stvk_identities(void **state)
     ep_mesh_free(&m);
 }
 
+/* Many pairs at once (stvk.c's runs of consecutive b, four a vector):
+ * pairs 3 .. 19 of k = 7 fields, as the triangle lists them (runs of 4, 6,
+ * 5 and 2: a part of a split run) and in reverse (runs of 1), each equal to
+ * the polarization f2(a + b) - f2(a) - f2(b) to 1e-10, and the two orders
+ * equal bit for bit (a pair's lane does the same arithmetic wherever it
+ * sits). */
+static void hessian_pair_runs(void **state)
+{
+    (void)state;
+    ep_mesh m;
+    ep_material mat = beam_material();
+    ep_stvk s;
+    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
+    assert_int_equal(ep_stvk_init(&s, &m, &mat), EP_OK);
+    enum { k = 7, p0 = 3, p1 = 20, np = p1 - p0 };
+    size_t n = 3 * (size_t)m.nv;
+    unsigned seed = 5;
+    int pairs[2 * np], reversed[2 * np];
+    for (int a = 0, p = 0; a < k; a++)
+        for (int b = a; b < k; b++, p++)
+            if (p >= p0 && p < p1) {
+                pairs[2 * (p - p0)] = reversed[2 * (p1 - 1 - p)] = a;
+                pairs[2 * (p - p0) + 1] = reversed[2 * (p1 - 1 - p) + 1] = b;
+            }
+    double *U = malloc(k * n * sizeof *U), *H = malloc(np * n * sizeof *H), *R = malloc(np * n * sizeof *R);
+    double *c = malloc(n * sizeof *c), *fp = malloc(n * sizeof *fp), *fm = malloc(n * sizeof *fm);
+    double *f2 = malloc(n * sizeof *f2);
+    random_field(U, k * n, 0.05, &seed);
+    assert_int_equal(ep_stvk_hessian_pairs(&s, U, k, pairs, np, H), EP_OK);
+    assert_int_equal(ep_stvk_hessian_pairs(&s, U, k, reversed, np, R), EP_OK);
+    for (int p = 0; p < np; p++) {
+        const double *a = U + pairs[2 * p] * n, *b = U + pairs[2 * p + 1] * n, *h = H + p * n;
+        assert_memory_equal(h, R + (np - 1 - p) * n, n * sizeof *h);
+        memset(f2, 0, n * sizeof *f2);
+        const double sign[3] = {1, -1, -1};
+        for (int w = 0; w < 3; w++) { /* f2(u) = (f(u) + f(-u)) / 2 at u = a + b, a, b */
+            for (size_t i = 0; i < n; i++)
+                c[i] = w == 0 ? a[i] + b[i] : w == 1 ? a[i] : b[i];
+            assert_int_equal(ep_stvk_force(&s, c, fp), EP_OK);
+            for (size_t i = 0; i < n; i++)
+                c[i] = -c[i];
+            assert_int_equal(ep_stvk_force(&s, c, fm), EP_OK);
+            for (size_t i = 0; i < n; i++)
+                f2[i] += sign[w] * 0.5 * (fp[i] + fm[i]);
+        }
+        for (size_t i = 0; i < n; i++)
+            f2[i] -= h[i];
+        assert_true(maxabs(f2, n) < 1e-10 * maxabs(h, n));
+    }
+    free(U), free(H), free(R), free(c), free(fp), free(fm), free(f2);
+    ep_stvk_free(&s);
+    ep_mesh_free(&m);
+}
+
 typedef struct {
     ep_mesh m;
     ep_material mat;
@@ -339,9 +393,11 @@ static void derivatives_and_basis(void **state)
 }
 
 /* Issue 21: the derivatives solved as blocks shared over the threads equal
- * those solved one right-hand side at a time (block 1) to 1e-12 in the
+ * those solved one right-hand side at a time (block 1) to 1e-11 in the
  * Frobenius norm (the dgemm kernels of one and of several columns round
- * differently: about 1e-12 of the largest entry on the beam); constrained,
+ * differently, and two backward-stable solves differ by up to cond(K) eps:
+ * 1.0e-12 at block 5, most of it pair (4, 4), with the vectorized
+ * right-hand sides of stvk.c, 1.1e-13 with the scalar ones); constrained,
  * block 1 equals CHOLMOD's own solve of each right-hand side on the same
  * factor to 1e-12 of the load in the residual, K (x_1 - x_cholmod), and to
  * 1e-11 of the largest entry in the values (two backward-stable solves
@@ -425,7 +481,7 @@ static void blocked_derivatives_of(int free_flying)
         }
         print_message("%s, block %d: |blocked - one at a time| / |one at a time| = %.1e (Frobenius)\n",
                       free_flying ? "free" : "constrained", blocks[i], sqrt(d2 / n2));
-        assert_true(sqrt(d2) <= 1e-12 * sqrt(n2));
+        assert_true(sqrt(d2) <= 1e-11 * sqrt(n2));
         /* parts cut on block boundaries: pairs 2 blocks in, to the end or 3 blocks on */
         int p0 = 2 * blocks[i] < np ? 2 * blocks[i] : 0, p1 = p0 + 3 * blocks[i] < np ? p0 + 3 * blocks[i] : np;
         double *part = malloc((p1 - p0) * n3 * sizeof *part);
@@ -508,7 +564,7 @@ static void block_against_arpack(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(stvk_identities),
+        cmocka_unit_test(stvk_identities), cmocka_unit_test(hessian_pair_runs),
         cmocka_unit_test(modes_against_lapack),
         cmocka_unit_test(free_flying),
         cmocka_unit_test(derivatives_and_basis),
