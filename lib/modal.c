@@ -238,6 +238,95 @@ static void blas_restore(const ep_modal *s, int blas)
     omp_set_num_threads(s->threads);
 }
 
+/* Columns of the basis's panels: the mass products of this many list
+ * vectors at a time (a reused buffer of 3nv x 128 doubles, 108 MB on the
+ * dragon), each panel's part of the Gram matrix one fixed_dgemm per piece. */
+#define PANEL 128
+
+/* Dense products on tall blocks [n][w] in fixed pieces shared over the
+ * model's threads, each piece with one BLAS thread: the same bits on any
+ * thread count, where OpenBLAS's own threads split a product by their
+ * count (the modes and parts' hashes must not depend on it).  Pieces of
+ * FIXED_ROWS rows, or FIXED_COLS columns. */
+enum { FIXED_ROWS = 4096, FIXED_COLS = PANEL / 2 };
+
+/* OpenBLAS on one thread for a fixed product, and back: its setter sets
+ * OpenMP's count too, and OpenBLAS follows that count, so both are put back
+ * as they were (the block eigen solve runs its small LAPACK calls on one). */
+typedef struct {
+    int blas, omp;
+} blas_state;
+
+static blas_state blas_one(void)
+{
+    blas_state b = {openblas_get_num_threads(), omp_get_max_threads()};
+    openblas_set_num_threads(1);
+    return b;
+}
+
+static void blas_back(blas_state b)
+{
+    openblas_set_num_threads(b.blas);
+    omp_set_num_threads(b.omp);
+}
+
+/* C = alpha op(A) B + beta C (column-major; C m x n, op(A) m x k, B k x n)
+ * in pieces of C's rows (by_rows) or columns. */
+static void fixed_dgemm(const ep_modal *s, int by_rows, CBLAS_TRANSPOSE ta, int m, int n, int k, double alpha,
+                        const double *A, int lda, const double *B, int ldb, double beta, double *C, int ldc)
+{
+    int chunk = by_rows ? FIXED_ROWS : FIXED_COLS, count = ((by_rows ? m : n) + chunk - 1) / chunk;
+    blas_state b = blas_one();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
+    for (int q = 0; q < count; q++) {
+        int lo = q * chunk, len = (by_rows ? m : n) - lo < chunk ? (by_rows ? m : n) - lo : chunk;
+        if (by_rows)
+            cblas_dgemm(CblasColMajor, ta, CblasNoTrans, len, n, k, alpha,
+                        ta == CblasNoTrans ? A + lo : A + (size_t)lo * lda, lda, B, ldb, beta, C + lo, ldc);
+        else
+            cblas_dgemm(CblasColMajor, ta, CblasNoTrans, m, len, k, alpha, A, lda, B + (size_t)lo * ldb, ldb, beta,
+                        C + (size_t)lo * ldc, ldc);
+    }
+    blas_back(b);
+}
+
+/* C [m][w] = A^T B for A [n][m], B [n][w] (leading dimension n): the
+ * products of FIXED_GRAM-row pieces, added in order; work holds
+ * ceil(n / FIXED_GRAM) m w doubles.  A single product would run on one
+ * core (C is too small to split). */
+enum { FIXED_GRAM = 16384 };
+static void fixed_gram(const ep_modal *s, int m, int w, int n, const double *A, const double *B, double *C,
+                       double *work)
+{
+    int count = (n + FIXED_GRAM - 1) / FIXED_GRAM;
+    size_t mw = (size_t)m * w;
+    blas_state b = blas_one();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
+    for (int q = 0; q < count; q++) {
+        int lo = q * FIXED_GRAM, len = n - lo < FIXED_GRAM ? n - lo : FIXED_GRAM;
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, w, len, 1.0, A + lo, n, B + lo, n, 0.0,
+                    work + q * mw, m);
+    }
+    blas_back(b);
+    memcpy(C, work, sizeof(double) * mw);
+    for (int q = 1; q < count; q++)
+        for (size_t i = 0; i < mw; i++)
+            C[i] += work[q * mw + i];
+}
+
+/* X [n][w] <- X R^-1, R [w][w] upper triangular, in pieces of rows. */
+static void fixed_trsm_upper(const ep_modal *s, int n, int w, const double *R, double *X)
+{
+    int count = (n + FIXED_ROWS - 1) / FIXED_ROWS;
+    blas_state b = blas_one();
+#pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
+    for (int q = 0; q < count; q++) {
+        int lo = q * FIXED_ROWS, len = n - lo < FIXED_ROWS ? n - lo : FIXED_ROWS;
+        cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, len, w, 1.0, R, w, X + lo, n);
+    }
+    blas_back(b);
+}
+
 /* Free models: X -= B (A^T X) for nvec vectors [ndof], A and B [6][ndof].
  * With A = R, B = M R it removes a load's net force and moment (R^T b = 0
  * after: a load K can carry); with A = M R, B = R a displacement's rigid
@@ -542,14 +631,16 @@ static void solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X,
  * twice (classical Gram-Schmidt, twice is enough), the coefficients added
  * into h [ldh]; then W = Q R in the M inner product by Cholesky-QR, twice,
  * with MW = M Q kept (one mass product: R^-1 applied to both), R [b][b]
- * into r [ldh].  Returns 0, or 1 when W is (numerically) dependent. */
+ * into r [ldh].  The products in fixed pieces on all threads (fixed_gram,
+ * fixed_dgemm; work: fixed_gram's for m + b columns).  Returns 0, or 1 when
+ * W is (numerically) dependent. */
 static int m_extend(ep_modal *s, const double *V, const double *MV, int m, double *W, double *MW, int b, double *h,
-                    double *r, int ldh, double *G)
+                    double *r, int ldh, double *G, double *work)
 {
     int n = s->ndof;
     for (int pass = 0; pass < 2 && m > 0; pass++) {
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, b, n, 1.0, MV, n, W, n, 0.0, G, m);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, b, m, -1.0, V, n, G, m, 1.0, W, n);
+        fixed_gram(s, m, b, n, MV, W, G, work);
+        fixed_dgemm(s, 1, CblasNoTrans, n, b, m, -1.0, V, n, G, m, 1.0, W, n);
         for (int j = 0; j < b; j++)
             for (int i = 0; i < m; i++)
                 h[(size_t)j * ldh + i] += G[(size_t)j * m + i];
@@ -559,11 +650,11 @@ static int m_extend(ep_modal *s, const double *V, const double *MV, int m, doubl
         for (int i = 0; i < b; i++)
             r[(size_t)j * ldh + i] = i == j;
     for (int pass = 0; pass < 2; pass++) {
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, b, b, n, 1.0, W, n, MW, n, 0.0, G, b);
+        fixed_gram(s, b, b, n, W, MW, G, work);
         if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', b, G, b) != 0)
             return 1;
-        cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n, b, 1.0, G, b, W, n);
-        cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, n, b, 1.0, G, b, MW, n);
+        fixed_trsm_upper(s, n, b, G, W);
+        fixed_trsm_upper(s, n, b, G, MW);
         /* R <- G R (upper triangular) */
         cblas_dtrmm(CblasColMajor, CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, b, b, 1.0, G, b, r, ldh);
     }
@@ -601,6 +692,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     double *H = ep_calloc((size_t)ld * ld, sizeof *H), *T = ep_malloc((size_t)mmax * mmax, sizeof *T);
     double *theta = ep_malloc((size_t)mmax, sizeof *theta), *G = ep_malloc((size_t)ld * b, sizeof *G);
     double *Ht = ep_malloc((size_t)ld * ld, sizeof *Ht), *tmp = ep_malloc_huge((size_t)n * mmax, sizeof *tmp);
+    double *gw = ep_malloc((size_t)(n + FIXED_GRAM - 1) / FIXED_GRAM * ld * b, sizeof *gw);
     double *work[EIG_BLOCK / EIG_GROUP] = {NULL};
     /* BLAS and LAPACK on one thread (the mass products and the block
      * solves share s->threads): the dense work is small calls, dsyevd of
@@ -609,7 +701,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
      * loaded machine.  OpenBLAS's setter sets OpenMP's count too: both
      * restored. */
     openblas_set_num_threads(1);
-    if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || (st = ep_chol_rplan_init(&plan, s->F, NULL))) {
+    if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || !gw || (st = ep_chol_rplan_init(&plan, s->F, NULL))) {
         st = st ? st : EP_ECOMPUTE;
         goto out;
     }
@@ -626,7 +718,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     }
     if (s->free) /* OP's range: the rigid modes' complement */
         remove_rigid(s, s->MR, s->R, V, b);
-    if (m_extend(s, V, MV, 0, V, MV, b, H, Ht, ld, G)) /* Ht: R of the start, unused */
+    if (m_extend(s, V, MV, 0, V, MV, b, H, Ht, ld, G, gw)) /* Ht: R of the start, unused */
         goto out;
     memset(H, 0, sizeof(double) * (size_t)ld * ld);
     for (int cycle = 0; cycle < 100 && !done; cycle++) {
@@ -634,7 +726,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
             /* the pending block V_(m..m+b) -> OP of it, extended into V_(m+b..m+2b) */
             double *Vn = V + (size_t)(m + b) * n, *MVn = MV + (size_t)(m + b) * n;
             solve_block(s, &plan, MV + (size_t)m * n, Vn, work);
-            if (m_extend(s, V, MV, m + b, Vn, MVn, b, H + (size_t)m * ld, H + (size_t)m * ld + m + b, ld, G))
+            if (m_extend(s, V, MV, m + b, Vn, MVn, b, H + (size_t)m * ld, H + (size_t)m * ld + m + b, ld, G, gw))
                 goto out;
             m += b;
             if (m < nev)
@@ -665,9 +757,9 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
          * block's coupling H(m+1, 0:m) Y_keep */
         for (int q = 0; q < keep; q++)
             memcpy(Ht + (size_t)q * m, T + (size_t)(m - 1 - q) * m, sizeof(double) * (size_t)m);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, keep, m, 1.0, V, n, Ht, m, 0.0, tmp, n);
+        fixed_dgemm(s, 1, CblasNoTrans, n, keep, m, 1.0, V, n, Ht, m, 0.0, tmp, n);
         memcpy(V, tmp, sizeof(double) * (size_t)n * keep);
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, keep, m, 1.0, MV, n, Ht, m, 0.0, tmp, n);
+        fixed_dgemm(s, 1, CblasNoTrans, n, keep, m, 1.0, MV, n, Ht, m, 0.0, tmp, n);
         memcpy(MV, tmp, sizeof(double) * (size_t)n * keep);
         memmove(V + (size_t)keep * n, V + (size_t)m * n, sizeof(double) * (size_t)n * b);
         memmove(MV + (size_t)keep * n, MV + (size_t)m * n, sizeof(double) * (size_t)n * b);
@@ -686,7 +778,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
         memcpy(Ht + (size_t)q * m, T + (size_t)(m - 1 - q) * m, sizeof(double) * (size_t)m);
         d[q] = 1.0 / theta[m - 1 - q];
     }
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, nev, m, 1.0, V, n, Ht, m, 0.0, Z, n);
+    fixed_dgemm(s, 1, CblasNoTrans, n, nev, m, 1.0, V, n, Ht, m, 0.0, Z, n);
     /* the check against K and M, in tmp (K Z) and MV (M Z) */
     if ((st = apply(s, s->K, Z, tmp, nev)) || (st = mass_apply(s, Z, MV, nev)))
         goto out;
@@ -710,6 +802,7 @@ out:
     free(G);
     free(Ht);
     free(tmp);
+    free(gw);
     return st;
 }
 
@@ -838,61 +931,32 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
     return EP_OK;
 }
 
-/* Columns of the basis's panels: the mass products of this many list
- * vectors at a time (a reused buffer of 3nv x 128 doubles, 108 MB on the
- * dragon), each panel's part of the Gram matrix one fixed_dgemm per piece. */
-#define PANEL 128
-
-/* C = op(A) B + beta C (column-major; C m x n, op(A) m x k, B k x n) in
- * fixed pieces of C, ROWS rows (by_rows) or COLS columns, shared over the
- * model's threads with one BLAS thread each: the same bits on any thread
- * count, where OpenBLAS's own threads split a product by their count. */
-enum { FIXED_ROWS = 4096, FIXED_COLS = PANEL / 2 };
-static void fixed_dgemm(const ep_modal *s, int by_rows, CBLAS_TRANSPOSE ta, int m, int n, int k, const double *A,
-                        int lda, const double *B, int ldb, double beta, double *C, int ldc)
-{
-    int chunk = by_rows ? FIXED_ROWS : FIXED_COLS, count = ((by_rows ? m : n) + chunk - 1) / chunk;
-    int blas = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
-    for (int q = 0; q < count; q++) {
-        int lo = q * chunk, len = (by_rows ? m : n) - lo < chunk ? (by_rows ? m : n) - lo : chunk;
-        if (by_rows)
-            cblas_dgemm(CblasColMajor, ta, CblasNoTrans, len, n, k, 1.0,
-                        ta == CblasNoTrans ? A + lo : A + (size_t)lo * lda, lda, B, ldb, beta, C + lo, ldc);
-        else
-            cblas_dgemm(CblasColMajor, ta, CblasNoTrans, m, len, k, 1.0, A, lda, B + (size_t)lo * ldb, ldb, beta,
-                        C + (size_t)lo * ldc, ldc);
-    }
-    blas_restore(s, blas);
-}
-
-/* B [r][3nv] <- B L^-T with L L^T = B^T M B, twice: PCA divides by small
+/* B [r][3nv] <- B R^-1 with R^T R = B^T M B, twice: PCA divides by small
  * singular values, which costs orthogonality (about eps (sigma_1/sigma_r)^2);
  * Cholesky-QR in the M inner product restores it to round-off.  Full-length
- * vectors, 0 at the vertices without unknowns.  BLAS on one thread: OpenBLAS's
- * threads split the products differently by their count, and the rigid modes
- * of a free model (r = 6) go into every mode, which must not depend on the
- * thread count (parts share them); the products are 4 r^2 3nv flops. */
+ * vectors, 0 at the vertices without unknowns.  The products in fixed
+ * pieces (fixed_gram, fixed_trsm_upper): the rigid modes of a free model
+ * (r = 6) go into every mode, which must not depend on the thread count
+ * (parts share them); 4 r^2 3nv flops. */
 static int m_orthonormalize(ep_modal *s, double *B, int r)
 {
-    int n3 = 3 * s->m->nv, st = EP_OK, blas = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    int n3 = 3 * s->m->nv, st = EP_OK;
     double *MB = ep_malloc_huge((size_t)n3 * r, sizeof *MB), *G = ep_malloc((size_t)r * r, sizeof *G);
-    for (int pass = 0; pass < 2 && MB && G && !st; pass++) {
+    double *work = ep_malloc((size_t)(n3 + FIXED_GRAM - 1) / FIXED_GRAM * r * r, sizeof *work);
+    for (int pass = 0; pass < 2 && MB && G && work && !st; pass++) {
         if ((st = mass_apply_to(s, 1, B, MB, r)))
             break;
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, r, r, n3, 1.0, B, n3, MB, n3, 0.0, G, r);
-        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', r, G, r) != 0)
+        fixed_gram(s, r, r, n3, B, MB, G, work);
+        if (LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'U', r, G, r) != 0)
             st = ep_fail(EP_ECOMPUTE, "basis vectors are linearly dependent");
         else
-            cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, n3, r, 1.0, G, r, B, n3);
+            fixed_trsm_upper(s, n3, r, G, B);
     }
-    blas_restore(s, blas);
-    if (!MB || !G)
+    if (!MB || !G || !work)
         st = EP_ECOMPUTE;
     free(MB);
     free(G);
+    free(work);
     return st;
 }
 
@@ -947,9 +1011,9 @@ static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, 
             goto out;
         /* rows 0..j1 of the panel: those of U, then those of Phi */
         int ru = j1 < k ? j1 : k, rp = j1 - ru;
-        fixed_dgemm(s, 0, CblasTrans, ru, jn, n3, U, n3, MX, n3, 0.0, G + (size_t)j0 * mcount, mcount);
+        fixed_dgemm(s, 0, CblasTrans, ru, jn, n3, 1.0, U, n3, MX, n3, 0.0, G + (size_t)j0 * mcount, mcount);
         if (rp)
-            fixed_dgemm(s, 0, CblasTrans, rp, jn, n3, Phi, n3, MX, n3, 0.0, G + (size_t)j0 * mcount + k, mcount);
+            fixed_dgemm(s, 0, CblasTrans, rp, jn, n3, 1.0, Phi, n3, MX, n3, 0.0, G + (size_t)j0 * mcount + k, mcount);
     }
     for (int q = 0; q < mcount; q++)
         f[q] = list_scale(lambda, k, q, sqrt(fmax(G[(size_t)q * mcount + q], 0)));
@@ -979,9 +1043,9 @@ static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, 
         for (int q = 0; q < mcount; q++)
             C[(size_t)c * mcount + q] = f[q] * v[q] / sigma[c];
     }
-    fixed_dgemm(s, 1, CblasNoTrans, n3, r, k, U, n3, C, mcount, 0.0, B, n3);
+    fixed_dgemm(s, 1, CblasNoTrans, n3, r, k, 1.0, U, n3, C, mcount, 0.0, B, n3);
     if (mcount > k)
-        fixed_dgemm(s, 1, CblasNoTrans, n3, r, mcount - k, Phi, n3, C + k, mcount, 1.0, B, n3);
+        fixed_dgemm(s, 1, CblasNoTrans, n3, r, mcount - k, 1.0, Phi, n3, C + k, mcount, 1.0, B, n3);
     st = m_orthonormalize(s, B, r);
 out:
     free(G);
