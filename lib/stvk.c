@@ -205,8 +205,9 @@ typedef struct {
  * run's end are multiplied by 0 (npad = np + 3 leaves them room).  vrank
  * places a vertex's run, and only the vertices ranked in [rlo, rhi) are kept
  * (the others' go to trash [3][npad]: another thread owns them).  Workspace
- * DT, ST [9][kp], D, S [k][3][3].  About 80 k flops and 70 np per point
- * (a tet has 1; hexes take hex_pairs), a quarter of the scalar loop's. */
+ * DT, ST [9][kp], D, S [k][3][3].  About 100 k + 260 np flops per point
+ * (a tet has 1; hexes take hex_pairs), in vector lanes: 6.1e4 at k = 20,
+ * where the scalar loop's 110 k^2 + 130 np was 7.1e4, most of it scalar. */
 EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e, const double *A,
                                     int k, const pair_run *runs, int nruns, size_t npad, double *restrict trash,
                                     double *restrict DT, double *restrict ST, double (*restrict D)[3][3],

@@ -10,7 +10,7 @@
 # (CHOLMOD's analysis); the modes' block solves (each group of 4 columns
 # reads the factor twice: bytes at the one-thread read bandwidth, flops at
 # dgemm's rate -- the larger is the bound); the Hessian right-hand sides'
-# flops (about 110 k^2 + 130 np a tet, stvk.c element_pairs); the derivative
+# flops (about 100 k + 260 np a tet, stvk.c element_pairs); the derivative
 # solves' flops; the basis's dgemm flops (the Gram matrix by panels of 128,
 # about 3nv m (m + 128), and B, 2 3nv m r, m = k + np).
 . "$(dirname "$0")/common"
@@ -63,7 +63,7 @@ for k, target in ((20, 8), (40, 30)):
     line("modes", "%d column solves%s read %.1f GB (%.2f s at one thread's bandwidth) and do %.1f GFlop (%.2f s at "
          "dgemm's rate)" % (nsolve, " in %d blocks" % nblock if nblock else "", gb, gb / bw1, gfl, gfl / dgemm),
          t["modes"])
-    rfl = ne * (110.0 * k * k + 130.0 * np) / 1e9
+    rfl = ne * (100.0 * k + 260.0 * np) / 1e9
     secs_b = [rfl / dgemm]
     line("right-hand sides", "%.1f GFlop (%.1f GFlop/s)" % (rfl, rfl / t["right-hand sides"]), t["right-hand sides"])
     secs_b = [gf / dgemm]
