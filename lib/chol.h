@@ -27,7 +27,7 @@ void ep_chol_start(cholmod_common *c);
  * that of the graph of A's bs x bs blocks (bs: the unknowns of a vertex, 3;
  * 1, or bs not dividing n: the entries' graph), expanded to the unknowns.
  * Orderings as CHOLMOD's default strategy tries them: AMD, then METIS when
- * AMD's leaves much fill (c->fl >= 500 c->lnz and c->lnz >= 5 nnz(A)), the
+ * AMD's ordering leaves much fill (fl >= 500 lnz and lnz >= 5 nnz(A)), the
  * one of fewer nonzeros kept.  Why blocks: a third of the nodes and a ninth
  * of the edges; the 155k-tet dragon's ordering (tests/bench/factor prints
  * it) takes about half of cholmod_analyze's for the same flops.  With two
