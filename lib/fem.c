@@ -14,6 +14,20 @@
 #include <string.h>
 
 /* MATH.md §1. */
+/* Block (a, b) of a tet's element matrix of kind, 3 x 3 at A (rows ld
+ * apart), from its corners' gradients g and volume vol > 0. */
+static void tet_block(ep_fem_kind kind, const double g[4][3], double vol, double lambda, double mu, double rho, int a,
+                      int b, double *A, int ld)
+{
+    double gg = g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2];
+    double s = kind == EP_FEM_MASS ? rho * vol / 20.0 * (a == b ? 2.0 : 1.0) : (a == b ? rho * vol / 4.0 : 0.0);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            A[i * ld + j] = kind == EP_FEM_STIFFNESS
+                                ? vol * (lambda * g[a][i] * g[b][j] + mu * g[b][i] * g[a][j] + (i == j ? mu * gg : 0))
+                                : (i == j ? s : 0);
+}
+
 void ep_fem_element(ep_fem_kind kind, const double x[4][3], double lambda, double mu, double rho,
                     double A[12][12])
 {
@@ -23,20 +37,8 @@ void ep_fem_element(ep_fem_kind kind, const double x[4][3], double lambda, doubl
     if (!(vol > 0))
         return;
     for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++) {
-            if (kind == EP_FEM_STIFFNESS) {
-                double gg = g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2];
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++)
-                        A[3 * a + i][3 * b + j] =
-                            vol * (lambda * g[a][i] * g[b][j] + mu * g[b][i] * g[a][j] + (i == j ? mu * gg : 0));
-            } else {
-                double s = kind == EP_FEM_MASS ? rho * vol / 20.0 * (a == b ? 2.0 : 1.0)
-                                               : (a == b ? rho * vol / 4.0 : 0.0);
-                for (int i = 0; i < 3; i++)
-                    A[3 * a + i][3 * b + i] = s;
-            }
-        }
+        for (int b = 0; b < 4; b++)
+            tet_block(kind, g, vol, lambda, mu, rho, a, b, &A[3 * a][3 * b], 12);
 }
 
 int ep_fem_dofmap(const ep_mesh *m, const char *keep, int **map, int *ndof)
@@ -153,11 +155,13 @@ static void element_columns(const ep_mesh *m, ep_fem_kind kind, const int *c, in
         ep_fem_hex_element_columns(kind, x, lambda, mu, rho, a, C);
         return;
     }
-    double A[12][12];
-    ep_fem_element(kind, x, lambda, mu, rho, A);
-    for (int r = 0; r < 12; r++)
-        for (int j = 0; j < 3; j++)
-            C[r][j] = A[r][3 * a + j];
+    double vol, g[4][3]; /* the four blocks (b, a) alone: a quarter of ep_fem_element's */
+    ep_tet_gradients(x, &vol, g);
+    for (int b = 0; b < 4; b++)
+        if (vol > 0)
+            tet_block(kind, g, vol, lambda, mu, rho, b, a, C[3 * b], 3);
+        else
+            memset(C[3 * b], 0, 9 * sizeof(double));
 }
 
 cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem_kind kind,
