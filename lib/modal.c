@@ -694,12 +694,12 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     double *Ht = ep_malloc((size_t)ld * ld, sizeof *Ht), *tmp = ep_malloc_huge((size_t)n * mmax, sizeof *tmp);
     double *gw = ep_malloc((size_t)(n + FIXED_GRAM - 1) / FIXED_GRAM * ld * b, sizeof *gw);
     double *work[EIG_BLOCK / EIG_GROUP] = {NULL};
-    /* BLAS and LAPACK on one thread (the mass products and the block
-     * solves share s->threads): the dense work is small calls, dsyevd of
-     * the projection after every block above all, and a team of OpenBLAS
-     * threads meets at a barrier in each, waiting for a time slice on a
-     * loaded machine.  OpenBLAS's setter sets OpenMP's count too: both
-     * restored. */
+    /* BLAS and LAPACK on one thread (the mass products, the block solves
+     * and the tall products' fixed pieces share s->threads): the other
+     * dense work is small calls, dsyevd of the projection after every block
+     * above all, and a team of OpenBLAS threads meets at a barrier in each,
+     * waiting for a time slice on a loaded machine.  OpenBLAS's setter
+     * sets OpenMP's count too: both restored. */
     openblas_set_num_threads(1);
     if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || !gw || (st = ep_chol_rplan_init(&plan, s->F, NULL))) {
         st = st ? st : EP_ECOMPUTE;
