@@ -126,19 +126,24 @@ static cholmod_sparse *block_pattern(cholmod_sparse *A, int bs, cholmod_common *
 
 /* The symbolic factor of A under the ordering of B (A's blocks: A's
  * unknowns bs*k .. bs*k+bs-1 follow block k) by AMD (metis 0) or METIS
- * (metis 1), on c; NULL when that ordering failed (c->status). */
-static cholmod_factor *analyze_by(cholmod_sparse *A, cholmod_sparse *B, int bs, int metis, cholmod_common *c)
+ * (metis 1), on c; out: fl[1], lnz[1] of it.  NULL when that ordering
+ * failed (c->status).  Workspace: two permutations. */
+static cholmod_factor *analyze_by(cholmod_sparse *A, cholmod_sparse *B, int bs, int metis, cholmod_common *c,
+                                  double *fl, double *lnz)
 {
     int n = (int)A->ncol, nb = (int)B->ncol, nmethods = c->nmethods, ordering = c->method[0].ordering;
     int *perm = ep_malloc((size_t)n + 1, sizeof *perm), *pb = ep_malloc((size_t)nb + 1, sizeof *pb);
     cholmod_factor *L = NULL;
-    if (perm && pb && (metis ? cholmod_metis(B, NULL, 0, 0, pb, c) : cholmod_amd(B, NULL, 0, pb, c))) {
+    if (!perm || !pb)
+        c->status = CHOLMOD_OUT_OF_MEMORY;
+    else if (metis ? cholmod_metis(B, NULL, 0, 0, pb, c) : cholmod_amd(B, NULL, 0, pb, c)) {
         for (int k = 0; k < nb; k++)
             for (int r = 0; r < bs; r++)
                 perm[bs * k + r] = bs * pb[k] + r;
         c->nmethods = 1, c->method[0].ordering = CHOLMOD_GIVEN;
         L = cholmod_analyze_p(A, perm, NULL, 0, c); /* postordered, supernodal: ep_chol_start's settings */
         c->nmethods = nmethods, c->method[0].ordering = ordering;
+        *fl = c->fl, *lnz = c->lnz;
     }
     free(perm);
     free(pb);
@@ -155,38 +160,35 @@ cholmod_factor *ep_chol_analyze(cholmod_sparse *A, int bs, cholmod_common *c)
         c->status = CHOLMOD_OUT_OF_MEMORY;
         return NULL;
     }
-    double anz = (double)cholmod_nnz(A, c);
+    double anz = (double)cholmod_nnz(A, c), fl[2] = {0, 0}, lnz[2] = {0, 0};
     cholmod_factor *La = NULL, *Lm = NULL;
     cholmod_common cm;
-    double fl[2] = {0, 0}, lnz[2] = {0, 0};
-    int amd_good = 0;
     ep_chol_start(&cm);
-    /* AMD here, METIS beside it on a second thread when there is one;
-     * alone, METIS only where CHOLMOD's default would run it */
+    /* AMD here, METIS beside it on a second thread when there is one
+     * (alone, METIS only where the rule below can take it) */
 #pragma omp parallel sections num_threads(2) if (team)
     {
 #pragma omp section
-        {
-            if ((La = analyze_by(A, B, bs, 0, c)))
-                fl[0] = c->fl, lnz[0] = c->lnz;
-            amd_good = La && (fl[0] < 500 * lnz[0] || lnz[0] < 5 * anz);
-            if (!team && !amd_good && (Lm = analyze_by(A, B, bs, 1, &cm)))
-                fl[1] = cm.fl, lnz[1] = cm.lnz;
-        }
+        La = analyze_by(A, B, bs, 0, c, &fl[0], &lnz[0]);
 #pragma omp section
-        {
-            if (team && (Lm = analyze_by(A, B, bs, 1, &cm)))
-                fl[1] = cm.fl, lnz[1] = cm.lnz;
-        }
+        if (team)
+            Lm = analyze_by(A, B, bs, 1, &cm, &fl[1], &lnz[1]);
     }
+    int amd_good = La && (fl[0] < 500 * lnz[0] || lnz[0] < 5 * anz);
+    if (!team && !amd_good)
+        Lm = analyze_by(A, B, bs, 1, &cm, &fl[1], &lnz[1]);
     int take_metis = Lm && (!La || (!amd_good && lnz[1] < lnz[0]));
-    cholmod_factor *L = take_metis ? Lm : La;
-    cholmod_free_factor(take_metis ? &La : &Lm, c);
-    if (!L && c->status >= CHOLMOD_OK)
-        c->status = cm.status < CHOLMOD_OK ? cm.status : CHOLMOD_INVALID;
+    /* the factor kept on c, so that c's memory counts hold it */
+    cholmod_factor *L = take_metis ? cholmod_copy_factor(Lm, c) : La;
+    if (take_metis)
+        cholmod_free_factor(&La, c);
+    cholmod_free_factor(&Lm, &cm);
+    c->memory_usage += cm.memory_usage; /* the METIS side's peak on c's: a bound, as femgf sums its workers' */
     if (L) {
         c->status = CHOLMOD_OK;
         c->fl = fl[take_metis], c->lnz = lnz[take_metis];
+    } else if (c->status >= CHOLMOD_OK) {
+        c->status = cm.status < CHOLMOD_OK ? cm.status : CHOLMOD_OUT_OF_MEMORY;
     }
     cholmod_finish(&cm);
     if (B != A)

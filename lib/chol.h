@@ -31,10 +31,14 @@ void ep_chol_start(cholmod_common *c);
  * one of fewer nonzeros kept.  Why blocks: a third of the nodes and a ninth
  * of the edges; the 155k-tet dragon's ordering (tests/bench/factor prints
  * it) takes about half of cholmod_analyze's for the same flops.  With two
- * threads METIS runs beside AMD (on a cholmod_common of its own), so the
- * result does not depend on the thread count.  Sets c->fl and c->lnz of
- * the ordering kept.  Workspace: the block graph and one factor more while
- * both are analyzed.  Returns NULL when no ordering succeeded (c->status). */
+ * threads METIS runs beside AMD (on a cholmod_common of its own, with
+ * ep_chol_start's settings, as every common here has), so the result does
+ * not depend on the thread count; the factor kept is c's.  Sets c->fl and
+ * c->lnz of the ordering kept, and adds the METIS side's peak memory to
+ * c->memory_usage.  Workspace: the block graph and one symbolic factor more
+ * while both are analyzed.  Cost: the orderings (AMD O(nnz) in practice,
+ * METIS O(nnz log n)) and two symbolic analyses.  Returns NULL when no
+ * ordering succeeded (c->status). */
 cholmod_factor *ep_chol_analyze(cholmod_sparse *A, int bs, cholmod_common *c);
 
 /* L = chol(P A P^T): a supernodal L by ep_supernodal_factor (all cores),

@@ -13,12 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* MATH.md §1. */
-/* Block (a, b) of a tet's element matrix of kind, 3 x 3 at A (rows ld
- * apart), from its corners' gradients g and volume vol > 0. */
+/* Block (a, b) of a tet's element matrix of kind (MATH.md §1), 3 x 3 at A
+ * (rows ld apart), from its corners' gradients g and volume vol; zero for
+ * a degenerate or inverted tet (vol <= 0).  About 40 flops. */
 static void tet_block(ep_fem_kind kind, const double g[4][3], double vol, double lambda, double mu, double rho, int a,
                       int b, double *A, int ld)
 {
+    if (!(vol > 0)) {
+        for (int i = 0; i < 3; i++)
+            memset(A + i * ld, 0, 3 * sizeof *A);
+        return;
+    }
     double gg = g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2];
     double s = kind == EP_FEM_MASS ? rho * vol / 20.0 * (a == b ? 2.0 : 1.0) : (a == b ? rho * vol / 4.0 : 0.0);
     for (int i = 0; i < 3; i++)
@@ -32,10 +37,7 @@ void ep_fem_element(ep_fem_kind kind, const double x[4][3], double lambda, doubl
                     double A[12][12])
 {
     double vol, g[4][3];
-    memset(A, 0, 144 * sizeof(double));
     ep_tet_gradients(x, &vol, g);
-    if (!(vol > 0))
-        return;
     for (int a = 0; a < 4; a++)
         for (int b = 0; b < 4; b++)
             tet_block(kind, g, vol, lambda, mu, rho, a, b, &A[3 * a][3 * b], 12);
@@ -158,10 +160,7 @@ static void element_columns(const ep_mesh *m, ep_fem_kind kind, const int *c, in
     double vol, g[4][3]; /* the four blocks (b, a) alone: a quarter of ep_fem_element's */
     ep_tet_gradients(x, &vol, g);
     for (int b = 0; b < 4; b++)
-        if (vol > 0)
-            tet_block(kind, g, vol, lambda, mu, rho, b, a, C[3 * b], 3);
-        else
-            memset(C[3 * b], 0, 9 * sizeof(double));
+        tet_block(kind, g, vol, lambda, mu, rho, b, a, C[3 * b], 3);
 }
 
 cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem_kind kind,

@@ -230,29 +230,14 @@ int ep_modal_setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, c
     return st;
 }
 
-/* OpenBLAS back to blas threads after a stretch on one: its setter sets
- * OpenMP's count too, which goes back to the model's. */
-static void blas_restore(const ep_modal *s, int blas)
-{
-    openblas_set_num_threads(blas);
-    omp_set_num_threads(s->threads);
-}
-
-/* Columns of the basis's panels: the mass products of this many list
- * vectors at a time (a reused buffer of 3nv x 128 doubles, 108 MB on the
- * dragon), each panel's part of the Gram matrix one fixed_dgemm per piece. */
-#define PANEL 128
-
-/* Dense products on tall blocks [n][w] in fixed pieces shared over the
- * model's threads, each piece with one BLAS thread: the same bits on any
- * thread count, where OpenBLAS's own threads split a product by their
- * count (the modes and parts' hashes must not depend on it).  Pieces of
- * FIXED_ROWS rows, or FIXED_COLS columns. */
-enum { FIXED_ROWS = 4096, FIXED_COLS = PANEL / 2 };
-
-/* OpenBLAS on one thread for a fixed product, and back: its setter sets
- * OpenMP's count too, and OpenBLAS follows that count, so both are put back
- * as they were (the block eigen solve runs its small LAPACK calls on one). */
+/* OpenBLAS on one thread for a stretch, and back: its setter sets OpenMP's
+ * count too, and OpenBLAS follows that count, so both are put back as they
+ * were found (a stretch inside another leaves it on one).  Why one: the
+ * model's dense work runs either in fixed pieces over its own threads
+ * (fixed_dgemm below), or as small calls where a team of OpenBLAS threads
+ * would meet at a barrier in each, and OpenBLAS's threads split a product
+ * by their count (the modes and the basis must not depend on it: dpotrf
+ * runs threaded from n = 64). */
 typedef struct {
     int blas, omp;
 } blas_state;
@@ -270,8 +255,24 @@ static void blas_back(blas_state b)
     omp_set_num_threads(b.omp);
 }
 
+/* Columns of the basis's panels: the mass products of this many list
+ * vectors at a time (a reused buffer of 3nv x 128 doubles, 108 MB on the
+ * dragon), each panel's part of the Gram matrix one fixed_dgemm per piece. */
+#define PANEL 128
+
+/* Dense products on tall blocks [n][w] in fixed pieces shared over the
+ * model's threads, each piece with one BLAS thread: the same bits on any
+ * thread count, where OpenBLAS's own threads split a product by their
+ * count (the modes and parts' hashes must not depend on it).  Pieces of
+ * FIXED_ROWS rows, or FIXED_COLS columns. */
+enum { FIXED_ROWS = 4096, FIXED_COLS = PANEL / 2, FIXED_GRAM = 16384 };
+
+/* Length of piece q of n items in pieces of chunk. */
+static int piece_len(int q, int chunk, int n) { return n - q * chunk < chunk ? n - q * chunk : chunk; }
+
 /* C = alpha op(A) B + beta C (column-major; C m x n, op(A) m x k, B k x n)
- * in pieces of C's rows (by_rows) or columns. */
+ * in pieces of C's rows (by_rows) or columns.  2 m n k flops, no
+ * workspace. */
 static void fixed_dgemm(const ep_modal *s, int by_rows, CBLAS_TRANSPOSE ta, int m, int n, int k, double alpha,
                         const double *A, int lda, const double *B, int ldb, double beta, double *C, int ldc)
 {
@@ -279,7 +280,7 @@ static void fixed_dgemm(const ep_modal *s, int by_rows, CBLAS_TRANSPOSE ta, int 
     blas_state b = blas_one();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
     for (int q = 0; q < count; q++) {
-        int lo = q * chunk, len = (by_rows ? m : n) - lo < chunk ? (by_rows ? m : n) - lo : chunk;
+        int lo = q * chunk, len = piece_len(q, chunk, by_rows ? m : n);
         if (by_rows)
             cblas_dgemm(CblasColMajor, ta, CblasNoTrans, len, n, k, alpha,
                         ta == CblasNoTrans ? A + lo : A + (size_t)lo * lda, lda, B, ldb, beta, C + lo, ldc);
@@ -291,10 +292,9 @@ static void fixed_dgemm(const ep_modal *s, int by_rows, CBLAS_TRANSPOSE ta, int 
 }
 
 /* C [m][w] = A^T B for A [n][m], B [n][w] (leading dimension n): the
- * products of FIXED_GRAM-row pieces, added in order; work holds
- * ceil(n / FIXED_GRAM) m w doubles.  A single product would run on one
- * core (C is too small to split). */
-enum { FIXED_GRAM = 16384 };
+ * products of FIXED_GRAM-row pieces, added in order (a single product would
+ * run on one core: C is too small to split).  2 m w n flops; work holds
+ * ceil(n / FIXED_GRAM) m w doubles. */
 static void fixed_gram(const ep_modal *s, int m, int w, int n, const double *A, const double *B, double *C,
                        double *work)
 {
@@ -303,7 +303,7 @@ static void fixed_gram(const ep_modal *s, int m, int w, int n, const double *A, 
     blas_state b = blas_one();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
     for (int q = 0; q < count; q++) {
-        int lo = q * FIXED_GRAM, len = n - lo < FIXED_GRAM ? n - lo : FIXED_GRAM;
+        int lo = q * FIXED_GRAM, len = piece_len(q, FIXED_GRAM, n);
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, w, len, 1.0, A + lo, n, B + lo, n, 0.0,
                     work + q * mw, m);
     }
@@ -314,14 +314,15 @@ static void fixed_gram(const ep_modal *s, int m, int w, int n, const double *A, 
             C[i] += work[q * mw + i];
 }
 
-/* X [n][w] <- X R^-1, R [w][w] upper triangular, in pieces of rows. */
+/* X [n][w] <- X R^-1, R [w][w] upper triangular, in pieces of rows.
+ * n w^2 flops, no workspace. */
 static void fixed_trsm_upper(const ep_modal *s, int n, int w, const double *R, double *X)
 {
     int count = (n + FIXED_ROWS - 1) / FIXED_ROWS;
     blas_state b = blas_one();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
     for (int q = 0; q < count; q++) {
-        int lo = q * FIXED_ROWS, len = n - lo < FIXED_ROWS ? n - lo : FIXED_ROWS;
+        int lo = q * FIXED_ROWS, len = piece_len(q, FIXED_ROWS, n);
         cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, len, w, 1.0, R, w, X + lo, n);
     }
     blas_back(b);
@@ -547,17 +548,16 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
     double *tmp = ep_malloc((size_t)n, sizeof *tmp), *work = NULL;
     a_int *select = ep_calloc((size_t)ncv, sizeof *select);
     ep_chol_rplan plan = {0};
-    int blas = openblas_get_num_threads();
+    blas_state blas = blas_one();
     if (!resid || !V || !workd || !workl || !tmp || !select || (st = ep_chol_rplan_init(&plan, s->F, NULL)) ||
         !(work = ep_chol_rsolve_work(&plan, 1))) {
         st = st ? st : EP_ECOMPUTE;
         goto out;
     }
-    /* One thread of BLAS: a single column's solve is level-2 work bound by
-     * memory, and OpenBLAS's threads would meet at a barrier for every
-     * supernode (on a loaded 2-core machine, one waits for a time slice each
-     * time).  OpenBLAS's setter sets OpenMP's count too: both restored. */
-    openblas_set_num_threads(1);
+    /* One thread of BLAS (blas_one above): a single column's solve is
+     * level-2 work bound by memory, and OpenBLAS's threads would meet at a
+     * barrier for every supernode (on a loaded 2-core machine, one waits for
+     * a time slice each time). */
     /* Ritz residuals to 1e-12 |theta|: the modes are held to 1e-8 eigen
      * residuals, and ARPACK's default (machine precision) costs a second
      * Lanczos cycle of solves for digits no one uses. */
@@ -592,7 +592,7 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
     if (info != 0)
         st = ep_fail(EP_ECOMPUTE, "eigenvector extraction failed (ARPACK dseupd info %d)", (int)info);
 out:
-    blas_restore(s, blas);
+    blas_back(blas);
     ep_chol_rplan_free(&plan);
     free(work);
     free(resid);
@@ -677,7 +677,6 @@ static int m_extend(ep_modal *s, const double *V, const double *MV, int m, doubl
  * 2 ndof (mmax + EIG_BLOCK) doubles, mmax = the basis's largest size. */
 static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
 {
-    int blas = openblas_get_num_threads();
     int n = s->ndof, b = EIG_BLOCK, st = EP_OK, m = 0, done = 0;
     /* room for 6 blocks beyond the wanted pairs, 3 of them dropped at a
      * restart (the dragon at k = 20: 15 block solves, against 16 to 20 with
@@ -700,7 +699,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
      * above all, and a team of OpenBLAS threads meets at a barrier in each,
      * waiting for a time slice on a loaded machine.  OpenBLAS's setter
      * sets OpenMP's count too: both restored. */
-    openblas_set_num_threads(1);
+    blas_state blas = blas_one();
     if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || !gw || (st = ep_chol_rplan_init(&plan, s->F, NULL))) {
         st = st ? st : EP_ECOMPUTE;
         goto out;
@@ -790,7 +789,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     }
     *fallback = 0;
 out:
-    blas_restore(s, blas);
+    blas_back(blas);
     for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++)
         free(work[g]);
     ep_chol_rplan_free(&plan);
@@ -935,12 +934,15 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
  * singular values, which costs orthogonality (about eps (sigma_1/sigma_r)^2);
  * Cholesky-QR in the M inner product restores it to round-off.  Full-length
  * vectors, 0 at the vertices without unknowns.  The products in fixed
- * pieces (fixed_gram, fixed_trsm_upper): the rigid modes of a free model
- * (r = 6) go into every mode, which must not depend on the thread count
- * (parts share them); 4 r^2 3nv flops. */
+ * pieces (fixed_gram, fixed_trsm_upper), dpotrf on one thread: the rigid
+ * modes of a free model (r = 6) go into every mode, and the basis into
+ * every reduced model, which must not depend on the thread count (parts
+ * share them).  4 r^2 3nv flops; workspace r 3nv + r^2 ceil(3nv/16384)
+ * doubles. */
 static int m_orthonormalize(ep_modal *s, double *B, int r)
 {
     int n3 = 3 * s->m->nv, st = EP_OK;
+    blas_state blas = blas_one(); /* dpotrf too: threaded, it rounds by the count */
     double *MB = ep_malloc_huge((size_t)n3 * r, sizeof *MB), *G = ep_malloc((size_t)r * r, sizeof *G);
     double *work = ep_malloc((size_t)(n3 + FIXED_GRAM - 1) / FIXED_GRAM * r * r, sizeof *work);
     for (int pass = 0; pass < 2 && MB && G && work && !st; pass++) {
@@ -952,6 +954,7 @@ static int m_orthonormalize(ep_modal *s, double *B, int r)
         else
             fixed_trsm_upper(s, n3, r, G, B);
     }
+    blas_back(blas);
     if (!MB || !G || !work)
         st = EP_ECOMPUTE;
     free(MB);
@@ -1023,10 +1026,9 @@ static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, 
     /* on one thread: dsyevd's reduction is ~2 mcount level-2 calls, and a
      * team of OpenBLAS threads meets at a barrier in each (on a loaded
      * machine, a time slice each: the k = 40 basis took 28 s instead of 2) */
-    int blas = openblas_get_num_threads(), lapack;
-    openblas_set_num_threads(1);
-    lapack = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w);
-    blas_restore(s, blas);
+    blas_state blas = blas_one();
+    int lapack = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w);
+    blas_back(blas);
     if (lapack != 0) {
         st = ep_fail(EP_ECOMPUTE, "mass-PCA eigen decomposition failed");
         goto out;

@@ -54,7 +54,7 @@ typedef struct ep_modal {
     double *R, *MR;           /* free models: the six rigid modes [6][ndof], M-orthonormal, and M R */
     ep_stvk stvk;
     double t_assemble, t_factor;  /* seconds */
-    double lnz, fl;               /* nonzeros and flops of the factor (CHOLMOD's analysis) */
+    double lnz, fl;               /* nonzeros and flops of the factor (its symbolic analysis) */
     double t_rhs, t_solve;        /* derivatives: Hessian right-hand sides, solves */
     long nsolve;                  /* column solves of the eigen solve so far */
     long nblock;                  /* of them, block solves of EIG_BLOCK columns (block eigen solve) */

@@ -206,8 +206,8 @@ typedef struct {
  * places a vertex's run, and only the vertices ranked in [rlo, rhi) are kept
  * (the others' go to trash [3][npad]: another thread owns them).  Workspace
  * DT, ST [9][kp], D, S [k][3][3].  About 100 k + 260 np flops per point
- * (a tet has 1; hexes take hex_pairs), in vector lanes: 6.1e4 at k = 20,
- * where the scalar loop's 110 k^2 + 130 np was 7.1e4, most of it scalar. */
+ * (a tet has 1; hexes take hex_pairs), counting a run's padded lanes as
+ * its own, where the scalar loop took 110 k^2 + 130 np, most of it scalar. */
 EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e, const double *A,
                                     int k, const pair_run *runs, int nruns, size_t npad, double *restrict trash,
                                     double *restrict DT, double *restrict ST, double (*restrict D)[3][3],

@@ -7,7 +7,7 @@
 # Beside each stage, the work it does (flops, or bytes where memory bounds
 # it) and the time that work would take at the dgemm rate and the memory
 # bandwidth measured in the same run (aim 4): the factorization's flops
-# (CHOLMOD's analysis); the modes' block solves (each group of 4 columns
+# (its symbolic analysis); the modes' block solves (each group of 4 columns
 # reads the factor twice: bytes at the one-thread read bandwidth, flops at
 # dgemm's rate -- the larger is the bound); the Hessian right-hand sides'
 # flops (about 100 k + 260 np a tet, stvk.c element_pairs); the derivative

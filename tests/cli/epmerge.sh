@@ -58,6 +58,11 @@ OMP_NUM_THREADS=2 "$BIN/moddesc" -q $MV --modes "$WORK/mvt.0.h5" --part 1/2 -o "
 check "moddesc --free on voxels, 2 parts on 1 and 2 threads: the single run bit for bit" $C "$WORK/mv.h5" "$WORK/mvt.2.h5"
 OMP_NUM_THREADS=1 "$BIN/moddesc" -q $MV -o "$WORK/mv1.h5"
 check "moddesc --free on voxels on 1 thread: the run on all threads bit for bit, basis included" $C "$WORK/mv.h5" "$WORK/mv1.h5"
+# a basis of 64 vectors or more: LAPACK's dpotrf runs threaded from n = 64
+for j in 1 2; do
+    "$BIN/moddesc" -q data/beam-h0.05.msh --free -k 14 -r 100 -E 1e6 --nu 0.3 --rho 1000 -j $j -o "$WORK/mr$j.h5"
+done
+check "moddesc --free -r 100 on 1 thread and on 2: the same bits, basis included" $C "$WORK/mr1.h5" "$WORK/mr2.h5"
 check "a part is an ordinary gf file with /part" [ "$(h5 "$WORK/fcp.1.h5" "f.attrs['kind'], f['gf/xi'].shape[0] == 3 * len(f['gf/col_vertex']), f['part'].attrs['index'], f['part'].attrs['count'], f['part'].attrs['unit'], len(f['part'].attrs['hash'])")" = "gf True 1 7 columns 64" ]
 check "an empty part (7 parts of 4 blocks) holds no column" [ "$(h5 "$WORK/fcp.0.h5" "f['gf/xi'].shape[0], f['part'].attrs['lo'], f['part'].attrs['hi']")" = "0 0 0" ]
 

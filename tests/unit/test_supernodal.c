@@ -302,7 +302,9 @@ static cholmod_sparse *stencil_blocks(cholmod_sparse *A, cholmod_common *c)
 }
 
 /* ep_chol_analyze: on bs = 1 (and a bs that does not divide n) CHOLMOD's
- * default orderings and choice, so cholmod_analyze's fill exactly; on the
+ * default orderings and choice, so cholmod_analyze's fill exactly, on one
+ * thread and on two, with c's memory count back where it was once the
+ * factor is freed; on the
  * 3 x 3 blocks of A (x) B3 (a 16^3 grid) a vertex's unknowns stay together in the
  * ordering, the fill is within 10% of cholmod_analyze's, the factor solves
  * A x = b, and one thread gives the ordering two do. */
@@ -314,18 +316,24 @@ static void analyze_blocks(void **state)
     cholmod_sparse *A = stencil(1, 0.5, -1, &c);
     cholmod_factor *S = cholmod_analyze(A, &c);
     double lnz = c.lnz;
-    for (int bs = 1; bs <= 5; bs += 4) {
-        cholmod_factor *E = ep_chol_analyze(A, bs, &c);
-        assert_non_null(E);
-        print_message("bs %d: lnz %.6g, cholmod_analyze %.6g\n", bs, c.lnz, lnz);
-        assert_true(c.lnz == lnz);
-        cholmod_free_factor(&E, &c);
-    }
+    int saved = omp_get_max_threads();
+    for (int t = 1; t <= 2; t++)
+        for (int bs = 1; bs <= 5; bs += 4) {
+            omp_set_num_threads(t);
+            size_t inuse = c.memory_inuse;
+            cholmod_factor *E = ep_chol_analyze(A, bs, &c);
+            assert_non_null(E);
+            print_message("%d thread(s), bs %d: lnz %.6g, cholmod_analyze %.6g\n", t, bs, c.lnz, lnz);
+            assert_true(c.lnz == lnz);
+            cholmod_free_factor(&E, &c);
+            assert_int_equal(c.memory_inuse, inuse); /* the factor kept is counted on c */
+        }
+    omp_set_num_threads(saved);
     cholmod_free_factor(&S, &c);
     cholmod_free_sparse(&A, &c);
     A = stencil_on(16, 1, 0.5, -1, &c);
     cholmod_sparse *K = stencil_blocks(A, &c);
-    int n = (int)K->ncol, saved = omp_get_max_threads();
+    int n = (int)K->ncol;
     S = cholmod_analyze(K, &c);
     lnz = c.lnz;
     cholmod_factor *E[2];
