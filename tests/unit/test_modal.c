@@ -24,41 +24,58 @@ static void random_field(double *u, size_t n, double scale, unsigned *seed)
         u[i] = scale * (2.0 * rand_r(seed) / RAND_MAX - 1.0);
 }
 
+/* The StVK forces of data/cube.msh with the beam's material. */
+static void cube_stvk(ep_mesh *m, ep_material *mat, ep_stvk *s)
+{
+    *mat = beam_material();
+    assert_int_equal(ep_model_read(m, "data/cube.msh"), EP_OK);
+    assert_int_equal(ep_stvk_init(s, m, mat), EP_OK);
+}
+
 /* f is a cubic in u: f(u) + f(-u) = 2 f2(u), so the Hessian product must
- * satisfy d2f[a, b] = f2(a + b) - f2(a) - f2(b) (MATH.md §2), and the odd part
- * gives the linear term K u exactly: f1 = (8 o(u) - o(2u)) / 6, o(u) = (f(u) - f(-u)) / 2. */
+ * satisfy d2f[a, b] = f2(a + b) - f2(a) - f2(b) (MATH.md §2): true when h
+ * is that to 1e-10 of its largest entry.  Workspace w [4n]. */
+static int polarization_holds(const ep_stvk *s, const double *a, const double *b, const double *h, size_t n,
+                              double *w)
+{
+    double *c = w, *fp = w + n, *fm = w + 2 * n, *f2 = w + 3 * n;
+    const double sign[3] = {1, -1, -1};
+    memset(f2, 0, n * sizeof *f2);
+    for (int t = 0; t < 3; t++) { /* f2(u) = (f(u) + f(-u)) / 2 at u = a + b, a, b */
+        for (size_t i = 0; i < n; i++)
+            c[i] = t == 0 ? a[i] + b[i] : t == 1 ? a[i] : b[i];
+        assert_int_equal(ep_stvk_force(s, c, fp), EP_OK);
+        for (size_t i = 0; i < n; i++)
+            c[i] = -c[i];
+        assert_int_equal(ep_stvk_force(s, c, fm), EP_OK);
+        for (size_t i = 0; i < n; i++)
+            f2[i] += sign[t] * 0.5 * (fp[i] + fm[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+        f2[i] -= h[i];
+    return maxabs(f2, n) < 1e-10 * maxabs(h, n);
+}
+
+/* The Hessian product against the polarization (polarization_holds), and
+ * the odd part gives the linear term K u exactly: f1 = (8 o(u) - o(2u)) / 6,
+ * o(u) = (f(u) - f(-u)) / 2. */
 static void stvk_identities(void **state)
 {
     (void)state;
     ep_mesh m;
-    ep_material mat = beam_material();
+    ep_material mat;
     ep_stvk s;
-    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
-    assert_int_equal(ep_stvk_init(&s, &m, &mat), EP_OK);
+    cube_stvk(&m, &mat, &s);
     size_t n = 3 * (size_t)m.nv;
     unsigned seed = 11;
-    double *ab = malloc(3 * n * sizeof *ab), *f = malloc(8 * n * sizeof *f), *h = malloc(n * sizeof *h);
-    double *a = ab, *b = ab + n, *c = ab + 2 * n;
+    double *ab = malloc(2 * n * sizeof *ab), *f = malloc(8 * n * sizeof *f), *h = malloc(n * sizeof *h);
+    double *a = ab, *b = ab + n;
     random_field(a, n, 0.05, &seed);
     random_field(b, n, 0.05, &seed);
     int pair[2] = {0, 1};
     assert_int_equal(ep_stvk_hessian_pairs(&s, ab, 2, pair, 1, h), EP_OK);
-    double *fp = f, *fm = f + n, *tmp = f + 2 * n, *f2sum = f + 3 * n;
-    memset(f2sum, 0, n * sizeof *f2sum);
-    const double sign[3] = {1, -1, -1};
-    for (int w = 0; w < 3; w++) { /* a + b, a, b */
-        for (size_t i = 0; i < n; i++)
-            c[i] = w == 0 ? a[i] + b[i] : w == 1 ? a[i] : b[i];
-        assert_int_equal(ep_stvk_force(&s, c, fp), EP_OK);
-        for (size_t i = 0; i < n; i++)
-            tmp[i] = -c[i];
-        assert_int_equal(ep_stvk_force(&s, tmp, fm), EP_OK);
-        for (size_t i = 0; i < n; i++)
-            f2sum[i] += sign[w] * 0.5 * (fp[i] + fm[i]);
-    }
-    for (size_t i = 0; i < n; i++)
-        tmp[i] = h[i] - f2sum[i];
-    assert_true(maxabs(tmp, n) < 1e-10 * maxabs(h, n));
+    double *fp = f, *fm = f + n, *tmp = f + 2 * n;
+    assert_true(polarization_holds(&s, a, b, h, n, f + 3 * n));
 
     /* linear limit against the assembled K */
     int *map, nd;
@@ -108,10 +125,9 @@ static void hessian_pair_runs(void **state)
 {
     (void)state;
     ep_mesh m;
-    ep_material mat = beam_material();
+    ep_material mat;
     ep_stvk s;
-    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
-    assert_int_equal(ep_stvk_init(&s, &m, &mat), EP_OK);
+    cube_stvk(&m, &mat, &s);
     enum { k = 7, p0 = 3, p1 = 20 };
     size_t n = 3 * (size_t)m.nv;
     unsigned seed = 5;
@@ -124,31 +140,16 @@ static void hessian_pair_runs(void **state)
         reversed[2 * p] = pairs[2 * (np - 1 - p)], reversed[2 * p + 1] = pairs[2 * (np - 1 - p) + 1];
     assert_int_equal(np, 14);
     double *U = malloc(k * n * sizeof *U), *H = malloc(np * n * sizeof *H), *R = malloc(np * n * sizeof *R);
-    double *c = malloc(n * sizeof *c), *fp = malloc(n * sizeof *fp), *fm = malloc(n * sizeof *fm);
-    double *f2 = malloc(n * sizeof *f2);
+    double *w = malloc(4 * n * sizeof *w);
     random_field(U, k * n, 0.05, &seed);
     assert_int_equal(ep_stvk_hessian_pairs(&s, U, k, pairs, np, H), EP_OK);
     assert_int_equal(ep_stvk_hessian_pairs(&s, U, k, reversed, np, R), EP_OK);
     for (int p = 0; p < np; p++) {
         const double *a = U + pairs[2 * p] * n, *b = U + pairs[2 * p + 1] * n, *h = H + p * n;
         assert_memory_equal(h, R + (np - 1 - p) * n, n * sizeof *h);
-        memset(f2, 0, n * sizeof *f2);
-        const double sign[3] = {1, -1, -1};
-        for (int w = 0; w < 3; w++) { /* f2(u) = (f(u) + f(-u)) / 2 at u = a + b, a, b */
-            for (size_t i = 0; i < n; i++)
-                c[i] = w == 0 ? a[i] + b[i] : w == 1 ? a[i] : b[i];
-            assert_int_equal(ep_stvk_force(&s, c, fp), EP_OK);
-            for (size_t i = 0; i < n; i++)
-                c[i] = -c[i];
-            assert_int_equal(ep_stvk_force(&s, c, fm), EP_OK);
-            for (size_t i = 0; i < n; i++)
-                f2[i] += sign[w] * 0.5 * (fp[i] + fm[i]);
-        }
-        for (size_t i = 0; i < n; i++)
-            f2[i] -= h[i];
-        assert_true(maxabs(f2, n) < 1e-10 * maxabs(h, n));
+        assert_true(polarization_holds(&s, a, b, h, n, w));
     }
-    free(U), free(H), free(R), free(c), free(fp), free(fm), free(f2);
+    free(U), free(H), free(R), free(w);
     ep_stvk_free(&s);
     ep_mesh_free(&m);
 }
