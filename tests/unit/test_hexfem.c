@@ -252,6 +252,52 @@ static void tangent_hessian(void **s)
     free(u), free(v), free(w), free(kv), free(fp), free(fm), free(ab), free(h), free(f2);
 }
 
+/* polycoef's polynomials of m under mat with r = 4 fields equal the direct
+ * projection R(q) = U^T f(U q) to 1e-10 at three scales of q, and the
+ * lambda and mu parts add up; what names the mesh in a failure. */
+static void projection_holds(const ep_mesh *m, const ep_material *mat, const char *what)
+{
+    enum { r = 4 };
+    size_t n = 3 * (size_t)m->nv;
+    double *U = malloc(r * n * sizeof *U), *u = malloc(n * sizeof *u), *f = malloc(n * sizeof *f);
+    test_field(U, r * n, 0.1, 0.37);
+    ep_cubic tot, lam, mu;
+    assert_int_equal(ep_cubic_compute(&tot, &lam, &mu, m, mat, U, r), EP_OK);
+    ep_stvk sv;
+    assert_int_equal(ep_stvk_init(&sv, m, mat), EP_OK);
+    long nw = ep_cubic_npairs(r) + ep_cubic_ntriples(r);
+    double *wk = malloc(nw * sizeof *wk), R[r], Rl[r], Rm[r], D[r];
+    for (int trial = 0; trial < 3; trial++) {
+        double q[r];
+        test_field(q, r, 0.5 + trial, 1.1 + trial);
+        for (size_t i = 0; i < n; i++) {
+            u[i] = 0;
+            for (int j = 0; j < r; j++)
+                u[i] += U[j * n + i] * q[j];
+        }
+        ep_stvk_force(&sv, u, f);
+        double scale = 0, err = 0, split = 0;
+        for (int j = 0; j < r; j++) {
+            D[j] = 0;
+            for (size_t i = 0; i < n; i++)
+                D[j] += U[j * n + i] * f[i];
+            scale = fmax(scale, fabs(D[j]));
+        }
+        ep_cubic_force(&tot, q, R, wk);
+        ep_cubic_force(&lam, q, Rl, wk);
+        ep_cubic_force(&mu, q, Rm, wk);
+        for (int j = 0; j < r; j++)
+            err = fmax(err, fabs(R[j] - D[j])), split = fmax(split, fabs(Rl[j] + Rm[j] - R[j]));
+        assert_true(scale > 1);
+        if (err > 1e-10 * scale)
+            fail_msg("%s, q scale %d: |R - U^T f(Uq)| = %.3g of %.3g", what, trial, err, scale);
+        assert_true(split < 1e-10 * scale);
+    }
+    ep_cubic_free(&tot), ep_cubic_free(&lam), ep_cubic_free(&mu);
+    ep_stvk_free(&sv);
+    free(U), free(u), free(f), free(wk);
+}
+
 /* polycoef's polynomials on hexes equal the direct projection
  * R(q) = U^T f(U q) to 1e-10, on voxels of one size and on distorted
  * hexes, both from the force's 27 Gauss points, with a heterogeneous
@@ -264,55 +310,77 @@ static void cubic_projection(void **s)
     for (int t = 0; t < 2; t++) {
         ep_mesh m;
         hex_grid(&m, 3, 2, 2, 1, 0.5, 0.4, jitter[t]);
-        int ne = m.nh, r = 4;
+        int ne = m.nh;
         double *E = malloc(ne * sizeof *E), *nu = malloc(ne * sizeof *nu), *rho = malloc(ne * sizeof *rho);
         for (int e = 0; e < ne; e++)
             E[e] = 1e4 * (1 + e % 3), nu[e] = 0.3 + 0.05 * (e % 2), rho[e] = 1;
         ep_material mat;
         ep_material_init(&mat);
         ep_material_set_elements(&mat, ne, E, nu, rho);
-        size_t n = 3 * (size_t)m.nv;
-        double *U = malloc(r * n * sizeof *U), *u = malloc(n * sizeof *u), *f = malloc(n * sizeof *f);
-        test_field(U, r * n, 0.1, 0.37);
-        ep_cubic tot, lam, mu;
-        assert_int_equal(ep_cubic_compute(&tot, &lam, &mu, &m, &mat, U, r), EP_OK);
-        ep_stvk sv;
-        assert_int_equal(ep_stvk_init(&sv, &m, &mat), EP_OK);
-        long nw = ep_cubic_npairs(r) + ep_cubic_ntriples(r);
-        double *wk = malloc(nw * sizeof *wk), R[4], Rl[4], Rm[4], D[4];
-        for (int trial = 0; trial < 3; trial++) {
-            double q[4];
-            test_field(q, r, 0.5 + trial, 1.1 + trial);
-            for (size_t i = 0; i < n; i++) {
-                u[i] = 0;
-                for (int j = 0; j < r; j++)
-                    u[i] += U[j * n + i] * q[j];
-            }
-            ep_stvk_force(&sv, u, f);
-            double scale = 0, err = 0, split = 0;
-            for (int j = 0; j < r; j++) {
-                D[j] = 0;
-                for (size_t i = 0; i < n; i++)
-                    D[j] += U[j * n + i] * f[i];
-                scale = fmax(scale, fabs(D[j]));
-            }
-            ep_cubic_force(&tot, q, R, wk);
-            ep_cubic_force(&lam, q, Rl, wk);
-            ep_cubic_force(&mu, q, Rm, wk);
-            for (int j = 0; j < r; j++)
-                err = fmax(err, fabs(R[j] - D[j])), split = fmax(split, fabs(Rl[j] + Rm[j] - R[j]));
-            assert_true(scale > 1);
-            if (err > 1e-10 * scale)
-                fail_msg("%s hexes, q scale %d: |R - U^T f(Uq)| = %.3g of %.3g", t ? "distorted" : "box", trial,
-                         err, scale);
-            assert_true(split < 1e-10 * scale);
-        }
-        ep_cubic_free(&tot), ep_cubic_free(&lam), ep_cubic_free(&mu);
-        ep_stvk_free(&sv);
+        projection_holds(&m, &mat, t ? "distorted hexes" : "box hexes");
         ep_material_free(&mat);
-        free(U), free(u), free(f), free(wk);
         ep_mesh_free(&m);
     }
+}
+
+/* The hexes e of m with is_distorted[e] == distorted, on a copy of m's
+ * vertices (no boundary: the forces need none). */
+static void hex_subset(const ep_mesh *m, int distorted, const char *is_distorted, ep_mesh *out)
+{
+    ep_mesh_init(out);
+    snprintf(out->source, sizeof out->source, "subset");
+    out->nv = m->nv;
+    out->vertices = malloc(3 * sizeof(double) * m->nv);
+    memcpy(out->vertices, m->vertices, 3 * sizeof(double) * m->nv);
+    out->hexes = malloc(8 * sizeof(int) * m->nh);
+    for (int e = 0; e < m->nh; e++)
+        if (is_distorted[e] == distorted)
+            memcpy(out->hexes + 8 * out->nh++, m->hexes + 8 * e, 8 * sizeof(int));
+}
+
+/* A mesh that mixes boxes with distorted hexes, in turn along its element
+ * order (the path where a hex that is not a box clears the kept box
+ * tensors and the next box makes them again): polycoef's polynomials equal
+ * the direct projection to 1e-10 (projection_holds), and the Hessian
+ * products of the whole mesh equal those of its boxes plus those of its
+ * distorted hexes to 1e-12 (the products add over elements; a box given
+ * stale tensors would not). */
+static void mixed_boxes(void **s)
+{
+    (void)s;
+    ep_mesh m, part[2];
+    hex_grid(&m, 4, 2, 2, 1, 0.5, 0.4, 0);
+    const int v = 1 + 5 * (1 + 3 * 1); /* vertex (1, 1, 1): its 8 hexes are e = i + 4 j + 8 k, i, j, k < 2 */
+    m.vertices[3 * v] += 0.03, m.vertices[3 * v + 1] -= 0.02, m.vertices[3 * v + 2] += 0.025;
+    char is_distorted[16];
+    for (int e = 0; e < m.nh; e++)
+        is_distorted[e] = e % 4 < 2;
+    ep_material mat = test_material(1e4, 0.35, 1.0);
+    projection_holds(&m, &mat, "boxes and distorted hexes in turn");
+    size_t n = 3 * (size_t)m.nv;
+    double *ab = malloc(2 * n * sizeof *ab), *h = malloc(3 * n * sizeof *h);
+    test_field(ab, 2 * n, 0.05, 0.9);
+    int pairs[6] = {0, 0, 0, 1, 1, 1};
+    double *hp = malloc(3 * 3 * n * sizeof *hp);
+    ep_stvk sv;
+    assert_int_equal(ep_stvk_init(&sv, &m, &mat), EP_OK);
+    assert_int_equal(ep_stvk_hessian_pairs(&sv, ab, 2, pairs, 3, h), EP_OK);
+    ep_stvk_free(&sv);
+    for (int d = 0; d < 2; d++) {
+        hex_subset(&m, d, is_distorted, &part[d]);
+        assert_int_equal(part[d].nh, 8);
+        assert_int_equal(ep_stvk_init(&sv, &part[d], &mat), EP_OK);
+        assert_int_equal(ep_stvk_hessian_pairs(&sv, ab, 2, pairs, 3, hp + d * 3 * n), EP_OK);
+        ep_stvk_free(&sv);
+        ep_mesh_free(&part[d]);
+    }
+    double err = 0, scale = maxabs(h, 3 * n);
+    for (size_t i = 0; i < 3 * n; i++)
+        err = fmax(err, fabs(h[i] - hp[i] - hp[3 * n + i]));
+    print_message("|H(mixed) - H(boxes) - H(distorted)| = %.2e of %.2e\n", err, scale);
+    assert_true(scale > 0 && err <= 1e-12 * scale);
+    free(ab), free(h), free(hp);
+    ep_mesh_free(&m);
 }
 
 /* The first and second bending frequencies of a cantilever 1 x 0.1 x 0.1
@@ -487,6 +555,7 @@ int main(void)
         cmocka_unit_test(patch_test),       cmocka_unit_test(assembled_matrices),
         cmocka_unit_test(tangent_hessian),  cmocka_unit_test(cubic_projection),
         cmocka_unit_test(voxel_beam),       cmocka_unit_test(energy_tensors),
+        cmocka_unit_test(mixed_boxes),
     };
     return cmocka_run_group_tests_name("hexfem", tests, NULL, NULL);
 }
