@@ -371,7 +371,8 @@ static int owner_elements(const ep_stvk *s, const int *vrank, const int *eorder,
     return EP_OK;
 }
 
-/* The pairs list as runs (pair_run); *n of them.  Cost O(np). */
+/* The pairs list as runs (pair_run); *n of them.  NULL when out of memory.
+ * Cost O(np). */
 static pair_run *pair_runs(const int *pairs, int np, int *n)
 {
     pair_run *runs = ep_malloc((size_t)np + 1, sizeof *runs);
