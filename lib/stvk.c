@@ -196,46 +196,61 @@ typedef struct {
 
 /* The pairs' products of one element, added into its vertices' runs of acc
  * ([nv][3][npad] in spatial order: component i of pair p at i npad + p).
- * At each integration point the k gradients D_q and S1(D_q) are laid out
- * by entry, DT[3l+j][q] = D_q[l][j] and ST likewise (rows kp = k + 4
- * apart, the 4 past k zero), so that for one a the next four b of a run
- * are one vector each: d2P = D_a S1(D_b) + D_b S1(D_a) + lambda tr(E') I +
+ * At [nv][3][kp] holds the k fields by vertex rank (kp: k rounded up to 4,
+ * plus 4; the lanes past k zero).  At each integration point the k
+ * gradients D_q and S1(D_q) are formed four fields a vector and laid out by
+ * entry, DT[3l+j][q] = D_q[l][j] and ST likewise (the pad lanes 0), so
+ * that for one a the next four b of a run are one vector each: d2P = D_a S1(D_b) + D_b S1(D_a) + lambda tr(E') I +
  * 2 mu E', E' = sym(D_a^T D_b), is 81 FMAs by broadcasts of D_a and S1(D_a)
  * for four pairs, and each corner's four products 9 more; the lanes past a
  * run's end are multiplied by 0 (npad = np + 3 leaves them room).  vrank
  * places a vertex's run, and only the vertices ranked in [rlo, rhi) are kept
  * (the others' go to trash [3][npad]: another thread owns them).  Workspace
- * DT, ST [9][kp], D, S [k][3][3].  About 100 k + 260 np flops per point
+ * DT, ST [9][kp].  About 100 k + 260 np flops per point
  * (a tet has 1; hexes take hex_pairs), counting a run's padded lanes as
  * its own, where the scalar loop took 110 k^2 + 130 np, most of it scalar. */
-EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e, const double *A,
-                                    int k, const pair_run *runs, int nruns, size_t npad, double *restrict trash,
-                                    double *restrict DT, double *restrict ST, double (*restrict D)[3][3],
-                                    double (*restrict S)[3][3], double *restrict acc)
+EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo, int rhi, int e, const double *At,
+                                    size_t kp, const pair_run *runs, int nruns, size_t npad, double *restrict trash,
+                                    double *restrict DT, double *restrict ST, double *restrict acc)
 {
-    size_t n3 = 3 * (size_t)s->m->nv, kp = (size_t)k + 4;
     double lambda, mu, w[MAXPOINTS], g[MAXPOINTS][8][3], *o[8];
+    const double *av[8];
     ep_material_lame(s->mat, e, &lambda, &mu);
     int npts = points(s, e, EP_HEX_RULE_LINEAR, w, g);
     for (int v = 0; v < s->k; v++) {
         int r = vrank[s->el[(size_t)s->k * e + v]];
         o[v] = r >= rlo && r < rhi ? acc + (size_t)r * 3 * npad : trash;
+        av[v] = At + (size_t)r * 3 * kp;
     }
     for (int pt = 0; pt < npts; pt++) {
-        for (int q = 0; q < k; q++) {
-            gradient(s, e, g[pt], A + (size_t)q * n3, D[q]);
-            double tr = D[q][0][0] + D[q][1][1] + D[q][2][2];
-            for (int l = 0; l < 3; l++)
-                for (int j = 0; j < 3; j++) {
-                    S[q][l][j] = lambda * tr * (l == j) + mu * (D[q][l][j] + D[q][j][l]);
-                    DT[(3 * l + j) * kp + q] = D[q][l][j];
-                    ST[(3 * l + j) * kp + q] = S[q][l][j];
+        /* DT[3l+j][q] = sum_v u_(q,v)[l] g_v[j], four fields a vector (the
+         * pad lanes stay 0), then ST = S1 of it */
+        for (size_t q = 0; q < kp; q += 4) {
+            ep_v4d d[9];
+#pragma GCC unroll 3
+            for (int l = 0; l < 3; l++) {
+                ep_v4d u0 = *(const ep_v4d *)(av[0] + l * kp + q), d0 = u0 * g[pt][0][0], d1 = u0 * g[pt][0][1],
+                       d2 = u0 * g[pt][0][2];
+                for (int v = 1; v < s->k; v++) {
+                    ep_v4d u = *(const ep_v4d *)(av[v] + l * kp + q);
+                    d0 += u * g[pt][v][0], d1 += u * g[pt][v][1], d2 += u * g[pt][v][2];
                 }
+                d[3 * l] = d0, d[3 * l + 1] = d1, d[3 * l + 2] = d2;
+            }
+            ep_v4d tr = lambda * (d[0] + d[4] + d[8]);
+#pragma GCC unroll 9
+            for (int t = 0; t < 9; t++) {
+                int l = t / 3, j = t % 3;
+                *(ep_v4d *)(DT + t * kp + q) = d[t];
+                *(ep_v4d *)(ST + t * kp + q) = mu * (d[t] + d[3 * j + l]) + (l == j ? tr : (ep_v4d){0, 0, 0, 0});
+            }
         }
         double V = w[pt];
         for (int ri = 0; ri < nruns; ri++) {
             const pair_run *run = &runs[ri];
-            const double(*Da)[3] = D[run->a], (*Sa)[3] = S[run->a];
+            double Da[3][3], Sa[3][3];
+            for (int t = 0; t < 9; t++)
+                Da[t / 3][t % 3] = DT[t * kp + run->a], Sa[t / 3][t % 3] = ST[t * kp + run->a];
             for (int c = 0; c < run->len; c += 4) {
                 const double *dt = DT + run->b + c, *st = ST + run->b + c;
                 ep_v4d d[9], x[3][3], q[3][3];
@@ -409,14 +424,26 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
         free(vrank), free(eorder), free(acc), free(runs);
         return EP_ECOMPUTE;
     }
-    size_t kp = (size_t)k + 4;
+    /* tets: the fields by vertex rank, At[r][l][q] = A[q][3v + l] (kp apart,
+     * the lanes past k zero): a tet's four vertices are four contiguous runs */
+    size_t kp = ((size_t)k + 3) / 4 * 4 + 4;
     int failed = 0, nt = omp_get_max_threads(), hex = s->k == 8;
+    double *At = hex ? NULL : ep_calloc(nv * 3 * kp, sizeof *At);
+    if (!hex && !At) {
+        free(vrank), free(eorder), free(acc), free(runs);
+        return EP_ECOMPUTE;
+    }
+#pragma omp parallel for schedule(static) if (!hex)
+    for (size_t v = 0; v < (hex ? 0 : nv); v++)
+        for (int l = 0; l < 3; l++)
+            for (int q = 0; q < k; q++)
+                At[((size_t)vrank[v] * 3 + l) * kp + q] = A[(size_t)q * n3 + 3 * v + l];
     ep_team_error err = {0};
 #pragma omp parallel num_threads(nt) reduction(| : failed)
     {
         int t = omp_get_thread_num(), nth = omp_get_num_threads(), r0 = (int)(nv * t / nth),
             r1 = (int)(nv * (t + 1) / nth), *list = NULL, nlist = 0;
-        double *DT = NULL, *ST = NULL, (*D)[3][3] = NULL, (*S)[3][3] = NULL;
+        double *DT = NULL, *ST = NULL;
         double *trash = ep_malloc(3 * npad, sizeof(double));
         hex_work hw = {.made = -1};
         enum { N = EP_HEXENERGY_DOFS };
@@ -428,16 +455,15 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
             hw.H = ep_malloc(N * (size_t)k * k, sizeof(double));
             failed = !hw.T3 || !hw.X || !hw.Z || !hw.H;
         } else {
-            DT = ep_calloc(9 * kp, sizeof(double)), ST = ep_calloc(9 * kp, sizeof(double)); /* the pad stays 0 */
-            D = ep_malloc((size_t)k, sizeof *D), S = ep_malloc((size_t)k, sizeof *S);
-            failed = !DT || !ST || !D || !S;
+            DT = ep_malloc(9 * kp, sizeof(double)), ST = ep_malloc(9 * kp, sizeof(double));
+            failed = !DT || !ST;
         }
         failed = failed || !trash || owner_elements(s, vrank, eorder, r0, r1, &list, &nlist);
         if (!failed) { /* the owner's pages, zeroed where they are used */
             memset(acc + (size_t)r0 * 3 * npad, 0, sizeof *acc * (size_t)(r1 - r0) * 3 * npad);
             for (int ei = 0, st = EP_OK; ei < nlist && !st; ei++)
                 if (!hex)
-                    element_pairs(s, vrank, r0, r1, list[ei], A, k, runs, nruns, npad, trash, DT, ST, D, S, acc);
+                    element_pairs(s, vrank, r0, r1, list[ei], At, kp, runs, nruns, npad, trash, DT, ST, acc);
                 else if ((st = hex_pairs(s, vrank, r0, r1, list[ei], A, k, pairs, np, npad, trash, &hw, acc)))
                     ep_team_fail(&err, st);
         }
@@ -445,8 +471,6 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
         free(list);
         free(DT);
         free(ST);
-        free(D);
-        free(S);
         free(trash);
     }
     /* [nv][3][npad] into [np][3nv], by blocks of 32 vertices: their runs
@@ -463,7 +487,7 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
                         out[(size_t)p * n3 + 3 * v + i] = acc[((size_t)vrank[v] * 3 + i) * npad + p];
         }
     }
-    free(acc), free(vrank), free(eorder), free(runs);
+    free(acc), free(vrank), free(eorder), free(runs), free(At);
     if (err.status)
         return ep_team_status(&err);
     return failed ? ep_fail(EP_ECOMPUTE, "out of memory (Hessian products)") : EP_OK;

@@ -401,9 +401,9 @@ static void derivatives_and_basis(void **state)
  * Frobenius norm (the dgemm kernels of one and of several columns round
  * differently, and two backward-stable solves differ by up to cond(K) eps;
  * on the beam one pair's load is far larger than its solution, so a last-bit
- * change in its right-hand side moves the difference by a decade: 1.1e-13
- * at block 5 with stvk.c's scalar right-hand sides, 1.0e-12 with the
- * vectorized ones, which agree with them to round-off); constrained,
+ * change in its right-hand side moves the difference by a decade: at block
+ * 5 it has been 1.1e-13 and 1.0e-12 with versions of stvk.c's right-hand
+ * sides that agree to round-off); constrained,
  * block 1 equals CHOLMOD's own solve of each right-hand side on the same
  * factor to 1e-12 of the load in the residual, K (x_1 - x_cholmod), and to
  * 1e-11 of the largest entry in the values (two backward-stable solves
