@@ -52,7 +52,8 @@ int ep_stvk_tangent(const ep_stvk *s, const double *u, const double *v, double *
  * (hexenergy.h; once per size and material for voxels) with its k basis
  * rows in two dgemms, 2 24^3 k + 2 24^2 k^2 flops.
  * Cost O(ne (k + np)) for tets, O(ne (k + k^2)) for hexes; memory one
- * accumulator of (np + 3) 3nv doubles and 3 (np + 3) per thread.
+ * accumulator of (np + 3) 3nv doubles and 3 (np + 3) per thread, and for
+ * tets the fields by vertex, about (k + 7) 3nv doubles.
  * 0 or EP_ECOMPUTE. */
 int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *pairs, int np, double *out);
 
