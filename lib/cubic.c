@@ -199,7 +199,7 @@ static void tet_rows(const ep_mesh *m, const ep_material *mat, const double *Ut,
  * pairs of U_e's rows, so a hex adds U_e^T K U_e to BB, U_e^T V P_e to BC
  * and the 28 rows G P_e to CC: 28 rows of np, where sampling its strain
  * takes 63 rows of r + np (the fewest for a box) or 189.  Per hex K U_e
- * and U_e^T V (small dgemms), P_e (36 pairs, 6 np flops each) and G P_e (2
+ * and U_e^T V (small dgemms), P_e (8 x 3 np + 28 x 6 np = 192 np flops) and G P_e (2
  * 28 36 np flops); then for the chunk BB += [U_e]^T [K U_e], BC += [U_e^T
  * V] [P_e] and CC += [G P_e]^T [G P_e], one dsyrk of 28 ne rows (np (np +
  * 1) flops a row).  Returns 0, EP_EINPUT or EP_ECOMPUTE. */

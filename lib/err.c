@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-static _Thread_local char errbuf[1024];
+static _Thread_local char errbuf[EP_ERRMSG_MAX];
 
 int ep_fail(int status, const char *fmt, ...)
 {

@@ -27,6 +27,9 @@ enum {
 int ep_fail(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Bytes of a recorded message, its terminator included. */
+#define EP_ERRMSG_MAX 1024
+
 /* The last message recorded by this thread ("" if none). */
 const char *ep_errmsg(void);
 
@@ -37,7 +40,7 @@ const char *ep_errmsg(void);
  * calling thread and returns that status.  Zero-initialize. */
 typedef struct ep_team_error {
     int status;
-    char msg[1024]; /* as long as a message can be */
+    char msg[EP_ERRMSG_MAX]; /* as long as a message can be */
 } ep_team_error;
 void ep_team_fail(ep_team_error *e, int status);
 int ep_team_status(const ep_team_error *e);

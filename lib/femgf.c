@@ -378,7 +378,7 @@ static int factor_surface_mass(gfsys *s, cholmod_common *c)
             idx[n++] = j;
     cholmod_sparse *sub = cholmod_submatrix(s->Ms, idx, n, idx, n, 1, 1, c);
     cholmod_sparse *up = sub ? cholmod_copy(sub, 1, 1, c) : NULL;
-    if (!up || !(s->Mcc = ep_chol_analyze(up, 1, c)))
+    if (!up || !(s->Mcc = cholmod_analyze(up, c))) /* scalar and small: CHOLMOD's own choice, no METIS beside */
         st = ep_chol_fail("ordering of the surface mass at fixed vertices", c);
     else
         st = ep_chol_factorize(up, s->Mcc, "the surface mass at fixed vertices", c);

@@ -291,10 +291,13 @@ static void fixed_dgemm(const ep_modal *s, int by_rows, CBLAS_TRANSPOSE ta, int 
     blas_back(b);
 }
 
+/* Doubles of fixed_gram's work for C [m][w] over n rows. */
+static size_t fixed_gram_work(int n, int m, int w) { return (size_t)(n + FIXED_GRAM - 1) / FIXED_GRAM * m * w; }
+
 /* C [m][w] = A^T B for A [n][m], B [n][w] (leading dimension n): the
  * products of FIXED_GRAM-row pieces, added in order (a single product would
  * run on one core: C is too small to split).  2 m w n flops; work holds
- * ceil(n / FIXED_GRAM) m w doubles. */
+ * fixed_gram_work(n, m, w) doubles. */
 static void fixed_gram(const ep_modal *s, int m, int w, int n, const double *A, const double *B, double *C,
                        double *work)
 {
@@ -691,7 +694,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     double *H = ep_calloc((size_t)ld * ld, sizeof *H), *T = ep_malloc((size_t)mmax * mmax, sizeof *T);
     double *theta = ep_malloc((size_t)mmax, sizeof *theta), *G = ep_malloc((size_t)ld * b, sizeof *G);
     double *Ht = ep_malloc((size_t)ld * ld, sizeof *Ht), *tmp = ep_malloc_huge((size_t)n * mmax, sizeof *tmp);
-    double *gw = ep_malloc((size_t)(n + FIXED_GRAM - 1) / FIXED_GRAM * ld * b, sizeof *gw);
+    double *gw = ep_malloc(fixed_gram_work(n, ld, b), sizeof *gw);
     double *work[EIG_BLOCK / EIG_GROUP] = {NULL};
     /* BLAS and LAPACK on one thread (the mass products, the block solves
      * and the tall products' fixed pieces share s->threads): the other
@@ -944,7 +947,7 @@ static int m_orthonormalize(ep_modal *s, double *B, int r)
     int n3 = 3 * s->m->nv, st = EP_OK;
     blas_state blas = blas_one(); /* dpotrf too: threaded, it rounds by the count */
     double *MB = ep_malloc_huge((size_t)n3 * r, sizeof *MB), *G = ep_malloc((size_t)r * r, sizeof *G);
-    double *work = ep_malloc((size_t)(n3 + FIXED_GRAM - 1) / FIXED_GRAM * r * r, sizeof *work);
+    double *work = ep_malloc(fixed_gram_work(n3, r, r), sizeof *work);
     for (int pass = 0; pass < 2 && MB && G && work && !st; pass++) {
         if ((st = mass_apply_to(s, 1, B, MB, r)))
             break;

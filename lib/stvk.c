@@ -417,17 +417,18 @@ int ep_stvk_hessian_pairs(const ep_stvk *s, const double *A, int k, const int *p
      * their pages and a summation as long as the elements' work.  A
      * vertex's sum runs over its elements in eorder whatever the thread
      * count: the right-hand sides do not depend on it. */
-    int *vrank = ep_malloc(nv + 1, sizeof *vrank), *eorder = ep_malloc((size_t)s->ne + 1, sizeof *eorder), nruns;
+    int *vrank = ep_malloc(nv + 1, sizeof *vrank), *eorder = ep_malloc((size_t)s->ne + 1, sizeof *eorder), nruns = 0;
     double *acc = ep_malloc_huge(npad * n3, sizeof *acc);
-    pair_run *runs = pair_runs(pairs, np, &nruns);
-    if (!vrank || !eorder || !acc || !runs || ep_mesh_spatial_order(s->m, vrank, eorder)) {
+    int hex = s->k == 8; /* hexes read the pairs list itself (hex_pairs) */
+    pair_run *runs = hex ? NULL : pair_runs(pairs, np, &nruns);
+    if (!vrank || !eorder || !acc || (!hex && !runs) || ep_mesh_spatial_order(s->m, vrank, eorder)) {
         free(vrank), free(eorder), free(acc), free(runs);
         return EP_ECOMPUTE;
     }
     /* tets: the fields by vertex rank, At[r][l][q] = A[q][3v + l] (kp apart,
      * the lanes past k zero): a tet's four vertices are four contiguous runs */
     size_t kp = ((size_t)k + 3) / 4 * 4 + 4;
-    int failed = 0, nt = omp_get_max_threads(), hex = s->k == 8;
+    int failed = 0, nt = omp_get_max_threads();
     double *At = hex ? NULL : ep_calloc(nv * 3 * kp, sizeof *At);
     if (!hex && !At) {
         free(vrank), free(eorder), free(acc), free(runs);

@@ -304,10 +304,10 @@ static cholmod_sparse *stencil_blocks(cholmod_sparse *A, cholmod_common *c)
 /* ep_chol_analyze: on bs = 1 (and a bs that does not divide n) CHOLMOD's
  * default orderings and choice, so cholmod_analyze's fill exactly, on one
  * thread and on two, with c's memory count back where it was once the
- * factor is freed; on the
- * 3 x 3 blocks of A (x) B3 (a 16^3 grid) a vertex's unknowns stay together in the
- * ordering, the fill is within 10% of cholmod_analyze's, the factor solves
- * A x = b, and one thread gives the ordering two do. */
+ * factor is freed; on the 3 x 3 blocks of A (x) B3 (a 16^3 grid) a
+ * vertex's unknowns stay together in the ordering, the fill is within 10%
+ * of cholmod_analyze's, the factor solves A x = b, and one thread gives
+ * the ordering two do. */
 static void analyze_blocks(void **state)
 {
     (void)state;
