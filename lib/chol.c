@@ -359,87 +359,100 @@ static inline ep_v4d *narrow_row(double *Z, const int *rows, int r, int K)
     return (ep_v4d *)(Z + (size_t)(rows ? rows[r] : r) * K);
 }
 
-/* Z[row r] -= sum_c L21[r][c] Y[c] for r < nr, c < nscol (L21 column-major,
- * ld; Y and Z row-major, K values a row), CB columns of L21 at a time: CB
- * contiguous streams (reading a few rows across the columns is a stride of
- * ld the prefetcher does not follow: twice the time), Z's rows revisited
- * from cache, two sums in flight per row. */
-static inline __attribute__((always_inline)) void narrow_forward_k(int K, int nr, int nscol, const double *L21, int ld,
-                                                                    const double *Y, const int *rows, double *Z)
+/* Z[row r] -= sum_c L21[r][c] Y[c] for r < nr, c0 <= c < c0 + CB (L21
+ * column-major, ld; Y and Z row-major, K values a row): CB contiguous streams (reading a
+ * few rows across the columns is a stride of ld the prefetcher does not
+ * follow: twice the time), the CB rows of Y in registers, two sums in
+ * flight per row of Z. */
+static inline __attribute__((always_inline)) void forward_cols(int K, int CB, int c0, int nr, const double *L21,
+                                                                int ld, const double *Y, const int *rows, double *Z)
 {
     enum { KV_MAX = 2 };
-    const int KV = K / 4, CB = 8 / KV;
-    int c = 0;
-    for (; c + CB <= nscol; c += CB) {
-        ep_v4d y[8][KV_MAX];
-        const double *l = L21 + (size_t)c * ld;
+    const int KV = K / 4;
+    const double *l = L21 + (size_t)c0 * ld;
+    ep_v4d y[8][KV_MAX];
+    Y += (size_t)c0 * K;
+#pragma GCC unroll 8
+    for (int j = 0; j < CB; j++)
+#pragma GCC unroll 2
+        for (int v = 0; v < KV; v++)
+            y[j][v] = ((const ep_v4d *)(Y + (size_t)j * K))[v];
+    for (int r = 0; r < nr; r++) {
+        ep_v4d *z = narrow_row(Z, rows, r, K), a[2][KV_MAX];
+#pragma GCC unroll 2
+        for (int v = 0; v < KV; v++)
+            a[0][v] = z[v], a[1][v] = (ep_v4d){0, 0, 0, 0};
 #pragma GCC unroll 8
         for (int j = 0; j < CB; j++)
 #pragma GCC unroll 2
             for (int v = 0; v < KV; v++)
-                y[j][v] = ((const ep_v4d *)(Y + (size_t)(c + j) * K))[v];
-        for (int r = 0; r < nr; r++) {
-            ep_v4d *z = narrow_row(Z, rows, r, K), a[2][KV_MAX];
-#pragma GCC unroll 2
-            for (int v = 0; v < KV; v++)
-                a[0][v] = z[v], a[1][v] = (ep_v4d){0, 0, 0, 0};
-#pragma GCC unroll 8
-            for (int j = 0; j < CB; j++)
-#pragma GCC unroll 2
-                for (int v = 0; v < KV; v++)
-                    a[j & 1][v] -= l[r + (size_t)j * ld] * y[j][v];
-#pragma GCC unroll 2
-            for (int v = 0; v < KV; v++)
-                z[v] = a[0][v] + a[1][v];
-        }
-    }
-    for (; c < nscol; c++) {
-        const double *l = L21 + (size_t)c * ld;
-        ep_v4d y[KV_MAX];
+                a[j & 1][v] -= l[r + (size_t)j * ld] * y[j][v];
 #pragma GCC unroll 2
         for (int v = 0; v < KV; v++)
-            y[v] = ((const ep_v4d *)(Y + (size_t)c * K))[v];
-        for (int r = 0; r < nr; r++)
+            z[v] = a[0][v] + a[1][v];
+    }
+}
+
+/* X[c] -= sum_r L21[r][c] Z[row r] for c0 <= c < c0 + CB, r < nr: CB sums
+ * of K values in registers. */
+static inline __attribute__((always_inline)) void backward_cols(int K, int CB, int c0, int nr, const double *L21,
+                                                                 int ld, const double *Z, const int *rows, double *X)
+{
+    enum { KV_MAX = 2 };
+    const int KV = K / 4;
+    const double *l = L21 + (size_t)c0 * ld;
+    ep_v4d a[8][KV_MAX] = {{{0}}};
+    X += (size_t)c0 * K;
+    for (int r = 0; r < nr; r++) {
+        const ep_v4d *z = narrow_row((double *)Z, rows, r, K);
+#pragma GCC unroll 8
+        for (int j = 0; j < CB; j++)
 #pragma GCC unroll 2
             for (int v = 0; v < KV; v++)
-                narrow_row(Z, rows, r, K)[v] -= l[r] * y[v];
+                a[j][v] += l[r + (size_t)j * ld] * z[v];
     }
+#pragma GCC unroll 8
+    for (int j = 0; j < CB; j++)
+#pragma GCC unroll 2
+        for (int v = 0; v < KV; v++)
+            ((ep_v4d *)(X + (size_t)j * K))[v] -= a[j][v];
+}
+
+/* cols (forward_cols or backward_cols) over the nscol columns of L21 in
+ * groups of 8 / (K / 4), the registers' worth, and the last few as one
+ * group of their own: one pass over Z's rows for the remainder too.  The
+ * dragon's supernodes are vertices' columns, multiples of 3, mostly 9 to 64
+ * wide, so nearly all end in a remainder; a pass per remainder column was a
+ * quarter of the forward solve's samples (perf). */
+#define NARROW_GROUPS(K, nscol, cols, ...)                                                                            \
+    do {                                                                                                              \
+        const int CB_ = 8 / ((K) / 4);                                                                                \
+        int c_ = 0;                                                                                                   \
+        for (; c_ + CB_ <= (nscol); c_ += CB_)                                                                        \
+            cols(K, CB_, c_, __VA_ARGS__);                                                                            \
+        switch ((nscol) - c_) {                                                                                       \
+        case 7: cols(K, 7, c_, __VA_ARGS__); break;                                                                   \
+        case 6: cols(K, 6, c_, __VA_ARGS__); break;                                                                   \
+        case 5: cols(K, 5, c_, __VA_ARGS__); break;                                                                   \
+        case 4: cols(K, 4, c_, __VA_ARGS__); break;                                                                   \
+        case 3: cols(K, 3, c_, __VA_ARGS__); break;                                                                   \
+        case 2: cols(K, 2, c_, __VA_ARGS__); break;                                                                   \
+        case 1: cols(K, 1, c_, __VA_ARGS__); break;                                                                   \
+        }                                                                                                             \
+    } while (0)
+
+/* Z[row r] -= sum_c L21[r][c] Y[c] for r < nr, c < nscol. */
+static inline __attribute__((always_inline)) void narrow_forward_k(int K, int nr, int nscol, const double *L21, int ld,
+                                                                    const double *Y, const int *rows, double *Z)
+{
+    NARROW_GROUPS(K, nscol, forward_cols, nr, L21, ld, Y, rows, Z);
 }
 
 /* X[c] -= sum_r L21[r][c] Z[row r] for c < nscol, r < nr. */
 static inline __attribute__((always_inline)) void narrow_backward_k(int K, int nr, int nscol, const double *L21,
                                                                      int ld, double *Z, const int *rows, double *X)
 {
-    enum { KV_MAX = 2 };
-    const int KV = K / 4, CB = 8 / KV;
-    int c = 0;
-    for (; c + CB <= nscol; c += CB) {
-        ep_v4d a[8][KV_MAX] = {{{0}}};
-        const double *l = L21 + (size_t)c * ld;
-        for (int r = 0; r < nr; r++) {
-            const ep_v4d *z = narrow_row(Z, rows, r, K);
-#pragma GCC unroll 8
-            for (int j = 0; j < CB; j++)
-#pragma GCC unroll 2
-                for (int v = 0; v < KV; v++)
-                    a[j][v] += l[r + (size_t)j * ld] * z[v];
-        }
-#pragma GCC unroll 8
-        for (int j = 0; j < CB; j++)
-#pragma GCC unroll 2
-            for (int v = 0; v < KV; v++)
-                ((ep_v4d *)(X + (size_t)(c + j) * K))[v] -= a[j][v];
-    }
-    for (; c < nscol; c++) {
-        ep_v4d a[KV_MAX] = {{0}};
-        for (int r = 0; r < nr; r++)
-#pragma GCC unroll 2
-            for (int v = 0; v < KV; v++)
-                a[v] += L21[r + (size_t)c * ld] * narrow_row(Z, rows, r, K)[v];
-#pragma GCC unroll 2
-        for (int v = 0; v < KV; v++)
-            ((ep_v4d *)(X + (size_t)c * K))[v] -= a[v];
-    }
+    NARROW_GROUPS(K, nscol, backward_cols, nr, L21, ld, Z, rows, X);
 }
 
 /* Panels of the diagonal block's triangular solves: the triangle of a panel

@@ -226,7 +226,8 @@ static void not_positive_definite(void **state)
 
 /* Solves of narrow blocks (4 and 8 right-hand sides: chol.c's own loops,
  * no BLAS) on this factor, whose supernodes span many of the loops' panels
- * with remainders: equal to cholmod_solve's column by column to 1e-12, and
+ * with remainders, and leave every remainder after the groups of columns
+ * (asserted): equal to cholmod_solve's column by column to 1e-12, and
  * a restricted plan's wanted rows equal to the full solve's.  A block of 5
  * takes the BLAS path: the same to 1e-12 too. */
 static void narrow_solves(void **state)
@@ -238,6 +239,17 @@ static void narrow_solves(void **state)
     cholmod_factor *S = cholmod_analyze(A, &c);
     int minor;
     cholmod_factor *L = factor(S, A, 0, 2, &minor, &c);
+    /* the loops' every shape: each remainder of 1 to 7 columns after the
+     * groups of 8 (k = 4), and diagonal blocks of several 32-column panels
+     * and a remainder */
+    int rems = 0, panels = 0;
+    for (size_t s = 0; s < L->nsuper; s++) {
+        int nscol = ((const int *)L->super)[s + 1] - ((const int *)L->super)[s];
+        rems |= 1 << nscol % 8;
+        panels |= nscol > 64 && nscol % 32;
+    }
+    assert_int_equal(rems | 1, 0xff);
+    assert_true(panels);
     cholmod_dense *B = cholmod_zeros(N, 8, CHOLMOD_REAL, &c);
     double *b = B->x;
     for (size_t i = 0; i < (size_t)N * 8; i++)
