@@ -3,7 +3,7 @@
  */
 #include "chol.h"
 #include "err.h"
-#include "kernel.h"
+#include "narrow.h"
 #include "supernodal.h"
 
 #include <cblas.h>
@@ -306,6 +306,43 @@ double *ep_chol_rsolve_ordered_work(const ep_chol_rplan *p, int k)
  * B's columns are read. */
 enum { TILE = 32 };
 
+/* The place in B and X of unknown i (in A's order). */
+#define ROW(i) (place ? (size_t)place[i] : (size_t)(i))
+
+void ep_chol_rgather(const ep_chol_rplan *p, const int *place, size_t ld, double alpha, const double *B, double *Z,
+                     int k, int i0, int i1)
+{
+    size_t uk = (size_t)k;
+    /* TILE unknowns at a time: B's columns are read TILE values at a run
+     * and Z's TILE rows stay in L1 while they fill (one value per cache
+     * line either way was 12% of femcondense on the dragon: perf) */
+    for (size_t r0 = (size_t)i0; r0 < (size_t)i1; r0 += TILE) {
+        size_t nr = (size_t)i1 - r0 < TILE ? (size_t)i1 - r0 : TILE;
+        const int *pos = p->pos + r0;
+        for (size_t j = 0; j < uk; j++) {
+            const double *b = B + j * ld;
+            for (size_t r = 0; r < nr; r++) /* alpha = +-1 exact */
+                Z[(size_t)pos[r] * uk + j] = alpha * b[ROW(r0 + r)];
+        }
+    }
+}
+
+void ep_chol_rscatter(const ep_chol_rplan *p, const int *place, size_t ld, const double *Z, double *X, int k, int i0,
+                      int i1)
+{
+    size_t uk = (size_t)k;
+    for (size_t r0 = (size_t)i0; r0 < (size_t)i1; r0 += TILE) { /* as ep_chol_rgather */
+        size_t nr = (size_t)i1 - r0 < TILE ? (size_t)i1 - r0 : TILE;
+        const int *pos = p->pos + r0;
+        for (size_t j = 0; j < uk; j++) {
+            double *x = X + j * ld;
+            for (size_t r = 0; r < nr; r++)
+                x[ROW(r0 + r)] = Z[(size_t)pos[r] * uk + j];
+        }
+    }
+}
+#undef ROW
+
 double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k, double *work)
 {
     return ep_chol_rsolve_rows(p, NULL, (size_t)p->n, 1.0, B, X, k, work);
@@ -314,226 +351,13 @@ double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k,
 double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, double alpha, const double *B,
                            double *X, int k, double *work)
 {
-    size_t n = (size_t)p->n, uk = (size_t)k;
-    /* the place in B and X of unknown i (in A's order) */
-#define ROW(i) (place ? (size_t)place[i] : (size_t)(i))
-    double *Z = work;
-    /* Z = P B row-major, TILE unknowns at a time: B's columns are read TILE
-     * values at a run and Z's TILE rows stay in L1 while they fill (one value
-     * per cache line either way was 12% of femcondense on the dragon: perf). */
-    for (size_t r0 = 0; r0 < n; r0 += TILE) {
-        size_t nr = n - r0 < TILE ? n - r0 : TILE;
-        const int *pos = p->pos + r0;
-        for (size_t j = 0; j < uk; j++) {
-            const double *b = B + j * ld;
-            for (size_t r = 0; r < nr; r++) /* alpha = +-1 exact */
-                Z[(size_t)pos[r] * uk + j] = alpha * b[ROW(r0 + r)];
-        }
-    }
-    double flops = ep_chol_rsolve_ordered(p, Z, k, work + n * uk);
-    for (size_t r0 = 0; r0 < n; r0 += TILE) { /* X = P^T x, as Z was filled */
-        size_t nr = n - r0 < TILE ? n - r0 : TILE;
-        const int *pos = p->pos + r0;
-        for (size_t j = 0; j < uk; j++) {
-            double *x = X + j * ld;
-            for (size_t r = 0; r < nr; r++)
-                x[ROW(r0 + r)] = Z[(size_t)pos[r] * uk + j];
-        }
-    }
-#undef ROW
+    double *Z = work; /* Z = P B row-major, then X = P^T x */
+    ep_chol_rgather(p, place, ld, alpha, B, Z, k, 0, p->n);
+    double flops = ep_chol_rsolve_ordered(p, Z, k, work + (size_t)p->n * (size_t)k);
+    ep_chol_rscatter(p, place, ld, Z, X, k, 0, p->n);
     return flops;
 }
 
-/* Narrow blocks (k = 4 or 8 right-hand sides: moddesc's eigen solves go
- * in groups of 4, a derivative --block of 4 or 8 too) skip BLAS.  dgemm and dtrsm copy ("pack") the block of L they are given before
- * they multiply, and with 4 to 8 columns beside it the copy is a large part
- * of the work, where the solve should be bound by reading L once.  These
- * loops read L in place, in contiguous column streams, with the k values
- * of 8 / (k / 4) columns in registers: 2 k flops per entry of L, in one
- * order whatever the thread.  moddesc's modes stage on the R = 128 voxel
- * dragon: 11.2 s -> 7.3 s (doc/DECISIONS.md). */
-/* Row r of a row-major block of K values a row: Z's row rows[r], or the
- * r-th row from Z when rows is NULL. */
-static inline ep_v4d *narrow_row(double *Z, const int *rows, int r, int K)
-{
-    return (ep_v4d *)(Z + (size_t)(rows ? rows[r] : r) * K);
-}
-
-/* Z[row r] -= sum_c L21[r][c] Y[c] for r < nr, c0 <= c < c0 + CB (L21
- * column-major, ld; Y and Z row-major, K values a row): CB contiguous streams (reading a
- * few rows across the columns is a stride of ld the prefetcher does not
- * follow: twice the time), the CB rows of Y in registers, two sums in
- * flight per row of Z. */
-static inline __attribute__((always_inline)) void forward_cols(int K, int CB, int c0, int nr, const double *L21,
-                                                                int ld, const double *Y, const int *rows, double *Z)
-{
-    enum { KV_MAX = 2 };
-    const int KV = K / 4;
-    const double *l = L21 + (size_t)c0 * ld;
-    ep_v4d y[8][KV_MAX];
-    Y += (size_t)c0 * K;
-#pragma GCC unroll 8
-    for (int j = 0; j < CB; j++)
-#pragma GCC unroll 2
-        for (int v = 0; v < KV; v++)
-            y[j][v] = ((const ep_v4d *)(Y + (size_t)j * K))[v];
-    for (int r = 0; r < nr; r++) {
-        ep_v4d *z = narrow_row(Z, rows, r, K), a[2][KV_MAX];
-#pragma GCC unroll 2
-        for (int v = 0; v < KV; v++)
-            a[0][v] = z[v], a[1][v] = (ep_v4d){0, 0, 0, 0};
-#pragma GCC unroll 8
-        for (int j = 0; j < CB; j++)
-#pragma GCC unroll 2
-            for (int v = 0; v < KV; v++)
-                a[j & 1][v] -= l[r + (size_t)j * ld] * y[j][v];
-#pragma GCC unroll 2
-        for (int v = 0; v < KV; v++)
-            z[v] = a[0][v] + a[1][v];
-    }
-}
-
-/* X[c] -= sum_r L21[r][c] Z[row r] for c0 <= c < c0 + CB, r < nr: CB sums
- * of K values in registers. */
-static inline __attribute__((always_inline)) void backward_cols(int K, int CB, int c0, int nr, const double *L21,
-                                                                 int ld, const double *Z, const int *rows, double *X)
-{
-    enum { KV_MAX = 2 };
-    const int KV = K / 4;
-    const double *l = L21 + (size_t)c0 * ld;
-    ep_v4d a[8][KV_MAX] = {{{0}}};
-    X += (size_t)c0 * K;
-    for (int r = 0; r < nr; r++) {
-        const ep_v4d *z = narrow_row((double *)Z, rows, r, K);
-#pragma GCC unroll 8
-        for (int j = 0; j < CB; j++)
-#pragma GCC unroll 2
-            for (int v = 0; v < KV; v++)
-                a[j][v] += l[r + (size_t)j * ld] * z[v];
-    }
-#pragma GCC unroll 8
-    for (int j = 0; j < CB; j++)
-#pragma GCC unroll 2
-        for (int v = 0; v < KV; v++)
-            ((ep_v4d *)(X + (size_t)j * K))[v] -= a[j][v];
-}
-
-/* cols (forward_cols or backward_cols) over the nscol columns of L21 in
- * groups of 8 / (K / 4), the registers' worth, and the last few as one
- * group of their own: one pass over Z's rows for the remainder too.  The
- * dragon's supernodes are vertices' columns, multiples of 3, mostly 9 to 64
- * wide, so nearly all end in a remainder; a pass per remainder column was a
- * quarter of the forward solve's samples (perf). */
-#define NARROW_GROUPS(K, nscol, cols, ...)                                                                            \
-    do {                                                                                                              \
-        const int CB_ = 8 / ((K) / 4);                                                                                \
-        int c_ = 0;                                                                                                   \
-        for (; c_ + CB_ <= (nscol); c_ += CB_)                                                                        \
-            cols(K, CB_, c_, __VA_ARGS__);                                                                            \
-        switch ((nscol) - c_) {                                                                                       \
-        case 7: cols(K, 7, c_, __VA_ARGS__); break;                                                                   \
-        case 6: cols(K, 6, c_, __VA_ARGS__); break;                                                                   \
-        case 5: cols(K, 5, c_, __VA_ARGS__); break;                                                                   \
-        case 4: cols(K, 4, c_, __VA_ARGS__); break;                                                                   \
-        case 3: cols(K, 3, c_, __VA_ARGS__); break;                                                                   \
-        case 2: cols(K, 2, c_, __VA_ARGS__); break;                                                                   \
-        case 1: cols(K, 1, c_, __VA_ARGS__); break;                                                                   \
-        }                                                                                                             \
-    } while (0)
-
-/* Z[row r] -= sum_c L21[r][c] Y[c] for r < nr, c < nscol. */
-static inline __attribute__((always_inline)) void narrow_forward_k(int K, int nr, int nscol, const double *L21, int ld,
-                                                                    const double *Y, const int *rows, double *Z)
-{
-    NARROW_GROUPS(K, nscol, forward_cols, nr, L21, ld, Y, rows, Z);
-}
-
-/* X[c] -= sum_r L21[r][c] Z[row r] for c < nscol, r < nr. */
-static inline __attribute__((always_inline)) void narrow_backward_k(int K, int nr, int nscol, const double *L21,
-                                                                     int ld, double *Z, const int *rows, double *X)
-{
-    NARROW_GROUPS(K, nscol, backward_cols, nr, L21, ld, Z, rows, X);
-}
-
-/* Panels of the diagonal block's triangular solves: the triangle of a panel
- * by substitution, the rest of the block by the loops above. */
-enum { NARROW_PANEL = 32 };
-
-/* y = (y - sum_j l[j step] Y[j]) / d over the rows j of Y in [j0, j1):
- * one unknown of a panel's substitution. */
-static inline __attribute__((always_inline)) void narrow_substitute(int K, double *y, const double *Y, int j0, int j1,
-                                                                     const double *l, size_t step, double d)
-{
-    enum { KV_MAX = 2 };
-    const int KV = K / 4;
-    ep_v4d a[KV_MAX];
-#pragma GCC unroll 2
-    for (int v = 0; v < KV; v++)
-        a[v] = ((ep_v4d *)y)[v];
-    for (int j = j0; j < j1; j++)
-#pragma GCC unroll 2
-        for (int v = 0; v < KV; v++)
-            a[v] -= l[(size_t)j * step] * ((const ep_v4d *)(Y + (size_t)j * K))[v];
-#pragma GCC unroll 2
-    for (int v = 0; v < KV; v++)
-        ((ep_v4d *)y)[v] = a[v] / d;
-}
-
-/* Y = L11^-1 Y (L11 lower triangular nscol x nscol, column-major, ld). */
-static inline __attribute__((always_inline)) void narrow_lsolve_k(int K, int nscol, const double *L11, int ld,
-                                                                   double *Y)
-{
-    for (int c0 = 0; c0 < nscol; c0 += NARROW_PANEL) {
-        int c1 = c0 + NARROW_PANEL < nscol ? c0 + NARROW_PANEL : nscol;
-        for (int c = c0; c < c1; c++) /* row c of L11: entries ld apart */
-            narrow_substitute(K, Y + (size_t)c * K, Y, c0, c, L11 + c, (size_t)ld, L11[c + (size_t)c * ld]);
-        narrow_forward_k(K, nscol - c1, c1 - c0, L11 + c1 + (size_t)c0 * ld, ld, Y + (size_t)c0 * K, NULL,
-                         Y + (size_t)c1 * K);
-    }
-}
-
-/* Y = L11^-T Y. */
-static inline __attribute__((always_inline)) void narrow_ltsolve_k(int K, int nscol, const double *L11, int ld,
-                                                                    double *Y)
-{
-    for (int c1 = nscol; c1 > 0; c1 -= NARROW_PANEL) {
-        int c0 = c1 - NARROW_PANEL > 0 ? c1 - NARROW_PANEL : 0;
-        narrow_backward_k(K, nscol - c1, c1 - c0, L11 + c1 + (size_t)c0 * ld, ld, Y + (size_t)c1 * K, NULL,
-                          Y + (size_t)c0 * K);
-        for (int c = c1 - 1; c >= c0; c--) /* column c of L11: contiguous */
-            narrow_substitute(K, Y + (size_t)c * K, Y, c + 1, c1, L11 + (size_t)c * ld, 1, L11[c + (size_t)c * ld]);
-    }
-}
-
-/* Supernode s's part of the forward solve on a narrow block Z (row-major,
- * k values a row): Y1 = L11^-1 Y1, then the rows below -= L21 Y1. */
-EP_KERNEL static void narrow_forward(int k, int nscol, int nsrow, const double *Ld, const int *rows, double *Y1,
-                                     double *Z)
-{
-    if (k == 4) {
-        narrow_lsolve_k(4, nscol, Ld, nsrow, Y1);
-        narrow_forward_k(4, nsrow - nscol, nscol, Ld + nscol, nsrow, Y1, rows, Z);
-    } else {
-        narrow_lsolve_k(8, nscol, Ld, nsrow, Y1);
-        narrow_forward_k(8, nsrow - nscol, nscol, Ld + nscol, nsrow, Y1, rows, Z);
-    }
-}
-
-/* Its part of the backward solve: X1 -= L21^T (the rows below), then X1 =
- * L11^-T X1. */
-EP_KERNEL static void narrow_backward(int k, int nscol, int nsrow, const double *Ld, const int *rows, double *X1,
-                                      double *Z)
-{
-    if (k == 4) {
-        narrow_backward_k(4, nsrow - nscol, nscol, Ld + nscol, nsrow, Z, rows, X1);
-        narrow_ltsolve_k(4, nscol, Ld, nsrow, X1);
-    } else {
-        narrow_backward_k(8, nsrow - nscol, nscol, Ld + nscol, nsrow, Z, rows, X1);
-        narrow_ltsolve_k(8, nscol, Ld, nsrow, X1);
-    }
-}
-
-static int narrow(int k) { return k == 4 || k == 8; }
 
 double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *work)
 {
@@ -573,8 +397,8 @@ double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, 
         double *Y1 = Z + (size_t)k1 * uk;
         const int *rows = Ls + pi[s] + nscol;
         flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
-        if (narrow(k)) {
-            narrow_forward(k, nscol, nsrow, Ld, rows, Y1, Z);
+        if (ep_narrow_takes(k)) {
+            ep_narrow_forward(k, nscol, nsrow, Ld, rows, Y1, Z, 0, 1);
             continue;
         }
         cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, Y1, k);
@@ -618,8 +442,8 @@ double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work)
         double *X1 = Z + (size_t)k1 * uk;
         const int *rows = Ls + pi[s] + nscol;
         flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
-        if (narrow(k)) {
-            narrow_backward(k, nscol, nsrow, Ld, rows, X1, Z);
+        if (ep_narrow_takes(k)) {
+            ep_narrow_backward(k, nscol, nsrow, Ld, rows, X1, Z, 0, 1);
             continue;
         }
         if (nr && p->runs[s]) {

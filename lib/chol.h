@@ -111,6 +111,15 @@ double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k,
 double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, double alpha, const double *B,
                            double *X, int k, double *work);
 
+/* ep_chol_rsolve_rows's two transposes, for unknowns i0 <= i < i1 (a
+ * team shares them by ranges; ranges starting at multiples of 32 move
+ * whole tiles): Z's rows pos[i] = alpha B's rows place[i] (alpha = +-1),
+ * and X's rows place[i] = Z's rows pos[i].  Cost (i1 - i0) k moves. */
+void ep_chol_rgather(const ep_chol_rplan *p, const int *place, size_t ld, double alpha, const double *B, double *Z,
+                     int k, int i0, int i1);
+void ep_chol_rscatter(const ep_chol_rplan *p, const int *place, size_t ld, const double *Z, double *X, int k, int i0,
+                      int i1);
+
 /* ep_chol_rsolve on a block already in the factor's layout: Z (n x k,
  * row-major, row p->pos[i] holding A's unknown i) is B on entry and X on
  * return at the wanted rows.  A caller that builds its right-hand sides in

@@ -7,6 +7,7 @@
 #include "err.h"
 #include "fem.h"
 #include "mem.h"
+#include "narrow.h"
 #include "vec3.h"
 
 #include <arpack/arpack.h>
@@ -359,11 +360,14 @@ static void zero_held(const ep_modal *s, double *X, int nvec)
  * back amplified enough to fail the modes' residual check on the voxel
  * dragon), the held K's solution, zero at the held DOFs (the held K
  * decouples them: a load's value there would come back divided by the
- * diagonal), then without rigid motion.  Returns the flops of the solve. */
-static double held_solve(const ep_modal *s, const ep_chol_rplan *plan, double *B, double *X, int w, double *work)
+ * diagonal), then without rigid motion.  The solve by ep_narrow_solve on
+ * all threads when team is given (work its), else ep_chol_rsolve.  Returns
+ * the flops of the solve. */
+static double held_solve(const ep_modal *s, const ep_chol_rplan *plan, const ep_narrow_plan *team, double *B,
+                         double *X, int w, double *work)
 {
     remove_rigid(s, s->R, s->MR, B, w);
-    double flops = ep_chol_rsolve(plan, B, X, w, work);
+    double flops = team ? ep_narrow_solve(team, B, X, w, work, s->threads) : ep_chol_rsolve(plan, B, X, w, work);
     zero_held(s, X, w);
     remove_rigid(s, s->MR, s->R, X, w);
     return flops;
@@ -371,10 +375,13 @@ static double held_solve(const ep_modal *s, const ep_chol_rplan *plan, double *B
 
 /* X = K^-1 B for w vectors [ndof] (in place allowed; B overwritten when
  * free): the eigen solves' operator after the mass product, held_solve for
- * free models.  Returns the flops. */
-static double op_solve(const ep_modal *s, const ep_chol_rplan *plan, double *B, double *X, int w, double *work)
+ * free models; team and work as held_solve's.  Returns the flops. */
+static double op_solve(const ep_modal *s, const ep_chol_rplan *plan, const ep_narrow_plan *team, double *B,
+                       double *X, int w, double *work)
 {
-    return s->free ? held_solve(s, plan, B, X, w, work) : ep_chol_rsolve(plan, B, X, w, work);
+    if (s->free)
+        return held_solve(s, plan, team, B, X, w, work);
+    return team ? ep_narrow_solve(team, B, X, w, work, s->threads) : ep_chol_rsolve(plan, B, X, w, work);
 }
 
 static int m_orthonormalize(ep_modal *s, double *B, int r);
@@ -576,7 +583,7 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
                 memcpy(tmp, workd + ipntr[2] - 1, sizeof(double) * (size_t)n);
             else if ((st = mass_apply(s, x, tmp, 1)))
                 goto out;
-            op_solve(s, &plan, tmp, y, 1, work);
+            op_solve(s, &plan, NULL, tmp, y, 1, work);
             s->nsolve++;
         } else if (ido == 2) {
             if ((st = mass_apply(s, x, y, 1)))
@@ -607,25 +614,19 @@ out:
     return st;
 }
 
-/* The block eigen solve: columns per block and per thread's share of one
- * (a block is solved as fixed groups of EIG_GROUP columns, whatever the
- * thread count, so the modes do not depend on it: parts hash them). */
+/* The block eigen solve's columns per block: one team solve of the
+ * block on all threads (narrow.h), the same bits whatever their count
+ * (parts hash the modes). */
 #define EIG_BLOCK 8
-#define EIG_GROUP 4
 
-/* Y = K^-1 X (op_solve) for one block of EIG_BLOCK columns [ndof]: its
- * groups shared over the threads, each with single-threaded BLAS, reading
- * the factor once per group (ARPACK's single solves read it twice per
- * column, bound by memory); work[g]: group g's ep_chol_rsolve_work. */
-static void solve_block(ep_modal *s, const ep_chol_rplan *plan, const double *X, double *Y, double *const *work)
+/* Y = K^-1 X (op_solve) for one block of EIG_BLOCK columns [ndof], reading
+ * the factor once (ARPACK's single solves read it twice per column, bound
+ * by memory); work: ep_narrow_work's. */
+static void solve_block(ep_modal *s, const ep_chol_rplan *plan, const ep_narrow_plan *team, const double *X,
+                        double *Y, double *work)
 {
-    int n = s->ndof;
-#pragma omp parallel for schedule(static, 1) num_threads(s->threads)
-    for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++) {
-        size_t off = (size_t)g * EIG_GROUP * n;
-        memcpy(Y + off, X + off, sizeof(double) * (size_t)n * EIG_GROUP); /* op_solve may overwrite its input */
-        op_solve(s, plan, Y + off, Y + off, EIG_GROUP, work[g]);
-    }
+    memcpy(Y, X, sizeof(double) * (size_t)s->ndof * EIG_BLOCK); /* op_solve may overwrite its input */
+    op_solve(s, plan, team, Y, Y, EIG_BLOCK, work);
     s->nsolve += EIG_BLOCK;
     s->nblock++;
 }
@@ -690,12 +691,13 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     if (ld > n / 4)
         return EP_OK;
     ep_chol_rplan plan = {0};
+    ep_narrow_plan team = {0};
     double *V = ep_malloc_huge((size_t)n * ld, sizeof *V), *MV = ep_malloc_huge((size_t)n * ld, sizeof *MV);
     double *H = ep_calloc((size_t)ld * ld, sizeof *H), *T = ep_malloc((size_t)mmax * mmax, sizeof *T);
     double *theta = ep_malloc((size_t)mmax, sizeof *theta), *G = ep_malloc((size_t)ld * b, sizeof *G);
     double *Ht = ep_malloc((size_t)ld * ld, sizeof *Ht), *tmp = ep_malloc_huge((size_t)n * mmax, sizeof *tmp);
     double *gw = ep_malloc(fixed_gram_work(n, ld, b), sizeof *gw);
-    double *work[EIG_BLOCK / EIG_GROUP] = {NULL};
+    double *work = NULL;
     /* BLAS and LAPACK on one thread (the mass products, the block solves
      * and the tall products' fixed pieces share s->threads): the other
      * dense work is small calls, dsyevd of the projection after every block
@@ -703,15 +705,11 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
      * waiting for a time slice on a loaded machine.  OpenBLAS's setter
      * sets OpenMP's count too: both restored. */
     blas_state blas = blas_one();
-    if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || !gw || (st = ep_chol_rplan_init(&plan, s->F, NULL))) {
+    if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || !gw || (st = ep_chol_rplan_init(&plan, s->F, NULL)) ||
+        (st = ep_narrow_plan_init(&team, &plan)) || !(work = ep_narrow_work(&team, EIG_BLOCK))) {
         st = st ? st : EP_ECOMPUTE;
         goto out;
     }
-    for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++)
-        if (!(work[g] = ep_chol_rsolve_work(&plan, EIG_GROUP))) {
-            st = EP_ECOMPUTE;
-            goto out;
-        }
     /* a start block the same on every machine: a hash of the entry's place */
     for (size_t i = 0; i < (size_t)n * b; i++) {
         unsigned long long x = (i + 1) * 0x9E3779B97F4A7C15ull;
@@ -727,7 +725,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
         while (m < mmax && !done) {
             /* the pending block V_(m..m+b) -> OP of it, extended into V_(m+b..m+2b) */
             double *Vn = V + (size_t)(m + b) * n, *MVn = MV + (size_t)(m + b) * n;
-            solve_block(s, &plan, MV + (size_t)m * n, Vn, work);
+            solve_block(s, &plan, &team, MV + (size_t)m * n, Vn, work);
             if (m_extend(s, V, MV, m + b, Vn, MVn, b, H + (size_t)m * ld, H + (size_t)m * ld + m + b, ld, G, gw))
                 goto out;
             m += b;
@@ -793,8 +791,8 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     *fallback = 0;
 out:
     blas_back(blas);
-    for (int g = 0; g < EIG_BLOCK / EIG_GROUP; g++)
-        free(work[g]);
+    free(work);
+    ep_narrow_plan_free(&team);
     ep_chol_rplan_free(&plan);
     free(V);
     free(MV);
@@ -886,7 +884,7 @@ static int solve_blocks(ep_modal *s, double *Phi, int p0, int p1, int block)
             for (int j = 0; j < w; j++)
                 gather(s, Pb + j * n3, Bb + (size_t)j * n);
             cblas_dscal(n * w, -1.0, Bb, 1);
-            flops += held_solve(s, &plan, Bb, Bb, w, work);
+            flops += held_solve(s, &plan, NULL, Bb, Bb, w, work);
             for (int j = 0; j < w; j++)
                 scatter(s, Bb + (size_t)j * n, Pb + j * n3);
         }

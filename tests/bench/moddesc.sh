@@ -7,9 +7,9 @@
 # Beside each stage, the work it does (flops, or bytes where memory bounds
 # it) and the time that work would take at the dgemm rate and the memory
 # bandwidth measured in the same run (aim 4): the factorization's flops
-# (its symbolic analysis); the modes' block solves (each group of 4 columns
-# reads the factor twice: bytes at the one-thread read bandwidth, flops at
-# dgemm's rate -- the larger is the bound); the Hessian right-hand sides'
+# (its symbolic analysis); the modes' block solves (each block of 8 columns
+# reads the factor twice, shared by the threads: bytes at the all-core read
+# bandwidth, flops at dgemm's rate -- the larger is the bound); the Hessian right-hand sides'
 # flops (about 100 k + 260 np a tet, stvk.c element_pairs); the derivative
 # solves' flops; the basis's dgemm flops (the Gram matrix by panels of 128,
 # about 3nv m (m + 128), and B, 2 3nv m r, m = k + np).
@@ -28,10 +28,11 @@ nv=$(h5ls "$W/modes.h5/mesh/vertices" | sed -n 's/.*{\([0-9]*\),.*/\1/p')
 dgemm2=$("$BENCH/dgemm")
 /usr/bin/python3 - "$W" "$dgemm" "$dgemm2" "$bw" "$ne" "$nv" <<'PY'
 import re, sys
-w, dgemm, bw1 = sys.argv[1], 0.5 * (float(sys.argv[2]) + float(sys.argv[3])), float(sys.argv[4].split()[0])
+w, dgemm = sys.argv[1], 0.5 * (float(sys.argv[2]) + float(sys.argv[3]))
+bw1, bwall = (float(x) for x in sys.argv[4].split()[:2])
 ne, n3 = int(sys.argv[5]), 3 * int(sys.argv[6])
-print("bench moddesc: this machine's dgemm %.1f GFlop/s (%s before, %s after the runs), one-thread read "
-      "bandwidth %.1f GB/s" % (dgemm, sys.argv[2], sys.argv[3], bw1))
+print("bench moddesc: this machine's dgemm %.1f GFlop/s (%s before, %s after the runs), read bandwidth %.1f GB/s "
+      "on one thread, %.1f on all" % (dgemm, sys.argv[2], sys.argv[3], bw1, bwall))
 for k, target in ((20, 8), (40, 30)):
     s = open("%s/s%d.txt" % (w, k)).read()
     t = {n: float(re.search(n + r" ([\d.]+) s", s).group(1))
@@ -55,13 +56,13 @@ for k, target in ((20, 8), (40, 30)):
                                                                                100 * secs_b[0] / secs if secs else 0))
     secs_b = [fl / 1e9 / dgemm]
     line("factor", "%.1f GFlop (at dgemm's rate %.2f s)" % (fl / 1e9, secs_b[0]), t["factor"])
-    if nblock:  # groups of 4 columns, each reads the factor twice
-        gb, gfl = nsolve / 4 * 2 * 8 * lnz / 1e9, nsolve * 4 * lnz / 1e9
+    if nblock:  # blocks of 8 columns shared by the threads, each reads the factor twice
+        gb, gfl, bw, who = nblock * 2 * 8 * lnz / 1e9, nsolve * 4 * lnz / 1e9, bwall, "all cores'"
     else:       # ARPACK's single solves
-        gb, gfl = nsolve * 2 * 8 * lnz / 1e9, nsolve * 4 * lnz / 1e9
-    secs_b = [max(gb / bw1, gfl / dgemm)]
-    line("modes", "%d column solves%s read %.1f GB (%.2f s at one thread's bandwidth) and do %.1f GFlop (%.2f s at "
-         "dgemm's rate)" % (nsolve, " in %d blocks" % nblock if nblock else "", gb, gb / bw1, gfl, gfl / dgemm),
+        gb, gfl, bw, who = nsolve * 2 * 8 * lnz / 1e9, nsolve * 4 * lnz / 1e9, bw1, "one thread's"
+    secs_b = [max(gb / bw, gfl / dgemm)]
+    line("modes", "%d column solves%s read %.1f GB (%.2f s at %s bandwidth) and do %.1f GFlop (%.2f s at "
+         "dgemm's rate)" % (nsolve, " in %d blocks" % nblock if nblock else "", gb, gb / bw, who, gfl, gfl / dgemm),
          t["modes"])
     rfl = ne * (100.0 * k + 260.0 * np) / 1e9
     secs_b = [rfl / dgemm]

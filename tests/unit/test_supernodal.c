@@ -6,7 +6,8 @@
  * positive definite.  The matrix is a 27-point stencil on a 36^3 grid,
  * whose top separators make supernodes of 512 columns or more: the tiled
  * path (with rows below the diagonal block) runs as well as the plain one.
- * The solves of narrow blocks (chol.c's loops) are checked on it too, and
+ * The solves of narrow blocks (narrow.h, one supernode at a time and as a
+ * team) are checked on it too, and
  * ep_chol_analyze's orderings on it and on its 3 x 3 block version.
  */
 #include "helpers.h"
@@ -14,6 +15,7 @@
 #include <omp.h>
 
 #include "chol.h"
+#include "narrow.h"
 #include "supernodal.h"
 
 enum { G = 36, N = G * G * G };
@@ -224,7 +226,7 @@ static void not_positive_definite(void **state)
     cholmod_finish(&c);
 }
 
-/* Solves of narrow blocks (4 and 8 right-hand sides: chol.c's own loops,
+/* Solves of narrow blocks (4 and 8 right-hand sides: narrow.c's loops,
  * no BLAS) on this factor, whose supernodes span many of the loops' panels
  * with remainders, and leave every remainder after the groups of columns
  * (asserted): equal to cholmod_solve's column by column to 1e-12, and
@@ -283,6 +285,72 @@ static void narrow_solves(void **state)
     ep_chol_rplan_free(&all);
     ep_chol_rplan_free(&some);
     free(want);
+    cholmod_free_dense(&B, &c);
+    cholmod_free_dense(&R, &c);
+    free_factors((cholmod_factor *[]){L, S}, 2, &c);
+    cholmod_free_sparse(&A, &c);
+    cholmod_finish(&c);
+}
+
+/* Team solves (narrow.h) on the same factor: equal to cholmod_solve's to
+ * 1e-12 for k = 4 and 8, and the same bits on 1, 2 and 3 threads and on
+ * two threads each solving alone inside a parallel region.  The plan has
+ * light subtrees, heavy supernodes of several panels and rows moved to the
+ * subtrees' own (asserted), so every path of the solve runs. */
+static void team_solves(void **state)
+{
+    (void)state;
+    cholmod_common c;
+    ep_chol_start(&c);
+    cholmod_sparse *A = stencil(1, 0.5, -1, &c);
+    cholmod_factor *S = cholmod_analyze(A, &c);
+    int minor;
+    cholmod_factor *L = factor(S, A, 0, 2, &minor, &c);
+    cholmod_dense *B = cholmod_zeros(N, 8, CHOLMOD_REAL, &c);
+    double *b = B->x;
+    for (size_t i = 0; i < (size_t)N * 8; i++)
+        b[i] = cos(0.7 + 1.3 * (double)i) + (i % N == 5);
+    cholmod_dense *R = cholmod_solve(CHOLMOD_A, L, B, &c);
+    const double *ref = R->x;
+    ep_chol_rplan p;
+    ep_narrow_plan t;
+    assert_int_equal(ep_chol_rplan_init(&p, L, NULL), EP_OK);
+    assert_int_equal(ep_narrow_plan_init(&t, &p), EP_OK);
+    int wide = 0;
+    for (int h = 0; h < t.nheavy; h++)
+        wide |= ((const int *)L->super)[t.heavy[h] + 1] - ((const int *)L->super)[t.heavy[h]] > 64;
+    print_message("team plan: %d light subtrees, %d heavy supernodes, %d moved rows\n", t.nlight, t.nheavy, t.nbuf);
+    assert_true(t.nlight >= 4 && wide && t.nbuf > 0);
+    for (int k = 4; k <= 8; k += 4) {
+        double *X[5], err = 0, scale = 0;
+        for (int j = 0; j < 5; j++)
+            X[j] = malloc(sizeof(double) * N * k);
+        for (int th = 1; th <= 3; th++) {
+            double *work = ep_narrow_work(&t, k);
+            assert_true(ep_narrow_solve(&t, b, X[th - 1], k, work, th) > 0);
+            free(work);
+        }
+#pragma omp parallel num_threads(2)
+        {
+            double *work = ep_narrow_work(&t, k);
+            ep_narrow_solve(&t, b, X[3 + omp_get_thread_num()], k, work, 2);
+            free(work);
+        }
+        if (omp_get_max_threads() < 2) /* one thread ran the region: nothing in X[4] */
+            memcpy(X[4], X[3], sizeof(double) * N * k);
+        for (size_t i = 0; i < (size_t)N * k; i++) {
+            err = fmax(err, fabs(X[0][i] - ref[i]));
+            scale = fmax(scale, fabs(ref[i]));
+        }
+        print_message("k = %d: |X - cholmod_solve| %.2e of %.2e\n", k, err, scale);
+        assert_true(err <= 1e-12 * scale);
+        for (int j = 1; j < 5; j++)
+            assert_memory_equal(X[j], X[0], sizeof(double) * N * k);
+        for (int j = 0; j < 5; j++)
+            free(X[j]);
+    }
+    ep_narrow_plan_free(&t);
+    ep_chol_rplan_free(&p);
     cholmod_free_dense(&B, &c);
     cholmod_free_dense(&R, &c);
     free_factors((cholmod_factor *[]){L, S}, 2, &c);
@@ -383,4 +451,5 @@ static void analyze_blocks(void **state)
 }
 
 EP_TEST_MAIN("supernodal", cmocka_unit_test(equals_cholmod), cmocka_unit_test(not_postordered),
-             cmocka_unit_test(not_positive_definite), cmocka_unit_test(narrow_solves), cmocka_unit_test(analyze_blocks))
+             cmocka_unit_test(not_positive_definite), cmocka_unit_test(narrow_solves), cmocka_unit_test(team_solves),
+             cmocka_unit_test(analyze_blocks))
