@@ -51,9 +51,10 @@ static void scatter(const ep_modal *s, const double *red, double *full)
 }
 
 /* Y = A X for nvec reduced vectors (A symmetric, upper stored), the
- * vectors split over two threads at a multiple of 4 (cholmod_sdmult is
- * single-threaded and takes 4 columns at a time: each column goes the same
- * way as in one call); the second thread on a cholmod_common of its own. */
+ * vectors split over two threads (cholmod_sdmult runs on one), the second
+ * on a cholmod_common of its own.  sdmult takes the columns in loops of 1
+ * to 4 that do each column's sums in the same order (its source), so the
+ * split changes no bit; it falls at a multiple of 4 all the same. */
 static int apply(ep_modal *s, cholmod_sparse *A, const double *X, double *Y, int nvec)
 {
     int parts = s->threads > 1 && nvec >= 8 ? 2 : 1, half = (nvec / 2 + 3) / 4 * 4, ok = 1;
