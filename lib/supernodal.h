@@ -26,7 +26,7 @@
 /* Supernodes of EP_SUPERNODAL_BIG columns or more are factored in blocks of
  * EP_SUPERNODAL_TILE rows (their updates) and tiles of as many columns
  * (dpotrf, dtrsm, dsyrk, dgemm), shared over the threads. */
-#define EP_SUPERNODAL_BIG 512
+#define EP_SUPERNODAL_BIG 64
 #define EP_SUPERNODAL_TILE 256
 
 /* 1 when ep_supernodal_factor takes L and A: L supernodal with int

@@ -5,7 +5,8 @@
  * refactored in place, and the same failed pivot when the matrix is not
  * positive definite.  The matrix is a 27-point stencil on a 36^3 grid,
  * whose top separators make supernodes of 512 columns or more: the tiled
- * path (with rows below the diagonal block) runs as well as the plain one.
+ * path (from EP_SUPERNODAL_BIG columns, with rows below the diagonal block
+ * and several tiles) runs as well as the plain one.
  * The solves of narrow blocks (narrow.h, one supernode at a time and as a
  * team) are checked on it too, and
  * ep_chol_analyze's orderings on it and on its 3 x 3 block version.
