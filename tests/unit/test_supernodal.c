@@ -227,6 +227,38 @@ static void not_positive_definite(void **state)
     cholmod_finish(&c);
 }
 
+/* The solve tests' case: the stencil factored on two threads, 8
+ * right-hand sides B and cholmod_solve's solution R of them. */
+typedef struct {
+    cholmod_common c;
+    cholmod_sparse *A;
+    cholmod_factor *S, *L;
+    cholmod_dense *B, *R;
+} solve_case;
+
+static void solve_case_open(solve_case *t)
+{
+    int minor;
+    ep_chol_start(&t->c);
+    t->A = stencil(1, 0.5, -1, &t->c);
+    t->S = cholmod_analyze(t->A, &t->c);
+    t->L = factor(t->S, t->A, 0, 2, &minor, &t->c);
+    t->B = cholmod_zeros(N, 8, CHOLMOD_REAL, &t->c);
+    double *b = t->B->x;
+    for (size_t i = 0; i < (size_t)N * 8; i++)
+        b[i] = sin(0.3 + 1.7 * (double)i) + (i % N == 0);
+    t->R = cholmod_solve(CHOLMOD_A, t->L, t->B, &t->c);
+}
+
+static void solve_case_close(solve_case *t)
+{
+    cholmod_free_dense(&t->B, &t->c);
+    cholmod_free_dense(&t->R, &t->c);
+    free_factors((cholmod_factor *[]){t->L, t->S}, 2, &t->c);
+    cholmod_free_sparse(&t->A, &t->c);
+    cholmod_finish(&t->c);
+}
+
 /* Solves of narrow blocks (4 and 8 right-hand sides: narrow.c's loops,
  * no BLAS) on this factor, whose supernodes span many of the loops' panels
  * with remainders, and leave every remainder after the groups of columns
@@ -236,12 +268,10 @@ static void not_positive_definite(void **state)
 static void narrow_solves(void **state)
 {
     (void)state;
-    cholmod_common c;
-    ep_chol_start(&c);
-    cholmod_sparse *A = stencil(1, 0.5, -1, &c);
-    cholmod_factor *S = cholmod_analyze(A, &c);
-    int minor;
-    cholmod_factor *L = factor(S, A, 0, 2, &minor, &c);
+    solve_case t;
+    solve_case_open(&t);
+    const cholmod_factor *L = t.L;
+    const double *b = t.B->x, *ref = t.R->x;
     /* the loops' every shape: each remainder of 1 to 7 columns after the
      * groups of 8 (k = 4), and diagonal blocks of several 32-column panels
      * and a remainder */
@@ -253,12 +283,6 @@ static void narrow_solves(void **state)
     }
     assert_int_equal(rems | 1, 0xff);
     assert_true(panels);
-    cholmod_dense *B = cholmod_zeros(N, 8, CHOLMOD_REAL, &c);
-    double *b = B->x;
-    for (size_t i = 0; i < (size_t)N * 8; i++)
-        b[i] = sin(0.3 + 1.7 * (double)i) + (i % N == 0);
-    cholmod_dense *R = cholmod_solve(CHOLMOD_A, L, B, &c);
-    const double *ref = R->x;
     char *want = calloc(N, 1);
     for (int i = 0; i < N; i += 7)
         want[i] = 1;
@@ -266,8 +290,8 @@ static void narrow_solves(void **state)
     assert_int_equal(ep_chol_rplan_init(&all, L, NULL), EP_OK);
     assert_int_equal(ep_chol_rplan_init(&some, L, want), EP_OK);
     const int ks[3] = {4, 8, 5};
-    for (int t = 0; t < 3; t++) {
-        int k = ks[t];
+    for (int q = 0; q < 3; q++) {
+        int k = ks[q];
         double *X = malloc(sizeof(double) * N * k), *Y = malloc(sizeof(double) * N * k);
         double *work = ep_chol_rsolve_work(&all, k), err = 0, errw = 0, scale = 0;
         ep_chol_rsolve(&all, b, X, k, work);
@@ -286,11 +310,7 @@ static void narrow_solves(void **state)
     ep_chol_rplan_free(&all);
     ep_chol_rplan_free(&some);
     free(want);
-    cholmod_free_dense(&B, &c);
-    cholmod_free_dense(&R, &c);
-    free_factors((cholmod_factor *[]){L, S}, 2, &c);
-    cholmod_free_sparse(&A, &c);
-    cholmod_finish(&c);
+    solve_case_close(&t);
 }
 
 /* Team solves (narrow.h) on the same factor: equal to cholmod_solve's to
@@ -301,18 +321,10 @@ static void narrow_solves(void **state)
 static void team_solves(void **state)
 {
     (void)state;
-    cholmod_common c;
-    ep_chol_start(&c);
-    cholmod_sparse *A = stencil(1, 0.5, -1, &c);
-    cholmod_factor *S = cholmod_analyze(A, &c);
-    int minor;
-    cholmod_factor *L = factor(S, A, 0, 2, &minor, &c);
-    cholmod_dense *B = cholmod_zeros(N, 8, CHOLMOD_REAL, &c);
-    double *b = B->x;
-    for (size_t i = 0; i < (size_t)N * 8; i++)
-        b[i] = cos(0.7 + 1.3 * (double)i) + (i % N == 5);
-    cholmod_dense *R = cholmod_solve(CHOLMOD_A, L, B, &c);
-    const double *ref = R->x;
+    solve_case sc;
+    solve_case_open(&sc);
+    const cholmod_factor *L = sc.L;
+    const double *b = sc.B->x, *ref = sc.R->x;
     ep_chol_rplan p;
     ep_narrow_plan t;
     assert_int_equal(ep_chol_rplan_init(&p, L, NULL), EP_OK);
@@ -352,11 +364,7 @@ static void team_solves(void **state)
     }
     ep_narrow_plan_free(&t);
     ep_chol_rplan_free(&p);
-    cholmod_free_dense(&B, &c);
-    cholmod_free_dense(&R, &c);
-    free_factors((cholmod_factor *[]){L, S}, 2, &c);
-    cholmod_free_sparse(&A, &c);
-    cholmod_finish(&c);
+    solve_case_close(&sc);
 }
 
 /* The stencil's unknowns as vertices of three each: A (x) B3, B3 a 3 x 3
