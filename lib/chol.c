@@ -301,10 +301,8 @@ double *ep_chol_rsolve_ordered_work(const ep_chol_rplan *p, int k)
     return ep_malloc((size_t)p->maxrow * (size_t)k + (size_t)p->nsuper, sizeof(double));
 }
 
-/* Unknowns moved between B's columns and Z's rows at a time: TILE rows of
- * Z (k values each: 16 KiB at femcondense's k = 64) stay in cache while
- * B's columns are read. */
-enum { TILE = 32 };
+/* Unknowns moved between B's columns and Z's rows at a time (chol.h). */
+enum { TILE = EP_CHOL_TILE };
 
 /* The place in B and X of unknown i (in A's order). */
 #define ROW(i) (place ? (size_t)place[i] : (size_t)(i))
@@ -398,7 +396,7 @@ double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, 
         const int *rows = Ls + pi[s] + nscol;
         flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
         if (ep_narrow_takes(k)) {
-            ep_narrow_forward(k, nscol, nsrow, Ld, rows, Y1, Z, 0, 1);
+            ep_narrow_forward(k, k, nscol, nsrow, Ld, rows, Y1, Z);
             continue;
         }
         cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, Y1, k);
@@ -443,7 +441,7 @@ double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work)
         const int *rows = Ls + pi[s] + nscol;
         flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
         if (ep_narrow_takes(k)) {
-            ep_narrow_backward(k, nscol, nsrow, Ld, rows, X1, Z, 0, 1);
+            ep_narrow_backward(k, k, nscol, nsrow, Ld, rows, X1, Z);
             continue;
         }
         if (nr && p->runs[s]) {

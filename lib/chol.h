@@ -66,7 +66,7 @@ int ep_chol_fail(const char *what, const cholmod_common *c);
  * wanted row (nothing wanted depends on them).  The block is kept row-major
  * (row i's k values contiguous), so the gathers and scatters between
  * supernodes read whole cache lines; per supernode one dtrsm and one dgemm,
- * or for blocks of 4 or 8 chol.c's own loops over L in place (BLAS would
+ * or for blocks of 4 or 8 narrow.h's loops over L in place (BLAS would
  * copy L's block first, most of the work beside so few columns).
  * Wanted rows equal a full solve's to round-off (the skipped arithmetic is on
  * exact zeros or unread values). */
@@ -111,10 +111,16 @@ double ep_chol_rsolve(const ep_chol_rplan *p, const double *B, double *X, int k,
 double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, double alpha, const double *B,
                            double *X, int k, double *work);
 
+/* Unknowns the transposes below move at a time: EP_CHOL_TILE rows of Z (k
+ * values each: 16 KiB at femcondense's k = 64) stay in cache while B's
+ * columns are read. */
+#define EP_CHOL_TILE 32
+
 /* ep_chol_rsolve_rows's two transposes, for unknowns i0 <= i < i1 (a
- * team shares them by ranges; ranges starting at multiples of 32 move
- * whole tiles): Z's rows pos[i] = alpha B's rows place[i] (alpha = +-1),
- * and X's rows place[i] = Z's rows pos[i].  Cost (i1 - i0) k moves. */
+ * team shares them by ranges; ranges starting at multiples of
+ * EP_CHOL_TILE move whole tiles): Z's rows pos[i] = alpha B's rows
+ * place[i] (alpha = +-1), and X's rows place[i] = Z's rows pos[i].  Cost
+ * (i1 - i0) k moves. */
 void ep_chol_rgather(const ep_chol_rplan *p, const int *place, size_t ld, double alpha, const double *B, double *Z,
                      int k, int i0, int i1);
 void ep_chol_rscatter(const ep_chol_rplan *p, const int *place, size_t ld, const double *Z, double *X, int k, int i0,

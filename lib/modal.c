@@ -59,7 +59,8 @@ static int apply(ep_modal *s, cholmod_sparse *A, const double *X, double *Y, int
 {
     int parts = s->threads > 1 && nvec >= 8 ? 2 : 1, half = (nvec / 2 + 3) / 4 * 4, ok = 1;
     cholmod_common c2;
-    cholmod_start(&c2);
+    if (parts > 1)
+        ep_chol_start(&c2);
 #pragma omp parallel for num_threads(parts) reduction(&& : ok)
     for (int q = 0; q < parts; q++) {
         int j0 = q ? half : 0, j1 = parts == 1 || q ? nvec : half;
@@ -71,9 +72,11 @@ static int apply(ep_modal *s, cholmod_sparse *A, const double *X, double *Y, int
         y.x = Y + (size_t)j0 * n;
         ok = cholmod_sdmult(A, 0, one, zero, &x, &y, q ? &c2 : &s->c);
     }
-    if (!ok && s->c.status == CHOLMOD_OK)
-        s->c.status = c2.status;
-    cholmod_finish(&c2);
+    if (parts > 1) {
+        if (!ok && s->c.status == CHOLMOD_OK)
+            s->c.status = c2.status;
+        cholmod_finish(&c2);
+    }
     return ok ? EP_OK : ep_chol_fail("sparse product", &s->c);
 }
 
@@ -634,10 +637,11 @@ out:
  * block on all threads (narrow.h), the same bits whatever their count
  * (parts hash the modes). */
 #define EIG_BLOCK 8
+_Static_assert(EIG_BLOCK == 4 || EIG_BLOCK == 8, "ep_narrow_solve takes blocks of 4 or 8");
 
 /* Y = K^-1 X (op_solve) for one block of EIG_BLOCK columns [ndof], reading
- * the factor once (ARPACK's single solves read it twice per column, bound
- * by memory); work: ep_narrow_work's. */
+ * most of the factor once each way (ARPACK's single solves read it twice
+ * per column, bound by memory); work: ep_narrow_work's. */
 static void solve_block(ep_modal *s, const ep_chol_rplan *plan, const ep_narrow_plan *team, const double *X,
                         double *Y, double *work)
 {

@@ -1,6 +1,7 @@
 /*
- * sort.c — ascending sorts of plain arrays (sort.h).
+ * sort.c — sorts of plain arrays (sort.h).
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "sort.h"
 
 #include <stdlib.h>
@@ -28,4 +29,18 @@ void ep_sort_doubles(double *v, size_t n)
 {
     if (n > 1)
         qsort(v, n, sizeof *v, cmp_double);
+}
+
+/* Heavier first, then the lower item; arg: the weights. */
+static int cmp_heavier(const void *a, const void *b, void *arg)
+{
+    const double *w = arg;
+    int x = *(const int *)a, y = *(const int *)b;
+    return w[x] != w[y] ? (w[x] < w[y]) - (w[x] > w[y]) : (x > y) - (x < y);
+}
+
+void ep_sort_heaviest(int *items, size_t n, const double *weight)
+{
+    if (n > 1)
+        qsort_r(items, n, sizeof *items, cmp_heavier, (void *)weight);
 }

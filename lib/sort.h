@@ -1,7 +1,7 @@
 /*
- * sort.h — ascending sorts of plain arrays (vertex ids, samples, distances),
- * one comparator each for the whole library instead of one per module.
- * Base layer.
+ * sort.h — sorts of plain arrays (vertex ids, samples, distances ascending;
+ * items by weight), one comparator each for the whole library instead of
+ * one per module.  Base layer.
  */
 #ifndef EP_SORT_H
 #define EP_SORT_H
@@ -16,5 +16,11 @@ void ep_sort_ints(int *v, size_t n);
  * the readers refuse before anything is sorted, would land anywhere.  Cost
  * O(n log n) (qsort). */
 void ep_sort_doubles(double *v, size_t n);
+
+/* Sort items[n] (indices into weight) heaviest first, equal weights by
+ * ascending index: an order that depends on the weights alone (the
+ * factor's and the solves' subtrees, scheduled heaviest first).  Cost
+ * O(n log n) (glibc's qsort_r), no allocation. */
+void ep_sort_heaviest(int *items, size_t n, const double *weight);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "supernodal.h"
 #include "err.h"
+#include "sort.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -22,12 +23,6 @@
 typedef struct {
     int d, r1, r2;
 } update;
-
-/* A supernode and its subtree's flops, for sorting. */
-typedef struct {
-    double work;
-    int s;
-} weighed;
 
 /* One factorization: the pattern, P A P^T, the update lists and the tree. */
 typedef struct {
@@ -43,7 +38,6 @@ typedef struct {
     char *bad;        /* [nsuper] 1: s or a descendant not positive definite */
     double *work;     /* [nsuper] flops of s's subtree (a schedule's estimate) */
     char *top;        /* [nsuper] 1: s's subtree is heavy, s is done in phase 2 on all threads */
-    weighed *order;   /* [nsuper] workspace: phase 1's roots sorted */
     int **map;        /* [threads][n + 1 + max nsrow]: row of s's block for each row of s; then assemble_rows's rel */
     double **C;       /* [threads] an update (workspace_sizes) */
     int minor;        /* first failed column, or n */
@@ -121,11 +115,12 @@ static void build_tree(factor *f, const int *snode, int *size, int threads)
         f->top[s] = !postorder || f->work[s] * 32.0 * threads >= total;
 }
 
-/* Supernodes of BIG columns or more (the top separators: the largest, and
- * the last, when no other subtree is left to run beside them) are done in
- * blocks of TILE rows and tiles of TILE columns shared over the threads;
- * the blocks are fixed by the supernode's size alone, so the arithmetic,
- * and the factor, are the same on any number of threads. */
+/* Supernodes of BIG columns or more are done in blocks of TILE rows and
+ * tiles of TILE columns: shared over the threads at the top (the
+ * separators, done when no other subtree is left to run beside them), on
+ * one thread in a light subtree.  The blocks are fixed by the supernode's
+ * size alone, so the arithmetic, and the factor, are the same on any
+ * number of threads. */
 enum { BIG = EP_SUPERNODAL_BIG, TILE = EP_SUPERNODAL_TILE };
 
 /* First of d's rows (places in drows[0 .. m), in s's rows ascending) whose
@@ -310,25 +305,6 @@ static void workspace_sizes(const factor *f, size_t *c0, size_t *call)
     }
 }
 
-/* qsort's order: more work first, then the lower supernode. */
-static int heavier(const void *a, const void *b)
-{
-    const weighed *x = a, *y = b;
-    return x->work != y->work ? (x->work < y->work) - (x->work > y->work) : (x->s > y->s) - (x->s < y->s);
-}
-
-/* Sort roots[n] by work, heaviest first, ties by index (a mesh in pieces
- * has a root per piece: O(n log n)).  Only the schedule depends on it.
- * w: workspace [n]. */
-static void heaviest_first(const double *work, int *roots, int n, weighed *w)
-{
-    for (int i = 0; i < n; i++)
-        w[i] = (weighed){work[roots[i]], roots[i]};
-    qsort(w, (size_t)n, sizeof *w, heavier);
-    for (int i = 0; i < n; i++)
-        roots[i] = w[i].s;
-}
-
 /* The two phases: the light subtrees below the top (each a range on one
  * thread, the heaviest first), then the top supernodes in order, each on
  * all threads.  Subtree roots: the light children of top supernodes (and
@@ -341,7 +317,7 @@ static void factor_phases(factor *f, int threads)
             for (int k = f->cptr[t]; k < f->cptr[t + 1]; k++)
                 if (!f->top[f->kids[k]])
                     roots[nroots++] = f->kids[k];
-    heaviest_first(f->work, roots, nroots, f->order);
+    ep_sort_heaviest(roots, (size_t)nroots, f->work);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int i = 0; i < nroots; i++) {
         int t = omp_get_thread_num();
@@ -400,14 +376,13 @@ int ep_supernodal_factor(cholmod_factor *L, cholmod_sparse *A, int *minor, cholm
     f.uptr = ep_calloc((size_t)ns + 2, sizeof *f.uptr);
     f.first = ep_malloc(2 * (size_t)ns + 1, sizeof *f.first);
     f.top = ep_malloc((size_t)ns + 1, 1);
-    f.order = ep_malloc((size_t)ns + 1, sizeof *f.order);
     f.cptr = ep_calloc((size_t)ns + 3, sizeof *f.cptr);
     f.kids = ep_malloc((size_t)ns + 1, sizeof *f.kids);
     f.bad = ep_calloc((size_t)ns + 1, 1);
     f.work = ep_malloc((size_t)ns + 1, sizeof *f.work);
     f.map = ep_calloc((size_t)threads, sizeof *f.map);
     f.C = ep_calloc((size_t)threads, sizeof *f.C);
-    if (!f.uptr || !f.first || !f.cptr || !f.kids || !f.bad || !f.top || !f.order || !f.work || !f.map || !f.C ||
+    if (!f.uptr || !f.first || !f.cptr || !f.kids || !f.bad || !f.top || !f.work || !f.map || !f.C ||
         build_updates(&f, snode))
         goto out;
     build_tree(&f, snode, size, threads);
@@ -441,7 +416,6 @@ out:
     free(f.kids);
     free(f.bad);
     free(f.top);
-    free(f.order);
     free(f.work);
     free(snode);
     cholmod_free_sparse(&PA, c);

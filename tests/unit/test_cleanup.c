@@ -8,6 +8,7 @@
  */
 #include "helpers.h"
 
+#include "chol.h"
 #include "cli.h"
 #include "closest.h"
 #include "cma.h"
@@ -21,6 +22,7 @@
 #include "gfw.h"
 #include "modal.h"
 #include "model.h"
+#include "narrow.h"
 #include "output.h"
 #include "reduced.h"
 #include "stvk.h"
@@ -74,6 +76,8 @@ static void release_zeroed(void **s)
     TWICE(ep_stvk, ep_stvk_free);
     TWICE(ep_modal, ep_modal_free);
     TWICE(ep_closest, ep_closest_free);
+    TWICE(ep_chol_rplan, ep_chol_rplan_free);
+    TWICE(ep_narrow_plan, ep_narrow_plan_free);
     TWICE(ep_text, ep_text_close);
     TWICE(ep_output, ep_output_abort);
     /* those that report: nothing to report on a zeroed object, twice */

@@ -160,9 +160,12 @@ static void equals_cholmod(void **state)
     cholmod_finish(&c);
 }
 
+static void team_check(const ep_narrow_plan *t, const double *b, const double *ref);
+
 /* A supernodal tree that is not postordered (CHOLMOD's postorder off): all
  * supernodes in column order, still equal to CHOLMOD's and the same on one
- * thread and two. */
+ * thread and two; a team solve's plan on it has no light subtrees and
+ * solves it right (team_check). */
 static void not_postordered(void **state)
 {
     (void)state;
@@ -192,6 +195,19 @@ static void not_postordered(void **state)
     double scale;
     assert_true(max_diff(two, ref, &scale) <= 1e-12 * scale);
     same_bits(one, two);
+    /* team solves on it: no light subtrees, every supernode heavy */
+    cholmod_dense *B = cholmod_ones(N, 8, CHOLMOD_REAL, &c), *R = cholmod_solve(CHOLMOD_A, two, B, &c);
+    ep_chol_rplan p;
+    ep_narrow_plan t;
+    assert_int_equal(ep_chol_rplan_init(&p, two, NULL), EP_OK);
+    assert_int_equal(ep_narrow_plan_init(&t, &p), EP_OK);
+    assert_int_equal(t.nlight, 0);
+    assert_int_equal(t.nheavy, (int)two->nsuper);
+    team_check(&t, B->x, R->x);
+    ep_narrow_plan_free(&t);
+    ep_chol_rplan_free(&p);
+    cholmod_free_dense(&B, &c);
+    cholmod_free_dense(&R, &c);
     free_factors((cholmod_factor *[]){ref, one, two, S}, 4, &c);
     cholmod_free_sparse(&A, &c);
     cholmod_finish(&c);
@@ -313,18 +329,56 @@ static void narrow_solves(void **state)
     solve_case_close(&t);
 }
 
-/* Team solves (narrow.h) on the same factor: equal to cholmod_solve's to
- * 1e-12 for k = 4 and 8, and the same bits on 1, 2 and 3 threads and on
- * two threads each solving alone inside a parallel region.  The plan has
- * light subtrees, heavy supernodes of several panels and rows moved to the
- * subtrees' own (asserted), so every path of the solve runs. */
+/* Whole solves by plan t on its factor: equal to ref (cholmod_solve's of
+ * b) to 1e-12 for k = 4 and 8, and the same bits on 1, 2 and 3 threads
+ * (each of those five times: a race shows by chance only) and on each of
+ * two threads solving alone inside a parallel region. */
+static void team_check(const ep_narrow_plan *t, const double *b, const double *ref)
+{
+    for (int k = 4; k <= 8; k += 4) {
+        size_t bytes = sizeof(double) * N * k;
+        double *X[3], *work = ep_narrow_work(t, k), err = 0, scale = 0;
+        for (int j = 0; j < 3; j++)
+            X[j] = malloc(bytes);
+        assert_true(ep_narrow_solve(t, b, X[0], k, work, 1) > 0);
+        for (size_t i = 0; i < (size_t)N * k; i++) {
+            err = fmax(err, fabs(X[0][i] - ref[i]));
+            scale = fmax(scale, fabs(ref[i]));
+        }
+        print_message("k = %d: |X - cholmod_solve| %.2e of %.2e\n", k, err, scale);
+        assert_true(err <= 1e-12 * scale);
+        for (int rep = 0; rep < 5; rep++)
+            for (int th = 2; th <= 3; th++) {
+                ep_narrow_solve(t, b, X[1], k, work, th);
+                assert_memory_equal(X[1], X[0], bytes);
+            }
+        int ran = 0;
+#pragma omp parallel num_threads(2)
+        {
+            double *w = ep_narrow_work(t, k), *Y = omp_get_thread_num() ? X[2] : X[1];
+            ep_narrow_solve(t, b, Y, k, w, 2);
+            free(w);
+#pragma omp single
+            ran = omp_get_num_threads();
+        }
+        for (int j = 1; j <= ran; j++)
+            assert_memory_equal(X[j], X[0], bytes);
+        for (int j = 0; j < 3; j++)
+            free(X[j]);
+        free(work);
+    }
+}
+
+/* Team solves (narrow.h) on the solve case's factor (team_check).  The
+ * plan has light subtrees, heavy supernodes of several panels and rows
+ * moved to the subtrees' own (asserted), so every path of the solve runs.
+ * (not_postordered checks the plan without subtrees.) */
 static void team_solves(void **state)
 {
     (void)state;
     solve_case sc;
     solve_case_open(&sc);
     const cholmod_factor *L = sc.L;
-    const double *b = sc.B->x, *ref = sc.R->x;
     ep_chol_rplan p;
     ep_narrow_plan t;
     assert_int_equal(ep_chol_rplan_init(&p, L, NULL), EP_OK);
@@ -334,34 +388,7 @@ static void team_solves(void **state)
         wide |= ((const int *)L->super)[t.heavy[h] + 1] - ((const int *)L->super)[t.heavy[h]] > 64;
     print_message("team plan: %d light subtrees, %d heavy supernodes, %d moved rows\n", t.nlight, t.nheavy, t.nbuf);
     assert_true(t.nlight >= 4 && wide && t.nbuf > 0);
-    for (int k = 4; k <= 8; k += 4) {
-        double *X[5], err = 0, scale = 0;
-        for (int j = 0; j < 5; j++)
-            X[j] = malloc(sizeof(double) * N * k);
-        for (int th = 1; th <= 3; th++) {
-            double *work = ep_narrow_work(&t, k);
-            assert_true(ep_narrow_solve(&t, b, X[th - 1], k, work, th) > 0);
-            free(work);
-        }
-#pragma omp parallel num_threads(2)
-        {
-            double *work = ep_narrow_work(&t, k);
-            ep_narrow_solve(&t, b, X[3 + omp_get_thread_num()], k, work, 2);
-            free(work);
-        }
-        if (omp_get_max_threads() < 2) /* one thread ran the region: nothing in X[4] */
-            memcpy(X[4], X[3], sizeof(double) * N * k);
-        for (size_t i = 0; i < (size_t)N * k; i++) {
-            err = fmax(err, fabs(X[0][i] - ref[i]));
-            scale = fmax(scale, fabs(ref[i]));
-        }
-        print_message("k = %d: |X - cholmod_solve| %.2e of %.2e\n", k, err, scale);
-        assert_true(err <= 1e-12 * scale);
-        for (int j = 1; j < 5; j++)
-            assert_memory_equal(X[j], X[0], sizeof(double) * N * k);
-        for (int j = 0; j < 5; j++)
-            free(X[j]);
-    }
+    team_check(&t, sc.B->x, sc.R->x);
     ep_narrow_plan_free(&t);
     ep_chol_rplan_free(&p);
     solve_case_close(&sc);
