@@ -356,7 +356,6 @@ double ep_chol_rsolve_rows(const ep_chol_rplan *p, const int *place, size_t ld, 
     return flops;
 }
 
-
 double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *work)
 {
     double flops = ep_chol_rforward(p, Z, k, work, NULL);

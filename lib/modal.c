@@ -633,8 +633,8 @@ out:
     return st;
 }
 
-/* The block eigen solve's columns per block: one team solve of the
- * block on all threads (narrow.h), the same bits whatever their count
+/* The block eigen solve's columns per block: one solve of the block
+ * shared by the threads (narrow.h), the same bits whatever their count
  * (parts hash the modes). */
 #define EIG_BLOCK 8
 _Static_assert(EIG_BLOCK == 4 || EIG_BLOCK == 8, "ep_narrow_solve takes blocks of 4 or 8");

@@ -348,10 +348,10 @@ double *ep_narrow_work(const ep_narrow_plan *t, int k)
     return ep_malloc(((size_t)t->p->n + (size_t)t->nbuf) * (size_t)k, sizeof(double));
 }
 
-/* Z's rows of the light subtrees' outside rows += their rows after n, the
- * subtrees in the plan's order (fixed: the sums' order does not depend on
- * the threads). */
-static void add_outside(const ep_narrow_plan *t, double *Z, int k)
+/* Columns c0 .. c0+3 of Z's rows of the light subtrees' outside rows +=
+ * their rows after n, the subtrees in the plan's order (fixed: the sums'
+ * order does not depend on the threads). */
+static void add_outside(const ep_narrow_plan *t, double *Z, int k, int c0)
 {
     const cholmod_factor *L = t->p->L;
     const int *super = L->super, *pi = L->pi, *Ls = L->s;
@@ -359,9 +359,9 @@ static void add_outside(const ep_narrow_plan *t, double *Z, int k)
     for (int i = 0; i < t->nlight; i++) {
         int r = t->light[i], nscol = super[r + 1] - super[r];
         for (int j = 0; j < pi[r + 1] - pi[r] - nscol; j++) {
-            double *z = Z + (size_t)Ls[pi[r] + nscol + j] * uk;
-            const double *e = Z + ((size_t)t->p->n + (size_t)t->boff[i] + (size_t)j) * uk;
-            for (size_t c = 0; c < uk; c++)
+            double *z = Z + (size_t)Ls[pi[r] + nscol + j] * uk + c0;
+            const double *e = Z + ((size_t)t->p->n + (size_t)t->boff[i] + (size_t)j) * uk + c0;
+            for (int c = 0; c < 4; c++)
                 z[c] += e[c];
         }
     }
@@ -394,7 +394,7 @@ double ep_narrow_solve(const ep_narrow_plan *t, const double *B, double *X, int 
         share(t->nbuf, 1, me, nth, &a, &b);
         memset(Z + ((size_t)n + (size_t)a) * uk, 0, sizeof *Z * (size_t)(b - a) * uk);
 #pragma omp barrier
-        /* forward: the light subtrees whole, their outside rows added */
+        /* forward: the light subtrees whole */
 #pragma omp for schedule(dynamic, 1)
         for (int i = 0; i < t->nlight; i++)
             for (int s = t->first[i]; s <= t->light[i]; s++) {
@@ -402,12 +402,12 @@ double ep_narrow_solve(const ep_narrow_plan *t, const double *B, double *X, int 
                 ep_narrow_forward(k, k, nscol, pi[s + 1] - pi[s], Lx + px[s], t->xrows + pi[s] + nscol,
                                   Z + (size_t)k1 * uk, Z);
             }
-#pragma omp single
-        add_outside(t, Z, k);
-        /* the heavy supernodes, forward and back, by groups of 4 columns:
-         * no group waits for another */
+        /* the subtrees' outside rows added, then the heavy supernodes
+         * forward and back, by groups of 4 columns: no group waits for
+         * another */
 #pragma omp for schedule(static, 1)
         for (int g = 0; g < k / 4; g++) {
+            add_outside(t, Z, k, 4 * g);
             for (int h = 0; h < t->nheavy; h++) {
                 int s = t->heavy[h], k1 = super[s], nscol = super[s + 1] - k1;
                 ep_narrow_forward(4, k, nscol, pi[s + 1] - pi[s], Lx + px[s], Ls + pi[s] + nscol,

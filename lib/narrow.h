@@ -8,19 +8,20 @@
  *
  *  - one supernode at a time (ep_narrow_forward, ep_narrow_backward):
  *    chol.c's restricted solves;
- *  - a whole solve of a block of 8 on two threads (ep_narrow_solve):
- *    moddesc's eigen blocks.  The subtrees of the elimination tree below a
- *    few heavy supernodes go to the threads whole, all 8 columns at once
- *    (one read of L for 8 columns); the heavy supernodes (the top
- *    separators: 36% of the dragon's entries) go by groups of 4 columns,
- *    one a thread.  No thread waits for another inside a phase: four
+ *  - a whole solve of a block shared by threads (ep_narrow_solve):
+ *    moddesc's eigen blocks of 8 on two.  The subtrees of the elimination
+ *    tree below a few heavy supernodes go to the threads whole, all k
+ *    columns at once (one read of L for 8 columns); the heavy supernodes
+ *    (the top separators: 36% of the dragon's entries) go by groups of 4
+ *    columns, one a thread (so k / 4 threads work there: two at k = 8,
+ *    one at k = 4).  No thread waits for another inside a phase: four
  *    barriers a solve, where sharing each heavy supernode by rows cost
  *    hundreds, and each one a time slice on a loaded machine
  *    (doc/DECISIONS.md "Team solves").
  *
  * Every value is computed by the same operations in the same order
- * whatever the number of threads: the results are the same bits on 1, 2 or
- * 3 threads.
+ * whatever the number of threads: the results are the same bits on any
+ * number of them.
  */
 #ifndef EP_NARROW_H
 #define EP_NARROW_H
