@@ -32,9 +32,9 @@ static inline ep_v4d *narrow_row(double *Z, const int *rows, int r, int S)
 
 /* Z[row r] -= sum_c L21[r][c] Y[c] for r < nr, c0 <= c < c0 + CB (L21
  * column-major, ld; Y and Z row-major, K values at the start of rows S
- * apart): CB contiguous streams (reading a few rows across the columns is a stride of ld the
- * prefetcher does not follow: twice the time), the CB rows of Y in
- * registers, two sums in flight per row of Z. */
+ * apart): CB contiguous streams (reading a few rows across the columns is
+ * a stride of ld the prefetcher does not follow: twice the time), the CB
+ * rows of Y in registers, two sums in flight per row of Z. */
 static inline __attribute__((always_inline)) void forward_cols(int K, int CB, int c0, int S, int nr,
                                                                 const double *L21, int ld, const double *Y,
                                                                 const int *rows, double *Z)
@@ -124,7 +124,7 @@ static inline __attribute__((always_inline)) void narrow_forward_k(int K, int S,
 
 /* X[c] -= sum_r L21[r][c] Z[row r] for c < nscol, r < nr. */
 static inline __attribute__((always_inline)) void narrow_backward_k(int K, int S, int nr, int nscol,
-                                                                     const double *L21, int ld, double *Z,
+                                                                     const double *L21, int ld, const double *Z,
                                                                      const int *rows, double *X)
 {
     NARROW_GROUPS(K, nscol, backward_cols, S, nr, L21, ld, Z, rows, X);
