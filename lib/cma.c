@@ -7,7 +7,10 @@
  * X[(3i + b) ld + 3j + a].  C^-1 keeps ld = 3 cap: adding a node writes its
  * rows and columns next to the others and removing one swaps it with the
  * last, so neither copies the s^2 entries (at s = 100 a copy costs as much
- * as the update's arithmetic).
+ * as the update's arithmetic).  The symmetric form's Cholesky factor L
+ * lives in the same array, column j of L in row j (LAPACK's column-major
+ * lower triangle), so LAPACK and the kernels below read it in place and a
+ * node's rows are appended or removed in the same room.
  */
 #include "cma.h"
 
@@ -20,6 +23,7 @@
 
 #include "err.h"
 #include "kernel.h"
+#include "sort.h"
 #include "worker.h"
 
 /* ---- small dense helpers ---------------------------------------------------------- */
@@ -183,6 +187,141 @@ static void gemm_thin(int m, int n, int k, double alpha, const double *A, int ld
     }
 }
 
+/* ---- kernels of the Cholesky factor ------------------------------------------------ */
+
+/* The factor L (lower, N x N, column-major, leading dimension ld: L(i, j)
+ * = L[j ld + i]) takes the place of C^-1's product: an addition solves
+ * L X = B for three right-hand sides, a contact solve L y = e and
+ * L^T z = y.  OpenBLAS's dtrsm with three columns and dtrsv pairs ran at
+ * 54 and 32 us at N = 300 (one core, in cache), against 16 us for the
+ * dgemv they replace: packing and dispatch dominate such thin calls.  The
+ * kernels go by tiles of 8 rows (or columns), whose dot products with what
+ * is already solved share each load of L in 4-wide registers; the tile's
+ * own triangle is then plain substitution. */
+
+/* Rows [i0, i1) of L X = B after the columns left of i0 were subtracted:
+ * x[a][i] = (x[a][i] - sum_{i0 <= j < i} L(i, j) x[a][j]) / L(i, i). */
+static inline void lower_tile(int i0, int i1, const double *L, int ld, int k, double *x, int ldx)
+{
+    for (int j = i0; j < i1; j++) {
+        const double *l = L + (size_t)j * ld;
+        for (int a = 0; a < k; a++) {
+            double *y = x + (size_t)a * ldx, v = y[j] /= l[j];
+            for (int i = j + 1; i < i1; i++)
+                y[i] -= l[i] * v;
+        }
+    }
+}
+
+/* L X = B in place for k = 1 or 3 right-hand sides, the rows x[a][N] (row
+ * stride ldx).  The first N mod 8 rows have no columns to their left;
+ * then each tile of 8 subtracts the columns left of it in six chains of
+ * 4-wide sums (FMA latency: fewer would wait): two a right-hand side, or
+ * for one, two a column of three in turn.  k N^2 flops. */
+static inline __attribute__((always_inline)) void lower_solve_k(int N, const double *L, int ld, int k, double *x,
+                                                                int ldx)
+{
+    enum { T = 8 };
+    int i0 = N % T;
+    lower_tile(0, i0, L, ld, k, x, ldx);
+    for (; i0 < N; i0 += T) {
+        ep_v4d sum[3][2] = {{{0}}};
+        int j = 0;
+        if (k == 1)
+            for (; j + 3 <= i0; j += 3)
+#pragma GCC unroll 3
+                for (int q = 0; q < 3; q++) {
+                    const ep_v4d *l = (const ep_v4d *)(L + (size_t)(j + q) * ld + i0);
+                    sum[q][0] += l[0] * x[j + q], sum[q][1] += l[1] * x[j + q];
+                }
+        for (; j < i0; j++) {
+            const ep_v4d *l = (const ep_v4d *)(L + (size_t)j * ld + i0);
+            ep_v4d l0 = l[0], l1 = l[1];
+#pragma GCC unroll 3
+            for (int a = 0; a < k; a++) {
+                double v = x[(size_t)a * ldx + j];
+                sum[a][0] += l0 * v, sum[a][1] += l1 * v;
+            }
+        }
+        if (k == 1)
+            sum[0][0] += sum[1][0] + sum[2][0], sum[0][1] += sum[1][1] + sum[2][1];
+#pragma GCC unroll 3
+        for (int a = 0; a < k; a++) {
+            ep_v4d *y = (ep_v4d *)(x + (size_t)a * ldx + i0);
+            y[0] -= sum[a][0], y[1] -= sum[a][1];
+        }
+        lower_tile(i0, i0 + T, L, ld, k, x, ldx);
+    }
+}
+
+EP_KERNEL static void lower_solve1(int N, const double *L, int ld, double *x) { lower_solve_k(N, L, ld, 1, x, N); }
+
+EP_KERNEL static void lower_solve3(int N, const double *L, int ld, double *x, int ldx)
+{
+    lower_solve_k(N, L, ld, 3, x, ldx);
+}
+
+/* L^T x = b in place (x[N]).  Column j of L is row j of L^T: from the
+ * bottom, the last N mod 8 columns have nothing below them; each tile of 8
+ * columns above takes its 8 dot products with the part of x solved below
+ * it (one load of x for 8 columns), then its own triangle, each value
+ * solved subtracted from the tile's others at once (dot products there
+ * would chain).  N^2 flops. */
+EP_KERNEL static void lower_tsolve(int N, const double *L, int ld, double *x)
+{
+    enum { T = 8 };
+    double t[T] = {0};
+    for (int j1 = N, j0 = N - N % T;; j1 = j0, j0 -= T) {
+        for (int i = j1 - 1; i >= j0; i--) {
+            double v = x[i] = (x[i] - t[i - j0]) / L[(size_t)i * ld + i];
+            for (int j = j0; j < i; j++)
+                t[j - j0] += L[(size_t)j * ld + i] * v;
+        }
+        if (j0 < T)
+            return;
+        ep_v4d acc[T] = {0};
+        int i = j0;
+        for (; i + 4 <= N; i += 4) {
+            ep_v4d xv = *(const ep_v4d *)(x + i);
+#pragma GCC unroll 8
+            for (int q = 0; q < T; q++)
+                acc[q] += *(const ep_v4d *)(L + (size_t)(j0 - T + q) * ld + i) * xv;
+        }
+        for (int q = 0; q < T; q++) {
+            t[q] = (acc[q][0] + acc[q][1]) + (acc[q][2] + acc[q][3]);
+            for (int r = i; r < N; r++)
+                t[q] += L[(size_t)(j0 - T + q) * ld + r] * x[r];
+        }
+    }
+}
+
+/* L' L'^T = L L^T + w0 w0^T + w1 w1^T + w2 w2^T for L lower (m x m,
+ * column-major, ld), in place (w[a][m] overwritten): LINPACK's dchud by
+ * plane rotations, the three vectors at once so a column of L is read
+ * once.  Column j's three rotations come from its diagonal in turn; each
+ * element below then meets them in the same order.  A positive update:
+ * stable, and L' keeps a positive diagonal.  About 9 m^2 flops. */
+EP_KERNEL static void cholesky_update3(int m, double *L, int ld, double *restrict w0, double *restrict w1,
+                                       double *restrict w2)
+{
+    for (int j = 0; j < m; j++) {
+        double *restrict l = L + (size_t)j * ld, c[3], s[3], wj[3] = {w0[j], w1[j], w2[j]};
+        for (int a = 0; a < 3; a++) {
+            double r = hypot(l[j], wj[a]);
+            c[a] = l[j] / r, s[a] = wj[a] / r;
+            l[j] = r;
+        }
+#pragma omp simd
+        for (int i = j + 1; i < m; i++) {
+            double x = l[i], y0 = w0[i], y1 = w1[i], y2 = w2[i], t;
+            t = c[0] * x + s[0] * y0, w0[i] = c[0] * y0 - s[0] * x, x = t;
+            t = c[1] * x + s[1] * y1, w1[i] = c[1] * y1 - s[1] * x, x = t;
+            t = c[2] * x + s[2] * y2, w2[i] = c[2] * y2 - s[2] * x, x = t;
+            l[i] = x;
+        }
+    }
+}
+
 /* ---- the capacitance matrix --------------------------------------------------------- */
 
 int ep_cma_init(ep_cma *c, ep_gfsrc *g)
@@ -195,10 +334,10 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g)
     c->Cinv = ep_malloc(9 * (size_t)c->cap * c->cap, sizeof *c->Cinv);
     c->work = ep_malloc(9 * (size_t)c->cap * c->cap + 48 * (size_t)c->cap + 6 * (size_t)g->n + 64,
                         sizeof *c->work);
-    c->cols = ep_malloc((size_t)g->n + 1, sizeof *c->cols);
+    c->cols = ep_malloc(2 * (size_t)g->n + 1, sizeof *c->cols);
     c->U = ep_malloc(9 * (size_t)c->cap, sizeof *c->U);
     c->V = ep_malloc(3 * (size_t)c->ld, sizeof *c->V);
-    c->sym = g->symmetric;
+    c->sym = c->chol = g->symmetric;
     c->factor = c->sym ? "cholesky" : "lu";
     return c->S && c->Cinv && c->work && c->cols && c->U && c->V ? EP_OK : EP_ECOMPUTE;
 }
@@ -214,7 +353,7 @@ int ep_cma_threads(ep_cma *c, int threads) { return ep_worker_use(&c->helper, th
 
 void ep_cma_use_lu(ep_cma *c)
 {
-    c->sym = 0;
+    c->sym = c->chol = 0;
     c->factor = "lu";
 }
 
@@ -275,48 +414,31 @@ static void put_block(double *X, int ld, int i, int j, double sign, const double
             X[(size_t)(3 * i + b) * ld + 3 * j + a] = sign * B[3 * b + a];
 }
 
-/* X[(3i+b) ld + 3j+a] = sign Xi(rows[i], col of crow[j]).  A runtime's
- * dense GFs are cold (27 MB for 642 vertices), and a block is three cache
- * lines in three rows of Xi: the blocks a few ahead are prefetched so their
- * misses overlap instead of queueing one by one.  From wavelet columns,
- * selective extraction (O(levels) look-ups per block) cost 1-2 us a block,
- * more than an addition's arithmetic: one row takes the row's synthesis
- * weights once and a pass over each column's kept blocks, several rows a
- * partial synthesis of each column at those rows (gfsrc.h).  planned:
+/* X[(3i+b) ld + 3j+a] = sign Xi(rows[i], col of crow[j]), through
+ * g->col[batch][n][9] (nr <= n).  From wavelet columns, selective
+ * extraction (O(levels) look-ups per block) cost 1-2 us a block, more than
+ * an addition's arithmetic: one row takes the row's synthesis weights once
+ * and a pass over each column's kept blocks, several rows a partial
+ * synthesis of the columns at those rows (gfsrc.h).  planned:
  * ep_gfsrc_plan already covers rows (wavelet). */
 static void gather_planned(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X,
                            int ld, int planned)
 {
-    enum { AHEAD = 16 };
-    double B[9];
-    if (g->wavelet) {
-        double *t = g->col; /* [n][9]: nr, nc <= n */
-        if (nr == 1 && nc > 1) {
-            ep_gfsrc_node_row(g, rows[0], nc, crow, t);
-            for (int j = 0; j < nc; j++)
-                put_block(X, ld, 0, j, sign, t + 9 * (size_t)j);
-            return;
-        }
-        if (!planned)
-            ep_gfsrc_plan(g, rows, nr);
-        for (int j = 0; j < nc; j++) {
-            ep_gfsrc_node_column(g, crow[j], nr, rows, t);
-            for (int i = 0; i < nr; i++)
-                put_block(X, ld, i, j, sign, t + 9 * (size_t)i);
-        }
+    double *t = g->col;
+    if (g->wavelet && nr == 1 && nc > 1) {
+        ep_gfsrc_node_row(g, rows[0], nc, crow, t);
+        for (int j = 0; j < nc; j++)
+            put_block(X, ld, 0, j, sign, t + 9 * (size_t)j);
         return;
     }
-    size_t n3 = 3 * (size_t)g->n;
-    long total = (long)nr * nc;
-    for (long t = 0; t < total; t++) {
-        long u = t + AHEAD;
-        if (!g->wavelet && u < total) {
-            const double *x = g->xi + 3 * (size_t)g->col_of_row[crow[u % nc]] * n3 + 3 * (size_t)rows[u / nc];
-            __builtin_prefetch(x), __builtin_prefetch(x + n3), __builtin_prefetch(x + 2 * n3);
-        }
-        int i = (int)(t / nc), j = (int)(t % nc);
-        ep_gfsrc_block(g, rows[i], g->col_of_row[crow[j]], B);
-        put_block(X, ld, i, j, sign, B);
+    if (!planned)
+        ep_gfsrc_plan(g, rows, nr);
+    for (int j0 = 0; j0 < nc; j0 += g->batch) {
+        int k = nc - j0 < g->batch ? nc - j0 : g->batch;
+        ep_gfsrc_node_columns(g, k, crow + j0, nr, rows, t);
+        for (int j = 0; j < k; j++)
+            for (int i = 0; i < nr; i++)
+                put_block(X, ld, i, j0 + j, sign, t + 9 * ((size_t)j * nr + i));
     }
 }
 
@@ -326,35 +448,42 @@ static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc
 }
 
 /* The symmetric form's Ahat for nodes[s] (cma.h), X[3s][3s] row-major with
- * leading dimension ld, symmetric: column j brings the blocks of the nodes
- * below nodes[j] (one gather from one GF column: a wavelet column is
- * reconstructed once), written at (i, j) and transposed at (j, i). */
+ * leading dimension ld, symmetric.  Nodes go by id: the column of the
+ * k-th lowest brings the blocks of the k - 1 below it and its diagonal
+ * block (one column read once: a wavelet column is synthesized once),
+ * written at (i, j) and transposed at (j, i).  Wavelet columns come
+ * g->batch at a time, with the rows below the batch's highest node
+ * (g->batch - 1 blocks a column more than needed). */
 static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
 {
     ep_gfsrc *g = c->g;
-    int *rows = c->cols;
-    double *t = c->work, D[9];
-    ep_gfsrc_plan(g, nodes, s); /* every column's rows are among them */
-    for (int j = 0; j < s; j++) {
-        int q = nodes[j], k = 0;
-        for (int i = 0; i < s; i++)
-            if (nodes[i] < q)
-                rows[k++] = nodes[i];
-        rows[k] = q; /* and the diagonal block, from the same column */
-        gather_planned(g, rows, k + 1, &q, 1, 1.0, t, 3, 1);
-        memcpy(D, t + 9 * (size_t)k, sizeof D);
-        double w = 1 / g->area[q];
-        for (int i = 0, r = 0; i < s; i++) {
-            if (nodes[i] >= q)
-                continue;
-            const double *B = t + 9 * r++; /* Xi(nodes[i], q), B[3b + a] */
+    int *pos = c->cols, *rows = c->cols + s; /* c->cols[2n + 1]: s <= n */
+    double *t = c->work;                    /* [batch][s][9] */
+    for (int i = 0; i < s; i++)
+        pos[i] = i;
+    ep_sort_by_key(pos, (size_t)s, nodes);
+    for (int k = 0; k < s; k++)
+        rows[k] = nodes[pos[k]];
+    ep_gfsrc_plan(g, rows, s);
+    for (int k0 = 0; k0 < s; k0 += g->batch) {
+        int nb = s - k0 < g->batch ? s - k0 : g->batch, nr = k0 + nb;
+        ep_gfsrc_node_columns(g, nb, rows + k0, nr, rows, t);
+        for (int k = k0; k < k0 + nb; k++) {
+            const double *col = t + 9 * (size_t)(k - k0) * nr, *D = col + 9 * (size_t)k;
+            int j = pos[k];
+            double w = 1 / g->area[rows[k]];
+            for (int r = 0; r < k; r++) {
+                const double *B = col + 9 * (size_t)r; /* Xi(rows[r], rows[k]), B[3b + a] */
+                int i = pos[r];
+                for (int b = 0; b < 3; b++)
+                    for (int a = 0; a < 3; a++)
+                        X[(size_t)(3 * i + b) * ld + 3 * j + a] = X[(size_t)(3 * j + a) * ld + 3 * i + b] =
+                            w * B[3 * b + a];
+            }
             for (int b = 0; b < 3; b++)
                 for (int a = 0; a < 3; a++)
-                    X[(size_t)(3 * i + b) * ld + 3 * j + a] = X[(size_t)(3 * j + a) * ld + 3 * i + b] = w * B[3 * b + a];
+                    X[(size_t)(3 * j + b) * ld + 3 * j + a] = 0.5 * w * (D[3 * b + a] + D[3 * a + b]);
         }
-        for (int b = 0; b < 3; b++)
-            for (int a = 0; a < 3; a++)
-                X[(size_t)(3 * j + b) * ld + 3 * j + a] = 0.5 * w * (D[3 * b + a] + D[3 * a + b]);
     }
 }
 
@@ -440,37 +569,54 @@ EP_KERNEL static void abs_column_sums(const double *restrict X, int N, int ld, d
             sum[j] += fabs(X[(size_t)i * ld + j]);
 }
 
-/* X = diag(w) S for S symmetric given by its upper triangle (row-major,
- * ld), N x N: by tiles, so a tile's mirrored writes stay in L1 (a row at a
- * time, every row writes a whole column). */
-EP_KERNEL static void scale_rows(double *X, int N, int ld, const double *w)
+/* C^-1 = -D^-1 Ahat^-1 (row-major, ld) from Ahat^-1's upper triangle
+ * (row-major, ld) for nodes[s]: row r scaled by -1 / a of its node, by
+ * tiles, so a tile's mirrored writes stay in L1 (a row at a time, every row
+ * writes a whole column). */
+EP_KERNEL static void scale_rows(double *X, int s, int ld, const double *area, const int *nodes)
 {
     enum { TILE = 32 };
+    int N = 3 * s;
     for (int r0 = 0; r0 < N; r0 += TILE)
         for (int q0 = r0; q0 < N; q0 += TILE)
-            for (int r = r0; r < r0 + TILE && r < N; r++)
+            for (int r = r0; r < r0 + TILE && r < N; r++) {
+                double wr = -1 / area[nodes[r / 3]];
                 for (int q = q0 > r ? q0 : r; q < q0 + TILE && q < N; q++) {
                     double v = X[(size_t)r * ld + q];
-                    X[(size_t)r * ld + q] = w[r] * v, X[(size_t)q * ld + r] = w[q] * v;
+                    X[(size_t)r * ld + q] = wr * v, X[(size_t)q * ld + r] = -v / area[nodes[q / 3]];
                 }
+            }
 }
 
-/* The symmetric form's C^-1 by Cholesky into c->Cinv (cma.h): 0, or 1 when
- * Ahat is not positive definite, c->Cinv then holding Ahat again (dpotrf
- * leaves one triangle as it was, and the diagonal is kept: the LU path
- * need not gather the GF blocks a second time).  The condition number is
- * exact, from the explicit inverse: its 1-norm and C's cost N^2 each,
- * where dpocon's estimate costs several triangular solves. */
+/* The symmetric form's C^-1 from its factor L in X (Cinv's layout, ld), in
+ * place: L^-1 by halves, L^-T L^-1 (dpotri's second step), the rows
+ * scaled.  2 (3s)^3 / 3 flops. */
+static void factor_to_inverse(const ep_gfsrc *g, const int *nodes, int s, double *X, int ld)
+{
+    int N = 3 * s;
+    tri_inverse(N, X, ld);
+    (void)LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld); /* fails only on arguments out of range */
+    scale_rows(X, s, ld, g->area, nodes);
+}
+
+/* c's factor made the explicit inverse (an addition the factor cannot
+ * take: cma.h). */
+static void factor_to_explicit(ep_cma *c)
+{
+    factor_to_inverse(c->g, c->S, c->s, c->Cinv, c->ld);
+    c->chol = 0;
+}
+
+/* The symmetric form's factor into c->Cinv: 0, or 1 when Ahat is not
+ * positive definite, c->Cinv then holding Ahat again (dpotrf leaves one
+ * triangle as it was, and the diagonal is kept: the LU path need not
+ * gather the GF blocks a second time).  Symmetric, Ahat is the same
+ * row-major or column-major. */
 static int set_cholesky(ep_cma *c, const int *nodes, int s)
 {
     int N = 3 * s, ld = c->ld;
-    double *X = c->Cinv, *w = c->work, *sum = w + N, cnorm = 0, inorm = 0;
+    double *X = c->Cinv, *w = c->work;
     sym_form(c, nodes, s, X, ld);
-    abs_column_sums(X, N, ld, sum); /* ||C||_1 = max_j a_j sum_i |Ahat_ij|: C = -Ahat D */
-    for (int j = 0; j < N; j++)
-        cnorm = fmax(cnorm, c->g->area[nodes[j / 3]] * sum[j]);
-    /* symmetric: row-major or column-major alike; 'L' column-major is the
-     * upper triangle row-major */
     for (int i = 0; i < N; i++)
         w[i] = X[(size_t)i * ld + i];
     if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0) {
@@ -481,15 +627,7 @@ static int set_cholesky(ep_cma *c, const int *nodes, int s)
         }
         return 1;
     }
-    tri_inverse(N, X, ld); /* Ahat^-1 = L^-T L^-1: dpotri's two steps, the first faster */
-    (void)LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld); /* fails only on arguments out of range */
-    for (int i = 0; i < s; i++)
-        w[3 * i] = w[3 * i + 1] = w[3 * i + 2] = -1 / c->g->area[nodes[i]];
-    scale_rows(X, N, ld, w);
-    abs_column_sums(X, N, ld, sum);
-    for (int j = 0; j < N; j++)
-        inorm = fmax(inorm, sum[j]);
-    c->rcond = 1 / (cnorm * inorm);
+    c->chol = 1;
     c->factor = "cholesky";
     return 0;
 }
@@ -511,12 +649,14 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
     int N = 3 * s;
     c->s = s;
     c->pending = 0;
+    c->chol = c->sym; /* an empty set grows as either */
     if (s == 0)
         return EP_OK;
     memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
     int ld = c->ld;
     if (c->sym && !set_cholesky(c, nodes, s))
         return EP_OK;
+    c->chol = 0;
     /* C = -E^T Xi E; in the symmetric form, what the Cholesky path refused
      * (Ahat not positive definite, as lossy GFs can make it): C = -Ahat D
      * from the Ahat it left */
@@ -530,19 +670,64 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
             c->Cinv[(size_t)i * ld + j] *= scale[j];
     c->factor = "lu";
     /* Row-major C read column-major is C^T, and inv(C^T) read back row-major
-     * is inv(C): the column-major routines skip LAPACKE's transposed copies
-     * (the 1-norm of C is the infinity-norm of C^T). */
+     * is inv(C): the column-major routines skip LAPACKE's transposed copies. */
     lapack_int *ipiv = (lapack_int *)c->work;
-    double *lw = c->work + N, anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, 'I', N, N, c->Cinv, ld, lw);
+    double *lw = c->work + N;
     lapack_int lwork = (lapack_int)(9 * (size_t)c->cap * c->cap - N);
-    c->rcond = 0;
     if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, N, N, c->Cinv, ld, ipiv) != 0 ||
-        LAPACKE_dgecon_work(LAPACK_COL_MAJOR, 'I', N, c->Cinv, ld, anorm, &c->rcond, lw,
-                            (lapack_int *)(lw + 4 * (size_t)N)) != 0 ||
         LAPACKE_dgetri_work(LAPACK_COL_MAJOR, N, c->Cinv, ld, ipiv, lw, lwork) != 0) {
         c->s = 0;
         return ep_fail(EP_ECOMPUTE, "the capacitance matrix of %d contact nodes is singular", s);
     }
+    return EP_OK;
+}
+
+static int dependent_node(int node)
+{
+    return ep_fail(EP_ECOMPUTE, "contact node %d: the capacitance matrix with it is singular (its GFs are a "
+                                "combination of the set's)", node);
+}
+
+/* Add node d to the factor: L bordered by l^T = (L^-1 Ahat(S, d))^T and the
+ * Cholesky factor of the Schur complement Ahat(d, d) - l^T l (cma.h), from
+ * B1D = Xihat(S, d) and XiDD = Xihat(d, d) (sym_pairs).  x[3][3s]:
+ * scratch.  0, EP_ECOMPUTE (dependent: the complement vanishes, as
+ * ep_cma_add's C_Delta does) or NOT_DEFINITE (nothing changed). */
+enum { NOT_DEFINITE = -1 };
+static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[9], double *x)
+{
+    int N = 3 * c->s, ld = c->ld;
+    double *X = c->Cinv, ad = c->g->area[d], S[9], big = 0, left = 0;
+    for (int j = 0; j < N; j++)
+        for (int a = 0; a < 3; a++)
+            x[(size_t)a * N + j] = B1D[3 * j + a] / ad;
+    lower_solve3(N, X, ld, x, N);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            double t = XiDD[3 * a + b] / ad;
+            for (int j = 0; j < N; j++)
+                t -= x[(size_t)a * N + j] * x[(size_t)b * N + j];
+            S[3 * a + b] = t;
+            big = fmax(big, fabs(XiDD[3 * a + b] / ad)), left = fmax(left, fabs(t));
+        }
+    if (!(left > 1e-12 * big))
+        return dependent_node(d);
+    double m00 = S[0], m10, m20, m11, m21, m22; /* the 3x3 Cholesky factor, lower */
+    if (!(m00 > 0))
+        return NOT_DEFINITE;
+    m00 = sqrt(m00), m10 = S[3] / m00, m20 = S[6] / m00, m11 = S[4] - m10 * m10;
+    if (!(m11 > 0))
+        return NOT_DEFINITE;
+    m11 = sqrt(m11), m21 = (S[7] - m20 * m10) / m11, m22 = S[8] - m20 * m20 - m21 * m21;
+    if (!(m22 > 0))
+        return NOT_DEFINITE;
+    m22 = sqrt(m22);
+    for (int j = 0; j < N; j++) /* L(N + a, j) = l(j, a) */
+        for (int a = 0; a < 3; a++)
+            X[(size_t)j * ld + N + a] = x[(size_t)a * N + j];
+    double *D = X + (size_t)N * ld + N; /* L(N + a, N + b) at D[b ld + a], a >= b */
+    D[0] = m00, D[1] = m10, D[2] = m20, D[ld + 1] = m11, D[ld + 2] = m21, D[2 * (size_t)ld + 2] = m22;
+    c->S[c->s++] = d;
     return EP_OK;
 }
 
@@ -566,6 +751,11 @@ int ep_cma_add(ep_cma *c, int node)
         gather(c->g, &d, 1, c->S, s, 1.0, BD1, N1);
         gather(c->g, &d, 1, &d, 1, 1.0, XiDD, 3);
     }
+    if (c->chol) {
+        if ((st = border_factor(c, d, B1D, XiDD, D1D)) != NOT_DEFINITE)
+            return st;
+        factor_to_explicit(c);
+    }
     memset(DDD, 0, sizeof DDD);
     if (s) { /* the pending update applied, D_1D = C1^-1 B_1D and X = B_D1 C1^-1, each thread on its rows */
         for (int k = 0; k < N1; k++)
@@ -587,8 +777,7 @@ int ep_cma_add(ep_cma *c, int node)
     }
     c->pending = 0; /* the pass applied it */
     if (!(left > 1e-12 * big))
-        return ep_fail(EP_ECOMPUTE, "contact node %d: the capacitance matrix with it is singular (its GFs are a "
-                                    "combination of the set's)", node);
+        return dependent_node(node);
     if ((st = inv3(CD, CDinv)))
         return st;
     /* C2^-1 = [[C1^-1 + D_1D D_D1, D_1D C_D^-1], [D_D1, C_D^-1]] (eq. 2.70),
@@ -628,11 +817,35 @@ static void swap_nodes(ep_cma *c, int i, int j)
         }
 }
 
+/* Node p leaves the factor: with L's rows and columns in blocks 1, p and 3,
+ * Ahat without p is [[L11, 0], [L31, L33']] [..]^T with L33' L33'^T =
+ * L33 L33^T + L3p L3p^T, so L3p's three columns update L33 and the blocks
+ * after p move up and left by 3 (column by column, each one to a place
+ * already read).  About 9 m^2 flops for the m rows after p, and the moves. */
+static void factor_remove(ep_cma *c, int p)
+{
+    int N = 3 * c->s, ld = c->ld, q0 = 3 * p, q1 = q0 + 3, m = N - q1;
+    double *X = c->Cinv;
+    if (m)
+        cholesky_update3(m, X + (size_t)q1 * ld + q1, ld, X + (size_t)q0 * ld + q1, X + (size_t)(q0 + 1) * ld + q1,
+                         X + (size_t)(q0 + 2) * ld + q1);
+    for (int j = 0; j < q0; j++)
+        memmove(X + (size_t)j * ld + q0, X + (size_t)j * ld + q1, (size_t)m * sizeof *X);
+    for (int j = q1; j < N; j++)
+        memmove(X + (size_t)(j - 3) * ld + j - 3, X + (size_t)j * ld + j, (size_t)(N - j) * sizeof *X);
+    memmove(&c->S[p], &c->S[p + 1], (size_t)(c->s - p - 1) * sizeof *c->S);
+    c->s--;
+}
+
 int ep_cma_remove(ep_cma *c, int node)
 {
     int p = position(c, node), s = c->s, ld = c->ld, M = 3 * s - 3, st;
     if (p < 0)
         return ep_fail(EP_EINPUT, "contact node %d is not in the set", node);
+    if (c->chol) {
+        factor_remove(c, p);
+        return EP_OK;
+    }
     if (p != s - 1)
         swap_nodes(c, p, s - 1);
     /* partition [[P, q], [r, d]] of C^-1 with the node last: C1^-1 = P - q d^-1 r,
@@ -669,22 +882,67 @@ int ep_cma_remove(ep_cma *c, int node)
     return EP_OK;
 }
 
+/* Cinv's rows [3s] copied out compactly, out[3s][3s]. */
+static void copy_rows(const ep_cma *c, double *out)
+{
+    int N = 3 * c->s;
+    for (int i = 0; i < N; i++)
+        memcpy(&out[(size_t)i * N], &c->Cinv[(size_t)i * c->ld], (size_t)N * sizeof *out);
+}
+
 void ep_cma_inverse(const ep_cma *c, double *out)
 {
     int N = 3 * c->s;
+    if (c->chol) {
+        copy_rows(c, out);
+        factor_to_inverse(c->g, c->S, c->s, out, N);
+        return;
+    }
     for (int i = 0; i < N; i++)
         inverse_row(c, i, &out[(size_t)i * N]);
 }
 
-int ep_cma_load(ep_cma *c, const int *nodes, int s, const double *Cinv)
+int ep_cma_rcond(ep_cma *c, double *rcond)
+{
+    int N = 3 * c->s;
+    double *X = ep_malloc((size_t)N * N + 1, sizeof *X), *Y = ep_malloc((size_t)N * N + 1, sizeof *Y),
+           *sum = ep_malloc((size_t)N + 1, sizeof *sum), cn = 0, in = 0;
+    if (!X || !Y || !sum) {
+        free(X), free(Y), free(sum);
+        return EP_ECOMPUTE;
+    }
+    ep_cma_matrix(c, c->S, c->s, X, N); /* -C */
+    ep_cma_inverse(c, Y);
+    abs_column_sums(X, N, N, sum);
+    for (int j = 0; j < N; j++)
+        cn = fmax(cn, sum[j]);
+    abs_column_sums(Y, N, N, sum);
+    for (int j = 0; j < N; j++)
+        in = fmax(in, sum[j]);
+    *rcond = N ? 1 / (cn * in) : 1;
+    free(X), free(Y), free(sum);
+    return EP_OK;
+}
+
+void ep_cma_save(const ep_cma *c, double *out)
+{
+    if (c->chol)
+        copy_rows(c, out);
+    else
+        ep_cma_inverse(c, out);
+}
+
+int ep_cma_restore(ep_cma *c, const int *nodes, int s, int chol, const double *state)
 {
     if (reserve(c, s))
         return EP_ECOMPUTE;
     c->s = s;
     c->pending = 0;
+    c->chol = chol;
+    c->factor = chol ? "cholesky" : "lu";
     memcpy(c->S, nodes, (size_t)s * sizeof *c->S);
     for (int r = 0; r < 3 * s; r++)
-        memcpy(&c->Cinv[(size_t)r * c->ld], &Cinv[(size_t)r * 3 * s], 3 * (size_t)s * sizeof *c->Cinv);
+        memcpy(&c->Cinv[(size_t)r * c->ld], &state[(size_t)r * 3 * s], 3 * (size_t)s * sizeof *c->Cinv);
     return EP_OK;
 }
 
@@ -720,7 +978,13 @@ void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, d
         }
     }
     /* pS = C^-1 E^T v0: the unspecified values at S are its tractions */
-    if (s)
+    if (s && c->chol) { /* -D^-1 L^-T L^-1 e */
+        memcpy(pS, e, (size_t)N * sizeof *pS);
+        lower_solve1(N, c->Cinv, c->ld, pS);
+        lower_tsolve(N, c->Cinv, c->ld, pS);
+        for (int i = 0; i < N; i++)
+            pS[i] /= -g->area[c->S[i / 3]];
+    } else if (s)
         cblas_dgemv(CblasRowMajor, CblasNoTrans, N, N, 1.0, c->Cinv, c->ld, e, 1, 0.0, pS, 1);
     if (s && c->pending) { /* + U (V e) */
         double Ve[3];

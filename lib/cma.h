@@ -20,16 +20,20 @@
  * definite), so with A = S^-1 restricted to the free nodes,
  *   C = -E^T A E diag(a_S) = -Ahat D,  Ahat = E^T A E (a principal
  *   submatrix of an SPD matrix: SPD),  C^-1 = -D^-1 Ahat^-1,
- * and Ahat^-1 costs (3s)^3 flops by Cholesky (dpotrf, then dpotri's two steps) against
- * 2 (3s)^3 for LU + inverse (MATH.md §7).  Stored GFs are symmetric only to
+ * and Cholesky applies (MATH.md §7).  Stored GFs are symmetric only to
  * their error (solver residual, float32, wavelet thresholding), so every
  * operation here uses one block of each pair: Ahat(p, q) = Xi(p, q) / a_q
  * for node ids p < q, its transpose for p > q, sym(Xi(p, p)) / a_p on the
  * diagonal, i.e. the GFs Xihat(p, q) = Ahat(p, q) a_q (ep_cma_matrix).
- * Additions and deletions then update the inverse of the same C, and a
- * pair is read once (half the blocks of a from-scratch gather).  With
- * consistent traction Xi = S^-1 M_s mixes neighbours and C is not of this
- * form: LU, as for the BEM's GFs.
+ * C^-1 is kept as the Cholesky factor L of Ahat (c->chol), not as an
+ * explicit inverse: from scratch costs dpotrf's (3s)^3 / 3 flops, against
+ * (3s)^3 for dpotrf + dpotri and 2 (3s)^3 for LU + inverse; an addition
+ * borders L (one triangular solve, 3 (3s)^2 flops), a deletion is a rank-3
+ * update of L's trailing block, and a contact solve two triangular solves
+ * where the explicit inverse takes one product.  A pair is read once (half
+ * the blocks of a from-scratch gather).  With consistent traction
+ * Xi = S^-1 M_s mixes neighbours and C is not of this form: LU and the
+ * explicit inverse, as for the BEM's GFs.
  */
 #ifndef EP_CMA_H
 #define EP_CMA_H
@@ -42,19 +46,21 @@ typedef struct ep_cma {
     int s, cap;
     int *S;         /* [s] rows */
     double *Cinv;   /* [3s][3s] row-major with leading dimension ld = 3 cap, so a
-                       node is added or removed in place */
+                       node is added or removed in place: C^-1, or with chol
+                       the factor L (Ahat = L L^T; L(i, j) = Cinv[j ld + i],
+                       i >= j: LAPACK's column-major lower triangle) */
     int ld;
+    int chol;       /* 1: Cinv holds L (the symmetric form); 0: C^-1 */
     int pending;    /* C^-1 = Cinv + U V: an addition leaves its rank-3 update
                        pending; the next update applies it, a removal in the
-                       same pass as its own downdate */
+                       same pass as its own downdate (not with chol) */
     double *U, *V;  /* [3s][3] and [3][ld], zero where nothing is pending */
-    double rcond;   /* reciprocal 1-norm condition of C at the last ep_cma_set
-                       (exact by Cholesky, LU's estimate otherwise) */
     double *work;   /* update and solve workspace */
-    int *cols;      /* [n] scratch */
+    int *cols;      /* [2n + 1] scratch */
     struct ep_worker *helper; /* NULL: updates on one thread */
-    int sym;        /* 1: the symmetric form (above) */
-    const char *factor; /* the last ep_cma_set's factorization: "cholesky" or "lu" */
+    int sym;        /* 1: the symmetric form (above) applies */
+    const char *factor; /* how the last ep_cma_set (or ep_cma_restore) holds C^-1:
+                           "cholesky" (the factor) or "lu" (the inverse) */
 } ep_cma;
 
 /* An empty node set on the GFs g (borrowed: g must outlive c), with room
@@ -75,13 +81,12 @@ int ep_cma_threads(ep_cma *c, int threads);
 void ep_cma_use_lu(ep_cma *c);
 
 /* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct).
- * Symmetric form: Ahat from s(s+1)/2 blocks, Cholesky (dpotrf), inverse
- * (dpotri's two steps), C^-1 = -D^-1 Ahat^-1 and c->rcond exact from it
- * (1-norms of C and C^-1): (3s)^3 flops; should Ahat
- * not be positive definite (lossy GFs), LU on the same C.  Otherwise C from
- * s^2 blocks, LU (dgetrf), dgecon, dgetri: 2 (3s)^3 flops.  c->factor names
- * the one used.  0, EP_EINPUT (a node without a column, a repeated node)
- * or EP_ECOMPUTE (C singular). */
+ * Symmetric form: Ahat from s(s+1)/2 blocks and its Cholesky factor
+ * (dpotrf, (3s)^3 / 3 flops), kept as C^-1 (c->chol); should Ahat not be
+ * positive definite (lossy GFs), LU on the same C.  Otherwise C from s^2
+ * blocks, LU (dgetrf) and the inverse (dgetri): 2 (3s)^3 flops.  c->factor
+ * names the one used.  0, EP_EINPUT (a node without a column, a repeated
+ * node) or EP_ECOMPUTE (C singular). */
 int ep_cma_set(ep_cma *c, const int *nodes, int s);
 
 /* X[3s][3s] (row-major, leading dimension ld) = E^T Xi E for nodes[s], the
@@ -89,17 +94,24 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s);
  * solve must use to be compared.  Cost s^2 block reads. */
 void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld);
 
-/* Add one node by the sequential update of 000 eqs. 2.64–2.70 with the
- * corrected C_Delta = I - B_DD - D_DD (MATH.md §7).  Cost O(s^2), 2s + 1
- * blocks.  0, EP_EINPUT or EP_ECOMPUTE (C_Delta singular, as lossy GFs can
- * make it: the node's GFs a combination of the set's; the set is then
- * unchanged). */
+/* Add one node.  Inverse: the sequential update of 000 eqs. 2.64–2.70
+ * with the corrected C_Delta = I - B_DD - D_DD (MATH.md §7), O(s^2) flops
+ * in one pass over C^-1.  Factor: L bordered by the node's row block
+ * (L l = Ahat(S, d), then the 3x3 Cholesky of Ahat(d, d) - l^T l), 3 (3s)^2
+ * flops; should that block not be positive definite (lossy GFs), L becomes
+ * the explicit inverse ((3s)^3 flops, once) and the update above adds the
+ * node.  Either reads 2s + 1 blocks (the symmetric form s + 1).  0,
+ * EP_EINPUT or EP_ECOMPUTE (C_Delta singular, as lossy GFs can make it:
+ * the node's GFs a combination of the set's; the set is then unchanged). */
 int ep_cma_add(ep_cma *c, int node);
 
-/* Remove one node: the block-inverse downdate C1^-1 = P - q d^-1 r of the
- * partition of C^-1 (the same identity 000 §2.3.5 applies by re-adding
- * negated columns).  The last node of S takes the removed one's place.
- * Cost O(s^2).  0, EP_EINPUT (not in S) or EP_ECOMPUTE. */
+/* Remove one node.  Inverse: the block-inverse downdate C1^-1 = P - q d^-1 r
+ * of the partition of C^-1 (the same identity 000 §2.3.5 applies by
+ * re-adding negated columns); the last node of S takes the removed one's
+ * place.  Factor: the node's rows and columns leave L and its trailing
+ * block takes their rank-3 part back (a Cholesky update by rotations);
+ * the nodes after it in S move up one place.  Cost O(s^2).  0, EP_EINPUT
+ * (not in S) or EP_ECOMPUTE. */
 int ep_cma_remove(ep_cma *c, int node);
 
 /* Solve the switched problem: displacements uS[s][3] prescribed at S and
@@ -109,13 +121,25 @@ int ep_cma_remove(ep_cma *c, int node);
  * for k loaded nodes, plus one weighted GF sum for v. */
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v);
 
-/* C^-1 copied out compactly: out[3s][3s], row-major.  Cost O(s^2). */
+/* C^-1 copied out compactly: out[3s][3s], row-major.  Cost O(s^2); from
+ * the factor (3s)^3 flops (L^-1, then L^-T L^-1). */
 void ep_cma_inverse(const ep_cma *c, double *out);
 
-/* Make nodes[s] the node set and Cinv[3s][3s] (row-major, that node order)
- * its inverse, as ep_cma_inverse gave them out: a cached inverse brought
- * back.  Cost O(s^2).  0 or EP_ECOMPUTE. */
-int ep_cma_load(ep_cma *c, const int *nodes, int s, const double *Cinv);
+/* The reciprocal 1-norm condition number of C for the current set,
+ * 1 / (||C||_1 ||C^-1||_1), exact: C from s^2 blocks (ep_cma_matrix) and
+ * C^-1 by ep_cma_inverse.  A check, not for a runtime's loop.  0 or
+ * EP_ECOMPUTE (memory). */
+int ep_cma_rcond(ep_cma *c, double *rcond);
+
+/* What c holds for its set, compactly, for a cache (cma_cache.h):
+ * out[3s][3s] row-major, C^-1 (the pending update applied) or, with
+ * c->chol, the factor in Cinv's layout.  Cost O(s^2). */
+void ep_cma_save(const ep_cma *c, double *out);
+
+/* Make nodes[s] the node set, in that order, with state[3s][3s] that
+ * ep_cma_save gave out for them: the factor when chol, else C^-1.  Cost
+ * O(s^2).  0 or EP_ECOMPUTE. */
+int ep_cma_restore(ep_cma *c, const int *nodes, int s, int chol, const double *state);
 
 /* Contact force f = a_S^T p_S (000 eq. 4.12).  Cost O(s). */
 void ep_cma_force(const ep_cma *c, const double *pS, double f[3]);

@@ -1,5 +1,5 @@
 /*
- * cma_cache.h — inverse capacitance matrices kept for node sets that come
+ * cma_cache.h — capacitance inverses (or factors) kept for node sets that come
  * back (000 §2.3.8: keyed by the time they were last used, bounded in
  * memory; here the least recently used is dropped first rather than a random
  * older one).
@@ -9,12 +9,16 @@
 
 #include "cma.h"
 
-/* Cache of inverses keyed by sorted node lists, time-stamped, bounded in
- * bytes: the least recently used entries are dropped to fit. */
+/* Cache of what an ep_cma holds for a node set (C^-1 or the symmetric
+ * form's factor: ep_cma_save), keyed by the sorted node list,
+ * time-stamped, bounded in bytes: the least recently used entries are
+ * dropped to fit. */
 typedef struct ep_cma_cache_entry {
     int s;
-    int *nodes;      /* sorted */
-    double *Cinv;    /* in that node order */
+    int *key;        /* [s] the nodes, sorted */
+    int *nodes;      /* [s] in the order of the state */
+    int chol;        /* the state's form (ep_cma_restore) */
+    double *state;   /* [3s][3s] */
     long stamp;
 } ep_cma_cache_entry;
 
@@ -27,12 +31,13 @@ typedef struct ep_cma_cache {
 
 void ep_cma_cache_init(ep_cma_cache *k, double limit_bytes);
 void ep_cma_cache_free(ep_cma_cache *k);
-/* Load C^-1 for the node set of nodes[s] (any order) into c when cached: 1 hit,
- * 0 miss.  c->S becomes the sorted list.  Cost O(s log s + entries s) to
- * find, O(s^2) to load (ep_cma_load). */
+/* Restore c to the node set of nodes[s] (any order) when cached: 1 hit,
+ * 0 miss.  c->S becomes the order it was stored in.  Cost O(s log s +
+ * entries s) to find, O(s^2) to restore (ep_cma_restore). */
 int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s);
-/* Store c's current inverse, dropping the least recently used entries
- * beyond the limit.  Cost O(s^2) copy plus O(entries).  0 or EP_ECOMPUTE. */
+/* Store c's current state (ep_cma_save), dropping the least recently used
+ * entries beyond the limit.  Cost O(s^2) copy plus O(entries).  0 or
+ * EP_ECOMPUTE. */
 int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c);
 
 #endif

@@ -25,9 +25,11 @@ typedef struct ep_gfsrc {
     double *xi;         /* dense: [3m][3n] */
     ep_wavelet_ws ws;   /* wavelet: selective extraction */
     double *acc;        /* wavelet: [n][3] fast-summation workspace */
-    double *col;        /* wavelet: [2][n][9] a whole block column and its workspace */
+    double *col;        /* [batch][n][9] the blocks of a gather (wavelet: the second [n][9]
+                           also a row's synthesis weights) */
     ep_wavelet_subset u;/* wavelet: the rows of ep_gfsrc_plan */
-    double *z;          /* wavelet: [n][9] partial synthesis, zero between calls */
+    double *z;          /* wavelet: [n][9 batch] partial synthesis, zero between calls */
+    int batch;          /* columns ep_gfsrc_node_columns synthesizes together: 8 (wavelet), 1 */
     int *slots;         /* wavelet: [n] scratch */
 } ep_gfsrc;
 
@@ -44,12 +46,13 @@ void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9]);
 
 /* Many columns at a few rows (the capacitance matrix's gathers): plan for
  * rows[nr] (wavelet: their synthesis closure, O(closure); dense: nothing),
- * then out[k][9] = Xi(rows[k], column of node) for any rows within the plan,
- * blocks B[3b + a] as ep_gfsrc_block's.  Dense O(nr); wavelet O(nnz of
- * the column + 9 closure x stencil), against O(nr levels) look-ups by
- * selective extraction. */
+ * then out[c][k][9] = Xi(rows[k], column of nodes[c]) for nodes[nc] and
+ * any rows within the plan, blocks B[3b + a] as ep_gfsrc_block's.  Dense
+ * O(nc nr); wavelet O(nnz of the columns + 9 nc closure x stencil), by
+ * partial syntheses of g->batch columns at a time, against O(nc nr
+ * levels) look-ups by selective extraction. */
 void ep_gfsrc_plan(ep_gfsrc *g, const int *rows, int nr);
-void ep_gfsrc_node_column(ep_gfsrc *g, int node, int nr, const int *rows, double *out);
+void ep_gfsrc_node_columns(ep_gfsrc *g, int nc, const int *nodes, int nr, const int *rows, double *out);
 
 /* One row of many columns: out[k][9] = Xi(row, column of nodes[k]).  Dense
  * O(k); wavelet O(n) (the row's synthesis weights) + O(nnz of the columns). */

@@ -216,27 +216,35 @@ void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out)
     ep_wavelet_to_rows(&r->W, 9, z, out);
 }
 
-void ep_gfw_column_rows(const ep_gfw *r, int c, const ep_wavelet_subset *u, int nr, const int *rows, double *z,
-                        double *out)
+void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wavelet_subset *u, int nr,
+                         const int *rows, double *z, double *out)
 {
-    int64_t q0 = r->colptr[c], q1 = r->colptr[c + 1];
+    int w = 9 * nc;
     char *kept = u->in + r->W.n; /* the subset's spare half: zero between calls */
-    for (int64_t q = q0; q < q1; q++) {
-        kept[r->rowidx[q]] = 1;
-        for (int i = 0; i < 9; i++)
-            z[9 * (size_t)r->rowidx[q] + i] = r->blocks[9 * q + i];
-    }
-    ep_wavelet_subset_inverse(&r->W, u, 9, z, kept);
-    for (int k = 0; k < nr; k++)
-        memcpy(&out[9 * (size_t)k], &z[9 * (size_t)r->W.row_slot[rows[k]]], 9 * sizeof *out);
-    for (int64_t q = q0; q < q1; q++) { /* zero again: the kept blocks and the closure (stores, not memset calls) */
-        kept[r->rowidx[q]] = 0;
-        for (int i = 0; i < 9; i++)
-            z[9 * (size_t)r->rowidx[q] + i] = 0;
-    }
+    for (int c = 0; c < nc; c++) /* the blocks the synthesis reads (a third of them at s = 100) */
+        for (int64_t q = r->colptr[cols[c]]; q < r->colptr[cols[c] + 1]; q++) {
+            if (!u->reach[r->rowidx[q]])
+                continue;
+            double *y = &z[(size_t)r->rowidx[q] * w + 9 * c];
+            kept[r->rowidx[q]] = 1;
+            for (int i = 0; i < 9; i++)
+                y[i] = r->blocks[9 * q + i];
+        }
+    ep_wavelet_subset_inverse(&r->W, u, w, z, kept);
+    for (int c = 0; c < nc; c++)
+        for (int k = 0; k < nr; k++)
+            memcpy(&out[9 * ((size_t)c * nr + k)], &z[(size_t)r->W.row_slot[rows[k]] * w + 9 * c], 9 * sizeof *out);
+    for (int c = 0; c < nc; c++) /* zero again: the kept blocks and the closure (stores, not memset calls) */
+        for (int64_t q = r->colptr[cols[c]]; q < r->colptr[cols[c] + 1]; q++) {
+            if (!u->reach[r->rowidx[q]])
+                continue;
+            kept[r->rowidx[q]] = 0;
+            for (int i = 0; i < 9; i++)
+                z[(size_t)r->rowidx[q] * w + 9 * c + i] = 0;
+        }
     for (int k = 0; k < u->n; k++)
-        for (int i = 0; i < 9; i++)
-            z[9 * (size_t)u->slot[k] + i] = 0;
+        for (int i = 0; i < w; i++)
+            z[(size_t)u->slot[k] * w + i] = 0;
 }
 
 void ep_gfw_row(const ep_gfw *r, const double *y, int k, const int *cols, double *out)

@@ -67,12 +67,15 @@ void ep_gfw_sum(const ep_gfw *r, int k, const int *cols, const double *loads, do
  * transform). */
 void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out);
 
-/* Rows of block column c, out[k][9] = the block at row rows[k], by partial
- * synthesis: u the closure of those rows' slots (or of more rows).
- * z[n][9] zero on entry, and again on return.  Cost O(nnz of the column +
- * 9 closure x stencil). */
-void ep_gfw_column_rows(const ep_gfw *r, int c, const ep_wavelet_subset *u, int nr, const int *rows, double *z,
-                        double *out);
+/* Rows of block columns cols[nc] at once, out[c][k][9] = the block of
+ * column cols[c] at row rows[k], by one partial synthesis of width 9 nc: u
+ * the closure of those rows' slots (or of more rows).  Together, the
+ * closure's bookkeeping (slots, kids, stencils) is paid once for nc
+ * columns and its loops run 9 nc values wide.  z[n][9 nc] zero on entry,
+ * and again on return.  Cost O(nnz of the columns + 9 nc closure x
+ * stencil). */
+void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wavelet_subset *u, int nr,
+                         const int *rows, double *z, double *out);
 
 /* One row of many block columns, out[k][9] = the block of column cols[k]
  * at the row whose synthesis weights y[n] are (ep_wavelet_row_weights).

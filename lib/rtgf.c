@@ -269,7 +269,10 @@ static int land(run *R, long t)
         R->by_cholesky += !strcmp(R->c.factor, "cholesky");
         if (!R->chol_checked && !strcmp(R->c.factor, "cholesky") && (st = cholesky_vs_lu(R)))
             return st;
-        R->kappa = ep_rtreport_worst(R->kappa, 1 / R->c.rcond);
+        double rc;
+        if ((st = ep_cma_rcond(&R->c, &rc)))
+            return st;
+        R->kappa = ep_rtreport_worst(R->kappa, 1 / rc);
         R->seq_err = ep_rtreport_worst(R->seq_err, inverse_diff(R, &R->seq, &R->c));
         return EP_OK;
     }
@@ -308,9 +311,11 @@ static int slide(run *R)
             return st;
     }
     ep_cma check = {0};
-    if (!(st = ep_cma_init(&check, &R->g)) && !(st = ep_cma_set(&check, seq->S, seq->s))) {
+    double rc;
+    if (!(st = ep_cma_init(&check, &R->g)) && !(st = ep_cma_set(&check, seq->S, seq->s)) &&
+        !(st = ep_cma_rcond(&check, &rc))) {
         R->upd_err = ep_rtreport_worst(R->upd_err, inverse_diff(R, seq, &check));
-        R->kappa = ep_rtreport_worst(R->kappa, 1 / check.rcond);
+        R->kappa = ep_rtreport_worst(R->kappa, 1 / rc);
     }
     ep_cma_free(&check);
     return st;

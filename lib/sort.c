@@ -44,3 +44,17 @@ void ep_sort_heaviest(int *items, size_t n, const double *weight)
     if (n > 1)
         qsort_r(items, n, sizeof *items, cmp_heavier, (void *)weight);
 }
+
+/* The lower key first; arg: the keys. */
+static int cmp_key(const void *a, const void *b, void *arg)
+{
+    const int *k = arg;
+    int x = k[*(const int *)a], y = k[*(const int *)b];
+    return (x > y) - (x < y);
+}
+
+void ep_sort_by_key(int *items, size_t n, const int *key)
+{
+    if (n > 1)
+        qsort_r(items, n, sizeof *items, cmp_key, (void *)key);
+}

@@ -23,4 +23,9 @@ void ep_sort_doubles(double *v, size_t n);
  * O(n log n) (glibc's qsort_r), no allocation. */
 void ep_sort_heaviest(int *items, size_t n, const double *weight);
 
+/* Sort items[n] (indices into key) by ascending key, for distinct keys
+ * (the capacitance matrix's nodes by id).  Cost O(n log n) (qsort_r), no
+ * allocation. */
+void ep_sort_by_key(int *items, size_t n, const int *key);
+
 #endif

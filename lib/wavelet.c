@@ -368,11 +368,13 @@ void ep_wavelet_free(ep_wavelet *W)
  * 3.28: sign +1, synthesis). */
 static void predict_slot(const ep_wavelet *W, int s, int width, double *x, double sign)
 {
-    double *y = &x[(size_t)s * width];
+    double *restrict y = &x[(size_t)s * width]; /* a stencil holds coarser slots, never s */
     for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1]; i++) {
-        const double *p = &x[(size_t)W->pred_slot[i] * width];
+        const double *restrict p = &x[(size_t)W->pred_slot[i] * width];
+        double w = sign * W->pred_w[i];
+#pragma omp simd
         for (int c = 0; c < width; c++)
-            y[c] += sign * W->pred_w[i] * p[c];
+            y[c] += w * p[c];
     }
 }
 
@@ -513,18 +515,31 @@ int ep_wavelet_subset_init(ep_wavelet_subset *u, const ep_wavelet *W)
     u->slot = ep_malloc((size_t)W->n + 1, sizeof *u->slot);
     u->lev = ep_malloc((size_t)W->nlevels + 2, sizeof *u->lev);
     u->in = ep_calloc(2 * (size_t)W->n + 1, 1); /* the second half: a caller's mask (gfw.c) */
+    u->reach = ep_calloc((size_t)W->n + 1, 1);
     u->next = ep_malloc((size_t)W->n + 1, sizeof *u->next);
-    return u->slot && u->lev && u->in && u->next ? EP_OK : EP_ECOMPUTE;
+    return u->slot && u->lev && u->in && u->reach && u->next ? EP_OK : EP_ECOMPUTE;
 }
 
 void ep_wavelet_subset_free(ep_wavelet_subset *u)
 {
-    free(u->slot), free(u->lev), free(u->in), free(u->next);
+    free(u->slot), free(u->lev), free(u->in), free(u->reach), free(u->next);
     memset(u, 0, sizeof *u);
+}
+
+/* reach[] over the closure slot[0 .. n) and their kids set to v. */
+static void mark_reach(ep_wavelet_subset *u, const ep_wavelet *W, char v)
+{
+    for (int k = 0; k < u->n; k++) {
+        int t = u->slot[k];
+        u->reach[t] = v;
+        for (int i = W->kid_ptr[t]; i < W->kid_ptr[t + 1]; i++)
+            u->reach[W->kid_slot[i]] = v;
+    }
 }
 
 void ep_wavelet_subset_set(ep_wavelet_subset *u, const ep_wavelet *W, const int *slots, int nk)
 {
+    mark_reach(u, W, 0);
     for (int k = 0; k < u->n; k++)
         u->in[u->slot[k]] = 0;
     u->n = 0;
@@ -547,6 +562,7 @@ void ep_wavelet_subset_set(ep_wavelet_subset *u, const ep_wavelet *W, const int 
         for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1] && n < u->lev[l + 1]; q++)
             if (u->in[W->by_level[q]])
                 u->slot[n++] = W->by_level[q];
+    mark_reach(u, W, 1);
 }
 
 void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, int width, double *x,
@@ -560,13 +576,15 @@ void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, 
          * coefficients), then predict level l's closure slots */
         for (int k = 0; k < u->lev[l]; k++) {
             int t = u->slot[k], i = next[k], end = W->kid_ptr[t + 1];
-            double *y = &x[(size_t)t * width];
+            double *restrict y = &x[(size_t)t * width];
             for (; i < end && W->slot_level[W->kid_slot[i]] <= l; i++) {
                 if (nz && !nz[W->kid_slot[i]])
                     continue; /* most of a compressed column's coefficients are zero */
-                const double *g = &x[(size_t)W->kid_slot[i] * width];
+                const double *restrict g = &x[(size_t)W->kid_slot[i] * width]; /* a kid is not t */
+                double w = W->kid_w[i];
+#pragma omp simd
                 for (int c = 0; c < width; c++)
-                    y[c] -= W->kid_w[i] * g[c];
+                    y[c] -= w * g[c];
             }
             next[k] = i;
         }

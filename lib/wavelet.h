@@ -106,6 +106,8 @@ typedef struct ep_wavelet_subset {
     int *slot;     /* [W->n] the closure, coarse to fine */
     int *lev;      /* [nlevels + 1] slot[lev[l] .. lev[l + 1]) are of level l */
     char *in;      /* [2 W->n] 1: in the closure; the second half zero, a caller's scratch */
+    char *reach;   /* [W->n] 1: a slot synthesis at the closure reads (the closure and
+                      the slots lifting it): coefficients elsewhere need not be given */
     int *next;     /* [W->n] scratch of ep_wavelet_subset_inverse */
 } ep_wavelet_subset;
 

@@ -3,17 +3,16 @@
  * set beside its flop bound (used by rtcheck.sh; issue 21 aims 3 and 4):
  * cma_bound GF.h5 S prints, on one core as a runtime runs it, the medians
  * over footprints of s nodes (each free node's s nearest, 24 of them) of
- *   set     ep_cma_set (cma.h: gather, factor, inverse); how many of the
+ *   set     ep_cma_set (cma.h: gather, then the symmetric form's Cholesky
+ *           factor, kept as C^-1, or LU and inverse); how many of the
  *           footprints it did by Cholesky (c->factor)
  *   lu      ep_cma_set with ep_cma_use_lu (the GFs as stored, LU)
  *   gather  ep_cma_matrix (the blocks the factorization starts from)
  *   add     one-node addition at s nodes (the set's nearest other node)
  * and, on matrices of the same order N = 3s, the LAPACK calls alone:
- *   chol    dpotrf + dpocon + dpotri, N^3 flops (cma.c inverts the
- *           factor by halves with dtrmm and takes its condition number
- *           from the inverse instead of dpocon)
- *   getr    dgetrf + dgecon + dgetri, 2 N^3 flops
- *   sytr    dsytrf + dsycon + dsytri2 (symmetric indefinite), N^3 flops
+ *   chol    dpotrf, N^3 / 3 flops (the factor form's work)
+ *   getr    dgetrf + dgetri, 2 N^3 flops (the LU form's)
+ *   sytr    dsytrf + dsytri2 (symmetric indefinite), N^3 flops
  *   dgemm1  one core's dgemm GFlop/s at N x N x N and at 2000
  * Times are "median/best" us.  One line: "cholesky K/24 set US lu US gather US add US chol US getr US sytr US
  * dgemm1 G dgemm1_2000 G N N".
@@ -66,17 +65,15 @@ static void lapack_alone(int N, char *chol, char *getr, char *sytr)
     for (int i = 0; i < N; i++) /* diagonally dominant SPD */
         for (int j = 0; j < N; j++)
             A[i * N + j] = i == j ? N : 1.0 / (1 + abs(i - j));
+    double an = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', N, N, A, N, w); /* dsycon's */
     for (int r = 0; r < 15; r++) {
         memcpy(X, A, sizeof *X * N * N);
-        double t0 = ep_now(), an = LAPACKE_dlange_work(LAPACK_COL_MAJOR, '1', N, N, X, N, w);
+        double t0 = ep_now();
         LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, N);
-        LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'L', N, X, N, an, &rc, w, ip);
-        LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', N, X, N);
         ep_stats_add(&tc, ep_now() - t0);
         memcpy(X, A, sizeof *X * N * N);
         t0 = ep_now();
         LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, N, N, X, N, ip);
-        LAPACKE_dgecon_work(LAPACK_COL_MAJOR, '1', N, X, N, an, &rc, w, ip + N);
         LAPACKE_dgetri_work(LAPACK_COL_MAJOR, N, X, N, ip, w, 64 * N);
         ep_stats_add(&tg, ep_now() - t0);
         memcpy(X, A, sizeof *X * N * N);

@@ -32,6 +32,8 @@ static void synthetic(ep_gfsrc *g, int n)
     g->col_of_row = malloc(n * sizeof(int));
     g->area = malloc(n * sizeof(double));
     g->xi = malloc(9 * (size_t)n * n * sizeof(double));
+    g->col = malloc(9 * (size_t)n * sizeof(double)); /* as ep_gfsrc_open gives dense GFs */
+    g->batch = 1;
     ep_rng seed = ep_rng_seed(11, 0);
     for (int v = 0; v < n; v++) {
         g->own.L.row_vertex[v] = g->own.L.col_vertex[v] = g->col_of_row[v] = v;
@@ -52,8 +54,10 @@ static void synthetic_free(ep_gfsrc *g)
 {
     ep_gf_layout_free(&g->own.L);
     ep_mesh_free(&g->own.mesh);
-    free(g->col_of_row), free(g->area), free(g->xi);
+    free(g->col_of_row), free(g->area), free(g->xi), free(g->col);
 }
+
+static void synthetic_symmetric(ep_gfsrc *g, int n, double shift);
 
 static double rel_diff(const double *a, const double *b, size_t k)
 {
@@ -74,39 +78,50 @@ static double inverse_diff(const ep_cma *a, const ep_cma *b)
     return d;
 }
 
-/* Hundreds of random additions and deletions keep C^-1 equal to the inverse
- * recomputed from scratch for the same node list, on one thread or two (the
- * set grows past 32 nodes, where a helper takes half of each pass). */
-static void update_sequence(int threads)
+/* Hundreds of random additions and deletions keep C^-1 equal to LU's
+ * inverse from scratch for the same node list: the explicit inverse on one
+ * thread or two (the set grows past 32 nodes, where a helper takes half of
+ * each pass), and the symmetric form's factor (the sizes cross the
+ * kernels' tiles of 8 rows with every remainder, and nodes leave from
+ * every place). */
+static void update_sequence(int threads, int symmetric)
 {
     ep_gfsrc g;
     ep_cma c, ref;
-    synthetic(&g, 80);
+    if (symmetric)
+        synthetic_symmetric(&g, 80, 0.5);
+    else
+        synthetic(&g, 80);
     assert_int_equal(ep_cma_init(&c, &g), EP_OK);
     assert_int_equal(ep_cma_init(&ref, &g), EP_OK);
     assert_int_equal(ep_cma_threads(&c, threads), EP_OK);
+    ep_cma_use_lu(&ref);
     ep_rng seed = ep_rng_seed(5, 0);
     double worst = 0;
-    int adds = 0, removes = 0, most = 0;
+    int adds = 0, removes = 0, most = 0, first = 0, last = 0;
     for (int op = 1; op <= 400; op++) {
         int node = (int)((centered_uniform(&seed) + 0.5) * 80) % 80;
-        int in = 0;
+        int in = -1;
         for (int i = 0; i < c.s; i++)
-            in |= c.S[i] == node;
-        if (in && c.s > 1 && (c.s > 40 || centered_uniform(&seed) < 0)) {
+            in = c.S[i] == node ? i : in;
+        if (in >= 0 && c.s > 1 && (c.s > 40 || centered_uniform(&seed) < 0)) {
+            first += in == 0, last += in == c.s - 1;
             assert_int_equal(ep_cma_remove(&c, node), EP_OK);
             removes++;
-        } else if (!in) {
+        } else if (in < 0) {
             assert_int_equal(ep_cma_add(&c, node), EP_OK);
             adds++;
         }
+        assert_int_equal(c.chol, symmetric);
         most = c.s > most ? c.s : most;
         if (op % 25 == 0) {
             assert_int_equal(ep_cma_set(&ref, c.S, c.s), EP_OK);
             worst = fmax(worst, inverse_diff(&c, &ref));
         }
     }
-    assert_true(adds > 100 && removes > 50 && most > 32);
+    print_message("%s, %d threads: %d additions, %d deletions (%d first, %d last), up to %d nodes: %.2e\n",
+                  symmetric ? "factor" : "inverse", threads, adds, removes, first, last, most, worst);
+    assert_true(adds > 100 && removes > 50 && most > 32 && first > 0 && last > 0);
     assert_true(worst < 1e-10);
     expect_error(ep_cma_add(&c, c.S[0]), EP_EINPUT, "already", NULL);
     expect_error(ep_cma_remove(&ref, -5), EP_EINPUT, "not in the set", NULL);
@@ -117,13 +132,21 @@ static void update_sequence(int threads)
 static void updates_match_scratch(void **s)
 {
     (void)s;
-    update_sequence(1);
+    update_sequence(1, 0);
 }
 
 static void updates_match_scratch_two_threads(void **s)
 {
     (void)s;
-    update_sequence(2);
+    update_sequence(2, 0);
+}
+
+/* Issue 21: the symmetric form keeps the Cholesky factor through every
+ * addition and deletion. */
+static void factor_updates_match_scratch(void **s)
+{
+    (void)s;
+    update_sequence(1, 1);
 }
 
 /* A node whose GFs are a combination of the set's (as a wavelet file's fine
@@ -162,17 +185,25 @@ static void dependent_node_refused(void **s)
 
 /* The contact tractions p_S make the displacement at S what was prescribed:
  * a direct dense solve of (E^T Xi E) p = u - E^T Xi vbar gives the same p, and
- * the global solution's other rows are Xi applied to all the loads. */
-static void solve_matches_direct(void **s)
+ * the global solution's other rows are Xi applied to all the loads; with
+ * the explicit inverse, and with the symmetric form's factor (13 nodes: 39
+ * rows, four tiles of the triangular solves and a remainder of 7). */
+static void solve_case(int symmetric)
 {
-    (void)s;
+    enum { n = 60, k = 13, N = 3 * k };
     ep_gfsrc g;
     ep_cma c;
-    synthetic(&g, 60);
+    if (symmetric)
+        synthetic_symmetric(&g, n, 0.5);
+    else
+        synthetic(&g, n);
     assert_int_equal(ep_cma_init(&c, &g), EP_OK);
-    int nodes[5] = {3, 4, 5, 6, 7}, k = 5, N = 15;
+    int nodes[k];
+    for (int i = 0; i < k; i++)
+        nodes[i] = 3 + i;
     assert_int_equal(ep_cma_set(&c, nodes, k), EP_OK);
-    double u[15], *vbar = calloc(3 * 60, sizeof *vbar), p[15], *v = malloc(3 * 60 * sizeof *v);
+    assert_int_equal(c.chol, symmetric);
+    double u[N], *vbar = calloc(3 * n, sizeof *vbar), p[N], *v = malloc(3 * n * sizeof *v);
     ep_rng seed = ep_rng_seed(9, 0);
     for (int i = 0; i < N; i++)
         u[i] = centered_uniform(&seed);
@@ -180,8 +211,8 @@ static void solve_matches_direct(void **s)
         vbar[3 * 30 + i] = centered_uniform(&seed), vbar[3 * 40 + i] = centered_uniform(&seed);
     ep_cma_solve(&c, u, vbar, p, v);
     /* direct: G p = u - E^T Xi vbar */
-    double G[225], rhs[15], B[9];
-    lapack_int ipiv[15];
+    double G[N * N], rhs[N], B[9];
+    lapack_int ipiv[N];
     for (int i = 0; i < k; i++) {
         for (int j = 0; j < k; j++) {
             ep_gfsrc_block(&g, nodes[i], nodes[j], B);
@@ -199,6 +230,8 @@ static void solve_matches_direct(void **s)
         }
     }
     assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, 1, G, N, ipiv, rhs, 1), 0);
+    print_message("%s: contact tractions against a direct solve %.2e\n", symmetric ? "factor" : "inverse",
+                  rel_diff(p, rhs, N));
     assert_true(rel_diff(p, rhs, N) < 1e-12);
     for (int i = 0; i < k; i++)
         for (int b = 0; b < 3; b++)
@@ -225,6 +258,13 @@ static void solve_matches_direct(void **s)
     synthetic_free(&g);
 }
 
+static void solve_matches_direct(void **s)
+{
+    (void)s;
+    solve_case(0);
+    solve_case(1);
+}
+
 /* The cache returns what was stored for the same node set in any order,
  * counts hits and misses, and drops the least recently used entry to fit. */
 static void cache(void **s)
@@ -235,14 +275,15 @@ static void cache(void **s)
     ep_cma_cache k;
     synthetic(&g, 40);
     ep_cma_init(&c, &g), ep_cma_init(&ref, &g);
-    ep_cma_cache_init(&k, 3 * (9.0 * 16 * sizeof(double) + 4 * sizeof(int) + sizeof(ep_cma_cache_entry)) + 1);
+    ep_cma_cache_init(&k, 3 * (9.0 * 16 * sizeof(double) + 2 * 4 * sizeof(int) + sizeof(ep_cma_cache_entry)) + 1);
     int a[4] = {9, 2, 7, 4}, b[4] = {1, 3, 5, 8}, d[4] = {10, 11, 12, 13}, e[4] = {20, 21, 22, 23};
     assert_int_equal(ep_cma_cache_get(&k, &c, a, 4), 0);
     ep_cma_set(&c, a, 4);
     assert_int_equal(ep_cma_cache_put(&k, &c), EP_OK);
     int a2[4] = {4, 7, 9, 2};
     assert_int_equal(ep_cma_cache_get(&k, &c, a2, 4), 1);
-    assert_int_equal(ep_cma_set(&ref, c.S, 4), EP_OK); /* c.S is now sorted */
+    assert_int_equal(ep_cma_set(&ref, c.S, 4), EP_OK); /* c.S in the stored order */
+    assert_memory_equal(c.S, a, sizeof a);
     assert_true(inverse_diff(&c, &ref) < 1e-12);
     ep_cma_set(&c, b, 4), ep_cma_cache_put(&k, &c);
     ep_cma_set(&c, d, 4), ep_cma_cache_put(&k, &c);
@@ -253,6 +294,25 @@ static void cache(void **s)
     assert_int_equal(ep_cma_cache_get(&k, &c, a, 4), 1);
     assert_int_equal(k.hits, 3);
     assert_int_equal(k.misses, 2);
+    ep_cma_cache_free(&k);
+    ep_cma_free(&c), ep_cma_free(&ref);
+    synthetic_free(&g);
+
+    /* the symmetric form's factor comes back as stored: the same bits */
+    synthetic_symmetric(&g, 40, 0.5);
+    ep_cma_init(&c, &g), ep_cma_init(&ref, &g);
+    ep_cma_cache_init(&k, 1e6);
+    assert_int_equal(ep_cma_set(&ref, a, 4), EP_OK);
+    assert_int_equal(ep_cma_add(&ref, 30), EP_OK);
+    assert_int_equal(ep_cma_remove(&ref, 2), EP_OK); /* S = 9, 7, 4, 30 */
+    assert_int_equal(ref.chol, 1);
+    assert_int_equal(ep_cma_cache_put(&k, &ref), EP_OK);
+    int sorted[4] = {4, 7, 9, 30}, stored[4] = {9, 7, 4, 30};
+    assert_int_equal(ep_cma_set(&c, b, 4), EP_OK);
+    assert_int_equal(ep_cma_cache_get(&k, &c, sorted, 4), 1);
+    assert_int_equal(c.chol, 1);
+    assert_memory_equal(c.S, stored, sizeof stored);
+    assert_true(inverse_diff(&c, &ref) == 0);
     ep_cma_cache_free(&k);
     ep_cma_free(&c), ep_cma_free(&ref);
     synthetic_free(&g);
@@ -319,19 +379,29 @@ static void synthetic_symmetric(ep_gfsrc *g, int n, double shift)
         }
 }
 
-/* 1 / (||C||_1 ||C^-1||_1) with C = -ep_cma_matrix and c->Cinv, row-major. */
+/* 1 / (||C||_1 ||C^-1||_1) with C = -ep_cma_matrix and C^-1 by dgesv on
+ * the identity: ep_cma_rcond's answer, independently. */
 static double one_norm_rcond(ep_cma *c, const int *nodes, int s)
 {
     int N = 3 * s;
-    double *X = malloc(sizeof *X * (size_t)N * N), cn = 0, in = 0;
+    double *X = malloc(sizeof *X * (size_t)N * N), *Y = calloc((size_t)N * N, sizeof *Y), cn = 0, in = 0;
+    lapack_int *ipiv = malloc(sizeof *ipiv * N);
     ep_cma_matrix(c, nodes, s, X, N);
     for (int j = 0; j < N; j++) {
-        double a = 0, b = 0;
+        double a = 0;
         for (int i = 0; i < N; i++)
-            a += fabs(X[(size_t)i * N + j]), b += fabs(c->Cinv[(size_t)i * c->ld + j]);
-        cn = fmax(cn, a), in = fmax(in, b);
+            a += fabs(X[(size_t)i * N + j]);
+        cn = fmax(cn, a);
+        Y[(size_t)j * N + j] = 1;
     }
-    free(X);
+    assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, N, X, N, ipiv, Y, N), 0);
+    for (int j = 0; j < N; j++) {
+        double b = 0;
+        for (int i = 0; i < N; i++)
+            b += fabs(Y[(size_t)i * N + j]);
+        in = fmax(in, b);
+    }
+    free(X), free(Y), free(ipiv);
     return 1 / (cn * in);
 }
 
@@ -358,11 +428,12 @@ static void symmetric_form(void **s)
         assert_string_equal(chol.factor, "cholesky");
         assert_int_equal(ep_cma_set(&lu, nodes, s1), EP_OK);
         assert_string_equal(lu.factor, "lu");
-        double d = inverse_diff(&chol, &lu);
-        print_message("symmetric form, s = %d: Cholesky vs LU %.2e (rcond %.2e)\n", s1, d, chol.rcond);
+        double d = inverse_diff(&chol, &lu), rc, rl, want = one_norm_rcond(&chol, nodes, s1);
+        assert_int_equal(ep_cma_rcond(&chol, &rc), EP_OK);
+        assert_int_equal(ep_cma_rcond(&lu, &rl), EP_OK);
+        print_message("symmetric form, s = %d: Cholesky vs LU %.2e (rcond %.2e)\n", s1, d, rc);
         assert_true(d < 1e-10);
-        assert_true(fabs(chol.rcond / one_norm_rcond(&chol, nodes, s1) - 1) < 1e-12); /* exact */
-        assert_true(chol.rcond <= lu.rcond * (1 + 1e-12));                          /* LU's estimates from above */
+        assert_true(fabs(rc / want - 1) < 1e-10 && fabs(rl / want - 1) < 1e-10); /* exact, either form */
         assert_int_equal(ep_cma_set(&seq, NULL, 0), EP_OK);
         for (int i = 0; i < s1; i++)
             assert_int_equal(ep_cma_add(&seq, nodes[i]), EP_OK);
@@ -393,6 +464,19 @@ static void symmetric_form(void **s)
     assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, N, X, N, ipiv, Id, N), 0);
     ep_cma_inverse(&c, got);
     assert_true(rel_diff(got, Id, (size_t)N * N) < 1e-10);
+    /* node by node, the factor takes the first nodes; the addition whose
+     * Schur complement is not positive definite makes it the explicit
+     * inverse, which then takes the rest */
+    int factored = 0;
+    assert_int_equal(ep_cma_set(&c, NULL, 0), EP_OK);
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(ep_cma_add(&c, nodes[i]), EP_OK);
+        factored += c.chol;
+    }
+    print_message("indefinite: the factor held %d of 40 additions\n", factored);
+    assert_true(factored > 0 && !c.chol);
+    ep_cma_inverse(&c, got);
+    assert_true(rel_diff(got, Id, (size_t)N * N) < 1e-10);
     free(X), free(Id), free(got);
     ep_cma_free(&c);
     synthetic_free(&g);
@@ -403,6 +487,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(updates_match_scratch),
         cmocka_unit_test(updates_match_scratch_two_threads),
+        cmocka_unit_test(factor_updates_match_scratch),
         cmocka_unit_test(dependent_node_refused),
         cmocka_unit_test(solve_matches_direct),
         cmocka_unit_test(cache),
