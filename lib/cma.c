@@ -192,12 +192,10 @@ static void gemm_thin(int m, int n, int k, double alpha, const double *A, int ld
 /* The factor L (lower, N x N, column-major, leading dimension ld: L(i, j)
  * = L[j ld + i]) takes the place of C^-1's product: an addition solves
  * L X = B for three right-hand sides, a contact solve L y = e and
- * L^T z = y.  OpenBLAS's dtrsm with three columns and dtrsv pairs ran at
- * 54 and 32 us at N = 300 (one core, in cache), against 16 us for the
- * dgemv they replace: packing and dispatch dominate such thin calls.  The
- * kernels go by tiles of 8 rows (or columns), whose dot products with what
- * is already solved share each load of L in 4-wide registers; the tile's
- * own triangle is then plain substitution. */
+ * L^T z = y.  With three columns or one, OpenBLAS's dtrsm and dtrsv spend
+ * their time packing and dispatching.  The kernels go by tiles of 8 rows
+ * (or columns), whose sums with what is already solved share each load of
+ * L in 4-wide registers; the tile's own triangle is then substitution. */
 
 /* Rows [i0, i1) of L X = B after the columns left of i0 were subtracted:
  * x[a][i] = (x[a][i] - sum_{i0 <= j < i} L(i, j) x[a][j]) / L(i, i). */

@@ -14,6 +14,31 @@
  * (370 KB at 642 vertices). */
 enum { BATCH = 8 };
 
+/* The dense file's rows ([3m][3n]: row 3c + a holds the responses to load
+ * a at column c) into g->xi[m][n][9], block by block (gfsrc.h), a few MB of
+ * columns at a time.  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE. */
+static int read_blocks(ep_gfsrc *g)
+{
+    size_t n = (size_t)g->n, n3 = 3 * n;
+    int chunk = (int)((8 << 20) / (3 * n3 * sizeof(double))), st = EP_OK;
+    chunk = chunk < 1 ? 1 : chunk > g->m ? g->m : chunk;
+    double *rows = ep_malloc(3 * (size_t)chunk * n3, sizeof *rows);
+    if (!rows)
+        return EP_ECOMPUTE;
+    for (int c0 = 0; c0 < g->m && !st; c0 += chunk) {
+        int k = g->m - c0 < chunk ? g->m - c0 : chunk;
+        if ((st = ep_gf_file_rows(g->file, 3L * c0, 3L * k, rows)))
+            break;
+        for (int c = 0; c < k; c++)
+            for (size_t r = 0; r < n; r++)
+                for (int a = 0; a < 3; a++)
+                    for (int b = 0; b < 3; b++)
+                        g->xi[((size_t)(c0 + c) * n + r) * 9 + 3 * b + a] = rows[(3 * (size_t)c + a) * n3 + 3 * r + b];
+    }
+    free(rows);
+    return st;
+}
+
 int ep_gfsrc_open(ep_gfsrc *g, const char *path)
 {
     int st;
@@ -69,7 +94,7 @@ int ep_gfsrc_open(ep_gfsrc *g, const char *path)
     if (!(g->xi = ep_malloc_huge(9 * (size_t)g->m * g->n, sizeof *g->xi)) ||
         !(g->col = ep_malloc(9 * (size_t)g->n, sizeof *g->col)))
         return EP_ECOMPUTE;
-    return ep_gf_file_rows(f, 0, 3L * g->m, g->xi);
+    return read_blocks(g);
 }
 
 void ep_gfsrc_close(ep_gfsrc *g)
@@ -91,10 +116,7 @@ void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9])
         ep_gfw_block(&g->w, col, row, &g->ws, B);
         return;
     }
-    size_t n3 = 3 * (size_t)g->n;
-    for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-            B[3 * b + a] = g->xi[(3 * (size_t)col + a) * n3 + 3 * (size_t)row + b];
+    memcpy(B, &g->xi[((size_t)col * g->n + row) * 9], 9 * sizeof *B);
 }
 
 void ep_gfsrc_plan(ep_gfsrc *g, const int *rows, int nr)
@@ -106,19 +128,18 @@ void ep_gfsrc_plan(ep_gfsrc *g, const int *rows, int nr)
     ep_wavelet_subset_set(&g->u, &g->w.W, g->slots, nr);
 }
 
-/* Dense: a block is three cache lines in three rows of Xi, and a runtime's
- * dense GFs are cold (27 MB for 642 vertices): the blocks a few ahead are
- * prefetched so their misses overlap instead of queueing one by one. */
+/* Dense: a runtime's dense GFs are cold (27 MB for 642 vertices), so the
+ * blocks a few ahead (72 bytes, one or two cache lines each) are
+ * prefetched and their misses overlap instead of queueing one by one. */
 static void dense_columns(ep_gfsrc *g, int nc, const int *nodes, int nr, const int *rows, double *out)
 {
     enum { AHEAD = 16 };
-    size_t n3 = 3 * (size_t)g->n;
     long total = (long)nc * nr;
     for (long t = 0; t < total; t++) {
         long u = t + AHEAD;
         if (u < total) {
-            const double *x = g->xi + 3 * (size_t)g->col_of_row[nodes[u / nr]] * n3 + 3 * (size_t)rows[u % nr];
-            __builtin_prefetch(x), __builtin_prefetch(x + n3), __builtin_prefetch(x + 2 * n3);
+            const double *x = g->xi + ((size_t)g->col_of_row[nodes[u / nr]] * g->n + rows[u % nr]) * 9;
+            __builtin_prefetch(x), __builtin_prefetch(x + 8);
         }
         ep_gfsrc_block(g, rows[t % nr], g->col_of_row[nodes[t / nr]], &out[9 * t]);
     }
@@ -160,7 +181,7 @@ void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, doub
     }
     int n3 = 3 * g->n;
     memset(out, 0, (size_t)n3 * sizeof *out);
-    for (int i = 0; i < k; i++) /* out += xi[3c .. 3c+2]^T load */
-        cblas_dgemv(CblasRowMajor, CblasTrans, 3, n3, 1.0, &g->xi[3 * (size_t)cols[i] * n3], n3, &loads[3 * i], 1,
+    for (int i = 0; i < k; i++) /* out[3r + b] += sum_a B(r)[3b + a] load[a]: column c's blocks as [3n][3] */
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, n3, 3, 1.0, &g->xi[9 * (size_t)cols[i] * g->n], 3, &loads[3 * i], 1,
                     1.0, out, 1);
 }

@@ -22,7 +22,9 @@ typedef struct ep_gfsrc {
                            Xi = S^-1 diag(a), MATH.md §7), so cma.h may use Cholesky */
     int *col_of_row;    /* [n] column of each row, -1 for none */
     double *area;       /* [n] vertex areas */
-    double *xi;         /* dense: [3m][3n] */
+    double *xi;         /* dense: [m][n][9], the block (row, col) at xi[9 (col n + row)] as
+                           ep_gfsrc_block gives it: a gather reads 72 contiguous bytes a
+                           block, where the file's rows ([3m][3n]) spread it over three */
     ep_wavelet_ws ws;   /* wavelet: selective extraction */
     double *acc;        /* wavelet: [n][3] fast-summation workspace */
     double *col;        /* [batch][n][9] the blocks of a gather (wavelet: the second [n][9]

@@ -118,9 +118,10 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
             vbar[3 * r + a] = 1;
             ep_cma_solve(c, zero /* S held in place */, vbar, pS, v);
             vbar[3 * r + a] = 0;
-            const double *want = &h.xi[(3 * (size_t)col + a) * 3 * n];
-            for (int i = 0; i < 3 * n; i++)
-                *err = ep_rtreport_worst(*err, fabs(v[i] - want[i]) / scale);
+            for (int q = 0; q < n; q++) /* h's block (q, col), load a */
+                for (int b = 0; b < 3; b++)
+                    *err = ep_rtreport_worst(
+                        *err, fabs(v[3 * q + b] - h.xi[((size_t)col * n + q) * 9 + 3 * b + a]) / scale);
         }
     }
 out:

@@ -14,6 +14,9 @@
 
 /* Uniform in [-0.5, 0.5). */
 
+/* Entry (b, a) of the dense block Xi(r, c) (gfsrc.h's layout). */
+static double *xi_at(ep_gfsrc *g, int r, int c, int b, int a) { return &g->xi[((size_t)c * g->n + r) * 9 + 3 * b + a]; }
+
 /* n free nodes on a circle, every one a column; Xi an unsymmetric block
  * matrix with a peak on the diagonal and a smooth tail (what GFs look like),
  * well enough conditioned that a from-scratch inverse is exact to ~1e-13. */
@@ -46,7 +49,7 @@ static void synthetic(ep_gfsrc *g, int n)
             for (int r = 0; r < n; r++)
                 for (int b = 0; b < 3; b++) {
                     double d = fabs(cos(2 * M_PI * (r - c) / n) - 1) + 0.5;
-                    g->xi[(3 * (size_t)c + a) * 3 * n + 3 * r + b] = (a == b) * (2.0 * (r == c) + 1 / d) + 0.1 * centered_uniform(&seed);
+                    *xi_at(g, r, c, b, a) = (a == b) * (2.0 * (r == c) + 1 / d) + 0.1 * centered_uniform(&seed);
                 }
 }
 
@@ -58,6 +61,7 @@ static void synthetic_free(ep_gfsrc *g)
 }
 
 static void synthetic_symmetric(ep_gfsrc *g, int n, double shift);
+
 
 static double rel_diff(const double *a, const double *b, size_t k)
 {
@@ -156,16 +160,16 @@ static void dependent_node_refused(void **s)
 {
     (void)s;
     enum { n = 12 };
-    size_t n3 = 3 * n;
     ep_gfsrc g;
     ep_cma c, ref;
     synthetic(&g, n);
-    for (int a = 0; a < 3; a++) /* column block 2 = the mean of 0 and 1, then row block 2 */
-        for (size_t i = 0; i < n3; i++)
-            g.xi[(6 + a) * n3 + i] = 0.5 * (g.xi[a * n3 + i] + g.xi[(3 + a) * n3 + i]);
-    for (size_t k = 0; k < n3; k++)
-        for (int b = 0; b < 3; b++)
-            g.xi[k * n3 + 6 + b] = 0.5 * (g.xi[k * n3 + b] + g.xi[k * n3 + 3 + b]);
+    for (int r = 0; r < n; r++) /* column block 2 = the mean of 0 and 1, then row block 2 */
+        for (int e = 0; e < 9; e++)
+            *xi_at(&g, r, 2, e / 3, e % 3) = 0.5 * (*xi_at(&g, r, 0, e / 3, e % 3) + *xi_at(&g, r, 1, e / 3, e % 3));
+    for (int col = 0; col < n; col++)
+        for (int e = 0; e < 9; e++)
+            *xi_at(&g, 2, col, e / 3, e % 3) =
+                0.5 * (*xi_at(&g, 0, col, e / 3, e % 3) + *xi_at(&g, 1, col, e / 3, e % 3));
     assert_int_equal(ep_cma_init(&c, &g), EP_OK);
     assert_int_equal(ep_cma_init(&ref, &g), EP_OK);
     int kept[3] = {0, 1, 5};
@@ -373,8 +377,8 @@ static void synthetic_symmetric(ep_gfsrc *g, int n, double shift)
             for (int b = 0; b < 3; b++)
                 for (int a = 0; a < 3; a++) {
                     double v = (a == b) * (exp(-d2 / 0.3) + shift * (r == c)) + R[3 * b + a] + R[3 * a + b];
-                    g->xi[(3 * (size_t)c + a) * 3 * n + 3 * r + b] = v * g->area[c]; /* A(r, c) a_c */
-                    g->xi[(3 * (size_t)r + b) * 3 * n + 3 * c + a] = v * g->area[r]; /* A(c, r) = A(r, c)^T */
+                    *xi_at(g, r, c, b, a) = v * g->area[c]; /* A(r, c) a_c */
+                    *xi_at(g, c, r, a, b) = v * g->area[r]; /* A(c, r) = A(r, c)^T */
                 }
         }
 }
