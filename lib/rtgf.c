@@ -313,10 +313,13 @@ static int slide(run *R)
     }
     ep_cma check = {0};
     double rc;
-    if (!(st = ep_cma_init(&check, &R->g)) && !(st = ep_cma_set(&check, seq->S, seq->s)) &&
-        !(st = ep_cma_rcond(&check, &rc))) {
-        R->upd_err = ep_rtreport_worst(R->upd_err, inverse_diff(R, seq, &check));
-        R->kappa = ep_rtreport_worst(R->kappa, 1 / rc);
+    if (!(st = ep_cma_init(&check, &R->g))) {
+        if (R->o->lu) /* the C seq has: --factor lu's GFs as stored, not the symmetric form's */
+            ep_cma_use_lu(&check);
+        if (!(st = ep_cma_set(&check, seq->S, seq->s)) && !(st = ep_cma_rcond(&check, &rc))) {
+            R->upd_err = ep_rtreport_worst(R->upd_err, inverse_diff(R, seq, &check));
+            R->kappa = ep_rtreport_worst(R->kappa, 1 / rc);
+        }
     }
     ep_cma_free(&check);
     return st;
