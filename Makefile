@@ -43,10 +43,13 @@ override LDFLAGS += -fopenmp $(SANFLAGS)
 LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
 
 # The shared library of the same (-fPIC) objects; its soname changes with
-# an incompatible change of the runtime API (libelastoprep(3)).
+# an incompatible change of the runtime API (libelastoprep(3)): 1 since the
+# capacitance object keeps the symmetric form's factor (ep_cma_load,
+# ep_gfsrc_node_column and the rcond field went).  The file is named for the
+# soname and the tools' version.
 VERSION  := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"/\1/p' lib/cli.h)
-SONAME   := libelastoprep.so.0
-SOLIB    := $(dir $(LIBA))libelastoprep.so.$(VERSION)
+SONAME   := libelastoprep.so.1
+SOLIB    := $(dir $(LIBA))$(SONAME).$(VERSION)
 # The runtime API a simulator includes (lib/elastoprep.h and what it needs).
 API_HEADERS := elastoprep.h err.h h5.h model.h mesh.h material.h gf_layout.h gf.h gfw.h wavelet.h \
 	gfsrc.h cma.h cma_cache.h cubic.h cubic_file.h reduced.h

@@ -10,10 +10,12 @@
  * as the update's arithmetic).  The symmetric form's Cholesky factor L
  * lives in the same array, column j of L in row j (LAPACK's column-major
  * lower triangle), so LAPACK and the kernels below read it in place and a
- * node's rows are appended or removed in the same room.
+ * node's rows are appended in the same room; a removal moves the entries
+ * after the node up and left (a factor's order cannot be swapped).
  */
 #include "cma.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -412,37 +414,34 @@ static void put_block(double *X, int ld, int i, int j, double sign, const double
             X[(size_t)(3 * i + b) * ld + 3 * j + a] = sign * B[3 * b + a];
 }
 
-/* X[(3i+b) ld + 3j+a] = sign Xi(rows[i], col of crow[j]), through
- * g->col[batch][n][9] (nr <= n).  From wavelet columns, selective
- * extraction (O(levels) look-ups per block) cost 1-2 us a block, more than
- * an addition's arithmetic: one row takes the row's synthesis weights once
- * and a pass over each column's kept blocks, several rows a partial
- * synthesis of the columns at those rows (gfsrc.h).  planned:
- * ep_gfsrc_plan already covers rows (wavelet). */
-static void gather_planned(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X,
-                           int ld, int planned)
+/* X[(3i+b) ld + 3j+a] = Xi(rows[i], col of crow[j]), through g->col, which
+ * holds g->batch n blocks (nr <= n): as many columns a call as fit, so a
+ * dense gather prefetches across them (gfsrc.c).  From wavelet columns,
+ * selective extraction (O(levels) look-ups per block) cost 1-2 us a block,
+ * more than an addition's arithmetic: one row takes the row's synthesis
+ * weights once and a pass over each column's kept blocks, several rows a
+ * partial synthesis of the columns at those rows (gfsrc.h). */
+static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double *X, int ld)
 {
     double *t = g->col;
+    assert(g->batch > 0);
+    if (nr == 0 || nc == 0)
+        return;
     if (g->wavelet && nr == 1 && nc > 1) {
         ep_gfsrc_node_row(g, rows[0], nc, crow, t);
         for (int j = 0; j < nc; j++)
-            put_block(X, ld, 0, j, sign, t + 9 * (size_t)j);
+            put_block(X, ld, 0, j, 1.0, t + 9 * (size_t)j);
         return;
     }
-    if (!planned)
-        ep_gfsrc_plan(g, rows, nr);
-    for (int j0 = 0; j0 < nc; j0 += g->batch) {
-        int k = nc - j0 < g->batch ? nc - j0 : g->batch;
+    ep_gfsrc_plan(g, rows, nr);
+    int step = (int)((size_t)g->batch * g->n / (size_t)nr);
+    for (int j0 = 0; j0 < nc; j0 += step) {
+        int k = nc - j0 < step ? nc - j0 : step;
         ep_gfsrc_node_columns(g, k, crow + j0, nr, rows, t);
         for (int j = 0; j < k; j++)
             for (int i = 0; i < nr; i++)
-                put_block(X, ld, i, j0 + j, sign, t + 9 * ((size_t)j * nr + i));
+                put_block(X, ld, i, j0 + j, 1.0, t + 9 * ((size_t)j * nr + i));
     }
-}
-
-static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double sign, double *X, int ld)
-{
-    gather_planned(g, rows, nr, crow, nc, sign, X, ld, 0);
 }
 
 /* The symmetric form's Ahat for nodes[s] (cma.h), X[3s][3s] row-major with
@@ -456,7 +455,8 @@ static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
 {
     ep_gfsrc *g = c->g;
     int *pos = c->cols, *rows = c->cols + s; /* c->cols[2n + 1]: s <= n */
-    double *t = c->work;                    /* [batch][s][9] */
+    double *t = g->col;                     /* [batch][s][9] within [batch][n][9] */
+    assert(g->batch > 0);
     for (int i = 0; i < s; i++)
         pos[i] = i;
     ep_sort_by_key(pos, (size_t)s, nodes);
@@ -499,8 +499,8 @@ static void sym_pairs(ep_cma *c, int d, double *B1D, double *BD1, double XiDD[9]
         else
             *--hi = c->S[i]; /* from the end of cols[n + 1] back: s <= n */
     nhi = s - nlo;
-    gather(g, lo, nlo, &d, 1, 1.0, t1, 3);        /* t1[9k + 3b + a] = Xi(lo[k], d) */
-    gather(g, &d, 1, hi, nhi, 1.0, t2, 3 * nhi); /* t2[3 nhi b + 3k + a] = Xi(d, hi[k]) */
+    gather(g, lo, nlo, &d, 1, t1, 3);        /* t1[9k + 3b + a] = Xi(lo[k], d) */
+    gather(g, &d, 1, hi, nhi, t2, 3 * nhi); /* t2[3 nhi b + 3k + a] = Xi(d, hi[k]) */
     double ad = g->area[d], D[9];
     for (int i = 0, kl = 0, kh = nhi - 1; i < s; i++) { /* hi holds them last first */
         double ai = g->area[c->S[i]];
@@ -524,7 +524,7 @@ static void sym_pairs(ep_cma *c, int d, double *B1D, double *BD1, double XiDD[9]
 void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld)
 {
     if (!c->sym) {
-        gather(c->g, nodes, s, nodes, s, 1.0, X, ld);
+        gather(c->g, nodes, s, nodes, s, X, ld);
         return;
     }
     sym_form(c, nodes, s, X, ld); /* Xihat = Ahat D */
@@ -537,9 +537,8 @@ void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld)
  * halves: [[L11, 0], [L21, L22]]^-1 = [[X11, 0], [-X22 L21 X11, X22]], the
  * halves inverted first and the off-diagonal block then by two dtrmm.
  * (n^3)/3 flops, all but the leaves in level-3 calls (OpenBLAS's dtrtri,
- * inside dpotri, is slower at n ~ 300 on one core); tests/bench/cma_bound
- * prints the whole inverse ("set") beside dpotrf + dpocon + dpotri alone
- * ("chol"). */
+ * inside dpotri, was slower at n ~ 300 on one core).  Used where the
+ * factor must become C^-1 (ep_cma_inverse, an indefinite addition). */
 static void tri_inverse(int n, double *L, int ld)
 {
     enum { LEAF = 32 };
@@ -592,6 +591,8 @@ EP_KERNEL static void scale_rows(double *X, int s, int ld, const double *area, c
 static void factor_to_inverse(const ep_gfsrc *g, const int *nodes, int s, double *X, int ld)
 {
     int N = 3 * s;
+    if (!N)
+        return; /* LAPACK would print about ld = 0 */
     tri_inverse(N, X, ld);
     (void)LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld); /* fails only on arguments out of range */
     scale_rows(X, s, ld, g->area, nodes);
@@ -648,6 +649,7 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
     c->s = s;
     c->pending = 0;
     c->chol = c->sym; /* an empty set grows as either */
+    c->factor = c->chol ? "cholesky" : "lu";
     if (s == 0)
         return EP_OK;
     memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
@@ -689,8 +691,10 @@ static int dependent_node(int node)
 /* Add node d to the factor: L bordered by l^T = (L^-1 Ahat(S, d))^T and the
  * Cholesky factor of the Schur complement Ahat(d, d) - l^T l (cma.h), from
  * B1D = Xihat(S, d) and XiDD = Xihat(d, d) (sym_pairs).  x[3][3s]:
- * scratch.  0, EP_ECOMPUTE (dependent: the complement vanishes, as
- * ep_cma_add's C_Delta does) or NOT_DEFINITE (nothing changed). */
+ * scratch.  0, EP_ECOMPUTE (dependent: the complement, -C_Delta / a_d,
+ * fails the explicit path's two tests) or NOT_DEFINITE (nonsingular but
+ * not positive definite; nothing changed): a third outcome, kept out of
+ * the EP_* statuses. */
 enum { NOT_DEFINITE = -1 };
 static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[9], double *x)
 {
@@ -708,8 +712,12 @@ static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[
             S[3 * a + b] = t;
             big = fmax(big, fabs(XiDD[3 * a + b] / ad)), left = fmax(left, fabs(t));
         }
+    double Sinv[9];
+    int st;
     if (!(left > 1e-12 * big))
         return dependent_node(d);
+    if ((st = inv3(S, Sinv))) /* one direction dependent: the explicit path's test of C_Delta = -a_d S */
+        return st;
     double m00 = S[0], m10, m20, m11, m21, m22; /* the 3x3 Cholesky factor, lower */
     if (!(m00 > 0))
         return NOT_DEFINITE;
@@ -745,9 +753,9 @@ int ep_cma_add(ep_cma *c, int node)
     if (c->sym)
         sym_pairs(c, d, B1D, BD1, XiDD, D1D, X); /* D1D and X are written below */
     else {
-        gather(c->g, c->S, s, &d, 1, 1.0, B1D, 3);
-        gather(c->g, &d, 1, c->S, s, 1.0, BD1, N1);
-        gather(c->g, &d, 1, &d, 1, 1.0, XiDD, 3);
+        gather(c->g, c->S, s, &d, 1, B1D, 3);
+        gather(c->g, &d, 1, c->S, s, BD1, N1);
+        gather(c->g, &d, 1, &d, 1, XiDD, 3);
     }
     if (c->chol) {
         if ((st = border_factor(c, d, B1D, XiDD, D1D)) != NOT_DEFINITE)
@@ -924,14 +932,20 @@ int ep_cma_rcond(ep_cma *c, double *rcond)
 
 void ep_cma_save(const ep_cma *c, double *out)
 {
-    if (c->chol)
-        copy_rows(c, out);
-    else
+    int N = 3 * c->s;
+    if (!c->chol) {
         ep_cma_inverse(c, out);
+        return;
+    }
+    copy_rows(c, out);
+    for (int j = 0; j < N; j++) /* row j holds L(i, j), i >= j; the rest is not L */
+        memset(&out[(size_t)j * N], 0, (size_t)j * sizeof *out);
 }
 
 int ep_cma_restore(ep_cma *c, const int *nodes, int s, int chol, const double *state)
 {
+    if (chol && !c->sym)
+        return ep_fail(EP_EINPUT, "a Cholesky factor for capacitance matrices without the symmetric form");
     if (reserve(c, s))
         return EP_ECOMPUTE;
     c->s = s;

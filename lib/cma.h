@@ -59,8 +59,10 @@ typedef struct ep_cma {
     int *cols;      /* [2n + 1] scratch */
     struct ep_worker *helper; /* NULL: updates on one thread */
     int sym;        /* 1: the symmetric form (above) applies */
-    const char *factor; /* how the last ep_cma_set (or ep_cma_restore) holds C^-1:
-                           "cholesky" (the factor) or "lu" (the inverse) */
+    const char *factor; /* how the last ep_cma_set (or ep_cma_restore) held C^-1:
+                           "cholesky" (the factor) or "lu" (the inverse); an
+                           addition may since have made the factor the inverse:
+                           c->chol tells what Cinv holds now */
 } ep_cma;
 
 /* An empty node set on the GFs g (borrowed: g must outlive c), with room
@@ -69,11 +71,12 @@ typedef struct ep_cma {
 int ep_cma_init(ep_cma *c, ep_gfsrc *g);
 void ep_cma_free(ep_cma *c);
 
-/* Updates (ep_cma_add, ep_cma_remove) on 1 thread (the default) or 2: a
- * spinning helper thread (worker.h) shares each pass over C^-1, taking rows
- * from the last one back while the caller takes them from the first on;
- * evenly matched, each keeps the same rows in its own cache from one update
- * to the next.  0 or EP_ECOMPUTE (no thread). */
+/* Updates (ep_cma_add, ep_cma_remove) of the explicit inverse on 1 thread
+ * (the default) or 2: a spinning helper thread (worker.h) shares each pass
+ * over C^-1, taking rows from the last one back while the caller takes them
+ * from the first on; evenly matched, each keeps the same rows in its own
+ * cache from one update to the next.  The factor's updates (3 (3s)^2
+ * flops) run on the caller.  0 or EP_ECOMPUTE (no thread). */
 int ep_cma_threads(ep_cma *c, int threads);
 
 /* The GFs as stored, LU from scratch, whatever g->symmetric says: for
@@ -99,7 +102,7 @@ void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld);
  * in one pass over C^-1.  Factor: L bordered by the node's row block
  * (L l = Ahat(S, d), then the 3x3 Cholesky of Ahat(d, d) - l^T l), 3 (3s)^2
  * flops; should that block not be positive definite (lossy GFs), L becomes
- * the explicit inverse ((3s)^3 flops, once) and the update above adds the
+ * the explicit inverse (2 (3s)^3 / 3 flops, once) and the update above adds the
  * node.  Either reads 2s + 1 blocks (the symmetric form s + 1).  0,
  * EP_EINPUT or EP_ECOMPUTE (C_Delta singular, as lossy GFs can make it:
  * the node's GFs a combination of the set's; the set is then unchanged). */
@@ -122,11 +125,11 @@ int ep_cma_remove(ep_cma *c, int node);
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v);
 
 /* C^-1 copied out compactly: out[3s][3s], row-major.  Cost O(s^2); from
- * the factor (3s)^3 flops (L^-1, then L^-T L^-1). */
+ * the factor 2 (3s)^3 / 3 flops (L^-1, then L^-T L^-1). */
 void ep_cma_inverse(const ep_cma *c, double *out);
 
 /* The reciprocal 1-norm condition number of C for the current set,
- * 1 / (||C||_1 ||C^-1||_1), exact: C from s^2 blocks (ep_cma_matrix) and
+ * 1 / (||C||_1 ||C^-1||_1), exact: C from its blocks (ep_cma_matrix) and
  * C^-1 by ep_cma_inverse.  A check, not for a runtime's loop.  0 or
  * EP_ECOMPUTE (memory). */
 int ep_cma_rcond(ep_cma *c, double *rcond);
@@ -138,7 +141,8 @@ void ep_cma_save(const ep_cma *c, double *out);
 
 /* Make nodes[s] the node set, in that order, with state[3s][3s] that
  * ep_cma_save gave out for them: the factor when chol, else C^-1.  Cost
- * O(s^2).  0 or EP_ECOMPUTE. */
+ * O(s^2).  0, EP_EINPUT (a factor, but c has not the symmetric form: its
+ * updates would read other blocks) or EP_ECOMPUTE. */
 int ep_cma_restore(ep_cma *c, const int *nodes, int s, int chol, const double *state);
 
 /* Contact force f = a_S^T p_S (000 eq. 4.12).  Cost O(s). */

@@ -85,9 +85,12 @@ int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c)
         entry_free(&k->e[old]);
         k->e[old] = k->e[--k->n];
     }
-    if (k->n == k->cap && ep_grow(&k->e, (size_t)(k->cap = 2 * k->cap + 8), sizeof *k->e)) {
-        entry_free(&e);
-        return EP_ECOMPUTE;
+    if (k->n == k->cap) { /* the capacity grows only with the array */
+        if (ep_grow(&k->e, 2 * (size_t)k->cap + 8, sizeof *k->e)) {
+            entry_free(&e);
+            return EP_ECOMPUTE;
+        }
+        k->cap = 2 * k->cap + 8;
     }
     k->e[k->n++] = e;
     k->bytes += need;

@@ -7,7 +7,7 @@
  *   gfsrc.h      boundary Green's functions, dense (kind "gf") or wavelet
  *                compressed ("gf-wavelet"): blocks and weighted column sums
  *   cma.h        capacitance-matrix contact on them (000 Ch. 2-4)
- *   cma_cache.h  inverses kept for contact sets that come back
+ *   cma_cache.h  inverses (or factors) kept for contact sets that come back
  *   cubic_file.h the cubic polynomials of reduced StVK forces ("cubic")
  *   cubic.h      their evaluation: force, tangent stiffness
  *   reduced.h    reduced implicit Newmark on them (001 §2.7)

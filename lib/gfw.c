@@ -221,7 +221,7 @@ void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wave
 {
     int w = 9 * nc;
     char *kept = u->in + r->W.n; /* the subset's spare half: zero between calls */
-    for (int c = 0; c < nc; c++) /* the blocks the synthesis reads (a third of them at s = 100) */
+    for (int c = 0; c < nc; c++) /* the blocks the synthesis reads */
         for (int64_t q = r->colptr[cols[c]]; q < r->colptr[cols[c] + 1]; q++) {
             if (!u->reach[r->rowidx[q]])
                 continue;

@@ -12,7 +12,7 @@
  * and, on matrices of the same order N = 3s, the LAPACK calls alone:
  *   chol    dpotrf, N^3 / 3 flops (the factor form's work)
  *   getr    dgetrf + dgetri, 2 N^3 flops (the LU form's)
- *   sytr    dsytrf + dsytri2 (symmetric indefinite), N^3 flops
+ *   sytr    dsytrf + dsycon + dsytri2 (symmetric indefinite), N^3 flops
  *   dgemm1  one core's dgemm GFlop/s at N x N x N and at 2000
  * Times are "median/best" us.  One line: "cholesky K/24 set US lu US gather US add US chol US getr US sytr US
  * dgemm1 G dgemm1_2000 G N N".
