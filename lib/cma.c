@@ -606,8 +606,28 @@ static void factor_to_explicit(ep_cma *c)
     c->chol = 0;
 }
 
-/* The symmetric form's factor into c->Cinv: 0, or 1 when Ahat is not
- * positive definite, c->Cinv then holding Ahat again (dpotrf leaves one
+/* Sets whose C is singular to working precision are refused: lossy wavelet
+ * GFs can make a node's columns a combination of its neighbours' (rtcheck
+ * met a condition number of 5.6e18 on the demo's wavelet file), and C^-1
+ * is then noise.  LU: dgecon's estimate; the factor: its diagonal, since
+ * kappa_2(Ahat) >= (max L_ii / min L_ii)^2 (free, where dpocon would cost
+ * several triangular solves). */
+#define RCOND_MIN 1e-12
+
+static int singular(ep_cma *c, int s, double rcond)
+{
+    c->s = 0;
+    return ep_fail(EP_ECOMPUTE, "the capacitance matrix of %d contact nodes is singular (reciprocal condition %.1e)", s,
+                   rcond);
+}
+
+/* Not positive definite: what set_cholesky and border_factor report beside
+ * the EP_* statuses, a third outcome (the caller goes on with LU or the
+ * explicit inverse). */
+enum { NOT_DEFINITE = -1 };
+
+/* The symmetric form's factor into c->Cinv: 0, EP_ECOMPUTE (singular), or
+ * NOT_DEFINITE, c->Cinv then holding Ahat again (dpotrf leaves one
  * triangle as it was, and the diagonal is kept: the LU path need not
  * gather the GF blocks a second time).  Symmetric, Ahat is the same
  * row-major or column-major. */
@@ -624,8 +644,13 @@ static int set_cholesky(ep_cma *c, const int *nodes, int s)
             for (int j = 0; j < i; j++)
                 X[(size_t)j * ld + i] = X[(size_t)i * ld + j];
         }
-        return 1;
+        return NOT_DEFINITE;
     }
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < N; i++)
+        lo = fmin(lo, X[(size_t)i * ld + i]), hi = fmax(hi, X[(size_t)i * ld + i]);
+    if (!(lo * lo > RCOND_MIN * hi * hi))
+        return singular(c, s, lo * lo / (hi * hi));
     c->chol = 1;
     c->factor = "cholesky";
     return 0;
@@ -654,8 +679,8 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
         return EP_OK;
     memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
     int ld = c->ld;
-    if (c->sym && !set_cholesky(c, nodes, s))
-        return EP_OK;
+    if (c->sym && (st = set_cholesky(c, nodes, s)) != NOT_DEFINITE)
+        return st;
     c->chol = 0;
     /* C = -E^T Xi E; in the symmetric form, what the Cholesky path refused
      * (Ahat not positive definite, as lossy GFs can make it): C = -Ahat D
@@ -672,13 +697,14 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
     /* Row-major C read column-major is C^T, and inv(C^T) read back row-major
      * is inv(C): the column-major routines skip LAPACKE's transposed copies. */
     lapack_int *ipiv = (lapack_int *)c->work;
-    double *lw = c->work + N;
+    double *lw = c->work + N, rcond = 0;
     lapack_int lwork = (lapack_int)(9 * (size_t)c->cap * c->cap - N);
+    double anorm = LAPACKE_dlange_work(LAPACK_COL_MAJOR, 'I', N, N, c->Cinv, ld, lw); /* ||C||_1 */
     if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, N, N, c->Cinv, ld, ipiv) != 0 ||
-        LAPACKE_dgetri_work(LAPACK_COL_MAJOR, N, c->Cinv, ld, ipiv, lw, lwork) != 0) {
-        c->s = 0;
-        return ep_fail(EP_ECOMPUTE, "the capacitance matrix of %d contact nodes is singular", s);
-    }
+        LAPACKE_dgecon_work(LAPACK_COL_MAJOR, 'I', N, c->Cinv, ld, anorm, &rcond, lw,
+                            (lapack_int *)(lw + 4 * (size_t)N)) != 0 ||
+        !(rcond > RCOND_MIN) || LAPACKE_dgetri_work(LAPACK_COL_MAJOR, N, c->Cinv, ld, ipiv, lw, lwork) != 0)
+        return singular(c, s, rcond);
     return EP_OK;
 }
 
@@ -693,9 +719,7 @@ static int dependent_node(int node)
  * B1D = Xihat(S, d) and XiDD = Xihat(d, d) (sym_pairs).  x[3][3s]:
  * scratch.  0, EP_ECOMPUTE (dependent: the complement, -C_Delta / a_d,
  * fails the explicit path's two tests) or NOT_DEFINITE (nonsingular but
- * not positive definite; nothing changed): a third outcome, kept out of
- * the EP_* statuses. */
-enum { NOT_DEFINITE = -1 };
+ * not positive definite; nothing changed). */
 static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[9], double *x)
 {
     int N = 3 * c->s, ld = c->ld;

@@ -89,7 +89,8 @@ void ep_cma_use_lu(ep_cma *c);
  * positive definite (lossy GFs), LU on the same C.  Otherwise C from s^2
  * blocks, LU (dgetrf) and the inverse (dgetri): 2 (3s)^3 flops.  c->factor
  * names the one used.  0, EP_EINPUT (a node without a column, a repeated
- * node) or EP_ECOMPUTE (C singular). */
+ * node) or EP_ECOMPUTE (C singular to working precision: reciprocal
+ * condition under 1e-12, by dgecon's estimate or the factor's diagonal). */
 int ep_cma_set(ep_cma *c, const int *nodes, int s);
 
 /* X[3s][3s] (row-major, leading dimension ld) = E^T Xi E for nodes[s], the

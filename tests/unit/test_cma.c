@@ -178,6 +178,8 @@ static void dependent_node_refused(void **s)
         assert_int_equal(ep_cma_add(&c, kept[i]), EP_OK);
     expect_error(ep_cma_add(&c, 2), EP_ECOMPUTE, "combination of the set", NULL);
     assert_int_equal(c.s, 3);
+    int with2[3] = {0, 1, 2}; /* from scratch: singular to working precision, refused */
+    expect_error(ep_cma_set(&ref, with2, 3), EP_ECOMPUTE, "singular (reciprocal condition", NULL);
     assert_int_equal(ep_cma_set(&ref, kept, 3), EP_OK);
     assert_true(inverse_diff(&c, &ref) < 1e-12);
     assert_int_equal(ep_cma_add(&c, 7), EP_OK); /* and others still join */
@@ -303,6 +305,11 @@ static void dependent_direction_refused(void **s)
     assert_int_equal(ep_cma_init(&lu, &g), EP_OK);
     ep_cma_use_lu(&lu);
     int two[2] = {0, 1};
+    assert_int_equal(ep_cma_set(&c, two, 2), EP_OK);
+    assert_int_equal(ep_cma_set(&lu, two, 2), EP_OK);
+    int three[3] = {0, 1, 2}; /* from scratch, either form refuses the set */
+    expect_error(ep_cma_set(&c, three, 3), EP_ECOMPUTE, "singular", NULL);
+    expect_error(ep_cma_set(&lu, three, 3), EP_ECOMPUTE, "singular", NULL);
     assert_int_equal(ep_cma_set(&c, two, 2), EP_OK);
     assert_int_equal(ep_cma_set(&lu, two, 2), EP_OK);
     assert_int_equal(c.chol, 1);
