@@ -45,10 +45,11 @@ LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
 # The shared library of the same (-fPIC) objects; its soname changes with
 # an incompatible change of the runtime API (libelastoprep(3)): 1 since the
 # capacitance object keeps the symmetric form's factor (ep_cma_load,
-# ep_gfsrc_node_column and the rcond field went).  The file is named for the
-# soname and the tools' version.
+# ep_gfsrc_node_column and the rcond field went), 2 since it keeps an LDL^T
+# too (ep_cma's chol became form, and the struct grew).  The file is named
+# for the soname and the tools' version.
 VERSION  := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"/\1/p' lib/cli.h)
-SONAME   := libelastoprep.so.1
+SONAME   := libelastoprep.so.2
 SOLIB    := $(dir $(LIBA))$(SONAME).$(VERSION)
 # The runtime API a simulator includes (lib/elastoprep.h and what it needs).
 API_HEADERS := elastoprep.h err.h h5.h model.h mesh.h material.h gf_layout.h gf.h gfw.h wavelet.h \

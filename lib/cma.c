@@ -322,6 +322,151 @@ EP_KERNEL static void cholesky_update3(int m, double *L, int ld, double *restric
     }
 }
 
+/* ---- kernels of the LDL^T factor --------------------------------------------------- */
+
+/* Ahat = L D L^T by node blocks (cma.h): L unit lower with identity 3x3
+ * diagonal blocks, stored like the Cholesky factor (ones on the diagonal,
+ * zeros in a diagonal block's lower part, so the kernels above serve
+ * both), and D's pivots piv[18 j] (D_j, then D_j^-1, row-major 3x3). */
+
+/* X(r, c0 + a) = sum_q X(r, c0 + q) M[3 q + a] for rows [r0, r1) of the
+ * three columns [c0, c0 + 3) of X (column-major, ld): a column block times
+ * a 3x3 (a pivot's inverse, or a Cholesky block's).  15 (r1 - r0) flops. */
+EP_KERNEL static void times_block(double *X, int ld, int c0, int r0, int r1, const double M[9])
+{
+    double *restrict x0 = X + (size_t)c0 * ld, *restrict x1 = x0 + ld, *restrict x2 = x1 + ld;
+#pragma omp simd
+    for (int r = r0; r < r1; r++) {
+        double a = x0[r], b = x1[r], c = x2[r];
+        x0[r] = a * M[0] + b * M[3] + c * M[6];
+        x1[r] = a * M[1] + b * M[4] + c * M[7];
+        x2[r] = a * M[2] + b * M[5] + c * M[8];
+    }
+}
+
+/* P = A B for 3x3 row-major matrices (P distinct from A and B). */
+static void mul3(const double A[9], const double B[9], double P[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            P[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+/* L' D' L'^T = L D L^T + W S W^T for L (m x m, m = 3 k, column-major, ld,
+ * identity diagonal blocks) with pivots piv[k][18], W the three columns
+ * w0, w1, w2 [m] and S 3x3 symmetric (both overwritten): Bennett's update
+ * by node blocks (a rank-3 term, of either sign, passed down the columns).
+ * Node j, with W_j its rows of W:
+ *   D_j' = D_j + W_j S W_j^T,  K = S W_j^T D_j'^-1,
+ *   L'(r, j) = L(r, j) D_j D_j'^-1 + W(r) K,  W(r) -= L(r, j) W_j,
+ *   S -= K W_j S,
+ * the Schur complement of the first block of [[L D L^T + W S W^T]]
+ * written as the trailing L D L^T plus the updated rank-3 term.  0 or
+ * EP_ECOMPUTE (a pivot D_j' singular; L and piv partly updated).  About
+ * 9 m^2 flops. */
+EP_KERNEL static int ldlt_update3(int m, double *L, int ld, double *piv, double *restrict w0, double *restrict w1,
+                                  double *restrict w2, double S[9])
+{
+    for (int j = 0; 3 * j < m; j++) {
+        int c0 = 3 * j;
+        double *Dj = piv + 18 * (size_t)j, Wj[9], WS[9], Dn[9], Dninv[9], K[9], P[9], KWS[9];
+        for (int a = 0; a < 3; a++)
+            Wj[3 * a] = w0[c0 + a], Wj[3 * a + 1] = w1[c0 + a], Wj[3 * a + 2] = w2[c0 + a];
+        mul3(Wj, S, WS);
+        for (int a = 0; a < 3; a++) /* Dn = D_j + (W_j S) W_j^T */
+            for (int b = 0; b < 3; b++)
+                Dn[3 * a + b] = Dj[3 * a + b] + WS[3 * a] * Wj[3 * b] + WS[3 * a + 1] * Wj[3 * b + 1] +
+                                WS[3 * a + 2] * Wj[3 * b + 2];
+        if (inv3(Dn, Dninv))
+            return EP_ECOMPUTE;
+        double WSt[9] = {WS[0], WS[3], WS[6], WS[1], WS[4], WS[7], WS[2], WS[5], WS[8]}; /* S W_j^T */
+        mul3(WSt, Dninv, K);
+        mul3(Dj, Dninv, P);
+        mul3(K, WS, KWS);
+        for (int q = 0; q < 9; q++)
+            S[q] -= KWS[q];
+        double *restrict l0 = L + (size_t)c0 * ld, *restrict l1 = l0 + ld, *restrict l2 = l1 + ld;
+#pragma omp simd
+        for (int r = c0 + 3; r < m; r++) {
+            double x0 = l0[r], x1 = l1[r], x2 = l2[r], y0 = w0[r], y1 = w1[r], y2 = w2[r];
+            l0[r] = x0 * P[0] + x1 * P[3] + x2 * P[6] + y0 * K[0] + y1 * K[3] + y2 * K[6];
+            l1[r] = x0 * P[1] + x1 * P[4] + x2 * P[7] + y0 * K[1] + y1 * K[4] + y2 * K[7];
+            l2[r] = x0 * P[2] + x1 * P[5] + x2 * P[8] + y0 * K[2] + y1 * K[5] + y2 * K[8];
+            w0[r] = y0 - (x0 * Wj[0] + x1 * Wj[3] + x2 * Wj[6]);
+            w1[r] = y1 - (x0 * Wj[1] + x1 * Wj[4] + x2 * Wj[7]);
+            w2[r] = y2 - (x0 * Wj[2] + x1 * Wj[5] + x2 * Wj[8]);
+        }
+        memcpy(Dj, Dn, sizeof Dn), memcpy(Dj + 9, Dninv, sizeof Dninv);
+    }
+    return EP_OK;
+}
+
+/* acc[r] = sum_j |L(r, j)|^2 ||D_j|| over the node blocks j of rows
+ * [0, m) (the diagonal block's identity included; ||.|| the max entry
+ * times 3, above the 2-norm): the growth of L D L^T against Ahat, whose
+ * largest entry is on its diagonal when it is near SPD.  Returns the
+ * largest.  About 2 m^2 flops. */
+EP_KERNEL static double ldlt_growth(int m, const double *L, int ld, const double *piv, double *restrict acc)
+{
+    double worst = 0;
+    memset(acc, 0, sizeof(double) * (size_t)m);
+    for (int j = 0; 3 * j < m; j++) {
+        const double *Dj = piv + 18 * (size_t)j, *l0 = L + (size_t)3 * j * ld, *l1 = l0 + ld, *l2 = l1 + ld;
+        double dn = 0;
+        for (int q = 0; q < 9; q++)
+            dn = fmax(dn, 3 * fabs(Dj[q]));
+        for (int a = 0; a < 3; a++)
+            acc[3 * j + a] += dn;
+#pragma omp simd
+        for (int r = 3 * j + 3; r < m; r++)
+            acc[r] += (l0[r] * l0[r] + l1[r] * l1[r] + l2[r] * l2[r]) * dn;
+        for (int a = 0; a < 3; a++)
+            worst = fmax(worst, acc[3 * j + a]);
+    }
+    return worst;
+}
+
+/* y = L D L^T x (+ W S W^T x with W, the three columns w0, w1, w2 [m], and
+ * S 3x3, when w0 is not NULL) for the LDL^T of m = 3k rows (L column-major,
+ * ld; pivots piv[k][18]).  t[m]: scratch.  About 2 m^2 flops. */
+EP_KERNEL static void ldlt_apply(int m, const double *L, int ld, const double *piv, const double *w0,
+                                 const double *w1, const double *w2, const double S[9], const double *x,
+                                 double *restrict y, double *restrict t)
+{
+    for (int j = 0; j < m; j++) { /* t = L^T x: column j's dot product with x from row j down */
+        const double *l = L + (size_t)j * ld;
+        double sum = 0;
+#pragma omp simd reduction(+ : sum)
+        for (int r = j; r < m; r++)
+            sum += l[r] * x[r];
+        t[j] = sum;
+    }
+    for (int j = 0; 3 * j < m; j++) { /* t = D t */
+        const double *Dj = piv + 18 * (size_t)j;
+        double a = t[3 * j], b = t[3 * j + 1], c = t[3 * j + 2];
+        for (int q = 0; q < 3; q++)
+            t[3 * j + q] = Dj[3 * q] * a + Dj[3 * q + 1] * b + Dj[3 * q + 2] * c;
+    }
+    memset(y, 0, sizeof(double) * (size_t)m);
+    for (int j = 0; j < m; j++) { /* y = L t */
+        const double *l = L + (size_t)j * ld;
+        double v = t[j];
+#pragma omp simd
+        for (int r = j; r < m; r++)
+            y[r] += l[r] * v;
+    }
+    if (!w0)
+        return;
+    double u[3] = {0, 0, 0}, v[3];
+    for (int r = 0; r < m; r++)
+        u[0] += w0[r] * x[r], u[1] += w1[r] * x[r], u[2] += w2[r] * x[r];
+    for (int a = 0; a < 3; a++)
+        v[a] = S[3 * a] * u[0] + S[3 * a + 1] * u[1] + S[3 * a + 2] * u[2];
+#pragma omp simd
+    for (int r = 0; r < m; r++)
+        y[r] += w0[r] * v[0] + w1[r] * v[1] + w2[r] * v[2];
+}
+
 /* ---- the capacitance matrix --------------------------------------------------------- */
 
 int ep_cma_init(ep_cma *c, ep_gfsrc *g)
@@ -337,15 +482,17 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g)
     c->cols = ep_malloc(2 * (size_t)g->n + 1, sizeof *c->cols);
     c->U = ep_malloc(9 * (size_t)c->cap, sizeof *c->U);
     c->V = ep_malloc(3 * (size_t)c->ld, sizeof *c->V);
-    c->sym = c->chol = g->symmetric;
+    c->D = ep_malloc(18 * (size_t)c->cap, sizeof *c->D);
+    c->sym = g->symmetric;
+    c->form = c->sym ? EP_CMA_CHOLESKY : EP_CMA_INVERSE;
     c->factor = c->sym ? "cholesky" : "lu";
-    return c->S && c->Cinv && c->work && c->cols && c->U && c->V ? EP_OK : EP_ECOMPUTE;
+    return c->S && c->Cinv && c->work && c->cols && c->U && c->V && c->D ? EP_OK : EP_ECOMPUTE;
 }
 
 void ep_cma_free(ep_cma *c)
 {
     ep_worker_stop(c->helper);
-    free(c->S), free(c->Cinv), free(c->work), free(c->cols), free(c->U), free(c->V);
+    free(c->S), free(c->Cinv), free(c->work), free(c->cols), free(c->U), free(c->V), free(c->D);
     memset(c, 0, sizeof *c);
 }
 
@@ -353,7 +500,8 @@ int ep_cma_threads(ep_cma *c, int threads) { return ep_worker_use(&c->helper, th
 
 void ep_cma_use_lu(ep_cma *c)
 {
-    c->sym = c->chol = 0;
+    c->sym = 0;
+    c->form = EP_CMA_INVERSE;
     c->factor = "lu";
 }
 
@@ -366,6 +514,7 @@ static int reserve(ep_cma *c, int s)
     int cap = 2 * s, ld = 3 * cap, N = 3 * c->s;
     double *M = ep_malloc(9 * (size_t)cap * cap, sizeof *M), *V = ep_malloc(3 * (size_t)ld, sizeof *V);
     if (!M || !V || ep_grow(&c->S, (size_t)cap, sizeof *c->S) || ep_grow(&c->U, 9 * (size_t)cap, sizeof *c->U) ||
+        ep_grow(&c->D, 18 * (size_t)cap, sizeof *c->D) ||
         ep_grow(&c->work, 9 * (size_t)cap * cap + 48 * (size_t)cap + 6 * (size_t)c->g->n + 64, sizeof *c->work)) {
         free(M), free(V);
         return EP_ECOMPUTE;
@@ -585,25 +734,79 @@ EP_KERNEL static void scale_rows(double *X, int s, int ld, const double *area, c
             }
 }
 
-/* The symmetric form's C^-1 from its factor L in X (Cinv's layout, ld), in
- * place: L^-1 by halves, L^-T L^-1 (dpotri's second step), the rows
- * scaled.  2 (3s)^3 / 3 flops. */
-static void factor_to_inverse(const ep_gfsrc *g, const int *nodes, int s, double *X, int ld)
+/* The symmetric form's C^-1 from c's factor, copied into X (Cinv's
+ * layout, ld), in place: L^-1 by halves, then L^-T L^-1 (dpotri's second
+ * step) or with the LDL^T L^-T (D^-1 L^-1) through Y[(3s)^2] (column-major:
+ * D^-1 L^-1, then Ahat^-1), the rows scaled.  2 (3s)^3 / 3 flops;
+ * (3s)^3 / 3 + (3s)^3 from the LDL^T. */
+static void factor_to_inverse(const ep_cma *c, double *X, int ld, double *Y)
 {
-    int N = 3 * s;
+    int N = 3 * c->s;
     if (!N)
         return; /* LAPACK would print about ld = 0 */
     tri_inverse(N, X, ld);
-    (void)LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld); /* fails only on arguments out of range */
-    scale_rows(X, s, ld, g->area, nodes);
+    if (c->form == EP_CMA_CHOLESKY)
+        (void)LAPACKE_dlauum_work(LAPACK_COL_MAJOR, 'L', N, X, ld); /* fails only on arguments out of range */
+    else {
+        for (int j = 0; j < N; j++) {
+            double *y = Y + (size_t)j * N;
+            const double *x = X + (size_t)j * ld;
+            memset(y, 0, (size_t)N * sizeof *y);
+            for (int k = j / 3; k < c->s; k++) {
+                const double *Di = c->D + 18 * (size_t)k + 9;
+                double xk[3];
+                for (int b = 0; b < 3; b++) /* L^-1 is zero above row j (X holds other things there) */
+                    xk[b] = 3 * k + b >= j ? x[3 * k + b] : 0;
+                for (int a = 0; a < 3; a++)
+                    y[3 * k + a] = Di[3 * a] * xk[0] + Di[3 * a + 1] * xk[1] + Di[3 * a + 2] * xk[2];
+            }
+        }
+        cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasUnit, N, N, 1.0, X, ld, Y, N);
+        for (int j = 0; j < N; j++) /* symmetric: either layout */
+            memcpy(X + (size_t)j * ld, Y + (size_t)j * N, (size_t)N * sizeof *X);
+    }
+    scale_rows(X, c->s, ld, c->g->area, c->S);
 }
 
 /* c's factor made the explicit inverse (an addition the factor cannot
- * take: cma.h). */
-static void factor_to_explicit(ep_cma *c)
+ * take: cma.h); an LDL^T's needs (3s)^2 doubles besides (c->work holds
+ * the addition's blocks).  0 or EP_ECOMPUTE (memory; c unchanged). */
+static int factor_to_explicit(ep_cma *c)
 {
-    factor_to_inverse(c->g, c->S, c->s, c->Cinv, c->ld);
-    c->chol = 0;
+    double *Y = c->form == EP_CMA_LDLT ? ep_malloc(9 * (size_t)c->s * c->s + 1, sizeof *Y) : NULL;
+    if (c->form == EP_CMA_LDLT && !Y)
+        return EP_ECOMPUTE;
+    factor_to_inverse(c, c->Cinv, c->ld, Y);
+    free(Y);
+    c->form = EP_CMA_INVERSE;
+    return EP_OK;
+}
+
+/* The Cholesky factor made the LDL^T of the same Ahat: node j's columns
+ * times C_j^-1 for C_j their diagonal block (lower), D_j = C_j C_j^T
+ * (an addition the Cholesky factor cannot take).  About 15 (3s)^2 / 2
+ * flops. */
+static void cholesky_to_ldlt(ep_cma *c)
+{
+    int N = 3 * c->s, ld = c->ld;
+    double *X = c->Cinv;
+    for (int j = 0; j < c->s; j++) {
+        int c0 = 3 * j;
+        double C[9] = {0}, Ci[9], *Dj = c->D + 18 * (size_t)j;
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b <= a; b++)
+                C[3 * a + b] = X[(size_t)(c0 + b) * ld + c0 + a];
+        (void)inv3(C, Ci); /* a Cholesky factor's block: a positive diagonal */
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                Dj[3 * a + b] = C[3 * a] * C[3 * b] + C[3 * a + 1] * C[3 * b + 1] + C[3 * a + 2] * C[3 * b + 2];
+        (void)inv3(Dj, Dj + 9);
+        times_block(X, ld, c0, c0 + 3, N, Ci);
+        for (int a = 0; a < 3; a++)
+            for (int b = a; b < 3; b++)
+                X[(size_t)(c0 + a) * ld + c0 + b] = a == b;
+    }
+    c->form = EP_CMA_LDLT;
 }
 
 /* Sets whose C is singular to working precision are refused: lossy wavelet
@@ -621,39 +824,161 @@ static int singular(ep_cma *c, int s, double rcond)
                    rcond);
 }
 
-/* Not positive definite: what set_cholesky and border_factor report beside
- * the EP_* statuses, a third outcome (the caller goes on with LU or the
- * explicit inverse). */
+/* Not positive definite, or an LDL^T that grew: what set_factor and
+ * border_factor report beside the EP_* statuses, a third outcome (the
+ * caller goes on with the next form). */
 enum { NOT_DEFINITE = -1 };
 
-/* The symmetric form's factor into c->Cinv: 0, EP_ECOMPUTE (singular), or
- * NOT_DEFINITE, c->Cinv then holding Ahat again (dpotrf leaves one
- * triangle as it was, and the diagonal is kept: the LU path need not
- * gather the GF blocks a second time).  Symmetric, Ahat is the same
- * row-major or column-major. */
-static int set_cholesky(ep_cma *c, const int *nodes, int s)
+/* The LDL^T's growth bound (cma.h): its backward error is below about
+ * 3s u GROWTH_MAX max |Ahat_ii| (MATH.md §7), 3e-8 of it at s = 100. */
+#define GROWTH_MAX 1e6
+
+/* What a deletion may change in the LDL^T, relative: max |dz| against
+ * max |Ahat_ii| sum |x| for the probe x (factor_remove). */
+#define DRIFT_MAX 1e-13
+
+/* The LDL^T of the diagonal block of k <= LDLT_LEAF nodes (X, column-major,
+ * ld; lower triangle) by node columns, right-looking: pivot, the rows below
+ * it times its inverse, the trailing lower triangle updated.  0 or
+ * NOT_DEFINITE (a singular pivot).  About (3k)^3 / 3 flops. */
+enum { LDLT_LEAF = 8 };
+
+static int ldlt_leaf(int k, double *X, int ld, double *piv)
+{
+    int M = 3 * k;
+    for (int j = 0; j < k; j++) {
+        int c0 = 3 * j, r1 = c0 + 3;
+        double *Dj = piv + 18 * (size_t)j, W[3][3 * LDLT_LEAF];
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                Dj[3 * a + b] = X[(size_t)(c0 + (a < b ? a : b)) * ld + c0 + (a < b ? b : a)];
+        if (inv3(Dj, Dj + 9))
+            return NOT_DEFINITE;
+        for (int a = 0; a < 3; a++) /* W = L D_j, kept for the update */
+            memcpy(W[a], X + (size_t)(c0 + a) * ld + r1, (size_t)(M - r1) * sizeof(double));
+        times_block(X, ld, c0, r1, M, Dj + 9);
+        const double *l0 = X + (size_t)c0 * ld, *l1 = l0 + ld, *l2 = l1 + ld;
+        for (int c = r1; c < M; c++) {
+            double *x = X + (size_t)c * ld, v0 = W[0][c - r1], v1 = W[1][c - r1], v2 = W[2][c - r1];
+            for (int r = c; r < M; r++)
+                x[r] -= l0[r] * v0 + l1[r] * v1 + l2[r] * v2;
+        }
+        for (int a = 0; a < 3; a++) /* the identity block, lower part */
+            for (int b = a; b < 3; b++)
+                X[(size_t)(c0 + a) * ld + c0 + b] = a == b;
+    }
+    return EP_OK;
+}
+
+/* A22 -= L21 W21^T, lower triangle only (no dgemmt in the BLAS we have):
+ * L21, W21 (m2 x m1; ld, ldw), by halves of A22's rows, the block below
+ * the diagonal in one dgemm; a triangle of at most LEAF rows through
+ * buf[LEAF^2], so the upper triangle stays as it was (Ahat, should the LU
+ * path need it).  m2^2 m1 flops, and LEAF m2 m1 / 2 more. */
+static void lower_update(int m2, int m1, const double *L21, int ld, const double *W21, int ldw, double *A22,
+                         double *buf)
+{
+    enum { LEAF = 48 };
+    if (m2 <= LEAF) {
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m2, m2, m1, 1.0, L21, ld, W21, ldw, 0.0, buf, m2);
+        for (int c = 0; c < m2; c++)
+            for (int r = c; r < m2; r++)
+                A22[(size_t)c * ld + r] -= buf[c * m2 + r];
+        return;
+    }
+    int h = m2 / 2;
+    lower_update(h, m1, L21, ld, W21, ldw, A22, buf);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m2 - h, h, m1, -1.0, L21 + h, ld, W21, ldw, 1.0, A22 + h, ld);
+    lower_update(m2 - h, m1, L21 + h, ld, W21 + h, ldw, A22 + (size_t)h * ld + h, buf);
+}
+
+/* Ahat = L D L^T for k nodes in place (X, column-major, ld: Ahat's lower
+ * triangle in, L out; the upper triangle untouched), pivots piv[k][18], by
+ * halves: the first half's LDL^T, W21 = A21 L11^-T (dtrsm), L21 = W21
+ * D1^-1, A22 -= L21 W21^T, the second half's.  work[(3k)^2 / 4 + 2304].
+ * 0 or NOT_DEFINITE (a singular pivot).  (3k)^3 / 3 flops, all but the
+ * leaves in level-3 calls. */
+static int ldlt_factor(int k, double *X, int ld, double *piv, double *work)
+{
+    if (k <= LDLT_LEAF)
+        return ldlt_leaf(k, X, ld, piv);
+    int k1 = k / 2, m1 = 3 * k1, m2 = 3 * (k - k1);
+    double *A21 = X + m1, *A22 = X + (size_t)m1 * ld + m1, *W21 = work;
+    if (ldlt_factor(k1, X, ld, piv, work))
+        return NOT_DEFINITE;
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m2, m1, 1.0, X, ld, A21, ld);
+    for (int c = 0; c < m1; c++)
+        memcpy(W21 + (size_t)c * m2, A21 + (size_t)c * ld, (size_t)m2 * sizeof *W21);
+    for (int j = 0; j < k1; j++)
+        times_block(A21, ld, 3 * j, 0, m2, piv + 18 * (size_t)j + 9);
+    lower_update(m2, m1, A21, ld, W21, m2, A22, W21 + (size_t)m1 * m2);
+    return ldlt_factor(k - k1, A22, ld, piv + 18 * (size_t)k1, work);
+}
+
+/* An LDL^T kept only if it did not grow and its pivots are not singular
+ * to working precision (min 1 / ||D_j^-1|| against max ||D_j||, as the
+ * Cholesky factor's diagonal): else NOT_DEFINITE, and LU decides.
+ * work[3s]. */
+static int ldlt_usable(const ep_cma *c, int s, double *work)
+{
+    double lo = INFINITY, hi = 0;
+    for (int j = 0; j < s; j++) {
+        double d = 0, di = 0;
+        for (int q = 0; q < 9; q++)
+            d = fmax(d, fabs(c->D[18 * j + q])), di = fmax(di, fabs(c->D[18 * j + 9 + q]));
+        lo = fmin(lo, 1 / di), hi = fmax(hi, d);
+    }
+    if (!(lo > RCOND_MIN * hi) || !(ldlt_growth(3 * s, c->Cinv, c->ld, c->D, work) <= GROWTH_MAX * c->scale))
+        return NOT_DEFINITE;
+    return EP_OK;
+}
+
+/* Ahat's lower triangle back from its upper one and the diagonal saved
+ * in diag[N] (a factorization that failed wrote only the lower one). */
+static void restore_lower(double *X, int ld, int N, const double *diag)
+{
+    for (int i = 0; i < N; i++) {
+        X[(size_t)i * ld + i] = diag[i];
+        for (int j = 0; j < i; j++)
+            X[(size_t)j * ld + i] = X[(size_t)i * ld + j];
+    }
+}
+
+/* The symmetric form's factor into c->Cinv: Cholesky, or the LDL^T where
+ * Ahat is not positive definite (straight away once a set's was not).  0,
+ * EP_ECOMPUTE (singular), or NOT_DEFINITE, c->Cinv then holding Ahat
+ * again (dpotrf leaves one triangle as it was, and the diagonal is kept:
+ * the LU path need not gather the GF blocks a second time).  Symmetric,
+ * Ahat is the same row-major or column-major. */
+static int set_factor(ep_cma *c, const int *nodes, int s)
 {
     int N = 3 * s, ld = c->ld;
-    double *X = c->Cinv, *w = c->work;
+    double *X = c->Cinv, *diag = c->work, *w = diag + N;
     sym_form(c, nodes, s, X, ld);
+    c->scale = 0;
     for (int i = 0; i < N; i++)
-        w[i] = X[(size_t)i * ld + i];
-    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, ld) != 0) {
-        for (int i = 0; i < N; i++) {
-            X[(size_t)i * ld + i] = w[i];
-            for (int j = 0; j < i; j++)
-                X[(size_t)j * ld + i] = X[(size_t)i * ld + j];
+        diag[i] = X[(size_t)i * ld + i], c->scale = fmax(c->scale, fabs(diag[i]));
+    if (!c->indefinite) {
+        if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', N, X, ld) == 0) {
+            double lo = INFINITY, hi = 0;
+            for (int i = 0; i < N; i++)
+                lo = fmin(lo, X[(size_t)i * ld + i]), hi = fmax(hi, X[(size_t)i * ld + i]);
+            if (!(lo * lo > RCOND_MIN * hi * hi))
+                return singular(c, s, lo * lo / (hi * hi));
+            c->form = EP_CMA_CHOLESKY;
+            c->factor = "cholesky";
+            return EP_OK;
         }
-        return NOT_DEFINITE;
+        restore_lower(X, ld, N, diag);
+        c->indefinite = 1;
     }
-    double lo = INFINITY, hi = 0;
-    for (int i = 0; i < N; i++)
-        lo = fmin(lo, X[(size_t)i * ld + i]), hi = fmax(hi, X[(size_t)i * ld + i]);
-    if (!(lo * lo > RCOND_MIN * hi * hi))
-        return singular(c, s, lo * lo / (hi * hi));
-    c->chol = 1;
-    c->factor = "cholesky";
-    return 0;
+    if (!ldlt_factor(s, X, ld, c->D, w) && !ldlt_usable(c, s, w)) {
+        c->form = EP_CMA_LDLT;
+        c->factor = "ldlt";
+        return EP_OK;
+    }
+    restore_lower(X, ld, N, diag);
+    return NOT_DEFINITE;
 }
 
 int ep_cma_set(ep_cma *c, const int *nodes, int s)
@@ -673,15 +998,17 @@ int ep_cma_set(ep_cma *c, const int *nodes, int s)
     int N = 3 * s;
     c->s = s;
     c->pending = 0;
-    c->chol = c->sym; /* an empty set grows as either */
-    c->factor = c->chol ? "cholesky" : "lu";
+    c->form = c->sym ? EP_CMA_CHOLESKY : EP_CMA_INVERSE; /* an empty set grows as either */
+    c->factor = c->sym ? "cholesky" : "lu";
+    c->scale = 0;
     if (s == 0)
         return EP_OK;
-    memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
+    if (nodes != c->S)
+        memcpy(c->S, nodes, (size_t)s * sizeof *nodes);
     int ld = c->ld;
-    if (c->sym && (st = set_cholesky(c, nodes, s)) != NOT_DEFINITE)
+    if (c->sym && (st = set_factor(c, nodes, s)) != NOT_DEFINITE)
         return st;
-    c->chol = 0;
+    c->form = EP_CMA_INVERSE;
     /* C = -E^T Xi E; in the symmetric form, what the Cholesky path refused
      * (Ahat not positive definite, as lossy GFs can make it): C = -Ahat D
      * from the Ahat it left */
@@ -714,49 +1041,105 @@ static int dependent_node(int node)
                                 "combination of the set's)", node);
 }
 
-/* Add node d to the factor: L bordered by l^T = (L^-1 Ahat(S, d))^T and the
- * Cholesky factor of the Schur complement Ahat(d, d) - l^T l (cma.h), from
- * B1D = Xihat(S, d) and XiDD = Xihat(d, d) (sym_pairs).  x[3][3s]:
- * scratch.  0, EP_ECOMPUTE (dependent: the complement, -C_Delta / a_d,
- * fails the explicit path's two tests) or NOT_DEFINITE (nonsingular but
- * not positive definite; nothing changed). */
-static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[9], double *x)
+/* c->scale, max |Ahat_ii| over the set, for the LDL^T's growth test:
+ * after ep_cma_restore (0: a cache keeps the factor alone) from the
+ * LDL^T, Ahat_ii = sum_j L(i, j) D_j L(i, j)^T by rows (a strided read,
+ * once for a restored set).  About 6 (3s)^2 flops. */
+static double ldlt_scale(ep_cma *c)
 {
-    int N = 3 * c->s, ld = c->ld;
-    double *X = c->Cinv, ad = c->g->area[d], S[9], big = 0, left = 0;
+    int ld = c->ld;
+    if (c->scale > 0)
+        return c->scale;
+    for (int i = 0; i < c->s; i++)
+        for (int a = 0; a < 3; a++) {
+            int r = 3 * i + a;
+            double v = c->D[18 * (size_t)i + 4 * a]; /* its own block: the identity */
+            for (int k = 0; k < i; k++) {
+                const double *Dk = c->D + 18 * (size_t)k, *x = c->Cinv + (size_t)3 * k * ld + r;
+                double l[3] = {x[0], x[ld], x[2 * (size_t)ld]};
+                for (int b = 0; b < 3; b++)
+                    v += l[b] * (Dk[3 * b] * l[0] + Dk[3 * b + 1] * l[1] + Dk[3 * b + 2] * l[2]);
+            }
+            c->scale = fmax(c->scale, fabs(v));
+        }
+    return c->scale;
+}
+
+/* Add node d to the factor: L bordered by the row block l^T and the new
+ * diagonal block (cma.h), from B1D = Xihat(S, d) and XiDD = Xihat(d, d)
+ * (sym_pairs).  w = L^-1 Ahat(S, d); with the Cholesky factor l = w and
+ * the block the Cholesky factor of the Schur complement Ahat(d, d) -
+ * w^T l, with the LDL^T l = D^-1 w, the block the identity and the
+ * complement the pivot.  x[3][3s], y[3][3s]: scratch.  0, EP_ECOMPUTE
+ * (dependent: the complement, -C_Delta / a_d, fails the explicit path's
+ * two tests) or NOT_DEFINITE (the Cholesky's complement not positive
+ * definite, or the LDL^T's row grown past GROWTH_MAX; nothing changed). */
+static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[9], double *x, double *y)
+{
+    int N = 3 * c->s, ld = c->ld, ldlt = c->form == EP_CMA_LDLT;
+    double *X = c->Cinv, ad = c->g->area[d], S[9], big = 0, left = 0, grown[3] = {0, 0, 0};
     for (int j = 0; j < N; j++)
         for (int a = 0; a < 3; a++)
             x[(size_t)a * N + j] = B1D[3 * j + a] / ad;
     lower_solve3(N, X, ld, x, N);
+    if (ldlt) /* y = D^-1 w, node by node; grown: the new rows' |l|^2 ||D|| (ldlt_growth) */
+        for (int k = 0; k < c->s; k++) {
+            const double *Dk = c->D + 18 * (size_t)k, *Di = Dk + 9;
+            double dn = 0;
+            for (int q = 0; q < 9; q++)
+                dn = fmax(dn, 3 * fabs(Dk[q]));
+            for (int a = 0; a < 3; a++) {
+                const double *w = x + (size_t)a * N + 3 * k;
+                double *l = y + (size_t)a * N + 3 * k;
+                for (int b = 0; b < 3; b++)
+                    l[b] = Di[3 * b] * w[0] + Di[3 * b + 1] * w[1] + Di[3 * b + 2] * w[2];
+                grown[a] += (l[0] * l[0] + l[1] * l[1] + l[2] * l[2]) * dn;
+            }
+        }
+    const double *l = ldlt ? y : x;
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++) {
             double t = XiDD[3 * a + b] / ad;
             for (int j = 0; j < N; j++)
-                t -= x[(size_t)a * N + j] * x[(size_t)b * N + j];
+                t -= x[(size_t)a * N + j] * l[(size_t)b * N + j];
             S[3 * a + b] = t;
             big = fmax(big, fabs(XiDD[3 * a + b] / ad)), left = fmax(left, fabs(t));
         }
-    double Sinv[9];
+    double Sinv[9], scale = ldlt ? ldlt_scale(c) : c->scale, sn = 0;
     int st;
+    for (int a = 0; a < 3; a++) /* (a Cholesky factor's 0, not known, stays so) */
+        scale = ldlt || scale > 0 ? fmax(scale, fabs(XiDD[4 * a] / ad)) : 0;
     if (!(left > 1e-12 * big))
         return dependent_node(d);
     if ((st = inv3(S, Sinv))) /* one direction dependent: the explicit path's test of C_Delta = -a_d S */
         return st;
-    double m00 = S[0], m10, m20, m11, m21, m22; /* the 3x3 Cholesky factor, lower */
-    if (!(m00 > 0))
-        return NOT_DEFINITE;
-    m00 = sqrt(m00), m10 = S[3] / m00, m20 = S[6] / m00, m11 = S[4] - m10 * m10;
-    if (!(m11 > 0))
-        return NOT_DEFINITE;
-    m11 = sqrt(m11), m21 = (S[7] - m20 * m10) / m11, m22 = S[8] - m20 * m20 - m21 * m21;
-    if (!(m22 > 0))
-        return NOT_DEFINITE;
-    m22 = sqrt(m22);
+    double m00 = S[0], m10 = 0, m20 = 0, m11 = 1, m21 = 0, m22 = 1; /* the new diagonal block, lower */
+    if (ldlt) {
+        for (int q = 0; q < 9; q++)
+            sn = fmax(sn, 3 * fabs(S[q]));
+        for (int a = 0; a < 3; a++)
+            if (!(grown[a] + sn <= GROWTH_MAX * scale))
+                return NOT_DEFINITE;
+        m00 = 1;
+    } else { /* the 3x3 Cholesky factor */
+        if (!(m00 > 0))
+            return NOT_DEFINITE;
+        m00 = sqrt(m00), m10 = S[3] / m00, m20 = S[6] / m00, m11 = S[4] - m10 * m10;
+        if (!(m11 > 0))
+            return NOT_DEFINITE;
+        m11 = sqrt(m11), m21 = (S[7] - m20 * m10) / m11, m22 = S[8] - m20 * m20 - m21 * m21;
+        if (!(m22 > 0))
+            return NOT_DEFINITE;
+        m22 = sqrt(m22);
+    }
     for (int j = 0; j < N; j++) /* L(N + a, j) = l(j, a) */
         for (int a = 0; a < 3; a++)
-            X[(size_t)j * ld + N + a] = x[(size_t)a * N + j];
+            X[(size_t)j * ld + N + a] = l[(size_t)a * N + j];
     double *D = X + (size_t)N * ld + N; /* L(N + a, N + b) at D[b ld + a], a >= b */
     D[0] = m00, D[1] = m10, D[2] = m20, D[ld + 1] = m11, D[ld + 2] = m21, D[2 * (size_t)ld + 2] = m22;
+    if (ldlt)
+        memcpy(c->D + 18 * (size_t)c->s, S, sizeof S), memcpy(c->D + 18 * (size_t)c->s + 9, Sinv, sizeof Sinv);
+    c->scale = scale;
     c->S[c->s++] = d;
     return EP_OK;
 }
@@ -781,10 +1164,13 @@ int ep_cma_add(ep_cma *c, int node)
         gather(c->g, &d, 1, c->S, s, BD1, N1);
         gather(c->g, &d, 1, &d, 1, XiDD, 3);
     }
-    if (c->chol) {
-        if ((st = border_factor(c, d, B1D, XiDD, D1D)) != NOT_DEFINITE)
+    if (c->form == EP_CMA_CHOLESKY && (st = border_factor(c, d, B1D, XiDD, D1D, X)) != NOT_DEFINITE)
+        return st;
+    if (c->form == EP_CMA_CHOLESKY)
+        cholesky_to_ldlt(c), c->indefinite = 1;
+    if (c->form == EP_CMA_LDLT) {
+        if ((st = border_factor(c, d, B1D, XiDD, D1D, X)) != NOT_DEFINITE || (st = factor_to_explicit(c)))
             return st;
-        factor_to_explicit(c);
     }
     memset(DDD, 0, sizeof DDD);
     if (s) { /* the pending update applied, D_1D = C1^-1 B_1D and X = B_D1 C1^-1, each thread on its rows */
@@ -849,22 +1235,49 @@ static void swap_nodes(ep_cma *c, int i, int j)
 
 /* Node p leaves the factor: with L's rows and columns in blocks 1, p and 3,
  * Ahat without p is [[L11, 0], [L31, L33']] [..]^T with L33' L33'^T =
- * L33 L33^T + L3p L3p^T, so L3p's three columns update L33 and the blocks
- * after p move up and left by 3 (column by column, each one to a place
- * already read).  About 9 m^2 flops for the m rows after p, and the moves. */
-static void factor_remove(ep_cma *c, int p)
+ * L33 L33^T + L3p L3p^T (rotations), or with the LDL^T L33' D3' L33'^T =
+ * L33 D3 L33^T + L3p D_p L3p^T (Bennett's update), so L3p's three
+ * columns update L33 and the blocks after p move up and left by 3
+ * (column by column, each one to a place already read).  About 9 m^2
+ * flops for the m rows after p, and the moves.  0, or for the LDL^T
+ * EP_ECOMPUTE (a singular pivot) or NOT_DEFINITE (grown past GROWTH_MAX):
+ * the caller factors the set from scratch. */
+static int factor_remove(ep_cma *c, int p)
 {
-    int N = 3 * c->s, ld = c->ld, q0 = 3 * p, q1 = q0 + 3, m = N - q1;
-    double *X = c->Cinv;
-    if (m)
-        cholesky_update3(m, X + (size_t)q1 * ld + q1, ld, X + (size_t)q0 * ld + q1, X + (size_t)(q0 + 1) * ld + q1,
-                         X + (size_t)(q0 + 2) * ld + q1);
+    int N = 3 * c->s, ld = c->ld, q0 = 3 * p, q1 = q0 + 3, m = N - q1, st = EP_OK;
+    double *X = c->Cinv, *w0 = X + (size_t)q0 * ld + q1, *w1 = w0 + ld, *w2 = w1 + ld;
+    if (c->form == EP_CMA_LDLT)
+        ldlt_scale(c); /* before the update: the larger set's bounds the smaller one's */
+    if (m && c->form == EP_CMA_CHOLESKY)
+        cholesky_update3(m, X + (size_t)q1 * ld + q1, ld, w0, w1, w2);
+    else if (m) {
+        /* Bennett's update of an indefinite D can lose accuracy however
+         * small the growth stays: it is checked on a probe x, the trailing
+         * block's L D L^T x before (with the node's rank-3 term) and after */
+        double S[9], *L33 = X + (size_t)q1 * ld + q1, *piv = c->D + 18 * (size_t)(p + 1), *x = c->work,
+                     *y = x + m, *t = y + m, xn = 0, dz = 0;
+        memcpy(S, c->D + 18 * (size_t)p, sizeof S);
+        for (int r = 0; r < m; r++)
+            x[r] = 1 + (r * 7 % 11) / 11.0, xn += x[r];
+        ldlt_apply(m, L33, ld, piv, w0, w1, w2, S, x, y, t);
+        if (!(st = ldlt_update3(m, L33, ld, piv, w0, w1, w2, S))) {
+            ldlt_apply(m, L33, ld, piv, NULL, NULL, NULL, NULL, x, t, t + m);
+            for (int r = 0; r < m; r++)
+                dz = fmax(dz, fabs(t[r] - y[r]));
+            if (!(dz <= DRIFT_MAX * c->scale * xn))
+                st = NOT_DEFINITE;
+        }
+    }
     for (int j = 0; j < q0; j++)
         memmove(X + (size_t)j * ld + q0, X + (size_t)j * ld + q1, (size_t)m * sizeof *X);
     for (int j = q1; j < N; j++)
         memmove(X + (size_t)(j - 3) * ld + j - 3, X + (size_t)j * ld + j, (size_t)(N - j) * sizeof *X);
     memmove(&c->S[p], &c->S[p + 1], (size_t)(c->s - p - 1) * sizeof *c->S);
+    memmove(c->D + 18 * (size_t)p, c->D + 18 * (size_t)(p + 1), 18 * (size_t)(c->s - p - 1) * sizeof *c->D);
     c->s--;
+    if (!st && c->form == EP_CMA_LDLT)
+        st = ldlt_usable(c, c->s, c->work);
+    return st;
 }
 
 int ep_cma_remove(ep_cma *c, int node)
@@ -872,9 +1285,16 @@ int ep_cma_remove(ep_cma *c, int node)
     int p = position(c, node), s = c->s, ld = c->ld, M = 3 * s - 3, st;
     if (p < 0)
         return ep_fail(EP_EINPUT, "contact node %d is not in the set", node);
-    if (c->chol) {
-        factor_remove(c, p);
-        return EP_OK;
+    if (c->form != EP_CMA_INVERSE) {
+        if (!factor_remove(c, p))
+            return EP_OK;
+        int *rest = ep_malloc((size_t)c->s + 1, sizeof *rest); /* an LDL^T the update spoilt: from scratch */
+        if (!rest)
+            return EP_ECOMPUTE;
+        memcpy(rest, c->S, (size_t)c->s * sizeof *rest);
+        st = ep_cma_set(c, rest, c->s);
+        free(rest);
+        return st;
     }
     if (p != s - 1)
         swap_nodes(c, p, s - 1);
@@ -923,9 +1343,9 @@ static void copy_rows(const ep_cma *c, double *out)
 void ep_cma_inverse(const ep_cma *c, double *out)
 {
     int N = 3 * c->s;
-    if (c->chol) {
+    if (c->form != EP_CMA_INVERSE) {
         copy_rows(c, out);
-        factor_to_inverse(c->g, c->S, c->s, out, N);
+        factor_to_inverse(c, out, N, c->work);
         return;
     }
     for (int i = 0; i < N; i++)
@@ -957,28 +1377,43 @@ int ep_cma_rcond(ep_cma *c, double *rcond)
 void ep_cma_save(const ep_cma *c, double *out)
 {
     int N = 3 * c->s;
-    if (!c->chol) {
+    if (c->form == EP_CMA_INVERSE) {
         ep_cma_inverse(c, out);
         return;
     }
     copy_rows(c, out);
     for (int j = 0; j < N; j++) /* row j holds L(i, j), i >= j; the rest is not L */
         memset(&out[(size_t)j * N], 0, (size_t)j * sizeof *out);
+    if (c->form == EP_CMA_LDLT) /* the pivots in place of the identity blocks */
+        for (int k = 0; k < c->s; k++)
+            for (int q = 0; q < 9; q++)
+                out[(size_t)(3 * k + q / 3) * N + 3 * k + q % 3] = c->D[18 * (size_t)k + q];
 }
 
-int ep_cma_restore(ep_cma *c, const int *nodes, int s, int chol, const double *state)
+int ep_cma_restore(ep_cma *c, const int *nodes, int s, int form, const double *state)
 {
-    if (chol && !c->sym)
-        return ep_fail(EP_EINPUT, "a Cholesky factor for capacitance matrices without the symmetric form");
+    if (form != EP_CMA_INVERSE && form != EP_CMA_CHOLESKY && form != EP_CMA_LDLT)
+        return ep_fail(EP_EINPUT, "capacitance state of unknown form %d", form);
+    if (form != EP_CMA_INVERSE && !c->sym)
+        return ep_fail(EP_EINPUT, "a factor for capacitance matrices without the symmetric form");
     if (reserve(c, s))
         return EP_ECOMPUTE;
+    int N = 3 * s, ld = c->ld;
     c->s = s;
     c->pending = 0;
-    c->chol = chol;
-    c->factor = chol ? "cholesky" : "lu";
+    c->form = form;
+    c->factor = form == EP_CMA_CHOLESKY ? "cholesky" : form == EP_CMA_LDLT ? "ldlt" : "lu";
+    c->scale = 0; /* not known: ldlt_scale */
     memcpy(c->S, nodes, (size_t)s * sizeof *c->S);
-    for (int r = 0; r < 3 * s; r++)
-        memcpy(&c->Cinv[(size_t)r * c->ld], &state[(size_t)r * 3 * s], 3 * (size_t)s * sizeof *c->Cinv);
+    for (int r = 0; r < N; r++)
+        memcpy(&c->Cinv[(size_t)r * ld], &state[(size_t)r * N], (size_t)N * sizeof *c->Cinv);
+    for (int k = 0; k < s && form == EP_CMA_LDLT; k++) {
+        double *Dk = c->D + 18 * (size_t)k, *X = c->Cinv + (size_t)3 * k * ld + 3 * k;
+        for (int q = 0; q < 9; q++)
+            Dk[q] = X[(size_t)(q / 3) * ld + q % 3], X[(size_t)(q / 3) * ld + q % 3] = q % 4 == 0;
+        if (inv3(Dk, Dk + 9)) /* what ep_cma_save gave out has the inverses */
+            return EP_ECOMPUTE;
+    }
     return EP_OK;
 }
 
@@ -1014,9 +1449,15 @@ void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, d
         }
     }
     /* pS = C^-1 E^T v0: the unspecified values at S are its tractions */
-    if (s && c->chol) { /* -D^-1 L^-T L^-1 e */
+    if (s && c->form != EP_CMA_INVERSE) { /* -D_a^-1 L^-T L^-1 e, with the LDL^T L^-T D^-1 L^-1 */
         memcpy(pS, e, (size_t)N * sizeof *pS);
         lower_solve1(N, c->Cinv, c->ld, pS);
+        for (int i = 0; i < s && c->form == EP_CMA_LDLT; i++) {
+            const double *Di = c->D + 18 * (size_t)i + 9;
+            double *y = pS + 3 * i, t[3] = {y[0], y[1], y[2]};
+            for (int a = 0; a < 3; a++)
+                y[a] = Di[3 * a] * t[0] + Di[3 * a + 1] * t[1] + Di[3 * a + 2] * t[2];
+        }
         lower_tsolve(N, c->Cinv, c->ld, pS);
         for (int i = 0; i < N; i++)
             pS[i] /= -g->area[c->S[i / 3]];

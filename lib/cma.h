@@ -25,13 +25,25 @@
  * operation here uses one block of each pair: Ahat(p, q) = Xi(p, q) / a_q
  * for node ids p < q, its transpose for p > q, sym(Xi(p, p)) / a_p on the
  * diagonal, i.e. the GFs Xihat(p, q) = Ahat(p, q) a_q (ep_cma_matrix).
- * C^-1 is kept as the Cholesky factor L of Ahat (c->chol), not as an
+ * C^-1 is kept as the Cholesky factor L of Ahat (EP_CMA_CHOLESKY), not as an
  * explicit inverse: from scratch costs dpotrf's (3s)^3 / 3 flops, against
  * (3s)^3 for dpotrf + dpotri and 2 (3s)^3 for LU + inverse; an addition
  * borders L (one triangular solve, 3 (3s)^2 flops), a deletion is a rank-3
  * update of L's trailing block, and a contact solve two triangular solves
  * where the explicit inverse takes one product.  A pair is read once (half
- * the blocks of a from-scratch gather).  With consistent traction
+ * the blocks of a from-scratch gather).
+ *
+ * Lossy GFs (wavelet thresholding) can leave Ahat with an eigenvalue or two
+ * below zero: then C^-1 is kept as Ahat = L D L^T (EP_CMA_LDLT), L unit
+ * lower with identity 3x3 diagonal blocks and D block diagonal with one
+ * 3x3 pivot a node, factored without pivoting.  That costs the Cholesky
+ * factor's flops and keeps its cheap updates (against 2 (3s)^3 for LU and
+ * the inverse); Ahat is an SPD matrix perturbed by the GFs' error, and a
+ * factor whose growth max_r sum_j |L(r, j)|^2 ||D_j|| exceeds 1e6 max_i
+ * |Ahat_ii| (the backward error's bound, MATH.md §7) is not kept: LU then.
+ * Once a set's Ahat was found indefinite, from scratch goes to the LDL^T
+ * straight away, skipping a Cholesky attempt that would fail.  With
+ * consistent traction
  * Xi = S^-1 M_s mixes neighbours and C is not of this form: LU and the
  * explicit inverse, as for the BEM's GFs.
  */
@@ -40,29 +52,40 @@
 
 #include "gfsrc.h"
 
+/* What ep_cma.Cinv holds for the set. */
+enum ep_cma_form {
+    EP_CMA_INVERSE,  /* C^-1, with a pending update (the LU path's form) */
+    EP_CMA_CHOLESKY, /* L: Ahat = L L^T (the symmetric form) */
+    EP_CMA_LDLT      /* L: Ahat = L D L^T, D's pivots in ep_cma.D (lossy GFs) */
+};
+
 /* The contact node set and the inverse capacitance matrix. */
 typedef struct ep_cma {
     ep_gfsrc *g;    /* borrowed */
     int s, cap;
     int *S;         /* [s] rows */
     double *Cinv;   /* [3s][3s] row-major with leading dimension ld = 3 cap, so a
-                       node is added or removed in place: C^-1, or with chol
-                       the factor L (Ahat = L L^T; L(i, j) = Cinv[j ld + i],
-                       i >= j: LAPACK's column-major lower triangle) */
+                       node is added or removed in place: C^-1, or a factor L
+                       (L(i, j) = Cinv[j ld + i], i >= j: LAPACK's
+                       column-major lower triangle) */
     int ld;
-    int chol;       /* 1: Cinv holds L (the symmetric form); 0: C^-1 */
+    int form;       /* enum ep_cma_form: what Cinv holds */
+    double *D;      /* [cap][18]: with EP_CMA_LDLT node j's pivot D_j (3x3,
+                       row-major) at D[18 j], D_j^-1 at D[18 j + 9] */
+    double scale;   /* max |Ahat_ii| over the set: the factor's growth test */
+    int indefinite; /* a set's Ahat was indefinite: from scratch goes to LDL^T */
     int pending;    /* C^-1 = Cinv + U V: an addition leaves its rank-3 update
                        pending; the next update applies it, a removal in the
-                       same pass as its own downdate (not with chol) */
+                       same pass as its own downdate (EP_CMA_INVERSE only) */
     double *U, *V;  /* [3s][3] and [3][ld], zero where nothing is pending */
     double *work;   /* update and solve workspace */
     int *cols;      /* [2n + 1] scratch */
     struct ep_worker *helper; /* NULL: updates on one thread */
     int sym;        /* 1: the symmetric form (above) applies */
     const char *factor; /* how the last ep_cma_set (or ep_cma_restore) held C^-1:
-                           "cholesky" (the factor) or "lu" (the inverse); an
-                           addition may since have made the factor the inverse:
-                           c->chol tells what Cinv holds now */
+                           "cholesky", "ldlt" (the factors) or "lu" (the
+                           inverse); updates may since have changed the form:
+                           c->form tells what Cinv holds now */
 } ep_cma;
 
 /* An empty node set on the GFs g (borrowed: g must outlive c), with room
@@ -85,12 +108,15 @@ void ep_cma_use_lu(ep_cma *c);
 
 /* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct).
  * Symmetric form: Ahat from s(s+1)/2 blocks and its Cholesky factor
- * (dpotrf, (3s)^3 / 3 flops), kept as C^-1 (c->chol); should Ahat not be
- * positive definite (lossy GFs), LU on the same C.  Otherwise C from s^2
- * blocks, LU (dgetrf) and the inverse (dgetri): 2 (3s)^3 flops.  c->factor
- * names the one used.  0, EP_EINPUT (a node without a column, a repeated
- * node) or EP_ECOMPUTE (C singular to working precision: reciprocal
- * condition under 1e-12, by dgecon's estimate or the factor's diagonal). */
+ * (dpotrf, (3s)^3 / 3 flops), kept as C^-1; should Ahat not be positive
+ * definite (lossy GFs), its LDL^T by node blocks (the same flops), and
+ * should that grow (above), LU on the same C.  Otherwise C from s^2
+ * blocks, LU (dgetrf) and the inverse (dgetri): 2 (3s)^3 flops.  c->form
+ * and c->factor name the one used.  0, EP_EINPUT (a node without a
+ * column, a repeated node) or EP_ECOMPUTE (C singular to working
+ * precision: reciprocal condition under 1e-12, by dgecon's estimate or
+ * the Cholesky factor's diagonal; an LDL^T whose pivots' ratio is that
+ * small leaves the verdict to LU). */
 int ep_cma_set(ep_cma *c, const int *nodes, int s);
 
 /* X[3s][3s] (row-major, leading dimension ld) = E^T Xi E for nodes[s], the
@@ -101,10 +127,13 @@ void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld);
 /* Add one node.  Inverse: the sequential update of 000 eqs. 2.64–2.70
  * with the corrected C_Delta = I - B_DD - D_DD (MATH.md §7), O(s^2) flops
  * in one pass over C^-1.  Factor: L bordered by the node's row block
- * (L l = Ahat(S, d), then the 3x3 Cholesky of Ahat(d, d) - l^T l), 3 (3s)^2
- * flops; should that block not be positive definite (lossy GFs), L becomes
- * the explicit inverse (2 (3s)^3 / 3 flops, once) and the update above adds the
- * node.  Either reads 2s + 1 blocks (the symmetric form s + 1).  0,
+ * (L w = Ahat(S, d), then the 3x3 Cholesky of Ahat(d, d) - w^T w, or with
+ * the LDL^T l = D^-1 w and the pivot Ahat(d, d) - w^T l), 3 (3s)^2 flops;
+ * should the Cholesky's block not be positive definite (lossy GFs), L
+ * becomes the LDL^T (O(s^2), once), and should the LDL^T's new row grow
+ * past its bound, the explicit inverse ((3s)^3 / 3 + (3s)^3 flops,
+ * once), which the update above then takes.  Either reads 2s + 1 blocks
+ * (the symmetric form s + 1).  0,
  * EP_EINPUT or EP_ECOMPUTE (C_Delta singular, as lossy GFs can make it:
  * the node's GFs a combination of the set's; the set is then unchanged). */
 int ep_cma_add(ep_cma *c, int node);
@@ -113,9 +142,11 @@ int ep_cma_add(ep_cma *c, int node);
  * of the partition of C^-1 (the same identity 000 §2.3.5 applies by
  * re-adding negated columns); the last node of S takes the removed one's
  * place.  Factor: the node's rows and columns leave L and its trailing
- * block takes their rank-3 part back (a Cholesky update by rotations);
- * the nodes after it in S move up one place.  Cost O(s^2).  0, EP_EINPUT
- * (not in S) or EP_ECOMPUTE. */
+ * block takes their rank-3 part back (a Cholesky update by rotations; for
+ * the LDL^T Bennett's update by node blocks, whose pivots, growth and
+ * accuracy are checked, the last on a probe vector: should one fail, the
+ * set is factored from scratch); the nodes after it in S move up one
+ * place.  Cost O(s^2).  0, EP_EINPUT (not in S) or EP_ECOMPUTE. */
 int ep_cma_remove(ep_cma *c, int node);
 
 /* Solve the switched problem: displacements uS[s][3] prescribed at S and
@@ -126,7 +157,8 @@ int ep_cma_remove(ep_cma *c, int node);
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v);
 
 /* C^-1 copied out compactly: out[3s][3s], row-major.  Cost O(s^2); from
- * the factor 2 (3s)^3 / 3 flops (L^-1, then L^-T L^-1). */
+ * the Cholesky factor 2 (3s)^3 / 3 flops (L^-1, then L^-T L^-1), from the
+ * LDL^T (3s)^3 / 3 + (3s)^3 (L^-T times D^-1 L^-1). */
 void ep_cma_inverse(const ep_cma *c, double *out);
 
 /* The reciprocal 1-norm condition number of C for the current set,
@@ -136,15 +168,17 @@ void ep_cma_inverse(const ep_cma *c, double *out);
 int ep_cma_rcond(ep_cma *c, double *rcond);
 
 /* What c holds for its set, compactly, for a cache (cma_cache.h):
- * out[3s][3s] row-major, C^-1 (the pending update applied) or, with
- * c->chol, the factor in Cinv's layout.  Cost O(s^2). */
+ * out[3s][3s] row-major, C^-1 (the pending update applied) or a factor in
+ * Cinv's layout, the LDL^T's pivots D_j in its diagonal blocks.  Cost
+ * O(s^2). */
 void ep_cma_save(const ep_cma *c, double *out);
 
 /* Make nodes[s] the node set, in that order, with state[3s][3s] that
- * ep_cma_save gave out for them: the factor when chol, else C^-1.  Cost
- * O(s^2).  0, EP_EINPUT (a factor, but c has not the symmetric form: its
- * updates would read other blocks) or EP_ECOMPUTE. */
-int ep_cma_restore(ep_cma *c, const int *nodes, int s, int chol, const double *state);
+ * ep_cma_save gave out for them in the given form (enum ep_cma_form).
+ * Cost O(s^2).  0, EP_EINPUT (a form out of range; a factor, but c has
+ * not the symmetric form: its updates would read other blocks) or
+ * EP_ECOMPUTE. */
+int ep_cma_restore(ep_cma *c, const int *nodes, int s, int form, const double *state);
 
 /* Contact force f = a_S^T p_S (000 eq. 4.12).  Cost O(s). */
 void ep_cma_force(const ep_cma *c, const double *pS, double f[3]);

@@ -44,7 +44,7 @@ int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s)
     memcpy(sorted, nodes, (size_t)s * sizeof *sorted);
     ep_sort_ints(sorted, (size_t)s);
     int i = find(k, sorted, s);
-    if (i < 0 || ep_cma_restore(c, k->e[i].nodes, s, k->e[i].chol, k->e[i].state)) {
+    if (i < 0 || ep_cma_restore(c, k->e[i].nodes, s, k->e[i].form, k->e[i].state)) {
         k->misses++;
         return 0;
     }
@@ -61,7 +61,7 @@ int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c)
     double need = entry_bytes(s);
     if (need > k->limit)
         return EP_OK; /* larger than the whole cache: not kept */
-    ep_cma_cache_entry e = {s, ep_malloc((size_t)s + 1, sizeof(int)), ep_malloc((size_t)s + 1, sizeof(int)), c->chol,
+    ep_cma_cache_entry e = {s, ep_malloc((size_t)s + 1, sizeof(int)), ep_malloc((size_t)s + 1, sizeof(int)), c->form,
                             ep_malloc(9 * (size_t)s * s + 1, sizeof(double)), ++k->clock};
     if (!e.key || !e.nodes || !e.state) {
         entry_free(&e);

@@ -17,7 +17,7 @@ typedef struct ep_cma_cache_entry {
     int s;
     int *key;        /* [s] the nodes, sorted */
     int *nodes;      /* [s] in the order of the state */
-    int chol;        /* the state's form (ep_cma_restore) */
+    int form;        /* the state's form (enum ep_cma_form, ep_cma_restore) */
     double *state;   /* [3s][3s] */
     long stamp;
 } ep_cma_cache_entry;

@@ -142,9 +142,9 @@ typedef struct {
     int *S, *near, *seeds, *idx;
     double *u, *p, *pd, *pr, *v, *vr, *rho, *ia, *ib;
     ep_stats t_scratch, t_add, t_remove;
-    long by_cholesky;       /* from-scratch inverses (timed) by Cholesky */
-    int chol_checked;       /* the first of them against LU: chol_err */
-    double chol_err;
+    long by_form[3];        /* from-scratch inverses (timed) by enum ep_cma_form */
+    int checked[3];         /* the first factor of each form against LU: factor_err */
+    double factor_err[3];
     double t_solve, t_global, t_force;
     double upd_err, seq_err, direct_err, ref_disp, ref_force, mask_err, kappa;
     long refused;
@@ -217,10 +217,10 @@ static double inverse_diff(run *R, const ep_cma *a, const ep_cma *b)
     return rel_frob(R->ia, R->ib, 9 * (size_t)a->s * a->s);
 }
 
-/* The Cholesky inverse of the landing's C against LU of the same C
- * (ep_cma_matrix, dgesv on the identity): the symmetric path's own check.
- * Cost 8/3 (3s)^3, once. */
-static int cholesky_vs_lu(run *R)
+/* The inverse from the landing's factor (Cholesky or LDL^T) against LU of
+ * the same C (ep_cma_matrix, dgesv on the identity): the symmetric path's
+ * own check.  Cost 8/3 (3s)^3, once a form. */
+static int factor_vs_lu(run *R)
 {
     ep_cma *c = &R->c;
     int s = c->s, N = 3 * s;
@@ -234,10 +234,10 @@ static int cholesky_vs_lu(run *R)
     int bad = LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, N, G, N, ipiv, X, N) != 0;
     free(ipiv);
     if (bad)
-        return ep_fail(EP_ECOMPUTE, "LU of a capacitance matrix Cholesky inverted: singular");
+        return ep_fail(EP_ECOMPUTE, "LU of a capacitance matrix inverted by %s: singular", c->factor);
     ep_cma_inverse(c, G);
-    R->chol_err = rel_frob(G, X, (size_t)N * N);
-    R->chol_checked = 1;
+    R->factor_err[c->form] = rel_frob(G, X, (size_t)N * N);
+    R->checked[c->form] = 1;
     return EP_OK;
 }
 
@@ -267,8 +267,8 @@ static int land(run *R, long t)
         }
         if (st || (st = ep_stats_add(&R->t_scratch, dt)) || (st = ep_cma_cache_put(&R->cache, &R->c)))
             return st;
-        R->by_cholesky += !strcmp(R->c.factor, "cholesky");
-        if (!R->chol_checked && !strcmp(R->c.factor, "cholesky") && (st = cholesky_vs_lu(R)))
+        R->by_form[R->c.form]++;
+        if (R->c.form != EP_CMA_INVERSE && !R->checked[R->c.form] && (st = factor_vs_lu(R)))
             return st;
         double rc;
         if ((st = ep_cma_rcond(&R->c, &rc)))
@@ -398,11 +398,14 @@ static void report(run *R, ep_rtreport *rep)
     if (R->g.file->constraint_level >= 0) /* 000 §3.6: contacts at the coarse vertices, hat loads */
         ep_rtreport_fact(rep, "hierarchical constraints at level", R->g.file->constraint_level);
     /* which factorization the timed from-scratch inverses used (cma.h) */
-    long n = R->t_scratch.n;
-    rep->factorization = !R->c.sym ? "lu" : R->by_cholesky == n ? "cholesky"
-                                          : "cholesky, lu where not positive definite";
-    if (R->c.sym)
-        ep_rtreport_fact(rep, "from-scratch inverses by Cholesky", (double)R->by_cholesky);
+    static const char *name[8] = {"lu", "lu", "cholesky", "cholesky, lu", "ldlt", "ldlt, lu", "cholesky, ldlt",
+                                  "cholesky, ldlt, lu"};
+    rep->factorization = name[(R->by_form[EP_CMA_INVERSE] > 0) | 2 * (R->by_form[EP_CMA_CHOLESKY] > 0) |
+                              4 * (R->by_form[EP_CMA_LDLT] > 0)];
+    if (R->c.sym) {
+        ep_rtreport_fact(rep, "from-scratch inverses by Cholesky", (double)R->by_form[EP_CMA_CHOLESKY]);
+        ep_rtreport_fact(rep, "from-scratch inverses by LDL^T", (double)R->by_form[EP_CMA_LDLT]);
+    }
     ep_rtreport_fact(rep, "contact nodes", R->s);
     ep_rtreport_fact(rep, "trials", (double)o->trials);
     ep_rtreport_fact(rep, "update operations", (double)(R->t_add.n + R->t_remove.n));
@@ -425,8 +428,10 @@ static void report(run *R, ep_rtreport *rep)
     if (o->ops)
         ep_rtreport_check_value(rep, "add/delete sequences vs from-scratch inverse", R->upd_err,
                                 grow * ((double)o->ops + 1));
-    if (R->chol_checked) /* one inverse: the error model of a single from-scratch inverse */
-        ep_rtreport_check_value(rep, "Cholesky inverse vs LU of the same C", R->chol_err, grow);
+    if (R->checked[EP_CMA_CHOLESKY]) /* one inverse: the error model of a single from-scratch inverse */
+        ep_rtreport_check_value(rep, "Cholesky inverse vs LU of the same C", R->factor_err[EP_CMA_CHOLESKY], grow);
+    if (R->checked[EP_CMA_LDLT])
+        ep_rtreport_check_value(rep, "LDL^T inverse vs LU of the same C", R->factor_err[EP_CMA_LDLT], grow);
     ep_rtreport_check_value(rep, "contact tractions vs direct dense solve", R->direct_err, 1e-9);
     ep_rtreport_check_value(rep, "masked point contact reproduces displacement", R->mask_err, 1e-9);
     if (o->reference) {

@@ -4,18 +4,23 @@
  * cma_bound GF.h5 S prints, on one core as a runtime runs it, the medians
  * over footprints of s nodes (each free node's s nearest, 24 of them) of
  *   set     ep_cma_set (cma.h: gather, then the symmetric form's Cholesky
- *           factor, kept as C^-1, or LU and inverse); how many of the
- *           footprints it did by Cholesky (c->factor)
+ *           factor or LDL^T, kept as C^-1, or LU and inverse); how many of
+ *           the footprints it did by Cholesky and by LDL^T (c->factor)
  *   lu      ep_cma_set with ep_cma_use_lu (the GFs as stored, LU)
  *   gather  ep_cma_matrix (the blocks the factorization starts from)
  *   add     one-node addition at s nodes (the set's nearest other node)
+ *   indefinite  on GFs of the symmetric form, how many footprints' Ahat
+ *           (cma.h) has a negative eigenvalue (dsyev), and the most
+ *           negative one over the largest ("lmin")
  * and, on matrices of the same order N = 3s, the LAPACK calls alone:
  *   chol    dpotrf, N^3 / 3 flops (the factor form's work)
  *   getr    dgetrf + dgetri, 2 N^3 flops (the LU form's)
- *   sytr    dsytrf + dsycon + dsytri2 (symmetric indefinite), N^3 flops
+ *   sytrf   dsytrf alone (symmetric indefinite, Bunch-Kaufman), N^3 / 3
+ *           flops: LAPACK's factor of what cma.c's LDL^T takes
+ *   sytr    dsytrf + dsycon + dsytri2 (its inverse), N^3 flops
  *   dgemm1  one core's dgemm GFlop/s at N x N x N and at 2000
- * Times are "median/best" us.  One line: "cholesky K/24 set US lu US gather US add US chol US getr US sytr US
- * dgemm1 G dgemm1_2000 G N N".
+ * Times are "median/best" us.  One line: "cholesky K/24 ldlt K/24 indefinite K/24 lmin X set US lu US gather US
+ * add US chol US getr US sytrf US sytr US dgemm1 G dgemm1_2000 G N N".
  */
 #include <lapacke.h>
 #include <math.h>
@@ -57,11 +62,11 @@ static double dgemm1(int n)
 }
 
 /* Medians (us) of the LAPACK inverses alone on an SPD matrix of order N. */
-static void lapack_alone(int N, char *chol, char *getr, char *sytr)
+static void lapack_alone(int N, char *chol, char *getr, char *sytrf, char *sytr)
 {
     double *A = malloc(sizeof *A * N * N), *X = malloc(sizeof *X * N * N), *w = malloc(sizeof *w * 64 * N), rc;
     lapack_int *ip = malloc(sizeof *ip * 2 * N);
-    ep_stats tc = {0}, tg = {0}, ty = {0};
+    ep_stats tc = {0}, tg = {0}, tf = {0}, ty = {0};
     for (int i = 0; i < N; i++) /* diagonally dominant SPD */
         for (int j = 0; j < N; j++)
             A[i * N + j] = i == j ? N : 1.0 / (1 + abs(i - j));
@@ -79,12 +84,13 @@ static void lapack_alone(int N, char *chol, char *getr, char *sytr)
         memcpy(X, A, sizeof *X * N * N);
         t0 = ep_now();
         LAPACKE_dsytrf_work(LAPACK_COL_MAJOR, 'L', N, X, N, ip, w, 64 * N);
+        ep_stats_add(&tf, ep_now() - t0);
         LAPACKE_dsycon_work(LAPACK_COL_MAJOR, 'L', N, X, N, ip, an, &rc, w, ip + N);
         LAPACKE_dsytri2_work(LAPACK_COL_MAJOR, 'L', N, X, N, ip, w, 64 * N);
         ep_stats_add(&ty, ep_now() - t0);
     }
-    us(&ty, sytr);
-    ep_stats_free(&ty);
+    us(&ty, sytr), us(&tf, sytrf);
+    ep_stats_free(&ty), ep_stats_free(&tf);
     us(&tc, chol), us(&tg, getr);
     ep_stats_free(&tc), ep_stats_free(&tg);
     free(A), free(X), free(w), free(ip);
@@ -106,14 +112,15 @@ int main(int argc, char **argv)
     int N = 3 * s, *near = malloc(sizeof *near * (s + 1));
     double *X = malloc(sizeof *X * N * N);
     ep_stats ts = {0}, tl = {0}, tg = {0}, ta = {0};
-    int nchol = 0;
+    int nchol = 0, nldlt = 0, nneg = 0;
+    double *w = malloc(sizeof *w * N), lmin = 0;
     for (int k = 0; k < FOOTPRINTS; k++) {
         ep_probe_footprint(&p, p.free[(long)k * p.nfree / FOOTPRINTS], s + 1, near);
         double t0 = ep_now();
         if (ep_cma_set(&c, near, s))
             goto fail;
         double t1 = ep_now();
-        nchol += !strcmp(c.factor, "cholesky");
+        nchol += !strcmp(c.factor, "cholesky"), nldlt += !strcmp(c.factor, "ldlt");
         if (ep_cma_set(&l, near, s))
             goto fail;
         double t2 = ep_now();
@@ -126,12 +133,20 @@ int main(int argc, char **argv)
         ep_stats_add(&ts, t1 - t0), ep_stats_add(&tl, t2 - t1), ep_stats_add(&tg, t3 - t2);
         if (!st)
             ep_stats_add(&ta, t4 - t3);
+        if (c.sym) { /* Ahat = Xihat D^-1: its spectrum (not timed) */
+            for (int i = 0; i < N * N; i++)
+                X[i] /= g.area[near[i % N / 3]];
+            if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', N, X, N, w))
+                goto fail;
+            nneg += w[0] < 0, lmin = fmin(lmin, w[0] / w[N - 1]);
+        }
     }
-    char chol[48], getr[48], sytr[48], b[4][48];
-    lapack_alone(N, chol, getr, sytr);
-    printf("cholesky %d/%d set %s lu %s gather %s add %s chol %s getr %s sytr %s dgemm1 %.2f dgemm1_2000 %.2f N %d\n",
-           nchol, FOOTPRINTS, us(&ts, b[0]), us(&tl, b[1]), us(&tg, b[2]), ta.n ? us(&ta, b[3]) : "-", chol, getr,
-           sytr, dgemm1(N), dgemm1(2000), N);
+    char chol[48], getr[48], sytrf[48], sytr[48], b[4][48];
+    lapack_alone(N, chol, getr, sytrf, sytr);
+    printf("cholesky %d/%d ldlt %d/%d indefinite %d/%d lmin %.1e set %s lu %s gather %s add %s chol %s getr %s "
+           "sytrf %s sytr %s dgemm1 %.2f dgemm1_2000 %.2f N %d\n",
+           nchol, FOOTPRINTS, nldlt, FOOTPRINTS, nneg, FOOTPRINTS, lmin, us(&ts, b[0]), us(&tl, b[1]), us(&tg, b[2]),
+           ta.n ? us(&ta, b[3]) : "-", chol, getr, sytrf, sytr, dgemm1(N), dgemm1(2000), N);
     return 0;
 fail:
     fprintf(stderr, "cma_bound: %s\n", ep_errmsg());

@@ -96,13 +96,16 @@ static void update_sequence(int threads, int symmetric)
         synthetic_symmetric(&g, 80, 0.5);
     else
         synthetic(&g, 80);
+    for (int r = 0; r < 80 && symmetric == 2; r++) /* 2: Ahat less 0.2 e e^T, e the x rows: indefinite from some size on */
+        for (int col = 0; col < 80; col++)
+            *xi_at(&g, r, col, 0, 0) -= 0.2 * g.area[col];
     assert_int_equal(ep_cma_init(&c, &g), EP_OK);
     assert_int_equal(ep_cma_init(&ref, &g), EP_OK);
     assert_int_equal(ep_cma_threads(&c, threads), EP_OK);
     ep_cma_use_lu(&ref);
     ep_rng seed = ep_rng_seed(5, 0);
     double worst = 0;
-    int adds = 0, removes = 0, most = 0, first = 0, last = 0;
+    int adds = 0, removes = 0, most = 0, first = 0, last = 0, ldlt = 0;
     for (int op = 1; op <= 400; op++) {
         int node = (int)((centered_uniform(&seed) + 0.5) * 80) % 80;
         int in = -1;
@@ -116,16 +119,22 @@ static void update_sequence(int threads, int symmetric)
             assert_int_equal(ep_cma_add(&c, node), EP_OK);
             adds++;
         }
-        assert_int_equal(c.chol, symmetric);
+        if (symmetric == 2) /* the Cholesky factor until a complement is indefinite, then the LDL^T */
+            assert_true(c.form == EP_CMA_CHOLESKY || c.form == EP_CMA_LDLT);
+        else
+            assert_int_equal(c.form, symmetric ? EP_CMA_CHOLESKY : EP_CMA_INVERSE);
+        ldlt += c.form == EP_CMA_LDLT;
         most = c.s > most ? c.s : most;
         if (op % 25 == 0) {
             assert_int_equal(ep_cma_set(&ref, c.S, c.s), EP_OK);
             worst = fmax(worst, inverse_diff(&c, &ref));
         }
     }
-    print_message("%s, %d threads: %d additions, %d deletions (%d first, %d last), up to %d nodes: %.2e\n",
-                  symmetric ? "factor" : "inverse", threads, adds, removes, first, last, most, worst);
+    print_message("%s, %d threads: %d additions, %d deletions (%d first, %d last), up to %d nodes (%d ops as "
+                  "LDL^T): %.2e\n", symmetric == 2 ? "indefinite factor" : symmetric ? "factor" : "inverse", threads,
+                  adds, removes, first, last, most, ldlt, worst);
     assert_true(adds > 100 && removes > 50 && most > 32 && first > 0 && last > 0);
+    assert_true(symmetric == 2 ? ldlt > 300 : ldlt == 0);
     assert_true(worst < 1e-10);
     expect_error(ep_cma_add(&c, c.S[0]), EP_EINPUT, "already", NULL);
     expect_error(ep_cma_remove(&ref, -5), EP_EINPUT, "not in the set", NULL);
@@ -152,6 +161,15 @@ static void factor_updates_match_scratch(void **s)
     (void)s;
     update_sequence(1, 1);
     update_sequence(2, 1); /* a helper thread changes nothing there */
+}
+
+/* Lossy GFs can make Ahat indefinite: the factor becomes the LDL^T by node
+ * blocks, whose borders and Bennett updates keep it through every
+ * addition and deletion. */
+static void ldlt_updates_match_scratch(void **s)
+{
+    (void)s;
+    update_sequence(1, 2);
 }
 
 /* A node whose GFs are a combination of the set's (as a wavelet file's fine
@@ -206,11 +224,13 @@ static void solve_case(int symmetric, int k)
     else
         synthetic(&g, n);
     assert_int_equal(ep_cma_init(&c, &g), EP_OK);
+    c.indefinite = symmetric == 2; /* 2: the LDL^T of the same (definite) Ahat */
     int nodes[KMAX];
     for (int i = 0; i < k; i++)
         nodes[i] = 3 + i;
     assert_int_equal(ep_cma_set(&c, nodes, k), EP_OK);
-    assert_int_equal(c.chol, symmetric);
+    static const int form[3] = {EP_CMA_INVERSE, EP_CMA_CHOLESKY, EP_CMA_LDLT};
+    assert_int_equal(c.form, form[symmetric]);
     double u[NMAX], *vbar = calloc(3 * n, sizeof *vbar), p[NMAX], *v = malloc(3 * n * sizeof *v);
     ep_rng seed = ep_rng_seed(9, 0);
     for (int i = 0; i < N; i++)
@@ -239,8 +259,7 @@ static void solve_case(int symmetric, int k)
     }
     assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, 1, G, N, ipiv, rhs, 1), 0);
     if (k == 13)
-        print_message("%s: contact tractions against a direct solve %.2e\n", symmetric ? "factor" : "inverse",
-                      rel_diff(p, rhs, N));
+        print_message("%s: contact tractions against a direct solve %.2e\n", c.factor, rel_diff(p, rhs, N));
     assert_true(rel_diff(p, rhs, N) < 1e-12);
     for (int i = 0; i < k; i++)
         for (int b = 0; b < 3; b++)
@@ -271,7 +290,41 @@ static void solve_matches_direct(void **s)
 {
     (void)s;
     for (int k = 1; k <= 16; k++) /* 3 to 48 rows: every remainder of the solves' tiles of 8 */
-        solve_case(0, k), solve_case(1, k);
+        solve_case(0, k), solve_case(1, k), solve_case(2, k);
+}
+
+/* Ahat of all n nodes of the symmetric-form g (row-major, 3n x 3n, malloc'd),
+ * its first k rows and columns of node 2 made the mean of nodes p's and
+ * q's (the same direction): a node dependent on two others in k
+ * directions. */
+static double *ahat_with_mean(ep_gfsrc *g, ep_cma *c, int n, int k, int p, int q)
+{
+    int N = 3 * n, *all = malloc(sizeof *all * n);
+    double *A = malloc(sizeof *A * N * N);
+    for (int i = 0; i < n; i++)
+        all[i] = i;
+    ep_cma_matrix(c, all, n, A, N); /* Xihat = Ahat D */
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            A[i * N + j] /= g->area[j / 3];
+    for (int b = 0; b < k; b++)
+        for (int j = 0; j < N; j++)
+            A[(6 + b) * N + j] = 0.5 * (A[(3 * p + b) * N + j] + A[(3 * q + b) * N + j]);
+    for (int b = 0; b < k; b++)
+        for (int i = 0; i < N; i++)
+            A[i * N + 6 + b] = 0.5 * (A[i * N + 3 * p + b] + A[i * N + 3 * q + b]);
+    free(all);
+    return A;
+}
+
+/* The GFs of g made what Ahat says: Xi(r, c) = Ahat(r, c) a_c. */
+static void gfs_from_ahat(ep_gfsrc *g, const double *A, int n)
+{
+    int N = 3 * n;
+    for (int r = 0; r < n; r++)
+        for (int col = 0; col < n; col++)
+            for (int e = 0; e < 9; e++)
+                *xi_at(g, r, col, e / 3, e % 3) = A[(3 * r + e / 3) * N + 3 * col + e % 3] * g->area[col];
 }
 
 /* In the symmetric form, a node one of whose directions is a combination
@@ -281,27 +334,13 @@ static void solve_matches_direct(void **s)
 static void dependent_direction_refused(void **s)
 {
     (void)s;
-    enum { n = 12, N = 3 * n };
+    enum { n = 12 };
     ep_gfsrc g;
     ep_cma c, lu;
     synthetic_symmetric(&g, n, 0.5);
-    int all[n];
-    double *A = malloc(sizeof *A * N * N);
-    for (int i = 0; i < n; i++)
-        all[i] = i;
     assert_int_equal(ep_cma_init(&c, &g), EP_OK);
-    ep_cma_matrix(&c, all, n, A, N); /* Xihat = Ahat D */
-    for (int i = 0; i < N; i++)
-        for (int j = 0; j < N; j++)
-            A[i * N + j] /= g.area[j / 3];
-    for (int j = 0; j < N; j++) /* row 6 (node 2, x), then column 6, the mean of 0 and 3 */
-        A[6 * N + j] = 0.5 * (A[0 * N + j] + A[3 * N + j]);
-    for (int i = 0; i < N; i++)
-        A[i * N + 6] = 0.5 * (A[i * N + 0] + A[i * N + 3]);
-    for (int r = 0; r < n; r++) /* back into the GFs: Xi(r, c) = Ahat(r, c) a_c */
-        for (int col = 0; col < n; col++)
-            for (int e = 0; e < 9; e++)
-                *xi_at(&g, r, col, e / 3, e % 3) = A[(3 * r + e / 3) * N + 3 * col + e % 3] * g.area[col];
+    double *A = ahat_with_mean(&g, &c, n, 1, 0, 1); /* node 2's x the mean of node 0's and 1's */
+    gfs_from_ahat(&g, A, n);
     assert_int_equal(ep_cma_init(&lu, &g), EP_OK);
     ep_cma_use_lu(&lu);
     int two[2] = {0, 1};
@@ -312,13 +351,13 @@ static void dependent_direction_refused(void **s)
     expect_error(ep_cma_set(&lu, three, 3), EP_ECOMPUTE, "singular", NULL);
     assert_int_equal(ep_cma_set(&c, two, 2), EP_OK);
     assert_int_equal(ep_cma_set(&lu, two, 2), EP_OK);
-    assert_int_equal(c.chol, 1);
+    assert_int_equal(c.form, EP_CMA_CHOLESKY);
     assert_int_not_equal(ep_cma_add(&c, 2), EP_OK);
     assert_int_not_equal(ep_cma_add(&lu, 2), EP_OK);
-    assert_true(c.s == 2 && c.chol == 1 && lu.s == 2);
+    assert_true(c.s == 2 && c.form == EP_CMA_CHOLESKY && lu.s == 2);
     assert_int_equal(ep_cma_add(&c, 5), EP_OK); /* and others still join the factor */
     assert_int_equal(ep_cma_add(&lu, 5), EP_OK);
-    assert_true(c.chol == 1 && inverse_diff(&c, &lu) < 1e-10);
+    assert_true(c.form == EP_CMA_CHOLESKY && inverse_diff(&c, &lu) < 1e-10);
     free(A);
     ep_cma_free(&c), ep_cma_free(&lu);
     synthetic_free(&g);
@@ -367,7 +406,7 @@ static void cache(void **s)
     assert_int_equal(ep_cma_cache_put(&k, &ref), EP_OK);
     int five[5] = {30, 9, 7, 4, 2};
     assert_int_equal(ep_cma_cache_get(&k, &c, five, 5), 1);
-    assert_true(!c.chol && !c.pending && inverse_diff(&c, &ref) == 0);
+    assert_true(c.form == EP_CMA_INVERSE && !c.pending && inverse_diff(&c, &ref) == 0);
     ep_cma_cache_free(&k);
     ep_cma_free(&c), ep_cma_free(&ref);
     synthetic_free(&g);
@@ -379,19 +418,31 @@ static void cache(void **s)
     assert_int_equal(ep_cma_set(&ref, a, 4), EP_OK);
     assert_int_equal(ep_cma_add(&ref, 30), EP_OK);
     assert_int_equal(ep_cma_remove(&ref, 2), EP_OK); /* S = 9, 7, 4, 30 */
-    assert_int_equal(ref.chol, 1);
+    assert_int_equal(ref.form, EP_CMA_CHOLESKY);
     assert_int_equal(ep_cma_cache_put(&k, &ref), EP_OK);
     int sorted[4] = {4, 7, 9, 30}, stored[4] = {9, 7, 4, 30};
     assert_int_equal(ep_cma_set(&c, b, 4), EP_OK);
     assert_int_equal(ep_cma_cache_get(&k, &c, sorted, 4), 1);
-    assert_int_equal(c.chol, 1);
+    assert_int_equal(c.form, EP_CMA_CHOLESKY);
     assert_memory_equal(c.S, stored, sizeof stored);
     assert_true(inverse_diff(&c, &ref) == 0);
+    ref.indefinite = 1; /* the LDL^T comes back with its pivots, and updates go on from it alike */
+    assert_int_equal(ep_cma_set(&ref, a, 4), EP_OK);
+    assert_int_equal(ep_cma_add(&ref, 31), EP_OK);
+    assert_int_equal(ep_cma_remove(&ref, 9), EP_OK); /* S = 2, 7, 4, 31 */
+    assert_int_equal(ref.form, EP_CMA_LDLT);
+    assert_int_equal(ep_cma_cache_put(&k, &ref), EP_OK);
+    int sorted2[4] = {2, 4, 7, 31};
+    assert_int_equal(ep_cma_cache_get(&k, &c, sorted2, 4), 1);
+    assert_true(c.form == EP_CMA_LDLT && !strcmp(c.factor, "ldlt") && inverse_diff(&c, &ref) == 0);
+    assert_true(!ep_cma_add(&c, 33) && !ep_cma_add(&ref, 33) && !ep_cma_remove(&c, 7) && !ep_cma_remove(&ref, 7));
+    assert_true(c.form == EP_CMA_LDLT && inverse_diff(&c, &ref) == 0);
     ep_cma lu;
     ep_cma_init(&lu, &g);
     ep_cma_use_lu(&lu); /* a factor is refused where the updates would read the GFs as stored */
     assert_int_equal(ep_cma_cache_get(&k, &lu, sorted, 4), 0); /* refused: a miss */
     expect_error(ep_cma_restore(&lu, stored, 4, 1, k.e[0].state), EP_EINPUT, "symmetric form", NULL);
+    expect_error(ep_cma_restore(&c, stored, 4, 3, k.e[0].state), EP_EINPUT, "unknown form 3", NULL);
     ep_cma_free(&lu);
     ep_cma_cache_free(&k);
     ep_cma_free(&c), ep_cma_free(&ref);
@@ -529,44 +580,64 @@ static void symmetric_form(void **s)
     double rc;
     assert_int_equal(ep_cma_set(&chol, NULL, 0), EP_OK); /* an empty set: nothing for LAPACK */
     assert_int_equal(ep_cma_rcond(&chol, &rc), EP_OK);
-    assert_true(chol.chol && rc == 1);
+    assert_true(chol.form == EP_CMA_CHOLESKY && rc == 1);
     ep_cma_free(&chol), ep_cma_free(&lu), ep_cma_free(&seq);
     synthetic_free(&g);
 
     synthetic_symmetric(&g, n, -0.2); /* indefinite */
     ep_cma c;
-    int N = 3 * 40;
+    int N = 3 * 40, one[1] = {0};
     double *X = malloc(sizeof *X * N * N), *Id = calloc((size_t)N * N, sizeof *Id), *got = malloc(sizeof *got * N * N);
     lapack_int ipiv[120];
     for (int i = 0; i < 40; i++)
         nodes[i] = (37 * i + 3) % n, Id[i * (N + 1)] = 1, Id[(i + 40) * (N + 1)] = 1, Id[(i + 80) * (N + 1)] = 1;
     assert_int_equal(ep_cma_init(&c, &g), EP_OK);
+    assert_int_equal(ep_cma_init(&lu, &g), EP_OK);
+    ep_cma_use_lu(&lu);
+    assert_int_equal(ep_cma_set(&c, one, 1), EP_OK); /* one node: definite */
+    assert_string_equal(c.factor, "cholesky");
     assert_int_equal(ep_cma_set(&c, nodes, 40), EP_OK);
-    assert_string_equal(c.factor, "lu");
+    assert_string_equal(c.factor, "ldlt");
     ep_cma_matrix(&c, nodes, 40, X, N);
     for (int i = 0; i < N * N; i++)
         X[i] = -X[i];
     assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, N, X, N, ipiv, Id, N), 0);
     ep_cma_inverse(&c, got);
-    assert_true(rel_diff(got, Id, (size_t)N * N) < 1e-10);
-    /* node by node, the factor takes the first nodes; the addition whose
-     * Schur complement is not positive definite makes it the explicit
-     * inverse, which then takes the rest */
-    int factored = 0;
-    assert_int_equal(ep_cma_set(&c, NULL, 0), EP_OK);
+    double d = rel_diff(got, Id, (size_t)N * N), want = one_norm_rcond(&c, nodes, 40);
+    assert_int_equal(ep_cma_rcond(&c, &rc), EP_OK);
+    print_message("indefinite, s = 40: LDL^T vs LU %.2e (rcond %.2e)\n", d, rc);
+    assert_true(d < 1e-10 && fabs(rc / want - 1) < 1e-10);
+    assert_int_equal(ep_cma_set(&lu, nodes, 40), EP_OK); /* the contact solve, against LU's */
+    double u[120], pc[120], pl[120];
+    for (int i = 0; i < N; i++)
+        u[i] = sin(1.0 + i);
+    ep_cma_solve(&c, u, NULL, pc, NULL), ep_cma_solve(&lu, u, NULL, pl, NULL);
+    assert_true(rel_diff(pc, pl, (size_t)N) < 1e-10);
+    assert_int_equal(ep_cma_set(&c, one, 1), EP_OK); /* once indefinite, from scratch goes to the LDL^T */
+    assert_string_equal(c.factor, "ldlt");
+    assert_int_equal(ep_cma_set(&lu, one, 1), EP_OK);
+    assert_true(inverse_diff(&c, &lu) < 1e-12);
+    /* node by node, the Cholesky factor takes the first nodes; the addition
+     * whose Schur complement is not positive definite makes it the LDL^T,
+     * which then takes the rest */
+    ep_cma_free(&c);
+    assert_int_equal(ep_cma_init(&c, &g), EP_OK);
+    int held = 0;
     for (int i = 0; i < 40; i++) {
         assert_int_equal(ep_cma_add(&c, nodes[i]), EP_OK);
-        factored += c.chol;
+        held += c.form == EP_CMA_CHOLESKY;
     }
-    print_message("indefinite: the factor held %d of 40 additions\n", factored);
-    assert_true(factored > 0 && !c.chol);
+    print_message("indefinite: the Cholesky factor held %d of 40 additions\n", held);
+    assert_true(held > 0 && c.form == EP_CMA_LDLT);
     ep_cma_inverse(&c, got);
     assert_true(rel_diff(got, Id, (size_t)N * N) < 1e-10);
-    assert_int_equal(ep_cma_init(&lu, &g), EP_OK);
-    ep_cma_use_lu(&lu);
-    int gone[3] = {nodes[0], nodes[20], nodes[39]}; /* then deletions from the first, a middle and the last place */
+    /* then deletions from the last, a middle and the first place: Bennett's
+     * update, until the order left has a leading block near singular (its
+     * LDL^T grows 2.5e6 times): from scratch, by LU */
+    int gone[3] = {nodes[39], nodes[20], nodes[0]}, forms[3] = {EP_CMA_LDLT, EP_CMA_LDLT, EP_CMA_INVERSE};
     for (int i = 0; i < 3; i++) {
         assert_int_equal(ep_cma_remove(&c, gone[i]), EP_OK);
+        assert_int_equal(c.form, forms[i]);
         assert_int_equal(ep_cma_set(&lu, c.S, c.s), EP_OK);
         assert_true(inverse_diff(&c, &lu) < 1e-10);
     }
@@ -576,18 +647,61 @@ static void symmetric_form(void **s)
     synthetic_free(&g);
 }
 
+/* An LDL^T that would grow past its bound is not kept: Ahat's node 2 the
+ * mean of nodes 0 and 3 less 1e-7 on its diagonal (its Schur complement
+ * -1e-7 I: a tiny pivot, indefinite), node 5 coupled to it by 1 more than
+ * the mean says.  Added in turn, the Cholesky factor becomes the LDL^T at
+ * node 2 and the explicit inverse at node 5 (its row would grow by about
+ * 2e7); from scratch the set goes to LU.  Either equals LU of the same C. */
+static void ldlt_growth_refused(void **s)
+{
+    (void)s;
+    enum { n = 12, N = 3 * n };
+    ep_gfsrc g;
+    ep_cma c, lu;
+    synthetic_symmetric(&g, n, 0.5);
+    assert_int_equal(ep_cma_init(&c, &g), EP_OK);
+    double *A = ahat_with_mean(&g, &c, n, 3, 0, 3);
+    for (int b = 0; b < 3; b++) {
+        A[(6 + b) * N + 6 + b] -= 1e-7;
+        A[(6 + b) * N + 15 + b] += 1.0, A[(15 + b) * N + 6 + b] += 1.0;
+    }
+    gfs_from_ahat(&g, A, n);
+    assert_int_equal(ep_cma_init(&lu, &g), EP_OK);
+    ep_cma_use_lu(&lu);
+    int order[4] = {0, 3, 2, 5}, forms[4] = {EP_CMA_CHOLESKY, EP_CMA_CHOLESKY, EP_CMA_LDLT, EP_CMA_INVERSE};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(ep_cma_add(&c, order[i]), EP_OK);
+        assert_int_equal(c.form, forms[i]);
+    }
+    assert_int_equal(ep_cma_set(&lu, order, 4), EP_OK);
+    double d = inverse_diff(&c, &lu);
+    assert_true(d < 1e-5); /* kappa(C) about 1e9 */
+    ep_cma scratch;
+    assert_int_equal(ep_cma_init(&scratch, &g), EP_OK);
+    assert_int_equal(ep_cma_set(&scratch, order, 4), EP_OK);
+    assert_string_equal(scratch.factor, "lu");
+    assert_true(scratch.indefinite && inverse_diff(&scratch, &lu) < 1e-5);
+    print_message("a growing LDL^T: the inverse by additions %.1e from LU, from scratch by LU\n", d);
+    free(A);
+    ep_cma_free(&c), ep_cma_free(&lu), ep_cma_free(&scratch);
+    synthetic_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(updates_match_scratch),
         cmocka_unit_test(updates_match_scratch_two_threads),
         cmocka_unit_test(factor_updates_match_scratch),
+        cmocka_unit_test(ldlt_updates_match_scratch),
         cmocka_unit_test(dependent_node_refused),
         cmocka_unit_test(dependent_direction_refused),
         cmocka_unit_test(solve_matches_direct),
         cmocka_unit_test(cache),
         cmocka_unit_test(masks),
         cmocka_unit_test(symmetric_form),
+        cmocka_unit_test(ldlt_growth_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
