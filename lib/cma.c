@@ -484,6 +484,7 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g)
     c->V = ep_malloc(3 * (size_t)c->ld, sizeof *c->V);
     c->D = ep_malloc(18 * (size_t)c->cap, sizeof *c->D);
     c->sym = g->symmetric;
+    c->both = g->symmetric && g->wavelet;
     c->form = c->sym ? EP_CMA_CHOLESKY : EP_CMA_INVERSE;
     c->factor = c->sym ? "cholesky" : "lu";
     return c->S && c->Cinv && c->work && c->cols && c->U && c->V && c->D ? EP_OK : EP_ECOMPUTE;
@@ -599,7 +600,10 @@ static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc
  * block (one column read once: a wavelet column is synthesized once),
  * written at (i, j) and transposed at (j, i).  Wavelet columns come
  * g->batch at a time, with the rows below the batch's highest node
- * (g->batch - 1 blocks a column more than needed). */
+ * (g->batch - 1 blocks a column more than needed).  With c->both (lossy
+ * GFs) each column brings all s rows: those above the column's node
+ * write half of their pair, those below add the other half (its column
+ * came first). */
 static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
 {
     ep_gfsrc *g = c->g;
@@ -613,19 +617,23 @@ static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
         rows[k] = nodes[pos[k]];
     ep_gfsrc_plan(g, rows, s);
     for (int k0 = 0; k0 < s; k0 += g->batch) {
-        int nb = s - k0 < g->batch ? s - k0 : g->batch, nr = k0 + nb;
+        int nb = s - k0 < g->batch ? s - k0 : g->batch, nr = c->both ? s : k0 + nb;
         ep_gfsrc_node_columns(g, nb, rows + k0, nr, rows, t);
         for (int k = k0; k < k0 + nb; k++) {
             const double *col = t + 9 * (size_t)(k - k0) * nr, *D = col + 9 * (size_t)k;
             int j = pos[k];
-            double w = 1 / g->area[rows[k]];
-            for (int r = 0; r < k; r++) {
+            double w = 1 / g->area[rows[k]], half = c->both ? 0.5 * w : w;
+            for (int r = 0; r < (c->both ? nr : k); r++) {
                 const double *B = col + 9 * (size_t)r; /* Xi(rows[r], rows[k]), B[3b + a] */
-                int i = pos[r];
+                int i = pos[r], add = r < k && c->both;
+                if (r == k)
+                    continue;
                 for (int b = 0; b < 3; b++)
-                    for (int a = 0; a < 3; a++)
-                        X[(size_t)(3 * i + b) * ld + 3 * j + a] = X[(size_t)(3 * j + a) * ld + 3 * i + b] =
-                            w * B[3 * b + a];
+                    for (int a = 0; a < 3; a++) {
+                        double *x = &X[(size_t)(3 * i + b) * ld + 3 * j + a], v = half * B[3 * b + a];
+                        *x = add ? *x + v : v;
+                        X[(size_t)(3 * j + a) * ld + 3 * i + b] = *x;
+                    }
             }
             for (int b = 0; b < 3; b++)
                 for (int a = 0; a < 3; a++)
@@ -636,12 +644,31 @@ static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
 
 /* The blocks an addition of node d reads, in the symmetric form (cma.h):
  * B1D[3s][3] = Xihat(S, d), BD1[3][3s] = Xihat(d, S), XiDD = Xihat(d, d);
- * column d for the nodes below d, row d of their columns for those above.
+ * column d for the nodes below d, row d of their columns for those above;
+ * with c->both, column d and row d whole, each pair's two halves averaged.
  * t1[9s], t2[9s]: scratch. */
 static void sym_pairs(ep_cma *c, int d, double *B1D, double *BD1, double XiDD[9], double *t1, double *t2)
 {
     ep_gfsrc *g = c->g;
     int s = c->s, N1 = 3 * s, *lo = c->cols, *hi = c->cols + g->n, nlo = 0, nhi;
+    double ad = g->area[d], D[9];
+    ep_gfsrc_block(g, d, g->col_of_row[d], D);
+    for (int b = 0; b < 3; b++)
+        for (int a = 0; a < 3; a++)
+            XiDD[3 * b + a] = 0.5 * (D[3 * b + a] + D[3 * a + b]);
+    if (c->both) {
+        gather(g, c->S, s, &d, 1, t1, 3);      /* t1[9i + 3b + a] = Xi(S_i, d) */
+        gather(g, &d, 1, c->S, s, t2, 3 * s); /* t2[3s b + 3i + a] = Xi(d, S_i) */
+        for (int i = 0; i < s; i++) { /* Xihat(S_i, d) = (Xi(S_i, d) + Xi(d, S_i)^T a_d / a_i) / 2 */
+            double ai = g->area[c->S[i]];
+            for (int b = 0; b < 3; b++)
+                for (int a = 0; a < 3; a++) {
+                    double x = 0.5 * (t1[9 * i + 3 * b + a] + t2[(size_t)N1 * a + 3 * i + b] * ad / ai);
+                    B1D[(3 * i + b) * 3 + a] = x, BD1[(size_t)a * N1 + 3 * i + b] = x * ai / ad;
+                }
+        }
+        return;
+    }
     for (int i = 0; i < s; i++)
         if (c->S[i] < d)
             lo[nlo++] = c->S[i];
@@ -650,7 +677,6 @@ static void sym_pairs(ep_cma *c, int d, double *B1D, double *BD1, double XiDD[9]
     nhi = s - nlo;
     gather(g, lo, nlo, &d, 1, t1, 3);        /* t1[9k + 3b + a] = Xi(lo[k], d) */
     gather(g, &d, 1, hi, nhi, t2, 3 * nhi); /* t2[3 nhi b + 3k + a] = Xi(d, hi[k]) */
-    double ad = g->area[d], D[9];
     for (int i = 0, kl = 0, kh = nhi - 1; i < s; i++) { /* hi holds them last first */
         double ai = g->area[c->S[i]];
         for (int b = 0; b < 3; b++)
@@ -664,10 +690,6 @@ static void sym_pairs(ep_cma *c, int d, double *B1D, double *BD1, double XiDD[9]
                 }
         c->S[i] < d ? kl++ : kh--;
     }
-    ep_gfsrc_block(g, d, g->col_of_row[d], D);
-    for (int b = 0; b < 3; b++)
-        for (int a = 0; a < 3; a++)
-            XiDD[3 * b + a] = 0.5 * (D[3 * b + a] + D[3 * a + b]);
 }
 
 void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld)

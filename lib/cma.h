@@ -25,16 +25,21 @@
  * operation here uses one block of each pair: Ahat(p, q) = Xi(p, q) / a_q
  * for node ids p < q, its transpose for p > q, sym(Xi(p, p)) / a_p on the
  * diagonal, i.e. the GFs Xihat(p, q) = Ahat(p, q) a_q (ep_cma_matrix).
- * C^-1 is kept as the Cholesky factor L of Ahat (EP_CMA_CHOLESKY), not as an
+ * Lossy GFs (gf-wavelet files: c->both) average the two blocks of each
+ * pair instead, Ahat(p, q) = (Xi(p, q) / a_q + Xi(q, p)^T / a_p) / 2:
+ * their thresholding error is far from symmetric, and one block of each
+ * pair kept it (at eps 0.05 it made 17 of 24 footprints' Ahat
+ * indefinite and put contact displacements 0.7 relative off the
+ * uncompressed GFs': doc/DECISIONS.md).  C^-1 is kept as the Cholesky factor L of Ahat (EP_CMA_CHOLESKY), not as an
  * explicit inverse: from scratch costs dpotrf's (3s)^3 / 3 flops, against
  * (3s)^3 for dpotrf + dpotri and 2 (3s)^3 for LU + inverse; an addition
  * borders L (one triangular solve, 3 (3s)^2 flops), a deletion is a rank-3
  * update of L's trailing block, and a contact solve two triangular solves
  * where the explicit inverse takes one product.  A pair is read once (half
- * the blocks of a from-scratch gather).
+ * the blocks of a from-scratch gather), of lossy GFs twice.
  *
- * Lossy GFs (wavelet thresholding) can leave Ahat with an eigenvalue or two
- * below zero: then C^-1 is kept as Ahat = L D L^T (EP_CMA_LDLT), L unit
+ * Lossy GFs can still leave Ahat with eigenvalues below zero (at higher
+ * thresholds): then C^-1 is kept as Ahat = L D L^T (EP_CMA_LDLT), L unit
  * lower with identity 3x3 diagonal blocks and D block diagonal with one
  * 3x3 pivot a node, factored without pivoting.  That costs the Cholesky
  * factor's flops and keeps its cheap updates (against 2 (3s)^3 for LU and
@@ -82,6 +87,7 @@ typedef struct ep_cma {
     int *cols;      /* [2n + 1] scratch */
     struct ep_worker *helper; /* NULL: updates on one thread */
     int sym;        /* 1: the symmetric form (above) applies */
+    int both;       /* 1: it averages both blocks of a pair (lossy GFs, above) */
     const char *factor; /* how the last ep_cma_set (or ep_cma_restore) held C^-1:
                            "cholesky", "ldlt" (the factors) or "lu" (the
                            inverse); updates may since have changed the form:
@@ -133,7 +139,7 @@ void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld);
  * becomes the LDL^T (O(s^2), once), and should the LDL^T's new row grow
  * past its bound, the explicit inverse ((3s)^3 / 3 + (3s)^3 flops,
  * once), which the update above then takes.  Either reads 2s + 1 blocks
- * (the symmetric form s + 1).  0,
+ * (the symmetric form s + 1; of lossy GFs 2s + 1).  0,
  * EP_EINPUT or EP_ECOMPUTE (C_Delta singular, as lossy GFs can make it:
  * the node's GFs a combination of the set's; the set is then unchanged). */
 int ep_cma_add(ep_cma *c, int node);

@@ -9,6 +9,8 @@
  *   lu      ep_cma_set with ep_cma_use_lu (the GFs as stored, LU)
  *   gather  ep_cma_matrix (the blocks the factorization starts from)
  *   add     one-node addition at s nodes (the set's nearest other node)
+ *   reads   what an addition of lossy GFs reads (cma.h): the node's column
+ *           at the s rows, then its row across the s columns
  *   indefinite  on GFs of the symmetric form, how many footprints' Ahat
  *           (cma.h) has a negative eigenvalue (dsyev), and the most
  *           negative one over the largest ("lmin")
@@ -20,7 +22,7 @@
  *   sytr    dsytrf + dsycon + dsytri2 (its inverse), N^3 flops
  *   dgemm1  one core's dgemm GFlop/s at N x N x N and at 2000
  * Times are "median/best" us.  One line: "cholesky K/24 ldlt K/24 indefinite K/24 lmin X set US lu US gather US
- * add US chol US getr US sytrf US sytr US dgemm1 G dgemm1_2000 G N N".
+ * add US column US row US chol US getr US sytrf US sytr US dgemm1 G dgemm1_2000 G N N".
  */
 #include <lapacke.h>
 #include <math.h>
@@ -111,9 +113,9 @@ int main(int argc, char **argv)
     ep_cma_use_lu(&l);
     int N = 3 * s, *near = malloc(sizeof *near * (s + 1));
     double *X = malloc(sizeof *X * N * N);
-    ep_stats ts = {0}, tl = {0}, tg = {0}, ta = {0};
+    ep_stats ts = {0}, tl = {0}, tg = {0}, ta = {0}, tc = {0}, tr = {0};
     int nchol = 0, nldlt = 0, nneg = 0;
-    double *w = malloc(sizeof *w * N), lmin = 0;
+    double *w = malloc(sizeof *w * N), *rb = malloc(sizeof *rb * 9 * s), lmin = 0;
     for (int k = 0; k < FOOTPRINTS; k++) {
         ep_probe_footprint(&p, p.free[(long)k * p.nfree / FOOTPRINTS], s + 1, near);
         double t0 = ep_now();
@@ -133,6 +135,12 @@ int main(int argc, char **argv)
         ep_stats_add(&ts, t1 - t0), ep_stats_add(&tl, t2 - t1), ep_stats_add(&tg, t3 - t2);
         if (!st)
             ep_stats_add(&ta, t4 - t3);
+        t0 = ep_now();
+        ep_gfsrc_plan(&g, near, s);
+        ep_gfsrc_node_columns(&g, 1, &near[s], s, near, g.col);
+        t1 = ep_now();
+        ep_gfsrc_node_row(&g, near[s], s, near, rb);
+        ep_stats_add(&tc, t1 - t0), ep_stats_add(&tr, ep_now() - t1);
         if (c.sym) { /* Ahat = Xihat D^-1: its spectrum (not timed) */
             for (int i = 0; i < N * N; i++)
                 X[i] /= g.area[near[i % N / 3]];
@@ -141,12 +149,13 @@ int main(int argc, char **argv)
             nneg += w[0] < 0, lmin = fmin(lmin, w[0] / w[N - 1]);
         }
     }
-    char chol[48], getr[48], sytrf[48], sytr[48], b[4][48];
+    char chol[48], getr[48], sytrf[48], sytr[48], b[6][48];
     lapack_alone(N, chol, getr, sytrf, sytr);
-    printf("cholesky %d/%d ldlt %d/%d indefinite %d/%d lmin %.1e set %s lu %s gather %s add %s chol %s getr %s "
-           "sytrf %s sytr %s dgemm1 %.2f dgemm1_2000 %.2f N %d\n",
+    printf("cholesky %d/%d ldlt %d/%d indefinite %d/%d lmin %.1e set %s lu %s gather %s add %s column %s row %s "
+           "chol %s getr %s sytrf %s sytr %s dgemm1 %.2f dgemm1_2000 %.2f N %d\n",
            nchol, FOOTPRINTS, nldlt, FOOTPRINTS, nneg, FOOTPRINTS, lmin, us(&ts, b[0]), us(&tl, b[1]), us(&tg, b[2]),
-           ta.n ? us(&ta, b[3]) : "-", chol, getr, sytrf, sytr, dgemm1(N), dgemm1(2000), N);
+           ta.n ? us(&ta, b[3]) : "-", us(&tc, b[4]), us(&tr, b[5]), chol, getr, sytrf, sytr, dgemm1(N), dgemm1(2000),
+           N);
     return 0;
 fail:
     fprintf(stderr, "cma_bound: %s\n", ep_errmsg());

@@ -94,9 +94,10 @@ for name, label, aim in fem:
     # pending rank-3 update 6 N^2
     aflops, work = (3 * N ** 2, "triangular solve") if chol else (18 * N ** 2, "pass over C^-1")
     print("  one-node addition %.0f us%s; its %s %.2e flops = %.0f us at one core's dgemm (%.0f %%), "
-          "the rest reads GF blocks; deletion %.0f us"
+          "the rest reads GF blocks (cma_bound, the node's column at the s rows %s us, its row across the s "
+          "columns %s us, both read for lossy GFs); deletion %.0f us"
           % (add, " (aim 100 us: %s)" % verdict(add, 100) if "wavelet" in label else "", work, aflops,
-             aflops / one / 1e3, 100 * aflops / one / 1e3 / add, t["one-node deletion"]))
+             aflops / one / 1e3, 100 * aflops / one / 1e3 / add, b["column"], b["row"], t["one-node deletion"]))
 for name, label in (("cubic", "one core"), ("cubic2", "two threads, the second a spinning helper")):
     r = json.load(open("%s/%s.json" % (w, name)))
     t = r["timings_us"]["Newmark step, 1 Newton iteration"]
