@@ -344,63 +344,6 @@ EP_KERNEL static void times_block(double *X, int ld, int c0, int r0, int r1, con
     }
 }
 
-/* P = A B for 3x3 row-major matrices (P distinct from A and B). */
-static void mul3(const double A[9], const double B[9], double P[9])
-{
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            P[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
-}
-
-/* L' D' L'^T = L D L^T + W S W^T for L (m x m, m = 3 k, column-major, ld,
- * identity diagonal blocks) with pivots piv[k][18], W the three columns
- * w0, w1, w2 [m] and S 3x3 symmetric (both overwritten): Bennett's update
- * by node blocks (a rank-3 term, of either sign, passed down the columns).
- * Node j, with W_j its rows of W:
- *   D_j' = D_j + W_j S W_j^T,  K = S W_j^T D_j'^-1,
- *   L'(r, j) = L(r, j) D_j D_j'^-1 + W(r) K,  W(r) -= L(r, j) W_j,
- *   S -= K W_j S,
- * the Schur complement of the first block of [[L D L^T + W S W^T]]
- * written as the trailing L D L^T plus the updated rank-3 term.  0 or
- * EP_ECOMPUTE (a pivot D_j' singular; L and piv partly updated).  About
- * 9 m^2 flops. */
-EP_KERNEL static int ldlt_update3(int m, double *L, int ld, double *piv, double *restrict w0, double *restrict w1,
-                                  double *restrict w2, double S[9])
-{
-    for (int j = 0; 3 * j < m; j++) {
-        int c0 = 3 * j;
-        double *Dj = piv + 18 * (size_t)j, Wj[9], WS[9], Dn[9], Dninv[9], K[9], P[9], KWS[9];
-        for (int a = 0; a < 3; a++)
-            Wj[3 * a] = w0[c0 + a], Wj[3 * a + 1] = w1[c0 + a], Wj[3 * a + 2] = w2[c0 + a];
-        mul3(Wj, S, WS);
-        for (int a = 0; a < 3; a++) /* Dn = D_j + (W_j S) W_j^T */
-            for (int b = 0; b < 3; b++)
-                Dn[3 * a + b] = Dj[3 * a + b] + WS[3 * a] * Wj[3 * b] + WS[3 * a + 1] * Wj[3 * b + 1] +
-                                WS[3 * a + 2] * Wj[3 * b + 2];
-        if (inv3(Dn, Dninv))
-            return EP_ECOMPUTE;
-        double WSt[9] = {WS[0], WS[3], WS[6], WS[1], WS[4], WS[7], WS[2], WS[5], WS[8]}; /* S W_j^T */
-        mul3(WSt, Dninv, K);
-        mul3(Dj, Dninv, P);
-        mul3(K, WS, KWS);
-        for (int q = 0; q < 9; q++)
-            S[q] -= KWS[q];
-        double *restrict l0 = L + (size_t)c0 * ld, *restrict l1 = l0 + ld, *restrict l2 = l1 + ld;
-#pragma omp simd
-        for (int r = c0 + 3; r < m; r++) {
-            double x0 = l0[r], x1 = l1[r], x2 = l2[r], y0 = w0[r], y1 = w1[r], y2 = w2[r];
-            l0[r] = x0 * P[0] + x1 * P[3] + x2 * P[6] + y0 * K[0] + y1 * K[3] + y2 * K[6];
-            l1[r] = x0 * P[1] + x1 * P[4] + x2 * P[7] + y0 * K[1] + y1 * K[4] + y2 * K[7];
-            l2[r] = x0 * P[2] + x1 * P[5] + x2 * P[8] + y0 * K[2] + y1 * K[5] + y2 * K[8];
-            w0[r] = y0 - (x0 * Wj[0] + x1 * Wj[3] + x2 * Wj[6]);
-            w1[r] = y1 - (x0 * Wj[1] + x1 * Wj[4] + x2 * Wj[7]);
-            w2[r] = y2 - (x0 * Wj[2] + x1 * Wj[5] + x2 * Wj[8]);
-        }
-        memcpy(Dj, Dn, sizeof Dn), memcpy(Dj + 9, Dninv, sizeof Dninv);
-    }
-    return EP_OK;
-}
-
 /* acc[r] = sum_j |L(r, j)|^2 ||D_j|| over the node blocks j of rows
  * [0, m) (the diagonal block's identity included; ||.|| the max entry
  * times 3, above the 2-norm): the growth of L D L^T against Ahat, whose
@@ -424,47 +367,6 @@ EP_KERNEL static double ldlt_growth(int m, const double *L, int ld, const double
             worst = fmax(worst, acc[3 * j + a]);
     }
     return worst;
-}
-
-/* y = L D L^T x (+ W S W^T x with W, the three columns w0, w1, w2 [m], and
- * S 3x3, when w0 is not NULL) for the LDL^T of m = 3k rows (L column-major,
- * ld; pivots piv[k][18]).  t[m]: scratch.  About 2 m^2 flops. */
-EP_KERNEL static void ldlt_apply(int m, const double *L, int ld, const double *piv, const double *w0,
-                                 const double *w1, const double *w2, const double S[9], const double *x,
-                                 double *restrict y, double *restrict t)
-{
-    for (int j = 0; j < m; j++) { /* t = L^T x: column j's dot product with x from row j down */
-        const double *l = L + (size_t)j * ld;
-        double sum = 0;
-#pragma omp simd reduction(+ : sum)
-        for (int r = j; r < m; r++)
-            sum += l[r] * x[r];
-        t[j] = sum;
-    }
-    for (int j = 0; 3 * j < m; j++) { /* t = D t */
-        const double *Dj = piv + 18 * (size_t)j;
-        double a = t[3 * j], b = t[3 * j + 1], c = t[3 * j + 2];
-        for (int q = 0; q < 3; q++)
-            t[3 * j + q] = Dj[3 * q] * a + Dj[3 * q + 1] * b + Dj[3 * q + 2] * c;
-    }
-    memset(y, 0, sizeof(double) * (size_t)m);
-    for (int j = 0; j < m; j++) { /* y = L t */
-        const double *l = L + (size_t)j * ld;
-        double v = t[j];
-#pragma omp simd
-        for (int r = j; r < m; r++)
-            y[r] += l[r] * v;
-    }
-    if (!w0)
-        return;
-    double u[3] = {0, 0, 0}, v[3];
-    for (int r = 0; r < m; r++)
-        u[0] += w0[r] * x[r], u[1] += w1[r] * x[r], u[2] += w2[r] * x[r];
-    for (int a = 0; a < 3; a++)
-        v[a] = S[3 * a] * u[0] + S[3 * a + 1] * u[1] + S[3 * a + 2] * u[2];
-#pragma omp simd
-    for (int r = 0; r < m; r++)
-        y[r] += w0[r] * v[0] + w1[r] * v[1] + w2[r] * v[2];
 }
 
 /* ---- the capacitance matrix --------------------------------------------------------- */
@@ -602,8 +504,8 @@ static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc
  * g->batch at a time, with the rows below the batch's highest node
  * (g->batch - 1 blocks a column more than needed).  With c->both (lossy
  * GFs) each column brings all s rows: those above the column's node
- * write half of their pair, those below add the other half (its column
- * came first). */
+ * write half of their pair in place, those below add the other half to
+ * it, at the mirror place (its column came first), and write both. */
 static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
 {
     ep_gfsrc *g = c->g;
@@ -630,9 +532,13 @@ static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
                     continue;
                 for (int b = 0; b < 3; b++)
                     for (int a = 0; a < 3; a++) {
-                        double *x = &X[(size_t)(3 * i + b) * ld + 3 * j + a], v = half * B[3 * b + a];
-                        *x = add ? *x + v : v;
-                        X[(size_t)(3 * j + a) * ld + 3 * i + b] = *x;
+                        double *x = &X[(size_t)(3 * i + b) * ld + 3 * j + a], *xt = &X[(size_t)(3 * j + a) * ld + 3 * i + b];
+                        if (!c->both)
+                            *x = *xt = w * B[3 * b + a];
+                        else if (add) /* the pair's first half waits at the mirror place */
+                            *x = *xt = *xt + half * B[3 * b + a];
+                        else
+                            *x = half * B[3 * b + a];
                     }
             }
             for (int b = 0; b < 3; b++)
@@ -756,6 +662,11 @@ EP_KERNEL static void scale_rows(double *X, int s, int ld, const double *area, c
             }
 }
 
+/* Not positive definite, or an LDL^T that grew: what set_factor,
+ * border_factor and cholesky_to_ldlt report beside the EP_* statuses, a third outcome (the
+ * caller goes on with the next form). */
+enum { NOT_DEFINITE = -1 };
+
 /* The symmetric form's C^-1 from c's factor, copied into X (Cinv's
  * layout, ld), in place: L^-1 by halves, then L^-T L^-1 (dpotri's second
  * step) or with the LDL^T L^-T (D^-1 L^-1) through Y[(3s)^2] (column-major:
@@ -805,30 +716,49 @@ static int factor_to_explicit(ep_cma *c)
 }
 
 /* The Cholesky factor made the LDL^T of the same Ahat: node j's columns
- * times C_j^-1 for C_j their diagonal block (lower), D_j = C_j C_j^T
- * (an addition the Cholesky factor cannot take).  About 15 (3s)^2 / 2
- * flops. */
-static void cholesky_to_ldlt(ep_cma *c)
+ * times C_j^-1 for C_j their diagonal block (lower, a positive diagonal:
+ * inverted by substitution), D_j = C_j C_j^T (an addition the Cholesky
+ * factor cannot take).  The pivots first: one singular to working
+ * precision (inv3) leaves the factor as it was, NOT_DEFINITE.  About
+ * 15 (3s)^2 / 2 flops. */
+static int cholesky_to_ldlt(ep_cma *c)
 {
     int N = 3 * c->s, ld = c->ld;
     double *X = c->Cinv;
     for (int j = 0; j < c->s; j++) {
+        const double *x = X + (size_t)3 * j * ld + 3 * j; /* C(a, b) = x[b ld + a], a >= b */
+        double *Dj = c->D + 18 * (size_t)j;
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) {
+                double t = 0;
+                for (int q = 0; q <= (a < b ? a : b); q++)
+                    t += x[(size_t)q * ld + a] * x[(size_t)q * ld + b];
+                Dj[3 * a + b] = t;
+            }
+        if (inv3(Dj, Dj + 9))
+            return NOT_DEFINITE;
+    }
+    for (int j = 0; j < c->s; j++) {
         int c0 = 3 * j;
-        double C[9] = {0}, Ci[9], *Dj = c->D + 18 * (size_t)j;
+        double *x = X + (size_t)c0 * ld + c0, C[9] = {0}, Ci[9] = {0};
         for (int a = 0; a < 3; a++)
             for (int b = 0; b <= a; b++)
-                C[3 * a + b] = X[(size_t)(c0 + b) * ld + c0 + a];
-        (void)inv3(C, Ci); /* a Cholesky factor's block: a positive diagonal */
-        for (int a = 0; a < 3; a++)
-            for (int b = 0; b < 3; b++)
-                Dj[3 * a + b] = C[3 * a] * C[3 * b] + C[3 * a + 1] * C[3 * b + 1] + C[3 * a + 2] * C[3 * b + 2];
-        (void)inv3(Dj, Dj + 9);
+                C[3 * a + b] = x[(size_t)b * ld + a];
+        for (int b = 0; b < 3; b++) /* C Ci = I, column b of Ci by forward substitution */
+            for (int a = b; a < 3; a++) {
+                double t = a == b;
+                for (int q = b; q < a; q++)
+                    t -= C[3 * a + q] * Ci[3 * q + b];
+                Ci[3 * a + b] = t / C[4 * a];
+            }
         times_block(X, ld, c0, c0 + 3, N, Ci);
         for (int a = 0; a < 3; a++)
             for (int b = a; b < 3; b++)
-                X[(size_t)(c0 + a) * ld + c0 + b] = a == b;
+                x[(size_t)a * ld + b] = a == b;
     }
     c->form = EP_CMA_LDLT;
+    c->indefinite = 1;
+    return EP_OK;
 }
 
 /* Sets whose C is singular to working precision are refused: lossy wavelet
@@ -846,18 +776,10 @@ static int singular(ep_cma *c, int s, double rcond)
                    rcond);
 }
 
-/* Not positive definite, or an LDL^T that grew: what set_factor and
- * border_factor report beside the EP_* statuses, a third outcome (the
- * caller goes on with the next form). */
-enum { NOT_DEFINITE = -1 };
-
 /* The LDL^T's growth bound (cma.h): its backward error is below about
- * 3s u GROWTH_MAX max |Ahat_ii| (MATH.md §7), 3e-8 of it at s = 100. */
-#define GROWTH_MAX 1e6
-
-/* What a deletion may change in the LDL^T, relative: max |dz| against
- * max |Ahat_ii| sum |x| for the probe x (factor_remove). */
-#define DRIFT_MAX 1e-13
+ * 3s u GROWTH_MAX max |Ahat_ii| (MATH.md §7); for an SPD Ahat the growth
+ * measure is about Ahat_rr itself. */
+#define GROWTH_MAX 1e3
 
 /* The LDL^T of the diagonal block of k <= LDLT_LEAF nodes (X, column-major,
  * ld; lower triangle) by node columns, right-looking: pivot, the rows below
@@ -1188,8 +1110,8 @@ int ep_cma_add(ep_cma *c, int node)
     }
     if (c->form == EP_CMA_CHOLESKY && (st = border_factor(c, d, B1D, XiDD, D1D, X)) != NOT_DEFINITE)
         return st;
-    if (c->form == EP_CMA_CHOLESKY)
-        cholesky_to_ldlt(c), c->indefinite = 1;
+    if (c->form == EP_CMA_CHOLESKY && cholesky_to_ldlt(c) == NOT_DEFINITE && (st = factor_to_explicit(c)))
+        return st;
     if (c->form == EP_CMA_LDLT) {
         if ((st = border_factor(c, d, B1D, XiDD, D1D, X)) != NOT_DEFINITE || (st = factor_to_explicit(c)))
             return st;
@@ -1255,51 +1177,26 @@ static void swap_nodes(ep_cma *c, int i, int j)
         }
 }
 
-/* Node p leaves the factor: with L's rows and columns in blocks 1, p and 3,
- * Ahat without p is [[L11, 0], [L31, L33']] [..]^T with L33' L33'^T =
- * L33 L33^T + L3p L3p^T (rotations), or with the LDL^T L33' D3' L33'^T =
- * L33 D3 L33^T + L3p D_p L3p^T (Bennett's update), so L3p's three
- * columns update L33 and the blocks after p move up and left by 3
- * (column by column, each one to a place already read).  About 9 m^2
- * flops for the m rows after p, and the moves.  0, or for the LDL^T
- * EP_ECOMPUTE (a singular pivot) or NOT_DEFINITE (grown past GROWTH_MAX):
- * the caller factors the set from scratch. */
-static int factor_remove(ep_cma *c, int p)
+/* Node p leaves the Cholesky factor: with L's rows and columns in blocks
+ * 1, p and 3, Ahat without p is [[L11, 0], [L31, L33']] [..]^T with
+ * L33' L33'^T = L33 L33^T + L3p L3p^T, so L3p's three columns update L33
+ * (rotations) and the blocks after p move up and left by 3 (column by
+ * column, each one to a place already read).  About 9 m^2 flops for the m
+ * rows after p, and the moves.  (The LDL^T's analogue, Bennett's update,
+ * is not backward stable with indefinite pivots: doc/DECISIONS.md.) */
+static void factor_remove(ep_cma *c, int p)
 {
-    int N = 3 * c->s, ld = c->ld, q0 = 3 * p, q1 = q0 + 3, m = N - q1, st = EP_OK;
-    double *X = c->Cinv, *w0 = X + (size_t)q0 * ld + q1, *w1 = w0 + ld, *w2 = w1 + ld;
-    if (c->form == EP_CMA_LDLT)
-        ldlt_scale(c); /* before the update: the larger set's bounds the smaller one's */
-    if (m && c->form == EP_CMA_CHOLESKY)
-        cholesky_update3(m, X + (size_t)q1 * ld + q1, ld, w0, w1, w2);
-    else if (m) {
-        /* Bennett's update of an indefinite D can lose accuracy however
-         * small the growth stays: it is checked on a probe x, the trailing
-         * block's L D L^T x before (with the node's rank-3 term) and after */
-        double S[9], *L33 = X + (size_t)q1 * ld + q1, *piv = c->D + 18 * (size_t)(p + 1), *x = c->work,
-                     *y = x + m, *t = y + m, xn = 0, dz = 0;
-        memcpy(S, c->D + 18 * (size_t)p, sizeof S);
-        for (int r = 0; r < m; r++)
-            x[r] = 1 + (r * 7 % 11) / 11.0, xn += x[r];
-        ldlt_apply(m, L33, ld, piv, w0, w1, w2, S, x, y, t);
-        if (!(st = ldlt_update3(m, L33, ld, piv, w0, w1, w2, S))) {
-            ldlt_apply(m, L33, ld, piv, NULL, NULL, NULL, NULL, x, t, t + m);
-            for (int r = 0; r < m; r++)
-                dz = fmax(dz, fabs(t[r] - y[r]));
-            if (!(dz <= DRIFT_MAX * c->scale * xn))
-                st = NOT_DEFINITE;
-        }
-    }
+    int N = 3 * c->s, ld = c->ld, q0 = 3 * p, q1 = q0 + 3, m = N - q1;
+    double *X = c->Cinv;
+    if (m)
+        cholesky_update3(m, X + (size_t)q1 * ld + q1, ld, X + (size_t)q0 * ld + q1, X + (size_t)(q0 + 1) * ld + q1,
+                         X + (size_t)(q0 + 2) * ld + q1);
     for (int j = 0; j < q0; j++)
         memmove(X + (size_t)j * ld + q0, X + (size_t)j * ld + q1, (size_t)m * sizeof *X);
     for (int j = q1; j < N; j++)
         memmove(X + (size_t)(j - 3) * ld + j - 3, X + (size_t)j * ld + j, (size_t)(N - j) * sizeof *X);
     memmove(&c->S[p], &c->S[p + 1], (size_t)(c->s - p - 1) * sizeof *c->S);
-    memmove(c->D + 18 * (size_t)p, c->D + 18 * (size_t)(p + 1), 18 * (size_t)(c->s - p - 1) * sizeof *c->D);
     c->s--;
-    if (!st && c->form == EP_CMA_LDLT)
-        st = ldlt_usable(c, c->s, c->work);
-    return st;
 }
 
 int ep_cma_remove(ep_cma *c, int node)
@@ -1307,16 +1204,13 @@ int ep_cma_remove(ep_cma *c, int node)
     int p = position(c, node), s = c->s, ld = c->ld, M = 3 * s - 3, st;
     if (p < 0)
         return ep_fail(EP_EINPUT, "contact node %d is not in the set", node);
-    if (c->form != EP_CMA_INVERSE) {
-        if (!factor_remove(c, p))
-            return EP_OK;
-        int *rest = ep_malloc((size_t)c->s + 1, sizeof *rest); /* an LDL^T the update spoilt: from scratch */
-        if (!rest)
-            return EP_ECOMPUTE;
-        memcpy(rest, c->S, (size_t)c->s * sizeof *rest);
-        st = ep_cma_set(c, rest, c->s);
-        free(rest);
-        return st;
+    if (c->form == EP_CMA_CHOLESKY) {
+        factor_remove(c, p);
+        return EP_OK;
+    }
+    if (c->form == EP_CMA_LDLT) { /* the rest factored again (cma.h) */
+        memmove(&c->S[p], &c->S[p + 1], (size_t)(s - p - 1) * sizeof *c->S);
+        return ep_cma_set(c, c->S, s - 1);
     }
     if (p != s - 1)
         swap_nodes(c, p, s - 1);
@@ -1426,6 +1320,7 @@ int ep_cma_restore(ep_cma *c, const int *nodes, int s, int form, const double *s
     c->form = form;
     c->factor = form == EP_CMA_CHOLESKY ? "cholesky" : form == EP_CMA_LDLT ? "ldlt" : "lu";
     c->scale = 0; /* not known: ldlt_scale */
+    c->indefinite |= form == EP_CMA_LDLT;
     memcpy(c->S, nodes, (size_t)s * sizeof *c->S);
     for (int r = 0; r < N; r++)
         memcpy(&c->Cinv[(size_t)r * ld], &state[(size_t)r * N], (size_t)N * sizeof *c->Cinv);
@@ -1433,8 +1328,10 @@ int ep_cma_restore(ep_cma *c, const int *nodes, int s, int form, const double *s
         double *Dk = c->D + 18 * (size_t)k, *X = c->Cinv + (size_t)3 * k * ld + 3 * k;
         for (int q = 0; q < 9; q++)
             Dk[q] = X[(size_t)(q / 3) * ld + q % 3], X[(size_t)(q / 3) * ld + q % 3] = q % 4 == 0;
-        if (inv3(Dk, Dk + 9)) /* what ep_cma_save gave out has the inverses */
+        if (inv3(Dk, Dk + 9)) { /* what ep_cma_save gave out has the inverses */
+            c->s = 0;
             return EP_ECOMPUTE;
+        }
     }
     return EP_OK;
 }

@@ -42,10 +42,11 @@
  * thresholds): then C^-1 is kept as Ahat = L D L^T (EP_CMA_LDLT), L unit
  * lower with identity 3x3 diagonal blocks and D block diagonal with one
  * 3x3 pivot a node, factored without pivoting.  That costs the Cholesky
- * factor's flops and keeps its cheap updates (against 2 (3s)^3 for LU and
- * the inverse); Ahat is an SPD matrix perturbed by the GFs' error, and a
- * factor whose growth max_r sum_j |L(r, j)|^2 ||D_j|| exceeds 1e6 max_i
- * |Ahat_ii| (the backward error's bound, MATH.md §7) is not kept: LU then.
+ * factor's flops and keeps its cheap additions (against 2 (3s)^3 for LU
+ * and the inverse); a deletion factors the rest again.  Ahat is an SPD
+ * matrix perturbed by the GFs' error, and a factor whose growth max_r
+ * sum_j |L(r, j)|^2 ||D_j|| exceeds 1e3 max_i |Ahat_ii| (the backward
+ * error's bound, MATH.md §7) is not kept: LU then.
  * Once a set's Ahat was found indefinite, from scratch goes to the LDL^T
  * straight away, skipping a Cholesky attempt that would fail.  With
  * consistent traction
@@ -148,11 +149,12 @@ int ep_cma_add(ep_cma *c, int node);
  * of the partition of C^-1 (the same identity 000 §2.3.5 applies by
  * re-adding negated columns); the last node of S takes the removed one's
  * place.  Factor: the node's rows and columns leave L and its trailing
- * block takes their rank-3 part back (a Cholesky update by rotations; for
- * the LDL^T Bennett's update by node blocks, whose pivots, growth and
- * accuracy are checked, the last on a probe vector: should one fail, the
- * set is factored from scratch); the nodes after it in S move up one
- * place.  Cost O(s^2).  0, EP_EINPUT (not in S) or EP_ECOMPUTE. */
+ * block takes their rank-3 part back (a Cholesky update by rotations);
+ * the nodes after it in S move up one place.  Cost O(s^2).  The LDL^T's
+ * set is factored again without the node (as ep_cma_set, (3s)^3 / 3 flops
+ * and s(s+1)/2 block reads): the rank-3 update of an indefinite L D L^T is
+ * not backward stable.  0, EP_EINPUT (not in S) or EP_ECOMPUTE (the set
+ * left is singular: it is then empty). */
 int ep_cma_remove(ep_cma *c, int node);
 
 /* Solve the switched problem: displacements uS[s][3] prescribed at S and

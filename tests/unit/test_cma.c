@@ -119,8 +119,9 @@ static void update_sequence(int threads, int symmetric)
             assert_int_equal(ep_cma_add(&c, node), EP_OK);
             adds++;
         }
-        if (symmetric == 2) /* the Cholesky factor until a complement is indefinite, then the LDL^T */
-            assert_true(c.form == EP_CMA_CHOLESKY || c.form == EP_CMA_LDLT);
+        if (symmetric == 2) /* the Cholesky factor until a complement is indefinite, then the LDL^T (or
+                               LU, where that grew) */
+            assert_true(c.form != EP_CMA_INVERSE || ldlt > 0);
         else
             assert_int_equal(c.form, symmetric ? EP_CMA_CHOLESKY : EP_CMA_INVERSE);
         ldlt += c.form == EP_CMA_LDLT;
@@ -134,7 +135,7 @@ static void update_sequence(int threads, int symmetric)
                   "LDL^T): %.2e\n", symmetric == 2 ? "indefinite factor" : symmetric ? "factor" : "inverse", threads,
                   adds, removes, first, last, most, ldlt, worst);
     assert_true(adds > 100 && removes > 50 && most > 32 && first > 0 && last > 0);
-    assert_true(symmetric == 2 ? ldlt > 300 : ldlt == 0);
+    assert_true(symmetric == 2 ? ldlt > 40 : ldlt == 0);
     assert_true(worst < 1e-10);
     expect_error(ep_cma_add(&c, c.S[0]), EP_EINPUT, "already", NULL);
     expect_error(ep_cma_remove(&ref, -5), EP_EINPUT, "not in the set", NULL);
@@ -164,8 +165,8 @@ static void factor_updates_match_scratch(void **s)
 }
 
 /* Lossy GFs can make Ahat indefinite: the factor becomes the LDL^T by node
- * blocks, whose borders and Bennett updates keep it through every
- * addition and deletion. */
+ * blocks, which borders take and deletions factor again (or LU, where it
+ * grew), against LU from scratch. */
 static void ldlt_updates_match_scratch(void **s)
 {
     (void)s;
@@ -435,7 +436,9 @@ static void cache(void **s)
     int sorted2[4] = {2, 4, 7, 31};
     assert_int_equal(ep_cma_cache_get(&k, &c, sorted2, 4), 1);
     assert_true(c.form == EP_CMA_LDLT && !strcmp(c.factor, "ldlt") && inverse_diff(&c, &ref) == 0);
-    assert_true(!ep_cma_add(&c, 33) && !ep_cma_add(&ref, 33) && !ep_cma_remove(&c, 7) && !ep_cma_remove(&ref, 7));
+    assert_true(c.scale == 0 && !ep_cma_add(&c, 33) && !ep_cma_add(&ref, 33)); /* the growth test's scale, from L D L^T */
+    assert_true(fabs(c.scale / ref.scale - 1) < 1e-12);
+    assert_true(!ep_cma_remove(&c, 7) && !ep_cma_remove(&ref, 7));
     assert_true(c.form == EP_CMA_LDLT && inverse_diff(&c, &ref) == 0);
     ep_cma lu;
     ep_cma_init(&lu, &g);
@@ -631,9 +634,9 @@ static void symmetric_form(void **s)
     assert_true(held > 0 && c.form == EP_CMA_LDLT);
     ep_cma_inverse(&c, got);
     assert_true(rel_diff(got, Id, (size_t)N * N) < 1e-10);
-    /* then deletions from the last, a middle and the first place: Bennett's
-     * update, until the order left has a leading block near singular (its
-     * LDL^T grows 2.5e6 times): from scratch, by LU */
+    /* then deletions from the last, a middle and the first place: the set
+     * factored again, until the order left has a leading block near
+     * singular (its LDL^T grows past the bound): LU */
     int gone[3] = {nodes[39], nodes[20], nodes[0]}, forms[3] = {EP_CMA_LDLT, EP_CMA_LDLT, EP_CMA_INVERSE};
     for (int i = 0; i < 3; i++) {
         assert_int_equal(ep_cma_remove(&c, gone[i]), EP_OK);
@@ -693,8 +696,8 @@ static void lossy_pairs_averaged(void **s)
  * mean of nodes 0 and 3 less 1e-7 on its diagonal (its Schur complement
  * -1e-7 I: a tiny pivot, indefinite), node 5 coupled to it by 1 more than
  * the mean says.  Added in turn, the Cholesky factor becomes the LDL^T at
- * node 2 and the explicit inverse at node 5 (its row would grow by about
- * 2e7); from scratch the set goes to LU.  Either equals LU of the same C. */
+ * node 2 and the explicit inverse at node 5 (its row would grow past the
+ * bound); from scratch the set goes to LU.  Either equals LU of the same C. */
 static void ldlt_growth_refused(void **s)
 {
     (void)s;
