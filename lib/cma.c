@@ -503,7 +503,7 @@ static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc
  * written at (i, j) and transposed at (j, i).  Wavelet columns come
  * g->batch at a time, with the rows below the batch's highest node
  * (g->batch - 1 blocks a column more than needed).  With c->both (lossy
- * GFs) each column brings all s rows: those above the column's node
+ * GFs) each column brings all s rows instead: those above the column's node
  * write half of their pair in place, those below add the other half to
  * it, at the mirror place (its column came first), and write both. */
 static void sym_form(ep_cma *c, const int *nodes, int s, double *X, int ld)
@@ -1110,7 +1110,12 @@ int ep_cma_add(ep_cma *c, int node)
     }
     if (c->form == EP_CMA_CHOLESKY && (st = border_factor(c, d, B1D, XiDD, D1D, X)) != NOT_DEFINITE)
         return st;
-    if (c->form == EP_CMA_CHOLESKY && cholesky_to_ldlt(c) == NOT_DEFINITE && (st = factor_to_explicit(c)))
+    /* the Cholesky factor made the LDL^T, unless a pivot will not invert or
+     * its rows grow past the bound (the conversion scales them by C_j^-1) */
+    if (c->form == EP_CMA_CHOLESKY &&
+        (cholesky_to_ldlt(c) == NOT_DEFINITE ||
+         !(ldlt_growth(N1, c->Cinv, ld, c->D, c->work + 18 * (size_t)N1) <= GROWTH_MAX * ldlt_scale(c))) &&
+        (st = factor_to_explicit(c)))
         return st;
     if (c->form == EP_CMA_LDLT) {
         if ((st = border_factor(c, d, B1D, XiDD, D1D, X)) != NOT_DEFINITE || (st = factor_to_explicit(c)))

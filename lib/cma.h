@@ -114,7 +114,8 @@ int ep_cma_threads(ep_cma *c, int threads);
 void ep_cma_use_lu(ep_cma *c);
 
 /* C^-1 from scratch for nodes[s] (free nodes with GF columns, distinct).
- * Symmetric form: Ahat from s(s+1)/2 blocks and its Cholesky factor
+ * Symmetric form: Ahat from s(s+1)/2 blocks (lossy GFs: s^2, both of each
+ * pair) and its Cholesky factor
  * (dpotrf, (3s)^3 / 3 flops), kept as C^-1; should Ahat not be positive
  * definite (lossy GFs), its LDL^T by node blocks (the same flops), and
  * should that grow (above), LU on the same C.  Otherwise C from s^2
@@ -137,7 +138,8 @@ void ep_cma_matrix(ep_cma *c, const int *nodes, int s, double *X, int ld);
  * (L w = Ahat(S, d), then the 3x3 Cholesky of Ahat(d, d) - w^T w, or with
  * the LDL^T l = D^-1 w and the pivot Ahat(d, d) - w^T l), 3 (3s)^2 flops;
  * should the Cholesky's block not be positive definite (lossy GFs), L
- * becomes the LDL^T (O(s^2), once), and should the LDL^T's new row grow
+ * becomes the LDL^T (O(s^2), once; the explicit inverse should that grow),
+ * and should the LDL^T's new row grow
  * past its bound, the explicit inverse ((3s)^3 / 3 + (3s)^3 flops,
  * once), which the update above then takes.  Either reads 2s + 1 blocks
  * (the symmetric form s + 1; of lossy GFs 2s + 1).  0,
@@ -151,8 +153,8 @@ int ep_cma_add(ep_cma *c, int node);
  * place.  Factor: the node's rows and columns leave L and its trailing
  * block takes their rank-3 part back (a Cholesky update by rotations);
  * the nodes after it in S move up one place.  Cost O(s^2).  The LDL^T's
- * set is factored again without the node (as ep_cma_set, (3s)^3 / 3 flops
- * and s(s+1)/2 block reads): the rank-3 update of an indefinite L D L^T is
+ * set is factored again without the node (as ep_cma_set: (3s)^3 / 3 flops
+ * and its block reads): the rank-3 update of an indefinite L D L^T is
  * not backward stable.  0, EP_EINPUT (not in S) or EP_ECOMPUTE (the set
  * left is singular: it is then empty). */
 int ep_cma_remove(ep_cma *c, int node);
@@ -185,7 +187,8 @@ void ep_cma_save(const ep_cma *c, double *out);
  * ep_cma_save gave out for them in the given form (enum ep_cma_form).
  * Cost O(s^2).  0, EP_EINPUT (a form out of range; a factor, but c has
  * not the symmetric form: its updates would read other blocks) or
- * EP_ECOMPUTE. */
+ * EP_ECOMPUTE (memory, or an LDL^T pivot that will not invert: the set is
+ * then empty). */
 int ep_cma_restore(ep_cma *c, const int *nodes, int s, int form, const double *state);
 
 /* Contact force f = a_S^T p_S (000 eq. 4.12).  Cost O(s). */
