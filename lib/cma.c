@@ -1049,16 +1049,17 @@ static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[
             S[3 * a + b] = t;
             big = fmax(big, fabs(XiDD[3 * a + b] / ad)), left = fmax(left, fabs(t));
         }
-    double Sinv[9], scale = ldlt ? ldlt_scale(c) : c->scale, sn = 0;
+    double Sinv[9], scale = 0, sn = 0;
     int st;
-    for (int a = 0; a < 3; a++) /* (a Cholesky factor's 0, not known, stays so) */
-        scale = ldlt || scale > 0 ? fmax(scale, fabs(XiDD[4 * a] / ad)) : 0;
     if (!(left > 1e-12 * big))
         return dependent_node(d);
     if ((st = inv3(S, Sinv))) /* one direction dependent: the explicit path's test of C_Delta = -a_d S */
         return st;
     double m00 = S[0], m10 = 0, m20 = 0, m11 = 1, m21 = 0, m22 = 1; /* the new diagonal block, lower */
     if (ldlt) {
+        scale = ldlt_scale(c);
+        for (int a = 0; a < 3; a++)
+            scale = fmax(scale, fabs(XiDD[4 * a] / ad));
         for (int q = 0; q < 9; q++)
             sn = fmax(sn, 3 * fabs(S[q]));
         for (int a = 0; a < 3; a++)
@@ -1083,7 +1084,7 @@ static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[
     D[0] = m00, D[1] = m10, D[2] = m20, D[ld + 1] = m11, D[ld + 2] = m21, D[2 * (size_t)ld + 2] = m22;
     if (ldlt)
         memcpy(c->D + 18 * (size_t)c->s, S, sizeof S), memcpy(c->D + 18 * (size_t)c->s + 9, Sinv, sizeof Sinv);
-    c->scale = scale;
+    c->scale = scale; /* a Cholesky factor's 0: ldlt_scale finds it should the factor become an LDL^T */
     c->S[c->s++] = d;
     return EP_OK;
 }

@@ -78,7 +78,8 @@ typedef struct ep_cma {
     int form;       /* enum ep_cma_form: what Cinv holds */
     double *D;      /* [cap][18]: with EP_CMA_LDLT node j's pivot D_j (3x3,
                        row-major) at D[18 j], D_j^-1 at D[18 j + 9] */
-    double scale;   /* max |Ahat_ii| over the set: the factor's growth test */
+    double scale;   /* max |Ahat_ii| over the set, for the LDL^T's growth test;
+                       0: not known (found from the LDL^T when needed) */
     int indefinite; /* a set's Ahat was indefinite: from scratch goes to LDL^T */
     int pending;    /* C^-1 = Cinv + U V: an addition leaves its rank-3 update
                        pending; the next update applies it, a removal in the
