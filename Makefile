@@ -49,7 +49,7 @@ LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
 # too (ep_cma's chol became form, and the struct grew).  The file is named
 # for the soname and the tools' version.
 VERSION  := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"/\1/p' lib/cli.h)
-SONAME   := libelastoprep.so.2
+SONAME   := libelastoprep.so.3
 SOLIB    := $(dir $(LIBA))$(SONAME).$(VERSION)
 # The runtime API a simulator includes (lib/elastoprep.h and what it needs).
 API_HEADERS := elastoprep.h err.h h5.h model.h mesh.h material.h gf_layout.h gf.h gfw.h wavelet.h \

@@ -87,7 +87,9 @@ int ep_gfsrc_open(ep_gfsrc *g, const char *path)
             !(g->col = ep_malloc(9 * (size_t)BATCH * g->n, sizeof *g->col)) ||
             (st = ep_wavelet_subset_init(&g->u, &g->w.W)) ||
             !(g->z = ep_calloc(9 * (size_t)BATCH * g->n, sizeof *g->z)) ||
-            !(g->slots = ep_malloc((size_t)g->n, sizeof *g->slots)))
+            !(g->slots = ep_malloc((size_t)g->n, sizeof *g->slots)) ||
+            (st = ep_wavelet_subset_init(&g->r, &g->w.W)) || !(g->ry = ep_calloc((size_t)g->n, sizeof *g->ry)) ||
+            !(g->rslot = ep_malloc((size_t)g->n, sizeof *g->rslot)))
             return st ? st : EP_ECOMPUTE;
         return EP_OK;
     }
@@ -105,7 +107,9 @@ void ep_gfsrc_close(ep_gfsrc *g)
         ep_gf_file_close(&g->own);
     ep_wavelet_ws_free(&g->ws);
     ep_wavelet_subset_free(&g->u);
+    ep_wavelet_subset_free(&g->r);
     free(g->col_of_row), free(g->area), free(g->xi), free(g->acc), free(g->col), free(g->z), free(g->slots);
+    free(g->ry), free(g->rslot);
     memset(g, 0, sizeof *g);
 }
 
@@ -166,11 +170,11 @@ void ep_gfsrc_node_row(ep_gfsrc *g, int row, int k, const int *nodes, double *ou
             ep_gfsrc_block(g, row, g->col_of_row[nodes[j]], &out[9 * (size_t)j]);
         return;
     }
-    double *y = g->col + 9 * (size_t)g->n; /* the second half of col */
+    double *w = g->col + 9 * (size_t)g->n; /* the second half of col */
     for (int j = 0; j < k; j++)
         g->slots[j] = g->col_of_row[nodes[j]];
-    ep_wavelet_row_weights(&g->w.W, g->w.W.row_slot[row], y);
-    ep_gfw_row(&g->w, y, k, g->slots, out);
+    int nw = ep_wavelet_row_weights(&g->w.W, &g->r, g->w.W.row_slot[row], g->ry, g->rslot, w);
+    ep_gfw_row(&g->w, nw, g->rslot, w, k, g->slots, out);
 }
 
 void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out)

@@ -28,11 +28,14 @@ typedef struct ep_gfsrc {
     ep_wavelet_ws ws;   /* wavelet: selective extraction */
     double *acc;        /* wavelet: [n][3] fast-summation workspace */
     double *col;        /* [batch][n][9] the blocks of a gather (wavelet: the second [n][9]
-                           also a row's synthesis weights) */
+                           also a row's synthesis weights, compact) */
     ep_wavelet_subset u;/* wavelet: the rows of ep_gfsrc_plan */
     double *z;          /* wavelet: [n][9 batch] partial synthesis, zero between calls */
     int batch;          /* columns ep_gfsrc_node_columns synthesizes together: 8 (wavelet), 1 */
     int *slots;         /* wavelet: [n] scratch */
+    ep_wavelet_subset r;/* wavelet: the closure of ep_gfsrc_node_row's row */
+    double *ry;         /* wavelet: [n] its synthesis weights, zero between calls */
+    int *rslot;         /* wavelet: [n] the slots of its weights */
 } ep_gfsrc;
 
 /* Open a gf or gf-wavelet file (vertex GFs) for a runtime: dense files are

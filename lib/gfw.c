@@ -95,6 +95,47 @@ static int read_into(ep_gfw *r, const char *name, ep_h5_type t, int rank, hsize_
     return ep_h5_read(&r->g.f, name, t, rank, d, p);
 }
 
+/* Bits set in x, inline: the build targets x86-64 without POPCNT, where
+ * __builtin_popcount is a call to libgcc, and a call in ep_gfw_row's loop
+ * would send its nine accumulators to the stack. */
+static inline int bits_set(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (int)((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
+}
+
+/* The index in blocks of column c's block at slot s, or -1: not kept. */
+static inline int64_t kept_block(const ep_gfw *r, int c, int s)
+{
+    uint64_t e = r->kept[(size_t)c * r->words + (s >> 5)];
+    uint32_t bit = (uint32_t)1 << (s & 31);
+    if (!((uint32_t)e & bit))
+        return -1;
+    return r->colptr[c] + (int64_t)(e >> 32) + bits_set((uint32_t)e & (bit - 1));
+}
+
+int ep_gfw_index(ep_gfw *r)
+{
+    int m = r->g.L.m;
+    free(r->kept);
+    r->words = (r->W.n + 31) / 32;
+    if (!(r->kept = ep_calloc((size_t)m * r->words, sizeof *r->kept)))
+        return EP_ECOMPUTE;
+    for (int c = 0; c < m; c++) {
+        uint64_t *k = &r->kept[(size_t)c * r->words];
+        for (int64_t q = r->colptr[c]; q < r->colptr[c + 1]; q++)
+            k[r->rowidx[q] >> 5] |= (uint64_t)1 << (r->rowidx[q] & 31);
+        uint64_t before = 0;
+        for (int w = 0; w < r->words; w++) {
+            uint64_t bits = k[w];
+            k[w] |= before << 32;
+            before += (uint64_t)bits_set((uint32_t)bits);
+        }
+    }
+    return EP_OK;
+}
+
 int ep_gfw_open(ep_gfw *r, const char *path)
 {
     ep_wavelet *W = &r->W;
@@ -168,6 +209,8 @@ int ep_gfw_open(ep_gfw *r, const char *path)
         for (int64_t k = r->colptr[c]; k < r->colptr[c + 1]; k++)
             if (r->rowidx[k] < 0 || r->rowidx[k] >= n || (k > r->colptr[c] && r->rowidx[k] <= r->rowidx[k - 1]))
                 return ep_fail(EP_EINPUT, "%s: /gf/rowidx: column %d is not ascending slots in range", file, c);
+    if ((st = ep_gfw_index(r)))
+        return st;
     for (hsize_t i = 0; i < 9 * nnz; i++)
         if (!isfinite(r->blocks[i]))
             return ep_fail(EP_EINPUT, "%s: /gf/blocks: value is not finite (block %llu)", file,
@@ -186,7 +229,7 @@ void ep_gfw_close(ep_gfw *r)
 {
     ep_gf_file_close(&r->g);
     ep_wavelet_free(&r->W);
-    free(r->colptr), free(r->rowidx), free(r->blocks);
+    free(r->colptr), free(r->rowidx), free(r->blocks), free(r->kept);
     memset(r, 0, sizeof *r);
 }
 
@@ -247,17 +290,22 @@ void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wave
             z[(size_t)u->slot[k] * w + i] = 0;
 }
 
-void ep_gfw_row(const ep_gfw *r, const double *y, int k, const int *cols, double *out)
+void ep_gfw_row(const ep_gfw *r, int nw, const int *wslot, const double *wval, int k, const int *cols,
+                double *out)
 {
     for (int j = 0; j < k; j++) {
-        double *B = &out[9 * (size_t)j];
-        memset(B, 0, 9 * sizeof *B);
-        for (int64_t q = r->colptr[cols[j]]; q < r->colptr[cols[j] + 1]; q++) {
-            double w = y[r->rowidx[q]];
-            if (w != 0)
-                for (int i = 0; i < 9; i++)
-                    B[i] += w * r->blocks[9 * q + i];
+        double B[9] = {0}; /* in registers (the loop below unrolled), not in out */
+        for (int i = 0; i < nw; i++) {
+            int64_t q = kept_block(r, cols[j], wslot[i]);
+            if (q < 0)
+                continue;
+            const float *x = &r->blocks[9 * q];
+            double w = wval[i];
+#pragma GCC unroll 9
+            for (int t = 0; t < 9; t++)
+                B[t] += w * x[t];
         }
+        memcpy(&out[9 * (size_t)j], B, sizeof B);
     }
 }
 
@@ -266,25 +314,16 @@ typedef struct column_ref {
     int c;
 } column_ref;
 
-/* Coefficient of slot s in column c: binary search of the column's slots. */
+/* Coefficient of slot s in column c. */
 static int column_coef(void *ctx, int s, double *out)
 {
     const column_ref *cr = ctx;
-    const ep_gfw *r = cr->r;
-    int64_t lo = r->colptr[cr->c], hi = r->colptr[cr->c + 1] - 1;
-    while (lo <= hi) {
-        int64_t mid = (lo + hi) / 2;
-        if (r->rowidx[mid] == s) {
-            for (int i = 0; i < 9; i++)
-                out[i] = r->blocks[9 * mid + i];
-            return 1;
-        }
-        if (r->rowidx[mid] < s)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return 0;
+    int64_t q = kept_block(cr->r, cr->c, s);
+    if (q < 0)
+        return 0;
+    for (int i = 0; i < 9; i++)
+        out[i] = cr->r->blocks[9 * q + i];
+    return 1;
 }
 
 void ep_gfw_block(const ep_gfw *r, int c, int row, ep_wavelet_ws *ws, double B[9])

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "sort.h"
 
 /* ---- coarse triangles and opposite vertices ------------------------------ */
 
@@ -514,7 +515,7 @@ int ep_wavelet_subset_init(ep_wavelet_subset *u, const ep_wavelet *W)
     memset(u, 0, sizeof *u);
     u->slot = ep_malloc((size_t)W->n + 1, sizeof *u->slot);
     u->lev = ep_malloc((size_t)W->nlevels + 2, sizeof *u->lev);
-    u->in = ep_calloc(2 * (size_t)W->n + 1, 1); /* the second half: a caller's mask (gfw.c) */
+    u->in = ep_calloc(2 * (size_t)W->n + 1, 1); /* the second half: a mask (gfw.c, row weights) */
     u->reach = ep_calloc((size_t)W->n + 1, 1);
     u->next = ep_malloc((size_t)W->n + 1, sizeof *u->next);
     return u->slot && u->lev && u->in && u->reach && u->next ? EP_OK : EP_ECOMPUTE;
@@ -557,11 +558,14 @@ void ep_wavelet_subset_set(ep_wavelet_subset *u, const ep_wavelet *W, const int 
         u->lev[W->slot_level[u->slot[k]] + 1]++;
     for (int l = 0; l < L; l++)
         u->lev[l + 1] += u->lev[l];
-    int n = 0; /* rebuild from the marks, level by level (by_level lists them) */
-    for (int l = 0; l < L; l++)
-        for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1] && n < u->lev[l + 1]; q++)
-            if (u->in[W->by_level[q]])
-                u->slot[n++] = W->by_level[q];
+    int *at = u->next; /* placed through next (scratch): O(closure), where a pass over by_level is O(n) */
+    for (int k = 0; k < u->n; k++)
+        at[k] = u->slot[k];
+    for (int k = 0; k < u->n; k++)
+        u->slot[u->lev[W->slot_level[at[k]]]++] = at[k];
+    for (int l = L; l > 0; l--) /* lev[l] now ends level l: shift back */
+        u->lev[l] = u->lev[l - 1];
+    u->lev[0] = 0;
     mark_reach(u, W, 1);
 }
 
@@ -593,22 +597,43 @@ void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, 
     }
 }
 
-void ep_wavelet_row_weights(const ep_wavelet *W, int slot, double *y)
+/* y[s] += a, s listed in nz at its first touch (seen: zero between calls). */
+static void add_weight(char *seen, int s, double a, double *y, int *nz, int *nw)
 {
-    memset(y, 0, (size_t)W->n * sizeof *y);
-    y[slot] = 1;
-    for (int l = W->nlevels - 1; l >= 1; l--) { /* inverse = prod_l P_l U_l; its transpose, fine to coarse */
-        for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++) {
-            int s = W->by_level[q];
-            for (int i = W->pred_ptr[s]; i < W->pred_ptr[s + 1] && y[s] != 0; i++)
-                y[W->pred_slot[i]] += W->pred_w[i] * y[s];
+    if (!seen[s])
+        seen[s] = 1, nz[(*nw)++] = s;
+    y[s] += a;
+}
+
+int ep_wavelet_row_weights(const ep_wavelet *W, ep_wavelet_subset *u, int slot, double *y, int *nz, double *w)
+{
+    int nw = 0, *next = u->next;
+    char *seen = u->in + W->n; /* the spare half */
+    ep_wavelet_subset_set(u, W, &slot, 1);
+    add_weight(seen, slot, 1, y, nz, &nw);
+    for (int k = 0; k < u->n; k++) /* each closure slot's kids, taken from the finest back */
+        next[k] = W->kid_ptr[u->slot[k] + 1];
+    /* ep_wavelet_subset_inverse transposed: fine to coarse, level l's
+     * predict (y of a closure slot to its stencil), then its lift undone
+     * (y of a coarser closure slot to its kids of level l) */
+    for (int l = W->nlevels - 1; l >= 1; l--) {
+        for (int k = u->lev[l]; k < u->lev[l + 1]; k++) {
+            int t = u->slot[k];
+            for (int i = W->pred_ptr[t]; i < W->pred_ptr[t + 1] && y[t] != 0; i++)
+                add_weight(seen, W->pred_slot[i], W->pred_w[i] * y[t], y, nz, &nw);
         }
-        for (int q = W->level_ptr[l]; q < W->level_ptr[l + 1]; q++) {
-            int s = W->by_level[q];
-            for (int i = 0; i < 2 && W->lift_slot[2 * s + i] >= 0; i++)
-                y[s] -= W->lift_w[2 * s + i] * y[W->lift_slot[2 * s + i]];
+        for (int k = 0; k < u->lev[l]; k++) {
+            int t = u->slot[k], i = next[k];
+            for (; i > W->kid_ptr[t] && W->slot_level[W->kid_slot[i - 1]] >= l; i--)
+                if (y[t] != 0)
+                    add_weight(seen, W->kid_slot[i - 1], -W->kid_w[i - 1] * y[t], y, nz, &nw);
+            next[k] = i;
         }
     }
+    ep_sort_ints(nz, (size_t)nw); /* ascending: the look-ups walk each column forward */
+    for (int i = 0; i < nw; i++)
+        w[i] = y[nz[i]], y[nz[i]] = 0, seen[nz[i]] = 0;
+    return nw;
 }
 
 void ep_wavelet_hat(const ep_mesh *h, int l, int k, double *hat)

@@ -105,7 +105,8 @@ typedef struct ep_wavelet_subset {
     int n;         /* slots in the closure */
     int *slot;     /* [W->n] the closure, coarse to fine */
     int *lev;      /* [nlevels + 1] slot[lev[l] .. lev[l + 1]) are of level l */
-    char *in;      /* [2 W->n] 1: in the closure; the second half zero, a caller's scratch */
+    char *in;      /* [2 W->n] 1: in the closure; the second half zero, a mask for
+                      ep_wavelet_row_weights and a caller (gfw.c) */
     char *reach;   /* [W->n] 1: a slot synthesis at the closure reads (the closure and
                       the slots lifting it): coefficients elsewhere need not be given */
     int *next;     /* [W->n] scratch of ep_wavelet_subset_inverse */
@@ -122,10 +123,13 @@ void ep_wavelet_subset_set(ep_wavelet_subset *u, const ep_wavelet *W, const int 
  * Cost O(closure x (stencil + kids) x width). */
 void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, int width, double *x,
                                const char *nz);
-/* y[n]: the weights of synthesis at one slot, value = sum_k y[k] coef[k]
- * (a row of ep_wavelet_inverse: the transposed steps fine to coarse).
- * Cost O(n). */
-void ep_wavelet_row_weights(const ep_wavelet *W, int slot, double *y);
+/* The weights of synthesis at one slot, value = sum_i w[i] coef[nz[i]]
+ * (a row of ep_wavelet_inverse: ep_wavelet_subset_inverse transposed, fine
+ * to coarse): returns their count nw (at most the closure and its kids),
+ * w[nw] the weights and nz[nw] their slots, ascending.  u is set to the
+ * slot's closure, and its spare half of in used; y[n] zero on entry and on
+ * return.  Cost O(closure x (stencil + kids)), not O(n). */
+int ep_wavelet_row_weights(const ep_wavelet *W, ep_wavelet_subset *u, int slot, double *y, int *nz, double *w);
 
 /* The level-l hat function of vertex k (level(k) <= l) in the finest hat
  * basis: linear interpolation down the hierarchy, hat[v] = (hat[p1] +

@@ -92,6 +92,45 @@ static void perfect_reconstruction(void **s)
     each_transform(reconstructs, 1);
 }
 
+/* A slot's synthesis weights (ep_wavelet_row_weights, from its closure
+ * alone) dotted with random coefficients give the full inverse transform
+ * at that slot, for every slot; they are few, ascending, and leave the
+ * workspace zero. */
+static void weights_synthesize(const ep_mesh *m, const ep_wavelet *W, int lifted)
+{
+    (void)m, (void)lifted;
+    int n = W->n, *nz = malloc(n * sizeof *nz), most = 0;
+    double *x = malloc(n * sizeof *x), *c = malloc(n * sizeof *c), *y = calloc(n, sizeof *y),
+           *w = malloc(n * sizeof *w), *zero = calloc(n, sizeof *zero);
+    ep_rng seed = ep_rng_seed(11, 0);
+    for (int i = 0; i < n; i++)
+        x[i] = c[i] = centered_uniform(&seed);
+    ep_wavelet_inverse(W, 1, x);
+    ep_wavelet_subset u;
+    assert_int_equal(ep_wavelet_subset_init(&u, W), EP_OK);
+    for (int s = 0; s < n; s++) {
+        int nw = ep_wavelet_row_weights(W, &u, s, y, nz, w);
+        double v = 0;
+        for (int i = 0; i < nw; i++)
+            v += w[i] * c[nz[i]];
+        assert_true(fabs(v - x[s]) < 1e-13 * (1 + fabs(x[s])));
+        for (int i = 1; i < nw; i++)
+            assert_true(nz[i - 1] < nz[i]);
+        assert_memory_equal(y, zero, n * sizeof *y);
+        assert_memory_equal(u.in + n, zero, (size_t)n); /* the mask is zero again */
+        most = nw > most ? nw : most;
+    }
+    assert_true(most > 1 && most < n / 4);
+    ep_wavelet_subset_free(&u);
+    free(nz), free(x), free(c), free(y), free(w), free(zero);
+}
+
+static void synthesis_weights(void **s)
+{
+    (void)s;
+    each_transform(weights_synthesize, 1);
+}
+
 /* Every predict stencil sums to 1, so constants have no wavelet coefficient
  * (000 §3.1.3), also at domain boundaries where the stencils fall back. */
 static void constant_is_coarse(const ep_mesh *m, const ep_wavelet *W, int lifted)
@@ -225,6 +264,8 @@ static void compress_columns(const ep_mesh *m, ep_wavelet *W, int ncol, double e
         int64_t at = r->colptr[c];
         r->colptr[c + 1] = at + ep_gfzip_threshold(W, dom, y, amp, eps, 0, &r->rowidx[at], &r->blocks[9 * at]);
     }
+    r->g.L.m = ncol;
+    assert_int_equal(ep_gfw_index(r), EP_OK);
     free(dom), free(x), free(y);
 }
 
@@ -237,7 +278,7 @@ static double *partial_synthesis(const ep_gfw *r, int ncol, double *z, double *c
 {
     int n = r->W.n, nr = 0, *rows = malloc(n * sizeof *rows), *slots = malloc(n * sizeof *slots),
         *cols = malloc(ncol * sizeof *cols);
-    double *part = malloc(45 * (size_t)n * sizeof *part), *y = malloc(n * sizeof *y),
+    double *part = malloc(45 * (size_t)n * sizeof *part), *y = calloc(n, sizeof *y), *w = malloc(n * sizeof *w),
            *row = malloc(9 * (size_t)ncol * sizeof *row), *zero = calloc(45 * (size_t)n, sizeof *zero),
            *work = malloc(9 * (size_t)n * sizeof *work);
     z = realloc(z, 45 * (size_t)n * sizeof *z); /* five columns at once */
@@ -283,8 +324,9 @@ static double *partial_synthesis(const ep_gfw *r, int ncol, double *z, double *c
                             1e-12 * (1 + fabs(col[9 * rows[i] + q])));
     }
     for (int v = 0; v < n; v += 7) {
-        ep_wavelet_row_weights(&r->W, r->W.row_slot[v], y);
-        ep_gfw_row(r, y, ncol, cols, row);
+        int nw = ep_wavelet_row_weights(&r->W, &u, r->W.row_slot[v], y, slots, w);
+        assert_true(nw > 0 && nw < n);
+        ep_gfw_row(r, nw, slots, w, ncol, cols, row);
         for (int c = 0; c < ncol; c++) {
             ep_gfw_column(r, c, z, col);
             for (int q = 0; q < 9; q++)
@@ -292,7 +334,7 @@ static double *partial_synthesis(const ep_gfw *r, int ncol, double *z, double *c
         }
     }
     ep_wavelet_subset_free(&u);
-    free(rows), free(slots), free(cols), free(part), free(y), free(row), free(zero), free(work);
+    free(rows), free(slots), free(cols), free(part), free(y), free(w), free(row), free(zero), free(work);
     return z;
 }
 
@@ -338,7 +380,7 @@ static void fast_sum_and_extraction(void **s)
         z = partial_synthesis(&r, ncol, z, col);
         ep_wavelet_ws_free(&ws);
         free(z), free(col), free(dense), free(acc), free(out);
-        free(r.colptr), free(r.rowidx), free(r.blocks);
+        free(r.colptr), free(r.rowidx), free(r.blocks), free(r.kept);
         ep_wavelet_free(&W);
     }
     ep_mesh_free(&m);
@@ -391,6 +433,8 @@ static void file_round_trip(void **s)
         for (int i = 0; i < 9 * n; i++)
             assert_true(a[i] == b[i]);
     }
+    assert_int_equal(back.words, (n + 31) / 32); /* the reader's index of the kept blocks is the set's */
+    assert_memory_equal(back.kept, mem.kept, (size_t)ncol * back.words * sizeof *back.kept);
     ep_gfw_close(&back);
 
     /* a stencil naming a finer slot is refused */
@@ -409,7 +453,7 @@ static void file_round_trip(void **s)
     W.pred_slot[W.pred_ptr[n - 1]] = bad;
 
     free(z), free(a), free(b);
-    free(mem.colptr), free(mem.rowidx), free(mem.blocks);
+    free(mem.colptr), free(mem.rowidx), free(mem.blocks), free(mem.kept);
     ep_gf_layout_free(&src.L);
     ep_wavelet_free(&W);
     ep_mesh_free(&m);
@@ -433,7 +477,8 @@ static void not_subdivision(void **s)
     ep_mesh_free(&m);
 }
 
-EP_TEST_MAIN("wavelet", cmocka_unit_test(perfect_reconstruction), cmocka_unit_test(constants_are_coarse),
+EP_TEST_MAIN("wavelet", cmocka_unit_test(perfect_reconstruction), cmocka_unit_test(synthesis_weights),
+             cmocka_unit_test(constants_are_coarse),
              cmocka_unit_test(vanishing_integral), cmocka_unit_test(hat_is_coarse_hat),
              cmocka_unit_test(fast_sum_and_extraction), cmocka_unit_test(file_round_trip),
              cmocka_unit_test(not_subdivision))
