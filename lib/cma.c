@@ -469,10 +469,11 @@ static void put_block(double *X, int ld, int i, int j, double sign, const double
 /* X[(3i+b) ld + 3j+a] = Xi(rows[i], col of crow[j]), through g->col, which
  * holds g->batch n blocks (nr <= n): as many columns a call as fit, so a
  * dense gather prefetches across them (gfsrc.c).  From wavelet columns,
- * selective extraction (O(levels) look-ups per block) cost 1-2 us a block,
- * more than an addition's arithmetic: one row takes the row's synthesis
- * weights once and a pass over each column's kept blocks, several rows a
- * partial synthesis of the columns at those rows (gfsrc.h). */
+ * selective extraction (a recursion over the row's dependency cone) for
+ * each block would cost more than an addition's arithmetic: one row takes
+ * the row's synthesis weights once and looks them up in each column's
+ * index of kept blocks, several rows a partial synthesis of the columns at
+ * those rows (gfsrc.h). */
 static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double *X, int ld)
 {
     double *t = g->col;
