@@ -60,7 +60,8 @@ void ep_gfsrc_plan(ep_gfsrc *g, const int *rows, int nr);
 void ep_gfsrc_node_columns(ep_gfsrc *g, int nc, const int *nodes, int nr, const int *rows, double *out);
 
 /* One row of many columns: out[k][9] = Xi(row, column of nodes[k]).  Dense
- * O(k); wavelet O(n) (the row's synthesis weights) + O(nnz of the columns). */
+ * O(k); wavelet O(closure x (stencil + kids)) for the row's synthesis
+ * weights, then k look-ups of each (ep_gfw_row). */
 void ep_gfsrc_node_row(ep_gfsrc *g, int row, int k, const int *nodes, double *out);
 
 /* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept
