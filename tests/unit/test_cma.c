@@ -656,7 +656,8 @@ static void symmetric_form(void **s)
 
 /* Lossy GFs (c->both): each pair's two blocks are averaged, so an error
  * antisymmetric in Ahat cancels, where one block of each pair keeps it;
- * an addition reads the same averages as from scratch. */
+ * an addition reads the same averages as from scratch, on the factor and
+ * on the explicit inverse alike. */
 static void lossy_pairs_averaged(void **s)
 {
     (void)s;
@@ -692,6 +693,14 @@ static void lossy_pairs_averaged(void **s)
     assert_int_equal(ep_cma_remove(&c, nodes[3]), EP_OK);
     assert_int_equal(ep_cma_set(&ref, c.S, c.s), EP_OK);
     assert_true(c.form == EP_CMA_CHOLESKY && inverse_diff(&c, &ref) < 1e-12);
+    /* and so do the explicit inverse's (a factor's fallback): C^-1 of the
+     * first k restored as the inverse, then nodes[k] added */
+    assert_int_equal(ep_cma_set(&ref, nodes, k), EP_OK);
+    ep_cma_inverse(&ref, A1);
+    assert_int_equal(ep_cma_restore(&c, nodes, k, EP_CMA_INVERSE, A1), EP_OK);
+    assert_int_equal(ep_cma_add(&c, nodes[k]), EP_OK);
+    assert_int_equal(ep_cma_set(&ref, nodes, k + 1), EP_OK);
+    assert_true(c.form == EP_CMA_INVERSE && inverse_diff(&c, &ref) < 1e-12);
     free(A0), free(A1);
     ep_cma_free(&c), ep_cma_free(&ref);
     synthetic_free(&g);
