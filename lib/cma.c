@@ -471,9 +471,9 @@ static void put_block(double *X, int ld, int i, int j, double sign, const double
  * dense gather prefetches across them (gfsrc.c).  From wavelet columns,
  * selective extraction (a recursion over the row's dependency cone) for
  * each block would cost more than an addition's arithmetic: one row takes
- * the row's synthesis weights once and looks them up in each column's
- * index of kept blocks, several rows a partial synthesis of the columns at
- * those rows (gfsrc.h). */
+ * the row's synthesis weights once and finds them in each column's index
+ * of kept blocks, several rows a partial synthesis of the columns at those
+ * rows (gfsrc.h). */
 static void gather(ep_gfsrc *g, const int *rows, int nr, const int *crow, int nc, double *X, int ld)
 {
     double *t = g->col;

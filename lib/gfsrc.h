@@ -61,7 +61,7 @@ void ep_gfsrc_node_columns(ep_gfsrc *g, int nc, const int *nodes, int nr, const 
 
 /* One row of many columns: out[k][9] = Xi(row, column of nodes[k]).  Dense
  * O(k); wavelet O(closure x (stencil + kids)) for the row's synthesis
- * weights, then k look-ups of each (ep_gfw_row). */
+ * weights, then a walk of each column's index beside them (ep_gfw_row). */
 void ep_gfsrc_node_row(ep_gfsrc *g, int row, int k, const int *nodes, double *out);
 
 /* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept

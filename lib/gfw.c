@@ -52,7 +52,7 @@ int ep_gfw_writer_put(ep_gfw_writer *w, int nnz, const int *slot, const float *b
 {
     int st;
     assert(w->col < w->m && nnz >= 0 && nnz <= w->n);
-    for (int k = 0; k < nnz; k++) /* the reader's selective extraction searches them */
+    for (int k = 0; k < nnz; k++) /* the reader's index counts on ascending slots */
         assert(slot[k] >= 0 && slot[k] < w->n && (k == 0 || slot[k - 1] < slot[k]));
     if ((st = ep_h5_stream_append(&w->rowidx, (hsize_t)nnz, slot)) ||
         (st = ep_h5_stream_append(&w->blocks, (hsize_t)nnz, blocks)))
@@ -105,32 +105,64 @@ static inline int bits_set(uint32_t x)
     return (int)((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
 }
 
-/* The index in blocks of column c's block at slot s, or -1: not kept. */
-static inline int64_t kept_block(const ep_gfw *r, int c, int s)
+/* The index in blocks of column c's block at slot s, or -1 (not kept),
+ * given p, the entry of s's word in the column's index. */
+static inline int64_t block_in_word(const ep_gfw *r, int c, int64_t p, int s)
 {
-    uint64_t e = r->kept[(size_t)c * r->words + (s >> 5)];
+    uint64_t e = r->kept_bits[p];
     uint32_t bit = (uint32_t)1 << (s & 31);
     if (!((uint32_t)e & bit))
         return -1;
     return r->colptr[c] + (int64_t)(e >> 32) + bits_set((uint32_t)e & (bit - 1));
 }
 
+/* The same for any slot: a binary search for its word. */
+static int64_t kept_block(const ep_gfw *r, int c, int s)
+{
+    int64_t lo = r->kept_ptr[c], hi = r->kept_ptr[c + 1] - 1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (r->kept_word[mid] == s >> 5)
+            return block_in_word(r, c, mid, s);
+        if (r->kept_word[mid] < s >> 5)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+/* Whether column c's kept block q opens a word of the index (slots ascend). */
+static int opens_word(const ep_gfw *r, int c, int64_t q)
+{
+    return q == r->colptr[c] || r->rowidx[q] >> 5 != r->rowidx[q - 1] >> 5;
+}
+
 int ep_gfw_index(ep_gfw *r)
 {
     int m = r->g.L.m;
-    free(r->kept);
-    r->words = (r->W.n + 31) / 32;
-    if (!(r->kept = ep_calloc((size_t)m * r->words, sizeof *r->kept)))
+    free(r->kept_ptr), free(r->kept_word), free(r->kept_bits);
+    r->kept_word = NULL, r->kept_bits = NULL;
+    if (!(r->kept_ptr = ep_malloc((size_t)m + 1, sizeof *r->kept_ptr)))
+        return EP_ECOMPUTE;
+    r->kept_ptr[0] = 0;
+    for (int c = 0; c < m; c++) {
+        int64_t words = 0;
+        for (int64_t q = r->colptr[c]; q < r->colptr[c + 1]; q++)
+            words += opens_word(r, c, q);
+        r->kept_ptr[c + 1] = r->kept_ptr[c] + words;
+    }
+    size_t total = (size_t)r->kept_ptr[m] + 1;
+    if (!(r->kept_word = ep_malloc(total, sizeof *r->kept_word)) ||
+        !(r->kept_bits = ep_malloc(total, sizeof *r->kept_bits)))
         return EP_ECOMPUTE;
     for (int c = 0; c < m; c++) {
-        uint64_t *k = &r->kept[(size_t)c * r->words];
-        for (int64_t q = r->colptr[c]; q < r->colptr[c + 1]; q++)
-            k[r->rowidx[q] >> 5] |= (uint64_t)1 << (r->rowidx[q] & 31);
-        uint64_t before = 0;
-        for (int w = 0; w < r->words; w++) {
-            uint64_t bits = k[w];
-            k[w] |= before << 32;
-            before += (uint64_t)bits_set((uint32_t)bits);
+        int64_t p = r->kept_ptr[c] - 1;
+        for (int64_t q = r->colptr[c]; q < r->colptr[c + 1]; q++) {
+            int s = r->rowidx[q];
+            if (opens_word(r, c, q))
+                ++p, r->kept_word[p] = s >> 5, r->kept_bits[p] = (uint64_t)(q - r->colptr[c]) << 32;
+            r->kept_bits[p] |= (uint64_t)1 << (s & 31);
         }
     }
     return EP_OK;
@@ -229,7 +261,8 @@ void ep_gfw_close(ep_gfw *r)
 {
     ep_gf_file_close(&r->g);
     ep_wavelet_free(&r->W);
-    free(r->colptr), free(r->rowidx), free(r->blocks), free(r->kept);
+    free(r->colptr), free(r->rowidx), free(r->blocks);
+    free(r->kept_ptr), free(r->kept_word), free(r->kept_bits);
     memset(r, 0, sizeof *r);
 }
 
@@ -294,9 +327,13 @@ void ep_gfw_row(const ep_gfw *r, int nw, const int *wslot, const double *wval, i
                 double *out)
 {
     for (int j = 0; j < k; j++) {
+        int c = cols[j];
+        int64_t p = r->kept_ptr[c], end = r->kept_ptr[c + 1];
         double B[9] = {0}; /* in registers (the loop below unrolled), not in out */
-        for (int i = 0; i < nw; i++) {
-            int64_t q = kept_block(r, cols[j], wslot[i]);
+        for (int i = 0; i < nw && p < end; i++) { /* the weights and the column's words, both in slot order */
+            while (p < end && r->kept_word[p] < wslot[i] >> 5)
+                p++;
+            int64_t q = p < end && r->kept_word[p] == wslot[i] >> 5 ? block_in_word(r, c, p, wslot[i]) : -1;
             if (q < 0)
                 continue;
             const float *x = &r->blocks[9 * q];

@@ -45,12 +45,16 @@ typedef struct ep_gfw {
     int64_t *colptr;    /* [m+1] */
     int *rowidx;        /* [nnzb] slots, ascending within a column */
     float *blocks;      /* [nnzb][9] */
-    uint64_t *kept;     /* [m][words] which slots column c keeps, 32 a word: bit t of
-                           kept[c words + w] (low half) is slot 32 w + t, the high half
-                           counts the column's kept blocks in its words before w, so a
-                           look-up of slot s is one load and a popcount (ep_gfw_open
-                           builds it: m n / 4 bytes, 1/144 of the dense float32) */
-    int words;          /* (n + 31) / 32 */
+    /* The index of kept slots (ep_gfw_index): column c's words of 32
+     * slots that hold a kept one, kept_ptr[c] .. kept_ptr[c + 1], ascending:
+     * word w = kept_word[p] (slots 32 w .. 32 w + 31), kept_bits[p] its
+     * kept slots (bit t: slot 32 w + t) in the low half and the column's
+     * kept blocks in its earlier words in the high half.  A slot's block
+     * is then one mask and popcount within its word; 12 bytes a non-empty
+     * word, at most a third of the 36-byte blocks they index. */
+    int64_t *kept_ptr;  /* [m+1] */
+    int *kept_word;
+    uint64_t *kept_bits;
     char wavelet[16];
     int lifted;
     double eps, rms_error, max_error;
@@ -58,13 +62,15 @@ typedef struct ep_gfw {
 
 /* Read and check a gf-wavelet file (shapes, index ranges, filters, column
  * pointers, finite blocks) and index its kept blocks.  Cost: one read and
- * one pass over the file's datasets; memory their size and m n / 4 bytes.  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close
- * with ep_gfw_close even on failure. */
+ * one pass over the file's datasets; memory their size and the index's.
+ * 0, EP_EINPUT, EP_EIO or EP_ECOMPUTE; close with ep_gfw_close even on
+ * failure. */
 int ep_gfw_open(ep_gfw *r, const char *path);
 void ep_gfw_close(ep_gfw *r);
-/* (Re)build r->kept from r->colptr and r->rowidx (ascending slots in
- * range), for r->g.L.m columns of r->W.n slots: ep_gfw_open does; a set
- * built in memory calls it.  Cost O(nnzb + m n / 32).  0 or EP_ECOMPUTE. */
+/* (Re)build the index of kept slots from r->colptr and r->rowidx
+ * (ascending slots in range) for r->g.L.m columns: ep_gfw_open does; a set
+ * built in memory calls it before ep_gfw_row or ep_gfw_block.  Cost
+ * O(nnzb + m).  0 or EP_ECOMPUTE. */
 int ep_gfw_index(ep_gfw *r);
 
 /* Fast summation (000 eq. 3.54): out[n][3] (row order) = sum_i Xi_{cols[i]}
@@ -89,14 +95,16 @@ void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wave
 
 /* One row of many block columns, out[k][9] = the block of column cols[k]
  * at the row whose nonzero synthesis weights (ep_wavelet_row_weights) are
- * wval[nw] at the slots wslot[nw].  Cost k nw look-ups in the index, not
- * a pass over the columns' kept blocks. */
+ * wval[nw] at the slots wslot[nw], ascending.  Cost per column nw + its
+ * non-empty words of the index (a walk of both in slot order), not a pass
+ * over its kept blocks. */
 void ep_gfw_row(const ep_gfw *r, int nw, const int *wslot, const double *wval, int k, const int *cols,
                 double *out);
 
 /* Selective extraction (000 §3.3.3): the 3x3 block B[3b + a] of column c at
  * row `row` without a full inverse transform.  ws from ep_wavelet_ws_init(W, 9).
- * Cost O(levels x stencil) coefficient look-ups in the index. */
+ * Cost O(levels x stencil) coefficient look-ups in the index, each a
+ * binary search of the column's non-empty words. */
 void ep_gfw_block(const ep_gfw *r, int c, int row, ep_wavelet_ws *ws, double B[9]);
 
 #endif

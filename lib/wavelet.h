@@ -109,7 +109,8 @@ typedef struct ep_wavelet_subset {
                       ep_wavelet_row_weights and a caller (gfw.c) */
     char *reach;   /* [W->n] 1: a slot synthesis at the closure reads (the closure and
                       the slots lifting it): coefficients elsewhere need not be given */
-    int *next;     /* [W->n] scratch of ep_wavelet_subset_inverse */
+    int *next;     /* [W->n] scratch of ep_wavelet_subset_set, _inverse and
+                      ep_wavelet_row_weights */
 } ep_wavelet_subset;
 
 int ep_wavelet_subset_init(ep_wavelet_subset *u, const ep_wavelet *W); /* 0 or EP_ECOMPUTE */
@@ -125,10 +126,11 @@ void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, 
                                const char *nz);
 /* The weights of synthesis at one slot, value = sum_i w[i] coef[nz[i]]
  * (a row of ep_wavelet_inverse: ep_wavelet_subset_inverse transposed, fine
- * to coarse): returns their count nw (at most the closure and its kids),
- * w[nw] the weights and nz[nw] their slots, ascending.  u is set to the
- * slot's closure, and its spare half of in used; y[n] zero on entry and on
- * return.  Cost O(closure x (stencil + kids)), not O(n). */
+ * to coarse): returns their count nw (at most the closure and its kids;
+ * nz and w hold n), w[nw] the weights and nz[nw] their slots, ascending.
+ * u is set to the slot's closure, and its spare half of in used; y[n]
+ * zero on entry and on return.  Cost O(closure x (stencil + kids)), which
+ * grows with the levels, not with n. */
 int ep_wavelet_row_weights(const ep_wavelet *W, ep_wavelet_subset *u, int slot, double *y, int *nz, double *w);
 
 /* The level-l hat function of vertex k (level(k) <= l) in the finest hat

@@ -6,6 +6,7 @@
  */
 #include "helpers.h"
 
+#include "gfsrc.h"
 #include "gfw.h"
 #include "gfzip.h"
 #include "h5.h"
@@ -380,7 +381,8 @@ static void fast_sum_and_extraction(void **s)
         z = partial_synthesis(&r, ncol, z, col);
         ep_wavelet_ws_free(&ws);
         free(z), free(col), free(dense), free(acc), free(out);
-        free(r.colptr), free(r.rowidx), free(r.blocks), free(r.kept);
+        free(r.colptr), free(r.rowidx), free(r.blocks);
+        free(r.kept_ptr), free(r.kept_word), free(r.kept_bits);
         ep_wavelet_free(&W);
     }
     ep_mesh_free(&m);
@@ -433,9 +435,31 @@ static void file_round_trip(void **s)
         for (int i = 0; i < 9 * n; i++)
             assert_true(a[i] == b[i]);
     }
-    assert_int_equal(back.words, (n + 31) / 32); /* the reader's index of the kept blocks is the set's */
-    assert_memory_equal(back.kept, mem.kept, (size_t)ncol * back.words * sizeof *back.kept);
+    /* the reader's index of the kept blocks is the set's */
+    assert_memory_equal(back.kept_ptr, mem.kept_ptr, (ncol + 1) * sizeof *back.kept_ptr);
+    assert_memory_equal(back.kept_word, mem.kept_word, back.kept_ptr[ncol] * sizeof *back.kept_word);
+    assert_memory_equal(back.kept_bits, mem.kept_bits, back.kept_ptr[ncol] * sizeof *back.kept_bits);
     ep_gfw_close(&back);
+
+    /* a runtime's row reads (gfsrc.h: weights, then the index) and block
+     * reads (selective extraction) equal the whole columns */
+    ep_gfsrc g;
+    int nodes[5];
+    double row[45], B[9];
+    assert_int_equal(ep_gfsrc_open(&g, path), EP_OK);
+    for (int c = 0; c < ncol; c++)
+        nodes[c] = src.L.col_vertex[c]; /* row v is vertex v */
+    for (int v = 0; v < n; v += 3) {
+        ep_gfsrc_node_row(&g, v, ncol, nodes, row);
+        for (int c = 0; c < ncol; c++) {
+            ep_gfw_column(&mem, c, z, a);
+            ep_gfsrc_block(&g, v, c, B);
+            for (int q = 0; q < 9; q++)
+                assert_true(fabs(row[9 * c + q] - a[9 * v + q]) < 1e-12 * (1 + fabs(a[9 * v + q])) &&
+                            fabs(B[q] - a[9 * v + q]) < 1e-12 * (1 + fabs(a[9 * v + q])));
+        }
+    }
+    ep_gfsrc_close(&g);
 
     /* a stencil naming a finer slot is refused */
     int bad = W.pred_slot[W.pred_ptr[n - 1]];
@@ -453,7 +477,8 @@ static void file_round_trip(void **s)
     W.pred_slot[W.pred_ptr[n - 1]] = bad;
 
     free(z), free(a), free(b);
-    free(mem.colptr), free(mem.rowidx), free(mem.blocks), free(mem.kept);
+    free(mem.colptr), free(mem.rowidx), free(mem.blocks);
+    free(mem.kept_ptr), free(mem.kept_word), free(mem.kept_bits);
     ep_gf_layout_free(&src.L);
     ep_wavelet_free(&W);
     ep_mesh_free(&m);
