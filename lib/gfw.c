@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "kernel.h"
 
 /* ---- writer ------------------------------------------------------------------- */
 
@@ -323,7 +324,7 @@ void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wave
             z[(size_t)u->slot[k] * w + i] = 0;
 }
 
-void ep_gfw_row(const ep_gfw *r, int nw, const int *wslot, const double *wval, int k, const int *cols,
+EP_KERNEL void ep_gfw_row(const ep_gfw *r, int nw, const int *wslot, const double *wval, int k, const int *cols,
                 double *out)
 {
     for (int j = 0; j < k; j++) {
