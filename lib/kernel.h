@@ -7,13 +7,15 @@
  * function twice, for x86-64-v3 (AVX2 + FMA) and for the baseline, and the
  * dynamic loader picks the clone the CPU runs (GCC/Clang function
  * multi-versioning through an ifunc).  Elsewhere it is empty and the code is
- * built as usual.  Loops inside say
+ * built as usual; so with Clang (make fuzz), whose clones of an external
+ * function (ep_narrow_forward, ep_gfw_row) other files' calls do not find
+ * at link time (Clang 14: "undefined reference").  Loops inside say
  * `#pragma omp simd` so reductions vectorize without -ffast-math.
  */
 #ifndef EP_KERNEL_H
 #define EP_KERNEL_H
 
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__ELF__) && !defined(EP_NO_CLONES)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__ELF__) && !defined(EP_NO_CLONES)
 #define EP_KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define EP_KERNEL
