@@ -49,6 +49,22 @@ static int inv3(const double A[9], double X[9])
     return EP_OK;
 }
 
+/* y = M x for a 3x3 M (row-major); y may not alias x. */
+static void times3(const double M[9], const double x[3], double y[3])
+{
+    for (int a = 0; a < 3; a++)
+        y[a] = M[3 * a] * x[0] + M[3 * a + 1] * x[1] + M[3 * a + 2] * x[2];
+}
+
+/* 3 max |M_ij| of a 3x3: above its 2-norm (the LDL^T's pivot size). */
+static double norm3(const double M[9])
+{
+    double n = 0;
+    for (int q = 0; q < 9; q++)
+        n = fmax(n, 3 * fabs(M[q]));
+    return n;
+}
+
 /* The kernels below make the passes over C^-1 that decide an update's cost
  * (at s = 100 it is 720 KB, beyond L2).  BLAS has no operation that fuses
  * them: six dgemv calls and a k = 3 dgemm read C^-1 seven times and pack it
@@ -354,10 +370,8 @@ EP_KERNEL static double ldlt_growth(int m, const double *L, int ld, const double
     double worst = 0;
     memset(acc, 0, sizeof(double) * (size_t)m);
     for (int j = 0; 3 * j < m; j++) {
-        const double *Dj = piv + 18 * (size_t)j, *l0 = L + (size_t)3 * j * ld, *l1 = l0 + ld, *l2 = l1 + ld;
-        double dn = 0;
-        for (int q = 0; q < 9; q++)
-            dn = fmax(dn, 3 * fabs(Dj[q]));
+        const double *l0 = L + (size_t)3 * j * ld, *l1 = l0 + ld, *l2 = l1 + ld;
+        double dn = norm3(piv + 18 * (size_t)j);
         for (int a = 0; a < 3; a++)
             acc[3 * j + a] += dn;
 #pragma omp simd
@@ -691,8 +705,7 @@ static void factor_to_inverse(const ep_cma *c, double *X, int ld, double *Y)
                 double xk[3];
                 for (int b = 0; b < 3; b++) /* L^-1 is zero above row j (X holds other things there) */
                     xk[b] = 3 * k + b >= j ? x[3 * k + b] : 0;
-                for (int a = 0; a < 3; a++)
-                    y[3 * k + a] = Di[3 * a] * xk[0] + Di[3 * a + 1] * xk[1] + Di[3 * a + 2] * xk[2];
+                times3(Di, xk, y + 3 * k);
             }
         }
         cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasTrans, CblasUnit, N, N, 1.0, X, ld, Y, N);
@@ -1029,15 +1042,11 @@ static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[
     lower_solve3(N, X, ld, x, N);
     if (ldlt) /* y = D^-1 w, node by node; grown: the new rows' |l|^2 ||D|| (ldlt_growth) */
         for (int k = 0; k < c->s; k++) {
-            const double *Dk = c->D + 18 * (size_t)k, *Di = Dk + 9;
-            double dn = 0;
-            for (int q = 0; q < 9; q++)
-                dn = fmax(dn, 3 * fabs(Dk[q]));
+            const double *Dk = c->D + 18 * (size_t)k;
+            double dn = norm3(Dk);
             for (int a = 0; a < 3; a++) {
-                const double *w = x + (size_t)a * N + 3 * k;
                 double *l = y + (size_t)a * N + 3 * k;
-                for (int b = 0; b < 3; b++)
-                    l[b] = Di[3 * b] * w[0] + Di[3 * b + 1] * w[1] + Di[3 * b + 2] * w[2];
+                times3(Dk + 9, x + (size_t)a * N + 3 * k, l);
                 grown[a] += (l[0] * l[0] + l[1] * l[1] + l[2] * l[2]) * dn;
             }
         }
@@ -1061,8 +1070,7 @@ static int border_factor(ep_cma *c, int d, const double *B1D, const double XiDD[
         scale = ldlt_scale(c);
         for (int a = 0; a < 3; a++)
             scale = fmax(scale, fabs(XiDD[4 * a] / ad));
-        for (int q = 0; q < 9; q++)
-            sn = fmax(sn, 3 * fabs(S[q]));
+        sn = norm3(S);
         for (int a = 0; a < 3; a++)
             if (!(grown[a] + sn <= GROWTH_MAX * scale))
                 return NOT_DEFINITE;
@@ -1379,10 +1387,8 @@ void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, d
         memcpy(pS, e, (size_t)N * sizeof *pS);
         lower_solve1(N, c->Cinv, c->ld, pS);
         for (int i = 0; i < s && c->form == EP_CMA_LDLT; i++) {
-            const double *Di = c->D + 18 * (size_t)i + 9;
-            double *y = pS + 3 * i, t[3] = {y[0], y[1], y[2]};
-            for (int a = 0; a < 3; a++)
-                y[a] = Di[3 * a] * t[0] + Di[3 * a + 1] * t[1] + Di[3 * a + 2] * t[2];
+            double t[3] = {pS[3 * i], pS[3 * i + 1], pS[3 * i + 2]};
+            times3(c->D + 18 * (size_t)i + 9, t, pS + 3 * i);
         }
         lower_tsolve(N, c->Cinv, c->ld, pS);
         for (int i = 0; i < N; i++)
