@@ -1,6 +1,6 @@
 # elastoprep — offline precomputation tools for interactive deformable solids.
 #
-#   make                 library (lib/libelastoprep.a) and every tool (bin/)
+#   make                 library (build/opt/libelastoprep.a and .so) and every tool (bin/)
 #   make check           unit and command-line tests (SANITIZE=1: ASan + UBSan)
 #   make check-paraview  ParaView (installed on demand) opens every XDMF sidecar
 #   make check-cluster   a split run on a private single-node Slurm
@@ -25,7 +25,7 @@ ASSERTS  :=
 else
 BUILD    := build/opt
 BINDIR   := bin
-LIBA     := lib/libelastoprep.a
+LIBA     := build/opt/libelastoprep.a
 SANFLAGS :=
 ASSERTS  := -DNDEBUG
 endif
@@ -38,7 +38,7 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 CHOLMOD_CFLAGS := -I/usr/include/suitesparse
 CHOLMOD_LIBS   := -lcholmod -lsuitesparseconfig
 
-override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Wshadow -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) $(SANFLAGS) $(ASSERTS)
+override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Wshadow $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) $(SANFLAGS) $(ASSERTS)
 override LDFLAGS += -fopenmp $(SANFLAGS)
 LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
 
@@ -48,14 +48,18 @@ LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
 # ep_gfsrc_node_column and the rcond field went), 2 since it keeps an LDL^T
 # too (ep_cma's chol became form, and the struct grew).  The file is named
 # for the soname and the tools' version.
-VERSION  := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"/\1/p' lib/cli.h)
+VERSION  := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"/\1/p' lib/cli/cli.h)
 SONAME   := libelastoprep.so.3
 SOLIB    := $(dir $(LIBA))$(SONAME).$(VERSION)
-# The runtime API a simulator includes (lib/elastoprep.h and what it needs).
-API_HEADERS := elastoprep.h err.h h5.h model.h mesh.h material.h gf_layout.h gf.h gfw.h wavelet.h \
-	gfsrc.h cma.h cma_cache.h cubic.h cubic_file.h reduced.h
-
-LIB_SRC  := $(wildcard lib/*.c)
+# lib/ holds one folder per subsystem (doc/MODULES.md); a module includes
+# another by its bare name, so every folder is on the include path.
+LIB_DIRS := $(sort $(dir $(wildcard lib/*/*.h)))
+LIB_INC  := $(patsubst %/,-I%,$(LIB_DIRS))
+# The runtime API a simulator includes: lib/runtime/elastoprep.h and the
+# headers of lib/ it reaches, installed flat in include/elastoprep/.
+API_HEADERS := $(sort $(filter lib/%,$(shell $(CC) $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) -MM -MG lib/runtime/elastoprep.h 2>/dev/null | tr -d '\\:' )))
+LIB_SRC  := $(wildcard lib/*/*.c)
+LIB_HDR  := $(wildcard lib/*/*.h)
 LIB_OBJ  := $(LIB_SRC:lib/%.c=$(BUILD)/lib/%.o)
 TOOLS    := $(patsubst cmd/%.c,%,$(wildcard cmd/*.c))
 BINS     := $(TOOLS:%=$(BINDIR)/%)
@@ -67,7 +71,8 @@ BENCHES  := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 .PHONY: all deps check check-paraview demo bench install clean run-check run-demo run-bench check-cluster run-check-cluster
 all: $(LIBA) $(SOLIB) $(BINS)
 
-$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h) | $(BUILD)/lib
+$(BUILD)/lib/%.o: lib/%.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -c $< -o $@
 
 $(SOLIB): $(LIB_OBJ)
@@ -78,7 +83,7 @@ $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 # Tools that run helper scripts (gfcompress --plot) also look in the source tree.
-$(BINDIR)/%: cmd/%.c $(LIBA) $(wildcard lib/*.h)
+$(BINDIR)/%: cmd/%.c $(LIBA) $(LIB_HDR)
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) -DEP_SOURCE_SCRIPTS='"$(CURDIR)/scripts"' $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
 
@@ -94,7 +99,7 @@ $(BUILD)/tests/test_select: override LDFLAGS += -Wl,--wrap=realloc
 # Only the comparison with a general-purpose lossy compressor links ZFP.
 $(BUILD)/bench/gf_zfp: LDLIBS += -lzfp
 
-$(BUILD)/lib $(BUILD)/tests $(BUILD)/bench:
+$(BUILD)/tests $(BUILD)/bench:
 	@mkdir -p $@
 
 deps:
@@ -146,7 +151,7 @@ install: all
 	install -m 755 $(SOLIB) $(DESTDIR)$(PREFIX)/lib
 	ln -sf $(notdir $(SOLIB)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libelastoprep.so
-	install -m 644 $(API_HEADERS:%=lib/%) $(DESTDIR)$(PREFIX)/include/elastoprep
+	install -m 644 $(API_HEADERS) $(DESTDIR)$(PREFIX)/include/elastoprep
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/elastoprep.pc.in \
 	    >$(DESTDIR)$(PREFIX)/lib/pkgconfig/elastoprep.pc
 	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3
@@ -159,7 +164,7 @@ install: all
 	done
 
 clean:
-	rm -rf build bin lib/libelastoprep.a lib/libelastoprep.so.* demo-out
+	rm -rf build bin demo-out
 
 # Fuzz the readers of user text files (meshes, material and id files) with
 # libFuzzer (clang): make fuzz FUZZ_SECONDS=120
@@ -175,7 +180,7 @@ fuzz:
 	@printf '\004' | cat - tests/fuzz/seed.tetgen >build/fuzz/corpus/tetgen
 	@printf '\005# tag E nu rho\n1 1e6 0.3 1000\n2 2e6 0.35 1100\ndefault 3e6 0.4 1200\n' >build/fuzz/corpus/material
 	@printf '\006' | cat - data/models/beam3/beam3.bou >build/fuzz/corpus/bou
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
+	clang -g -O1 -fsanitize=fuzzer,address,undefined $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
 	    $(LIB_SRC) tests/fuzz/fuzz_mesh.c -o build/fuzz/fuzz_mesh $(LDLIBS) -fopenmp=libgomp
 	build/fuzz/fuzz_mesh -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus
 
@@ -192,7 +197,7 @@ fuzz: fuzz-h5
 fuzz-h5:
 	@mkdir -p build/fuzz/h5corpus
 	@cp -n tests/fuzz/h5corpus/* tests/fuzz/regressions/h5-* build/fuzz/h5corpus/ 2>/dev/null || true
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -Ilib $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
+	clang -g -O1 -fsanitize=fuzzer,address,undefined $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
 	    -DEP_FUZZ_SEEDS='"$(CURDIR)/tests/fuzz/h5seeds"' \
 	    $(LIB_SRC) tests/fuzz/fuzz_h5.c -o build/fuzz/fuzz_h5 $(LDLIBS) -fopenmp=libgomp
 	build/fuzz/fuzz_h5 -max_total_time=$(FUZZ_SECONDS) -max_len=129 -malloc_limit_mb=8192 -artifact_prefix=build/fuzz/ \

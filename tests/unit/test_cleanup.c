@@ -22,7 +22,7 @@
 #include "gfw.h"
 #include "modal.h"
 #include "model.h"
-#include "narrow.h"
+#include "team.h"
 #include "output.h"
 #include "reduced.h"
 #include "stvk.h"
@@ -77,7 +77,7 @@ static void release_zeroed(void **s)
     TWICE(ep_modal, ep_modal_free);
     TWICE(ep_closest, ep_closest_free);
     TWICE(ep_chol_rplan, ep_chol_rplan_free);
-    TWICE(ep_narrow_plan, ep_narrow_plan_free);
+    TWICE(ep_team_plan, ep_team_plan_free);
     TWICE(ep_text, ep_text_close);
     TWICE(ep_output, ep_output_abort);
     /* those that report: nothing to report on a zeroed object, twice */

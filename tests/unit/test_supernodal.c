@@ -16,7 +16,7 @@
 #include <omp.h>
 
 #include "chol.h"
-#include "narrow.h"
+#include "team.h"
 #include "supernodal.h"
 
 enum { G = 36, N = G * G * G };
@@ -160,7 +160,7 @@ static void equals_cholmod(void **state)
     cholmod_finish(&c);
 }
 
-static void team_check(const ep_narrow_plan *t, const double *b, const double *ref);
+static void team_check(const ep_team_plan *t, const double *b, const double *ref);
 
 /* A supernodal tree that is not postordered (CHOLMOD's postorder off): all
  * supernodes in column order, still equal to CHOLMOD's and the same on one
@@ -202,13 +202,13 @@ static void not_postordered(void **state)
         b[i] = sin(0.3 + 1.7 * (double)i) + (i % N == 0);
     cholmod_dense *R = cholmod_solve(CHOLMOD_A, two, B, &c);
     ep_chol_rplan p;
-    ep_narrow_plan t;
+    ep_team_plan t;
     assert_int_equal(ep_chol_rplan_init(&p, two, NULL), EP_OK);
-    assert_int_equal(ep_narrow_plan_init(&t, &p), EP_OK);
+    assert_int_equal(ep_team_plan_init(&t, &p), EP_OK);
     assert_int_equal(t.nlight, 0);
     assert_int_equal(t.nheavy, (int)two->nsuper);
     team_check(&t, B->x, R->x);
-    ep_narrow_plan_free(&t);
+    ep_team_plan_free(&t);
     ep_chol_rplan_free(&p);
     cholmod_free_dense(&B, &c);
     cholmod_free_dense(&R, &c);
@@ -337,14 +337,14 @@ static void narrow_solves(void **state)
  * b) to 1e-12 for k = 4 and 8, and the same bits on 1, 2 and 3 threads
  * (each of those five times: a race shows by chance only) and on each of
  * two threads solving alone inside a parallel region. */
-static void team_check(const ep_narrow_plan *t, const double *b, const double *ref)
+static void team_check(const ep_team_plan *t, const double *b, const double *ref)
 {
     for (int k = 4; k <= 8; k += 4) {
         size_t bytes = sizeof(double) * N * k;
-        double *X[3], *work = ep_narrow_work(t, k), err = 0, scale = 0;
+        double *X[3], *work = ep_team_work(t, k), err = 0, scale = 0;
         for (int j = 0; j < 3; j++)
             X[j] = malloc(bytes);
-        assert_true(ep_narrow_solve(t, b, X[0], k, work, 1) > 0);
+        assert_true(ep_team_solve(t, b, X[0], k, work, 1) > 0);
         for (size_t i = 0; i < (size_t)N * k; i++) {
             err = fmax(err, fabs(X[0][i] - ref[i]));
             scale = fmax(scale, fabs(ref[i]));
@@ -354,7 +354,7 @@ static void team_check(const ep_narrow_plan *t, const double *b, const double *r
         for (int rep = 0; rep < 5; rep++)
             for (int th = 2; th <= 3; th++) {
                 memset(X[1], 0xff, bytes); /* NaN: an entry the solve skips shows */
-                ep_narrow_solve(t, b, X[1], k, work, th);
+                ep_team_solve(t, b, X[1], k, work, th);
                 assert_memory_equal(X[1], X[0], bytes);
             }
         memset(X[1], 0xff, bytes);
@@ -362,8 +362,8 @@ static void team_check(const ep_narrow_plan *t, const double *b, const double *r
         int ran = 0;
 #pragma omp parallel num_threads(2)
         {
-            double *w = ep_narrow_work(t, k), *Y = omp_get_thread_num() ? X[2] : X[1];
-            ep_narrow_solve(t, b, Y, k, w, 2);
+            double *w = ep_team_work(t, k), *Y = omp_get_thread_num() ? X[2] : X[1];
+            ep_team_solve(t, b, Y, k, w, 2);
             free(w);
 #pragma omp single
             ran = omp_get_num_threads();
@@ -387,16 +387,16 @@ static void team_solves(void **state)
     solve_case_open(&sc);
     const cholmod_factor *L = sc.L;
     ep_chol_rplan p;
-    ep_narrow_plan t;
+    ep_team_plan t;
     assert_int_equal(ep_chol_rplan_init(&p, L, NULL), EP_OK);
-    assert_int_equal(ep_narrow_plan_init(&t, &p), EP_OK);
+    assert_int_equal(ep_team_plan_init(&t, &p), EP_OK);
     int wide = 0;
     for (int h = 0; h < t.nheavy; h++)
         wide |= ((const int *)L->super)[t.heavy[h] + 1] - ((const int *)L->super)[t.heavy[h]] > 64;
     print_message("team plan: %d light subtrees, %d heavy supernodes, %d moved rows\n", t.nlight, t.nheavy, t.nbuf);
     assert_true(t.nlight >= 4 && wide && t.nbuf > 0);
     team_check(&t, sc.B->x, sc.R->x);
-    ep_narrow_plan_free(&t);
+    ep_team_plan_free(&t);
     ep_chol_rplan_free(&p);
     solve_case_close(&sc);
 }

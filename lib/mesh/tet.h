@@ -1,15 +1,10 @@
 /*
- * tet.h — one linear tetrahedron (MATH.md §1): its corners, volume and the
+ * tet.h — one linear tetrahedron (MATH.md §1): its volume and the
  * gradients of its barycentric (shape) functions, which the FEM, StVK and
  * cubic-polynomial modules and the mesh checks all build on.
  */
 #ifndef EP_TET_H
 #define EP_TET_H
-
-#include "mesh.h"
-
-/* The corners of element e of m: x[k] = vertex tets[4e + k].  Cost O(1). */
-void ep_tet_corners(const ep_mesh *m, int e, double x[4][3]);
 
 /* Volume and shape gradients of one tet (MATH.md §1).
  *   Inputs   x[4][3] corners

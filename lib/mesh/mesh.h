@@ -95,6 +95,9 @@ void ep_mesh_quad(const ep_mesh *m, int q, int v[4]);
  * element (1-based, file order) and its volume.  0 or EP_EINPUT. */
 int ep_mesh_check_tets(const ep_mesh *m);
 
+/* The corners of tet e of m: x[k] = vertex tets[4e + k].  Cost O(1). */
+void ep_mesh_tet_corners(const ep_mesh *m, int e, double x[4][3]);
+
 /* Derive the outward boundary surface of a tet or hex mesh (faces used by
  * exactly one element; a hex's quads split as the header says), replacing
  * m->triangles, then the boundary data.  A face shared by more than two

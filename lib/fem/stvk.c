@@ -32,7 +32,7 @@ int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat)
 #pragma omp parallel for schedule(static)
     for (int e = 0; e < s->ne; e++) {
         double x[4][3];
-        ep_tet_corners(m, e, x);
+        ep_mesh_tet_corners(m, e, x);
         ep_tet_gradients(x, &s->vol[e], s->g[e]);
         assert(s->vol[e] > 0); /* every mesh passed ep_mesh_check_tets */
     }

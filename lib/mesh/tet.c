@@ -4,13 +4,6 @@
 #include "tet.h"
 #include "vec3.h"
 
-#include <string.h>
-
-void ep_tet_corners(const ep_mesh *m, int e, double x[4][3])
-{
-    for (int k = 0; k < 4; k++)
-        memcpy(x[k], &m->vertices[3 * (size_t)m->tets[4 * (size_t)e + k]], sizeof x[k]);
-}
 
 /* MATH.md §1: Dm = [x1-x0, x2-x0, x3-x0] (columns); g1..g3 = rows of Dm^-1. */
 void ep_tet_gradients(const double x[4][3], double *vol, double g[4][3])

@@ -103,6 +103,12 @@ void ep_mesh_quad(const ep_mesh *m, int q, int v[4])
     v[0] = t[0], v[1] = t[1], v[2] = t[2], v[3] = t[5];
 }
 
+void ep_mesh_tet_corners(const ep_mesh *m, int e, double x[4][3])
+{
+    for (int k = 0; k < 4; k++)
+        memcpy(x[k], &m->vertices[3 * (size_t)m->tets[4 * (size_t)e + k]], sizeof x[k]);
+}
+
 int ep_mesh_check_tets(const ep_mesh *m)
 {
     /* Relative to the model size, so a degenerate sliver fails too. */
@@ -115,7 +121,7 @@ int ep_mesh_check_tets(const ep_mesh *m)
                 return ep_fail(EP_EINPUT, "%s: element %d: vertex index %d out of range", m->source,
                                e + 1, v + 1);
         }
-        ep_tet_corners(m, e, x);
+        ep_mesh_tet_corners(m, e, x);
         ep_tet_gradients(x, &vol, g);
         if (!(vol > tiny))
             return ep_fail(EP_EINPUT, "%s: element %d: non-positive volume %.3g (%s tetrahedron)",

@@ -7,7 +7,7 @@
 #include "err.h"
 #include "fem.h"
 #include "mem.h"
-#include "narrow.h"
+#include "team.h"
 #include "vec3.h"
 
 #include <arpack/arpack.h>
@@ -379,14 +379,14 @@ static void zero_held(const ep_modal *s, double *X, int nvec)
  * back amplified enough to fail the modes' residual check on the voxel
  * dragon), the held K's solution, zero at the held DOFs (the held K
  * decouples them: a load's value there would come back divided by the
- * diagonal), then without rigid motion.  The solve by ep_narrow_solve on
+ * diagonal), then without rigid motion.  The solve by ep_team_solve on
  * all threads when team is given (work its), else ep_chol_rsolve.  Returns
  * the flops of the solve. */
-static double held_solve(const ep_modal *s, const ep_chol_rplan *plan, const ep_narrow_plan *team, double *B,
+static double held_solve(const ep_modal *s, const ep_chol_rplan *plan, const ep_team_plan *team, double *B,
                          double *X, int w, double *work)
 {
     remove_rigid(s, s->R, s->MR, B, w);
-    double flops = team ? ep_narrow_solve(team, B, X, w, work, s->threads) : ep_chol_rsolve(plan, B, X, w, work);
+    double flops = team ? ep_team_solve(team, B, X, w, work, s->threads) : ep_chol_rsolve(plan, B, X, w, work);
     zero_held(s, X, w);
     remove_rigid(s, s->MR, s->R, X, w);
     return flops;
@@ -395,12 +395,12 @@ static double held_solve(const ep_modal *s, const ep_chol_rplan *plan, const ep_
 /* X = K^-1 B for w vectors [ndof] (in place allowed; B overwritten when
  * free): the eigen solves' operator after the mass product, held_solve for
  * free models; team and work as held_solve's.  Returns the flops. */
-static double op_solve(const ep_modal *s, const ep_chol_rplan *plan, const ep_narrow_plan *team, double *B,
+static double op_solve(const ep_modal *s, const ep_chol_rplan *plan, const ep_team_plan *team, double *B,
                        double *X, int w, double *work)
 {
     if (s->free)
         return held_solve(s, plan, team, B, X, w, work);
-    return team ? ep_narrow_solve(team, B, X, w, work, s->threads) : ep_chol_rsolve(plan, B, X, w, work);
+    return team ? ep_team_solve(team, B, X, w, work, s->threads) : ep_chol_rsolve(plan, B, X, w, work);
 }
 
 static int m_orthonormalize(ep_modal *s, double *B, int r);
@@ -637,12 +637,12 @@ out:
  * shared by the threads (narrow.h), the same bits whatever their count
  * (parts hash the modes). */
 #define EIG_BLOCK 8
-_Static_assert(EIG_BLOCK == 4 || EIG_BLOCK == 8, "ep_narrow_solve takes blocks of 4 or 8");
+_Static_assert(EIG_BLOCK == 4 || EIG_BLOCK == 8, "ep_team_solve takes blocks of 4 or 8");
 
 /* Y = K^-1 X (op_solve) for one block of EIG_BLOCK columns [ndof], reading
  * most of the factor once each way (ARPACK's single solves read it twice
- * per column, bound by memory); work: ep_narrow_work's. */
-static void solve_block(ep_modal *s, const ep_chol_rplan *plan, const ep_narrow_plan *team, const double *X,
+ * per column, bound by memory); work: ep_team_work's. */
+static void solve_block(ep_modal *s, const ep_chol_rplan *plan, const ep_team_plan *team, const double *X,
                         double *Y, double *work)
 {
     memcpy(Y, X, sizeof(double) * (size_t)s->ndof * EIG_BLOCK); /* op_solve may overwrite its input */
@@ -711,7 +711,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     if (ld > n / 4)
         return EP_OK;
     ep_chol_rplan plan = {0};
-    ep_narrow_plan team = {0};
+    ep_team_plan team = {0};
     double *V = ep_malloc_huge((size_t)n * ld, sizeof *V), *MV = ep_malloc_huge((size_t)n * ld, sizeof *MV);
     double *H = ep_calloc((size_t)ld * ld, sizeof *H), *T = ep_malloc((size_t)mmax * mmax, sizeof *T);
     double *theta = ep_malloc((size_t)mmax, sizeof *theta), *G = ep_malloc((size_t)ld * b, sizeof *G);
@@ -726,7 +726,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
      * sets OpenMP's count too: both restored. */
     blas_state blas = blas_one();
     if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || !gw || (st = ep_chol_rplan_init(&plan, s->F, NULL)) ||
-        (st = ep_narrow_plan_init(&team, &plan)) || !(work = ep_narrow_work(&team, EIG_BLOCK))) {
+        (st = ep_team_plan_init(&team, &plan)) || !(work = ep_team_work(&team, EIG_BLOCK))) {
         st = st ? st : EP_ECOMPUTE;
         goto out;
     }
@@ -812,7 +812,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
 out:
     blas_back(blas);
     free(work);
-    ep_narrow_plan_free(&team);
+    ep_team_plan_free(&team);
     ep_chol_rplan_free(&plan);
     free(V);
     free(MV);
