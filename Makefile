@@ -40,7 +40,9 @@ CHOLMOD_LIBS   := -lcholmod -lsuitesparseconfig
 
 override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Wshadow $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) $(SANFLAGS) $(ASSERTS)
 override LDFLAGS += -fopenmp $(SANFLAGS)
-LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
+# Embree 3 (closest-point queries of distfield, doc/DECISIONS.md) ships no .pc file on Debian 12.
+EMBREE_LIBS := -lembree3
+LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) $(EMBREE_LIBS) -lnettle -lm
 
 # The shared library of the same (-fPIC) objects; its soname changes with
 # an incompatible change of the runtime API (libelastoprep(3)): 1 since the
