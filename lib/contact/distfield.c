@@ -481,6 +481,8 @@ int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double off
     RTCScene scene = NULL;
     long np = ep_distfield_points(g->n);
     int st = EP_OK;
+    if (threads < 1)
+        threads = omp_get_max_threads();
     g->sign = sign;
     g->offset = offset;
     g->band = band > 0 ? band : 0;

@@ -90,13 +90,13 @@ int ep_distfield_setup(ep_distfield *g, const ep_mesh *m, int n, double expand,
  * run too large is refused before allocating. */
 double ep_distfield_bytes(int n, int nt, int nv);
 
-/* The values: exact distances (outside the band), signed by method sign
- * (EP_DISTFIELD_*), minus offset; then d_boundary.
+/* The values: exact distances (with a band, within it), signed by method
+ * sign (EP_DISTFIELD_*), minus offset; then d_boundary.
  *   Inputs     the triangles of setup; band 0 (exact everywhere) or W > 0;
- *              threads (OpenMP, >= 1).
+ *              threads (OpenMP; < 1: omp_get_max_threads()).
  *   Outputs    g->value (allocated; ep_distfield_free), the statistics.
- *   Workspace  a bit a point, the closest-point hierarchy, O(n^2) a
- *              thread, the region fill's stack.
+ *   Workspace  a bit a point, an Embree scene and the triangles' boxes
+ *              (O(nt)), the winding tree (O(nt)), the region fill's stack.
  *   Cost       O((n+1)^3 log nt) typical; a far region signed point by
  *              point costs a winding number a point.
  *   Returns    0; EP_EINPUT when sign is PSEUDONORMAL and the surface is
