@@ -11,6 +11,8 @@
  *   cubic_file.h the cubic polynomials of reduced StVK forces ("cubic")
  *   cubic.h      their evaluation: force, tangent stiffness
  *   reduced.h    reduced implicit Newmark on them (001 §2.7)
+ *   sdf.h        signed distance fields ("distfield"): trilinear lookups,
+ *                the eq. 3.14 bound outside the box (001 §3.11)
  *   h5.h, model.h  opening any elastoprep file, its mesh and material
  *   err.h        statuses and the message of the last failure
  *
@@ -30,5 +32,6 @@
 #include "cubic.h"
 #include "cubic_file.h"
 #include "reduced.h"
+#include "sdf.h"
 
 #endif
