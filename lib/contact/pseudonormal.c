@@ -95,6 +95,66 @@ static int check_edges(const int *tri, int nv, int nt, const dedge *e)
     return st;
 }
 
+/* Whether segment p q meets box (lo, hi) (slabs). */
+static int segment_box(const double *p, const double *q, const double *lo, const double *hi)
+{
+    double t0 = 0, t1 = 1;
+    for (int a = 0; a < 3; a++) {
+        double d = q[a] - p[a];
+        if (d == 0) {
+            if (p[a] < lo[a] || p[a] > hi[a])
+                return 0;
+            continue;
+        }
+        double s0 = (lo[a] - p[a]) / d, s1 = (hi[a] - p[a]) / d;
+        t0 = fmax(t0, fmin(s0, s1));
+        t1 = fmin(t1, fmax(s0, s1));
+        if (t0 > t1)
+            return 0;
+    }
+    return 1;
+}
+
+/* The first triangle edge that crosses a triangle sharing no vertex with
+ * it: two triangles that cut through each other have one such edge. */
+static int check_crossings(const double *x, int nv, const int *tri, int nt)
+{
+    ep_mesh view = {.nv = nv, .vertices = (double *)x, .nf = nt, .triangles = (int *)tri};
+    ep_closest c;
+    int st = ep_closest_build(&c, &view), *stack = st ? NULL : ep_malloc((size_t)c.nnodes + 1, sizeof *stack);
+    if (!st && !stack)
+        st = EP_ECOMPUTE;
+    for (long e = 0; e < 3 * (long)nt && !st; e++) {
+        int a = tri[e], b = tri[3 * (e / 3) + (e % 3 + 1) % 3], sp = 0;
+        if (a > b) /* each edge once */
+            continue;
+        const double *p = &x[3 * a], *q = &x[3 * b];
+        stack[sp++] = 0;
+        while (sp && !st) {
+            const ep_closest_node *n = &c.node[stack[--sp]];
+            if (!segment_box(p, q, n->lo, n->hi))
+                continue;
+            if (!n->count) {
+                stack[sp++] = n->left;
+                stack[sp++] = n->right;
+                continue;
+            }
+            for (int i = n->first; i < n->first + n->count && !st; i++) {
+                const int *f = &tri[3 * c.perm[i]];
+                double t;
+                if (f[0] == a || f[1] == a || f[2] == a || f[0] == b || f[1] == b || f[2] == b)
+                    continue;
+                if (ep_closest_segment_hit(p, q, &x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], &t))
+                    st = ep_fail(EP_EINPUT, "edge %d-%d crosses triangle %d: the surface intersects itself", a + 1,
+                                 b + 1, c.perm[i] + 1);
+            }
+        }
+    }
+    free(stack);
+    ep_closest_free(&c);
+    return st;
+}
+
 int ep_pseudonormal_check(const double *x, int nv, const int *tri, int nt)
 {
     if (nt < 4)
@@ -111,7 +171,7 @@ int ep_pseudonormal_check(const double *x, int nv, const int *tri, int nt)
         return EP_ECOMPUTE;
     int st = check_edges(tri, nv, nt, e);
     free(e);
-    return st;
+    return st ? st : check_crossings(x, nv, tri, nt);
 }
 
 void ep_pseudonormal_free(ep_pseudonormal *pn)

@@ -24,8 +24,11 @@ typedef struct ep_pseudonormal {
 /* Whether the triangles tri [nt][3] over nv vertices x [nv][3] form a
  * closed, consistently oriented 2-manifold: every directed edge (a, b)
  * once, its reverse (b, a) once, no triangle of zero area or with a
- * repeated corner, no vertex whose triangles make more than one fan.
- *   Cost       O(nt log nt), O(nt) memory.
+ * repeated corner, no vertex whose triangles make more than one fan, and
+ * no edge crossing a triangle that shares no vertex with it (the surface
+ * does not pass through itself: two closed shells that overlap are not
+ * one manifold, and their pseudonormals would sign the overlap wrong).
+ *   Cost       O(nt log nt) (a hierarchy, closest.h), O(nt) memory.
  *   Returns    0 when they do; EP_EINPUT with the first defect ("edge 4-9
  *              has no opposite: the surface is open"), ids 1-based;
  *              EP_ECOMPUTE (memory). */
