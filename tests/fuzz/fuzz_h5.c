@@ -4,7 +4,7 @@
  *
  * An input is not an HDF5 file but a program that damages one: its first
  * byte picks a valid seed file of one kind (tests/fuzz/h5seeds: mesh, gf,
- * gf-wavelet, modes, cubic), then each 8-byte record
+ * gf-wavelet, modes, cubic, distfield), then each 8-byte record
  *   op, a, b, c, d0 d1 d2 d3   (d: little-endian 32-bit)
  * changes the copy through libhdf5 — an attribute (op 0: deleted, made an
  * array of strings, a fixed string, a long string, a number, NaN) or a
@@ -18,7 +18,8 @@
  *
  * Every reader of the tools then reads the result: ep_model_read,
  * ep_gf_file_open (and its first rows), ep_gfw_open (and a block read
- * through its index), the cubic reader, rtcheck's modes check.  Any crash,
+ * through its index), the cubic reader, rtcheck's modes check, the distance
+ * field's reader and runtime lookup (ep_sdf_open, a value).  Any crash,
  * leak or UB report is a bug: a reader must answer every file with a
  * status.
  */
@@ -33,22 +34,26 @@
 
 #include "cubic.h"
 #include "cubic_file.h"
+#include "distfield_file.h"
 #include "gf.h"
 #include "gfw.h"
 #include "h5.h"
 #include "model.h"
 #include "rtmodes.h"
+#include "sdf.h"
 
 #ifndef EP_FUZZ_SEEDS
 #define EP_FUZZ_SEEDS "tests/fuzz/h5seeds"
 #endif
 
-static const char *seeds[] = {"mesh", "gf", "gfw", "modes", "cubic"};
+static const char *seeds[] = {"mesh", "gf", "gfw", "modes", "cubic", "distfield"};
 
 static const char *attrs[][2] = {
     {"/", "format"},      {"/", "format_version"}, {"/", "kind"},        {"/gf", "method"},
     {"/gf", "traction"},  {"/gf", "entity"},       {"/gf", "wavelet"},   {"/gf", "lifted"},
     {"/material", "E"},   {"/material", "nu"},     {"/material", "rho"}, {"/gf", "traction_model"},
+    {"/distfield", "resolution"}, {"/distfield", "spacing"}, {"/distfield", "d_boundary"}, {"/distfield", "sign"},
+    {"/distfield", "source_hash"},
 };
 
 static const char *dsets[] = {
@@ -57,7 +62,7 @@ static const char *dsets[] = {
     "/gf/xi",            "/gf/slots",         "/gf/slot_level",     "/gf/predict_ptr",  "/gf/predict_slot",
     "/gf/predict_weight", "/gf/lift_slot",    "/gf/lift_weight",    "/gf/colptr",       "/gf/rowidx",
     "/gf/blocks",        "/modes/eigenvalues", "/modes/U",          "/basis/U",         "/cubic/P",
-    "/cubic/Q",          "/cubic/S",          "/material/E",
+    "/cubic/Q",          "/cubic/S",          "/material/E",       "/distfield/values", "/distfield/origin",
 };
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
@@ -253,8 +258,20 @@ static void read_all(const char *path)
         ep_rtreport rep = {0};
         rep.path = path;
         ep_rtmodes_run(&rep, &f);
+    } else if (!strcmp(kind, "distfield")) {
+        ep_distfield g;
+        char hash[EP_DISTFIELD_FILE_HASH];
+        ep_distfield_file_read(&g, &f, hash);
+        ep_distfield_free(&g);
     }
     ep_h5_close(&f);
+    if (!strcmp(kind, "distfield")) {
+        ep_sdf s;
+        double p[3] = {0.1, 0.2, 0.3};
+        if (ep_sdf_open(&s, path) == 0)
+            ep_sdf_value(&s, p);
+        ep_sdf_free(&s);
+    }
     if (!strcmp(kind, "gf")) {
         ep_gf_file g;
         if (ep_gf_file_open(&g, path, "gf") == 0) {
