@@ -14,6 +14,7 @@
 #include "cma.h"
 #include "cma_cache.h"
 #include "cubic.h"
+#include "distfield.h"
 #include "gf.h"
 #include "gfform.h"
 #include "gfhier.h"
@@ -24,10 +25,13 @@
 #include "model.h"
 #include "team.h"
 #include "output.h"
+#include "pseudonormal.h"
 #include "reduced.h"
+#include "sdf.h"
 #include "stvk.h"
 #include "text.h"
 #include "wavelet.h"
+#include "winding.h"
 
 /* Release a zeroed object twice, and check it is zeroed after. */
 #define TWICE(type, release)                                                   \
@@ -76,6 +80,10 @@ static void release_zeroed(void **s)
     TWICE(ep_stvk, ep_stvk_free);
     TWICE(ep_modal, ep_modal_free);
     TWICE(ep_closest, ep_closest_free);
+    TWICE(ep_distfield, ep_distfield_free);
+    TWICE(ep_pseudonormal, ep_pseudonormal_free);
+    TWICE(ep_winding, ep_winding_free);
+    TWICE(ep_sdf, ep_sdf_free);
     TWICE(ep_chol_rplan, ep_chol_rplan_free);
     TWICE(ep_team_plan, ep_team_plan_free);
     TWICE(ep_text, ep_text_close);
@@ -113,6 +121,10 @@ static void failed_open_then_release(void **s)
     GARBAGE(src);
     assert_int_equal(ep_gfsrc_open(&src, none), EP_EIO);
     ep_gfsrc_close(&src);
+    ep_sdf sdf;
+    GARBAGE(sdf);
+    assert_int_equal(ep_sdf_open(&sdf, none), EP_EIO);
+    ep_sdf_free(&sdf);
     ep_h5 f;
     GARBAGE(f);
     assert_int_equal(ep_h5_open(&f, none, NULL), EP_EIO);
