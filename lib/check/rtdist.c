@@ -17,23 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Distance from p to the triangles of m, brute force: O(F). */
-static double brute_distance(const ep_mesh *m, const double p[3])
-{
-    double best = INFINITY, q[3];
-    for (int t = 0; t < m->nf; t++) {
-        const int *f = &m->triangles[3 * t];
-        ep_closest_on_triangle(p, &m->vertices[3 * f[0]], &m->vertices[3 * f[1]], &m->vertices[3 * f[2]], q);
-        best = fmin(best, ep_vec3_dist2(p, q));
-    }
-    return sqrt(best);
-}
-
 /* The field's true value at p: the brute-force distance, signed by the
  * brute-force winding number (unless unsigned), minus the offset. */
 static double truth(const ep_mesh *m, const ep_sdf *s, double offset, const double p[3], double *d)
 {
-    *d = brute_distance(m, p);
+    *d = ep_distfield_brute(m, p);
     int inside = s->sign != EP_DISTFIELD_UNSIGNED && ep_winding_brute(m->vertices, m->triangles, m->nf, p) > 0.5;
     return (inside ? -*d : *d) - offset;
 }

@@ -75,9 +75,26 @@ double ep_distfield_bytes(int n, int nt, int nv)
            2.0 * nt * 56;
 }
 
+static double tri_dist2(const ep_mesh *m, int t, const double *p)
+{
+    const int *f = &m->triangles[3 * t];
+    const double *x = m->vertices;
+    double q[3];
+    ep_closest_on_triangle(p, &x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], q);
+    return ep_vec3_dist2(p, q);
+}
+
 double ep_distfield_band_error(const ep_distfield *g)
 {
     return g->band > 0 ? 0.5 * sqrt(3.0) * EP_DISTFIELD_COARSE * g->h : 0;
+}
+
+double ep_distfield_brute(const ep_mesh *m, const double p[3])
+{
+    double best = INFINITY;
+    for (int t = 0; t < m->nf; t++)
+        best = fmin(best, tri_dist2(m, t, p));
+    return sqrt(best);
 }
 
 void ep_distfield_free(ep_distfield *g)
@@ -113,14 +130,6 @@ typedef struct {
     double slack;              /* what float rounding may move a box: added to the query radius */
 } pass_ctx;
 
-static double tri_dist2(const ep_mesh *m, int t, const double *p)
-{
-    const int *f = &m->triangles[3 * t];
-    const double *x = m->vertices;
-    double q[3];
-    ep_closest_on_triangle(p, &x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], q);
-    return ep_vec3_dist2(p, q);
-}
 
 /* Squared distance between boxes (lo, hi) and (blo, bhi). */
 static double gap2(const double *lo, const double *hi, const double *blo, const double *bhi)

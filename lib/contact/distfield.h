@@ -116,6 +116,10 @@ double ep_distfield_band_error(const ep_distfield *g);
  * O(nt log nt).  0 or EP_ECOMPUTE. */
 int ep_distfield_detect_sign(const ep_mesh *m, int *sign, char *why, size_t cap);
 
+/* The distance from p to the triangles of m by brute force: the reference
+ * of the checks (rtcheck, the tests).  Cost O(nf). */
+double ep_distfield_brute(const ep_mesh *m, const double p[3]);
+
 void ep_distfield_free(ep_distfield *g);
 
 #endif

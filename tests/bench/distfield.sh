@@ -31,10 +31,9 @@ for res in 256 512; do
     cat "$W/log"
     read -r wall user sys rss <"$W/time"
     awk -v r=$res -v wall="$wall" -v cpu="$(echo "$user $sys" | awk '{print $1 + $2}')" -v rss="$rss" -v t=$target \
-        -v vega=$VEGA -v rate="$rate" -v log="$(cat "$W/log")" 'BEGIN {
+        -v vega=$VEGA -v rate="$rate" -v out="$(cat "$W/log")" 'BEGIN {
         n = (r + 1) ^ 3
-        match(log, /[0-9.e+]+ point-triangle tests\/s/); tests = substr(log, RSTART, RLENGTH) + 0
-        match(log, /field [0-9.]+ s/); tf = substr(log, RSTART + 6, RLENGTH - 8) + 0
+        match(out, /[0-9.e+]+ point-triangle tests\/s/); tests = substr(out, RSTART, RLENGTH) + 0
         printf "bench distfield: asianDragon scan at %d^3, signed: %.1f s wall, %.1f CPU-s (target %d s on 2 cores: %s); " \
             "%.3g points/s wall, %.3g points a CPU-second (%.0f times Vega'"'"'s %d; target 20 times); " \
             "%.3g point-triangle tests/s in the field pass (machine: %.3g a core); " \
@@ -42,7 +41,7 @@ for res in 256 512; do
             r, wall, cpu, t, wall <= t ? "met" : "MISSED", n / wall, n / cpu, n / cpu / vega, vega,
             tests, rate, rss / 1024, 4 * n / 1048576
     }'
-    [ $res = 512 ] && rm -f "$W/f512.h5"
+    if [ $res = 512 ]; then rm -f "$W/f512.h5"; fi
 done
 
 "$BENCH/sdf" "$W/f256.h5" >"$W/sdf"
