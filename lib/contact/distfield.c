@@ -286,23 +286,30 @@ static int pass(const pass_ctx *x, int threads)
 
 /* ---- the sign by winding numbers ------------------------------------------------ */
 
+/* A growing list of point ids; as the fill's queue, a[head .. n) waits.
+ * The fill is breadth-first, so the queue holds one wavefront: O(n^2)
+ * ids for the regions of a grid, where a depth-first stack may hold
+ * O(n^3). */
 typedef struct {
     long *a;
-    long n, cap;
+    long head, n, cap;
 } stack;
 
 static int push(stack *s, long v)
 {
     if (s->n == s->cap) {
-        long cap = s->cap ? 2 * s->cap : 4096;
-        long *a = ep_malloc((size_t)cap, sizeof *a);
+        long keep = s->n - s->head, cap = keep + 1 > s->cap / 2 ? (s->cap ? 2 * s->cap : 4096) : s->cap;
+        long *a = cap == s->cap ? s->a : ep_malloc((size_t)cap, sizeof *a);
         if (!a)
             return EP_ECOMPUTE;
-        if (s->n)
-            memcpy(a, s->a, (size_t)s->n * sizeof *a);
-        free(s->a);
+        if (keep)
+            memmove(a, s->a + s->head, (size_t)keep * sizeof *a);
+        if (a != s->a)
+            free(s->a);
         s->a = a;
         s->cap = cap;
+        s->n = keep;
+        s->head = 0;
     }
     s->a[s->n++] = v;
     return EP_OK;
@@ -345,12 +352,12 @@ static int fill(ep_distfield *g, const ep_winding *w, uint64_t *seen, long seed,
 {
     long m = g->n + 1, step[3] = {1, m, m * m};
     int s = EP_OK;
-    st->n = batch->n = 0;
+    st->n = st->head = batch->n = batch->head = 0;
     SETBIT(seen, seed);
     if ((s = push(st, seed)))
         return s;
-    while (st->n) {
-        long id = st->a[--st->n];
+    while (st->head < st->n) {
+        long id = st->a[st->head++];
         long c[3] = {id % m, id / m % m, id / (m * m)};
         if (mode == 0) {
             if (inside)
@@ -365,7 +372,7 @@ static int fill(ep_distfield *g, const ep_winding *w, uint64_t *seen, long seed,
                 return s;
             if (batch->n == 65536) {
                 sign_points(g, w, batch->a, batch->n, -1, threads);
-                batch->n = 0;
+                batch->n = batch->head = 0;
             }
         }
         for (int a = 0; a < 3; a++)

@@ -96,7 +96,8 @@ double ep_distfield_bytes(int n, int nt, int nv);
  *              threads (OpenMP; < 1: omp_get_max_threads()).
  *   Outputs    g->value (allocated; ep_distfield_free), the statistics.
  *   Workspace  a bit a point, an Embree scene and the triangles' boxes
- *              (O(nt)), the winding tree (O(nt)), the region fill's stack.
+ *              (O(nt)), the winding tree (O(nt)), the region fill's queue
+ *              (breadth-first: a wavefront, O(n^2) ids).
  *   Cost       O((n+1)^3 log nt) typical; a far region signed point by
  *              point costs a winding number a point.
  *   Returns    0; EP_EINPUT when sign is PSEUDONORMAL and the surface is
