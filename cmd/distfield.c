@@ -101,7 +101,8 @@ int main(int argc, char **argv)
     if ((st = ep_model_read(&m, cli.inputs[0])))
         goto out;
     if ((st = ep_distfield_setup(&g, &m, (int)o.res, o.expand, o.box[3] > 0 ? o.box : NULL))) {
-        ep_fail(st, "%s: %s", cli.inputs[0], (snprintf(why, sizeof why, "%s", ep_errmsg()), why));
+        snprintf(why, sizeof why, "%s", ep_errmsg());
+        ep_fail(st, "%s: %s", cli.inputs[0], why);
         goto out;
     }
     double need = ep_distfield_bytes(g.n, m.nf, m.nv), limit = ep_mem_limit(o.max_memory);

@@ -68,11 +68,13 @@ int ep_distfield_setup(ep_distfield *g, const ep_mesh *m, int n, double expand,
 
 double ep_distfield_bytes(int n, int nt, int nv)
 {
-    double pts = (double)ep_distfield_points(n), m = (double)n + 1;
-    /* field, visited bits, neighbour hints (two slabs a thread), hierarchy
-     * (2 nt nodes of 64 bytes, perm), pseudonormals or winding sums */
-    return 4 * pts + pts / 8 + 2 * 2 * 4 * m * m + 2.0 * nt * 64 + 4.0 * nt + 8.0 * (12.0 * nt + 3.0 * nv) +
-           2.0 * nt * 56;
+    double pts = (double)ep_distfield_points(n);
+    /* the field; the fill's bits (two sets when a region is re-signed);
+     * per triangle: its box (48), Embree's float copy and BVH (about 150),
+     * the winding tree's hierarchy and sums (two nodes of 64 + 56) or the
+     * pseudonormals (96), the ids (12); per vertex: its float copy and
+     * vertex normal (36) */
+    return 4 * pts + pts / 4 + (48.0 + 150 + 240 + 12) * nt + 36.0 * nv;
 }
 
 static double tri_dist2(const ep_mesh *m, int t, const double *p)

@@ -10,14 +10,16 @@
  *
  * Every value is the exact Euclidean distance to the closest point of the
  * triangle set (region tests, closest.h), rounded to float32: each grid
- * point runs a hierarchy query whose first bound is the distance to the
- * closest triangles of its three already-computed neighbours (Lipschitz
- * coherence: that bound is within 2h of the answer, mostly equal to it),
- * so the search prunes nearly everything at once; the result is still the
- * minimum over every triangle.  With a band W, a point whose coarse cell
- * (EP_DISTFIELD_COARSE cells wide) has all corners farther than W plus the
- * cell's diagonal from the surface is interpolated instead, with the
- * error bound ep_distfield_band_error.
+ * point runs an Embree point query (rtcPointQuery) whose first radius is
+ * the distance to the closest triangle of the point before it in its 4^3
+ * block (Lipschitz coherence: within 2h of the answer, mostly equal to
+ * it), so the search prunes nearly everything at once; each triangle
+ * Embree hands over is tested against its own box, then exactly in double
+ * (doc/DECISIONS.md has the measurements).  The result is the minimum over
+ * every triangle.  With a band W, a point whose coarse cell
+ * (EP_DISTFIELD_COARSE cells wide, exact corners) has all corners farther
+ * than W plus the cell's diagonal from the surface is interpolated instead,
+ * with the error bound ep_distfield_band_error.
  *
  * Sign (negative inside):
  *   pseudonormal  closed, consistently oriented manifolds: the angle-
