@@ -83,6 +83,18 @@ check "XDMF sidecar: a 3DCoRectMesh of 17^3 with the values" \
     grep -q 'TopologyType="3DCoRectMesh" Dimensions="17 17 17"' "$WORK/ico.xmf"
 check "XDMF sidecar: the values from the file" grep -q 'ico.h5:/distfield/values' "$WORK/ico.xmf"
 
+# rtcheck: the field passes; a field with one far value's sign flipped, or a
+# value off by 1e-4, fails (exit 1) naming the check
+"$BIN/rtcheck" "$WORK/ico.h5" >"$WORK/rt" 2>&1
+check "rtcheck passes the field" sh -c "grep -q 'signs differing from the brute-force winding number .* ok' '$WORK/rt' && grep -q 'lookup, random points' '$WORK/rt'"
+cp "$WORK/ico.h5" "$WORK/bad.h5"
+$PY -c "
+import h5py, numpy as np
+f = h5py.File('$WORK/bad.h5', 'r+'); v = f['distfield/values']; a = v[:]
+a[a > 0.5] *= -1; a[np.abs(a) < 0.5] *= 1 + 1e-4; v[...] = a"
+"$BIN/rtcheck" -q "$WORK/bad.h5" >"$WORK/rt" 2>"$WORK/rterr"
+check "rtcheck fails a field with wrong signs and values" sh -c "[ $? -eq 1 ] && grep -q 'signs differing' '$WORK/rterr' && grep -q 'grid value' '$WORK/rterr'"
+
 # a soup: the icosahedron less one face, and with one face doubled, flipped
 sed '/^f /{x;s/^/x/;/^x\{1\}$/{x;d};x}' $ICO >"$WORK/open.obj"
 grep -q '^f ' $ICO && [ "$(grep -c '^f ' "$WORK/open.obj")" -eq 19 ] || echo "    (open.obj not made)"
