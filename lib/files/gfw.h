@@ -16,6 +16,10 @@
 #include "gf.h"
 #include "wavelet.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Writer: /gf layout and attributes as for kind "gf", the filters, and the
  * columns streamed in order. */
 typedef struct ep_gfw_writer {
@@ -106,5 +110,9 @@ void ep_gfw_row(const ep_gfw *r, int nw, const int *wslot, const double *wval, i
  * Cost O(levels x stencil) coefficient look-ups in the index, each a
  * binary search of the column's non-empty words. */
 void ep_gfw_block(const ep_gfw *r, int c, int row, ep_wavelet_ws *ws, double B[9]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

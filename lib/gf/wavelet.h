@@ -19,6 +19,10 @@
 
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { EP_WAVELET_LINEAR, EP_WAVELET_BUTTERFLY } ep_wavelet_kind;
 
 typedef struct ep_wavelet {
@@ -140,5 +144,9 @@ int ep_wavelet_row_weights(const ep_wavelet *W, ep_wavelet_subset *u, int slot, 
  *   Input   h (vertices ordered coarse to fine, as loopsub writes them)
  *   Output  hat[nv], overwritten.  Cost O(nv). */
 void ep_wavelet_hat(const ep_mesh *h, int l, int k, double *hat);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -23,6 +23,10 @@
 
 #include "material.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A named set of vertices: a Gmsh physical group or a Vega *SET. */
 typedef struct ep_group {
     char name[64];  /* physical name or set name, "" if none */
@@ -159,5 +163,9 @@ int ep_mesh_spatial_order(const ep_mesh *m, int *vrank, int *eorder);
 
 /* Group whose tag (if spec is an integer) or name equals spec, or NULL. */
 const ep_group *ep_mesh_find_group(const ep_mesh *m, const char *spec);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 #include "gf.h"
 #include "gfw.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_gfsrc {
     ep_gf_file *file;   /* points into own or w: the layout and mesh (dense: also /gf/xi) */
     ep_gf_file own;     /* dense files */
@@ -67,5 +71,9 @@ void ep_gfsrc_node_row(ep_gfsrc *g, int row, int k, const int *nodes, double *ou
 /* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept
  * blocks + n). */
 void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
