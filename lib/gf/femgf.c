@@ -2,6 +2,7 @@
  * femgf.c — FEM Green's functions by blocked sparse Cholesky solves (femgf.h).
  */
 #include "femgf.h"
+#include "blas.h"
 #include "chol.h"
 #include "err.h"
 #include "mem.h"
@@ -950,8 +951,14 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
         goto out;
     }
     t1 = ep_now();
-    if (s.nbd && (st = border_solve(&s, &w[0]))) /* nbd solves on the factor: counted with it */
-        goto out;
+    if (s.nbd) { /* nbd solves on the factor, counted with it; BLAS on one thread, as the
+                  * blocks' solves run (ep_blas_serial): the same bits on any count */
+        ep_blas_threads blas = ep_blas_serial();
+        st = border_solve(&s, &w[0]);
+        ep_blas_restore(blas);
+        if (st)
+            goto out;
+    }
     stats->border_rank = s.nbd;
     stats->border_rows = s.nfrows;
     stats->border_supernodes = s.nfsuper;

@@ -2,6 +2,7 @@
  * chol.c — CHOLMOD settings and a factorization safe on small machines (chol.h).
  */
 #include "chol.h"
+#include "blas.h"
 #include "err.h"
 #include "narrow.h"
 #include "supernodal.h"
@@ -198,14 +199,12 @@ cholmod_factor *ep_chol_analyze(cholmod_sparse *A, int bs, cholmod_common *c)
 
 int ep_chol_factorize_cholmod(cholmod_sparse *A, cholmod_factor *L, cholmod_common *c)
 {
-    /* OpenBLAS's setter also sets OpenMP's thread count: save both. */
-    int dynamic = omp_get_dynamic(), blas = openblas_get_num_threads(), threads = omp_get_max_threads();
-    openblas_set_num_threads(1);
+    int dynamic = omp_get_dynamic();
+    ep_blas_threads b = ep_blas_serial();
     omp_set_dynamic(1);
     int ok = cholmod_factorize(A, L, c);
     omp_set_dynamic(dynamic);
-    openblas_set_num_threads(blas);
-    omp_set_num_threads(threads);
+    ep_blas_restore(b);
     return ok;
 }
 
