@@ -293,11 +293,10 @@ void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out)
     ep_wavelet_to_rows(&r->W, 9, z, out);
 }
 
-void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wavelet_subset *u, int nr,
-                         const int *rows, double *z, double *out)
+void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, ep_wavelet_subset *u, int nr, const int *rows,
+                         char *kept, double *z, double *out)
 {
     int w = 9 * nc;
-    char *kept = u->in + r->W.n; /* the subset's spare half: zero between calls */
     for (int c = 0; c < nc; c++) /* the blocks the synthesis reads */
         for (int64_t q = r->colptr[cols[c]]; q < r->colptr[cols[c] + 1]; q++) {
             if (!u->reach[r->rowidx[q]])
