@@ -310,17 +310,15 @@ void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, ep_wavelet_su
     for (int c = 0; c < nc; c++)
         for (int k = 0; k < nr; k++)
             memcpy(&out[9 * ((size_t)c * nr + k)], &z[(size_t)r->W.row_slot[rows[k]] * w + 9 * c], 9 * sizeof *out);
-    for (int c = 0; c < nc; c++) /* zero again: the kept blocks and the closure (stores, not memset calls) */
+    for (int c = 0; c < nc; c++) /* zero again: the kept blocks and the closure */
         for (int64_t q = r->colptr[cols[c]]; q < r->colptr[cols[c] + 1]; q++) {
             if (!u->reach[r->rowidx[q]])
                 continue;
             kept[r->rowidx[q]] = 0;
-            for (int i = 0; i < 9; i++)
-                z[(size_t)r->rowidx[q] * w + 9 * c + i] = 0;
+            memset(&z[(size_t)r->rowidx[q] * w + 9 * c], 0, 9 * sizeof *z);
         }
     for (int k = 0; k < u->n; k++)
-        for (int i = 0; i < w; i++)
-            z[(size_t)u->slot[k] * w + i] = 0;
+        memset(&z[(size_t)u->slot[k] * w], 0, (size_t)w * sizeof *z);
 }
 
 EP_KERNEL void ep_gfw_row(const ep_gfw *r, int nw, const int *wslot, const double *wval, int k, const int *cols,
