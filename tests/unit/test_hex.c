@@ -295,11 +295,5 @@ static void local_coordinates(void **s)
     assert_int_equal(ep_hex_is_box(xi_, 1e-9, hb), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(gauss_rules),       cmocka_unit_test(shape_functions), cmocka_unit_test(box_matrices),
-        cmocka_unit_test(distorted_matrices), cmocka_unit_test(patch_test),      cmocka_unit_test(local_coordinates),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EP_TEST_MAIN("hex", cmocka_unit_test(gauss_rules), cmocka_unit_test(shape_functions), cmocka_unit_test(box_matrices),
+             cmocka_unit_test(distorted_matrices), cmocka_unit_test(patch_test), cmocka_unit_test(local_coordinates))

@@ -567,15 +567,7 @@ static void block_against_arpack(void **state)
     block_against_arpack_of(1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(stvk_identities), cmocka_unit_test(hessian_pair_runs),
-        cmocka_unit_test(modes_against_lapack),
-        cmocka_unit_test(free_flying),
-        cmocka_unit_test(derivatives_and_basis),
-        cmocka_unit_test(blocked_derivatives),
-        cmocka_unit_test(block_against_arpack),
-    };
-    return cmocka_run_group_tests_name("modal", tests, NULL, NULL);
-}
+EP_TEST_MAIN("modal", cmocka_unit_test(stvk_identities), cmocka_unit_test(hessian_pair_runs),
+             cmocka_unit_test(modes_against_lapack), cmocka_unit_test(free_flying),
+             cmocka_unit_test(derivatives_and_basis), cmocka_unit_test(blocked_derivatives),
+             cmocka_unit_test(block_against_arpack))

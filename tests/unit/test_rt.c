@@ -95,13 +95,5 @@ static void report(void **s)
     assert_int_equal(r.nfacts, EP_RTREPORT_MAX);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(median),
-        cmocka_unit_test(thread_cpu),
-        cmocka_unit_test(generator),
-        cmocka_unit_test(report),
-    };
-    return cmocka_run_group_tests_name("rt", tests, NULL, NULL);
-}
+EP_TEST_MAIN("rt", cmocka_unit_test(median), cmocka_unit_test(thread_cpu), cmocka_unit_test(generator),
+             cmocka_unit_test(report))
