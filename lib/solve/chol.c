@@ -378,19 +378,21 @@ double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *
 
 /* Supernode s of the plan's factor as the solves read it: columns k1 ..
  * k1 + nscol of the block Ld (nsrow x nscol, column-major), whose
- * off-diagonal rows are rows[nr]. */
+ * off-diagonal rows are rows[nr]; X1 its rows of the row-major block Z of
+ * k columns.  Adds the supernode's flops to *flops. */
 typedef struct {
-    int k1, nscol, nsrow, nr;
+    int nscol, nsrow, nr;
     const double *Ld;
     const int *rows;
+    double *X1;
 } supernode;
 
-static supernode supernode_of(const ep_chol_rplan *p, int s, int k, double *flops)
+static supernode supernode_of(const ep_chol_rplan *p, int s, double *Z, int k, double *flops)
 {
     const cholmod_factor *L = p->L;
     const int *super = L->super, *pi = L->pi;
-    supernode v = {super[s], super[s + 1] - super[s], pi[s + 1] - pi[s], 0, (const double *)L->x + ((int *)L->px)[s],
-               (const int *)L->s + pi[s] + super[s + 1] - super[s]};
+    supernode v = {super[s + 1] - super[s], pi[s + 1] - pi[s], 0, (const double *)L->x + ((int *)L->px)[s],
+                   (const int *)L->s + pi[s] + super[s + 1] - super[s], Z + (size_t)super[s] * (size_t)k};
     v.nr = v.nsrow - v.nscol;
     *flops += (double)v.nscol * v.nscol * k + 2.0 * v.nr * v.nscol * k;
     return v;
@@ -420,14 +422,14 @@ double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, 
     for (int s = 0; s < p->nsuper; s++) {
         if (!fwd[s])
             continue;
-        supernode v = supernode_of(p, s, k, &flops);
-        int nscol = v.nscol, nsrow = v.nsrow, nr = v.nr;
-        const double *Ld = v.Ld;
-        double *Y1 = Z + (size_t)v.k1 * uk;
+        supernode v = supernode_of(p, s, Z, k, &flops);
         if (ep_narrow_takes(k)) {
-            ep_narrow_forward(k, k, nscol, nsrow, Ld, v.rows, Y1, Z);
+            ep_narrow_forward(k, k, v.nscol, v.nsrow, v.Ld, v.rows, v.X1, Z);
             continue;
         }
+        int nscol = v.nscol, nsrow = v.nsrow, nr = v.nr;
+        const double *Ld = v.Ld;
+        double *Y1 = v.X1;
         cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, Y1, k);
         if (!nr)
             continue;
@@ -460,14 +462,14 @@ double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work)
     for (int s = p->nsuper - 1; s >= 0; s--) {
         if (!p->want[s])
             continue;
-        supernode v = supernode_of(p, s, k, &flops);
-        int nscol = v.nscol, nsrow = v.nsrow, nr = v.nr;
-        const double *Ld = v.Ld;
-        double *X1 = Z + (size_t)v.k1 * uk;
+        supernode v = supernode_of(p, s, Z, k, &flops);
         if (ep_narrow_takes(k)) {
-            ep_narrow_backward(k, k, nscol, nsrow, Ld, v.rows, X1, Z);
+            ep_narrow_backward(k, k, v.nscol, v.nsrow, v.Ld, v.rows, v.X1, Z);
             continue;
         }
+        int nscol = v.nscol, nsrow = v.nsrow, nr = v.nr;
+        const double *Ld = v.Ld;
+        double *X1 = v.X1;
         if (p->run_ptr[s] < p->run_ptr[s + 1]) {
             for (int q = p->run_ptr[s], r = 0, len; q < p->run_ptr[s + 1]; q++, r += len) {
                 len = p->run_len[q];
