@@ -7,6 +7,7 @@
 #include "err.h"
 #include "mem.h"
 #include "fem.h"
+#include "stats.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -751,14 +752,6 @@ static int plan_solves(gfsys *s)
     return st;
 }
 
-/* CPU seconds of the calling thread: solve rates that time-sharing with
- * other jobs does not distort. */
-static double thread_cpu(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Solved blocks on their way to the sink.  One writer thread calls the
  * sink (one call at a time: HDF5 is not thread-safe) while the solving
@@ -848,9 +841,9 @@ static int handoff_run(const gfsys *s, worker *w, int nt, handoff *h, pthread_t 
                 continue;
             long b0 = b * s->k;
             int nq = (int)(total - b0 < s->k ? total - b0 : s->k);
-            double c0 = thread_cpu();
+            double c0 = ep_stats_thread_cpu();
             int bst = solve_block(s, b0, nq, me, me->rows[me->cur]);
-            me->cpu += thread_cpu() - c0;
+            me->cpu += ep_stats_thread_cpu() - c0;
             pthread_mutex_lock(&h->lock);
             if (bst) {
                 handoff_fail(h, bst);

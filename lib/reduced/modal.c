@@ -51,6 +51,16 @@ static void scatter(const ep_modal *s, const double *red, double *full)
     }
 }
 
+/* Zero the vertices without unknowns (s->map < 0) in the full-length
+ * vectors X[nvec][ld]: what a product, a solve or an input leaves there is
+ * not the model's.  Cost O(nv + nvec x those vertices). */
+static void zero_without_unknowns(const ep_modal *s, double *X, size_t ld, int nvec)
+{
+    for (int v = 0; v < s->m->nv; v++)
+        for (int q = 0; s->map[v] < 0 && q < nvec; q++)
+            memset(X + (size_t)q * ld + 3 * (size_t)v, 0, 3 * sizeof *X);
+}
+
 /* Y = A X for nvec reduced vectors (A symmetric, upper stored), the
  * vectors split over two threads (cholmod_sdmult runs on one), the second
  * on a cholmod_common of its own.  sdmult takes the columns in loops of 1
@@ -92,16 +102,12 @@ static int mass_apply_to(ep_modal *s, int full, const double *X, double *Y, int 
     int nv = s->ndof / 3, nvall = s->m->nv;
     size_t ld = full ? 3 * (size_t)nvall : (size_t)s->ndof;
     const int *col = full ? s->mfi : s->mi;
+    if (full)
+        zero_without_unknowns(s, Y, ld, nvec);
 #pragma omp parallel if (nv > 20000) num_threads(s->threads)
     for (int q = 0; q < nvec; q++) {
         const double *x = X + (size_t)q * ld;
         double *y = Y + (size_t)q * ld;
-        if (full) {
-#pragma omp for schedule(static) nowait
-            for (int v = 0; v < nvall; v++)
-                if (s->map[v] < 0)
-                    y[3 * v] = y[3 * v + 1] = y[3 * v + 2] = 0;
-        }
 #pragma omp for schedule(static) nowait
         for (int v = 0; v < nv; v++) {
             double a = 0, b = 0, c = 0;
@@ -929,9 +935,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
     if ((st = solve_blocks(s, Phi, p0, p1, block)))
         return st;
     s->t_solve = ep_now() - t0;
-    for (int v = 0; v < s->m->nv; v++) /* 0 at the vertices without unknowns */
-        for (int p = 0; s->map[v] < 0 && p < np; p++)
-            memset(Phi + (size_t)p * n3 + 3 * (size_t)v, 0, 3 * sizeof *Phi);
+    zero_without_unknowns(s, Phi, n3, np);
     return EP_OK;
 }
 
@@ -1120,9 +1124,8 @@ int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, 
             sigma[q] = lambda[0] / lambda[q];
         memcpy(B, U, sizeof(double) * n3 * (size_t)r);
     }
-    for (int v = 0; !st && v < s->m->nv; v++) /* 0 where there are no unknowns, whatever the input held there */
-        for (int q = 0; s->map[v] < 0 && q < r; q++)
-            B[(size_t)q * n3 + 3 * v] = B[(size_t)q * n3 + 3 * v + 1] = B[(size_t)q * n3 + 3 * v + 2] = 0;
+    if (!st) /* whatever the input held there */
+        zero_without_unknowns(s, B, n3, r);
     return st;
 }
 
