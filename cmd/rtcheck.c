@@ -13,6 +13,7 @@
 #include "rtcubic.h"
 #include "rtembed.h"
 #include "rtgf.h"
+#include "rtmg.h"
 #include "rtmodes.h"
 #include "rtreport.h"
 
@@ -111,6 +112,10 @@ int main(int argc, char **argv)
         st = ep_rtmodes_run(&rep, &f);
     else if (!strcmp(f.kind, "mesh"))
         st = ep_rtmodes_mesh(&rep, &f);
+    else if (!strcmp(f.kind, "multigrid")) {
+        ep_rtmg_opts mo = {1e-8, 100, o.trials};
+        st = ep_rtmg_run(&rep, &f, &mo);
+    }
     else
         st = ep_fail(EP_EINPUT, "%s: kind \"%s\" is not one rtcheck knows", f.path, f.kind);
     if (st)
