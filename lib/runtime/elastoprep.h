@@ -11,6 +11,9 @@
  *   cubic_file.h the cubic polynomials of reduced StVK forces ("cubic")
  *   cubic.h      their evaluation: force, tangent stiffness
  *   reduced.h    reduced implicit Newmark on them (001 §2.7)
+ *   mg_file.h    multigrid hierarchies ("multigrid") and sparse matrices
+ *   vcycle.h     the V-cycle on them (002 §2.4-2.5)
+ *   warp.h       the corotated step: rotations, warped stiffness (002 §2.3.6)
  *   h5.h, model.h  opening any elastoprep file, its mesh and material
  *   err.h        statuses and the message of the last failure
  *
@@ -30,5 +33,8 @@
 #include "cubic.h"
 #include "cubic_file.h"
 #include "reduced.h"
+#include "mg_file.h"
+#include "vcycle.h"
+#include "warp.h"
 
 #endif
