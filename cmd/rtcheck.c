@@ -4,8 +4,8 @@
  *
  * The runs are library modules: rtgf.h (contact on GF files), rtcubic.h
  * (reduced dynamics on cubic files), rtembed.h (render meshes on embedding
- * files), rtmodes.h (modes and mesh files); the report they fill is
- * rtreport.h's.
+ * files), rtmodes.h (modes and mesh files), rtmg.h (multigrid files); the
+ * report they fill is rtreport.h's.
  */
 #include "cli.h"
 #include "err.h"
@@ -73,8 +73,8 @@ int main(int argc, char **argv)
                     "       [--reference GF.h5] [--switched GF.h5] [--json]",
         .purpose = "Run what a real-time simulator runs on an elastoprep file (capacitance-matrix contact\n"
                    "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files, render updates on\n"
-                   "embedding files, with CUBIC.h5 timed beside the Newmark step), check the answers\n"
-                   "and time them; also checks mesh and modes files.",
+                   "embedding files, with CUBIC.h5 timed beside the Newmark step, V-cycles and a corotated\n"
+                   "step on multigrid files), check the answers and time them; also checks mesh and modes files.",
         .options = options, .min_inputs = 1, .max_inputs = 2,
         .no_output = "rtcheck writes no file (redirect --json instead of -o)",
     };
