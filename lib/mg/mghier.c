@@ -203,8 +203,8 @@ int ep_mghier_embedded_prolongation(ep_csr *P, const double *xf, int nf, const d
                     double t = w[j];
                     c[j] = c[j - 1], w[j] = w[j - 1], c[j - 1] = s, w[j - 1] = t;
                 }
-            for (int i = 0; i < 4; i++)
-                if (w[i] != 0)
+            for (int i = 0; i < 4; i++) /* a vertex on a face or an edge: rounding's 1e-17, not a weight */
+                if (fabs(w[i]) > EP_MGHIER_MIN_WEIGHT)
                     P->col[q] = c[i], P->val[q++] = w[i];
             P->rowptr[v + 1] = q;
         }

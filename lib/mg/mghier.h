@@ -60,6 +60,13 @@ int ep_mghier_refine(ep_mesh *fine, const ep_mesh *coarse, int **parents, int **
  * coarse ones).  0 or EP_ECOMPUTE. */
 int ep_mghier_nested_prolongation(ep_csr *P, const int *parents, int nf, int nc);
 
+/* Weights of an embedded prolongation at or below this are dropped: a
+ * fine vertex on a coarse face or edge gets 1e-17 from rounding on the
+ * corners off it, and a coarse vertex reached by such weights alone would
+ * give a numerically singular diagonal block (seen on the dragon with
+ * `tetgen -pq1.6` levels).  Affine fields stay exact to 1e-14. */
+#define EP_MGHIER_MIN_WEIGHT 1e-14
+
 /* P of a non-nested pair: the fine vertices xf[nf][3] bound to the coarse
  * tets (xc[nc][3], tets[ne][4]); *noutside and *maxdist say how many lie
  * outside the coarse mesh and how far.

@@ -60,6 +60,9 @@ int ep_vcycle_init(ep_vcycle *v, ep_mghier *h, const ep_vcycle_opts *o)
     v->o = o ? *o : (ep_vcycle_opts){EP_VCYCLE_GAUSS_SEIDEL, 1, 1, 0.6};
     cholmod_start(&v->c);
     v->c.print = 0;
+    /* simplicial: the coarsest solve is small, and a supernodal one calls
+     * BLAS, whose OpenMP team spins on a loaded machine (10x the cycle) */
+    v->c.supernodal = CHOLMOD_SIMPLICIAL;
     v->started = 1;
     v->Pt = ep_calloc((size_t)n, sizeof *v->Pt);
     v->Dinv = ep_calloc((size_t)n, sizeof *v->Dinv);
@@ -140,6 +143,38 @@ static void gauss_seidel(const ep_bsr *K, const double *Dinv, const double *b, d
     }
 }
 
+/* A forward block Gauss-Seidel sweep that also leaves r = b - K x of the
+ * new x, in the same pass over K.  With d_I the change of x_I, row I's
+ * residual after the sweep is -sum_{J>I} K_IJ d_J (its own part cancels:
+ * K_II d_I = s_I), and K_IJ = K_JI^T: so row J, once d_J is known,
+ * subtracts K_JI^T d_J from r_I for its blocks I < J, still in cache.
+ * Reads K once where a sweep then a residual read it twice. */
+static void gauss_seidel_residual(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r)
+{
+    memset(r, 0, 3 * (size_t)K->n * sizeof *r);
+    for (int J = 0; J < K->n; J++) {
+        double s0 = b[3 * J], s1 = b[3 * J + 1], s2 = b[3 * J + 2];
+        int k0 = K->rowptr[J], k1 = K->rowptr[J + 1];
+        for (int k = k0; k < k1; k++) {
+            const double *B = &K->val[9 * (size_t)k], *y = &x[3 * (size_t)K->col[k]];
+            s0 -= B[0] * y[0] + B[1] * y[1] + B[2] * y[2];
+            s1 -= B[3] * y[0] + B[4] * y[1] + B[5] * y[2];
+            s2 -= B[6] * y[0] + B[7] * y[1] + B[8] * y[2];
+        }
+        const double *D = &Dinv[9 * (size_t)J];
+        double d0 = D[0] * s0 + D[1] * s1 + D[2] * s2, d1 = D[3] * s0 + D[4] * s1 + D[5] * s2,
+               d2 = D[6] * s0 + D[7] * s1 + D[8] * s2;
+        x[3 * J] += d0, x[3 * J + 1] += d1, x[3 * J + 2] += d2;
+        for (int k = k0; k < k1 && K->col[k] < J; k++) {
+            const double *B = &K->val[9 * (size_t)k];
+            double *q = &r[3 * (size_t)K->col[k]];
+            q[0] -= B[0] * d0 + B[3] * d1 + B[6] * d2;
+            q[1] -= B[1] * d0 + B[4] * d1 + B[7] * d2;
+            q[2] -= B[2] * d0 + B[5] * d1 + B[8] * d2;
+        }
+    }
+}
+
 /* x += omega D^-1 (b - K x), r as workspace. */
 static void jacobi(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r, double omega)
 {
@@ -175,9 +210,13 @@ static void cycle(ep_vcycle *v, int l, const double *b, double *x)
         return;
     }
     const ep_mghier_level *L = &v->h->level[l];
-    for (int s = 0; s < v->o.pre; s++)
+    int fused = v->o.smoother == EP_VCYCLE_GAUSS_SEIDEL && v->o.pre > 0;
+    for (int s = 0; s < v->o.pre - fused; s++)
         smooth(v, l, b, x, 1);
-    ep_bsr_residual(&L->K, b, x, v->r[l]);
+    if (fused) /* the last sweep leaves the residual */
+        gauss_seidel_residual(&L->K, v->Dinv[l], b, x, v->r[l]);
+    else
+        ep_bsr_residual(&L->K, b, x, v->r[l]);
     ep_csr_restrict(&v->Pt[l], v->r[l], v->b[l + 1]);
     memset(v->x[l + 1], 0, 3 * (size_t)v->h->level[l + 1].K.n * sizeof(double));
     cycle(v, l + 1, v->b[l + 1], v->x[l + 1]);
