@@ -16,6 +16,7 @@ KIND = {  # seed: (attributes, datasets)
     2: ([0, 2, 3, 5, 6, 7, 8], [0, 2, 7, 8, 9] + list(range(11, 21))),
     3: ([0, 1, 2, 8, 9, 10], MODEL_D + [21, 22, 23]),
     4: ([0, 2, 8, 10], MODEL_D + [23, 24, 25, 26]),
+    5: ([0, 2, 12, 13, 14, 15], MODEL_D + list(range(28, 37))),
 }
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
