@@ -57,7 +57,7 @@ int ep_vcycle_init(ep_vcycle *v, ep_mghier *h, const ep_vcycle_opts *o)
     int n = h->nlevels;
     memset(v, 0, sizeof *v);
     v->h = h;
-    v->o = o ? *o : (ep_vcycle_opts){EP_VCYCLE_GAUSS_SEIDEL, 1, 1, 0.6};
+    v->o = o ? *o : (ep_vcycle_opts){EP_VCYCLE_GAUSS_SEIDEL, 1, 1, 0.6, 1};
     cholmod_start(&v->c);
     v->c.print = 0;
     /* simplicial: the coarsest solve is small, and a supernodal one calls
@@ -221,7 +221,7 @@ static void cycle(ep_vcycle *v, int l, const double *b, double *x)
     memset(v->x[l + 1], 0, 3 * (size_t)v->h->level[l + 1].K.n * sizeof(double));
     cycle(v, l + 1, v->b[l + 1], v->x[l + 1]);
     ep_csr_prolong(&L->P, v->x[l + 1], x);
-    for (int s = 0; s < v->o.post; s++)
+    for (int s = 0; s < (l ? v->o.coarse_post : v->o.post); s++)
         smooth(v, l, b, x, 0);
 }
 
