@@ -98,7 +98,11 @@ void ep_vcycle_free(ep_vcycle *v)
         if (v->Dinv)
             free(v->Dinv[l]);
         if (v->b)
-            free(v->b[l]), free(v->x[l]), free(v->r[l]);
+            free(v->b[l]);
+        if (v->x)
+            free(v->x[l]);
+        if (v->r)
+            free(v->r[l]);
     }
     free(v->Pt), free(v->Dinv), free(v->b), free(v->x), free(v->r), free(v->gwork), free(v->gwhere);
     if (v->started) {
