@@ -14,6 +14,10 @@
 #include "h5.h"
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Write /gf/col_vertex, row_vertex, row_fixed and the attributes method,
  * traction ("hat" or "constant"), entity and, when traction_model is neither
  * NULL nor "", traction_model ("consistent" or "lumped": femcondense's
@@ -69,5 +73,9 @@ void ep_gf_file_close(ep_gf_file *g);
  * integral of its coarse hat, /gf/col_area), *area[n] allocated.  Cost
  * O(nv + n).  0 or EP_ECOMPUTE. */
 int ep_gf_row_areas(const ep_gf_file *g, double **area);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 
 #include <hdf5.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define EP_FORMAT "elastoprep"
 #define EP_FORMAT_VERSION 1
 
@@ -133,5 +137,9 @@ int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *v
 
 /* 1 if object obj exists and has attribute name. */
 int ep_h5_attr_exists(ep_h5 *f, const char *obj, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,7 @@
  *   h5.h, model.h  opening any elastoprep file, its mesh and material
  *   err.h        statuses and the message of the last failure
  *
+ * Every header it reaches declares its names extern "C" under C++.
  * Installed as PREFIX/include/elastoprep/; include it as
  * <elastoprep/elastoprep.h> with the flags of `pkg-config --cflags
  * elastoprep`.
