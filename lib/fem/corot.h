@@ -17,6 +17,10 @@
 #include "material.h"
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_corot {
     int ne, k;        /* elements; corners each (4 tets, 8 hexes) */
     int nv;
@@ -55,5 +59,9 @@ void ep_corot_rotation(const double F[3][3], double R[3][3]);
  * (3k values) at positions x[nv][3] (002 eqs. 2.18-2.19).  Cost about
  * 4 (3k)^2 3 flops. */
 void ep_corot_warp(const ep_corot *c, int e, const double R[3][3], const double *x, double *Kw, double *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -17,6 +17,10 @@
 #include "h5.h"
 #include "mghier.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Write the scalar CSR of n x m with rowptr[n + 1] (int), col, val as group
  * name.  0 or EP_EIO. */
 int ep_mg_file_write_csr(ep_h5 *f, const char *name, const ep_csr *P);
@@ -44,5 +48,9 @@ int ep_mg_file_write(ep_h5 *f, const ep_mghier *h);
  * EP_MG_FILE_MAX_LEVELS.  0, EP_EINPUT, EP_ECOMPUTE. */
 #define EP_MG_FILE_MAX_LEVELS 16
 int ep_mg_file_read(ep_mghier *h, ep_h5 *f, int nv);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

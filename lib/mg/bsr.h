@@ -15,6 +15,10 @@
 
 #include <cholmod.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_bsr {
     int n, m;     /* block rows, block columns */
     int *rowptr;  /* [n + 1] */
@@ -100,5 +104,9 @@ void ep_csr_restrict(const ep_csr *Pt, const double *xf, double *xc);
 /* Bytes of A's and P's arrays (what a product reads once). */
 double ep_bsr_bytes(const ep_bsr *A);
 double ep_csr_bytes(const ep_csr *P);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

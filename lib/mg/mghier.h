@@ -25,6 +25,10 @@
 #include "material.h"
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_mghier_level {
     int nv, ne;
     double *x;        /* [nv][3] */
@@ -104,5 +108,9 @@ int ep_mghier_set_mesh(ep_mghier *h, int l, const ep_mesh *mesh);
 /* Set up h for nlevels levels (levels zeroed).  0 or EP_ECOMPUTE. */
 int ep_mghier_init(ep_mghier *h, int nlevels);
 void ep_mghier_free(ep_mghier *h);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -18,6 +18,10 @@
 
 #include "mghier.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { EP_VCYCLE_GAUSS_SEIDEL, EP_VCYCLE_JACOBI } ep_vcycle_smoother;
 
 typedef struct ep_vcycle_opts {
@@ -68,5 +72,9 @@ void ep_vcycle_cycle(ep_vcycle *v, const double *b, double *x);
  * NULL; maxcycles + 1 values): the relative residual before cycle i and
  * after the last.  Returns the cycles run. */
 int ep_vcycle_solve(ep_vcycle *v, const double *b, double *x, double tol, int maxcycles, double *res);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include "bsr.h"
 #include "corot.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_warp {
     const ep_corot *c;  /* borrowed: the element data */
     ep_bsr *K;          /* borrowed: level 0's operator (its pattern holds every element's blocks) */
@@ -33,5 +37,9 @@ void ep_warp_free(ep_warp *w);
  * Cost per element: F, the polar iteration, 4 (3k)^3 / k flops of the
  * warp, the scatter; one thread. */
 void ep_warp_assemble(ep_warp *w, const double *x, double *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
