@@ -10,9 +10,11 @@
 
 #include "chol.h"
 #include "cli.h"
+#include "bsr.h"
 #include "closest.h"
 #include "cma.h"
 #include "cma_cache.h"
+#include "corot.h"
 #include "cubic.h"
 #include "distfield.h"
 #include "gf.h"
@@ -21,6 +23,7 @@
 #include "gfsink.h"
 #include "gfsrc.h"
 #include "gfw.h"
+#include "mghier.h"
 #include "modal.h"
 #include "model.h"
 #include "team.h"
@@ -30,6 +33,8 @@
 #include "sdf.h"
 #include "stvk.h"
 #include "text.h"
+#include "vcycle.h"
+#include "warp.h"
 #include "wavelet.h"
 #include "winding.h"
 
@@ -88,6 +93,12 @@ static void release_zeroed(void **s)
     TWICE(ep_team_plan, ep_team_plan_free);
     TWICE(ep_text, ep_text_close);
     TWICE(ep_output, ep_output_abort);
+    TWICE(ep_bsr, ep_bsr_free);
+    TWICE(ep_csr, ep_csr_free);
+    TWICE(ep_mghier, ep_mghier_free);
+    TWICE(ep_corot, ep_corot_free);
+    TWICE(ep_vcycle, ep_vcycle_free);
+    TWICE(ep_warp, ep_warp_free);
     /* those that report: nothing to report on a zeroed object, twice */
     TWICE_OK(ep_h5, ep_h5_close(&x_));
     TWICE_OK(ep_h5_stream, ep_h5_stream_close(&x_));
