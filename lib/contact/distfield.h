@@ -44,6 +44,10 @@
 
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum { EP_DISTFIELD_UNSIGNED = 0, EP_DISTFIELD_PSEUDONORMAL = 1, EP_DISTFIELD_WINDING = 2 };
 
 /* Names of the sign methods, indexed by EP_DISTFIELD_*. */
@@ -124,5 +128,9 @@ int ep_distfield_detect_sign(const ep_mesh *m, int *sign, char *why, size_t cap)
 double ep_distfield_brute(const ep_mesh *m, const double p[3]);
 
 void ep_distfield_free(ep_distfield *g);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

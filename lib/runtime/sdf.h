@@ -20,6 +20,10 @@
 
 #include "distfield.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_sdf {
     int n;              /* cells a side */
     float *value;       /* owned: [(n+1)^3], x fastest */
@@ -51,5 +55,9 @@ void ep_sdf_values(const ep_sdf *s, const double *p, long n, double *d);
 
 /* The distance from p to the box (0 inside).  Cost O(1). */
 double ep_sdf_box_distance(const ep_sdf *s, const double p[3]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
