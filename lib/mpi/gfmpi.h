@@ -1,0 +1,47 @@
+/*
+ * gfmpi.h — one GF file from every rank of an MPI run (MATH.md §15): the
+ * file bemsolve writes, made by rank 0 (model, layout, the /gf/xi dataset:
+ * gfform.h), then /gf/xi filled by collective parallel-HDF5 writes of each
+ * rank's rows (MPI-IO), or, compressed (--wavelet), each block's rows
+ * gathered on rank 0 into the serial tool's sink (gfsink.h), so the file is
+ * the one the serial run writes; rank 0 commits it (output.h), or every
+ * rank's failure leaves nothing.  MPI-only (lib/mpi).
+ */
+#ifndef EP_GFMPI_H
+#define EP_GFMPI_H
+
+#include "gfform.h"
+#include "ranks.h"
+
+typedef struct ep_gfmpi {
+    const ep_ranks_grid *g; /* borrowed */
+    ep_gfform *form;        /* borrowed: rank 0's output form (its sink and progress bar) */
+    ep_cli *cli;            /* borrowed: rank 0 owns cli->out */
+    int dense;
+    ep_h5 par;              /* the file opened by every rank with MPI-IO (dense) */
+    ep_gf_writer w;         /* /gf/xi in par, collective writes */
+    long ncols;             /* 3n */
+    double *rows;           /* rank 0: one block's gathered rows (compressed output) */
+    size_t cap;
+} ep_gfmpi;
+
+/* Collective.  Rank 0 creates -o as ep_gfform_open does; for a dense file
+ * every rank then opens it with MPI-IO.  0 or the first failing rank's
+ * status (ep_ranks_agree); free w in every case. */
+int ep_gfmpi_open(ep_gfmpi *w, const ep_ranks_grid *g, ep_gfform *f, ep_cli *cli, const ep_mesh *m,
+                  const ep_material *mat, const char *fixed, const char *method, int single);
+
+/* The solver's sink (bemmpi.h: put is collective, each rank its rows);
+ * progress on rank 0 with label tool unless quiet. */
+ep_gf_sink ep_gfmpi_sink(ep_gfmpi *w, const char *tool, int quiet);
+
+/* Collective: close the parallel file, then rank 0 reopens it, closes the
+ * sink (ep_gfsink_close: the compressed file's pointers and error
+ * attributes) and commits it.  0 or the first failing rank's status. */
+int ep_gfmpi_close(ep_gfmpi *w);
+
+/* Release (after close, or instead of it on failure: rank 0's output is
+ * aborted by ep_cli_exit). */
+void ep_gfmpi_free(ep_gfmpi *w);
+
+#endif
