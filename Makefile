@@ -6,6 +6,7 @@
 #   make check-cluster   a split run on a private single-node Slurm
 #   make mpi             bin/bemsolve-mpi: the BEM over MPI (ScaLAPACK, parallel HDF5)
 #   make check-mpi       bemsolve-mpi on 1, 2 and 4 ranks against the serial run
+#   make bench-mpi       pdgetrf beside LAPACK, bemsolve-mpi beside bemsolve, the model of scale
 #   make demo            the example pipeline on a shipped model
 #   make bench           benchmarks under tests/bench
 #   make install PREFIX=/usr/local
@@ -220,7 +221,7 @@ MPI_FLAGS  = -O2 -g -std=gnu11 -fopenmp -Wall -Wextra -Wshadow $(LIB_INC) -Ilib/
              $(shell pkg-config --cflags $(MPI_PKGS) 2>/dev/null) -DNDEBUG -DEP_MPI
 MPI_LDLIBS = $(shell pkg-config --libs $(MPI_PKGS) 2>/dev/null) -lscalapack-openmpi $(CHOLMOD_LIBS) -lnettle -lm
 
-.PHONY: mpi run-mpi check-mpi run-check-mpi
+.PHONY: mpi run-mpi check-mpi run-check-mpi bench-mpi run-bench-mpi
 mpi:
 	@scripts/install-deps --if-missing --with-mpi
 	@$(MAKE) --no-print-directory run-mpi
@@ -237,6 +238,18 @@ $(MPI_LIBA): $(MPI_OBJ)
 $(BINDIR)/bemsolve-mpi: cmd/bemsolve.c $(MPI_LIBA)
 	@mkdir -p $(BINDIR)
 	$(MPICC) $(MPI_FLAGS) $< -o $@ -fopenmp $(MPI_LIBA) $(MPI_LDLIBS)
+
+# The LU over MPI beside LAPACK, and the model of scale (tests/bench/mpi/run.sh).
+$(MPI_BUILD)/bench/%: tests/bench/mpi/%.c $(MPI_LIBA)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(MPI_FLAGS) $< -o $@ -fopenmp $(MPI_LIBA) $(MPI_LDLIBS)
+
+bench-mpi:
+	@scripts/install-deps --if-missing --with-mpi
+	@$(MAKE) --no-print-directory run-bench-mpi
+
+run-bench-mpi: all $(BINDIR)/bemsolve-mpi $(MPI_BUILD)/bench/lu
+	@BIN=$(BINDIR) BENCH=$(MPI_BUILD)/bench sh tests/bench/mpi/run.sh
 
 check-mpi:
 	@scripts/install-deps --if-missing --with-mpi

@@ -182,6 +182,7 @@ int main(int argc, char **argv)
     ep_gfmpi_free(&gm);
     if (st)
         goto out;
+    double peak = ep_ranks_max(ep_mem_peak()); /* every rank's, before rank 0 reports */
 #else
     if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, method, "consistent", o.single)))
         goto out;
@@ -209,8 +210,9 @@ int main(int argc, char **argv)
                stats.memory / EP_MEM_MIB, ep_now() - t0);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);
 #ifdef EP_MPI
-        printf("bemsolve: %d MPI ranks on a %d x %d grid (blocks of %d); memory a rank %.0f MiB (estimate; "
-               "the peak above is rank 0's)\n", grid.size, grid.pr, grid.pc, EP_BEMMPI_NB, stats.memory / EP_MEM_MIB);
+        printf("bemsolve: %d MPI ranks on a %d x %d grid (blocks of %d); memory a rank: estimate %.0f MiB, "
+               "largest peak resident %.0f MiB\n", grid.size, grid.pr, grid.pc, EP_BEMMPI_NB,
+               stats.memory / EP_MEM_MIB, peak / EP_MEM_MIB);
 #endif
         ep_gfform_report(&o.form, "bemsolve", cli.output);
         if (o.check)

@@ -47,6 +47,13 @@ int ep_ranks_agree(int st)
     return ep_fail(status, "%s", msg);
 }
 
+double ep_ranks_max(double x)
+{
+    double y = x;
+    MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return y;
+}
+
 int ep_ranks_grid_init(ep_ranks_grid *g, const char *spec)
 {
     memset(g, 0, sizeof *g);

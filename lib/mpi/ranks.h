@@ -28,6 +28,10 @@ int ep_ranks_start(int *argc, char ***argv);
  * (ep_fail).  Collective; cost one allreduce, and one broadcast on failure. */
 int ep_ranks_agree(int st);
 
+/* The largest x over the ranks (a rank's peak resident memory).
+ * Collective. */
+double ep_ranks_max(double x);
+
 /* The process grid for the run's ranks: spec "PRxPC" (NULL or "": the most
  * nearly square grid, P_r <= P_c) must multiply to the ranks.  0 or
  * EP_EUSAGE ("--grid 3x1 needs 3 ranks, the run has 4").  Collective. */
