@@ -2,10 +2,12 @@
  * gfmpi.h — one GF file from every rank of an MPI run (MATH.md §15): the
  * file bemsolve writes, made by rank 0 (model, layout, the /gf/xi dataset:
  * gfform.h), then /gf/xi filled by collective parallel-HDF5 writes of each
- * rank's rows (MPI-IO), or, compressed (--wavelet), each block's rows
- * gathered on rank 0 into the serial tool's sink (gfsink.h), so the file is
- * the one the serial run writes; rank 0 commits it (output.h), or every
- * rank's failure leaves nothing.  MPI-only (lib/mpi).
+ * rank's rows (MPI-IO), or, compressed (--wavelet), each rank's columns
+ * compressed by it as they are solved (gfzip.h, the serial sink's routine)
+ * and their kept blocks gathered on rank 0 into the serial sink's writer
+ * (gfsink.h, gfw.h) in column order, with the ranks' error tallies added up,
+ * so the file is the one the serial run writes; rank 0 commits it
+ * (output.h), or every rank's failure leaves nothing.  MPI-only (lib/mpi).
  */
 #ifndef EP_GFMPI_H
 #define EP_GFMPI_H
@@ -21,8 +23,16 @@ typedef struct ep_gfmpi {
     ep_h5 par;              /* the file opened by every rank with MPI-IO (dense) */
     ep_gf_writer w;         /* /gf/xi in par, collective writes */
     long ncols;             /* 3n */
-    double *rows;           /* rank 0: one block's gathered rows (compressed output) */
-    size_t cap;
+    /* compressed output: this rank's columns of a block, compressed */
+    ep_gfzip z;
+    int8_t *slot_domain;    /* [n] */
+    ep_gfzip_tally tl;      /* this rank's errors and counts */
+    int cap;                /* columns the buffers hold */
+    int *nnz, *slot;        /* [cap], [cap][n] */
+    float *blk;             /* [cap][n][9] */
+    int *all_nnz, *all_slot; /* rank 0: the block's columns of every rank */
+    float *all_blk;
+    size_t all_ncols, all_cap; /* columns all_nnz, kept blocks all_slot and all_blk hold */
 } ep_gfmpi;
 
 /* Collective.  Rank 0 creates -o as ep_gfform_open does; for a dense file
