@@ -28,6 +28,11 @@ double ep_bemmpi_bytes(const ep_ranks_grid *g, int n, int nf, int ncb);
  * called on every rank, nrows 0 on a rank without columns; rows
  * [row0, row0 + nrows) as rows[nrows][3n]), in order; progress on rank 0;
  * stats (memory: this rank's estimate; flops the whole run's).
+ * A rank integrates, for each of its rows' nodes, the triangles that touch a
+ * node of its columns: a triangle whose corners' columns lie on several
+ * process columns is integrated on each (at most 3), so the assembly's
+ * total work grows with P_c, up to 3 x the serial one, and not with P_r:
+ * ranks.h's default grid is tall (P_r >= P_c; 2 ranks: 2 x 1, no repeats).
  * Memory per rank: 8 (3n)^2 / P for A, 2 x 8 (3n)(3 ncb) / P for the
  * right-hand sides.  Cost: the assembly's O(n nf) integrals over P,
  * (2/3)(3n)^3 / P flops of LU, 2 (3n)^2 per right-hand side over P.

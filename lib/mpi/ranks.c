@@ -71,12 +71,13 @@ int ep_ranks_grid_init(ep_ranks_grid *g, const char *spec)
         if ((long)g->pr * g->pc != g->size)
             return ep_fail(EP_EUSAGE, "--grid %dx%d needs %ld ranks, the run has %d", g->pr, g->pc,
                            (long)g->pr * g->pc, g->size);
-    } else { /* the most nearly square grid: P_r the largest divisor <= sqrt(P) */
-        for (g->pr = 1; (g->pr + 1) * (g->pr + 1) <= g->size; g->pr++)
+    } else { /* the most nearly square grid: P_c the largest divisor <= sqrt(P) (bemmpi.h: fewer
+              * column ranks, fewer triangles integrated twice) */
+        for (g->pc = 1; (g->pc + 1) * (g->pc + 1) <= g->size; g->pc++)
             ;
-        while (g->size % g->pr)
-            g->pr--;
-        g->pc = g->size / g->pr;
+        while (g->size % g->pc)
+            g->pc--;
+        g->pr = g->size / g->pc;
     }
     int np, one = 1;
     Cblacs_get(-1, 0, &g->ctxt);

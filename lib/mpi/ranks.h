@@ -33,7 +33,7 @@ int ep_ranks_agree(int st);
 double ep_ranks_max(double x);
 
 /* The process grid for the run's ranks: spec "PRxPC" (NULL or "": the most
- * nearly square grid, P_r <= P_c) must multiply to the ranks.  0 or
+ * nearly square grid, P_r >= P_c) must multiply to the ranks.  0 or
  * EP_EUSAGE ("--grid 3x1 needs 3 ranks, the run has 4").  Collective. */
 int ep_ranks_grid_init(ep_ranks_grid *g, const char *spec);
 void ep_ranks_grid_free(ep_ranks_grid *g);
