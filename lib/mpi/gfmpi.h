@@ -36,13 +36,18 @@ typedef struct ep_gfmpi {
 } ep_gfmpi;
 
 /* Collective.  Rank 0 creates -o as ep_gfform_open does; for a dense file
- * every rank then opens it with MPI-IO.  0 or the first failing rank's
+ * every rank then opens it with MPI-IO, for a compressed one every rank
+ * sets up gfzip's workspace (216 n bytes a thread).  0 or the first failing rank's
  * status (ep_ranks_agree); free w in every case. */
 int ep_gfmpi_open(ep_gfmpi *w, const ep_ranks_grid *g, ep_gfform *f, ep_cli *cli, const ep_mesh *m,
                   const ep_material *mat, const char *fixed, const char *method, int single);
 
 /* The solver's sink (bemmpi.h: put is collective, each rank its rows);
- * progress on rank 0 with label tool unless quiet. */
+ * progress on rank 0 with label tool unless quiet.  Cost of a put: dense,
+ * one collective write of the rank's rows; compressed, ep_gfzip_block on
+ * the rank's columns, three gathers of their kept blocks to rank 0 and its
+ * writes.  Memory: the rank's compressed columns (40 n bytes a column), on
+ * rank 0 the block's of every rank. */
 ep_gf_sink ep_gfmpi_sink(ep_gfmpi *w, const char *tool, int quiet);
 
 /* Collective: close the parallel file, then rank 0 reopens it, closes the
