@@ -91,11 +91,12 @@ void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out);
  * column cols[c] at row rows[k], by one partial synthesis of width 9 nc: u
  * the closure of those rows' slots (or of more rows).  Together, the
  * closure's bookkeeping (slots, kids, stencils) is paid once for nc
- * columns and its loops run 9 nc values wide.  z[n][9 nc] zero on entry,
- * and again on return.  Cost O(nnz of the columns + 9 nc closure x
- * stencil). */
-void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wavelet_subset *u, int nr,
-                         const int *rows, double *z, double *out);
+ * columns and its loops run 9 nc values wide.  Workspace (the caller's,
+ * zero on entry and again on return): z[n][9 nc]; kept[n], the slots
+ * whose blocks were read; u->next.  Cost O(nnz of the columns + 9 nc
+ * closure x stencil). */
+void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, ep_wavelet_subset *u, int nr, const int *rows,
+                         char *kept, double *z, double *out);
 
 /* One row of many block columns, out[k][9] = the block of column cols[k]
  * at the row whose nonzero synthesis weights (ep_wavelet_row_weights) are

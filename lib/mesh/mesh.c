@@ -427,6 +427,18 @@ int ep_mesh_to_surface(ep_mesh *m, int **old_id)
     return EP_OK;
 }
 
+int ep_mesh_closed_surface(ep_mesh *m)
+{
+    int st;
+    if (m->tets || m->hexes || m->nb < m->nv) {
+        if (m->level)
+            return ep_fail(EP_EINPUT, "%s: multiresolution mesh with vertices on no triangle", m->source);
+        if ((st = ep_mesh_to_surface(m, NULL)))
+            return st;
+    }
+    return ep_mesh_check_closed(m);
+}
+
 void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume)
 {
     double A = 0, V = 0;

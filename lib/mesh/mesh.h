@@ -132,6 +132,14 @@ int ep_mesh_count_degenerate(const ep_mesh *m, int *first);
  * the caller).  Cost O(nv + nf). */
 int ep_mesh_to_surface(ep_mesh *m, int **old_id);
 
+/* Make m the closed surface a surface tool works on: a volume mesh's
+ * boundary, or a surface without its unreferenced vertices
+ * (ep_mesh_to_surface; a multiresolution mesh keeps its hierarchy, and is
+ * refused if that would renumber it), then ep_mesh_check_closed.  Cost
+ * O(nv + nf log nf).  0, EP_EINPUT (the message names m->source, or the
+ * edge) or EP_ECOMPUTE. */
+int ep_mesh_closed_surface(ep_mesh *m);
+
 /* Area of surface triangle t of m.  Cost O(1). */
 double ep_mesh_triangle_area(const ep_mesh *m, int t);
 

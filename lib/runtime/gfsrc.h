@@ -35,6 +35,7 @@ typedef struct ep_gfsrc {
                            also a row's synthesis weights, compact) */
     ep_wavelet_subset u;/* wavelet: the rows of ep_gfsrc_plan */
     double *z;          /* wavelet: [n][9 batch] partial synthesis, zero between calls */
+    char *kept;         /* wavelet: [n] the slots whose blocks a synthesis read, zero between calls */
     int batch;          /* columns ep_gfsrc_node_columns synthesizes together: 8 (wavelet), 1 */
     int *slots;         /* wavelet: [n] scratch */
     ep_wavelet_subset r;/* wavelet: the closure of ep_gfsrc_node_row's row */

@@ -139,11 +139,4 @@ static void failed_open_then_release(void **s)
     ep_gf_layout_free(&L);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(release_zeroed),
-        cmocka_unit_test(failed_open_then_release),
-    };
-    return cmocka_run_group_tests_name("cleanup", tests, NULL, NULL);
-}
+EP_TEST_MAIN("cleanup", cmocka_unit_test(release_zeroed), cmocka_unit_test(failed_open_then_release))
