@@ -71,7 +71,7 @@ print("bench mpi model inputs: assembly %.3g s a (node, triangle) pair a rank; p
 for nv in (10000, 40000, 100000):
     n3 = 3.0 * nv
     nodes = 1
-    while (8 * n3 * n3 + 2 * 8 * n3 * 384 * cores * nodes) > 0.9 * node_mem * nodes:
+    while 8 * n3 * n3 + 2 * 8 * n3 * 384 > 0.9 * node_mem * nodes:
         nodes += 1
     for k in (nodes, 4 * nodes):
         P = cores * k
