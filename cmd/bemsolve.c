@@ -13,6 +13,10 @@
 #include "mesh.h"
 #include "model.h"
 #include "part.h"
+#ifdef EP_MPI /* make mpi: bin/bemsolve-mpi (bemsolve(1), OVER MPI) */
+#include "bemmpi.h"
+#include "gfmpi.h"
+#endif
 
 #include <math.h>
 #include <omp.h>
@@ -26,6 +30,7 @@ typedef struct {
     double max_memory;
     ep_gfform form;
     ep_part part;
+    const char *grid;
 } opts;
 
 /* The BEM model is the boundary surface: closed, manifold, outward, welded.
@@ -92,6 +97,10 @@ int main(int argc, char **argv)
          .help = "GF columns per block of right-hand sides (default 128)"},
         EP_GFFORM_OPTIONS(o.form),
         EP_PART_OPTION(o.part, "compute only part I of N of the columns"),
+#ifdef EP_MPI
+        {"grid", 0, EP_CLI_STRING, &o.grid, .arg = "PRxPC",
+         .help = "the process grid, PR x PC = the ranks (default: the most\nnearly square)"},
+#endif
         {0}};
     ep_tool tool = {
         .name = "bemsolve",
@@ -110,8 +119,19 @@ int main(int argc, char **argv)
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
     double t0 = ep_now();
+#ifdef EP_MPI
+    ep_ranks_grid grid = {.ctxt = -1, .ctxt_line = -1};
+    int rank = ep_ranks_start(&argc, &argv);
+#endif
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+#ifdef EP_MPI
+    if (o.check || o.part.count)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s is for the serial bemsolve", o.check ? "--check" : "--part"));
+    if ((st = ep_ranks_grid_init(&grid, o.grid)))
+        ep_cli_exit(st);
+    cli.quiet |= rank != 0;
+#endif
     o.max_memory = ep_mem_limit(o.max_memory);
     if (o.constant && ep_select_given(&cli.columns))
         ep_cli_exit(ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements"));
@@ -149,18 +169,31 @@ int main(int argc, char **argv)
     /* compute -> write: each block of solved GF rows goes to the file at
      * once, dense or compressed (gfform.h); an empty part (more parts than
      * blocks) solves nothing */
-    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, o.constant ? "bem-constant" : "bem-linear",
-                             "consistent", o.single)))
-        goto out;
+    const char *method = o.constant ? "bem-constant" : "bem-linear";
     ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0)};
-    ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
     memset(&stats, 0, sizeof stats);
+#ifdef EP_MPI /* every rank its blocks; one file from all (gfmpi.h) */
+    ep_gfmpi gm;
+    if (!(st = ep_gfmpi_open(&gm, &grid, &o.form, &cli, &m, &mat, fixed, method, o.single))) {
+        ep_gf_sink sink = ep_gfmpi_sink(&gm, "bemsolve", cli.quiet);
+        if (!(st = ep_bemmpi_solve(&grid, &m, &Lp, &bo, &sink, &stats)))
+            st = ep_gfmpi_close(&gm);
+    }
+    ep_gfmpi_free(&gm);
+    if (st)
+        goto out;
+    double peak = ep_ranks_max(ep_mem_peak()); /* every rank's, before rank 0 reports */
+#else
+    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, method, "consistent", o.single)))
+        goto out;
+    ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
     if (Lp.m)
         st = ep_bemgf_solve(&m, &Lp, &bo, &sink, &stats);
     ep_progress_end(&o.form.bar);
     if (st || (st = ep_gfsink_close(&o.form.sink)) || (o.part.count && (st = ep_part_write(&cli.out.h5, &o.part))) ||
         (st = ep_output_commit(&cli.out)))
         goto out;
+#endif
 
     if (!cli.quiet) {
         if (o.part.count)
@@ -176,6 +209,11 @@ int main(int argc, char **argv)
                stats.t_solve, stats.solve_flops / fmax(stats.t_solve, 1e-9) / 1e9, omp_get_max_threads(),
                stats.memory / EP_MEM_MIB, ep_now() - t0);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);
+#ifdef EP_MPI
+        printf("bemsolve: %d MPI ranks on a %d x %d grid (blocks of %d); memory a rank: estimate %.0f MiB, "
+               "largest peak resident %.0f MiB\n", grid.size, grid.pr, grid.pc, EP_BEMMPI_NB,
+               stats.memory / EP_MEM_MIB, peak / EP_MEM_MIB);
+#endif
         ep_gfform_report(&o.form, "bemsolve", cli.output);
         if (o.check)
             printf("bemsolve: check: rigid-rotation residual %.2e, sampled column residual %.2e, "
@@ -183,6 +221,9 @@ int main(int argc, char **argv)
                    stats.rotation_residual, stats.column_residual, stats.rcond > 0 ? 1.0 / stats.rcond : INFINITY);
     }
 out:
+#ifdef EP_MPI
+    ep_ranks_grid_free(&grid);
+#endif
     ep_gfform_free(&o.form);
     free(cols);
     free(fixed);

@@ -32,6 +32,7 @@ typedef struct ep_gf_writer {
     long ncols;     /* 3n, the length of one GF row as stored */
     int single;     /* stored as float32: each row's range checked (f32.h) */
     const int8_t *row_fixed; /* borrowed from the layout: a row's unit (traction or displacement) */
+    hid_t dxpl;     /* transfer list of the writes (0: H5P_DEFAULT; collective MPI-IO: lib/mpi/gfmpi) */
 } ep_gf_writer;
 
 /* Create /gf with its attributes (ep_gf_write_layout), col_vertex,
@@ -41,7 +42,8 @@ typedef struct ep_gf_writer {
 int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method,
                       const char *traction_model, int single);
 /* Write GF rows [row0, row0 + nrows) of /gf/xi from rows[nrows][3n] (double;
- * converted to float32 by HDF5 when the file is single).  0 or EP_EIO. */
+ * converted to float32 by HDF5 when the file is single); nrows 0 writes
+ * nothing (a rank's part of a collective write).  0 or EP_EIO. */
 int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows);
 int ep_gf_writer_close(ep_gf_writer *w);
 
