@@ -4,6 +4,7 @@
 #   make check           unit and command-line tests (SANITIZE=1: ASan + UBSan)
 #   make check-paraview  ParaView (installed on demand) opens every XDMF sidecar
 #   make check-cluster   a split run on a private single-node Slurm
+#   make check-ownmesh   the README's own-mesh pipeline on a Gmsh-made part
 #   make demo            the example pipeline on a shipped model
 #   make bench           benchmarks under tests/bench
 #   make install PREFIX=/usr/local
@@ -117,6 +118,13 @@ check-paraview:
 	@scripts/install-deps --if-missing --paraview
 	@$(MAKE) --no-print-directory all
 	@tests/paraview/run.sh $(BINDIR) build/paraview
+
+# The README's own-mesh pipeline on a part Gmsh makes in the test.
+.PHONY: check-ownmesh
+check-ownmesh:
+	@scripts/install-deps --if-missing --with-gmsh
+	@$(MAKE) --no-print-directory all
+	@tests/ownmesh/run.sh $(BINDIR)
 
 # A private single-node Slurm runs a split femcondense step (tests/cluster).
 check-cluster:

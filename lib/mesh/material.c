@@ -129,18 +129,30 @@ int ep_material_read(ep_material *m, const char *path, int ne, const int *region
         st = r;
         goto out;
     }
-    E = ep_malloc((size_t)ne, sizeof *E);
-    nu = ep_malloc((size_t)ne, sizeof *nu);
-    rho = ep_malloc((size_t)ne, sizeof *rho);
+    /* A model without volume elements (a surface, a soup) or without region
+     * tags takes one material: "default", or the file's only entry. */
+    int nel = ne > 0 ? ne : 1;
+    if (ne <= 0)
+        region = NULL;
+    E = ep_malloc((size_t)nel, sizeof *E);
+    nu = ep_malloc((size_t)nel, sizeof *nu);
+    rho = ep_malloc((size_t)nel, sizeof *rho);
     if (!E || !nu || !rho) {
         st = EP_ECOMPUTE;
         goto out;
     }
-    for (int e = 0; e < ne; e++) {
+    for (int e = 0; e < nel; e++) {
         const entry *hit = have_default ? &dflt : NULL;
         for (size_t i = 0; region && i < n; i++)
             if (tab[i].tag == region[e])
                 hit = &tab[i];
+        if (!hit && !region && n == 1)
+            hit = &tab[0];
+        if (!hit && !region) {
+            st = ep_fail(EP_EINPUT, "%s: the model has no region tags, so it takes the \"default\" line or the "
+                         "file's only entry (the file has %zu tagged entries and no default)", path, n);
+            goto out;
+        }
         if (!hit) {
             st = ep_fail(EP_EINPUT, "%s: no material for element %d (region %d)",
                          path, e + 1, region ? region[e] : 0);
@@ -150,7 +162,7 @@ int ep_material_read(ep_material *m, const char *path, int ne, const int *region
         nu[e] = hit->v[1];
         rho[e] = hit->v[2];
     }
-    ep_material_set_elements(m, ne, E, nu, rho);
+    ep_material_set_elements(m, nel, E, nu, rho);
     E = nu = rho = NULL;
 out:
     free(E);

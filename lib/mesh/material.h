@@ -37,9 +37,11 @@ void ep_material_lame(const ep_material *m, int e, double *lambda, double *mu);
 void ep_material_set_elements(ep_material *m, int ne, double *E, double *nu, double *rho);
 
 /* Read a material file: lines "TAG E nu rho" ('#' comments), TAG an integer
- * region tag or "default".  Elements take the entry of region[e] (region may be
- * NULL: only "default" applies).  Errors name file and line, or the first
- * element left without a material.  0, EP_EINPUT, EP_EIO or EP_ECOMPUTE. */
+ * region tag or "default".  Elements take the entry of region[e].  Errors
+ * name file and line, or the first element left without a material.  A model without region tags (region NULL)
+ * or without volume elements (ne 0: a surface, a soup; the result is then
+ * homogeneous) takes "default", or the file's only entry when it has one.
+ * 0, EP_EINPUT, EP_EIO or EP_ECOMPUTE. */
 int ep_material_read(ep_material *m, const char *path, int ne, const int *region);
 
 /* Check E > 0, rho > 0 (rho NaN means "not given" and passes) and -1 < nu < nu_max (nu_max = 0.5
