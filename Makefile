@@ -13,6 +13,10 @@
 # missing, then re-enter make so pkg-config sees the installed packages.
 
 PREFIX  ?= /usr/local
+# Where `make install` puts the Python package: Debian's python3 looks in
+# /usr/lib/python3/dist-packages and PREFIX/lib/python3.X/dist-packages.
+PYVER   := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYSITE  ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
 DESTDIR ?=
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -163,6 +167,11 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/elastoprep.pc.in \
 	    >$(DESTDIR)$(PREFIX)/lib/pkgconfig/elastoprep.pc
 	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3
+	@# the Python package (python/elastoprep), told where the library went
+	install -d $(DESTDIR)$(PYSITE)/elastoprep $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 644 python/elastoprep/*.py $(DESTDIR)$(PYSITE)/elastoprep
+	echo 'LIB = "$(PREFIX)/lib/$(SONAME)"' >$(DESTDIR)$(PYSITE)/elastoprep/_libpath.py
+	install -m 644 man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7
 	@# one page per function name: ".so man3/PAGE.3" stubs from each page's NAME line
 	@for p in man/man3/*.3; do \
 	    page=$$(basename $$p); \
@@ -188,6 +197,9 @@ fuzz:
 	@printf '\004' | cat - tests/fuzz/seed.tetgen >build/fuzz/corpus/tetgen
 	@printf '\005# tag E nu rho\n1 1e6 0.3 1000\n2 2e6 0.35 1100\ndefault 3e6 0.4 1200\n' >build/fuzz/corpus/material
 	@printf '\006' | cat - data/models/beam3/beam3.bou >build/fuzz/corpus/bou
+	@printf '\002' | cat - data/cube-bin41.msh | head -c 4000 >build/fuzz/corpus/msh41bin
+	@printf '\002' | cat - data/cube-bin22.msh | head -c 4000 >build/fuzz/corpus/msh22bin
+	@printf '\007solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid\n' >build/fuzz/corpus/stl
 	clang -g -O1 -fsanitize=fuzzer,address,undefined $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
 	    $(LIB_SRC) tests/fuzz/fuzz_mesh.c -o build/fuzz/fuzz_mesh $(LDLIBS) -fopenmp=libgomp
 	build/fuzz/fuzz_mesh -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus
