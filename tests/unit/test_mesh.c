@@ -334,6 +334,21 @@ static void bad_tetgen(void **s)
     expect_error(ep_model_read(&m, ele), EP_EINPUT, "region attribute 3.22222e+09 is not an integer tag", NULL);
 }
 
+/* The element size: a corner tet's edges are 1, 1, 1 and three sqrt(2);
+ * the two unit voxels' twelve edges each are 1. */
+static void edge_length(void **s)
+{
+    (void)s;
+    double x[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    int t[4] = {0, 1, 2, 3};
+    ep_mesh m = {.nv = 4, .ne = 1, .vertices = x, .tets = t};
+    assert_true(fabs(ep_mesh_edge_length(&m) - (3 + 3 * sqrt(2)) / 6) < 1e-15);
+    ep_mesh h;
+    assert_int_equal(ep_model_read(&h, "data/two-voxels.veg"), 0);
+    assert_true(fabs(ep_mesh_edge_length(&h) - 1) < 1e-15);
+    ep_mesh_free(&h);
+}
+
 static void unknown_extension(void **s)
 {
     (void)s;
@@ -422,7 +437,7 @@ int main(void)
         cmocka_unit_test(cube_msh41),     cmocka_unit_test(cube_msh22),   cmocka_unit_test(cube_tetgen),
         cmocka_unit_test(msh_groups),     cmocka_unit_test(veg_material), cmocka_unit_test(veg_include),
         cmocka_unit_test(surfaces),       cmocka_unit_test(tet_gradients), cmocka_unit_test(bad_files),
-        cmocka_unit_test(bad_tetgen),     cmocka_unit_test(unknown_extension),
+        cmocka_unit_test(bad_tetgen),     cmocka_unit_test(unknown_extension), cmocka_unit_test(edge_length),
         cmocka_unit_test(closed_surface), cmocka_unit_test(halfedge_table), cmocka_unit_test(to_surface),
     };
     return cmocka_run_group_tests_name("mesh", tests, NULL, NULL);
