@@ -84,6 +84,7 @@ int main(int argc, char **argv)
         goto out;
     if (o.modes && ((st = ep_h5_open(&mf, o.modes, NULL)) || (st = ep_cubic_file_basis(&mf, "/basis/U", sim.nv, 0, &U, &r))))
         goto out;
+    ep_cli_model_summary(&cli, &sim, sim.material);
     double limit = o.max_distance > 0 ? o.max_distance : EP_EMBED_REACH * ep_mesh_edge_length(&sim);
     double t_read = ep_now() - t0;
 

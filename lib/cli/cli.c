@@ -344,6 +344,50 @@ int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f)
     return EP_OK;
 }
 
+/* "E 2e+11" or "E 1e+06..2e+06" over the elements. */
+static void print_range(const char *sep, const char *name, const ep_material *mat,
+                        double (*get)(const ep_material *, int))
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int e = 0; e < (mat->ne ? mat->ne : 1); e++) {
+        lo = fmin(lo, get(mat, e));
+        hi = fmax(hi, get(mat, e));
+    }
+    if (isnan(lo) || isinf(lo))
+        printf("%s%s not given", sep, name);
+    else if (lo == hi)
+        printf("%s%s %.4g", sep, name, lo);
+    else
+        printf("%s%s %.4g..%.4g", sep, name, lo, hi);
+}
+
+void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material *mat)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int v = 0; v < m->nv; v++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], m->vertices[3 * v + a]);
+            hi[a] = fmax(hi[a], m->vertices[3 * v + a]);
+        }
+    double size = ep_mesh_diameter(m);
+    if (!cli->quiet && m->nv) {
+        printf("%s: model: %d vertices, %d %s, bounding box [%.4g, %.4g] x [%.4g, %.4g] x [%.4g, %.4g] (%.4g across)",
+               cli->prog, m->nv, m->ne ? m->ne : m->nh ? m->nh : m->nf,
+               m->ne ? "tets" : m->nh ? "hexes" : "triangles", lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], size);
+        if (mat) {
+            print_range("; ", "E", mat, ep_material_E);
+            print_range(", ", "nu", mat, ep_material_nu);
+            print_range(", ", "rho", mat, ep_material_rho);
+        }
+        printf("\n");
+        fflush(stdout);
+    }
+    char msg[1024];
+    if (mat && ep_material_plausible(mat, size, m->ne > 0, msg, sizeof msg))
+        for (char *line = strtok(msg, "\n"); line; line = strtok(NULL, "\n"))
+            fprintf(stderr, "%s: warning: %s\n", cli->prog, line);
+}
+
 int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_material *out)
 {
     int st;

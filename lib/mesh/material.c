@@ -192,3 +192,36 @@ int ep_material_check(const ep_material *m, double nu_max, const char *source)
     }
     return EP_OK;
 }
+
+int ep_material_plausible(const ep_material *m, double size, int tets, char *msg, size_t cap)
+{
+    double E = 0, nu = -1, rho = 0;
+    int n = m->ne ? m->ne : 1, found = 0;
+    size_t at = 0;
+    for (int e = 0; e < n; e++) {
+        E = fmax(E, ep_material_E(m, e));
+        nu = fmax(nu, ep_material_nu(m, e));
+        rho = fmax(rho, ep_material_rho(m, e)); /* NaN (not given) leaves 0 */
+    }
+    if (cap)
+        msg[0] = 0;
+#define SAY(...)                                                        \
+    do {                                                                \
+        found++;                                                        \
+        if (at < cap) {                                                 \
+            int k_ = snprintf(msg + at, cap - at, __VA_ARGS__);         \
+            at += k_ > 0 ? (size_t)k_ : 0;                              \
+        }                                                               \
+    } while (0)
+    if (size > 10 && E >= 1e6 && rho >= 100)
+        SAY("the model is %.4g units across with E = %.3g and rho = %.4g, SI values (Pa, kg/m^3): if the mesh is in "
+            "millimetres, scale it to metres, or give E in MPa and rho in t/mm^3\n", size, E, rho);
+    if (E < 1e4 && rho >= 0.5 && rho <= 25)
+        SAY("E = %.3g with rho = %.4g: the density looks like g/cm^3 and E like GPa or MPa; give both in one "
+            "system (SI: Pa and kg/m^3)\n", E, rho);
+    if (tets && nu >= 0.45)
+        SAY("nu = %.3g on linear tetrahedra: volumetric locking makes them too stiff (28%% stiffer than BEM on a "
+            "bracket at nu = 0.49); use hexahedra (voxelize) or a lower nu\n", nu);
+#undef SAY
+    return found;
+}
