@@ -156,7 +156,7 @@ install: all
 	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -d $(DESTDIR)$(PREFIX)/share/elastoprep
-	install -m 755 scripts/gfplot $(DESTDIR)$(PREFIX)/share/elastoprep
+	install -m 755 scripts/gfplot scripts/epview $(DESTDIR)$(PREFIX)/share/elastoprep
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/elastoprep \
 	    $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libelastoprep.a
