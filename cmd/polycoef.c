@@ -88,7 +88,6 @@ int main(int argc, char **argv)
     /* read -> validate */
     if ((st = ep_model_read(&m, cli.inputs[0])) || (st = check_model(&m)))
         goto out;
-    ep_cli_model_summary(&cli, &m, m.material);
     double t_model = ep_now() - t0;
     if (o.basis_file) /* Vega's basis: [r][3nv] as stored, behind its header */
         st = read_vega_basis(o.basis_file, m.nv, (int)o.r, &U, &r);
@@ -96,6 +95,7 @@ int main(int argc, char **argv)
         st = ep_cubic_file_basis(&in, o.dataset, m.nv, (int)o.r, &U, &r);
     if (st)
         goto out;
+    ep_cli_model_summary(&cli, &m, m.material);
 
     double t_basis = ep_now() - t0 - t_model;
     /* compute: a part sums its range of elements (001 §2.6.3) */

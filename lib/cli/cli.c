@@ -21,10 +21,16 @@
 
 static const char *progname = "elastoprep";
 
+/* The model line of ep_cli_model_summary, printed by a successful exit: a
+ * run that fails prints nothing on stdout. */
+static char model_line[512];
+
 _Noreturn void ep_cli_exit(int status)
 {
     if (status != EP_OK)
         fprintf(stderr, "%s: %s\n", progname, *ep_errmsg() ? ep_errmsg() : "failed");
+    else if (model_line[0])
+        fputs(model_line, stdout);
     ep_output_abort_all();
     fflush(stdout);
     exit(status);
@@ -344,21 +350,23 @@ int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f)
     return EP_OK;
 }
 
-/* "E 2e+11" or "E 1e+06..2e+06" over the elements. */
-static void print_range(const char *sep, const char *name, const ep_material *mat,
-                        double (*get)(const ep_material *, int))
+/* "E 2e+11" or "E 1e+06..2e+06" over the elements, into out; its length. */
+static size_t range(char *out, size_t cap, const char *sep, const char *name, const ep_material *mat,
+                    double (*get)(const ep_material *, int))
 {
     double lo = INFINITY, hi = -INFINITY;
+    int k;
     for (int e = 0; e < (mat->ne ? mat->ne : 1); e++) {
         lo = fmin(lo, get(mat, e));
         hi = fmax(hi, get(mat, e));
     }
     if (isnan(lo) || isinf(lo))
-        printf("%s%s not given", sep, name);
+        k = snprintf(out, cap, "%s%s not given", sep, name);
     else if (lo == hi)
-        printf("%s%s %.4g", sep, name, lo);
+        k = snprintf(out, cap, "%s%s %.4g", sep, name, lo);
     else
-        printf("%s%s %.4g..%.4g", sep, name, lo, hi);
+        k = snprintf(out, cap, "%s%s %.4g..%.4g", sep, name, lo, hi);
+    return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
 }
 
 void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material *mat)
@@ -370,17 +378,20 @@ void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material
             hi[a] = fmax(hi[a], m->vertices[3 * v + a]);
         }
     double size = ep_mesh_diameter(m);
+    model_line[0] = '\0';
     if (!cli->quiet && m->nv) {
-        printf("%s: model: %d vertices, %d %s, bounding box [%.4g, %.4g] x [%.4g, %.4g] x [%.4g, %.4g] (%.4g across)",
-               cli->prog, m->nv, m->ne ? m->ne : m->nh ? m->nh : m->nf,
-               m->ne ? "tets" : m->nh ? "hexes" : "triangles", lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], size);
+        size_t n = (size_t)snprintf(model_line, sizeof model_line,
+                                    "%s: model: %d vertices, %d %s, bounding box [%.4g, %.4g] x [%.4g, %.4g] x "
+                                    "[%.4g, %.4g] (%.4g across)", cli->prog, m->nv,
+                                    m->ne ? m->ne : m->nh ? m->nh : m->nf, m->ne ? "tets" : m->nh ? "hexes" : "triangles",
+                                    lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], size);
         if (mat) {
-            print_range("; ", "E", mat, ep_material_E);
-            print_range(", ", "nu", mat, ep_material_nu);
-            print_range(", ", "rho", mat, ep_material_rho);
+            n += range(model_line + n, sizeof model_line - n, "; ", "E", mat, ep_material_E);
+            n += range(model_line + n, sizeof model_line - n, ", ", "nu", mat, ep_material_nu);
+            n += range(model_line + n, sizeof model_line - n, ", ", "rho", mat, ep_material_rho);
         }
-        printf("\n");
-        fflush(stdout);
+        if (n + 2 < sizeof model_line)
+            strcat(model_line, "\n");
     }
     char msg[1024];
     if (mat && ep_material_plausible(mat, size, m->ne > 0, msg, sizeof msg))

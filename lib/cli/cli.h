@@ -128,7 +128,8 @@ int ep_cli_int(const char *opt, const char *arg, long lo, long hi, long *v);
 int ep_cli_bytes(const char *opt, const char *arg, double *bytes);
 
 /* The model a tool runs on, for its summary (issue 45): unless -q, one
- * line "PROG: model: N vertices, M tets|hexes|triangles, bounding box
+ * line, printed on stdout by ep_cli_exit when the run succeeds (after the
+ * tool's own summary), "PROG: model: N vertices, M tets|hexes|triangles, bounding box
  * [x0, x1] x [y0, y1] x [z0, z1] (D across); E ..., nu ..., rho ..."
  * (ranges for per-element materials; mat NULL: no material); always, one
  * "PROG: warning: ..." line on stderr for each finding of
