@@ -23,14 +23,16 @@ static const char *progname = "elastoprep";
 
 /* The model line of ep_cli_model_summary, printed by a successful exit: a
  * run that fails prints nothing on stdout. */
-static char model_line[512];
+static char model_line[512], model_warnings[1200];
 
 _Noreturn void ep_cli_exit(int status)
 {
     if (status != EP_OK)
         fprintf(stderr, "%s: %s\n", progname, *ep_errmsg() ? ep_errmsg() : "failed");
-    else if (model_line[0])
+    else {
         fputs(model_line, stdout);
+        fputs(model_warnings, stderr);
+    }
     ep_output_abort_all();
     fflush(stdout);
     exit(status);
@@ -394,9 +396,13 @@ void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material
             strcat(model_line, "\n");
     }
     char msg[1024];
+    size_t at = 0;
+    model_warnings[0] = '\0';
     if (mat && ep_material_plausible(mat, size, m->ne > 0, msg, sizeof msg))
-        for (char *line = strtok(msg, "\n"); line; line = strtok(NULL, "\n"))
-            fprintf(stderr, "%s: warning: %s\n", cli->prog, line);
+        for (char *line = strtok(msg, "\n"); line && at < sizeof model_warnings; line = strtok(NULL, "\n")) {
+            int k = snprintf(model_warnings + at, sizeof model_warnings - at, "%s: warning: %s\n", cli->prog, line);
+            at += k > 0 ? (size_t)k : 0;
+        }
 }
 
 int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_material *out)

@@ -131,9 +131,10 @@ int ep_cli_bytes(const char *opt, const char *arg, double *bytes);
  * line, printed on stdout by ep_cli_exit when the run succeeds (after the
  * tool's own summary), "PROG: model: N vertices, M tets|hexes|triangles, bounding box
  * [x0, x1] x [y0, y1] x [z0, z1] (D across); E ..., nu ..., rho ..."
- * (ranges for per-element materials; mat NULL: no material); always, one
- * "PROG: warning: ..." line on stderr for each finding of
- * ep_material_plausible (units, locking).  Cost O(nv + elements). */
+ * (ranges for per-element materials; mat NULL: no material); and, even
+ * with -q, one "PROG: warning: ..." line on stderr for each finding of
+ * ep_material_plausible (units, locking), also at a successful exit (a
+ * failing run keeps to its one line).  Cost O(nv + elements). */
 void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material *mat);
 
 /* The material of a tool run: -m FILE (per region tag), else -E/--nu/--rho,

@@ -216,7 +216,7 @@ int ep_material_plausible(const ep_material *m, double size, int tets, char *msg
     if (size > 10 && E >= 1e6 && rho >= 100)
         SAY("the model is %.4g units across with E = %.3g and rho = %.4g, SI values (Pa, kg/m^3): if the mesh is in "
             "millimetres, scale it to metres, or give E in MPa and rho in t/mm^3\n", size, E, rho);
-    if (E < 1e4 && rho >= 0.5 && rho <= 25)
+    if (E < 1e4 && rho >= 0.5 && rho <= 25 && E < rho) /* a wave speed sqrt(E / rho) below 1 */
         SAY("E = %.3g with rho = %.4g: the density looks like g/cm^3 and E like GPa or MPa; give both in one "
             "system (SI: Pa and kg/m^3)\n", E, rho);
     if (tets && nu >= 0.45)

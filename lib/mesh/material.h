@@ -58,8 +58,10 @@ int ep_material_check(const ep_material *m, double nu_max, const char *source);
  *   - a model more than 10 units across with E >= 1e6 and rho >= 100: SI
  *     moduli (Pa, kg/m^3) on a mesh that is likely in millimetres (a steel
  *     cantilever's first mode came out at 0.014 Hz);
- *   - E below 1e4 with rho between 0.5 and 25: the density looks like
- *     g/cm^3 and E like GPa or MPa (E = 1 with rho = 1.1);
+ *   - E below 1e4 and below rho, rho between 0.5 and 25 (a wave speed
+ *     sqrt(E / rho) under 1): the density looks like g/cm^3 and E like
+ *     GPa or MPa (E = 1 with rho = 1.1; E = rho = 1, a model in units of
+ *     its own, passes);
  *   - tets set (linear tetrahedra) and nu >= 0.45: volumetric locking makes
  *     them too stiff (28 % stiffer than BEM on a bracket at nu = 0.49).
  * Per-element materials are judged on their largest E, rho and nu.
