@@ -7,6 +7,7 @@
 #   make mpi             bin/bemsolve-mpi: the BEM over MPI (ScaLAPACK, parallel HDF5)
 #   make check-mpi       bemsolve-mpi on 1, 2 and 4 ranks against the serial run
 #   make bench-mpi       pdgetrf beside LAPACK, bemsolve-mpi beside bemsolve, the model of scale
+#   make check-ownmesh   the README's own-mesh pipeline on a Gmsh-made part
 #   make demo            the example pipeline on a shipped model
 #   make bench           benchmarks under tests/bench
 #   make install PREFIX=/usr/local
@@ -15,6 +16,10 @@
 # missing, then re-enter make so pkg-config sees the installed packages.
 
 PREFIX  ?= /usr/local
+# Where `make install` puts the Python package: Debian's python3 looks in
+# /usr/lib/python3/dist-packages and PREFIX/lib/python3.X/dist-packages.
+PYVER   := $(shell /usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYSITE  ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYVER)/dist-packages)
 DESTDIR ?=
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -126,6 +131,13 @@ check-paraview:
 	@$(MAKE) --no-print-directory all
 	@tests/paraview/run.sh $(BINDIR) build/paraview
 
+# The README's own-mesh pipeline on a part Gmsh makes in the test.
+.PHONY: check-ownmesh
+check-ownmesh:
+	@scripts/install-deps --if-missing --with-gmsh
+	@$(MAKE) --no-print-directory all
+	@tests/ownmesh/run.sh $(BINDIR)
+
 # A private single-node Slurm runs a split femcondense step (tests/cluster).
 check-cluster:
 	@scripts/install-deps --if-missing --with-slurm
@@ -152,7 +164,7 @@ install: all
 	install -m 644 man/man1/*.1 $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 man/man5/*.5 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -d $(DESTDIR)$(PREFIX)/share/elastoprep
-	install -m 755 scripts/gfplot $(DESTDIR)$(PREFIX)/share/elastoprep
+	install -m 755 scripts/gfplot scripts/epview $(DESTDIR)$(PREFIX)/share/elastoprep
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/elastoprep \
 	    $(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libelastoprep.a
@@ -163,6 +175,11 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/elastoprep.pc.in \
 	    >$(DESTDIR)$(PREFIX)/lib/pkgconfig/elastoprep.pc
 	install -m 644 man/man3/*.3 $(DESTDIR)$(PREFIX)/share/man/man3
+	@# the Python package (python/elastoprep), told where the library went
+	install -d $(DESTDIR)$(PYSITE)/elastoprep $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 644 python/elastoprep/*.py $(DESTDIR)$(PYSITE)/elastoprep
+	echo 'LIB = "$(PREFIX)/lib/$(SONAME)"' >$(DESTDIR)$(PYSITE)/elastoprep/_libpath.py
+	install -m 644 man/man7/*.7 $(DESTDIR)$(PREFIX)/share/man/man7
 	@# one page per function name: ".so man3/PAGE.3" stubs from each page's NAME line
 	@for p in man/man3/*.3; do \
 	    page=$$(basename $$p); \
@@ -188,6 +205,9 @@ fuzz:
 	@printf '\004' | cat - tests/fuzz/seed.tetgen >build/fuzz/corpus/tetgen
 	@printf '\005# tag E nu rho\n1 1e6 0.3 1000\n2 2e6 0.35 1100\ndefault 3e6 0.4 1200\n' >build/fuzz/corpus/material
 	@printf '\006' | cat - data/models/beam3/beam3.bou >build/fuzz/corpus/bou
+	@printf '\002' | cat - data/cube-bin41.msh | head -c 4000 >build/fuzz/corpus/msh41bin
+	@printf '\002' | cat - data/cube-bin22.msh | head -c 4000 >build/fuzz/corpus/msh22bin
+	@printf '\007solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid\n' >build/fuzz/corpus/stl
 	clang -g -O1 -fsanitize=fuzzer,address,undefined $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
 	    $(LIB_SRC) tests/fuzz/fuzz_mesh.c -o build/fuzz/fuzz_mesh $(LDLIBS) -fopenmp=libgomp
 	build/fuzz/fuzz_mesh -max_total_time=$(FUZZ_SECONDS) -max_len=4096 build/fuzz/corpus

@@ -153,6 +153,7 @@ int main(int argc, char **argv)
                          : ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
         (st = ep_gfform_plan(&o.form, &m, &L, m.source)))
         goto out;
+    ep_cli_model_summary(&cli, &m, &mat);
     /* A part: whole blocks of right-hand sides of the single run (bemgf.h),
      * of the columns the run solves (free columns, or the hat loads of
      * --constraint-level). */

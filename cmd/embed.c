@@ -18,9 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The default --max-distance in element sizes (mean edge lengths): a render
+ * surface over a coarse mesh lies within a fraction of an element of it; a
+ * piece farther away belongs to some other object (issue 45). */
+#define EP_EMBED_REACH 2.0
+/* Weights outside [-1, 2] are warned about: the vertex moves with its
+ * element's motion amplified. */
+#define EP_EMBED_WEIGHT_SLACK 1.0
+
 typedef struct {
     const char *modes;
-    double max_distance; /* 0: the simulation mesh's size */
+    double max_distance; /* 0: EP_EMBED_REACH element sizes */
 } opts;
 
 /* Whether the output is Vega's text interpolation file. */
@@ -48,7 +56,7 @@ int main(int argc, char **argv)
         {"max-distance", 0, EP_CLI_DOUBLE, &o.max_distance, DBL_TRUE_MIN, INFINITY, .arg = "D",
          .what = "a distance > 0",
          .help = "refuse render vertices farther than D from every element\n"
-                 "(default: the simulation mesh's bounding-box diagonal)"},
+                 "(default: twice the mean element edge length)"},
         {0}};
     ep_tool tool = {
         .name = "embed",
@@ -76,7 +84,8 @@ int main(int argc, char **argv)
         goto out;
     if (o.modes && ((st = ep_h5_open(&mf, o.modes, NULL)) || (st = ep_cubic_file_basis(&mf, "/basis/U", sim.nv, 0, &U, &r))))
         goto out;
-    double limit = o.max_distance > 0 ? o.max_distance : ep_mesh_diameter(&sim);
+    ep_cli_model_summary(&cli, &sim, sim.material);
+    double limit = o.max_distance > 0 ? o.max_distance : EP_EMBED_REACH * ep_mesh_edge_length(&sim);
     double t_read = ep_now() - t0;
 
     /* compute */
@@ -88,7 +97,7 @@ int main(int argc, char **argv)
             char msg[512];
             snprintf(msg, sizeof msg, "%s", ep_errmsg());
             ep_fail(EP_EINPUT, "%s: %s (%s)", cli.inputs[1], msg,
-                    o.max_distance > 0 ? "--max-distance" : "the simulation mesh's size");
+                    o.max_distance > 0 ? "--max-distance" : "twice the mean element edge length; --max-distance");
         }
         goto out;
     }
@@ -115,11 +124,19 @@ int main(int argc, char **argv)
     }
     if (st || (st = ep_output_commit(&cli.out)))
         goto out;
+    int nextra, worst;
+    double wmax = ep_embed_extrapolation(&b, EP_EMBED_WEIGHT_SLACK, &nextra, &worst);
+    if (nextra)
+        fprintf(stderr, "embed: warning: %d render vertices bound by extrapolation with weights outside [-%g, %g]; "
+                "largest weight %.3g at render vertex %d, %.3g from its element (%.2g%% of the model's size)\n",
+                nextra, EP_EMBED_WEIGHT_SLACK, 1 + EP_EMBED_WEIGHT_SLACK, wmax, worst + 1, b.dist[worst],
+                100 * b.dist[worst] / ep_mesh_diameter(&sim));
     if (!cli.quiet) {
         printf("embed: %s: %d render vertices bound to %d %s of %d vertices: %d inside, %d outside (farthest %.3g, "
                "%.2g%% of the model's size)",
                cli.output, b.nr, k == 4 ? sim.ne : sim.nh, k == 4 ? "tets" : "hexes", sim.nv, b.nr - b.noutside,
                b.noutside, b.maxdist, 100 * b.maxdist / ep_mesh_diameter(&sim));
+        printf("; largest weight %.3g", wmax);
         if (U)
             printf("; render basis Ubar = W U of %d fields", r);
         printf("; read %.2f s, bound in %.3f s\n", t_read, t_bind);

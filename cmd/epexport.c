@@ -95,6 +95,7 @@ int main(int argc, char **argv)
         st = ep_embed_file_read(&b, &p, NULL, &r, &in, m.nv, ep_mesh_nelements(&m));
     if (st)
         goto out;
+    ep_cli_model_summary(&cli, &m, m.material);
 
     /* write */
     if ((st = ep_output_create_file(&cli.out)))

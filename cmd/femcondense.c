@@ -77,6 +77,7 @@ int main(int argc, char **argv)
         (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
         (st = ep_gfform_plan(&o.form, &m, &L, m.source)))
         goto out;
+    ep_cli_model_summary(&cli, &m, &mat);
     /* A part solves whole blocks of the single run, of the columns the run
      * solves (free columns, or the hat loads of --constraint-level): its
      * first GF row 3 c0 must be a multiple of the block, so c0 one of

@@ -173,6 +173,7 @@ int main(int argc, char **argv)
     base_nv = m.nv;
     if (o.project && ((st = ep_model_read(&fine, o.project)) || (st = ep_closest_build(&tree, &fine))))
         goto out;
+    ep_cli_model_summary(&cli, fitting ? &scan : &m, NULL);
 
     /* compute */
     if (fitting) {

@@ -157,6 +157,7 @@ int main(int argc, char **argv)
         goto out;
     if (o.modes && ((st = read_modes(&o, &m, &mat, fixed, &k, &lambda, &U)) || (st = check_basis_size(&o, k))))
         goto out;
+    ep_cli_model_summary(&cli, &m, &mat);
 
     /* compute */
     o.k = k = o.modes ? k : (int)o.k;

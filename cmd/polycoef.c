@@ -95,6 +95,7 @@ int main(int argc, char **argv)
         st = ep_cubic_file_basis(&in, o.dataset, m.nv, (int)o.r, &U, &r);
     if (st)
         goto out;
+    ep_cli_model_summary(&cli, &m, m.material);
 
     double t_basis = ep_now() - t0 - t_model;
     /* compute: a part sums its range of elements (001 §2.6.3) */

@@ -97,6 +97,7 @@ int main(int argc, char **argv)
         goto out;
     if ((st = check_memory(ep_voxel_grid_bytes(&g), limit, "grid", o.res)))
         goto out;
+    ep_cli_model_summary(&cli, &soup, have_mat ? &mat : NULL);
 
     /* compute */
     if ((st = ep_voxel_surface(&g, &soup)) || (!o.shell && (st = ep_voxel_fill(&g))) ||

@@ -1,7 +1,8 @@
 # pipeline.mk — the elastoprep pipeline as make rules.
 #
 #   make demo                                   (the shipped dragon, via the top Makefile)
-#   make -f scripts/pipeline.mk MESH=body.veg FIXED="--fixed-ids body.bou" OUT=run1
+#   make -f scripts/pipeline.mk MESH=part.msh FIXED="--fixed-box x0,y0,z0,x1,y1,z1" \
+#        MATERIAL="-E 2e11 --nu 0.3 --rho 7800" OUT=run1
 #   make -f scripts/pipeline.mk SCAN=scan.obj BASE=150 LEVELS=2 OUT=run2
 #   make -f scripts/pipeline.mk SCAN=scan.obj LEVELS=3 LEVEL=0 OUT=run3   (large: direct forms)
 #   make -f scripts/pipeline.mk SOUP=asset.obj RES=64 OUT=run4
@@ -48,8 +49,10 @@
 #   TETGEN   tetgen switches, with SCAN [-pq1.414Y: quality bound on the
 #            radius-edge ratio, the surface kept]
 #   MESH     tetrahedral input mesh [the asianDragon tet mesh]
-#   FIXED    its support, femcondense options [--fixed-ids of its .bou file]
-#   MATERIAL material options [-E 1e7 --nu 0.4 --rho 1000, the dragon's]
+#   FIXED    its support, femcondense options [the dragon's: --fixed-ids of
+#            its .bou file; required for another MESH]
+#   MATERIAL material options [the dragon's -E 1e7 --nu 0.4 --rho 1000 for the
+#            dragon only; required for any other model]
 #   LEVELS   subdivision levels of the surface [1; with SCAN 2; the dense GF
 #            matrices grow as 16^LEVELS: 7 GB at 3 levels of the dragon, the
 #            compressed and hierarchical forms made directly are issue 16]
@@ -57,7 +60,11 @@
 #            PROJECT=data/models/asianDragon/asianDragon.obj refines the coarse
 #            dragon onto its scan (closest points; loopsub warns about any
 #            triangle the projection collapses)
-#   SURFACE_FIXED  support on the subdivided surface [a slab under the feet]
+#   SURFACE_FIXED  support on the subdivided surface [the dragon: a slab under
+#            the feet; another MESH: FIXED when a --fixed-box or --fixed-region,
+#            else required]
+#   SCHEME   surface subdivision, loop or linear, without SCAN [loop for the
+#            dragon; else linear: a CAD part's faces and corners stay put]
 #   DIRECT   yes: the solvers write the compressed GFs themselves (femcondense
 #            and bemsolve --wavelet --eps EPS), and no step writes a dense GF
 #            file [yes with SCAN and LEVELS >= 3, where the dense GFs of all
@@ -102,9 +109,32 @@ BIN      ?= bin
 SCAN     ?=
 BASE     ?= 150
 TETGEN   ?= -pq1.414Y
+# The shipped dragon's settings are defaults only for the dragon (make demo,
+# SCAN= its scan).  A model of your own (MESH, SOUP, another SCAN) needs its
+# own MATERIAL, and MESH its FIXED and SURFACE_FIXED: the latter defaults to
+# FIXED when that is a --fixed-box or --fixed-region (a volume vertex id
+# file does not number the surface's vertices).  Missing ones stop make with
+# a message naming them (issue 45).
+DEMO := $(if $(filter-out undefined,$(origin MESH))$(SOUP),,$(if $(SCAN),$(findstring data/models/asianDragon/,$(SCAN)),yes))
+ifneq ($(DEMO),)
 MATERIAL ?= -E 1e7 --nu 0.4 --rho 1000
-PROJECT  ?=
 SURFACE_FIXED ?= --fixed-box -6,-3,-4,6,-1.95,4
+else
+SURFACE_FIXED ?= $(if $(filter --fixed-box --fixed-region,$(firstword $(FIXED))),$(FIXED))
+PIPELINE_NEED := $(if $(MATERIAL),,MATERIAL="-E PA --nu V --rho KG_M3" (SI: a mesh in metres))
+ifeq ($(SOUP),)
+PIPELINE_NEED += $(if $(or $(SCAN),$(FIXED)),,FIXED="--fixed-box x0,y0,z0,x1,y1,z1" (or --fixed-ids FILE, --fixed-region TAG))
+PIPELINE_NEED += $(if $(SURFACE_FIXED),,SURFACE_FIXED="--fixed-box ..." (the support on the surface; FIXED's box or region by default))
+endif
+ifneq ($(strip $(PIPELINE_NEED)),)
+$(error pipeline.mk: your own model needs $(strip $(PIPELINE_NEED)); the shipped dragon's settings are not defaults for it)
+endif
+endif
+# Subdivision of the surface the BEM and wavelet GFs live on: Loop smooths
+# (the dragon); linear keeps a CAD part's faces, edges and corners where they
+# are, so that BEM and FEM see the same body [loop for the dragon, else linear].
+SCHEME   ?= $(if $(DEMO),loop,linear)
+PROJECT  ?=
 MODES    ?= -k 20 -r 30
 OUT      ?= demo-out
 ifeq ($(SCAN),)
@@ -126,7 +156,7 @@ DIRECT   ?= $(if $(SCAN),$(if $(filter 0 1 2,$(LEVELS)),,yes))
 PARTS    ?=
 
 PROJECT_OPT := $(if $(PROJECT),--project-onto $(PROJECT))
-SCAN_OPT := $(if $(SCAN),--base $(BASE))
+SCAN_OPT := $(if $(SCAN),--base $(BASE),--scheme $(SCHEME))
 
 HIER_OPT := $(if $(SCAN),--hierarchy $(OUT)/surface.h5)
 HIER_DEP := $(if $(SCAN),$(OUT)/surface.h5)

@@ -66,6 +66,16 @@ int ep_text_open(ep_text *t, const char *path, char comment)
     return EP_OK;
 }
 
+int ep_text_open_buffer(ep_text *t, const char *path, char *buf, size_t len, char comment)
+{
+    memset(t, 0, sizeof *t);
+    t->path = path;
+    t->comment = comment;
+    if (!len || !(t->f = fmemopen(buf, len, "r")))
+        return ep_fail(EP_ECOMPUTE, "%s: cannot read the converted text", path);
+    return EP_OK;
+}
+
 void ep_text_close(ep_text *t)
 {
     if (t->f)

@@ -30,6 +30,11 @@ typedef struct ep_text {
 int ep_text_open(ep_text *t, const char *path, char comment);
 void ep_text_close(ep_text *t);
 
+/* Read len bytes of buf (which must outlive t) as if they were the file
+ * path: text converted in memory (a binary mesh as its ASCII form).
+ * 0 or EP_ECOMPUTE. */
+int ep_text_open_buffer(ep_text *t, const char *path, char *buf, size_t len, char comment);
+
 /* Open path read-only as a descriptor *fd (close-on-exec), refusing what is
  * not a regular file — a FIFO, a device, a directory, a socket — without
  * waiting on it (issue 22, class 10: a FIFO as input blocked forever).

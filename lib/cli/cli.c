@@ -21,10 +21,18 @@
 
 static const char *progname = "elastoprep";
 
+/* The model line of ep_cli_model_summary, printed by a successful exit: a
+ * run that fails prints nothing on stdout. */
+static char model_line[512], model_warnings[1200];
+
 _Noreturn void ep_cli_exit(int status)
 {
     if (status != EP_OK)
         fprintf(stderr, "%s: %s\n", progname, *ep_errmsg() ? ep_errmsg() : "failed");
+    else {
+        fputs(model_line, stdout);
+        fputs(model_warnings, stderr);
+    }
     ep_output_abort_all();
     fflush(stdout);
     exit(status);
@@ -342,6 +350,59 @@ int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f)
         return st;
     *f = &cli->out.h5;
     return EP_OK;
+}
+
+/* "E 2e+11" or "E 1e+06..2e+06" over the elements, into out; its length. */
+static size_t range(char *out, size_t cap, const char *sep, const char *name, const ep_material *mat,
+                    double (*get)(const ep_material *, int))
+{
+    double lo = INFINITY, hi = -INFINITY;
+    int k;
+    for (int e = 0; e < (mat->ne ? mat->ne : 1); e++) {
+        lo = fmin(lo, get(mat, e));
+        hi = fmax(hi, get(mat, e));
+    }
+    if (isnan(lo) || isinf(lo))
+        k = snprintf(out, cap, "%s%s not given", sep, name);
+    else if (lo == hi)
+        k = snprintf(out, cap, "%s%s %.4g", sep, name, lo);
+    else
+        k = snprintf(out, cap, "%s%s %.4g..%.4g", sep, name, lo, hi);
+    return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
+}
+
+void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material *mat)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int v = 0; v < m->nv; v++)
+        for (int a = 0; a < 3; a++) {
+            lo[a] = fmin(lo[a], m->vertices[3 * v + a]);
+            hi[a] = fmax(hi[a], m->vertices[3 * v + a]);
+        }
+    double size = ep_mesh_diameter(m);
+    model_line[0] = '\0';
+    if (!cli->quiet && m->nv) {
+        size_t n = (size_t)snprintf(model_line, sizeof model_line,
+                                    "%s: model: %d vertices, %d %s, bounding box [%.4g, %.4g] x [%.4g, %.4g] x "
+                                    "[%.4g, %.4g] (%.4g across)", cli->prog, m->nv,
+                                    m->ne ? m->ne : m->nh ? m->nh : m->nf, m->ne ? "tets" : m->nh ? "hexes" : "triangles",
+                                    lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], size);
+        if (mat) {
+            n += range(model_line + n, sizeof model_line - n, "; ", "E", mat, ep_material_E);
+            n += range(model_line + n, sizeof model_line - n, ", ", "nu", mat, ep_material_nu);
+            n += range(model_line + n, sizeof model_line - n, ", ", "rho", mat, ep_material_rho);
+        }
+        if (n + 2 < sizeof model_line)
+            strcat(model_line, "\n");
+    }
+    char msg[1024];
+    size_t at = 0;
+    model_warnings[0] = '\0';
+    if (mat && ep_material_plausible(mat, size, m->ne > 0, msg, sizeof msg))
+        for (char *line = strtok(msg, "\n"); line && at < sizeof model_warnings; line = strtok(NULL, "\n")) {
+            int k = snprintf(model_warnings + at, sizeof model_warnings - at, "%s: warning: %s\n", cli->prog, line);
+            at += k > 0 ? (size_t)k : 0;
+        }
 }
 
 int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_material *out)

@@ -127,6 +127,16 @@ int ep_cli_int(const char *opt, const char *arg, long lo, long hi, long *v);
 /* A byte count with an optional K, M, G or T suffix (powers of 1024). */
 int ep_cli_bytes(const char *opt, const char *arg, double *bytes);
 
+/* The model a tool runs on, for its summary (issue 45): unless -q, one
+ * line, printed on stdout by ep_cli_exit when the run succeeds (after the
+ * tool's own summary), "PROG: model: N vertices, M tets|hexes|triangles, bounding box
+ * [x0, x1] x [y0, y1] x [z0, z1] (D across); E ..., nu ..., rho ..."
+ * (ranges for per-element materials; mat NULL: no material); and, even
+ * with -q, one "PROG: warning: ..." line on stderr for each finding of
+ * ep_material_plausible (units, locking), also at a successful exit (a
+ * failing run keeps to its one line).  Cost O(nv + elements). */
+void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material *mat);
+
 /* The material of a tool run: -m FILE (per region tag), else -E/--nu/--rho,
  * else the mesh's own (.veg, .h5), checked with ep_material_check(nu_max).
  * Missing E or nu is a usage error.  out is initialized here; free it with

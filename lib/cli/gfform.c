@@ -110,10 +110,35 @@ static void progress(void *ctx, long done, long total)
     ep_progress_update(&((ep_gfform *)ctx)->bar, done);
 }
 
+/* A stage before the rows: a line when it starts, a bar or a line every few
+ * seconds (progress.h) while it runs. */
+static void stage(void *ctx, const char *what, long done, long total)
+{
+    ep_gfform *f = ctx;
+    char label[96];
+    snprintf(label, sizeof label, "%s: %s", f->tool, what);
+    if (strcmp(label, f->stage_label)) {
+        if (f->stage_label[0])
+            ep_progress_end(&f->stage_bar);
+        snprintf(f->stage_label, sizeof f->stage_label, "%s", label);
+        if (!f->quiet)
+            fprintf(stderr, "%s (%ld step%s)\n", label, total, total == 1 ? "" : "s");
+        ep_progress_start(&f->stage_bar, f->stage_label, total, f->quiet);
+    }
+    ep_progress_update(&f->stage_bar, done);
+    if (done >= total) {
+        ep_progress_end(&f->stage_bar);
+        f->stage_label[0] = '\0';
+    }
+}
+
 ep_gf_sink ep_gfform_sink(ep_gfform *f, const char *tool, int quiet)
 {
+    f->tool = tool;
+    f->quiet = quiet;
+    f->stage_label[0] = '\0';
     ep_progress_start(&f->bar, tool, 3L * f->L->m, quiet);
-    return (ep_gf_sink){put_rows, progress, f};
+    return (ep_gf_sink){put_rows, progress, f, stage};
 }
 
 void ep_gfform_report(const ep_gfform *f, const char *tool, const char *path)

@@ -64,6 +64,10 @@ typedef struct ep_gfform {
     double *area;
     ep_gfsink sink;
     ep_progress bar;
+    ep_progress stage_bar;      /* a stage before the first rows (ep_gf_sink.stage) */
+    char stage_label[96];       /* "TOOL: STAGE"; "" when none is running */
+    const char *tool;
+    int quiet;
 } ep_gfform;
 
 /* Before the parse: nothing given (dense output). */

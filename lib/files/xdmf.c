@@ -14,6 +14,7 @@
 #include "xdmf.h"
 #include "err.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +139,33 @@ static int rows_as_vectors(const ctx *c, const char *prefix, const char *name, h
     return EP_OK;
 }
 
+/* The modes, named with their frequencies: "mode 1 (814.9 Hz)",
+ * f = sqrt(lambda) / 2 pi (0 for rigid modes). */
+static int modes(const ctx *c, hsize_t nv)
+{
+    dset s, se;
+    double *ev = NULL;
+    hsize_t k = 0;
+    char label[128];
+    int st;
+    if (!shape(c->f, "/modes/U", &s))
+        return EP_OK;
+    if (!shape(c->f, "/modes/eigenvalues", &se) || se.rank != 1 || s.rank != 2 || se.d[0] != s.d[0])
+        return rows_as_vectors(c, "mode", "/modes/U", nv);
+    if (s.d[1] != 3 * nv || strcmp(s.number, "Float"))
+        return ep_fail(EP_EINPUT, "%s: /modes/U: expected float rows of %llu values (3 per vertex)", c->f->path,
+                       (unsigned long long)(3 * nv));
+    if ((st = ep_h5_read(c->f, "/modes/eigenvalues", EP_F64, 1, &k, (void **)&ev)))
+        return st;
+    for (hsize_t i = 0; i < s.d[0]; i++) {
+        snprintf(label, sizeof label, "mode %llu (%.4g Hz)", (unsigned long long)i + 1,
+                 ev[i] > 0 ? sqrt(ev[i]) / (2 * M_PI) : 0.0);
+        row_vector(c, label, "/modes/U", &s, (long)i, "Node");
+    }
+    free(ev);
+    return EP_OK;
+}
+
 /* The modal derivatives, named by their pairs (1-based mode numbers). */
 static int derivatives(const ctx *c, hsize_t nv)
 {
@@ -252,7 +280,7 @@ static int mesh_fields(const ctx *c, const char *kind, hsize_t nv, const dset *c
         scalar(c, "region", "/mesh/region", &s, "Cell");
     if (shape(c->f, "/mesh/level", &s) && s.rank == 1 && s.d[0] == nv)
         scalar(c, "level", "/mesh/level", &s, "Node");
-    if (!strcmp(kind, "modes") && !(st = rows_as_vectors(c, "mode", "/modes/U", nv)))
+    if (!strcmp(kind, "modes") && !(st = modes(c, nv)))
         st = derivatives(c, nv);
     if (!st && (!strcmp(kind, "modes") || !strcmp(kind, "cubic") || !strcmp(kind, "embedding")))
         st = rows_as_vectors(c, "basis", "/basis/U", nv);
@@ -379,21 +407,26 @@ int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
     if (is_gf && !(st = gf_grid(&c, &vs, &tris, &xi, &on_mesh)) && !on_mesh)
         is_gf = 0; /* shown on its own grid */
     if (nvol > 1)
-        fprintf(fp, "    <Grid Name=\"mesh\" GridType=\"Collection\" CollectionType=\"Spatial\">\n");
+        fprintf(fp, "    <Grid Name=\"volume\" GridType=\"Collection\" CollectionType=\"Spatial\">\n");
     for (int part = 0; !st && part < 3; part++) {
         const char *topo = part == 0 ? "Tetrahedron" : part == 1 ? "Hexahedron" : "Triangle";
         const char *cells = part == 0 ? "/mesh/tets" : part == 1 ? "/mesh/hexes" : "/mesh/triangles";
         const dset *cs = part == 0 ? &tets : part == 1 ? &hexes : &tris;
         if (!(part == 0 ? has_tets : part == 1 ? has_hexes : has_tris && !nvol))
             continue;
-        grid_begin(&c, part == 0 && nvol > 1 ? "tets" : part == 1 && nvol > 1 ? "hexes" : "mesh", topo, cells, cs,
-                   "/mesh/vertices", &vs, 0);
+        grid_begin(&c, part == 0 && nvol > 1 ? "tets" : part == 1 && nvol > 1 ? "hexes" : part < 2 ? "volume" : "surface",
+                   topo, cells, cs, "/mesh/vertices", &vs, 0);
         if (!(st = mesh_fields(&c, kind, vs.d[0], cs, part < 2)) && is_gf)
             st = gf_fields(&c, &xi, "Node");
         grid_end(&c);
     }
     if (nvol > 1)
         fprintf(fp, "    </Grid>\n");
+    /* A volume's boundary as its own grid, so a viewer shows and hides it apart. */
+    if (!st && nvol && has_tris) {
+        grid_begin(&c, "boundary", "Triangle", "/mesh/triangles", &tris, "/mesh/vertices", &vs, 0);
+        grid_end(&c);
+    }
     dset rv, rt, dist;
     if (!st && !strcmp(kind, "embedding") && shape(f, "/render/vertices", &rv) && shape(f, "/render/triangles", &rt)) {
         grid_begin(&c, "render", "Triangle", "/render/triangles", &rt, "/render/vertices", &rv, 0);

@@ -313,6 +313,26 @@ int ep_embed_build(ep_embed *b, const double *x, int nv, const int *elem, int ne
     return EP_OK;
 }
 
+double ep_embed_extrapolation(const ep_embed *b, double bound, int *count, int *vertex)
+{
+    double big = 0;
+    *count = 0;
+    *vertex = 0;
+    for (int i = 0; i < b->nr; i++) {
+        int out = 0;
+        for (int a = 0; a < b->k; a++) {
+            double w = b->w[(size_t)b->k * i + a];
+            out |= w < -bound || w > 1 + bound;
+            if (fabs(w) > fabs(big)) {
+                big = w;
+                *vertex = i;
+            }
+        }
+        *count += out;
+    }
+    return big;
+}
+
 void ep_embed_free(ep_embed *b)
 {
     free(b->element);

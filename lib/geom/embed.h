@@ -43,6 +43,14 @@ int ep_embed_build(ep_embed *b, const double *x, int nv, const int *elem, int ne
                    double limit);
 void ep_embed_free(ep_embed *b);
 
+/* How far the binding extrapolates: the weight of largest magnitude over
+ * all render vertices (returned, with its sign), its render vertex
+ * (*vertex, 0-based), and the number of render vertices with a weight
+ * outside [-bound, 1 + bound] (*count).  Inside an element weights lie in
+ * [0, 1]; a vertex far outside gets weights of hundreds (002 eq. 3.1
+ * extrapolated), which amplify the element's motion.  Cost O(k nr). */
+double ep_embed_extrapolation(const ep_embed *b, double bound, int *count, int *vertex);
+
 /* Ubar = W U for r fields: U[r][3nv], Ubar[r][3nr] (interleaved x, y, z).
  * Cost 6 k nr r flops. */
 void ep_embed_apply(const ep_embed *b, const double *U, int nv, int r, double *Ubar);

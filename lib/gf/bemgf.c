@@ -204,13 +204,25 @@ void ep_bemgf_sys_free(bemsys *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Phase 2: the rows of A, and the rigid-rotation residual (check). */
-static void assemble(bemsys *s, int check, ep_bemgf_stats *stats)
+/* Phase 2: the rows of A, and the rigid-rotation residual (check).  The
+ * sink's stage callback hears the rows done from the master thread. */
+static void assemble(bemsys *s, int check, const ep_gf_sink *sink, ep_bemgf_stats *stats)
 {
     double t0 = ep_now();
+    long done = 0;
+    if (sink->stage)
+        sink->stage(sink->ctx, "assembly", 0, s->n);
 #pragma omp parallel for schedule(dynamic, 4)
-    for (int i = 0; i < s->n; i++)
+    for (int i = 0; i < s->n; i++) {
         assemble_row(s, i);
+        long d;
+#pragma omp atomic capture
+        d = ++done;
+        if (sink->stage && omp_get_thread_num() == 0)
+            sink->stage(sink->ctx, "assembly", d, s->n);
+    }
+    if (sink->stage)
+        sink->stage(sink->ctx, "assembly", s->n, s->n);
     stats->t_assemble = ep_now() - t0;
     if (check) {
         double worst = 0, scale = 0;
@@ -356,7 +368,7 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
     if ((st = ep_bemgf_sys_init(&s, m, L, o, 1)))
         goto out;
     stats->length = s.len;
-    assemble(&s, o->check, stats);
+    assemble(&s, o->check, sink, stats);
     double anorm = 0;
     if (o->check) { /* keep A for the sampled residuals */
         if (!(Acopy = ep_malloc((size_t)s.N * (size_t)s.N, sizeof *Acopy))) {
@@ -367,12 +379,16 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
         anorm = LAPACKE_dlange(LAPACK_COL_MAJOR, '1', s.N, s.N, s.At, s.N);
     }
     double t0 = ep_now();
+    if (sink->stage) /* one LAPACK call: its start and end */
+        sink->stage(sink->ctx, "LU", 0, 1);
     if (LAPACKE_dgetrf(LAPACK_COL_MAJOR, s.N, s.N, s.At, s.N, s.ipiv) != 0) {
         st = ep_fail(EP_ECOMPUTE, "the BEM system is singular (a rigid motion left free, or duplicate or "
                      "degenerate elements)");
         goto out;
     }
     stats->t_lu = ep_now() - t0;
+    if (sink->stage)
+        sink->stage(sink->ctx, "LU", 1, 1);
     stats->lu_flops = 2.0 / 3.0 * (double)s.N * s.N * s.N;
     if (o->check)
         LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', s.N, s.At, s.N, anorm, &stats->rcond);

@@ -45,6 +45,9 @@ typedef struct ep_gf_sink {
     int (*put)(void *ctx, long row0, long nrows, const double *rows);
     void (*progress)(void *ctx, long done, long total); /* may be NULL */
     void *ctx;
+    /* Progress of a stage before the first rows (the BEM's assembly, its
+     * LU): done of total, from the calling thread; may be NULL. */
+    void (*stage)(void *ctx, const char *what, long done, long total);
 } ep_gf_sink;
 
 /* Build the layout of vertex GFs on m.  Columns: the free boundary vertices

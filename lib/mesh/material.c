@@ -129,18 +129,30 @@ int ep_material_read(ep_material *m, const char *path, int ne, const int *region
         st = r;
         goto out;
     }
-    E = ep_malloc((size_t)ne, sizeof *E);
-    nu = ep_malloc((size_t)ne, sizeof *nu);
-    rho = ep_malloc((size_t)ne, sizeof *rho);
+    /* A model without volume elements (a surface, a soup) or without region
+     * tags takes one material: "default", or the file's only entry. */
+    int nel = ne > 0 ? ne : 1;
+    if (ne <= 0)
+        region = NULL;
+    E = ep_malloc((size_t)nel, sizeof *E);
+    nu = ep_malloc((size_t)nel, sizeof *nu);
+    rho = ep_malloc((size_t)nel, sizeof *rho);
     if (!E || !nu || !rho) {
         st = EP_ECOMPUTE;
         goto out;
     }
-    for (int e = 0; e < ne; e++) {
+    for (int e = 0; e < nel; e++) {
         const entry *hit = have_default ? &dflt : NULL;
         for (size_t i = 0; region && i < n; i++)
             if (tab[i].tag == region[e])
                 hit = &tab[i];
+        if (!hit && !region && n == 1)
+            hit = &tab[0];
+        if (!hit && !region) {
+            st = ep_fail(EP_EINPUT, "%s: the model has no region tags, so it takes the \"default\" line or the "
+                         "file's only entry (the file has %zu tagged entries and no default)", path, n);
+            goto out;
+        }
         if (!hit) {
             st = ep_fail(EP_EINPUT, "%s: no material for element %d (region %d)",
                          path, e + 1, region ? region[e] : 0);
@@ -150,7 +162,7 @@ int ep_material_read(ep_material *m, const char *path, int ne, const int *region
         nu[e] = hit->v[1];
         rho[e] = hit->v[2];
     }
-    ep_material_set_elements(m, ne, E, nu, rho);
+    ep_material_set_elements(m, nel, E, nu, rho);
     E = nu = rho = NULL;
 out:
     free(E);
@@ -179,4 +191,37 @@ int ep_material_check(const ep_material *m, double nu_max, const char *source)
             return ep_fail(EP_EINPUT, "%s: density%s must be positive (rho = %g)", source, where, rho);
     }
     return EP_OK;
+}
+
+int ep_material_plausible(const ep_material *m, double size, int tets, char *msg, size_t cap)
+{
+    double E = 0, nu = -1, rho = 0;
+    int n = m->ne ? m->ne : 1, found = 0;
+    size_t at = 0;
+    for (int e = 0; e < n; e++) {
+        E = fmax(E, ep_material_E(m, e));
+        nu = fmax(nu, ep_material_nu(m, e));
+        rho = fmax(rho, ep_material_rho(m, e)); /* NaN (not given) leaves 0 */
+    }
+    if (cap)
+        msg[0] = 0;
+#define SAY(...)                                                        \
+    do {                                                                \
+        found++;                                                        \
+        if (at < cap) {                                                 \
+            int k_ = snprintf(msg + at, cap - at, __VA_ARGS__);         \
+            at += k_ > 0 ? (size_t)k_ : 0;                              \
+        }                                                               \
+    } while (0)
+    if (size > 10 && E >= 1e6 && rho >= 100)
+        SAY("the model is %.4g units across with E = %.3g and rho = %.4g, SI values (Pa, kg/m^3): if the mesh is in "
+            "millimetres, scale it to metres, or give E in MPa and rho in t/mm^3\n", size, E, rho);
+    if (E < 1e4 && rho >= 0.5 && rho <= 25 && E < rho) /* a wave speed sqrt(E / rho) below 1 */
+        SAY("E = %.3g with rho = %.4g: the density looks like g/cm^3 and E like GPa or MPa; give both in one "
+            "system (SI: Pa and kg/m^3)\n", E, rho);
+    if (tets && nu >= 0.45)
+        SAY("nu = %.3g on linear tetrahedra: volumetric locking makes them too stiff (28%% stiffer than BEM on a "
+            "bracket at nu = 0.49); use hexahedra (voxelize) or a lower nu\n", nu);
+#undef SAY
+    return found;
 }

@@ -470,6 +470,24 @@ double ep_mesh_diameter(const ep_mesh *m)
                 (hi[2] - lo[2]) * (hi[2] - lo[2]));
 }
 
+double ep_mesh_edge_length(const ep_mesh *m)
+{
+    static const int tet[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+    static const int hex[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
+                                   {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+    static const int tri[3][2] = {{0, 1}, {1, 2}, {2, 0}};
+    const int(*edges)[2] = m->ne ? tet : m->nh ? hex : tri;
+    const int *el = m->ne ? m->tets : m->nh ? m->hexes : m->triangles;
+    int n = m->ne ? m->ne : m->nh ? m->nh : m->nf, k = m->ne ? 4 : m->nh ? 8 : 3, ne = m->ne ? 6 : m->nh ? 12 : 3;
+    double sum = 0;
+    for (int e = 0; e < n; e++)
+        for (int j = 0; j < ne; j++) {
+            const double *a = m->vertices + 3 * el[k * e + edges[j][0]], *b = m->vertices + 3 * el[k * e + edges[j][1]];
+            sum += sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+        }
+    return n ? sum / ((double)n * ne) : 0;
+}
+
 /* 21 bits of x spread to every third bit. */
 static uint64_t spread3(uint64_t x)
 {

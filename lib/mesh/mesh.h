@@ -162,6 +162,11 @@ int ep_mesh_check_distinct(const ep_mesh *m);
 /* Bounding-box diagonal length, the model length scale.  Cost O(nv). */
 double ep_mesh_diameter(const ep_mesh *m);
 
+/* The element size: the mean length of the volume elements' edges (6 a tet,
+ * 12 a hex; a shared edge counted once per element), or of the triangles'
+ * for a surface; 0 for a mesh without elements.  Cost O(elements). */
+double ep_mesh_edge_length(const ep_mesh *m);
+
 /* A spatially coherent order of vertices and elements (Morton order of the
  * positions and of the element centroids): element loops that scatter into
  * per-vertex arrays then touch a moving front of them, not the whole array.

@@ -11,6 +11,7 @@
  */
 #include "meshio.h"
 #include "err.h"
+#include "meshbin.h"
 #include "text.h"
 #include "sort.h"
 
@@ -404,6 +405,13 @@ static int msh_element(msh *s, long type, const long *ntag, const int *phys, int
 
 static int msh_unsupported(msh *s, long type)
 {
+    static const char *higher[] = {[8] = "3-node lines", [9] = "6-node triangles", [10] = "9-node quadrangles",
+                                   [11] = "10-node tetrahedra", [12] = "27-node hexahedra", [16] = "8-node quadrangles",
+                                   [17] = "20-node hexahedra"};
+    if (type >= 8 && type <= 17 && higher[type])
+        return ep_text_fail(&s->t, EP_EINPUT,
+                            "second-order elements (Gmsh type %ld, %s): elastoprep takes linear ones; export first "
+                            "order (gmsh -3 -order 1, or Mesh.ElementOrder = 1 in the .geo)", type, higher[type]);
     return ep_text_fail(&s->t, EP_EINPUT,
                         "element type %ld not supported (linear tetrahedra 4, hexahedra 5, triangles 2, "
                         "quadrangles 3, lines 1 and points 15 only)", type);
@@ -601,9 +609,18 @@ static int read_msh(const char *path, ep_mesh *m)
 {
     msh s;
     int r, st;
+    char *bin = NULL, label[4200];
+    size_t blen;
     memset(&s, 0, sizeof s);
-    if ((st = ep_text_open(&s.t, path, 0)))
+    /* A binary file is read as the ASCII text it converts to (meshbin.h);
+     * its messages name the line of that text. */
+    if ((st = ep_meshbin_msh_text(path, &bin, &blen)))
         return st;
+    snprintf(label, sizeof label, "%s (binary, as ASCII)", path);
+    if ((st = bin ? ep_text_open_buffer(&s.t, label, bin, blen, 0) : ep_text_open(&s.t, path, 0))) {
+        free(bin);
+        return st;
+    }
     while (!(r = ep_text_next(&s.t)) && !s.t.eof) {
         char *word, sec[64]; /* a copy: the line buffer moves as lines are read */
         if ((st = ep_text_word(&s.t, &word)))
@@ -623,7 +640,7 @@ static int read_msh(const char *path, ep_mesh *m)
                 (st = ep_text_double(&s.t, &s.version)) || (st = ep_text_long(&s.t, &ftype)))
                 goto out;
             if (ftype != 0) {
-                st = ep_text_fail(&s.t, EP_EINPUT, "binary .msh not supported (save as ASCII)");
+                st = ep_text_fail(&s.t, EP_EINPUT, "file-type %ld not supported (0 ASCII, 1 binary)", ftype);
                 goto out;
             }
             if (!(s.version >= 2.0 && s.version < 3.0) && !(s.version >= 4.1 && s.version < 5.0)) {
@@ -663,6 +680,7 @@ out:
     free(s.names);
     groups_free(&s.gs);
     ep_text_close(&s.t);
+    free(bin);
     return st;
 }
 
@@ -1097,12 +1115,14 @@ int ep_meshio_read(ep_mesh *m, const char *path)
         st = read_obj(path, m);
     else if (!strcasecmp(ext, "off"))
         st = read_off(path, m);
+    else if (!strcasecmp(ext, "stl"))
+        st = ep_meshbin_read_stl(path, m);
     else if (!strcasecmp(ext, "node") || !strcasecmp(ext, "ele")) {
         snprintf(base, sizeof base, "%.*s", (int)(ext - 1 - path), path);
         st = read_tetgen(base, m);
     } else
         st = ep_fail(EP_EUSAGE, "%s: unknown mesh format (expected .msh, .node/.ele, .veg, "
-                     ".obj, .off or .h5)", path);
+                     ".obj, .off, .stl or .h5)", path);
     if (!st)
         st = ep_mesh_complete(m);
     if (st)

@@ -1,8 +1,9 @@
 /*
  * meshio.h — the text mesh formats a user hands the tools: Gmsh .msh 2.2 and
- * 4.1 ASCII (linear tetrahedra, 8-node hexahedra), TetGen .node/.ele, Vega
- * .veg (TET and CUBIC elements, with its materials and sets), Wavefront .obj
- * and .off; the surface writer for .obj and .off and the .veg writer.
+ * 4.1 ASCII (linear tetrahedra, 8-node hexahedra; binary ones through
+ * meshbin.h's conversion), TetGen .node/.ele, Vega .veg (TET and CUBIC
+ * elements, with its materials and sets), Wavefront .obj and .off, and STL
+ * (meshbin.h); the surface writer for .obj and .off and the .veg writer.
  * Hexahedra come in hex.h's corner order, which is Gmsh's and Vega's.
  *
  * Data layer (doc/MODULES.md): no HDF5 here.  A tool reads its input with
@@ -16,7 +17,7 @@
 
 #include "mesh.h"
 
-/* Read a text mesh chosen by extension (.msh, .veg, .obj, .off, .node/.ele
+/* Read a mesh chosen by extension (.msh, .veg, .obj, .off, .stl, .node/.ele
  * or the TetGen base name), then ep_mesh_complete.  m is initialized here.
  * Errors name file and line: 0, EP_EINPUT, EP_EIO, EP_EUSAGE (unknown
  * extension) or EP_ECOMPUTE.  Cost O(file size) plus the derivations. */

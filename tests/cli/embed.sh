@@ -87,7 +87,17 @@ check "rtcheck on an embedding alone: exit 0" [ $? -eq 0 ]
 # --- bad input -------------------------------------------------------------------
 O="$WORK/out/e.h5"
 printf 'v 0.5 0.5 0.5\nv 0.2 0.2 0.2\nv 9 9 9\nf 1 2 3\n' >"$WORK/far.obj"
-expect_fail "a render vertex farther than the model's size from every element" 3 "far.obj: render vertex 3 \(9, 9, 9\) is farther than 1.7[0-9]* from every element" embed $D/cube.msh "$WORK/far.obj" -o "$O"
+expect_fail "a render vertex farther than twice the element size from every element" 3 "far.obj: render vertex 3 \(9, 9, 9\) is farther than 0.4[0-9]* from every element \(twice the mean element edge length" embed $D/cube.msh "$WORK/far.obj" -o "$O"
+# a loose piece 0.47 of the model's size away (issue 45: weights +150 and -140 were accepted)
+printf 'v 0.5 0.5 0.5\nv 0.2 0.2 0.2\nv 0.5 0.5 1.81\nf 1 2 3\n' >"$WORK/loose.obj"
+expect_fail "a loose piece 0.47 of the model's size away: refused by default" 3 "render vertex 3 \(0.5, 0.5, 1.81\) is farther than" embed $D/cube.msh "$WORK/loose.obj" -o "$O"
+"$BIN/embed" $D/cube.msh "$WORK/loose.obj" --max-distance 2 -o "$WORK/loose.h5" >"$WORK/loose.out" 2>"$WORK/loose.err"
+check "... accepted with --max-distance 2, warned: 1 vertex, the largest weight, its vertex and distance" sh -c "[ \$? -eq 0 ] && grep -Eq '^embed: warning: 1 render vertices bound by extrapolation with weights outside \[-1, 2\]; largest weight -?[0-9.]+ at render vertex 3, 0.81 from its element \(47% of the model' '$WORK/loose.err'"
+check "... the largest weight in the warning is the file's" [ "$($PY -c "
+import h5py, numpy as np, re
+w = h5py.File('$WORK/loose.h5')['embedding/weights'][:]
+m = float(re.search('largest weight (\\S+)', open('$WORK/loose.err').read()).group(1))
+print(abs(w).max() > 3, abs(abs(m) - abs(w).max()) <= 6e-3 * abs(w).max())")" = "True True" ]
 expect_fail "... and farther than --max-distance" 3 "render vertex 3 .* farther than 0.5 from every element \(--max-distance\)" embed $D/cube.msh "$WORK/far.obj" --max-distance 0.5 -o "$O"
 expect_fail "a surface to bind to" 3 "no tetrahedra or hexahedra to bind to" embed $D/icosahedron.obj "$WORK/render.obj" -o "$O"
 expect_fail "--modes of another mesh" 3 "/basis/U has shape" embed $D/models/beam3/beam3_tet.veg "$WORK/render.obj" --modes "$WORK/c.h5" -o "$O"

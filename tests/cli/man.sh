@@ -15,6 +15,16 @@ for src in cmd/*.c; do
     done
     check "$tool: man page documents every option of --help${missing:+ (missing:$missing)}" [ -z "$missing" ]
 done
+# --help against the man pages both ways, and the defaults --help gives (issue 45 item 8)
+/usr/bin/python3 tests/cli/helpman.py "$BIN" >"$WORK/helpman.txt" 2>&1
+check "every man page documents only options --help defines, --help names no option no tool has, defaults agree" [ $? -eq 0 ] || grep -v '^ok' "$WORK/helpman.txt"
+abs=$(cd "$BIN" && pwd)
+mkdir -p "$WORK/tree/man/man1" "$WORK/tree/cmd" && cp man/man1/*.1 "$WORK/tree/man/man1" && cp tests/cli/helpman.py "$WORK/tree"
+for c in cmd/*.c; do : >"$WORK/tree/$c"; done
+printf '.TP\n.BR \\-\\-bogus " " \\fIN\\fR\nGone.\n' | sed -i '/^\.SH OPTIONS/r /dev/stdin' "$WORK/tree/man/man1/embed.1"
+sed -i 's/default 10)/default 12)/' "$WORK/tree/man/man1/rtcheck.1"
+(cd "$WORK/tree" && /usr/bin/python3 helpman.py "$abs" >"$WORK/helpman2.txt" 2>&1)
+check "... the check finds a man page's option --help lacks and a default that changed" sh -c "grep -q '^bad embed: man page documents options --help does not define: --bogus' '$WORK/helpman2.txt' && grep -q '^bad rtcheck: --contacts: --help gives default 10, the man page does not' '$WORK/helpman2.txt'"
 check "elastoprep(5) formats cleanly" sh -c '[ -z "$(groff -man -ww -z man/man5/elastoprep.5 2>&1)" ]'
 
 make -s install PREFIX="$WORK/prefix" >/dev/null 2>&1

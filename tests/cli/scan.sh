@@ -83,7 +83,7 @@ expect_fail "--base with --project-onto" 2 "--project-onto: fitting" loopsub "$W
 
 # --- the TetGen interior (scripts/pipeline.mk), its boundary, its GFs on the hierarchy ------------
 P="$WORK/p"
-make -s -f scripts/pipeline.mk BIN="$BIN" OUT="$P" SCAN="$WORK/torus.obj" BASE=60 LEVELS=2 \
+make -s -f scripts/pipeline.mk BIN="$BIN" OUT="$P" SCAN="$WORK/torus.obj" BASE=60 LEVELS=2 MATERIAL="-E 1e7 --nu 0.4 --rho 1000" \
     SURFACE_FIXED="--fixed-box -2,-2,-1,2,-0.9,1" "$P/interior.ele" >"$WORK/make.txt" 2>&1
 check "pipeline: the interior rule makes interior.node and interior.ele" [ -s "$P/interior.node" ] && [ -s "$P/interior.ele" ]
 "$BIN/loopsub" -q "$P/interior.ele" -l 0 -o "$WORK/boundary.obj"

@@ -126,9 +126,19 @@ check "rtcheck passes the hex embedding" [ $? -eq 0 ]
 
 # --- the soup pipeline: voxelize -> moddesc -> polycoef -> embed -> rtcheck ---------
 P="$WORK/p"
-make -s -f scripts/pipeline.mk BIN="$BIN" OUT="$P" SOUP="$WORK/holes.obj" RES=8 MODES="-k 4 -r 6" >"$WORK/make.txt" 2>&1
+make -s -f scripts/pipeline.mk BIN="$BIN" OUT="$P" SOUP="$WORK/holes.obj" RES=8 MODES="-k 4 -r 6" MATERIAL="-E 1e7 --nu 0.4 --rho 1000" >"$WORK/make.txt" 2>&1
 check "pipeline SOUP=: every step made, rtcheck passed on the cubic and the render files" sh -c "[ -s '$P/rtcheck-soup.txt' ] && ! grep -q FAILED '$P/rtcheck-soup.txt' && grep -q 'u_render = Ubar q, per frame' '$P/rtcheck-soup.txt' && grep -q 'pipeline: done' '$WORK/make.txt'"
 check "pipeline SOUP=: the render file carries the soup and Ubar [6][3 x 2562]" [ "$(h5 "$P/render.h5" "f['embedding/Ubar'].shape, len(f['render/vertices']), 'hexes' in f['mesh']")" = "(6, 7686) 2562 True" ]
+
+# --- -m FILE: a material file femcondense takes (issue 45: E was NaN) -----------
+printf '# tag E nu rho\ndefault 2e11 0.3 7800\n' >"$WORK/steel.txt"
+printf '1 7e10 0.33 2700\n' >"$WORK/one.txt"
+"$BIN/voxelize" -q "$WORK/sphere.obj" -R 8 -m "$WORK/steel.txt" -o "$WORK/m.h5"
+check "-m FILE with a default line: E, nu, rho stored" [ "$(h5 "$WORK/m.h5" "[float(f['material'].attrs[k]) for k in ('E', 'nu', 'rho')]")" = "[200000000000.0, 0.3, 7800.0]" ]
+"$BIN/voxelize" -q "$WORK/sphere.obj" -R 8 -m "$WORK/one.txt" -o "$WORK/m1.h5"
+check "-m FILE with one tagged entry: that entry (voxels have no region tags)" [ "$(h5 "$WORK/m1.h5" "float(f['material'].attrs['E'])")" = "70000000000.0" ]
+printf '1 7e10 0.33 2700\n2 2e11 0.3 7800\n' >"$WORK/two.txt"
+expect_fail "-m FILE with two tagged entries and no default: which one is ambiguous" 3 "two.txt: the model has no region tags" voxelize "$WORK/sphere.obj" -R 8 -m "$WORK/two.txt" -o "$WORK/out/v.h5"
 
 # --- bad input -------------------------------------------------------------------
 O="$WORK/out/v.h5"

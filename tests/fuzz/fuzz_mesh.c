@@ -1,6 +1,7 @@
 /*
  * fuzz_mesh.c — libFuzzer target for the readers of user text files (make
- * fuzz): the mesh formats, material files and vertex-id (.bou) files.
+ * fuzz): the mesh formats (binary .msh and STL too), material files and
+ * vertex-id (.bou) files.
  *
  * The first byte picks the format; the rest is the file.  For TetGen the input
  * is split at the first '|' into .node and .ele.  A mesh that reads and is a
@@ -32,12 +33,12 @@ static void put(const char *path, const uint8_t *d, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *ext[] = {"obj", "off", "msh", "veg", "ele", "mat", "bou"};
+    static const char *ext[] = {"obj", "off", "msh", "veg", "ele", "mat", "bou", "stl"};
     char path[64], other[64];
     ep_mesh m;
     if (size < 1)
         return 0;
-    int k = data[0] % 7;
+    int k = data[0] % 8;
     data++;
     size--;
     snprintf(path, sizeof path, "/tmp/ep-fuzz-%d.%s", (int)getpid(), ext[k]);

@@ -291,7 +291,7 @@ static void bad_files(void **s)
         {"empty.msh", "", 0, EP_EINPUT, "empty file"},
         {"garbage.msh", garbage, sizeof garbage, EP_EINPUT, "not a text file"},
         {"notgmsh.msh", "hello\n", -1, EP_EINPUT, ":1: expected a $Section"},
-        {"binary.msh", "$MeshFormat\n4.1 1 8\n", -1, EP_EINPUT, ":2: binary .msh not supported"},
+        {"binary.msh", "$MeshFormat\n4.1 1 8\n", -1, EP_EINPUT, "binary.msh: byte 20: file ends inside a section (truncated)"},
         {"version.msh", "$MeshFormat\n3.0 0 8\n$EndMeshFormat\n", -1, EP_EINPUT, "version 3 not supported"},
         {"inverted.msh", MSH22_HEAD "$Elements\n1\n1 4 2 0 1 1 3 2 4\n$EndElements\n", -1, EP_EINPUT,
          "element 1: non-positive volume"},
@@ -300,7 +300,7 @@ static void bad_files(void **s)
         {"nan.msh", "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 nan 0\n", -1, EP_EINPUT, ":6: non-finite"},
         {"trunc.msh", MSH22_HEAD "$Elements\n2\n1 4 2 0 1 1 2 3 4\n", -1, EP_EINPUT, "unexpected end of file"},
         {"tet10.msh", MSH22_HEAD "$Elements\n1\n1 11 2 0 1 1 2 3 4 1 2 3 4 1 2\n$EndElements\n", -1, EP_EINPUT,
-         "element type 11 not supported"},
+         "second-order elements (Gmsh type 11"},
         {"noelem.msh", MSH22_HEAD, -1, EP_EINPUT, "no tetrahedra, hexahedra or triangles"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -334,11 +334,26 @@ static void bad_tetgen(void **s)
     expect_error(ep_model_read(&m, ele), EP_EINPUT, "region attribute 3.22222e+09 is not an integer tag", NULL);
 }
 
+/* The element size: a corner tet's edges are 1, 1, 1 and three sqrt(2);
+ * the two unit voxels' twelve edges each are 1. */
+static void edge_length(void **s)
+{
+    (void)s;
+    double x[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    int t[4] = {0, 1, 2, 3};
+    ep_mesh m = {.nv = 4, .ne = 1, .vertices = x, .tets = t};
+    assert_true(fabs(ep_mesh_edge_length(&m) - (3 + 3 * sqrt(2)) / 6) < 1e-15);
+    ep_mesh h;
+    assert_int_equal(ep_model_read(&h, "data/two-voxels.veg"), 0);
+    assert_true(fabs(ep_mesh_edge_length(&h) - 1) < 1e-15);
+    ep_mesh_free(&h);
+}
+
 static void unknown_extension(void **s)
 {
     (void)s;
     ep_mesh m;
-    expect_error(ep_model_read(&m, "mesh.stl"), EP_EUSAGE, "unknown mesh format", NULL);
+    expect_error(ep_model_read(&m, "mesh.ply"), EP_EUSAGE, "unknown mesh format", NULL);
     expect_error(ep_model_read(&m, "/nonexistent/x.obj"), EP_EIO, "cannot open", NULL);
 }
 
@@ -418,5 +433,5 @@ static void to_surface(void **s)
 EP_TEST_MAIN("mesh", cmocka_unit_test(spatial_order), cmocka_unit_test(cube_msh41), cmocka_unit_test(cube_msh22),
              cmocka_unit_test(cube_tetgen), cmocka_unit_test(msh_groups), cmocka_unit_test(veg_material),
              cmocka_unit_test(veg_include), cmocka_unit_test(surfaces), cmocka_unit_test(tet_gradients),
-             cmocka_unit_test(bad_files), cmocka_unit_test(bad_tetgen), cmocka_unit_test(unknown_extension),
+             cmocka_unit_test(bad_files), cmocka_unit_test(bad_tetgen), cmocka_unit_test(unknown_extension), cmocka_unit_test(edge_length),
              cmocka_unit_test(closed_surface), cmocka_unit_test(halfedge_table), cmocka_unit_test(to_surface))
