@@ -23,6 +23,8 @@
  *               "render": /render/vertices, /render/triangles, "render
  *               basis I" (/embedding/Ubar) and "distance"
  *   gf-wavelet  the mesh (its columns exist only as wavelet coefficients)
+ *   trajectory  a temporal collection: one grid per stored state at its
+ *               time, "displacement" and "velocity" (/trajectory/u, /v)
  *
  * Files layer (doc/MODULES.md): reads the open file's shapes through HDF5,
  * writes text; output.c calls it when an HDF5 output is committed.
