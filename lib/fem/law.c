@@ -33,7 +33,8 @@ static double hooke(double lambda, double mu, const double E[3][3], double S[3][
 }
 
 /* StVK: P = F S, and dP = dF S + F S(sym(F^T dF)) for the nine unit dF
- * (MATH.md §2). */
+ * (MATH.md §2).  E = (D + D^T + D^T D)/2, not (F^T F - I)/2: the latter
+ * loses the digits of a small strain to I's (a strain of 1e-10 kept 6). */
 static double stvk(double lambda, double mu, const double D[3][3], double P[3][3], double C[9][9])
 {
     double F[3][3], E[3][3], S[3][3];
@@ -42,7 +43,7 @@ static double stvk(double lambda, double mu, const double D[3][3], double P[3][3
             F[i][j] = (i == j) + D[i][j];
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            E[i][j] = 0.5 * (F[0][i] * F[0][j] + F[1][i] * F[1][j] + F[2][i] * F[2][j] - (i == j));
+            E[i][j] = 0.5 * (D[i][j] + D[j][i] + D[0][i] * D[0][j] + D[1][i] * D[1][j] + D[2][i] * D[2][j]);
     double W = hooke(lambda, mu, E, S);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)

@@ -6,6 +6,7 @@
 #include "select.h"
 #include "text.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,7 +199,10 @@ double ep_loads_factor(const ep_loads_item *it, double t, int is_static)
         return 1;
     if (it->fn == EP_LOADS_RAMP)
         return t <= 0 ? 0 : t >= it->t1 ? 1 : t / it->t1;
-    return t >= it->t0 && t < it->t1;
+    double eps = 1e-9 * (it->t1 - it->t0); /* k dt is T0 or T1 up to its round-off */
+    if (fabs(t - it->t1) <= eps || (it->t0 > 0 && fabs(t - it->t0) <= eps))
+        return 0.5; /* the mean of both sides; a pulse from the start (T0 <= 0) has one side there */
+    return t >= it->t0 - eps && t < it->t1 ? 1 : 0;
 }
 
 void ep_loads_eval(const ep_loads *L, double t, int is_static, double *f)

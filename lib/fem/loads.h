@@ -13,7 +13,10 @@
  *                                to the load file's folder)
  * SET: vertex ID (1-based) | box X0 Y0 Z0 X1 Y1 Z1 | region NAME | ids FILE
  * TIME: constant (default) | ramp T (t/T up to T, then 1) |
- *       impulse T0 T1 (1 for T0 <= t < T1, else 0).
+ *       impulse T0 T1 (1 for T0 < t < T1, 1/2 at T0 > 0 and at T1 (to 1e-9
+ *       of T1 - T0), 1 at T0 <= 0, else 0: Newmark's
+ *       trapezoidal rule integrates it exactly, F (T1 - T0), when T0 and T1
+ *       are multiples of the time step).
  * A static solve takes every load at its full value (time functions 1).
  */
 #ifndef EP_LOADS_H
@@ -29,7 +32,7 @@ typedef struct ep_loads_item {
     int *ids, n;          /* the set's vertices (0-based, ascending) */
     double F[3];          /* total force, or the acceleration */
     ep_loads_time fn;
-    double t0, t1;        /* ramp: T in t1; impulse: [t0, t1) */
+    double t0, t1;        /* ramp: T in t1; impulse: [t0, t1] */
 } ep_loads_item;
 
 typedef struct ep_loads_initial {

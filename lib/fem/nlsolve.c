@@ -67,7 +67,9 @@ static int evaluate(ep_nlsolve *s, const potential *P, const double *x, work *w,
         w->t1[i] = w->hd[i] + (P->bv ? P->bv[i] : 0);
         w->r[i] = w->f[i] - P->fe[i] + w->t1[i];
     }
-    *ref = fmax(sqrt(dot(P->fe, P->fe, n)), fmax(sqrt(dot(w->f, w->f, n)), sqrt(dot(w->t1, w->t1, n))));
+    /* the terms apart: H d and b cancel where the body turns (round-off of each counts) */
+    double bb = P->bv ? sqrt(dot(P->bv, P->bv, n)) : 0;
+    *ref = fmax(fmax(sqrt(dot(P->fe, P->fe, n)), sqrt(dot(w->f, w->f, n))), fmax(sqrt(dot(w->hd, w->hd, n)), bb));
     return EP_OK;
 }
 

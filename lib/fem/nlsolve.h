@@ -23,8 +23,9 @@
  * Newton history (0: none).  A matrix that no shift makes positive
  * definite fails the step.
  *
- * Convergence: |r| <= tol max(|f_ext|, |f(u)|, |H d + b|) over the
- * unknowns (2-norms).  Energies of a state: kinetic 1/2 v^T M v, elastic
+ * Convergence: |r| <= tol max(|f_ext|, |f(u)|, |H d|, |b|) over the
+ * unknowns (2-norms; H d and b apart, since they cancel where the body
+ * turns and round-off acts on each).  Energies of a state: kinetic 1/2 v^T M v, elastic
  * E(u), the external work and the damping's dissipation so far (trapezoidal
  * sums, the exact balance of the trapezoidal rule for a linear body), and
  * their total T + E - W_ext + W_damp, constant up to the Newton tolerance.
