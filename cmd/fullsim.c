@@ -28,6 +28,7 @@ typedef struct {
 typedef struct {
     ep_trajectory_writer w;
     long every, last, iters;
+    double t0; /* the run's start */
     ep_progress progress;
 } run;
 
@@ -48,7 +49,8 @@ static int keep_incomplete(ep_cli *cli, run *r, const ep_nlsolve *s, int status)
 {
     char msg[1024];
     snprintf(msg, sizeof msg, "%s", ep_errmsg());
-    if (!r->w.n || ep_trajectory_end(&r->w, 0, msg, s->hist, s->nhist) || ep_output_commit(&cli->out))
+    double per = s->last_step ? (ep_now() - r->t0) / (double)s->last_step : 0;
+    if (!r->w.n || ep_trajectory_end(&r->w, 0, msg, s->hist, s->nhist, per) || ep_output_commit(&cli->out))
         return ep_fail(status, "%s", msg);
     return ep_fail(status, "%s; the %ld states before it are in %s, marked incomplete", msg, r->w.n, cli->output);
 }
@@ -146,13 +148,15 @@ int main(int argc, char **argv)
         goto out;
     r.every = o.every, r.last = info.steps;
     ep_progress_start(&r.progress, "fullsim", info.steps, cli.quiet);
+    r.t0 = ep_now();
     st = ep_nlsolve_run(&s, u, v, on_step, &r);
     ep_progress_end(&r.progress);
     if (st) {
         st = keep_incomplete(&cli, &r, &s, st);
         goto out;
     }
-    if ((st = ep_trajectory_end(&r.w, 1, NULL, s.hist, s.nhist)) || (st = ep_output_commit(&cli.out)))
+    if ((st = ep_trajectory_end(&r.w, 1, NULL, s.hist, s.nhist, (ep_now() - r.t0) / (double)info.steps)) ||
+        (st = ep_output_commit(&cli.out)))
         goto out;
     if (!cli.quiet) {
         long it = r.iters ? r.iters : 1;

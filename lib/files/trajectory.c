@@ -58,7 +58,7 @@ int ep_trajectory_append(ep_trajectory_writer *w, const ep_nlsolve_state *s)
 }
 
 int ep_trajectory_end(ep_trajectory_writer *w, int complete, const char *message, const ep_nlsolve_iter *hist,
-                      long nhist)
+                      long nhist, double step_seconds)
 {
     ep_h5_stream *s[] = {&w->step, &w->time, &w->u, &w->v, &w->fext, &w->energy, &w->iters};
     int st = EP_OK;
@@ -80,6 +80,8 @@ int ep_trajectory_end(ep_trajectory_writer *w, int complete, const char *message
     free(h);
     if (!st)
         st = ep_h5_set_attr_int(w->f, "/trajectory", "complete", complete);
+    if (!st)
+        st = ep_h5_set_attr_double(w->f, "/trajectory", "step_seconds", step_seconds);
     if (!st && message)
         st = ep_h5_set_attr_string(w->f, "/trajectory", "message", message);
     return st;
@@ -101,6 +103,7 @@ int ep_trajectory_read(ep_trajectory *t, ep_h5 *f, int nv)
         (st = ep_h5_get_attr_double(f, g, "dt", &t->dt)) || (st = ep_h5_get_attr_double(f, g, "alpha", &t->alpha)) ||
         (st = ep_h5_get_attr_double(f, g, "beta", &t->beta)) || (st = ep_h5_get_attr_double(f, g, "every", &every)) ||
         (st = ep_h5_get_attr_double(f, g, "complete", &complete)) ||
+        (st = ep_h5_get_attr_double(f, g, "step_seconds", &t->step_seconds)) ||
         (st = ep_h5_read(f, "/trajectory/time", EP_F64, 1, d1, (void **)&t->time)))
         return st;
     t->dynamic = !strcmp(mode, "dynamic"), t->every = (long)every, t->complete = complete != 0;

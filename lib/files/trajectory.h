@@ -7,7 +7,8 @@
  *
  *   /trajectory          attributes mode (static|dynamic), law, mass, dt
  *                        (load factor step for statics), alpha, beta, every,
- *                        tol, steps (asked), complete (0|1), message
+ *                        tol, steps (asked), complete (0|1), message,
+ *                        step_seconds (mean wall time of a step)
  *   /trajectory/step     [T] int32 step number of each stored state
  *   /trajectory/time     [T] time (statics: the load factor)
  *   /trajectory/u, v     [T][3nv] displacement and velocity
@@ -49,15 +50,16 @@ int ep_trajectory_begin(ep_trajectory_writer *w, ep_h5 *f, int nv, const ep_traj
                         const ep_loads *L);
 /* Append one state.  0 or EP_EIO. */
 int ep_trajectory_append(ep_trajectory_writer *w, const ep_nlsolve_state *s);
-/* Close the streams, write the Newton history and complete (1, or 0 with
- * message: why the run stopped).  0 or EP_EIO. */
+/* Close the streams, write the Newton history, the mean wall time of a
+ * step (attribute step_seconds) and complete (1, or 0 with message: why
+ * the run stopped).  0 or EP_EIO. */
 int ep_trajectory_end(ep_trajectory_writer *w, int complete, const char *message, const ep_nlsolve_iter *hist,
-                      long nhist);
+                      long nhist, double step_seconds);
 
 /* A trajectory read back. */
 typedef struct ep_trajectory {
     int nv, T, nitem, dynamic, complete;
-    double dt, alpha, beta;
+    double dt, alpha, beta, step_seconds;
     long every;
     int *step;                    /* [T] */
     double *time, *u, *v, *fext;  /* [T], [T][3nv] x3 */

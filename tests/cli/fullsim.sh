@@ -82,6 +82,16 @@ expect_fail "--free with --static" 2 "--static needs a support" fullsim $D/beam-
 expect_fail "dynamics without a density" 2 "no density" fullsim $BEAM "$WORK/tip.loads" --dt 0.01 -o "$WORK/out/x.h5"
 expect_fail "a load file that does not exist" 4 "nothing.loads" fullsim $BEAM "$WORK/nothing.loads" --static -o "$WORK/out/x.h5"
 
+# --- rtcheck --reference: a reduced model run along the trajectory ---------------------
+"$BIN/rtcheck" --reference "$WORK/lin.h5" "$WORK/modes.h5" >"$WORK/rt.txt"
+check "rtcheck --reference: linear modes holding the motion reproduce it (e_max <= 1e-8)" sh -c "grep 'e_max' '$WORK/rt.txt' | awk '{ exit !(\$(NF-3) + 0 <= 1e-8) }'"
+check "rtcheck --reference: reduced and full frequencies, and both times per step" sh -c "grep -q 'reduced frequency 1 (Hz)' '$WORK/rt.txt' && grep -q 'full frequency 1 (Hz)' '$WORK/rt.txt' && grep -q 'full step (fullsim)' '$WORK/rt.txt' && grep -q 'reduced step' '$WORK/rt.txt'"
+"$BIN/polycoef" -q "$WORK/modes.h5" -o "$WORK/cubic.h5"
+"$F" -q $BEAM --rho 1000 "$WORK/tip.loads" --dt 0.02 --steps 20 --alpha 1 -o "$WORK/pull.h5"
+"$BIN/rtcheck" --reference "$WORK/pull.h5" "$WORK/cubic.h5" --reference-tol 1 --json >"$WORK/rt.json"
+check "rtcheck --reference: a cubic model under the trajectory's loads, e_max reported" [ "$(/usr/bin/python3 -c "import json, sys; r = json.load(open(sys.argv[1])); e = [c for c in r['checks'] if c['name'].startswith('e_max')][0]['value']; print('    e_max', e, file=sys.stderr); print(0 < e < 1)" "$WORK/rt.json")" = True ]
+expect_fail "rtcheck --reference: a model of another mesh" 3 "the model of another mesh" rtcheck --reference "$WORK/hexdyn.h5" "$WORK/modes.h5"
+
 # --- free body: an impulse's momentum, exactly (trapezoidal rule, impulse edges on steps) --
 printf 'force region tip 1 0 0 impulse 0 0.05\n' >"$WORK/push.loads"
 "$F" -q $D/beam-h0.05.msh -E 1e6 --nu 0.3 --rho 1000 --free "$WORK/push.loads" --dt 0.01 --steps 20 -o "$WORK/free.h5"
