@@ -164,10 +164,11 @@ int main(int argc, char **argv)
         printf("fullsim: %s: %s, %ld steps, %ld states, %d unknowns; %ld Newton iterations (%.2f per step), %ld "
                "factorizations (%ld shifted)\n", cli.output, o.is_static ? "static" : "dynamic", info.steps, r.w.n,
                b.ndof, r.iters, (double)r.iters / (double)info.steps, s.nfactor, s.nshift);
-        printf("fullsim: setup %.3f s; per iteration %.4f s: assembly %.4f s (%ld), factor %.4f s, solve %.4f s; "
-               "total %.2f s\n", t_setup, (total - t_setup) / (double)it, b.t_eval / (double)it, b.neval,
-               s.t_factor / (double)it, s.t_solve / (double)it, total);
-        (void)work;
+        printf("fullsim: setup %.3f s; per iteration %.4f s: assembly %.4f s (%ld in all), factor %.4f s (%.3g "
+               "nonzeros, %.3g flops: %.2f GFlop/s), solve %.4f s; their sum %.4f s; total %.2f s\n", t_setup,
+               (total - t_setup) / (double)it, b.t_eval / (double)it, b.neval, s.t_factor / (double)it, s.lnz, s.fl,
+               s.t_factor > 0 ? s.fl * (double)s.nfactor / s.t_factor / 1e9 : 0.0, s.t_solve / (double)it,
+               work / (double)it, total);
     }
 out:
     ep_nlsolve_free(&s);

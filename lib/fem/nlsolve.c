@@ -176,6 +176,7 @@ int ep_nlsolve_init(ep_nlsolve *s, ep_elastic *b, const ep_loads *L, const ep_nl
     if (!s->A)
         return ep_chol_fail("a copy of the stiffness", &b->c);
     s->F = ep_chol_analyze(s->A, 3, &b->c);
+    s->fl = b->c.fl, s->lnz = b->c.lnz;
     return s->F ? EP_OK : ep_chol_fail("the symbolic analysis of the stiffness", &b->c);
 }
 

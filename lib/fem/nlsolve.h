@@ -82,6 +82,7 @@ typedef struct ep_nlsolve {
     long nhist;
     double t_factor, t_solve;   /* seconds in numeric factorizations and solves */
     long nfactor, nshift;       /* factorizations, and those shifted */
+    double fl, lnz;             /* flops and nonzeros of one factorization (the symbolic analysis) */
     double last_residual;       /* relative residual of the last iteration */
     long last_step;             /* the last step finished (failed_step - 1) */
 } ep_nlsolve;
