@@ -103,7 +103,7 @@ int ep_trajectory_read(ep_trajectory *t, ep_h5 *f, int nv)
         (st = ep_h5_get_attr_double(f, g, "dt", &t->dt)) || (st = ep_h5_get_attr_double(f, g, "alpha", &t->alpha)) ||
         (st = ep_h5_get_attr_double(f, g, "beta", &t->beta)) || (st = ep_h5_get_attr_double(f, g, "every", &every)) ||
         (st = ep_h5_get_attr_double(f, g, "complete", &complete)) ||
-        (st = ep_h5_get_attr_double(f, g, "step_seconds", &t->step_seconds)) ||
+        (ep_h5_attr_exists(f, g, "step_seconds") && (st = ep_h5_get_attr_double(f, g, "step_seconds", &t->step_seconds))) ||
         (st = ep_h5_read(f, "/trajectory/time", EP_F64, 1, d1, (void **)&t->time)))
         return st;
     t->dynamic = !strcmp(mode, "dynamic"), t->every = (long)every, t->complete = complete != 0;
