@@ -10,6 +10,7 @@
 #include "modal.h"
 #include "modes_file.h"
 #include "part.h"
+#include "snapshots.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +23,19 @@ typedef struct {
     int basis;         /* ep_modal_basis_kind */
     ep_part part;
     const char *modes; /* --modes FILE */
+    const char *snaps[64], *sketch; /* --snapshots FILE..., --sketch LOADS */
+    int nsnaps;
 } opts;
+
+/* --snapshots FILE, repeatable. */
+static int snapshots_arg(void *target, const char *opt, const char *arg)
+{
+    opts *o = target;
+    if (o->nsnaps == 64)
+        return ep_fail(EP_EUSAGE, "option %s: at most 64 files", opt);
+    o->snaps[o->nsnaps++] = arg;
+    return EP_OK;
+}
 
 /* -k/--modes: a count, or the file to take the modes from. */
 static int modes_arg(void *target, const char *opt, const char *arg)
@@ -59,39 +72,6 @@ static int write_output(ep_cli *cli, const opts *o, const ep_mesh *m, const ep_m
     return ep_output_commit(&cli->out);
 }
 
-/* The modes of --modes FILE: those of the same model (mesh, material,
- * support: the hashes agree) with the same mass. */
-static int read_modes(const opts *o, const ep_mesh *m, const ep_material *mat, const char *fixed, int *k,
-                      double **lambda, double **U)
-{
-    ep_h5 f = {0};
-    ep_mesh fm = {0};
-    ep_part a = {0}, b = {0};
-    ep_part_hash h;
-    int st, lumped;
-    if ((st = ep_h5_open(&f, o->modes, "modes")) || (st = ep_model_load(&fm, &f)))
-        goto out;
-    ep_part_hash_init(&h, "model");
-    ep_part_hash_model(&h, m, mat, fixed);
-    ep_part_hash_final(&h, &a);
-    ep_part_hash_init(&h, "model");
-    ep_part_hash_model(&h, &fm, NULL, NULL);
-    ep_part_hash_final(&h, &b);
-    if (strcmp(a.hash, b.hash)) {
-        st = ep_fail(EP_EINPUT, "%s: modes of another model (mesh, material or support differ)", o->modes);
-        goto out;
-    }
-    if ((st = ep_modes_file_read_modes(&f, m->nv, o->k_given ? (int)o->k : 0, lambda, U, k, &lumped)))
-        goto out;
-    if (lumped != o->lumped)
-        st = ep_fail(EP_EINPUT, "%s: modes of the %s mass, --mass %s asked", o->modes, lumped ? "lumped" : "consistent",
-                     o->lumped ? "lumped" : "consistent");
-out:
-    ep_mesh_free(&fm);
-    ep_h5_close(&f);
-    return st;
-}
-
 /* -r within the vectors the basis is formed from.  0 or EP_EUSAGE. */
 static int check_basis_size(const opts *o, int k)
 {
@@ -113,9 +93,14 @@ int main(int argc, char **argv)
          .help = "basis vectors (default 30; at most K + K(K+1)/2)"},
         {"free", 0, EP_CLI_FLAG, &o.free, .help = "free-flying model: no support, six rigid modes excluded"},
         {"mass", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped", .help = "mass matrix (default consistent)"},
-        {"basis", 0, EP_CLI_CHOICE, &o.basis, .arg = "pca|gram-schmidt|linear",
+        {"basis", 0, EP_CLI_CHOICE, &o.basis, .arg = "pca|gram-schmidt|linear|pod",
          .help = "basis from modes and derivatives: mass-PCA (default),\n"
-                 "mass-Gram-Schmidt in order, or the first R modes alone"},
+                 "mass-Gram-Schmidt in order, the first R modes alone, or\n"
+                 "the mass-PCA of the snapshots alone (POD)"},
+        {"snapshots", 0, EP_CLI_CALL, &o, .arg = "TRAJ.h5", .call = snapshots_arg,
+         .help = "the states of a fullsim trajectory join the mass-PCA\n(repeatable)"},
+        {"sketch", 0, EP_CLI_STRING, &o.sketch, .arg = "LOADS",
+         .help = "static StVK solutions under each load of LOADS (5 load\nsteps each) join the mass-PCA"},
         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K",
          .help = "derivative right-hand sides per solve (default: the\n"
                  "k(k+1)/2 pairs in 4 ceil(k(k+1)/1024) blocks)"},
@@ -135,13 +120,16 @@ int main(int argc, char **argv)
     ep_modal s = {0};
     char *fixed = NULL;
     int st, nfixed = 0, *pairs = NULL, k = 0;
-    double *lambda = NULL, *U = NULL, *Phi = NULL, *B = NULL, *sigma = NULL, t0 = ep_now(), t;
+    double *lambda = NULL, *U = NULL, *Phi = NULL, *B = NULL, *sigma = NULL, *X = NULL, t0 = ep_now(), t; /* X: snapshots */
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     if (o.free && ep_select_given(&cli.fixed))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--free and --fixed-... exclude each other"));
-    if (!o.modes && (st = check_basis_size(&o, (int)o.k)))
+    int nsnap = 0, snapped = o.nsnaps || o.sketch, pod = o.basis == EP_MODAL_BASIS_POD;
+    if (!o.modes && !snapped && (st = check_basis_size(&o, (int)o.k)))
         ep_cli_exit(st);
+    if (snapped ? o.part.count || (!pod && o.basis != EP_MODAL_BASIS_PCA) : pod)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--snapshots and --sketch go with --basis pca or pod (not split), and pod with them"));
 
     /* read -> validate */
     if ((st = ep_cli_read_volume(&cli, &m, cli.inputs[0])))
@@ -155,14 +143,18 @@ int main(int argc, char **argv)
         }
     if (!o.free && (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)))
         goto out;
-    if (o.modes && ((st = read_modes(&o, &m, &mat, fixed, &k, &lambda, &U)) || (st = check_basis_size(&o, k))))
+    if (o.modes && ((st = ep_part_model_modes(o.modes, &m, &mat, fixed, o.k_given ? (int)o.k : 0, o.lumped, &k, &lambda,
+                                              &U)) || (!snapped && (st = check_basis_size(&o, k)))))
+        goto out;
+    if ((o.nsnaps && (st = ep_snapshots_read(&m, o.snaps, o.nsnaps, &X, &nsnap))) ||
+        (o.sketch && (st = ep_snapshots_sketch(&m, &mat, fixed, o.lumped, o.sketch, 5, &X, &nsnap))))
         goto out;
     ep_cli_model_summary(&cli, &m, &mat);
 
     /* compute */
     o.k = k = o.modes ? k : (int)o.k;
-    int np = k * (k + 1) / 2, nsigma = o.basis == EP_MODAL_BASIS_LINEAR ? k : k + np;
-    o.block = o.block ? o.block : ep_modal_block(np);
+    int np = pod ? 0 : k * (k + 1) / 2, nsigma = (o.basis == EP_MODAL_BASIS_LINEAR ? k : k + np) + nsnap;
+    o.block = o.block ? o.block : ep_modal_block(np ? np : 1);
     ep_part_share(&o.part, np, o.block, "pairs");
     int nmine = (int)(o.part.hi - o.part.lo);
     if ((st = ep_modal_setup(&s, &m, &mat, fixed, o.lumped)) || (st = ep_modal_plan(&s, k, (int)o.r, o.basis)))
@@ -198,11 +190,13 @@ int main(int argc, char **argv)
         ep_part_hash_final(&h, &o.part);
     }
     t = ep_now();
-    if ((st = ep_modal_derivatives(&s, U, k, (int)o.part.lo, (int)o.part.hi, (int)o.block, pairs, Phi)))
+    if (np && (st = ep_modal_derivatives(&s, U, k, (int)o.part.lo, (int)o.part.hi, (int)o.block, pairs, Phi)))
         goto out;
     double t_der = ep_now() - t;
     t = ep_now();
-    if (!o.part.count && (st = ep_modal_basis(&s, o.basis, lambda, U, k, Phi, (int)o.r, B, sigma)))
+    if (!o.part.count && (st = snapped ? ep_modal_basis_snapshots(&s, lambda, U, pod ? 0 : k, Phi, np, X, nsnap,
+                                                                  (int)o.r, B, sigma)
+                                       : ep_modal_basis(&s, o.basis, lambda, U, k, Phi, (int)o.r, B, sigma)))
         goto out;
     double t_basis = ep_now() - t;
 
@@ -213,9 +207,9 @@ int main(int argc, char **argv)
         if (o.part.count)
             printf("moddesc: %s: part %d of %d: derivatives %ld..%ld of %d%s (each part repeats the factorization)\n",
                    cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, np, o.modes ? ", modes read" : "");
-        printf("moddesc: %s: %d modes, %d derivatives, %ld basis vectors of %d unknowns (%s, %s mass%s)\n",
-               cli.output, k, nmine, o.part.count ? 0 : o.r, s.ndof, o.free ? "free-flying, 6 rigid modes excluded" : "constrained",
-               o.lumped ? "lumped" : "consistent", "");
+        printf("moddesc: %s: %d modes, %d derivatives, %d snapshots, %ld basis vectors of %d unknowns (%s, %s mass)\n",
+               cli.output, k, nmine, nsnap, o.part.count ? 0 : o.r, s.ndof,
+               o.free ? "free-flying, 6 rigid modes excluded" : "constrained", o.lumped ? "lumped" : "consistent");
         printf("moddesc: frequencies (Hz):");
         for (int i = 0; i < k; i++)
             printf(" %.5g", sqrt(fmax(lambda[i], 0)) / (2 * M_PI));
@@ -229,6 +223,7 @@ int main(int argc, char **argv)
                ep_now() - t0);
     }
 out:
+    free(X);
     ep_modal_free(&s);
     free(lambda);
     free(U);

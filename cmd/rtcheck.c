@@ -16,6 +16,7 @@
 #include "rtgf.h"
 #include "rtmg.h"
 #include "rtmodes.h"
+#include "rtref.h"
 #include "rtreport.h"
 
 #include <cblas.h>
@@ -45,8 +46,9 @@ int main(int argc, char **argv)
          .help = "contact scenarios, or random force checks (default 20)"},
         {"ops", 0, EP_CLI_INT, &o.gf.ops, 0, 1000000, .arg = "N",
          .help = "random node additions/deletions per scenario (default 100)"},
-        {"reference", 0, EP_CLI_STRING, &o.gf.reference, .arg = "GF.h5",
-         .help = "the uncompressed GFs of a gf-wavelet file: report the error"},
+        {"reference", 0, EP_CLI_STRING, &o.gf.reference, .arg = "GF.h5|TRAJ.h5",
+         .help = "the uncompressed GFs of a gf-wavelet file, or a fullsim\n"
+                 "trajectory to run a cubic or modes file along: report the error"},
         {"reference-tol", 0, EP_CLI_DOUBLE, &o.gf.reference_tol, 0, INFINITY, .arg = "X", .what = "a number >= 0",
          .help = "allowed relative error against --reference (default 0.25)"},
         {"switched", 0, EP_CLI_STRING, &o.gf.switched, .arg = "GF.h5",
@@ -71,7 +73,7 @@ int main(int argc, char **argv)
     ep_tool tool = {
         .name = "rtcheck",
         .synopsis = "FILE.h5 [CUBIC.h5] [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
-                    "       [--reference GF.h5] [--switched GF.h5] [--json]",
+                    "       [--reference GF.h5|TRAJ.h5] [--switched GF.h5] [--json]",
         .purpose = "Run what a real-time simulator runs on an elastoprep file (capacitance-matrix contact\n"
                    "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files, render updates on\n"
                    "embedding files, with CUBIC.h5 timed beside the Newmark step, lookups on distfield\n"
@@ -81,7 +83,7 @@ int main(int argc, char **argv)
         .no_output = "rtcheck writes no file (redirect --json instead of -o)",
     };
     ep_cli cli;
-    ep_h5 f = {0}, cf = {0};
+    ep_h5 f = {0}, cf = {0}, rf = {0};
     ep_rtreport rep = {0};
     int st;
 
@@ -97,6 +99,13 @@ int main(int argc, char **argv)
     /* read -> validate -> compute: the run the file's kind calls for */
     if ((st = ep_h5_open(&f, cli.inputs[0], NULL)))
         goto out;
+    if (o.gf.reference && strcmp(f.kind, "gf") && strcmp(f.kind, "gf-wavelet")) { /* a reduced model's error */
+        if (!(st = ep_h5_open(&rf, o.gf.reference, "trajectory")) &&
+            !(st = ep_rtref_run(&rep, &rf, &f, o.gf.reference_tol)) && (o.json || !cli.quiet))
+            ep_rtreport_print(&rep, stdout, o.json);
+        st = st ? st : ep_rtreport_verdict(&rep);
+        goto out;
+    }
     if (cli.ninputs > 1 && strcmp(f.kind, "embedding")) {
         st = ep_fail(EP_EUSAGE, "a second file (%s) goes with an embedding file only", cli.inputs[1]);
         goto out;
@@ -131,6 +140,7 @@ int main(int argc, char **argv)
     st = ep_rtreport_verdict(&rep);
 out:
     ep_h5_close(&cf);
+    ep_h5_close(&rf);
     ep_h5_close(&f);
     ep_cli_exit(st);
 }

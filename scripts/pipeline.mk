@@ -38,6 +38,10 @@
 #   $(OUT)/gf-fem-level.h5  femcondense --constraint-level LEVEL (when LEVEL is
 #                        given): GFs of the level-LEVEL hat constraints, solved
 #                        directly (one right-hand side per coarse hat load)
+#   $(OUT)/trajectory.h5 fullsim (make $(OUT)/trajectory.h5; not in the demo): the
+#                        full-space run under LOADS, the reference of the reduced
+#                        model; $(OUT)/rtcheck-reference.txt: rtcheck --reference
+#                        of cubic.h5 along it (e(t), frequencies, time per step)
 #   $(OUT)/rtcheck.txt   rtcheck: every file above run, verified and timed as a
 #                        simulator would use it (the step fails if a check fails)
 #
@@ -77,6 +81,8 @@
 #            singular at 0.05 (condition 1e23, BEM) and at 0.01 (2e18, FEM on
 #            the hierarchy), and 2.3e4 at 0.003, as for the dense GFs]
 #   MODES    moddesc options [-k 20 -r 30]
+#   LOADS    fullsim's load file [$(OUT)/gravity.loads: gravity ramped over 0.05 s]
+#   FULLSIM  fullsim options [--dt 0.0033333333333333335 -n 60 --alpha 0.5]
 #   PARTS    split femcondense, bemsolve, moddesc and polycoef into PARTS
 #            make jobs each (--part I/PARTS into $(OUT)/parts/), merged by
 #            epmerge into the same files [empty: one job per step]; with -j
@@ -136,6 +142,8 @@ endif
 SCHEME   ?= $(if $(DEMO),loop,linear)
 PROJECT  ?=
 MODES    ?= -k 20 -r 30
+LOADS    ?= $(OUT)/gravity.loads
+FULLSIM  ?= --dt 0.0033333333333333335 -n 60 --alpha 0.5
 OUT      ?= demo-out
 ifeq ($(SCAN),)
 MESH     ?= data/models/asianDragon/asianDragon.veg
@@ -232,6 +240,18 @@ ifeq ($(PARTS),)
 $(OUT)/cubic.h5: $(OUT)/modes.h5 $(BIN)/polycoef
 	$(BIN)/polycoef $< -o $@
 endif
+
+# The full-space reference and the reduced model's error along it (fullsim(1)).
+$(OUT)/gravity.loads:
+	@mkdir -p $(OUT)
+	printf 'gravity 0 -9.81 0 ramp 0.05\n' >$@
+
+$(OUT)/trajectory.h5: $(MESH) $(LOADS) $(BIN)/fullsim
+	$(BIN)/fullsim $(MESH) $(LOADS) $(FIXED) $(MATERIAL) $(FULLSIM) -o $@
+
+$(OUT)/rtcheck-reference.txt: $(OUT)/trajectory.h5 $(OUT)/cubic.h5 $(BIN)/rtcheck
+	$(BIN)/rtcheck --reference $(OUT)/trajectory.h5 $(OUT)/cubic.h5 --reference-tol 1e9 >$@.tmp
+	@mv $@.tmp $@
 
 # Vega FEM reads the reduced model as it reads its own (epexport(1)).
 $(OUT)/vega/model.%: $(OUT)/cubic.h5 $(BIN)/epexport

@@ -646,3 +646,34 @@ int ep_part_merge(ep_h5 *out, ep_h5 *f, const char *const *srcnames, const int *
         st = merge_basis(&c);
     return st;
 }
+
+int ep_part_model_modes(const char *path, const ep_mesh *m, const ep_material *mat, const char *fixed, int want,
+                        int lumped_asked, int *k, double **lambda, double **U)
+{
+    ep_h5 f = {0};
+    ep_mesh fm = {0};
+    ep_part a = {0}, b = {0};
+    ep_part_hash h;
+    int st, lumped;
+    if ((st = ep_h5_open(&f, path, "modes")) || (st = ep_model_load(&fm, &f)))
+        goto out;
+    ep_part_hash_init(&h, "model");
+    ep_part_hash_model(&h, m, mat, fixed);
+    ep_part_hash_final(&h, &a);
+    ep_part_hash_init(&h, "model");
+    ep_part_hash_model(&h, &fm, NULL, NULL);
+    ep_part_hash_final(&h, &b);
+    if (strcmp(a.hash, b.hash)) {
+        st = ep_fail(EP_EINPUT, "%s: modes of another model (mesh, material or support differ)", path);
+        goto out;
+    }
+    if ((st = ep_modes_file_read_modes(&f, m->nv, want, lambda, U, k, &lumped)))
+        goto out;
+    if (lumped != lumped_asked)
+        st = ep_fail(EP_EINPUT, "%s: modes of the %s mass, --mass %s asked", path, lumped ? "lumped" : "consistent",
+                     lumped_asked ? "lumped" : "consistent");
+out:
+    ep_mesh_free(&fm);
+    ep_h5_close(&f);
+    return st;
+}

@@ -94,6 +94,14 @@ int ep_part_gf_share(ep_part *p, ep_gf_layout *sub, const char *creator, const e
  * EP_EIO. */
 int ep_part_write(ep_h5 *f, const ep_part *p);
 
+/* The first want (0: all) modes of the modes file path (moddesc --modes),
+ * which must be those of the model m, mat, fixed (the hashes agree: mesh,
+ * material, support) and of the mass asked (lumped_asked): *k of them,
+ * *lambda [*k] and *U [*k][3nv] (allocated; caller frees).  0, EP_EINPUT,
+ * EP_EUSAGE, EP_EIO. */
+int ep_part_model_modes(const char *path, const ep_mesh *m, const ep_material *mat, const char *fixed, int want,
+                        int lumped_asked, int *k, double **lambda, double **U);
+
 /* Read /part of the open file f (and its root creator) into p.  0;
  * EP_EINPUT naming the file when /part is missing ("not a part file") or
  * inconsistent (index outside count, range outside total). */

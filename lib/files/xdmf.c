@@ -363,6 +363,38 @@ static int distfield_grid(const ctx *c, const dset *vals)
     return EP_OK;
 }
 
+/* A trajectory (trajectory.h) as a temporal collection: one grid per
+ * stored state at its /trajectory/time, with "displacement" and "velocity"
+ * rows of /trajectory/u and /v, so ParaView plays the motion (Warp By
+ * Vector on the displacement). */
+static int trajectory_grids(const ctx *c, const char *topo, const char *cells, const dset *cs, const dset *vs)
+{
+    dset ts, us, vv;
+    double *t = NULL;
+    char name[64];
+    int st;
+    if (!shape(c->f, "/trajectory/time", &ts) || !shape(c->f, "/trajectory/u", &us) ||
+        !shape(c->f, "/trajectory/v", &vv) || us.rank != 2 || us.d[1] != 3 * vs->d[0] || vv.d[0] != us.d[0] ||
+        ts.d[0] != us.d[0])
+        return ep_fail(EP_EINPUT, "%s: /trajectory: expected time [T], u and v [T][%llu]", c->f->path,
+                       (unsigned long long)(3 * vs->d[0]));
+    hsize_t T = ts.d[0];
+    if ((st = ep_h5_read(c->f, "/trajectory/time", EP_F64, 1, &T, (void **)&t)))
+        return st;
+    fprintf(c->fp, "    <Grid Name=\"trajectory\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+    for (hsize_t i = 0; i < T; i++) {
+        snprintf(name, sizeof name, "state %llu", (unsigned long long)i);
+        grid_begin(c, name, topo, cells, cs, "/mesh/vertices", vs, 0);
+        fprintf(c->fp, "      <Time Value=\"%.17g\"/>\n", t[i]);
+        row_vector(c, "displacement", "/trajectory/u", &us, (long)i, "Node");
+        row_vector(c, "velocity", "/trajectory/v", &vv, (long)i, "Node");
+        grid_end(c);
+    }
+    fprintf(c->fp, "    </Grid>\n");
+    free(t);
+    return EP_OK;
+}
+
 int ep_xdmf_wanted(ep_h5 *f)
 {
     dset s;
@@ -406,13 +438,18 @@ int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
     int nvol = has_tets + has_hexes;
     if (is_gf && !(st = gf_grid(&c, &vs, &tris, &xi, &on_mesh)) && !on_mesh)
         is_gf = 0; /* shown on its own grid */
+    if (nvol == 1 && !strcmp(kind, "trajectory")) { /* the motion in place of the still mesh */
+        st = trajectory_grids(&c, has_tets ? "Tetrahedron" : "Hexahedron", has_tets ? "/mesh/tets" : "/mesh/hexes",
+                              has_tets ? &tets : &hexes, &vs);
+        nvol = -1;
+    }
     if (nvol > 1)
         fprintf(fp, "    <Grid Name=\"volume\" GridType=\"Collection\" CollectionType=\"Spatial\">\n");
     for (int part = 0; !st && part < 3; part++) {
         const char *topo = part == 0 ? "Tetrahedron" : part == 1 ? "Hexahedron" : "Triangle";
         const char *cells = part == 0 ? "/mesh/tets" : part == 1 ? "/mesh/hexes" : "/mesh/triangles";
         const dset *cs = part == 0 ? &tets : part == 1 ? &hexes : &tris;
-        if (!(part == 0 ? has_tets : part == 1 ? has_hexes : has_tris && !nvol))
+        if (nvol < 0 || !(part == 0 ? has_tets : part == 1 ? has_hexes : has_tris && !nvol))
             continue;
         grid_begin(&c, part == 0 && nvol > 1 ? "tets" : part == 1 && nvol > 1 ? "hexes" : part < 2 ? "volume" : "surface",
                    topo, cells, cs, "/mesh/vertices", &vs, 0);

@@ -25,6 +25,8 @@
  *   gf-wavelet  the mesh (its columns exist only as wavelet coefficients)
  *   distfield   the source surface, and a second grid "distance": the
  *               field's uniform grid (3DCoRectMesh) with its values
+ *   trajectory  a temporal collection: one grid per stored state at its
+ *               time, "displacement" and "velocity" (/trajectory/u, /v)
  *
  * Files layer (doc/MODULES.md): reads the open file's shapes through HDF5,
  * writes text; output.c calls it when an HDF5 output is committed.

@@ -19,13 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *basis_names[] = {"pca", "gram-schmidt", "linear"};
+static const char *basis_names[] = {"pca", "gram-schmidt", "linear", "pod"};
 
 const char *ep_modal_basis_name(ep_modal_basis_kind kind) { return basis_names[kind]; }
 
 int ep_modal_basis_from_name(const char *name, ep_modal_basis_kind *kind)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (!strcmp(name, basis_names[i])) {
             *kind = (ep_modal_basis_kind)i;
             return EP_OK;
@@ -1003,7 +1003,7 @@ static double list_scale(const double *lambda, int k, int q, double nrm)
  * about mcount^2 3nv for G0, mcount^3 for the eigen decomposition,
  * 2 mcount r 3nv for B; workspace 3nv PANEL + mcount^2 doubles. */
 static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, const double *Phi, int mcount, int r,
-                     double *B, double *sigma)
+                     double *B, double *sigma, int nsnap)
 {
     int n3 = 3 * s->m->nv, st = EP_OK;
     double *G = ep_malloc((size_t)mcount * mcount, sizeof *G), *w = ep_malloc((size_t)mcount, sizeof *w);
@@ -1027,8 +1027,12 @@ static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, 
         if (rp)
             fixed_dgemm(s, 0, CblasTrans, rp, jn, n3, 1.0, Phi, n3, MX, n3, 0.0, G + (size_t)j0 * mcount + k, mcount);
     }
+    double snap = 0; /* the last nsnap are snapshots, scaled by 1/max |u|_M (MATH.md §13) */
+    for (int q = mcount - nsnap; q < mcount; q++)
+        snap = fmax(snap, sqrt(fmax(G[(size_t)q * mcount + q], 0)));
     for (int q = 0; q < mcount; q++)
-        f[q] = list_scale(lambda, k, q, sqrt(fmax(G[(size_t)q * mcount + q], 0)));
+        f[q] = q >= mcount - nsnap ? (snap > 0 ? 1 / snap : 0)
+                                   : list_scale(lambda, k, q, sqrt(fmax(G[(size_t)q * mcount + q], 0)));
     for (int j = 0; j < mcount; j++)
         for (int i = 0; i <= j; i++)
             G[(size_t)j * mcount + i] *= f[i] * f[j];
@@ -1112,11 +1116,13 @@ int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, 
 {
     int np = k * (k + 1) / 2, mcount = kind == EP_MODAL_BASIS_LINEAR ? k : k + np, st = EP_OK;
     size_t n3 = 3 * (size_t)s->m->nv;
+    if (kind == EP_MODAL_BASIS_POD)
+        return ep_fail(EP_EUSAGE, "a POD basis is formed from snapshots (ep_modal_basis_snapshots)");
     if (r < 1 || r > mcount)
         return ep_fail(EP_EUSAGE, "basis size r = %d: must lie in 1..%d (%s)", r, mcount,
                        kind == EP_MODAL_BASIS_LINEAR ? "the number of modes" : "modes plus derivatives");
     if (kind == EP_MODAL_BASIS_PCA) {
-        st = basis_pca(s, lambda, U, k, Phi, mcount, r, B, sigma);
+        st = basis_pca(s, lambda, U, k, Phi, mcount, r, B, sigma, 0);
     } else if (kind == EP_MODAL_BASIS_GRAM_SCHMIDT) {
         st = basis_gram_schmidt(s, lambda, U, k, Phi, mcount, r, B, sigma);
     } else { /* linear modes: already M-orthonormal */
@@ -1126,6 +1132,27 @@ int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, 
     }
     if (!st) /* whatever the input held there */
         zero_without_unknowns(s, B, n3, r);
+    return st;
+}
+
+int ep_modal_basis_snapshots(ep_modal *s, const double *lambda, const double *U, int k, const double *Phi, int np,
+                             const double *X, int ns, int r, double *B, double *sigma)
+{
+    size_t n3 = 3 * (size_t)s->m->nv;
+    int m = k + np + ns, st;
+    if (r < 1 || r > m)
+        return ep_fail(EP_EUSAGE, "basis size r = %d: must lie in 1..%d (modes, derivatives and snapshots)", r, m);
+    double *L = ep_malloc_huge((size_t)m * n3, sizeof *L); /* the list in one piece: modes, then the rest */
+    if (!L)
+        return EP_ECOMPUTE;
+    memcpy(L, U, sizeof *L * (size_t)k * n3);
+    memcpy(L + (size_t)k * n3, Phi, sizeof *L * (size_t)np * n3);
+    memcpy(L + (size_t)(k + np) * n3, X, sizeof *L * (size_t)ns * n3);
+    for (int v = 0; v < s->m->nv; v++) /* held vertices: 0 in every vector */
+        for (int q = 0; s->map[v] < 0 && q < m; q++)
+            memset(L + (size_t)q * n3 + 3 * (size_t)v, 0, 3 * sizeof *L);
+    st = basis_pca(s, lambda, L, k, L + (size_t)k * n3, m, r, B, sigma, ns);
+    free(L);
     return st;
 }
 

@@ -26,10 +26,10 @@
  * blocks. */
 int ep_modal_block(int npairs);
 
-typedef enum { EP_MODAL_BASIS_PCA, EP_MODAL_BASIS_GRAM_SCHMIDT, EP_MODAL_BASIS_LINEAR } ep_modal_basis_kind;
+typedef enum { EP_MODAL_BASIS_PCA, EP_MODAL_BASIS_GRAM_SCHMIDT, EP_MODAL_BASIS_LINEAR, EP_MODAL_BASIS_POD } ep_modal_basis_kind;
 
 /* The kinds' names as options and files spell them: "pca", "gram-schmidt",
- * "linear"; ep_modal_basis_from_name: 0, or EP_EINPUT for another name (no
+ * "linear", "pod" (snapshots alone: ep_modal_basis_snapshots); ep_modal_basis_from_name: 0, or EP_EINPUT for another name (no
  * message: the caller knows where the name came from). */
 const char *ep_modal_basis_name(ep_modal_basis_kind kind);
 int ep_modal_basis_from_name(const char *name, ep_modal_basis_kind *kind);
@@ -127,6 +127,17 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
  * 0, EP_EUSAGE (r too large), EP_ECOMPUTE. */
 int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, const double *U, int k,
                    const double *Phi, int r, double *B, double *sigma);
+
+/* Mass-PCA (MATH.md §3, §13) of the list of ep_modal_basis's PCA, k modes
+ * and the first np derivatives (both may be 0: a POD of the snapshots
+ * alone), followed by ns snapshots X [ns][3nv] (full-length, zeroed at held
+ * vertices), scaled together by 1 / max |x|_M so that the largest counts as
+ * the first mode does (scale 1).  out: B [r][3nv] (B M B^T = I), sigma
+ * [k + np + ns] descending.  Cost as ep_modal_basis's PCA for m = k + np +
+ * ns vectors, and a copy of them (m 3nv doubles).  0, EP_EUSAGE (r more
+ * than m, or than the list's rank), EP_ECOMPUTE. */
+int ep_modal_basis_snapshots(ep_modal *s, const double *lambda, const double *U, int k, const double *Phi, int np,
+                             const double *X, int ns, int r, double *B, double *sigma);
 
 /* y = M x, and y = K x, for nvec full-length vectors (fixed entries of y
  * are 0).  Cost O(nnz) per vector. */

@@ -44,6 +44,7 @@
 #include "rtmodes.h"
 #include "sdf.h"
 #include "vcycle.h"
+#include "trajectory.h"
 
 #ifndef EP_FUZZ_SEEDS
 #define EP_FUZZ_SEEDS "tests/fuzz/h5seeds"
@@ -261,6 +262,11 @@ static void read_all(const char *path)
         ep_cubic_file_read(&c, &f, m.nv, &U);
         ep_cubic_free(&c);
         free(U);
+        ep_mesh_free(&m);
+    } else if (!strcmp(kind, "trajectory") && ep_model_load(&m, &f) == 0) {
+        ep_trajectory t;
+        ep_trajectory_read(&t, &f, m.nv);
+        ep_trajectory_free(&t);
         ep_mesh_free(&m);
     } else if (!strcmp(kind, "modes")) {
         ep_rtreport rep = {0};
