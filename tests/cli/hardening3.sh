@@ -155,6 +155,52 @@ EOF
 (ulimit -n 64; "$E" -q "$WORK"/many.*.h5 -o "$WORK/many.h5" 2>"$WORK/stderr")
 check "class 6: epmerge of $N parts under ulimit -n 64 ($(head -c 200 "$WORK/stderr"))" /usr/bin/python3 tests/cli/partcheck.py "$WORK/whole.h5" "$WORK/many.h5"
 
+# Huge triangles: 80 copies of a diagonal square across the box at R = 200;
+# every triangle's bounding box is the whole grid (8e6 cells each: over
+# 100 s of CPU), the cells it covers 40000 (a CPU-time cap, not a clock).
+/usr/bin/python3 -c "
+print('v 0 0 0\nv 1 1 0\nv 1 1 1\nv 0 0 1')
+for k in range(40): print('f 1 2 3\nf 1 3 4')" >"$WORK/diag.obj"
+(ulimit -t 40; "$BIN/voxelize" -q "$WORK/diag.obj" -R 200 -E 1e6 --nu 0.3 --rho 1 -o "$WORK/diag.h5" 2>"$WORK/stderr")
+got=$?
+check "class 6: voxelize on 80 box-spanning triangles within 40 s of CPU (got $got)" [ $got -eq 0 ]
+# Far render vertices: refused without walking every ring of buckets.
+"$BIN/voxelize" -q $D/models/asianDragon/asianDragon.obj -R 40 --largest -E 1e6 --nu 0.3 --rho 1000 -o "$WORK/vd.h5"
+/usr/bin/python3 -c "
+n = 240000
+for i in range(n): print('v %g %g %g' % (1e3 + i * 1e-3, 2e3, -1e3))
+for i in range(0, n - 2, 3): print('f %d %d %d' % (i + 1, i + 2, i + 3))" >"$WORK/far.obj"
+(ulimit -t 20; "$BIN/embed" -q "$WORK/vd.h5" "$WORK/far.obj" -o "$WORK/far.h5" >/dev/null 2>"$WORK/stderr")
+got=$?
+check "class 6: embed refuses 240000 far render vertices within 20 s of CPU (got $got)" \
+    sh -c "[ $got -eq 3 ] && grep -q 'render vertex 1 (1000, 2000, -1000) is farther than' '$WORK/stderr'"
+
+# --- class 7: bad input accepted -----------------------------------------------------
+sed 's/^2$/4294967298/' tests/fuzz/seed.veg >"$WORK/ovf.veg"
+expect_fail "class 7: a *SET element id beyond int (was element 2)" 3 "ovf.veg:[0-9]+: element 4294967298 out of the range of ids" \
+    moddesc "$WORK/ovf.veg" --free -k 2 -r 2 -o "$O"
+/usr/bin/python3 - "$WORK/ovt.msh" <<'EOF'
+import sys
+out, inel, done = [], False, False
+for l in open('data/cube-v22.msh').read().split('\n'):
+    inel = (inel or l.startswith('$Elements')) and not l.startswith('$EndElements')
+    w = l.split()
+    if inel and len(w) > 5 and w[1] == '4' and not done:
+        w[3], done = '4294967297', True
+        l = ' '.join(w)
+    out.append(l)
+open(sys.argv[1], 'w').write('\n'.join(out))
+EOF
+expect_fail "class 7: a region tag beyond int (was region 1)" 3 "ovt.msh:[0-9]+: tag 4294967297 out of the range of region ids" \
+    moddesc "$WORK/ovt.msh" --free -E 1 --nu 0.3 --rho 1 -k 2 -r 2 -o "$O"
+"$BIN/moddesc" -q $FC --rho 1000 -k 4 -r 6 -o "$WORK/md.h5"
+expect_fail "class 7: epexport --basis /mesh/vertices (written as a basis)" 3 "/mesh/vertices is \[[0-9]+\]\[3\], not a basis" \
+    epexport "$WORK/md.h5" --basis /mesh/vertices -o "$WORK/out/b.U"
+
+# --- class 8: messages ---------------------------------------------------------------
+expect_fail "class 8: memory below 1 GiB keeps its unit (was 0.00 GiB)" 3 "needs about [0-9.]+ MiB, more than the 1 MiB" \
+    voxelize "$WORK/diag.obj" -R 100 --max-memory 1M -E 1 --nu 0.3 --rho 1 -o "$O"
+
 # --- class 5: every catchable signal cleans up -----------------------------------------
 ulimit -c 0
 "$BIN/loopsub" -q $D/icosahedron.obj -l 2 --fixed-box -2,-2,-2,2,2,-0.5 -o "$WORK/s.h5"
