@@ -323,6 +323,11 @@ int ep_output_commit(ep_output *o)
     umask(mask);
     if (!o->tmp[0])
         return ep_fail(EP_EIO, "%s: nothing was written", o->name);
+    if (o->h5.id > 0 && H5Fflush(o->h5.id, H5F_SCOPE_GLOBAL) < 0) { /* a full disk names the file itself */
+        st = ep_fail(EP_EIO, "%s: error writing the file (disk full or file-size limit?)", o->name);
+        ep_output_abort(o);
+        return st;
+    }
     if ((st = sidecar(o, &side))) {
         ep_output_abort(o);
         return st;
