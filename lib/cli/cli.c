@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *progname = "elastoprep";
 
@@ -218,18 +219,42 @@ static int same_file(const char *input, const char *output)
  * cores) capped.  0 or EP_EUSAGE. */
 #define EP_CLI_STACK (8 * EP_MEM_MIB)
 #define EP_CLI_STACK_MIN (1 * EP_MEM_MIB)
+/* Raise the soft stack limit towards EP_CLI_STACK (the hard limit
+ * permitting). */
+static void raise_stack(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)EP_CLI_STACK) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)EP_CLI_STACK ? (rlim_t)EP_CLI_STACK
+                                                                                         : rl.rlim_max;
+        setrlimit(RLIMIT_STACK, &rl);
+    }
+}
+
+/* A soft stack limit below EP_CLI_STACK_MIN that the hard limit lets grow:
+ * raised, and the tool started again (once), so that the threads libraries
+ * start before main (OpenBLAS's) get stacks of the raised size too; under
+ * "ulimit -S -s 128" they overflowed now and then (SIGSEGV). */
+static void restart_with_stack(char **argv)
+{
+    struct rlimit rl;
+    if (getenv("EP_STACK_RAISED") || getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        (double)rl.rlim_cur >= EP_CLI_STACK_MIN)
+        return;
+    raise_stack();
+    if (getrlimit(RLIMIT_STACK, &rl) != 0 || (double)rl.rlim_cur < EP_CLI_STACK_MIN)
+        return; /* refused in threads_fit */
+    setenv("EP_STACK_RAISED", "1", 1);
+    execv("/proc/self/exe", argv); /* on failure: go on with the raised limit */
+}
+
 static int threads_fit(ep_cli *cli)
 {
     struct rlimit rl;
     double stack = EP_CLI_STACK;
     if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
-        if (rl.rlim_cur < (rlim_t)EP_CLI_STACK) {
-            struct rlimit up = rl;
-            up.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)EP_CLI_STACK ? (rlim_t)EP_CLI_STACK
-                                                                                               : rl.rlim_max;
-            if (setrlimit(RLIMIT_STACK, &up) == 0)
-                rl = up;
-        }
+        raise_stack();
+        getrlimit(RLIMIT_STACK, &rl);
         if ((double)rl.rlim_cur < EP_CLI_STACK_MIN)
             return ep_fail(EP_EUSAGE, "the stack limit (ulimit -s) is %s, below the %s a tool needs",
                            ep_mem_text((double)rl.rlim_cur), ep_mem_text(EP_CLI_STACK_MIN));
@@ -265,6 +290,7 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
     char threads_help[64];
     memset(cli, 0, sizeof *cli);
     cli->prog = progname = tool->name;
+    restart_with_stack(argv);
     cli->E = cli->nu = cli->rho = NAN;
     record_command(cli, argc, argv);
     snprintf(threads_help, sizeof threads_help, "threads (default: all cores, %d here)", omp_get_num_procs());

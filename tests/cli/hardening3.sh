@@ -122,10 +122,12 @@ M="$D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e6 --
 (ulimit -S -s 128; "$BIN/moddesc" -q $M -o "$WORK/stack.h5" 2>"$WORK/stderr")
 got=$?
 check "class 5: moddesc under a soft stack limit of 128 KiB: raised, threads get their stacks (was SIGSEGV; got $got)" [ $got -eq 0 ]
-(ulimit -s 128; "$BIN/moddesc" -q $M -o "$WORK/stack.h5" >"$WORK/stdout" 2>"$WORK/stderr")
+# (a hard limit of 256 KiB: 128 KiB crashed now and then before main, in the
+# loader, where no tool can act)
+(ulimit -s 256; "$BIN/moddesc" -q $M -o "$WORK/stack.h5" >"$WORK/stdout" 2>"$WORK/stderr")
 got=$?
-check "class 5: a hard stack limit of 128 KiB refused before the work, one line (was SIGSEGV; got $got)" \
-    sh -c "[ $got -eq 2 ] && [ \$(wc -l <'$WORK/stderr') -eq 1 ] && grep -q '^moddesc: the stack limit (ulimit -s) is 128 KiB, below the 1 MiB' '$WORK/stderr'"
+check "class 5: a hard stack limit of 256 KiB refused before the work, one line (got $got)" \
+    sh -c "[ $got -eq 2 ] && [ \$(wc -l <'$WORK/stderr') -eq 1 ] && grep -q '^moddesc: the stack limit (ulimit -s) is 256 KiB, below the 1 MiB' '$WORK/stderr'"
 
 # --- class 6: bounded work -----------------------------------------------------------
 # 300 parts (most empty) under an open-file limit of 64: the merge holds
