@@ -33,6 +33,7 @@
 
 #include "cubic.h"
 #include "cubic_file.h"
+#include "err.h"
 #include "gf.h"
 #include "gfw.h"
 #include "h5.h"
