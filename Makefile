@@ -281,3 +281,32 @@ check-mpi:
 
 run-check-mpi: all $(BINDIR)/bemsolve-mpi
 	@BIN=$(BINDIR) sh tests/mpi/check.sh
+
+# Issue 37's fuzz targets (make fuzz runs them too): epmerge's part reader
+# (fuzz_h5.c built with EP_FUZZ_PART: a damaged part merged with two intact
+# ones), the XDMF sidecar's name path (tests/fuzz/fuzz_name.c) and the .veg
+# set and region parser (fuzz_mesh.c on .veg seeds with *SET and *REGION).
+# Each: make fuzz-h5-part FUZZ_SECONDS=1800.
+FUZZ_CC = clang -g -O1 -fsanitize=fuzzer,address,undefined $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) \
+    -DEP_FUZZ_SEEDS='"$(CURDIR)/tests/fuzz/h5seeds"'
+.PHONY: fuzz-h5-part fuzz-name fuzz-veg
+fuzz-h5: fuzz-h5-part
+fuzz: fuzz-name fuzz-veg
+fuzz-h5-part:
+	@mkdir -p build/fuzz/partcorpus
+	@printf '\000\001\003\000\000\001\000\000\000' >build/fuzz/partcorpus/seed
+	$(FUZZ_CC) -DEP_FUZZ_PART $(LIB_SRC) tests/fuzz/fuzz_h5.c -o build/fuzz/fuzz_part $(LDLIBS) -fopenmp=libgomp
+	build/fuzz/fuzz_part -max_total_time=$(FUZZ_SECONDS) -max_len=129 -malloc_limit_mb=8192 \
+	    -artifact_prefix=build/fuzz/part- build/fuzz/partcorpus
+fuzz-name:
+	@mkdir -p build/fuzz/namecorpus
+	@printf 'run/a:b.h5' >build/fuzz/namecorpus/colon
+	@printf 'x--y&<z>"q'"'"'.hdf5' >build/fuzz/namecorpus/xml
+	$(FUZZ_CC) $(LIB_SRC) tests/fuzz/fuzz_name.c -o build/fuzz/fuzz_name $(LDLIBS) -fopenmp=libgomp
+	build/fuzz/fuzz_name -max_total_time=$(FUZZ_SECONDS) -max_len=511 -artifact_prefix=build/fuzz/name- build/fuzz/namecorpus
+fuzz-veg:
+	@mkdir -p build/fuzz/vegcorpus
+	@printf '\003' | cat - tests/fuzz/seed.veg >build/fuzz/vegcorpus/veg
+	@printf '\003' | cat - tests/fuzz/seed-sets.veg >build/fuzz/vegcorpus/sets
+	$(FUZZ_CC) -DEP_FUZZ_VEG $(LIB_SRC) tests/fuzz/fuzz_mesh.c -o build/fuzz/fuzz_veg $(LDLIBS) -fopenmp=libgomp
+	build/fuzz/fuzz_veg -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -artifact_prefix=build/fuzz/veg- build/fuzz/vegcorpus

@@ -33,15 +33,23 @@ static int format_of(const char *path)
     return -1;
 }
 
-/* The basis to export: the dataset asked for, else /basis/U, else /modes/U. */
-static int read_basis(ep_h5 *f, const char *asked, double **U, int *r, long *len)
+/* The basis to export: the dataset asked for, else /basis/U, else /modes/U;
+ * rows of 3 nv values (the model's vertices), or 3 nr for an embedding's
+ * /embedding/Ubar (its render vertices): a dataset of another shape was
+ * written as a basis no reader could use (issue 37, class 7). */
+static int read_basis(ep_h5 *f, const char *asked, int nv, double **U, int *r, long *len)
 {
     const char *name = asked ? asked : ep_h5_exists(f, "/basis/U") ? "/basis/U" : "/modes/U";
-    hsize_t d[2] = {0, 0};
+    hsize_t d[2] = {0, 0}, rv[2] = {0, 3};
+    hid_t h;
     int st = ep_h5_read(f, name, EP_F64, 2, d, (void **)U);
-    if (!st && (d[1] == 0 || d[1] % 3 || d[0] == 0 || d[0] > 100000))
-        st = ep_fail(EP_EINPUT, "%s: %s: rows of 3 values per vertex expected, got [%llu][%llu]", f->path, name,
-                     (unsigned long long)d[0], (unsigned long long)d[1]);
+    long nr = ep_h5_exists(f, "/render/vertices") && !ep_h5_open_dataset(f, "/render/vertices", EP_F64, 2, rv, &h)
+                  ? (H5Dclose(h), (long)rv[0])
+                  : -1;
+    if (!st && (d[0] == 0 || d[0] > 100000 || (d[1] != 3 * (hsize_t)nv && (nr < 0 || d[1] != 3 * (hsize_t)nr))))
+        st = ep_fail(EP_EINPUT, "%s: %s is [%llu][%llu], not a basis: rows of 3 x %d values (the vertices)%s expected",
+                     f->path, name, (unsigned long long)d[0], (unsigned long long)d[1], nv,
+                     nr >= 0 ? " or of 3 x the render vertices" : "");
     *r = (int)d[0];
     *len = (long)d[1];
     return st;
@@ -88,7 +96,7 @@ int main(int argc, char **argv)
         st = ep_fail(EP_EINPUT, "%s: no /constraints/fixed to export", m.source);
     else if (format == OUT_U &&
              !(st = ep_h5_open(&in, cli.inputs[0], NULL)))
-        st = read_basis(&in, dataset, &U, &r, &len);
+        st = read_basis(&in, dataset, m.nv, &U, &r, &len);
     else if (format == OUT_CUB && !(st = ep_h5_open(&in, cli.inputs[0], "cubic")))
         st = ep_cubic_file_read(&c, &in, m.nv, &U);
     else if (format == OUT_INTERP && !(st = ep_h5_open(&in, cli.inputs[0], "embedding")))

@@ -54,7 +54,7 @@ int main(int argc, char **argv)
         .options = options, .min_inputs = 1, .max_inputs = -1, .need_output = 1,
     };
     ep_cli cli;
-    ep_h5 *f = NULL;
+    ep_h5 f = {.id = H5I_INVALID_HID};
     ep_part *parts = NULL;
     char **src = NULL;
     int *order = NULL, st = EP_OK, n;
@@ -63,18 +63,18 @@ int main(int argc, char **argv)
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     n = cli.ninputs;
 
-    /* read -> validate */
-    f = ep_calloc((size_t)n, sizeof *f);
+    /* read -> validate: one part open at a time (bounded open files) */
     parts = ep_calloc((size_t)n, sizeof *parts);
     src = ep_calloc((size_t)n, sizeof *src);
     order = ep_calloc((size_t)n, sizeof *order);
-    if (!f || !parts || !src || !order) {
+    if (!parts || !src || !order) {
         st = EP_ECOMPUTE;
         goto out;
     }
     for (int i = 0; i < n; i++) {
         struct stat sb;
-        if ((st = ep_h5_open(&f[i], cli.inputs[i], NULL)) || (st = ep_part_read(&parts[i], &f[i])))
+        if ((st = ep_h5_open(&f, cli.inputs[i], NULL)) || (st = ep_part_read(&parts[i], &f)) ||
+            (st = ep_h5_close(&f)))
             goto out;
         bytes += stat(cli.inputs[i], &sb) ? 0 : (double)sb.st_size;
         if (!(src[i] = ep_malloc(PATH_MAX, 1))) {
@@ -91,8 +91,9 @@ int main(int argc, char **argv)
         goto out;
 
     /* merge -> write: the parts' kind and creator, this command line */
-    if ((st = ep_output_create_h5(&cli.out, f[0].kind, parts[0].creator, cli.command)) ||
-        (st = ep_part_merge(&cli.out.h5, f, (const char *const *)src, order, n, o.is_virtual)) ||
+    if ((st = ep_output_create_h5(&cli.out, parts[0].kind, parts[0].creator, cli.command)) ||
+        (st = ep_part_merge(&cli.out.h5, (const char *const *)cli.inputs, (const char *const *)src, parts, order, n,
+                            o.is_virtual)) ||
         (st = ep_output_commit(&cli.out)))
         goto out;
     if (!cli.quiet) {
@@ -102,12 +103,10 @@ int main(int argc, char **argv)
                bytes / 1e9, t, bytes / 1e9 / (t > 0 ? t : 1e-9));
     }
 out:
-    for (int i = 0; f && i < n; i++)
-        ep_h5_close(&f[i]);
+    ep_h5_close(&f);
     for (int i = 0; src && i < n; i++)
         free(src[i]);
     free(src);
-    free(f);
     free(parts);
     free(order);
     ep_cli_exit(st);

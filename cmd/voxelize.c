@@ -27,8 +27,8 @@ typedef struct {
 static int check_memory(double bytes, double limit, const char *what, long res)
 {
     if (bytes > limit)
-        return ep_fail(EP_EINPUT, "resolution %ld: the %s needs about %.2f GiB, more than the %.2f GiB this machine "
-                       "allows (--max-memory)", res, what, bytes / EP_MEM_GIB, limit / EP_MEM_GIB);
+        return ep_fail(EP_EINPUT, "resolution %ld: the %s needs about %s, more than the %s this machine allows "
+                       "(--max-memory)", res, what, ep_mem_text(bytes), ep_mem_text(limit)); /* units below 1 GiB */
     return EP_OK;
 }
 

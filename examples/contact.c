@@ -83,13 +83,19 @@ int main(int argc, char **argv)
         ep_cma_solve(&c, uS, NULL, pS, NULL);
         ep_cma_force(&c, pS, f);
         printf("%5d  %5d  %12.5e %12.5e %12.5e\n", frame + 1, s, f[0], f[1], f[2]);
+        if (!isfinite(f[0]) || !isfinite(f[1]) || !isfinite(f[2])) {
+            fprintf(stderr, "contact: frame %d: the force is not finite\n", frame + 1);
+            bad = 1;
+            break;
+        }
         /* Check: the tractions reproduce the prescribed displacements. */
         for (int i = 0; i < s; i++)
             cols[i] = g.col_of_row[c.S[i]];
         ep_gfsrc_sum(&g, s, cols, pS, u);
         for (int i = 0; i < s; i++)
             for (int a = 0; a < 3; a++)
-                worst = fmax(worst, fabs(u[3 * c.S[i] + a] - uS[3 * i + a]) / depth);
+                if (!(fabs(u[3 * c.S[i] + a] - uS[3 * i + a]) / depth <= worst)) /* NaN propagates */
+                    worst = fabs(u[3 * c.S[i] + a] - uS[3 * i + a]) / depth;
     }
     /* Check: the updated inverse against one from scratch for the same set. */
     double fs[3], diff = 0, scale = hypot(hypot(f[0], f[1]), f[2]);

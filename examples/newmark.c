@@ -78,6 +78,11 @@ int main(int argc, char **argv)
         double E = ep_reduced_energy(&c, nm.q, w);
         for (int i = 0; i < r; i++)
             E += 0.5 * nm.qd[i] * nm.qd[i];
+        if (!isfinite(E)) { /* a NaN state: fmax below would drop it and say "ok" */
+            fprintf(stderr, "newmark: step %d: the state is not finite (energy %g)\n", k, E);
+            bad = 1;
+            break;
+        }
         drift = fmax(drift, fabs(E - E0) / E0);
         if (k % (steps / 8 ? steps / 8 : 1) == 0)
             printf("%5d  %12.5e  %12.5e\n", k, nm.q[0], E);
@@ -89,7 +94,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < r; i++)
             for (int a = 0; a < 3; a++)
                 u[a] += U[(size_t)i * 3 * m.nv + 3 * v + a] * nm.q[i];
-        umax = fmax(umax, hypot(hypot(u[0], u[1]), u[2]));
+        double un = hypot(hypot(u[0], u[1]), u[2]);
+        umax = !(un <= umax) ? un : umax; /* NaN propagates */
     }
     /* Static: a force along q_1, solved by Newton on the tangent panels, then
      * checked on the coefficients themselves. */
@@ -99,14 +105,14 @@ int main(int argc, char **argv)
     if (!bad && !(st = ep_reduced_static(&t, fq, q, 50, 1e-12, &its))) {
         ep_cubic_force(&c, q, R, w);
         for (int i = 0; i < r; i++)
-            lin = fmax(lin, fabs(R[i] - fq[i]) / fq[0]);
+            lin = !(fabs(R[i] - fq[i]) / fq[0] <= lin) ? fabs(R[i] - fq[i]) / fq[0] : lin; /* NaN propagates */
     } else if (!bad) {
         fprintf(stderr, "newmark: %s\n", ep_errmsg());
         bad = 1;
     }
     printf("largest |u| %.3e; energy drift %.2e; static: %d iterations, |R(q) - f| / |f| %.2e\n", umax, drift, its,
            lin);
-    bad |= !(drift < 1e-3) || !(lin < 1e-8);
+    bad |= !(drift < 1e-3) || !(lin < 1e-8) || !isfinite(umax);
     printf("%s\n", bad ? "FAILED" : "ok");
     free(q0), free(w), free(fq), free(q), free(R);
     st = bad;

@@ -111,6 +111,25 @@
 #   OUT      output folder [demo-out]
 #   BIN      folder of the tools [bin]
 
+# The rules below hand file names and options to the shell unquoted, and
+# make cannot hold a blank, ':' or '%' in a target's name at all: a value
+# with a character outside these sets is refused with one line before any
+# rule runs (issue 37, class 3), never run as a command.  Checked on the raw
+# value ($(value)), before anything expands it.
+#   file names  letters, digits and _ . / , + - @ ~
+#   options     the same and blanks, = and :
+EP_NAME_VARS := BIN SCAN MESH OUT PROJECT SOUP
+EP_OPT_VARS  := BASE TETGEN MATERIAL SURFACE_FIXED MODES FIXED LEVELS LEVEL EPS DIRECT PARTS RES VOXEL SOUP_FIXED
+ep_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z \
+            0 1 2 3 4 5 6 7 8 9 _ . / , + - @ ~
+ep_strip = $(if $(2),$(call ep_strip,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+ep_space := $(subst ,, )
+ep_left = $(call ep_strip,$(if $(3),$(subst =,,$(subst :,,$(subst $(ep_space),,$(value $(1))))),$(value $(1))),$(2))
+$(foreach v,$(EP_NAME_VARS),$(if $(or $(strip $(call ep_left,$(v),$(ep_chars),)),$(word 2,$(value $(v)))),\
+    $(error $(v)="$(value $(v))": a file name here holds only letters, digits and _ . / , + - @ ~)))
+$(foreach v,$(EP_OPT_VARS),$(if $(call ep_left,$(v),$(ep_chars),opt),\
+    $(error $(v)="$(value $(v))": options here hold only letters, digits, blanks and _ . / , + - @ ~ = :)))
+
 BIN      ?= bin
 SCAN     ?=
 BASE     ?= 150

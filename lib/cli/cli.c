@@ -17,13 +17,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *progname = "elastoprep";
 
 /* The model line of ep_cli_model_summary, printed by a successful exit: a
  * run that fails prints nothing on stdout. */
 static char model_line[512], model_warnings[1200];
+static const ep_output *main_output; /* the -o of the tool, for its note at exit */
 
 _Noreturn void ep_cli_exit(int status)
 {
@@ -32,6 +36,8 @@ _Noreturn void ep_cli_exit(int status)
     else {
         fputs(model_line, stdout);
         fputs(model_warnings, stderr);
+        if (main_output && main_output->note[0])
+            fprintf(stderr, "%s: warning: %s\n", progname, main_output->note);
     }
     ep_output_abort_all();
     fflush(stdout);
@@ -197,6 +203,93 @@ static void selection_options(ep_cli_opt t[3], ep_select *sel, int fixed, const 
  * codes of long options start above every letter. */
 enum { MAX_OPTIONS = 96, LONG_CODE = 256 };
 
+/* An output that is one of the inputs (the same name, a symbolic link or a
+ * hard link to it: the same device and inode) would replace the data being
+ * read; epmerge --virtual made a file that maps itself (issue 37, class 1).
+ * EP_EUSAGE naming both. */
+static int same_file(const char *input, const char *output)
+{
+    struct stat a, b;
+    if (stat(input, &a) || stat(output, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+        return EP_OK;
+    return ep_fail(EP_EUSAGE, "%s: the output is the input %s (the same file): it would replace what it reads",
+                   output, input);
+}
+
+/* The threads' stacks, before any work (issue 37, class 5).  glibc gives
+ * each thread RLIMIT_STACK bytes: under "ulimit -s 32" the solvers' threads
+ * and the main thread overflowed (SIGSEGV).  The soft limit of the main
+ * thread is raised towards EP_CLI_STACK (the hard limit permitting; the main
+ * stack grows against the current limit) and new threads get at least
+ * EP_CLI_STACK; a limit that stays below EP_CLI_STACK_MIN is refused.  Then
+ * threads x stack must fit the memory: -j N is refused, the default (all
+ * cores) capped.  0 or EP_EUSAGE. */
+#define EP_CLI_STACK (8 * EP_MEM_MIB)
+#define EP_CLI_STACK_MIN (1 * EP_MEM_MIB)
+/* Raise the soft stack limit towards EP_CLI_STACK (the hard limit
+ * permitting). */
+static void raise_stack(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)EP_CLI_STACK) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t)EP_CLI_STACK ? (rlim_t)EP_CLI_STACK
+                                                                                         : rl.rlim_max;
+        setrlimit(RLIMIT_STACK, &rl);
+    }
+}
+
+/* A soft stack limit below EP_CLI_STACK_MIN that the hard limit lets grow:
+ * raised, and the tool started again (once), so that the threads libraries
+ * start before main (OpenBLAS's) get stacks of the raised size too; under
+ * "ulimit -S -s 128" they overflowed now and then (SIGSEGV). */
+static void restart_with_stack(char **argv)
+{
+    struct rlimit rl;
+    if (getenv("EP_STACK_RAISED") || getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+        (double)rl.rlim_cur >= EP_CLI_STACK_MIN)
+        return;
+    raise_stack();
+    if (getrlimit(RLIMIT_STACK, &rl) != 0 || (double)rl.rlim_cur < EP_CLI_STACK_MIN)
+        return; /* refused in threads_fit */
+    setenv("EP_STACK_RAISED", "1", 1);
+    execv("/proc/self/exe", argv); /* on failure: go on with the raised limit */
+}
+
+static int threads_fit(ep_cli *cli)
+{
+    struct rlimit rl;
+    double stack = EP_CLI_STACK;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        raise_stack();
+        getrlimit(RLIMIT_STACK, &rl);
+        if ((double)rl.rlim_cur < EP_CLI_STACK_MIN)
+            return ep_fail(EP_EUSAGE, "the stack limit (ulimit -s) is %s, below the %s a tool needs",
+                           ep_mem_text((double)rl.rlim_cur), ep_mem_text(EP_CLI_STACK_MIN));
+        stack = fmax((double)rl.rlim_cur, EP_CLI_STACK);
+    }
+    pthread_attr_t attr; /* the default of the threads libgomp creates (no OMP_STACKSIZE) */
+    if (!pthread_getattr_default_np(&attr)) {
+        size_t have = 0;
+        pthread_attr_getstacksize(&attr, &have);
+        if ((double)have < EP_CLI_STACK && !pthread_attr_setstacksize(&attr, (size_t)EP_CLI_STACK))
+            pthread_setattr_default_np(&attr);
+        pthread_attr_destroy(&attr);
+    }
+    double mem = ep_mem_limit(0);
+    if (cli->threads) {
+        /* -j 4096 under a memory cap failed in libgomp with two lines of its
+         * own (issue 22, class 13) */
+        if (cli->threads * stack > mem)
+            return ep_fail(EP_EUSAGE, "option --threads: %d threads need %s of stacks, more than the memory (%s)",
+                           cli->threads, ep_mem_text(cli->threads * stack), ep_mem_text(mem));
+        omp_set_num_threads(cli->threads);
+    } else if (omp_get_max_threads() * stack > 0.5 * mem) {
+        int fit = (int)(0.5 * mem / stack);
+        omp_set_num_threads(fit > 1 ? fit : 1);
+    }
+    return EP_OK;
+}
+
 int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
 {
     int help = 0, version = 0, st;
@@ -204,6 +297,7 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
     char threads_help[64];
     memset(cli, 0, sizeof *cli);
     cli->prog = progname = tool->name;
+    restart_with_stack(argv);
     cli->E = cli->nu = cli->rho = NAN;
     record_command(cli, argc, argv);
     snprintf(threads_help, sizeof threads_help, "threads (default: all cores, %d here)", omp_get_num_procs());
@@ -310,27 +404,19 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
         return ep_fail(EP_EUSAGE, "%s", tool->no_output);
     if (cli->output && (st = ep_output_check(&cli->out, cli->output)))
         return st;
+    main_output = &cli->out;
     cli->out.no_xdmf = cli->no_xdmf;
     cli->out.xdmf_columns = cli->xdmf_columns;
     if (cli->output && !cli->no_xdmf) { /* the sidecar's name, too, before any work */
         char side[4096];
         ep_output o;
-        if ((st = ep_xdmf_name(cli->output, side, sizeof side)) || (st = ep_output_check(&o, side)))
+        if ((st = ep_xdmf_name(cli->output, side, sizeof side)) || (st = ep_output_check_sidecar(&o, side)))
             return st;
     }
-    if (cli->threads) {
-        /* each thread takes a stack of RLIMIT_STACK bytes (glibc's default):
-         * -j 4096 under a memory cap failed in libgomp with two lines of its
-         * own (issue 22, class 13) */
-        struct rlimit rl;
-        double stack = getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (double)rl.rlim_cur
-                                                                                         : 8 * EP_MEM_MIB;
-        if (cli->threads * stack > ep_mem_limit(0))
-            return ep_fail(EP_EUSAGE, "option --threads: %d threads need %s of stacks, more than the memory (%s)",
-                           cli->threads, ep_mem_text(cli->threads * stack), ep_mem_text(ep_mem_limit(0)));
-        omp_set_num_threads(cli->threads);
-    }
-    return EP_OK;
+    for (int i = 0; cli->output && i < cli->ninputs; i++)
+        if ((st = same_file(cli->inputs[i], cli->output)))
+            return st;
+    return threads_fit(cli);
 }
 
 void ep_cli_parse_or_exit(ep_cli *cli, const ep_tool *tool, int argc, char **argv)

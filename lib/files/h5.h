@@ -33,7 +33,7 @@ typedef struct ep_h5_cached {
     char text[1280]; /* the value, or the message */
 } ep_h5_cached;
 
-#define EP_H5_CACHE 10
+#define EP_H5_CACHE 14
 
 typedef struct ep_h5 {
     hid_t id;

@@ -28,11 +28,34 @@ static char pending[MAX_OUT][4096];
 static volatile sig_atomic_t live[MAX_OUT];
 static ep_output *owner[MAX_OUT];
 
-static const int caught[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
-                             SIGXCPU, SIGVTALRM, SIGPROF, SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT};
-#define NCAUGHT (int)(sizeof caught / sizeof caught[0])
-static struct sigaction previous[NCAUGHT];
+/* Every signal whose default action ends the process, but SIGKILL and
+ * SIGSTOP (which cannot be caught): the classic ones, SIGPWR, SIGIO (SIGPOLL),
+ * SIGSYS, SIGTRAP, SIGSTKFLT and the real-time signals SIGRTMIN..SIGRTMAX
+ * (issue 37, class 5: these left the temporary behind), which
+ * install_handlers adds (SIGRTMIN is no constant). */
+static const int fixed_caught[] = {SIGHUP,  SIGINT,    SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
+                                   SIGXCPU, SIGVTALRM, SIGPROF, SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT,
+                                   SIGPWR,  SIGIO,     SIGSYS,  SIGTRAP,
+#ifdef SIGSTKFLT
+                                   SIGSTKFLT,
+#endif
+};
+#define NFIXED (int)(sizeof fixed_caught / sizeof fixed_caught[0])
+static int caught[NFIXED + 64];
+static int ncaught;
+static struct sigaction previous[NFIXED + 64];
 static int handlers_set;
+
+/* The list above and the real-time signals, once. */
+static void list_caught(void)
+{
+    if (ncaught)
+        return;
+    for (int i = 0; i < NFIXED; i++)
+        caught[ncaught++] = fixed_caught[i];
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX && ncaught < NFIXED + 64; sig++)
+        caught[ncaught++] = sig;
+}
 
 static void unlink_pending(void)
 {
@@ -44,7 +67,7 @@ static void unlink_pending(void)
 static void on_signal(int sig, siginfo_t *info, void *uc)
 {
     unlink_pending();
-    for (int i = 0; i < NCAUGHT; i++)
+    for (int i = 0; i < ncaught; i++)
         if (caught[i] == sig) {
             /* what was there before: the default action, or a runtime's
              * handler (AddressSanitizer reports the crash) */
@@ -67,12 +90,13 @@ static void install_handlers(void)
     if (handlers_set)
         return;
     handlers_set = 1;
+    list_caught();
     atexit(at_exit);
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < NCAUGHT; i++) {
+    for (int i = 0; i < ncaught; i++) {
         sigaction(caught[i], NULL, &previous[i]);
         if (previous[i].sa_handler != SIG_IGN) /* nohup's SIGHUP stays ignored */
             sigaction(caught[i], &sa, NULL);
@@ -83,8 +107,9 @@ static void install_handlers(void)
 static void block_signals(sigset_t *old)
 {
     sigset_t all;
+    list_caught();
     sigemptyset(&all);
-    for (int i = 0; i < NCAUGHT; i++)
+    for (int i = 0; i < ncaught; i++)
         sigaddset(&all, caught[i]);
     sigprocmask(SIG_BLOCK, &all, old);
 }
@@ -112,7 +137,7 @@ static void folder_of(const char *path, char *dir, size_t cap)
         snprintf(dir, cap, "%.*s", (int)(slash - path), path);
 }
 
-int ep_output_check(ep_output *o, const char *path)
+static int check(ep_output *o, const char *path, int follow)
 {
     char cur[4096], link[4096], dir[4096];
     struct stat sb;
@@ -129,6 +154,8 @@ int ep_output_check(ep_output *o, const char *path)
                 break; /* a new name; its folder is checked below */
             return ep_fail(EP_EIO, "%s: cannot check the output: %s", path, strerror(errno));
         }
+        if (!follow && S_ISLNK(sb.st_mode))
+            break; /* the link itself is replaced */
         if (!S_ISLNK(sb.st_mode)) {
             if (!S_ISREG(sb.st_mode))
                 return ep_fail(EP_EIO, "%s: is %s; an output must be a regular file or a new name", path,
@@ -153,6 +180,10 @@ int ep_output_check(ep_output *o, const char *path)
         return ep_fail(EP_EIO, "%s: cannot create a file in its folder: %s", path, strerror(e));
     return EP_OK;
 }
+
+int ep_output_check(ep_output *o, const char *path) { return check(o, path, 1); }
+
+int ep_output_check_sidecar(ep_output *o, const char *path) { return check(o, path, 0); }
 
 int ep_output_check_space(const ep_output *o, double bytes)
 {
@@ -249,19 +280,38 @@ int ep_output_create_file(ep_output *o)
 }
 
 /* Write the XDMF sidecar of the open HDF5 output o under a temporary
- * (side, to commit after o).  side->tmp stays "" when there is none. */
+ * (side), flushed and closed, to be renamed just before o (issue 37, class
+ * 4: both appear, or neither).  A symbolic link at the sidecar's name is
+ * replaced, never followed.  A name an XDMF reader cannot resolve
+ * (ep_xdmf_href_ok) gets no sidecar and a note in o->note.  side->tmp stays
+ * "" when there is none. */
 static int sidecar(ep_output *o, ep_output *side)
 {
     char name[4096];
-    const char *slash = strrchr(o->name, '/');
+    const char *slash = strrchr(o->name, '/'), *base = slash ? slash + 1 : o->name;
     int st;
     memset(side, 0, sizeof *side);
     if (o->no_xdmf || o->h5.id <= 0 || !ep_xdmf_wanted(&o->h5) || ep_xdmf_name(o->name, name, sizeof name) ||
         !strcmp(name, o->name))
         return EP_OK;
-    if ((st = ep_output_check(side, name)) || (st = ep_output_create_file(side)) ||
-        (st = ep_xdmf_write(side->fp, &o->h5, slash ? slash + 1 : o->name, o->xdmf_columns)))
-        ep_output_abort(side);
+    if (!ep_xdmf_href_ok(base)) {
+        snprintf(o->note, sizeof o->note, "%.200s: no XDMF sidecar: an XDMF reader cannot resolve this name (it cuts "
+                 "at ':' and '|', and XML holds no control characters); rename the file to view it", o->name);
+        return EP_OK;
+    }
+    if ((st = ep_output_check_sidecar(side, name)) || (st = ep_output_create_file(side)) ||
+        (st = ep_xdmf_write(side->fp, &o->h5, base, o->xdmf_columns)))
+        goto fail;
+    int bad = fflush(side->fp) != 0 || ferror(side->fp) || fsync(fileno(side->fp)) != 0, e = errno;
+    bad |= fclose(side->fp) != 0;
+    side->fp = NULL;
+    if (bad) {
+        st = ep_fail(EP_EIO, "%s: write error: %s", side->name, strerror(e ? e : errno));
+        goto fail;
+    }
+    return EP_OK;
+fail:
+    ep_output_abort(side);
     return st;
 }
 
@@ -269,8 +319,15 @@ int ep_output_commit(ep_output *o)
 {
     int st = EP_OK;
     ep_output side;
+    mode_t mask = umask(0);
+    umask(mask);
     if (!o->tmp[0])
         return ep_fail(EP_EIO, "%s: nothing was written", o->name);
+    if (o->h5.id > 0 && H5Fflush(o->h5.id, H5F_SCOPE_GLOBAL) < 0) { /* a full disk names the file itself */
+        st = ep_fail(EP_EIO, "%s: error writing the file (disk full or file-size limit?)", o->name);
+        ep_output_abort(o);
+        return st;
+    }
     if ((st = sidecar(o, &side))) {
         ep_output_abort(o);
         return st;
@@ -289,18 +346,29 @@ int ep_output_commit(ep_output *o)
         ep_output_abort(o);
         return st;
     }
-    mode_t mask = umask(0);
-    umask(mask);
+    /* the sidecar first, then the file: a failed rename of the file takes
+     * the new sidecar back */
+    if (side.tmp[0]) {
+        chmod(side.tmp, 0666 & ~mask);
+        if (rename(side.tmp, side.path) != 0) {
+            st = ep_fail(EP_EIO, "%s: cannot write: %s", side.name, strerror(errno));
+            ep_output_abort(&side);
+            ep_output_abort(o);
+            return st;
+        }
+        unregister(&side);
+    }
     chmod(o->tmp, 0666 & ~mask);
     if (rename(o->tmp, o->path) != 0) {
         st = ep_fail(EP_EIO, "%s: cannot write: %s", o->name, strerror(errno));
-        ep_output_abort(&side);
+        if (side.tmp[0])
+            unlink(side.path);
         ep_output_abort(o);
         return st;
     }
     unregister(o);
     o->tmp[0] = '\0';
-    return side.tmp[0] ? ep_output_commit(&side) : EP_OK;
+    return EP_OK;
 }
 
 void ep_output_abort(ep_output *o)

@@ -15,14 +15,20 @@
  *                       (so the rename is atomic), opened as HDF5 or stdio.
  *   ep_output_commit    an HDF5 output that carries a mesh first gets its
  *                       XDMF sidecar OUT.xmf (xdmf.h; unless o->no_xdmf),
- *                       written under its own temporary; then flush and
- *                       close (a write, flush or close error is EP_EIO and
- *                       aborts both), then rename onto the target, and the
- *                       sidecar onto its name.
+ *                       written under its own temporary, flushed and synced;
+ *                       then flush and close (a write, flush or close error
+ *                       is EP_EIO and aborts both), then the sidecar is
+ *                       renamed onto its name (a symbolic link there is
+ *                       replaced, not followed) and the output onto the
+ *                       target (its failure takes the sidecar back).  A name
+ *                       an XDMF reader cannot resolve gets no sidecar and a
+ *                       warning in o->note (ep_cli_exit prints it).
  *   ep_output_abort     close and unlink; safe at any point, and twice.
- * Every catchable signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM,
- * SIGUSR1/2, SIGXCPU, and the crash signals SIGSEGV, SIGBUS, SIGFPE, SIGILL,
- * SIGABRT) and exit() unlink every temporary not yet committed; SIGXFSZ is
+ * Every catchable signal whose default ends the process (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1/2, SIGXCPU, SIGVTALRM, SIGPROF,
+ * SIGPWR, SIGIO, SIGSYS, SIGTRAP, SIGSTKFLT, the real-time signals, and the
+ * crash signals SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) and exit() unlink
+ * every temporary not yet committed; SIGXFSZ is
  * ignored so that a file-size limit fails the write (EFBIG, exit 4) instead
  * of killing the tool.  SIGKILL cannot be caught: it leaves the temporary
  * ".NAME.XXXXXX" (never the final name), which the man pages describe.
@@ -48,6 +54,7 @@ typedef struct ep_output {
     FILE *fp;         /* plain outputs: open from ep_output_create_file to commit */
     int no_xdmf;      /* 1: no XDMF sidecar (--no-xdmf); set after ep_output_check */
     const char *xdmf_columns; /* --xdmf-columns, or NULL (borrowed) */
+    char note[512];   /* after a commit: a warning for the user (no sidecar, and why), or "" */
 } ep_output;
 
 /* Zero o and check the target path before any work (no file is created).
@@ -55,6 +62,10 @@ typedef struct ep_output {
  * socket, when its folder is missing or not writable, or when its symbolic
  * links do not resolve. */
 int ep_output_check(ep_output *o, const char *path);
+
+/* The same for an XDMF sidecar's name: a symbolic link there is not
+ * followed; the commit replaces the link itself (issue 37, class 4). */
+int ep_output_check_sidecar(ep_output *o, const char *path);
 
 /* Refuse, before any work, an output of about bytes that the free space of
  * the target's folder cannot hold: EP_ECOMPUTE with both figures. */

@@ -185,6 +185,15 @@ int ep_part_read(ep_part *p, ep_h5 *f)
         (st = ep_h5_get_attr_string(f, "/part", "hash", p->hash, sizeof p->hash)) ||
         (st = ep_h5_get_attr_string(f, "/", "creator", p->creator, sizeof p->creator)))
         return st;
+    /* integers, as given in the messages: a part index 1e12 was cut to an
+     * int and reported as another (issue 37, classes 2 and 8) */
+    for (int i = 0; i < 5; i++)
+        if (!(v[i] >= 0 && v[i] <= (i == 1 ? 100000 : i == 0 ? 99999 : 1e15) && v[i] == floor(v[i])))
+            return ep_fail(EP_EINPUT, "%s: /part: %s %.17g is not %s", f->path, num[i], v[i],
+                           i == 1 ? "a part count (1..100000)"
+                           : i == 0 ? "a part index (0 <= I < N <= 100000)"
+                                    : "a count of units (an integer >= 0)");
+    snprintf(p->kind, sizeof p->kind, "%s", f->kind);
     p->index = (int)v[0];
     p->count = (int)v[1];
     p->lo = (long)v[2];
@@ -204,6 +213,8 @@ int ep_part_check_set(const ep_part *parts, const char *const *paths, int n, int
         const ep_part *b = &parts[i];
         if (strcmp(b->creator, a->creator))
             return ep_fail(EP_EINPUT, "%s: made by %s, %s by %s", paths[i], b->creator, paths[0], a->creator);
+        if (strcmp(b->kind, a->kind))
+            return ep_fail(EP_EINPUT, "%s: a %s file, %s a %s file", paths[i], b->kind, paths[0], a->kind);
         if (b->count != count)
             return ep_fail(EP_EINPUT, "%s: a part of %d, %s a part of %d", paths[i], b->count, paths[0], count);
         if (strcmp(b->hash, a->hash) || strcmp(b->unit, a->unit) || b->total != a->total)
@@ -277,11 +288,98 @@ static int rule(const char *kind, const char *name)
 }
 
 typedef struct {
-    ep_h5 *out, *f;
-    const char *const *src;
+    ep_h5 *out;
+    ep_h5 first, cur;  /* part order[0], open through the merge; another part, open for one step */
+    const char *const *paths, *const *src;
     const int *order;
+    const ep_part *parts;
     int n, is_virtual, st;
 } merge_ctx;
+
+/* The part order[j], open: the first one stays open, any other is opened
+ * here in place of the previous one, so the merge holds at most three files
+ * (the output, the first part and one more) whatever the number of parts
+ * (issue 37, class 6: 2,000 parts exceeded the open-file limit).  The parts
+ * were opened and checked (format, kind) once by the caller; a plain
+ * H5Fopen suffices here.  NULL with c->st set when it does not open. */
+static ep_h5 *part_at(merge_ctx *c, int j)
+{
+    if (!j)
+        return &c->first;
+    if (c->cur.id > 0)
+        H5Fclose(c->cur.id);
+    snprintf(c->cur.path, sizeof c->cur.path, "%s", c->paths[c->order[j]]);
+    snprintf(c->cur.kind, sizeof c->cur.kind, "%s", c->first.kind);
+    c->cur.id = H5Fopen(c->cur.path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (c->cur.id < 0) {
+        c->st = ep_fail(EP_EIO, "%s: cannot open it again (changed during the merge?)", c->cur.path);
+        return NULL;
+    }
+    return &c->cur;
+}
+
+static void part_done(merge_ctx *c)
+{
+    if (c->cur.id > 0)
+        H5Fclose(c->cur.id);
+    c->cur.id = H5I_INVALID_HID;
+}
+
+/* The first non-finite value of n values of the native float type mt in
+ * buf, or -1 (integers: -1). */
+static long nonfinite_at(hid_t mt, const void *buf, size_t n)
+{
+    if (H5Tget_class(mt) != H5T_FLOAT)
+        return -1;
+    for (size_t q = 0; q < n; q++)
+        if (H5Tget_size(mt) == 4 ? !isfinite(((const float *)buf)[q]) : !isfinite(((const double *)buf)[q]))
+            return (long)q;
+    return -1;
+}
+
+/* The type, rank and extents of dataset name of part file p: 0, or EP_EINPUT
+ * naming it (missing, not a simple array of rank 1..4, not a number). */
+static int dset_shape(ep_h5 *p, const char *name, hid_t *d, hid_t *t, int *rank, hsize_t dims[4])
+{
+    *t = H5I_INVALID_HID;
+    *d = ep_h5_exists(p, name) ? H5Dopen2(p->id, name, H5P_DEFAULT) : H5I_INVALID_HID;
+    if (*d < 0)
+        return ep_fail(EP_EINPUT, "%s: %s is missing", p->path, name);
+    hid_t s = H5Dget_space(*d);
+    *rank = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
+    if (*rank >= 1 && *rank <= 4)
+        H5Sget_simple_extent_dims(s, dims, NULL);
+    if (s >= 0)
+        H5Sclose(s);
+    *t = H5Dget_type(*d);
+    H5T_class_t k = *t >= 0 ? H5Tget_class(*t) : H5T_NO_CLASS;
+    if (*rank < 1 || *rank > 4 || (k != H5T_FLOAT && k != H5T_INTEGER)) {
+        H5Dclose(*d);
+        if (*t >= 0)
+            H5Tclose(*t);
+        *d = *t = H5I_INVALID_HID;
+        return ep_fail(EP_EINPUT, "%s: %s is not an array of numbers of rank 1 to 4", p->path, name);
+    }
+    return EP_OK;
+}
+
+/* "float64", "int32", ... of a number type, for messages. */
+static const char *type_text(hid_t t, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s%zu", H5Tget_class(t) == H5T_FLOAT ? "float" : "int", 8 * H5Tget_size(t));
+    return buf;
+}
+
+/* The same stored type as the first part's: no silent float32 <-> float64
+ * (or int) mixing in a merge (issue 37, class 2). */
+static int same_type(merge_ctx *c, ep_h5 *p, const char *name, hid_t t0, hid_t t)
+{
+    char a[16], b[16];
+    if (H5Tequal(t0, t) > 0)
+        return EP_OK;
+    return ep_fail(EP_EINPUT, "%s: %s is %s, %s's is %s", p->path, name, type_text(t, a, sizeof a), c->first.path,
+                   type_text(t0, b, sizeof b));
+}
 
 static herr_t copy_attr(hid_t loc, const char *name, const H5A_info_t *info, void *data)
 {
@@ -323,45 +421,67 @@ static herr_t rows_io(hid_t d, hid_t mt, int rank, const hsize_t *dims, hsize_t 
 }
 
 /* The parts' datasets name one after the other (rows along the first
- * extent), copied or mapped. */
+ * extent), copied or mapped.  Each part's rows must be the units its /part
+ * claims (hi - lo), its other extents and its stored type the first part's,
+ * its values finite (read in slabs; mapped rows too: parts are input, issue
+ * 37, class 2).  One part file is open at a time. */
 static int concat(merge_ctx *c, const char *name)
 {
-    hid_t *d = ep_malloc((size_t)c->n, sizeof *d), t = H5I_INVALID_HID, mt = H5I_INVALID_HID,
-          dst = H5I_INVALID_HID, dcpl = H5P_DEFAULT, vs = -1;
-    hsize_t(*dims)[4] = ep_calloc((size_t)c->n, sizeof *dims), total[4];
-    int rank = 0, st = d && dims ? EP_OK : EP_ECOMPUTE;
+    hsize_t(*dims)[4] = ep_calloc((size_t)c->n, sizeof *dims), total[4] = {0, 0, 0, 0};
+    hid_t t = H5I_INVALID_HID, mt = H5I_INVALID_HID, dst = H5I_INVALID_HID, dcpl = H5P_DEFAULT, vs = -1;
+    int rank = 0, st = dims ? EP_OK : EP_ECOMPUTE;
+    long per = 0;
     void *buf = NULL;
-    for (int i = 0; d && i < c->n; i++)
-        d[i] = H5I_INVALID_HID;
+    size_t row = 0;
+    hsize_t slab = 1;
+    /* pass 1: shapes and types, part by part */
     for (int j = 0; j < c->n && !st; j++) {
-        int i = c->order[j];
-        hid_t s;
-        if ((d[i] = H5Dopen2(c->f[i].id, name, H5P_DEFAULT)) < 0 || (s = H5Dget_space(d[i])) < 0) {
-            st = ep_fail(EP_EINPUT, "%s: %s is missing", c->f[i].path, name);
+        const ep_part *pp = &c->parts[c->order[j]];
+        ep_h5 *p = part_at(c, j);
+        hid_t d, tj;
+        int rk;
+        if (!p) {
+            st = c->st;
             break;
         }
-        int rk = H5Sget_simple_extent_ndims(s);
-        if (rk < 1 || rk > 4 || (j && rk != rank))
-            st = ep_fail(EP_EINPUT, "%s: %s has rank %d", c->f[i].path, name, rk);
-        else
-            H5Sget_simple_extent_dims(s, dims[i], NULL);
-        H5Sclose(s);
-        if (st)
+        if ((st = dset_shape(p, name, &d, &tj, &rk, dims[c->order[j]])))
             break;
+        const hsize_t *dj = dims[c->order[j]];
         if (!j) {
             rank = rk;
-            memcpy(total, dims[i], sizeof total);
+            memcpy(total, dj, sizeof total);
             total[0] = 0;
-            t = H5Dget_type(d[i]);
-        }
-        for (int a = 1; a < rank; a++)
-            if (dims[i][a] != total[a])
-                st = ep_fail(EP_EINPUT, "%s: %s rows of %llu, %s's of %llu", c->f[i].path, name,
-                             (unsigned long long)dims[i][a], c->f[c->order[0]].path, (unsigned long long)total[a]);
-        total[0] += dims[i][0];
+            t = H5Tcopy(tj);
+        } else if (rk != rank)
+            st = ep_fail(EP_EINPUT, "%s: %s has rank %d, %s's %d", p->path, name, rk, c->first.path, rank);
+        else
+            st = same_type(c, p, name, t, tj);
+        for (int a = 1; a < rank && !st; a++)
+            if (dj[a] != total[a])
+                st = ep_fail(EP_EINPUT, "%s: %s rows of %llu, %s's of %llu", p->path, name,
+                             (unsigned long long)dj[a], c->first.path, (unsigned long long)total[a]);
+        /* rows per unit (a GF column's 3 directions): the same in every part */
+        long units = pp->hi - pp->lo;
+        if (!st && units && !per && dj[0] % (hsize_t)units == 0)
+            per = (long)(dj[0] / (hsize_t)units);
+        if (!st && (hsize_t)units * (hsize_t)per != dj[0])
+            st = ep_fail(EP_EINPUT, "%s: %s has %llu rows, its /part claims %s %ld..%ld (%ld%s)", p->path, name,
+                         (unsigned long long)dj[0], pp->unit, pp->lo, pp->hi, units * (per ? per : 1),
+                         per > 1 ? " rows" : "");
+        total[0] += dj[0];
+        H5Tclose(tj);
+        H5Dclose(d);
     }
     if (st)
         goto out;
+    /* slabs of whole rows, as stored (no conversion), each at least one
+     * drop from the page cache (h5.h), so every write is flushed and dropped
+     * as it lands */
+    mt = H5Tget_native_type(t, H5T_DIR_DEFAULT);
+    row = H5Tget_size(mt);
+    for (int a = 1; a < rank; a++)
+        row *= total[a];
+    slab = row ? (hsize_t)ceil(EP_H5_DROP_BYTES / (double)row) : 1; /* >= 1 */
     vs = H5Screate_simple(rank, total, NULL);
     if (c->is_virtual) {
         dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -390,41 +510,42 @@ static int concat(merge_ctx *c, const char *name)
         st = ep_fail(EP_EIO, "%s: cannot create %s", c->out->path, name);
         goto out;
     }
-    if (c->is_virtual)
-        goto out;
-    /* copy in slabs of whole rows, as stored (no conversion), each at least
-     * one drop from the page cache (h5.h), so every write is flushed and
-     * dropped as it lands */
-    mt = H5Tget_native_type(t, H5T_DIR_DEFAULT);
-    size_t row = H5Tget_size(mt);
-    for (int a = 1; a < rank; a++)
-        row *= total[a];
-    hsize_t slab = row ? (hsize_t)ceil(EP_H5_DROP_BYTES / (double)row) : 1; /* >= 1 */
     buf = malloc(row * (size_t)slab > 0 ? row * (size_t)slab : 1);
     if (!buf) {
         st = ep_fail(EP_ECOMPUTE, "out of memory (a slab of %s)", name);
         goto out;
     }
+    /* pass 2: the values, checked; copied unless mapped */
     hsize_t at = 0;
+    size_t per_row = row / H5Tget_size(mt);
     for (int j = 0; j < c->n && !st; j++) {
         int i = c->order[j];
+        ep_h5 *p = dims[i][0] ? part_at(c, j) : NULL;
+        hid_t d = p ? H5Dopen2(p->id, name, H5P_DEFAULT) : H5I_INVALID_HID;
+        if (dims[i][0] && d < 0)
+            st = c->st ? c->st : ep_fail(EP_EINPUT, "%s: cannot open %s", c->paths[i], name);
         for (hsize_t r0 = 0; r0 < dims[i][0] && !st; r0 += slab) {
             hsize_t nr = dims[i][0] - r0 < slab ? dims[i][0] - r0 : slab;
-            if (rows_io(d[i], mt, rank, dims[i], r0, nr, buf, 0) < 0)
-                st = ep_fail(EP_EIO, "%s: cannot read %s", c->f[i].path, name);
+            long bad;
+            if (rows_io(d, mt, rank, dims[i], r0, nr, buf, 0) < 0)
+                st = ep_fail(EP_EINPUT, "%s: cannot read %s", p->path, name);
+            else if ((bad = nonfinite_at(mt, buf, per_row * (size_t)nr)) >= 0)
+                st = ep_fail(EP_EINPUT, "%s: %s: value is not finite at row %llu", p->path, name,
+                             (unsigned long long)(r0 + (hsize_t)bad / per_row));
+            else if (c->is_virtual)
+                continue;
             else if (rows_io(dst, mt, rank, total, at + r0, nr, buf, 1) < 0)
                 st = ep_fail(EP_EIO, "%s: cannot write %s", c->out->path, name);
             else /* a merged GF is written once: out of the page cache as it goes (h5.h) */
                 st = ep_h5_drop_written(c->out, (double)row * (double)nr);
         }
+        if (d >= 0)
+            H5Dclose(d);
         at += dims[i][0];
     }
 out:
+    part_done(c);
     free(buf);
-    for (int i = 0; d && i < c->n; i++)
-        if (d[i] >= 0)
-            H5Dclose(d[i]);
-    free(d);
     free(dims);
     if (dst >= 0)
         H5Dclose(dst);
@@ -440,45 +561,45 @@ out:
 }
 
 /* The sum of the parts' datasets name, in part order, stored as the first
- * part stores it. */
+ * part stores it; every part's of the same shape and stored type, finite
+ * (ep_h5_read). */
 static int sum(merge_ctx *c, const char *name)
 {
-    hsize_t d0[4], di[4];
-    int st = EP_OK;
+    hsize_t d0[4] = {0, 0, 0, 0}, di[4];
+    int st, rank;
     void *first = NULL, *p = NULL;
-    ep_h5_type type = EP_F64;
-    int rank;
-    {
-        hid_t d = H5Dopen2(c->f[c->order[0]].id, name, H5P_DEFAULT), s = d >= 0 ? H5Dget_space(d) : -1,
-              t = d >= 0 ? H5Dget_type(d) : -1;
-        rank = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
-        type = t >= 0 && H5Tget_size(t) == 4 ? EP_F32 : EP_F64;
-        if (t >= 0)
-            H5Tclose(t);
-        if (s >= 0)
-            H5Sclose(s);
-        if (d >= 0)
-            H5Dclose(d);
-    }
-    if (rank < 1 || rank > 4)
-        return ep_fail(EP_EINPUT, "%s: %s is not an array", c->f[c->order[0]].path, name);
-    for (int a = 0; a < rank; a++)
-        d0[a] = 0;
-    if ((st = ep_h5_read(&c->f[c->order[0]], name, EP_F64, rank, d0, &first)))
+    hid_t d, t0, t;
+    if ((st = dset_shape(&c->first, name, &d, &t0, &rank, di)))
         return st;
+    H5Dclose(d);
+    ep_h5_type type = H5Tget_class(t0) == H5T_FLOAT && H5Tget_size(t0) == 4 ? EP_F32 : EP_F64;
+    if ((st = ep_h5_read(&c->first, name, EP_F64, rank, d0, &first))) {
+        H5Tclose(t0);
+        return st;
+    }
     size_t len = 1;
     for (int a = 0; a < rank; a++)
         len *= d0[a];
     double *acc = first;
     for (int j = 1; j < c->n && !st; j++) {
+        ep_h5 *pj = part_at(c, j);
+        if (!pj || (st = dset_shape(pj, name, &d, &t, &rank, di))) {
+            st = pj ? st : c->st;
+            break;
+        }
+        H5Dclose(d);
+        st = same_type(c, pj, name, t0, t);
+        H5Tclose(t);
         memcpy(di, d0, sizeof di);
-        if ((st = ep_h5_read(&c->f[c->order[j]], name, EP_F64, rank, di, &p)))
+        if (st || (st = ep_h5_read(pj, name, EP_F64, rank, di, &p)))
             break;
         for (size_t q = 0; q < len; q++)
             acc[q] += ((double *)p)[q];
         free(p);
         p = NULL;
     }
+    part_done(c);
+    H5Tclose(t0);
     if (!st && type == EP_F32) { /* stored as the parts store it */
         float *f = (float *)acc;
         for (size_t q = 0; q < len; q++)
@@ -490,14 +611,118 @@ static int sum(merge_ctx *c, const char *name)
     return st;
 }
 
+/* Dataset name, copied from the first part: every other part must hold it
+ * with the same stored type, shape and bytes (the mesh, material, support,
+ * row lists and modes that a part of another run would differ in; issue 37,
+ * class 2), and its numbers must be finite.  Cost: reads it from every part. */
+static int same_everywhere(merge_ctx *c, const char *name)
+{
+    if (!strcmp(name, "/gf/condensed")) /* part 0's alone (femcondense --condensed --part 0/N) */
+        return EP_OK;
+    hid_t d, t0, t;
+    hsize_t d0[4], dj[4];
+    int rank, rk, st;
+    void *a = NULL, *b = NULL;
+    if ((st = dset_shape(&c->first, name, &d, &t0, &rank, d0)))
+        return st;
+    hid_t mt = H5Tget_native_type(t0, H5T_DIR_DEFAULT);
+    size_t n = 1;
+    for (int k = 0; k < rank; k++)
+        n *= d0[k];
+    size_t bytes = n * H5Tget_size(mt);
+    long bad;
+    if (!(a = malloc(bytes ? bytes : 1)) || !(b = malloc(bytes ? bytes : 1)))
+        st = ep_fail(EP_ECOMPUTE, "out of memory (%s)", name);
+    else if (n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) < 0)
+        st = ep_fail(EP_EINPUT, "%s: cannot read %s", c->first.path, name);
+    else if ((bad = nonfinite_at(mt, a, n)) >= 0)
+        st = ep_fail(EP_EINPUT, "%s: %s: value is not finite at [%ld]", c->first.path, name, bad);
+    H5Dclose(d);
+    for (int j = 1; j < c->n && !st; j++) {
+        ep_h5 *pj = part_at(c, j);
+        if (!pj || (st = dset_shape(pj, name, &d, &t, &rk, dj))) {
+            st = pj ? st : c->st;
+            break;
+        }
+        st = same_type(c, pj, name, t0, t);
+        for (int k = 0; k < rank && !st; k++)
+            if (rk != rank || dj[k] != d0[k])
+                st = ep_fail(EP_EINPUT, "%s: %s has another shape than in %s: not a part of its run", pj->path,
+                             name, c->first.path);
+        if (!st && n && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) < 0)
+            st = ep_fail(EP_EINPUT, "%s: cannot read %s", pj->path, name);
+        if (!st && memcmp(a, b, bytes))
+            st = ep_fail(EP_EINPUT, "%s: %s differs from %s's: not a part of its run", pj->path, name,
+                         c->first.path);
+        H5Tclose(t);
+        H5Dclose(d);
+    }
+    part_done(c);
+    H5Tclose(mt);
+    H5Tclose(t0);
+    free(a);
+    free(b);
+    return st;
+}
+
+/* The numeric attributes of object path (a group or dataset but the root
+ * and /part: the material's values among them) must be the first part's in
+ * every part.  Strings are not compared here (h5.c reads them in a child). */
+static int same_attributes(merge_ctx *c, const char *path)
+{
+    hid_t o0 = H5Oopen(c->first.id, path, H5P_DEFAULT);
+    H5O_info_t oi;
+    int st = EP_OK;
+    if (o0 < 0 || H5Oget_info2(o0, &oi, H5O_INFO_NUM_ATTRS) < 0) {
+        if (o0 >= 0)
+            H5Oclose(o0);
+        return ep_fail(EP_EINPUT, "%s: cannot read %s", c->first.path, path);
+    }
+    for (hsize_t k = 0; k < oi.num_attrs && !st; k++) {
+        char an[256];
+        hid_t a = H5Aopen_by_idx(o0, ".", H5_INDEX_NAME, H5_ITER_INC, k, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t t = a >= 0 ? H5Aget_type(a) : -1, sp = a >= 0 ? H5Aget_space(a) : -1;
+        H5T_class_t cl = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+        hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+        if (a >= 0 && H5Aget_name(a, sizeof an, an) >= 0 && (cl == H5T_FLOAT || cl == H5T_INTEGER) && np == 1) {
+            double v0, v;
+            H5Aread(a, H5T_NATIVE_DOUBLE, &v0);
+            for (int j = 1; j < c->n && !st; j++) {
+                ep_h5 *pj = part_at(c, j);
+                if (!pj) {
+                    st = c->st;
+                    break;
+                }
+                hid_t b = H5Aexists_by_name(pj->id, path, an, H5P_DEFAULT) > 0
+                              ? H5Aopen_by_name(pj->id, path, an, H5P_DEFAULT, H5P_DEFAULT)
+                              : H5I_INVALID_HID;
+                if (b < 0 || H5Aread(b, H5T_NATIVE_DOUBLE, &v) < 0 || memcmp(&v, &v0, sizeof v))
+                    st = ep_fail(EP_EINPUT, "%s: attribute %s of %s differs from %s's: not a part of its run",
+                                 pj->path, an, path, c->first.path);
+                if (b >= 0)
+                    H5Aclose(b);
+            }
+        }
+        if (sp >= 0)
+            H5Sclose(sp);
+        if (t >= 0)
+            H5Tclose(t);
+        if (a >= 0)
+            H5Aclose(a);
+    }
+    part_done(c);
+    H5Oclose(o0);
+    return st;
+}
+
 static herr_t visit(hid_t g, const char *name, const H5L_info_t *info, void *data);
 
 /* Group path of part f[order[0]] into out: attributes, then members. */
 static int merge_group(merge_ctx *c, const char *path)
 {
-    hid_t src = H5Gopen2(c->f[c->order[0]].id, path, H5P_DEFAULT), dst;
+    hid_t src = H5Gopen2(c->first.id, path, H5P_DEFAULT), dst;
     if (src < 0)
-        return ep_fail(EP_EINPUT, "%s: cannot open %s", c->f[c->order[0]].path, path);
+        return ep_fail(EP_EINPUT, "%s: cannot open %s", c->first.path, path);
     if (!strcmp(path, "/"))
         dst = H5Gopen2(c->out->id, "/", H5P_DEFAULT);
     else if (ep_h5_exists(c->out, path))
@@ -507,13 +732,15 @@ static int merge_group(merge_ctx *c, const char *path)
     int st = EP_OK;
     if (dst < 0)
         st = ep_fail(EP_EIO, "%s: cannot create %s", c->out->path, path);
+    else if (strcmp(path, "/") && (st = same_attributes(c, path)))
+        ;
     else if (strcmp(path, "/") && H5Aiterate2(src, H5_INDEX_NAME, H5_ITER_INC, NULL, copy_attr, &dst) < 0)
         st = ep_fail(EP_EIO, "%s: cannot copy the attributes of %s", c->out->path, path);
     if (!st) {
         char *p = (char *)path; /* visit reads the parent's path from the context */
         void *pass[2] = {c, p};
         if (H5Literate(src, H5_INDEX_NAME, H5_ITER_INC, NULL, visit, pass) < 0 && !c->st)
-            c->st = ep_fail(EP_EIO, "%s: cannot read %s", c->f[c->order[0]].path, path);
+            c->st = ep_fail(EP_EIO, "%s: cannot read %s", c->first.path, path);
         st = c->st;
     }
     if (dst >= 0)
@@ -533,17 +760,19 @@ static herr_t visit(hid_t g, const char *name, const H5L_info_t *info, void *dat
     if (!strcmp(path, "/part"))
         return 0;
     if (H5Oget_info_by_name2(g, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
-        c->st = ep_fail(EP_EINPUT, "%s: cannot read %s", c->f[c->order[0]].path, path);
+        c->st = ep_fail(EP_EINPUT, "%s: cannot read %s", c->first.path, path);
         return -1;
     }
     if (oi.type == H5O_TYPE_GROUP)
         c->st = merge_group(c, path);
     else if (oi.type == H5O_TYPE_DATASET) {
-        int how = rule(c->f[c->order[0]].kind, path);
+        int how = rule(c->first.kind, path);
         if (how == CONCAT)
             c->st = concat(c, path);
         else if (how == SUM)
             c->st = sum(c, path);
+        else if ((c->st = same_everywhere(c, path)) || (c->st = same_attributes(c, path)))
+            ;
         else if (H5Ocopy(g, name, c->out->id, path, H5P_DEFAULT, H5P_DEFAULT) < 0)
             c->st = ep_fail(EP_EIO, "%s: cannot copy %s", c->out->path, path);
     }
@@ -560,7 +789,12 @@ static int read_rows(merge_ctx *c, const char *name, size_t len, void **rows, hs
     for (int j = 0; j < c->n && !st; j++) {
         hsize_t d[2] = {0, len};
         void *p = NULL;
-        if (!(st = ep_h5_read(&c->f[c->order[j]], name, EP_F64, 2, d, &p))) {
+        ep_h5 *pj = part_at(c, j);
+        if (!pj) {
+            st = c->st;
+            break;
+        }
+        if (!(st = ep_h5_read(pj, name, EP_F64, 2, d, &p))) {
             double *grown = realloc(all, sizeof(double) * len * (size_t)(*nrows + d[0]) + 1);
             if (!grown)
                 st = ep_fail(EP_ECOMPUTE, "out of memory (%s)", name);
@@ -572,6 +806,7 @@ static int read_rows(merge_ctx *c, const char *name, size_t len, void **rows, hs
         }
         free(p);
     }
+    part_done(c);
     if (st) {
         free(all);
         all = NULL;
@@ -584,7 +819,7 @@ static int read_rows(merge_ctx *c, const char *name, size_t len, void **rows, hs
  * with the options the parts recorded in /part. */
 static int merge_basis(merge_ctx *c)
 {
-    ep_h5 *out = c->out, *first = &c->f[c->order[0]];
+    ep_h5 *out = c->out, *first = &c->first;
     ep_mesh m = {0};
     ep_modal s = {0};
     char name[32], *fixed = NULL;
@@ -638,12 +873,25 @@ out:
     return st;
 }
 
-int ep_part_merge(ep_h5 *out, ep_h5 *f, const char *const *srcnames, const int *order, int n, int is_virtual)
+int ep_part_merge(ep_h5 *out, const char *const *paths, const char *const *srcnames, const ep_part *parts,
+                  const int *order, int n, int is_virtual)
 {
-    merge_ctx c = {out, f, srcnames, order, n, is_virtual, EP_OK};
-    int st = merge_group(&c, "/");
-    if (!st && !strcmp(f[order[0]].kind, "modes"))
+    merge_ctx c = {.out = out, .paths = paths, .src = srcnames, .order = order, .parts = parts, .n = n,
+                   .is_virtual = is_virtual};
+    ep_mesh m = {0};
+    c.cur.id = H5I_INVALID_HID;
+    /* the first part's model, validated as any input's (issue 37, class 2);
+     * the others' equal it (same_everywhere) */
+    int st = ep_h5_open(&c.first, paths[order[0]], NULL);
+    if (!st && ep_h5_exists(&c.first, "/mesh"))
+        st = ep_model_load(&m, &c.first);
+    ep_mesh_free(&m);
+    if (!st)
+        st = merge_group(&c, "/");
+    if (!st && !strcmp(c.first.kind, "modes"))
         st = merge_basis(&c);
+    part_done(&c);
+    ep_h5_close(&c.first);
     return st;
 }
 

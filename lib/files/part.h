@@ -36,6 +36,7 @@ typedef struct ep_part {
     char unit[16];           /* "columns", "pairs" or "elements" */
     char hash[EP_PART_HASH_LEN + 1]; /* hex SHA-256 of the run's inputs and options */
     char creator[64];        /* tool and version ("femcondense 0.1.0"), as the root attribute */
+    char kind[32];           /* the file's kind, as the root attribute (ep_part_read) */
 } ep_part;
 
 /* Parse the argument of --part, "I/N" with 0 <= I < N <= 100000, into the
@@ -102,13 +103,14 @@ int ep_part_write(ep_h5 *f, const ep_part *p);
 int ep_part_model_modes(const char *path, const ep_mesh *m, const ep_material *mat, const char *fixed, int want,
                         int lumped_asked, int *k, double **lambda, double **U);
 
-/* Read /part of the open file f (and its root creator) into p.  0;
- * EP_EINPUT naming the file when /part is missing ("not a part file") or
- * inconsistent (index outside count, range outside total). */
+/* Read /part of the open file f (and its root creator and kind) into p.
+ * 0; EP_EINPUT naming the file when /part is missing ("not a part file"),
+ * holds a number that is not an integer in its range (reported as given),
+ * or is inconsistent (index outside count, range outside total). */
 int ep_part_read(ep_part *p, ep_h5 *f);
 
-/* Check that parts[n] (read from paths[n]) make one whole: the same creator,
- * hash, count, unit and total as parts[0]; each index once; the ranges tile
+/* Check that parts[n] (read from paths[n]) make one whole: the same kind,
+ * creator, hash, count, unit and total as parts[0]; each index once; the ranges tile
  * [0, total) in index order.  EP_EINPUT with one line naming the offending
  * files: "A and B: both part 2 of 7", "parts 3, 5 of 7 missing",
  * "B: not a part of A's run (different mesh, material, options or tool
@@ -116,10 +118,11 @@ int ep_part_read(ep_part *p, ep_h5 *f);
  * order[n] receives the indices of parts sorted by part index. */
 int ep_part_check_set(const ep_part *parts, const char *const *paths, int n, int *order);
 
-/* Merge the parts f[n] of one run (checked by ep_part_check_set; order[]
- * its order) into out, an open file of the parts' kind, so that out holds
- * what the single run writes: every group, dataset and attribute of the
- * first part but /part, and, by kind,
+/* Merge the part files paths[n] of one run (read by ep_part_read into
+ * parts[n] and checked by ep_part_check_set; order[] its order) into out,
+ * an open file of the parts' kind, so that out holds what the single run
+ * writes: every group, dataset and attribute of the first part but /part,
+ * and, by kind,
  *   gf     /gf/col_vertex and /gf/xi: the parts' rows one after the other
  *          (copied as stored: bit for bit);
  *   modes  /derivatives/pairs and Phi likewise, then /basis formed from the
@@ -127,10 +130,18 @@ int ep_part_check_set(const ep_part *parts, const char *const *paths, int n, int
  *   cubic  every dataset under /cubic: the sum of the parts, in part order.
  * virtual: the concatenated datasets are HDF5 virtual datasets mapping the
  * parts' rows (nothing copied; the parts must stay where srcnames[i], the
- * name recorded for f[i], finds them); sums are written as such.
- * Cost: reads and writes every byte once (virtual: the small datasets
- * only), in slabs of at most 64 MiB.  0; EP_EINPUT when the parts'
- * datasets do not fit together; EP_EIO; EP_ECOMPUTE. */
-int ep_part_merge(ep_h5 *out, ep_h5 *f, const char *const *srcnames, const int *order, int n, int is_virtual);
+ * name recorded for part i, finds them); sums are written as such.
+ * Parts are input (issue 37, class 2): the first part's model is validated
+ * (ep_model_load); every dataset copied from it must be in every part with
+ * the same type, shape and bytes, and every numeric attribute the same (a
+ * part of another mesh, material or run is refused whatever its hash); a
+ * concatenated dataset must have the rows its part's /part claims, the
+ * others' type and extents, and finite values (mapped ones too); a summed
+ * one the same type and shape.  At most three files are open at a time.
+ * Cost: reads every part's bytes once and the copied datasets once per part
+ * (virtual: writes the small datasets only), in slabs of at most 64 MiB.
+ * 0; EP_EINPUT naming the part and dataset; EP_EIO; EP_ECOMPUTE. */
+int ep_part_merge(ep_h5 *out, const char *const *paths, const char *const *srcnames, const ep_part *parts,
+                  const int *order, int n, int is_virtual);
 
 #endif

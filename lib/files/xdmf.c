@@ -13,6 +13,7 @@
  */
 #include "xdmf.h"
 #include "err.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,6 +75,41 @@ static void escape(const char *s, char *out, size_t cap)
             out[n++] = *s;
     }
     out[n] = '\0';
+}
+
+/* The same for the text of an XML comment, which may not hold "--": a '-'
+ * after a '-' is written as a character reference (a comment shows it as
+ * such, and stays well formed). */
+static void escape_comment(const char *s, char *out, size_t cap)
+{
+    size_t n = 0;
+    escape(s, out, cap);
+    char *tmp = strdup(out);
+    for (const char *q = tmp; q && *q && n + 7 < cap; q++) {
+        if (*q == '-' && n && out[n - 1] == '-')
+            n += (size_t)snprintf(out + n, cap - n, "&#45;");
+        else
+            out[n++] = *q;
+    }
+    out[n] = '\0';
+    free(tmp);
+}
+
+int ep_xdmf_href_ok(const char *base)
+{
+    const unsigned char *p = (const unsigned char *)base;
+    if (!*p)
+        return 0;
+    while (*p) {
+        int extra = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        if (*p < 0x20 || *p == 0x7f || *p == ':' || *p == '|' || extra < 0 || (extra == 1 && *p < 0xc2))
+            return 0;
+        for (int k = 1; k <= extra; k++)
+            if ((p[k] & 0xc0) != 0x80)
+                return 0;
+        p += 1 + extra;
+    }
+    return 1;
 }
 
 static void dims(FILE *fp, const dset *s)
@@ -424,7 +460,13 @@ int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
     if (!shape(f, "/mesh/vertices", &vs) || vs.rank != 2 || vs.d[1] != 3)
         return ep_fail(EP_EINPUT, "%s: /mesh/vertices: expected [nv][3]", f->path);
     ep_h5_get_attr_string(f, "/", "kind", kind, sizeof kind);
+    if (!ep_xdmf_href_ok(href))
+        return ep_fail(EP_EUSAGE, "%s: no XDMF reference resolves this name", href);
     escape(href, c.href, sizeof c.href);
+    char *note = ep_malloc(sizeof c.href, 1);
+    if (!note)
+        return EP_ECOMPUTE;
+    escape_comment(href, note, sizeof c.href);
     int has_tets = shape(f, "/mesh/tets", &tets) && tets.rank == 2 && tets.d[0] > 0;
     int has_hexes = shape(f, "/mesh/hexes", &hexes) && hexes.rank == 2 && hexes.d[0] > 0;
     int has_tris = shape(f, "/mesh/triangles", &tris) && tris.rank == 2 && tris.d[0] > 0;
@@ -433,7 +475,8 @@ int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
                 "<!-- XDMF 3 sidecar of %s (elastoprep kind \"%s\"): every array is read from it in place.\n"
                 "     Open this file in ParaView; elastoprep(5), XDMF SIDECARS. -->\n"
                 "<Xdmf Version=\"3.0\">\n  <Domain>\n",
-            c.href, kind);
+            note, kind);
+    free(note);
     /* The simulation mesh: tets and hexes (a spatial collection when both), or the surface. */
     int nvol = has_tets + has_hexes;
     if (is_gf && !(st = gf_grid(&c, &vs, &tris, &xi, &on_mesh)) && !on_mesh)

@@ -43,6 +43,13 @@
 #define EP_XDMF_ALL_COLUMNS 64
 #define EP_XDMF_FIRST_COLUMNS 8
 
+/* 1 when base, an HDF5 file's name without its folder, can be referenced
+ * from a sidecar beside it: an XDMF 3 reader cuts a reference
+ * "FILE:/dataset|slab" at ':' and '|', and XML 1.0 holds no control
+ * characters nor bytes that are not UTF-8 (issue 37, class 4).  Else 0: the
+ * caller writes no sidecar (and warns). */
+int ep_xdmf_href_ok(const char *base);
+
 /* Check a --xdmf-columns list: "all", or comma-separated block-column
  * positions C (0-based, as in /gf/col_vertex) and ranges C0-C1.
  * 0 or EP_EUSAGE with "option --xdmf-columns: ...". */

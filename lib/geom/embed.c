@@ -226,15 +226,25 @@ static int bind(const buckets *B, const simmesh *s, const double p[3], double li
         *dist = 0;
         return 0;
     }
+    /* farther than limit from the buckets' box, so from every element: no
+     * search (a far vertex walked every ring of the grid, O(buckets) each;
+     * issue 37, class 6) */
+    double out2 = 0;
+    for (int i = 0; i < 3; i++) {
+        double a = B->lo[i], b = B->lo[i] + B->n[i] * B->cs, o = p[i] < a ? a - p[i] : p[i] > b ? p[i] - b : 0;
+        out2 += o * o;
+    }
+    if (!(out2 <= limit * limit))
+        return 1;
     /* outside: rings of buckets around p's (clamped) bucket until the ring
-     * is farther than the best element found; each element is listed where
+     * is farther than the best element found, or than limit; each element is listed where
      * its closest point lies, and buckets beyond ring r are at least
      * r * cs away from the clamped point, itself no farther than p */
     double bd = INFINITY;
     best = -1;
     int rmax = B->n[0] > B->n[1] ? B->n[0] : B->n[1];
     rmax = rmax > B->n[2] ? rmax : B->n[2];
-    for (int r = 0; r <= rmax && !(bd <= (r - 1) * B->cs); r++)
+    for (int r = 0; r <= rmax && !(bd <= (r - 1) * B->cs) && !((r - 1) * B->cs > limit); r++)
         for (int z = cb[2] - r; z <= cb[2] + r; z++)
             for (int y = cb[1] - r; y <= cb[1] + r; y++) {
                 if (z < 0 || y < 0 || z >= B->n[2] || y >= B->n[1])

@@ -320,6 +320,28 @@ typedef struct {
     groups gs;
 } msh;
 
+/* A region or physical tag that an int holds, as text_int. */
+static int tag_fits(ep_text *t, long x)
+{
+    if (x < -INT_MAX || x > INT_MAX)
+        return ep_text_fail(t, EP_EINPUT, "tag %ld out of the range of region ids", x);
+    return EP_OK;
+}
+
+/* An integer that an int holds, for ids and tags: a long cut to an int made
+ * 4294967297 element 1 (issue 37, class 7).  0 or EP_EINPUT naming it. */
+static int text_int(ep_text *t, int *v, const char *what)
+{
+    long x;
+    int st = ep_text_long(t, &x);
+    if (st)
+        return st;
+    if (x < INT_MIN || x > INT_MAX)
+        return ep_text_fail(t, EP_EINPUT, "%s %ld out of the range of ids", what, x);
+    *v = (int)x;
+    return EP_OK;
+}
+
 static int msh_node(msh *s, long tag, int *index)
 {
     nodetag key = {tag, 0}, *hit;
@@ -428,7 +450,7 @@ static int msh_physical_names(msh *s)
     for (long i = 0; i < n; i++) {
         long dim, tag;
         if ((st = ep_text_need(&s->t, "a physical name")) || (st = ep_text_long(&s->t, &dim)) ||
-            (st = ep_text_long(&s->t, &tag)))
+            (st = ep_text_long(&s->t, &tag)) || (st = tag_fits(&s->t, tag)))
             return st;
         char *q = strchr(s->t.p, '"'), *e = q ? strchr(q + 1, '"') : NULL;
         if (!e)
@@ -461,7 +483,8 @@ static int msh_entities(msh *s)
             long tag, np, ph;
             double skip;
             entity *en = &s->ent[s->nent];
-            if ((st = ep_text_need(&s->t, "an entity")) || (st = ep_text_long(&s->t, &tag)))
+            if ((st = ep_text_need(&s->t, "an entity")) || (st = ep_text_long(&s->t, &tag)) ||
+                (st = tag_fits(&s->t, tag)))
                 return st;
             for (int k = 0; k < (d == 0 ? 3 : 6) && !st; k++) /* point xyz or bounding box */
                 st = ep_text_double(&s->t, &skip);
@@ -473,7 +496,7 @@ static int msh_entities(msh *s)
             en->tag = (int)tag;
             en->nphys = (int)np;
             for (long k = 0; k < np; k++) {
-                if ((st = ep_text_long(&s->t, &ph)))
+                if ((st = ep_text_long(&s->t, &ph)) || (st = tag_fits(&s->t, ph)))
                     return st;
                 en->phys[k] = (int)(ph < 0 ? -ph : ph);
             }
@@ -553,7 +576,7 @@ static int msh_elements(msh *s)
             if (!(nn = msh_type_nodes(type, &dim)))
                 return msh_unsupported(s, type);
             for (long k = 0; k < nt; k++) {
-                if ((st = ep_text_long(&s->t, &tag)))
+                if ((st = ep_text_long(&s->t, &tag)) || (k < 2 && (st = tag_fits(&s->t, tag))))
                     return st;
                 if (k == 0)
                     phys = (int)tag;
@@ -576,7 +599,7 @@ static int msh_elements(msh *s)
         long dim, tag, n;
         int edim, nn;
         if ((st = ep_text_need(&s->t, "an element block")) || (st = ep_text_long(&s->t, &dim)) ||
-            (st = ep_text_long(&s->t, &tag)) || (st = ep_text_long(&s->t, &type)) ||
+            (st = ep_text_long(&s->t, &tag)) || (st = tag_fits(&s->t, tag)) || (st = ep_text_long(&s->t, &type)) ||
             (st = ep_text_long(&s->t, &n)) || (st = too_many(&s->t, n, nel, "element")))
             return st;
         if (!(nn = msh_type_nodes(type, &edim)))
@@ -890,8 +913,7 @@ static int veg_material_section(ep_text *t, veg *g, const char *name)
 
 static int veg_set_section(ep_text *t, veg *g, const char *name)
 {
-    int r, st;
-    long id;
+    int r, st, id = 0;
     if (ep_grow(&g->set, (size_t)g->nset + 1, sizeof *g->set))
         return EP_ECOMPUTE;
     veg_set *s = &g->set[g->nset++];
@@ -903,7 +925,7 @@ static int veg_set_section(ep_text *t, veg *g, const char *name)
             return EP_OK;
         }
         while (ep_text_more(t))
-            if ((st = ep_text_long(t, &id)) || (st = ivec_push(&s->elems, (int)id)))
+            if ((st = text_int(t, &id, "element")) || (st = ivec_push(&s->elems, id)))
                 return st;
     }
     return r ? r : EP_OK;

@@ -10,7 +10,10 @@
 set -eu
 n=$1 out=$2 merged=$3
 shift 3
-here=$(dirname "$0")
+here=$(dirname -- "$0")
+case $n in
+'' | *[!0-9]* | 0*) echo "$(basename -- "$0"): $n: expected a count of parts >= 1" >&2; exit 2 ;;
+esac
 export EP_PARTS="$n" EP_OUT="$out"
 jid=$(sbatch --parsable --array=0-$((n - 1)) "$here/parts.sbatch" "$@")
 sbatch --parsable --dependency=afterok:"$jid" "$here/merge.sbatch" "$merged"

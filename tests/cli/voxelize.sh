@@ -143,7 +143,7 @@ expect_fail "-m FILE with two tagged entries and no default: which one is ambigu
 # --- bad input -------------------------------------------------------------------
 O="$WORK/out/v.h5"
 expect_fail "resolution 0" 3 "resolution 0: must be at least 1" voxelize "$WORK/sphere.obj" -R 0 -o "$O"
-expect_fail "a resolution over the memory allowed, refused before allocating" 3 "resolution 1000: the grid needs about [0-9.]+ GiB, more than the 0.50 GiB" voxelize "$WORK/sphere.obj" -R 1000 --max-memory 512M -o "$O"
+expect_fail "a resolution over the memory allowed, refused before allocating" 3 "resolution 1000: the grid needs about [0-9.]+ GiB, more than the 512 MiB" voxelize "$WORK/sphere.obj" -R 1000 --max-memory 512M -o "$O"
 expect_fail "a resolution whose corners int32 ids cannot number" 3 "resolution 5000: .* grid cells, more than int32 ids can number" voxelize "$WORK/sphere.obj" -R 5000 -o "$O"
 : >"$WORK/empty.obj"
 expect_fail "an empty soup" 3 "empty.obj: no" voxelize "$WORK/empty.obj" -R 8 -o "$O"
