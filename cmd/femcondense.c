@@ -22,7 +22,7 @@
 #include <string.h>
 
 typedef struct {
-    int lumped, condensed, single;
+    int lumped, condensed, single, body;
     long block;
     double max_memory;
     ep_gfform form;
@@ -38,6 +38,8 @@ int main(int argc, char **argv)
          .help = "surface load of a unit traction: hat-function mass (default)\nor vertex area"},
         {"condensed", 0, EP_CLI_FLAG, &o.condensed, .help = "also write the condensed stiffness /gf/condensed"},
         {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"body-force", 0, EP_CLI_FLAG, &o.body,
+         .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
          .help = "refuse runs needing more (default: 90% of the machine's)"},
@@ -62,17 +64,19 @@ int main(int argc, char **argv)
     ep_h5 *f = NULL;
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
-    double *S = NULL, t0 = ep_now();
+    double *S = NULL, *body = NULL, t0 = ep_now();
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
     if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
         ep_cli_exit(st);
+    if (o.body && o.part.count)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--body-force and --part do not go together (epmerge merges GF columns)"));
 
     /* read -> validate */
     if ((st = ep_cli_read_volume(&cli, &m, cli.inputs[0])))
         goto out;
-    if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
+    if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_body_density(&mat, o.body, m.source)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
         (st = ep_gfform_plan(&o.form, &m, &L, m.source)))
@@ -98,8 +102,12 @@ int main(int argc, char **argv)
                              o.single)))
         goto out;
     f = &cli.out.h5;
+    if (o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
     ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, condensed,
-                        ep_gfform_bytes(&o.form, (double)omp_get_max_threads() * o.block)};
+                        ep_gfform_bytes(&o.form, (double)omp_get_max_threads() * o.block), body};
     ep_gf_sink sink = ep_gfform_sink(&o.form, "femcondense", cli.quiet);
     if (Lp.m || condensed) /* an empty part (more parts than blocks) factors nothing */
         st = ep_femgf_solve(&m, &mat, fixed, &Lp, &fo, &sink, &S, &stats);
@@ -107,6 +115,7 @@ int main(int argc, char **argv)
     hsize_t d[2] = {3 * (hsize_t)L.n, 3 * (hsize_t)L.n};
     if (st || (st = ep_gfsink_close(&o.form.sink)) ||
         (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) ||
+        (body && (st = ep_gf_write_body(f, &L, body))) ||
         (o.part.count && (st = ep_part_write(f, &o.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
 
@@ -124,7 +133,7 @@ int main(int argc, char **argv)
                stats.ndof, stats.lnz, stats.t_assemble, stats.t_factor, stats.t_solve, stats.solve_flops,
                stats.full_flops > 0 ? 100 * stats.solve_flops / stats.full_flops : 0.0, stats.t_solve > 0 ? stats.solve_flops / stats.t_solve / 1e9 : 0.0, omp_get_max_threads(),
                stats.t_solve_cpu > 0 ? stats.solve_flops / stats.t_solve_cpu / 1e9 : 0.0,
-               stats.t_write, o.condensed ? "; condensed stiffness written" : "", stats.memory / EP_MEM_MIB,
+               stats.t_write, o.condensed ? "; condensed stiffness written" : o.body ? "; body-force rows written" : "", stats.memory / EP_MEM_MIB,
                ep_mem_peak() / EP_MEM_MIB, ep_now() - t0);
         if (stats.border_rank)
             printf("femcondense: support border: Woodbury rank %d (consistent traction), its forward term on %d "
@@ -134,6 +143,7 @@ int main(int argc, char **argv)
 out:
     ep_gfform_free(&o.form);
     free(S);
+    free(body);
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);

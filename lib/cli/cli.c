@@ -453,3 +453,11 @@ int ep_cli_read_closed_surface(const ep_cli *cli, ep_mesh *m, const char *path)
     ep_repair_report_free(&r);
     return st;
 }
+
+int ep_cli_body_density(const ep_material *mat, int want, const char *source)
+{
+    if (want && !ep_material_has_density(mat))
+        return ep_fail(EP_EINPUT, "%s: --body-force needs a density (give --rho, or a material file or "
+                       "model with rho)", source);
+    return EP_OK;
+}

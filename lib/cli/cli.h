@@ -133,6 +133,10 @@ int ep_cli_bytes(const char *opt, const char *arg, double *bytes);
  * ep_material_free in every case. */
 int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_material *out);
 
+/* --body-force (want != 0) needs a density everywhere (MATH.md §12): 0, or
+ * EP_EINPUT naming source ("SOURCE: --body-force needs a density ..."). */
+int ep_cli_body_density(const ep_material *mat, int want, const char *source);
+
 /* The support of a tool run as a mask fixed[nv]: the --fixed-* options, else
  * /constraints/fixed of an elastoprep input.  Neither: usage error; an empty
  * selection: EP_EINPUT.  *fixed is allocated (caller frees); *nfixed counts

@@ -55,6 +55,12 @@ int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const ch
     return EP_OK;
 }
 
+int ep_gf_write_body(ep_h5 *f, const ep_gf_layout *L, const double *body)
+{
+    hsize_t d[2] = {3, 3 * (hsize_t)L->n};
+    return ep_h5_write(f, "/gf/body", EP_F64, 2, d, body);
+}
+
 /* Rows [row0, row0 + nrows) of the [*][ncols] dataset xi to or from rows
  * (double in memory; HDF5 converts to the stored type). */
 static herr_t xi_rows(hid_t xi, long row0, long nrows, long ncols, double *rows, int write)
@@ -213,6 +219,12 @@ int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind)
                 return ep_fail(EP_EINPUT, "%s: /gf/col_area: value %g at column %d is not a positive area", path,
                                g->L.col_area[c], c);
     }
+    if (ep_h5_exists(&g->f, "/gf/body")) {
+        d[0] = 3, d[1] = 3 * (hsize_t)g->L.n;
+        if ((st = ep_h5_read(&g->f, "/gf/body", EP_F64, 2, d, &p)))
+            return st;
+        g->body = p;
+    }
     if (strcmp(g->f.kind, "gf"))
         return EP_OK;
     /* read by rows later: opened here after the checks of every dataset
@@ -241,5 +253,6 @@ void ep_gf_file_close(ep_gf_file *g)
     ep_h5_close(&g->f);
     ep_mesh_free(&g->mesh);
     ep_gf_layout_free(&g->L);
+    free(g->body);
     memset(g, 0, sizeof *g);
 }

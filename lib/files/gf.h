@@ -41,6 +41,12 @@ int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const ch
 int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows);
 int ep_gf_writer_close(ep_gf_writer *w);
 
+/* Write /gf/body, float64 [3][3n] (elastoprep(5)): row a the response at
+ * L's rows to a unit acceleration in direction a times the density
+ * (MATH.md §12; femgf.h, bemgf.h).  Dense in every kind of GF file.
+ * 0 or EP_EIO. */
+int ep_gf_write_body(ep_h5 *f, const ep_gf_layout *L, const double *body);
+
 /* An open GF file for reading (kind "gf", or "gf-wavelet" for its layout):
  * the mesh it carries, the layout and the /gf attributes. */
 typedef struct ep_gf_file {
@@ -51,11 +57,13 @@ typedef struct ep_gf_file {
     char traction_model[32]; /* "" when the file has none (bemsolve) */
     int constraint_level;    /* hierarchical constraints' level, -1: none */
     hid_t xi;           /* kind "gf": /gf/xi, [3m][3n] */
+    double *body;       /* [3][3n] /gf/body, or NULL: the body-force rows (MATH.md §12), either kind */
 } ep_gf_file;
 
 /* Open path, check its kind (NULL: "gf" or "gf-wavelet"), read the mesh and
  * the layout and check them: rows are distinct boundary vertices (or
- * triangles), row_fixed is 0/1, columns are rows, /gf/xi is [3m][3n].
+ * triangles), row_fixed is 0/1, columns are rows, /gf/xi is [3m][3n];
+ * /gf/body, when there, is read whole (finite, [3][3n]).
  * Cost: the model read (ep_model_load) and O(n + m) checks; /gf/xi is
  * read later, by rows.  0, EP_EINPUT (message names file and dataset), EP_EIO
  * or EP_ECOMPUTE.  Close with ep_gf_file_close even on failure. */

@@ -40,6 +40,10 @@ typedef struct {
     int nfrows, nfsuper;         /* rows in those runs, supernodes they cover */
     double *F;                   /* L^-1 P U at those rows (nbd values a row, runs one after another) */
     int *ipiv;
+    long qbody;                  /* 3 L->m: GF rows from here on are the body-force rows (MATH.md §12) */
+    double *bf, *bc;             /* body load per free / fixed DOF (the lumped mass's diagonal, rho V / 4 a
+                                    tet vertex: B e_a's entries), or NULL without body-force rows */
+    double *Qb;                  /* [3][nbd] Q^T B e_a over every free DOF (border_solve) */
 } gfsys;
 
 /* Per-thread workspace for one block. */
@@ -162,6 +166,22 @@ static void add_traction(const gfsys *s, worker *w, int nq, int col, int v, int 
     }
 }
 
+/* Body-force row a in the block's column col (MATH.md §12, 000 eq. 2.9):
+ * B e_a at every free DOF of direction a (every supernode loaded), its
+ * negative at the fixed ones to t (the balance there is M_cc p_c = K_cf u_f
+ * - f_c), and the border terms Q^T B e_a known from border_solve (Q is kept
+ * only at boundary rows, rhs_add's, so the loads go in directly). */
+static void body_rhs(const gfsys *s, worker *w, int nq, int col, int a, double *t)
+{
+    for (int i = a; i < s->nf; i += 3)
+        zrow(s, w->Z, nq, i)[col] += s->bf[i];
+    memset(w->loaded, 1, (size_t)s->plan.nsuper);
+    for (int i = a; t && i < s->nc; i += 3)
+        t[i] -= s->bc[i];
+    for (int d = 0; d < s->nbd; d++)
+        w->z[(size_t)col * (size_t)s->nbd + d] += s->Qb[(size_t)a * (size_t)s->nbd + d];
+}
+
 /* Right-hand sides of GF rows [q0, q0 + nq), GF row q = 3c + a being a load at
  * col_vertex[c] in direction a (or column c's hat load, gf_layout.h).
  * Z (nf x nq, the factor's layout): M_s e_j at free DOFs for a unit
@@ -179,8 +199,12 @@ static void fill_rhs(const gfsys *s, worker *w, long q0, int nq)
     memset(w->z, 0, sizeof(double) * (size_t)s->nbd * (size_t)nq);
     for (int col = 0; col < nq; col++) {
         long q = q0 + col;
-        int c = (int)(q / 3), v = L->col_vertex[c], a = (int)(q % 3);
         double *t = T ? T + (size_t)col * (size_t)s->nc : NULL;
+        if (q >= s->qbody) {
+            body_rhs(s, w, nq, col, (int)(q - s->qbody), t);
+            continue;
+        }
+        int c = (int)(q / 3), v = L->col_vertex[c], a = (int)(q % 3);
         if (L->load_ptr) { /* 000 eq. 3.83: the hat load, a combination of unit loads */
             for (int k = L->load_ptr[c]; k < L->load_ptr[c + 1]; k++)
                 add_traction(s, w, nq, col, L->load_vertex[k], a, L->load_weight[k], t);
@@ -357,6 +381,9 @@ static void sys_free(gfsys *s, cholmod_common *c)
     free(s->F);
     free(s->C);
     free(s->ipiv);
+    free(s->bf);
+    free(s->bc);
+    free(s->Qb);
     cholmod_free_sparse(&s->U, c);
     ep_chol_rplan_free(&s->plan);
     cholmod_free_factor(&s->K, c);
@@ -592,6 +619,15 @@ static int border_solve(gfsys *s, worker *w)
     for (int i = 0; i < nf; i++)
         for (int d = 0; d < nb && s->qmap[i] >= 0; d++)
             s->Q[(size_t)s->qmap[i] * (size_t)nb + d] = ((double *)Qd->x)[(size_t)d * (size_t)nf + i];
+    if (s->bf) { /* the body loads reach every free DOF: Q^T B e_a while Q is whole */
+        if (!(s->Qb = ep_calloc(3 * (size_t)nb, sizeof *s->Qb))) {
+            st = EP_ECOMPUTE;
+            goto out;
+        }
+        for (int d = 0; d < nb; d++)
+            for (int i = 0; i < nf; i++)
+                s->Qb[(size_t)(i % 3) * (size_t)nb + d] += ((double *)Qd->x)[(size_t)d * (size_t)nf + i] * s->bf[i];
+    }
     const int *Up = s->U->p, *Ui = s->U->i;
     const double *Ux = s->U->x;
     for (int j = 0; j < nb; j++) /* U's rows are boundary DOFs: all in Q */
@@ -612,6 +648,28 @@ out:
     cholmod_free_dense(&B, &w->c);
     cholmod_free_dense(&Qd, &w->c);
     return st;
+}
+
+/* The consistent body load of a unit acceleration per DOF of map (ndof
+ * DOFs): the diagonal of the lumped mass, the row sums of the consistent
+ * one (fem.h), i.e. the integral of rho phi_v (MATH.md §12).  *out
+ * allocated.  Cost one assembly of the lumped mass. */
+static int body_load(const ep_mesh *m, const ep_material *mat, const int *map, int ndof, double **out,
+                     cholmod_common *c)
+{
+    cholmod_sparse *M = ndof ? ep_fem_assemble(m, mat, EP_FEM_MASS_LUMPED, map, ndof, map, ndof, 0, c) : NULL;
+    double *b = ep_calloc((size_t)(ndof ? ndof : 1), sizeof *b);
+    if ((ndof && !M) || !b) {
+        cholmod_free_sparse(&M, c);
+        free(b);
+        return EP_ECOMPUTE;
+    }
+    for (int j = 0; j < ndof; j++)
+        for (int p = ((int *)M->p)[j]; p < ((int *)M->p)[j + 1]; p++)
+            b[j] += ((double *)M->x)[p]; /* diagonal: its only entry */
+    cholmod_free_sparse(&M, c);
+    *out = b;
+    return EP_OK;
 }
 
 /* Phase 1: DOF maps (free: factored; fixed boundary: traction rows), the
@@ -646,8 +704,10 @@ static int sys_build(gfsys *s, const ep_mesh *m, const ep_material *mat, const c
 
     *Kff = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->fmap, s->nf, s->fmap, s->nf, 1, c);
     s->Ms = ep_fem_surface_mass(m, o->lumped, c);
-    if (!*Kff || !s->Ms)
-        return EP_ECOMPUTE;
+    s->qbody = 3L * L->m;
+    if (!*Kff || !s->Ms || (o->body && ((st = body_load(m, mat, s->fmap, s->nf, &s->bf, c)) ||
+                                        (st = body_load(m, mat, s->cmap, s->nc, &s->bc, c)))))
+        return st ? st : EP_ECOMPUTE;
     if (!s->nc)
         return EP_OK;
     int fixed_cols = 0;
@@ -903,6 +963,22 @@ static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, 
     return st;
 }
 
+/* The three body-force rows (MATH.md §12) into body[3][3n]: one more block
+ * (or blocks of s->k) on the same factor, on the calling thread. */
+static int solve_body(const gfsys *s, worker *w, double *body, ep_femgf_stats *stats)
+{
+    double t0 = ep_now(), f0 = w->flops;
+    for (int q = 0; q < 3; q += s->k) {
+        int nq = 3 - q < s->k ? 3 - q : s->k, st = solve_block(s, s->qbody + q, nq, w, w->rows[0]);
+        if (st)
+            return st;
+        memcpy(body + (size_t)q * (size_t)s->n3, w->rows[0], sizeof *body * (size_t)nq * (size_t)s->n3);
+    }
+    stats->solve_flops += w->flops - f0;
+    stats->t_solve += ep_now() - t0;
+    return EP_OK;
+}
+
 int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, const ep_gf_layout *L,
                    const ep_femgf_opts *o, const ep_gf_sink *sink, double **condensed,
                    ep_femgf_stats *stats)
@@ -956,7 +1032,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
     stats->border_rows = s.nfrows;
     stats->border_supernodes = s.nfsuper;
     stats->t_factor += ep_now() - t1;
-    if ((st = solve_all(&s, w, nt, sink, stats)))
+    if ((st = solve_all(&s, w, nt, sink, stats)) || (o->body && (st = solve_body(&s, w, o->body, stats))))
         goto out;
     if (o->condensed) {
         t1 = ep_now();

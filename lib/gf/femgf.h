@@ -28,6 +28,11 @@ typedef struct ep_femgf_opts {
     double max_memory;  /* bytes the factor, blocks and condensed matrix may use */
     int condensed;      /* also compute S = K_bb - K_bi K_ii^-1 K_ib (3n x 3n) */
     double sink_memory; /* bytes the sink holds (compression buffers), for the guard */
+    double *body;       /* out, or NULL: [3][3n] the body-force rows (MATH.md §12; 000 eqs.
+                           2.9-2.11): row a = A^-1 B e_a, the response at the layout's rows
+                           (displacements at free rows, tractions at fixed ones) to the
+                           consistent body load of a unit acceleration e_a times the density,
+                           B e_a = integral of Phi^T rho e_a dV (ep_material_rho per element) */
 } ep_femgf_opts;
 
 typedef struct ep_femgf_stats {
@@ -59,6 +64,9 @@ typedef struct ep_femgf_stats {
  * support border (consistent traction) border_rank solves once, and per
  * column 2 border_rows border_rank flops more (the forward term), border_rank
  * per load value and border_rank^2 (its Woodbury coefficients).
+ * With o->body, the three body-force rows are solved as one more block of
+ * 3 right-hand sides on the same factor (their border terms Q^T b come from
+ * the border solves, no extra solve); they do not go to the sink.
  * Returns 0; EP_ECOMPUTE with the estimate when memory would exceed
  * o->max_memory, or when the stiffness is not positive definite; EP_EINPUT for
  * a support that leaves a rigid motion; the sink's status if it fails. */
