@@ -21,7 +21,7 @@
 #include <string.h>
 
 typedef struct {
-    int single, check, constant;
+    int single, check, constant, body;
     long block;
     double max_memory;
     ep_gfform form;
@@ -84,6 +84,8 @@ int main(int argc, char **argv)
          .help = "hat functions at the vertices (default), or one constant\n"
                  "value per triangle collocated at its centroid"},
         {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"body-force", 0, EP_CLI_FLAG, &o.body,
+         .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
         {"check", 0, EP_CLI_FLAG, &o.check,
          .help = "report the rigid-rotation residual, sampled column residuals\nand the condition estimate of A"},
         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
@@ -109,18 +111,20 @@ int main(int argc, char **argv)
     ep_bemgf_stats stats;
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
-    double t0 = ep_now();
+    double *body = NULL, t0 = ep_now();
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
-    if (o.constant && ep_select_given(&cli.columns))
-        ep_cli_exit(ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements"));
+    if (o.constant && (ep_select_given(&cli.columns) || o.body))
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s need linear elements", o.body ? "--body-force" : "column selections (--col-...)"));
+    if (o.body && o.part.count)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "--body-force and --part do not go together (epmerge merges GF columns)"));
     if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
         ep_cli_exit(st);
 
     /* read -> validate */
     if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0])) || (st = validate_surface(&m, cli.quiet)) ||
-        (st = ep_cli_material(&cli, &m, 0.5 + 1e-12, &mat)))
+        (st = ep_cli_material(&cli, &m, 0.5 + 1e-12, &mat)) || (st = ep_cli_body_density(&mat, o.body, m.source)))
         goto out;
     if (mat.ne) {
         st = ep_fail(EP_EINPUT, "%s: the material varies per element; the BEM needs a homogeneous one "
@@ -152,13 +156,19 @@ int main(int argc, char **argv)
     if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, o.constant ? "bem-constant" : "bem-linear",
                              "consistent", o.single)))
         goto out;
-    ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0)};
+    if (o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0),
+                        mat.rho, body};
     ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
     memset(&stats, 0, sizeof stats);
     if (Lp.m)
         st = ep_bemgf_solve(&m, &Lp, &bo, &sink, &stats);
     ep_progress_end(&o.form.bar);
     if (st || (st = ep_gfsink_close(&o.form.sink)) || (o.part.count && (st = ep_part_write(&cli.out.h5, &o.part))) ||
+        (body && (st = ep_gf_write_body(&cli.out.h5, &L, body))) ||
         (st = ep_output_commit(&cli.out)))
         goto out;
 
@@ -184,6 +194,7 @@ int main(int argc, char **argv)
     }
 out:
     ep_gfform_free(&o.form);
+    free(body);
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);

@@ -5,6 +5,7 @@
 #include "bem.h"
 #include "err.h"
 #include "mem.h"
+#include "vec3.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -31,6 +32,11 @@ typedef struct {
     double rot[3];      /* rotation axis of the rigid-rotation check */
     double *rres;       /* [N] H u_rot (check) */
     double *rscale;     /* [N] sum |H| |u_rot| (check) */
+    /* body force (MATH.md §12), NULL/0 without */
+    double *bb;         /* N x 3 column-major: the body-force right-hand sides, then rows */
+    double *tp;         /* [nf][3 corners][3 directions k][3] sigma(u_p^k) n_t at the corners (physical) */
+    double x0[3], rho;  /* the particular solution's centre, the density */
+    double pq, pl, pm;  /* u_p^k = -pq rho |r|^2 / (2 G) e_k, sigma^k n = -rho (pl r_k n + pm (e_k r.n + r n_k)) */
 } bemsys;
 
 /* The loads of one block of columns, by node: node j carries the entries
@@ -65,6 +71,45 @@ static int triangle_integrals(const bemsys *s, int i, int t, int jb[3], double g
     return 3;
 }
 
+/* The particular solution's displacement at node j (nondimensional, the
+ * system's: u G / len), per unit direction: u_p^k(j) = up_nd e_k. */
+static double up_nd(const bemsys *s, int j)
+{
+    const double *x = &s->x[3 * j];
+    double r2 = 0;
+    for (int a = 0; a < 3; a++)
+        r2 += (x[a] * s->len - s->x0[a]) * (x[a] * s->len - s->x0[a]);
+    return -s->pq * s->rho * r2 / (2 * s->len);
+}
+
+/* sigma(u_p^k)(y) n for the body force rho e_k (physical units; MATH.md §12). */
+static void particular_traction(const bemsys *s, const double y[3], const double n[3], int k, double t[3])
+{
+    double r[3] = {y[0] - s->x0[0], y[1] - s->x0[1], y[2] - s->x0[2]}, rn = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
+    for (int a = 0; a < 3; a++)
+        t[a] = -s->rho * (s->pl * r[k] * n[a] + s->pm * ((a == k) * rn + r[a] * n[k]));
+}
+
+/* Collocation node i, triangle t: the body-force right-hand sides' share
+ * (bemgf.h): + h u_p at fixed corners (not i: its H_ii comes from hsum),
+ * - g t_p at free ones. */
+static void body_terms(bemsys *s, int i, int t, const int jb[3], double g[3][3][3], double h[3][3][3])
+{
+    for (int a = 0; a < 3; a++) {
+        int j = jb[a];
+        for (int k = 0; k < 3; k++) {
+            double *col = s->bb + (size_t)k * s->N + 3 * i;
+            const double *tp = s->tp + 27 * (size_t)t + 9 * a + 3 * k;
+            for (int l = 0; l < 3; l++) {
+                if (s->fixedb[j] && j != i)
+                    col[l] += h[a][l][k] * up_nd(s, j);
+                else if (!s->fixedb[j])
+                    col[l] -= g[a][l][0] * tp[0] + g[a][l][1] * tp[1] + g[a][l][2] * tp[2];
+            }
+        }
+    }
+}
+
 /* One collocation node i: its three rows of A, in place (MATH.md §6: A_:j =
  * -G_:j at fixed j, H_:j at free j), with H_ii = -sum_{j != i} h_ij (000 eq.
  * B.6), kept in hsum for the right-hand sides of fixed columns. */
@@ -79,6 +124,8 @@ static void assemble_row(bemsys *s, int i)
     for (int t = 0; t < m->nf; t++) {
         double g[3][3][3], h[3][3][3];
         int jb[3], corners = triangle_integrals(s, i, t, jb, g, h);
+        if (s->bb)
+            body_terms(s, i, t, jb, g, h);
         for (int a = 0; a < corners; a++) {
             int j = jb[a];
             const double *xj = &s->x[3 * j];
@@ -104,6 +151,8 @@ static void assemble_row(bemsys *s, int i)
             scale[l] += fabs(hsum[l][k] * ui[k]);
             if (!s->fixedb[i])
                 arow[3 * i + k] -= hsum[l][k];
+            else if (s->bb) /* H_ii = -hsum_i (000 eq. B.6) on u_p at the fixed node */
+                s->bb[(size_t)k * s->N + 3 * i + l] -= hsum[l][k] * up_nd(s, i);
             s->hsum[9 * (size_t)i + 3 * l + k] = hsum[l][k];
         }
         if (s->rres) {
@@ -145,6 +194,80 @@ static void rhs_block(const bemsys *s, const blockload *bl, int nq, double *B)
     }
 }
 
+/* Unit outward normal n of triangle t; returns its area. */
+static double triangle_normal(const ep_mesh *m, int t, double n[3])
+{
+    const int *tv = &m->triangles[3 * t];
+    ep_vec3_normal(&m->vertices[3 * tv[0]], &m->vertices[3 * tv[1]], &m->vertices[3 * tv[2]], n);
+    double len = ep_vec3_norm(n);
+    for (int a = 0; a < 3; a++)
+        n[a] /= len;
+    return len / 2;
+}
+
+/* The particular solution's constants and its tractions at every
+ * triangle's corners (bemgf.h, MATH.md §12). */
+static int body_setup(bemsys *s, const ep_bemgf_opts *o)
+{
+    const ep_mesh *m = s->m;
+    double nu = o->nu;
+    s->rho = o->rho;
+    s->pq = s->pm = (1 - 2 * nu) / (4 - 6 * nu); /* mu / (lambda + 4 mu) */
+    s->pl = nu / (2 - 3 * nu);                   /* lambda / (lambda + 4 mu) */
+    s->bb = ep_calloc(3 * (size_t)s->N, sizeof *s->bb);
+    s->tp = ep_malloc(27 * (size_t)m->nf, sizeof *s->tp);
+    if (!s->bb || !s->tp)
+        return EP_ECOMPUTE;
+    for (int j = 0; j < s->n; j++)
+        for (int a = 0; a < 3; a++)
+            s->x0[a] += s->x[3 * j + a] * s->len / s->n;
+    for (int t = 0; t < m->nf; t++) {
+        const int *tv = &m->triangles[3 * t];
+        double n[3];
+        triangle_normal(m, t, n);
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < 3; k++)
+                particular_traction(s, &m->vertices[3 * tv[a]], n, k, s->tp + 27 * (size_t)t + 9 * a + 3 * k);
+    }
+    return EP_OK;
+}
+
+/* The body-force rows (bemgf.h): the three right-hand sides summed in the
+ * assembly, solved on the LU, then u_p added at free rows (physical
+ * units) and sigma(u_p) nbar at fixed ones. */
+static int body_solve(bemsys *s, const ep_bemgf_opts *o)
+{
+    const ep_mesh *m = s->m;
+    double G = o->E / (2.0 * (1.0 + o->nu));
+    if (LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', s->N, 3, s->At, s->N, s->ipiv, s->bb, s->N) != 0)
+        return ep_fail(EP_ECOMPUTE, "back-substitution failed (body force)");
+    for (int j = 0; j < s->n; j++) {
+        double nbar[3] = {0, 0, 0}, y[3], t[3];
+        for (int a = 0; a < 3; a++)
+            y[a] = s->x[3 * j + a] * s->len;
+        double w = 0;
+        for (int p = s->ntri_ptr[j]; p < s->ntri_ptr[j + 1] && s->fixedb[j]; p++) {
+            double n[3], area = triangle_normal(m, s->ntri[p], n);
+            for (int a = 0; a < 3; a++)
+                nbar[a] += area * n[a];
+            w += area;
+        }
+        for (int a = 0; a < 3 && w > 0; a++)
+            nbar[a] /= w;
+        for (int k = 0; k < 3; k++) {
+            double *col = s->bb + (size_t)k * s->N + 3 * j, *out = o->body + (size_t)k * s->N + 3 * j;
+            if (s->fixedb[j]) {
+                particular_traction(s, y, nbar, k, t);
+                for (int b = 0; b < 3; b++)
+                    out[b] = t[b] + col[b];
+            } else
+                for (int b = 0; b < 3; b++)
+                    out[b] = col[b] * s->len / G + (b == k) * up_nd(s, j) * s->len / G;
+        }
+    }
+    return EP_OK;
+}
+
 /* Phase 1: nodes (boundary vertices, or triangles' centroids), scaled to
  * the model's diameter (G = 1, 000 §2.2.5), and the memory guard. */
 static int sys_setup(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, int nq,
@@ -160,7 +283,7 @@ static int sys_setup(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const e
     stats->n3 = s->N;
     /* A (and its copy with check), one block of right-hand sides, the sink */
     stats->memory = 8.0 * s->N * ((double)s->N * (o->check ? 2 : 1) + nq) + 4.0 * s->N + 72.0 * s->n +
-                    24.0 * m->nf + o->sink_memory;
+                    24.0 * m->nf + o->sink_memory + (o->body ? 24.0 * s->N + 216.0 * m->nf : 0);
     if (o->max_memory > 0 && stats->memory > o->max_memory)
         return ep_fail(EP_ECOMPUTE, "needs about %s (dense %d x %d matrix%s and %d right-hand sides%s), "
                        "more than the %s allowed", ep_mem_text(stats->memory), s->N, s->N,
@@ -209,7 +332,7 @@ static int sys_setup(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const e
     for (int j = nn; j > 0; j--)
         s->ntri_ptr[j] = s->ntri_ptr[j - 1];
     s->ntri_ptr[0] = 0;
-    return EP_OK;
+    return o->body ? body_setup(s, o) : EP_OK;
 }
 
 /* Phase 2: the rows of A, and the rigid-rotation residual (check). */
@@ -381,6 +504,8 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
     stats->lu_flops = 2.0 / 3.0 * (double)s.N * s.N * s.N;
     if (o->check)
         LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', s.N, s.At, s.N, anorm, &stats->rcond);
+    if (s.bb && (st = body_solve(&s, o)))
+        goto out;
     st = solve_blocks(&s, L, o, ncb, Acopy, sink, stats);
 out:
     free(s.bidx);
@@ -393,6 +518,8 @@ out:
     free(s.ntri);
     free(s.rres);
     free(s.rscale);
+    free(s.bb);
+    free(s.tp);
     free(Acopy);
     return st;
 }

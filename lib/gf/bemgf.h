@@ -18,6 +18,10 @@ typedef struct ep_bemgf_opts {
     int constant;        /* constant elements (L from ep_gf_layout_triangles) instead of linear */
     int block;           /* GF columns per block of right-hand sides (0: EP_BEMGF_BLOCK) */
     double sink_memory;  /* bytes the sink holds (compression buffers), for the guard */
+    double rho;          /* density, for body (kg/m^3) */
+    double *body;        /* out, or NULL: [3][3n] the body-force rows (MATH.md §12): row a the
+                            response at the rows to the uniform body force rho e_a (linear
+                            elements only), by the particular solution below */
 } ep_bemgf_opts;
 
 /* The default block: a split run's parts (part.h) start on multiples of the
@@ -49,6 +53,16 @@ typedef struct ep_bemgf_stats {
  * Cost: assembly O(n nf) kernel integrals, and per block O(n x triangles
  * touching its loads) more for its right-hand sides; LU 2/3 (3n)^3; solve
  * 2 (3n)^2 per right-hand side.
+ * Body force (o->body): the particular solution u_p = -|x - x0|^2 b /
+ * (2 (lambda + 4 mu)) of mu Lap u + (lambda + mu) grad div u + b = 0
+ * (MATH.md §12; x0 the nodes' centroid) leaves the homogeneous problem for
+ * u_h = u - u_p with u_h = -u_p on the support and t_h = -sigma(u_p) n on
+ * the free surface: its right-hand sides H_:fixed u_p - G~ t_p are summed
+ * in the assembly's own kernel integrals (t_p = sigma(u_p) n_t exact at
+ * each triangle's corners, so G~ integrates it exactly), and the three
+ * columns are three more right-hand sides of the LU.  Rows: u = u_p + u_h
+ * at free nodes, t = sigma(u_p) nbar + t_h at fixed ones (nbar the
+ * area-weighted mean normal of the node's triangles).
  * 0; EP_ECOMPUTE (memory estimate over o->max_memory, singular A); the
  * sink's status. */
 int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, const ep_gf_sink *sink,

@@ -67,6 +67,12 @@ check "Lame: error falls under refinement, below 5% on h = 0.1" /usr/bin/python3
 e = [float(s) for s in '$errs'.split()]
 raise SystemExit(0 if e[0] > e[1] > e[2] and e[2] < 0.05 else 1)"
 
+# --- body-force rows (MATH.md §12; the values: tests/unit/test_femgf, test_gravity) ----
+body_dims() { h5ls "$1/gf/body" 2>/dev/null | sed -n 's/.*Dataset {\([0-9]*\), \([0-9]*\)}.*/\1x\2/p'; }
+"$F" -q $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --rho 1000 --body-force --no-xdmf -o "$WORK/gb.h5"
+n3=$(h5ls "$WORK/gb.h5/gf/xi" | sed -n 's/.*Dataset {[0-9]*, \([0-9]*\)}.*/\1/p')
+check "--body-force: /gf/body is [3][3n]" [ "$(body_dims "$WORK/gb.h5")" = "3x$n3" ]
+
 # --- bad input ----------------------------------------------------------------------
 O="$WORK/out/gf.h5"
 printf '*VERTICES\n4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n*ELEMENTS\nTETS\n1 4 0\n1 1 3 2 4\n' >"$WORK/inverted.veg"
@@ -76,6 +82,8 @@ expect_fail "E <= 0" 3 "Young's modulus must be positive" femcondense $D/cube.ms
 expect_fail "no material" 2 "no material" femcondense $D/cube.msh --fixed-region bottom -o "$O"
 expect_fail "only -E" 2 "give both -E and --nu" femcondense $D/cube.msh --fixed-region bottom -E 1e6 -o "$O"
 expect_fail "no fixed vertex option" 2 "no fixed vertex" femcondense $D/cube.msh -E 1e6 --nu 0.3 -o "$O"
+expect_fail "body force without a density" 3 "body-force needs a density" femcondense $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --body-force -o "$O"
+expect_fail "body force with --part" 2 "body-force and --part" femcondense $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --rho 1 --body-force --part 1/2 -o "$O"
 expect_fail "empty fixed selection" 3 "no fixed vertex selected" femcondense $D/cube.msh --fixed-box 5,5,5,6,6,6 -E 1e6 --nu 0.3 -o "$O"
 expect_fail "one fixed vertex leaves a rigid motion" 3 "rigid motion" femcondense $D/cube.msh --fixed-ids "$WORK/one.ids" -E 1e6 --nu 0.3 -o "$O"
 expect_fail "inverted tet" 3 "element 1: non-positive volume" femcondense "$WORK/inverted.veg" --fixed-ids "$WORK/one.ids" -E 1 --nu 0.3 -o "$O"
