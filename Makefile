@@ -46,10 +46,12 @@ LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
 # an incompatible change of the runtime API (libelastoprep(3)): 1 since the
 # capacitance object keeps the symmetric form's factor (ep_cma_load,
 # ep_gfsrc_node_column and the rcond field went), 2 since it keeps an LDL^T
-# too (ep_cma's chol became form, and the struct grew).  The file is named
+# too (ep_cma's chol became form, and the struct grew), 4 since the GFs
+# carry body-force rows (ep_gfsrc.body, ep_cma.gv, ep_gf_file.body: the
+# structs grew; ep_cma_gravity, ep_gfsrc_gravity).  The file is named
 # for the soname and the tools' version.
 VERSION  := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"/\1/p' lib/cli/cli.h)
-SONAME   := libelastoprep.so.3
+SONAME   := libelastoprep.so.4
 SOLIB    := $(dir $(LIBA))$(SONAME).$(VERSION)
 # lib/ holds one folder per subsystem (doc/MODULES.md); a module includes
 # another by its bare name, so every folder is on the include path.

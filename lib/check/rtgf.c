@@ -69,8 +69,10 @@ static int direct_solve(ep_cma *c, const int *S, int s, const double *u, double 
 }
 
 /* Every column of the recomputed file `path` (whose fixed set adds S to
- * this one's) against the capacitance solution with S held at zero. */
-static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
+ * this one's) against the capacitance solution with S held at zero; when
+ * both files have body-force rows, those too, under a unit gravity along
+ * each axis (ep_cma_gravity, 000 eq. 2.38): *gerr, else NaN. */
+static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err, double *gerr)
 {
     ep_gfsrc h = {0};
     int st, n = g->n;
@@ -123,6 +125,19 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
                     *err = ep_rtreport_worst(
                         *err, fabs(v[3 * q + b] - h.xi[((size_t)col * n + q) * 9 + 3 * b + a]) / scale);
         }
+    }
+    *gerr = g->body && h.body ? 0 : NAN;
+    for (int a = 0; a < 3 && !isnan(*gerr) && !st; a++) {
+        double beta[3] = {a == 0, a == 1, a == 2}, gscale = 0;
+        if ((st = ep_cma_gravity(c, beta)))
+            break;
+        ep_cma_solve(c, zero, NULL, pS, v);
+        const double *ref = h.body + 3 * (size_t)n * a;
+        for (size_t i = 0; i < 3 * (size_t)n; i++)
+            gscale = ep_rtreport_worst(gscale, fabs(ref[i]));
+        for (size_t i = 0; i < 3 * (size_t)n; i++)
+            *gerr = ep_rtreport_worst(*gerr, fabs(v[i] - ref[i]) / gscale);
+        st = ep_cma_gravity(c, NULL);
     }
 out:
     ep_gfsrc_close(&h);
@@ -467,10 +482,12 @@ int ep_rtgf_run(ep_rtreport *rep, const char *path, const ep_rtgf_opts *o)
             goto out;
     report(&R, rep);
     if (o->switched) {
-        double err = NAN;
-        if ((st = check_switched(&R.g, &R.c, o->switched, &err)))
+        double err = NAN, gerr = NAN;
+        if ((st = check_switched(&R.g, &R.c, o->switched, &err, &gerr)))
             goto out;
         ep_rtreport_check_value(rep, "switched solution vs --switched GFs", err, 1e-8);
+        if (!isnan(gerr))
+            ep_rtreport_check_value(rep, "switched solution under gravity vs --switched /gf/body", gerr, 1e-8);
     }
     report_times(&R, rep);
 out:

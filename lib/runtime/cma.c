@@ -409,8 +409,25 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g)
 void ep_cma_free(ep_cma *c)
 {
     ep_worker_stop(c->helper);
-    free(c->S), free(c->Cinv), free(c->work), free(c->cols), free(c->U), free(c->V), free(c->D);
+    free(c->S), free(c->Cinv), free(c->work), free(c->cols), free(c->U), free(c->V), free(c->D), free(c->gv);
     memset(c, 0, sizeof *c);
+}
+
+int ep_cma_gravity(ep_cma *c, const double beta[3])
+{
+    if (!beta || (beta[0] == 0 && beta[1] == 0 && beta[2] == 0)) {
+        free(c->gv);
+        c->gv = NULL;
+        return EP_OK;
+    }
+    if (!c->gv && !(c->gv = ep_malloc(3 * (size_t)c->g->n, sizeof *c->gv)))
+        return EP_ECOMPUTE;
+    int st = ep_gfsrc_gravity(c->g, beta, c->gv);
+    if (st) {
+        free(c->gv);
+        c->gv = NULL;
+    }
+    return st;
 }
 
 int ep_cma_threads(ep_cma *c, int threads) { return ep_worker_use(&c->helper, threads); }
@@ -1371,11 +1388,11 @@ void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, d
             memcpy(&loads[3 * k++], b, 3 * sizeof *loads);
         }
     }
-    /* E^T v0 = E^T Xi vbar_rest - uS (000 eq. 2.36) */
+    /* E^T v0 = E^T (Xi vbar_rest + (A^-1 B) beta) - uS (000 eqs. 2.36, 2.38) */
     for (int i = 0; i < s; i++) {
         double *ei = &e[3 * i], B[9];
         for (int b = 0; b < 3; b++)
-            ei[b] = -uS[3 * i + b];
+            ei[b] = (c->gv ? c->gv[3 * (size_t)c->S[i] + b] : 0) - uS[3 * i + b];
         for (int q = 0; q < k; q++) {
             ep_gfsrc_block(g, c->S[i], c->cols[q], B);
             for (int b = 0; b < 3; b++)
@@ -1408,6 +1425,8 @@ void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, d
         memcpy(&loads[3 * k++], &pS[3 * i], 3 * sizeof *loads);
     }
     ep_gfsrc_sum(g, k, c->cols, loads, v);
+    for (size_t i = 0; c->gv && i < 3 * (size_t)g->n; i++)
+        v[i] += c->gv[i];
     for (int i = 0; i < s; i++)
         memcpy(&v[3 * c->S[i]], &pS[3 * i], 3 * sizeof *v);
 }

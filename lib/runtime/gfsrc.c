@@ -60,6 +60,7 @@ int ep_gfsrc_open(ep_gfsrc *g, const char *path)
                        path);
     g->n = f->L.n;
     g->m = f->L.m;
+    g->body = f->body;
     /* femcondense's lumped GFs over free rows and columns are S_ff^-1 a_j
      * (MATH.md §1 "one boundary relation"); the consistent load M_s mixes
      * neighbours, the BEM's are not symmetric, and hierarchical columns
@@ -111,6 +112,17 @@ void ep_gfsrc_close(ep_gfsrc *g)
     free(g->col_of_row), free(g->area), free(g->xi), free(g->acc), free(g->col), free(g->z), free(g->slots);
     free(g->ry), free(g->rslot);
     memset(g, 0, sizeof *g);
+}
+
+int ep_gfsrc_gravity(const ep_gfsrc *g, const double beta[3], double *out)
+{
+    if (!g->body)
+        return ep_fail(EP_EINPUT, "%s: no body-force rows /gf/body (femcondense or bemsolve --body-force)",
+                       g->file->f.path);
+    size_t n3 = 3 * (size_t)g->n;
+    for (size_t i = 0; i < n3; i++)
+        out[i] = beta[0] * g->body[i] + beta[1] * g->body[n3 + i] + beta[2] * g->body[2 * n3 + i];
+    return EP_OK;
 }
 
 void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9])

@@ -36,6 +36,8 @@ typedef struct ep_gfsrc {
     ep_wavelet_subset r;/* wavelet: the closure of ep_gfsrc_node_row's row */
     double *ry;         /* wavelet: [n] its synthesis weights, zero between calls */
     int *rslot;         /* wavelet: [n] the slots of its weights */
+    const double *body; /* [3][3n] the file's /gf/body (borrowed from file), or NULL: the
+                           responses to a unit acceleration times the density (MATH.md §12) */
 } ep_gfsrc;
 
 /* Open a gf or gf-wavelet file (vertex GFs) for a runtime: dense files are
@@ -63,6 +65,12 @@ void ep_gfsrc_node_columns(ep_gfsrc *g, int nc, const int *nodes, int nr, const 
  * O(k); wavelet O(closure x (stencil + kids)) for the row's synthesis
  * weights, then a walk of each column's index beside them (ep_gfw_row). */
 void ep_gfsrc_node_row(ep_gfsrc *g, int row, int k, const int *nodes, double *out);
+
+/* The body-force response to gravity beta[3] (m/s^2): out[n][3] = sum_a
+ * beta_a /gf/body row a (MATH.md §12; 000 eq. 2.38), displacements at free
+ * rows, tractions at fixed ones.  Cost 9n.  0, or EP_EINPUT when the file
+ * has no /gf/body (femcondense/bemsolve --body-force). */
+int ep_gfsrc_gravity(const ep_gfsrc *g, const double beta[3], double *out);
 
 /* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept
  * blocks + n). */

@@ -13,11 +13,11 @@ esac
 STAGE="$WORK/stage"
 env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s install PREFIX="$STAGE" >"$WORK/install.log" 2>&1
 check "make install PREFIX=stage" [ $? -eq 0 ]
-for f in lib/libelastoprep.a lib/libelastoprep.so lib/libelastoprep.so.3 lib/pkgconfig/elastoprep.pc \
+for f in lib/libelastoprep.a lib/libelastoprep.so lib/libelastoprep.so.4 lib/pkgconfig/elastoprep.pc \
     include/elastoprep/elastoprep.h share/man/man3/libelastoprep.3 share/man/man3/ep_cma.3 share/man/man3/ep_cma_add.3; do
     check "installed: $f" [ -e "$STAGE/$f" ]
 done
-check "the shared library's soname is libelastoprep.so.3" sh -c "objdump -p '$STAGE/lib/libelastoprep.so' | grep -q 'SONAME *libelastoprep.so.3'"
+check "the shared library's soname is libelastoprep.so.4" sh -c "objdump -p '$STAGE/lib/libelastoprep.so' | grep -q 'SONAME *libelastoprep.so.4'"
 check "man ep_cma_add finds its page" sh -c "MANPATH='$STAGE/share/man' man -P cat ep_cma_add 2>/dev/null | grep -q ep_cma_add"
 
 export PKG_CONFIG_PATH="$STAGE/lib/pkgconfig"
@@ -45,7 +45,7 @@ B="$BIN"
     -k 6 -r 8 --no-xdmf -o "$WORK/m.h5"
 "$B/polycoef" -q "$WORK/m.h5" --no-xdmf -o "$WORK/c.h5"
 export LD_LIBRARY_PATH="$STAGE/lib"
-check "contact runs on the installed shared library" sh -c "ldd '$WORK/ex/contact' | grep -q '$STAGE/lib/libelastoprep.so.3'"
+check "contact runs on the installed shared library" sh -c "ldd '$WORK/ex/contact' | grep -q '$STAGE/lib/libelastoprep.so.4'"
 "$WORK/ex/contact" "$WORK/gf.h5" 12 >"$WORK/c1" 2>&1
 check "contact loop on a gf file: its checks pass" [ $? -eq 0 ]
 "$WORK/ex/contact" "$WORK/w.h5" 12 >"$WORK/c2" 2>&1

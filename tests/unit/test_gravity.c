@@ -13,7 +13,15 @@
 #include "helpers.h"
 
 #include "bemgf.h"
+#include "chol.h"
+#include "cma.h"
+#include "fem.h"
 #include "femgf.h"
+#include "gf.h"
+#include "gfsrc.h"
+#include "h5.h"
+
+#include <lapacke.h>
 #include "vec3.h"
 
 static const double E = 1e6, RHO = 1000, LEN = 1.0; /* the beam meshes: [0, 1] x [0, 0.1]^2, fixed at x = 0 */
@@ -166,4 +174,179 @@ static void hanging_bar(void **s)
     assert_true(diff[1] < 0.5 * diff[0] && diff[1] < 0.2);
 }
 
-EP_TEST_MAIN("gravity", cmocka_unit_test(hanging_bar))
+
+/* Every GF row the solver hands over, kept (xi[3m][3n]). */
+typedef struct {
+    double *xi;
+    long n3;
+} kept;
+
+static int keep_rows(void *ctx, long row0, long nrows, const double *rows)
+{
+    kept *k = ctx;
+    memcpy(k->xi + row0 * k->n3, rows, (size_t)(nrows * k->n3) * sizeof *rows);
+    return EP_OK;
+}
+
+/* The runtime under gravity (cma.h ep_cma_gravity, 000 eq. 2.38) against a
+ * direct solve of the switched problem with the body load: the cube held
+ * at its bottom, lumped-traction GFs with body-force rows written to a
+ * file and read by ep_gfsrc_open; contact at s free nodes with prescribed
+ * displacements; the reference is one dense solve of the whole stiffness
+ * with the bottom and S held (K_UU u_U = f_U - K_UK u_K, f = the lumped
+ * mass times beta), its displacements at the free rows and reactions /
+ * vertex area at S and the bottom.  Both factor forms (Cholesky on the
+ * symmetric GFs, LU). */
+static void contact_under_gravity(void **st)
+{
+    (void)st;
+    ep_mesh m;
+    ep_gf_layout L;
+    ep_femgf_stats stats;
+    ep_material mat = test_material(1e6, 0.3, 1000);
+    char *fixed;
+    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
+    fixed = region_mask(&m, "bottom");
+    assert_int_equal(ep_gf_layout_build(&L, &m, fixed, 0, NULL, 0), EP_OK);
+    long n3 = 3L * L.n;
+    kept k = {calloc(9 * (size_t)L.m * L.n, sizeof(double)), n3};
+    double *body = calloc(3 * (size_t)n3, sizeof *body);
+    ep_femgf_opts o = {.lumped = 1, .block = 16, .body = body};
+    ep_gf_sink sink = {keep_rows, NULL, &k};
+    assert_int_equal(ep_femgf_solve(&m, &mat, fixed, &L, &o, &sink, NULL, &stats), EP_OK);
+    const char *path = scratch("gravity.h5");
+    ep_h5 f;
+    ep_gf_writer w = {0};
+    assert_int_equal(ep_h5_create(&f, path, "gf", "test", "test"), EP_OK);
+    assert_int_equal(ep_model_write(&f, &m, &mat, fixed), EP_OK);
+    assert_int_equal(ep_gf_writer_open(&w, &f, &L, "fem-tet4", "lumped", 0), EP_OK);
+    assert_int_equal(ep_gf_writer_put(&w, 0, 3L * L.m, k.xi), EP_OK);
+    assert_int_equal(ep_gf_writer_close(&w), EP_OK);
+    assert_int_equal(ep_gf_write_body(&f, &L, body), EP_OK);
+    assert_int_equal(ep_h5_close(&f), EP_OK);
+
+    /* the direct solve: all vertices' DOFs, dense */
+    cholmod_common c;
+    ep_chol_start(&c);
+    char *all = malloc((size_t)m.nv);
+    int *map, N;
+    memset(all, 1, (size_t)m.nv);
+    assert_int_equal(ep_fem_dofmap(&m, all, &map, &N), EP_OK);
+    cholmod_sparse *K = ep_fem_assemble(&m, &mat, EP_FEM_STIFFNESS, map, N, map, N, 0, &c),
+                   *M = ep_fem_assemble(&m, &mat, EP_FEM_MASS_LUMPED, map, N, map, N, 0, &c);
+    double *Kd = calloc((size_t)N * N, sizeof *Kd), *mass = calloc((size_t)N, sizeof *mass);
+    for (int j = 0; j < N; j++) {
+        for (int p = ((int *)K->p)[j]; p < ((int *)K->p)[j + 1]; p++)
+            Kd[(size_t)((int *)K->i)[p] * N + j] = ((double *)K->x)[p];
+        for (int p = ((int *)M->p)[j]; p < ((int *)M->p)[j + 1]; p++)
+            mass[j] += ((double *)M->x)[p];
+    }
+    double *area;
+    assert_int_equal(ep_gf_layout_row_areas(&L, &m, &area), EP_OK);
+
+    enum { S_N = 6 };
+    const double beta[3] = {0.3, -9.81, 1.2};
+    ep_rng rng = ep_rng_seed(40, 0);
+    int S[S_N], s = 0;
+    for (int j = L.n - 1; j >= 0 && s < S_N; j -= 7) /* free rows spread over the surface */
+        if (!L.row_fixed[j])
+            S[s++] = j;
+    double uS[3 * S_N], pS[3 * S_N], *v = malloc(sizeof(double) * (size_t)n3);
+    for (int i = 0; i < 3 * S_N; i++)
+        uS[i] = 1e-3 * centered_uniform(&rng);
+    /* known DOFs: the bottom's (0) and S's (uS) */
+    char *known = calloc((size_t)N, 1);
+    double *u = calloc((size_t)N, sizeof *u), *rhs = calloc((size_t)N, sizeof *rhs);
+    for (int vtx = 0; vtx < m.nv; vtx++)
+        for (int b = 0; b < 3 && fixed[vtx]; b++)
+            known[map[vtx] + b] = 1;
+    for (int i = 0; i < s; i++)
+        for (int b = 0; b < 3; b++) {
+            known[map[L.row_vertex[S[i]]] + b] = 1;
+            u[map[L.row_vertex[S[i]]] + b] = uS[3 * i + b];
+        }
+    int nu = 0, *unk = malloc(sizeof(int) * (size_t)N);
+    for (int i = 0; i < N; i++)
+        if (!known[i])
+            unk[nu++] = i;
+    double *A = malloc(sizeof(double) * (size_t)nu * nu), *y = malloc(sizeof(double) * (size_t)nu);
+    for (int r = 0; r < nu; r++) {
+        y[r] = mass[unk[r]] * beta[unk[r] % 3];
+        for (int j = 0; j < N; j++)
+            if (known[j])
+                y[r] -= Kd[(size_t)unk[r] * N + j] * u[j];
+        for (int q = 0; q < nu; q++)
+            A[(size_t)r * nu + q] = Kd[(size_t)unk[r] * N + unk[q]];
+    }
+    lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)nu);
+    assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, nu, 1, A, nu, ipiv, y, 1), 0);
+    for (int r = 0; r < nu; r++)
+        u[unk[r]] = y[r];
+    for (int i = 0; i < N; i++) { /* reactions at the known DOFs: K u - f */
+        rhs[i] = -mass[i] * beta[i % 3];
+        for (int j = 0; j < N && known[i]; j++)
+            rhs[i] += Kd[(size_t)i * N + j] * u[j];
+    }
+
+    for (int form = 0; form < 2; form++) {
+        ep_gfsrc g;
+        ep_cma cm;
+        assert_int_equal(ep_gfsrc_open(&g, path), EP_OK);
+        assert_non_null(g.body);
+        assert_int_equal(ep_cma_init(&cm, &g), EP_OK);
+        if (form)
+            ep_cma_use_lu(&cm);
+        assert_int_equal(ep_cma_gravity(&cm, beta), EP_OK);
+        assert_int_equal(ep_cma_set(&cm, S, s), EP_OK);
+        ep_cma_solve(&cm, uS, NULL, pS, v);
+        double err[2] = {0, 0}, scale[2] = {0, 0}; /* displacements, tractions */
+        for (int j = 0; j < L.n; j++) {
+            int vtx = L.row_vertex[j], trac = 0;
+            for (int i = 0; i < s; i++)
+                trac |= S[i] == j;
+            trac |= fixed[vtx] != 0;
+            for (int b = 0; b < 3; b++) {
+                double ref = trac ? rhs[map[vtx] + b] / area[j] : u[map[vtx] + b];
+                err[trac] = fmax(err[trac], fabs(v[3 * j + b] - ref));
+                scale[trac] = fmax(scale[trac], fabs(ref));
+            }
+        }
+        for (int i = 0; i < s; i++)
+            for (int b = 0; b < 3; b++)
+                err[1] = fmax(err[1], fabs(pS[3 * i + b] - rhs[map[L.row_vertex[S[i]]] + b] / area[S[i]]));
+        print_message("%s: contact under gravity against the direct solve: displacements %.3g, tractions %.3g\n",
+                      cm.factor, err[0] / scale[0], err[1] / scale[1]);
+        if (!(err[0] <= 1e-9 * scale[0] && err[1] <= 1e-9 * scale[1]))
+            fail_msg("%s: displacements off by %g of %g, tractions by %g of %g", cm.factor, err[0], scale[0], err[1],
+                     scale[1]);
+        assert_int_equal(ep_cma_gravity(&cm, NULL), EP_OK); /* off again */
+        assert_null(cm.gv);
+        ep_cma_free(&cm);
+        ep_gfsrc_close(&g);
+    }
+    cholmod_free_sparse(&K, &c), cholmod_free_sparse(&M, &c);
+    cholmod_finish(&c);
+    free(all), free(map), free(Kd), free(mass), free(area), free(v), free(known), free(u), free(rhs), free(unk);
+    free(A), free(y), free(ipiv), free(k.xi), free(body), free(fixed);
+    ep_gf_layout_free(&L);
+    ep_mesh_free(&m);
+}
+
+/* A runtime asked for gravity on GFs without body rows: EP_EINPUT. */
+static void gravity_needs_rows(void **st)
+{
+    (void)st;
+    ep_gfsrc g;
+    ep_cma cm;
+    double beta[3] = {0, 0, -9.81};
+    assert_int_equal(ep_gfsrc_open(&g, scratch("gravity.h5")), EP_OK);
+    g.body = NULL;
+    assert_int_equal(ep_cma_init(&cm, &g), EP_OK);
+    expect_error(ep_cma_gravity(&cm, beta), EP_EINPUT, "no body-force rows", NULL);
+    assert_null(cm.gv);
+    ep_cma_free(&cm);
+    ep_gfsrc_close(&g);
+}
+
+EP_TEST_MAIN("gravity", cmocka_unit_test(hanging_bar), cmocka_unit_test(contact_under_gravity),
+             cmocka_unit_test(gravity_needs_rows))
