@@ -974,8 +974,10 @@ static int solve_body(const gfsys *s, worker *w, double *body, ep_femgf_stats *s
             return st;
         memcpy(body + (size_t)q * (size_t)s->n3, w->rows[0], sizeof *body * (size_t)nq * (size_t)s->n3);
     }
-    stats->solve_flops += w->flops - f0;
-    stats->t_solve += ep_now() - t0;
+    stats->body_flops = w->flops - f0;
+    stats->t_body = ep_now() - t0;
+    stats->solve_flops += stats->body_flops;
+    stats->t_solve += stats->t_body;
     return EP_OK;
 }
 
