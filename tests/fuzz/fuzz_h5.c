@@ -57,7 +57,7 @@ static const char *dsets[] = {
     "/gf/xi",            "/gf/slots",         "/gf/slot_level",     "/gf/predict_ptr",  "/gf/predict_slot",
     "/gf/predict_weight", "/gf/lift_slot",    "/gf/lift_weight",    "/gf/colptr",       "/gf/rowidx",
     "/gf/blocks",        "/modes/eigenvalues", "/modes/U",          "/basis/U",         "/cubic/P",
-    "/cubic/Q",          "/cubic/S",          "/material/E",
+    "/cubic/Q",          "/cubic/S",          "/material/E",        "/gf/body",
 };
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
