@@ -23,6 +23,7 @@
 
 typedef struct {
     int lumped, condensed, single, body;
+    const char *interior;
     long block;
     double max_memory;
     ep_gfform form;
@@ -38,6 +39,8 @@ int main(int argc, char **argv)
          .help = "surface load of a unit traction: hat-function mass (default)\nor vertex area"},
         {"condensed", 0, EP_CLI_FLAG, &o.condensed, .help = "also write the condensed stiffness /gf/condensed"},
         {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"interior", 0, EP_CLI_STRING, &o.interior, .arg = "POINTS",
+         .help = "also write interior rows (displacement, stress) at these\npoints (text \"x y z\" lines, or .h5 with /points)"},
         {"body-force", 0, EP_CLI_FLAG, &o.body,
          .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
@@ -64,14 +67,16 @@ int main(int argc, char **argv)
     ep_h5 *f = NULL;
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
-    double *S = NULL, *body = NULL, t0 = ep_now();
+    double *S = NULL, *body = NULL, *pts = NULL, *pw = NULL, *irows = NULL, t0 = ep_now();
+    int np = 0, *ptet = NULL;
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
     if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
         ep_cli_exit(st);
-    if (o.body && o.part.count)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--body-force and --part do not go together (epmerge merges GF columns)"));
+    if ((o.body || o.interior) && o.part.count)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s and --part do not go together (epmerge merges GF columns)",
+                            o.body ? "--body-force" : "--interior"));
 
     /* read -> validate */
     if ((st = ep_cli_read_volume(&cli, &m, cli.inputs[0])))
@@ -79,7 +84,7 @@ int main(int argc, char **argv)
     if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_body_density(&mat, o.body, m.source)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_gfform_plan(&o.form, &m, &L, m.source)))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.interior && (st = ep_cli_interior(&m, o.interior, &pts, &np, &ptet, &pw))))
         goto out;
     /* A part solves whole blocks of the single run, of the columns the run
      * solves (free columns, or the hat loads of --constraint-level): its
@@ -102,12 +107,13 @@ int main(int argc, char **argv)
                              o.single)))
         goto out;
     f = &cli.out.h5;
-    if (o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) {
+    if ((o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
+        (pts && !(irows = ep_malloc(9 * (size_t)np * (3 * (size_t)o.form.L->m + 3), sizeof *irows)))) {
         st = EP_ECOMPUTE;
         goto out;
     }
     ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, condensed,
-                        ep_gfform_bytes(&o.form, (double)omp_get_max_threads() * o.block), body};
+                        ep_gfform_bytes(&o.form, (double)omp_get_max_threads() * o.block), body, np, ptet, pw, irows};
     ep_gf_sink sink = ep_gfform_sink(&o.form, "femcondense", cli.quiet);
     if (Lp.m || condensed) /* an empty part (more parts than blocks) factors nothing */
         st = ep_femgf_solve(&m, &mat, fixed, &Lp, &fo, &sink, &S, &stats);
@@ -116,6 +122,7 @@ int main(int argc, char **argv)
     if (st || (st = ep_gfsink_close(&o.form.sink)) ||
         (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) ||
         (body && (st = ep_gf_write_body(f, &L, body))) ||
+        (pts && (st = ep_gf_write_interior(f, o.form.L, pts, np, irows, o.body))) ||
         (o.part.count && (st = ep_part_write(f, &o.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
 
@@ -147,7 +154,7 @@ int main(int argc, char **argv)
 out:
     ep_gfform_free(&o.form);
     free(S);
-    free(body);
+    free(body), free(pts), free(pw), free(ptet), free(irows);
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);

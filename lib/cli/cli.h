@@ -133,6 +133,13 @@ int ep_cli_bytes(const char *opt, const char *arg, double *bytes);
  * ep_material_free in every case. */
 int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_material *out);
 
+/* --interior POINTS (points.h) located in m's tets (embed.h): *p[*np][3],
+ * *tet[*np] the tet holding each and *w[*np][4] its barycentric weights in
+ * the tet's vertex order (all allocated; caller frees).  A point farther
+ * than 1e-9 of the model's size from every tet: EP_EINPUT naming it; a
+ * mesh without tets: EP_EINPUT. */
+int ep_cli_interior(const ep_mesh *m, const char *path, double **p, int *np, int **tet, double **w);
+
 /* --body-force (want != 0) needs a density everywhere (MATH.md §12): 0, or
  * EP_EINPUT naming source ("SOURCE: --body-force needs a density ..."). */
 int ep_cli_body_density(const ep_material *mat, int want, const char *source);

@@ -6,6 +6,7 @@
 #include "err.h"
 #include "mem.h"
 #include "fem.h"
+#include "tet.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -44,6 +45,10 @@ typedef struct {
     double *bf, *bc;             /* body load per free / fixed DOF (the lumped mass's diagonal, rho V / 4 a
                                     tet vertex: B e_a's entries), or NULL without body-force rows */
     double *Qb;                  /* [3][nbd] Q^T B e_a over every free DOF (border_solve) */
+    int np;                      /* interior points (MATH.md §12), 0: none */
+    int *ptv;                    /* [np][4] the vertices of each point's tet */
+    double *ptw, *ptg, *ptlm;    /* [np][4] weights, [np][4][3] shape gradients, [np][2] lambda, mu */
+    double *iout;                /* o->interior: [rows][9 np] */
 } gfsys;
 
 /* Per-thread workspace for one block. */
@@ -259,6 +264,43 @@ static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq
     }
 }
 
+/* The interior rows of GF rows [q0, q0 + nq) (femgf.h, MATH.md §12, 000
+ * eq. 2.22) from the block's solution Z: u = sum_t w_t u_t over the point's
+ * tet, sigma = lambda tr(eps) I + 2 mu eps with eps = sym(sum_t u_t g_t^T).
+ * A fixed vertex moves only in its own displacement column.  Cost 90 flops
+ * a point a row. */
+static void interior_rows(const gfsys *s, const double *Z, long q0, int nq)
+{
+    const ep_gf_layout *L = s->L;
+    for (int col = 0; col < nq; col++) {
+        long q = q0 + col;
+        int uv = -1, ua = (int)(q % 3);
+        if (q < s->qbody && !L->load_ptr && s->fmap[L->col_vertex[q / 3]] < 0)
+            uv = L->col_vertex[q / 3];
+        double *out = s->iout + (size_t)q * 9 * (size_t)s->np;
+        for (int k = 0; k < s->np; k++, out += 9) {
+            const double *w = s->ptw + 4 * (size_t)k, *g = s->ptg + 12 * (size_t)k, *lm = s->ptlm + 2 * (size_t)k;
+            double H[3][3] = {{0}}, u[3] = {0, 0, 0};
+            for (int t = 0; t < 4; t++) {
+                int v = s->ptv[4 * (size_t)k + t];
+                for (int b = 0; b < 3; b++) {
+                    double x = s->fmap[v] >= 0 ? zrow(s, Z, nq, s->fmap[v] + b)[col] : (v == uv && b == ua);
+                    u[b] += w[t] * x;
+                    for (int j = 0; j < 3; j++)
+                        H[b][j] += x * g[3 * t + j];
+                }
+            }
+            double tr = lm[0] * (H[0][0] + H[1][1] + H[2][2]);
+            out[0] = u[0], out[1] = u[1], out[2] = u[2];
+            for (int b = 0; b < 3; b++)
+                out[3 + b] = tr + 2 * lm[1] * H[b][b];
+            out[6] = lm[1] * (H[1][2] + H[2][1]);
+            out[7] = lm[1] * (H[0][2] + H[2][0]);
+            out[8] = lm[1] * (H[0][1] + H[1][0]);
+        }
+    }
+}
+
 /* Solve GF rows [q0, q0 + nq) into rows[nq][3n]: the coupled system
  *   K_ff u_f - M_fc p_c = M_fp p_p - K_fc u_c,   M_cc p_c = K_cf u_f + K_cc u_c - M_cp p_p
  * (MATH.md §1, one relation S u_b = M_s p).  Eliminating p_c leaves
@@ -296,6 +338,8 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
             R[i] += T[i];
     }
     gather_rows(s, Z, R, nq, rows);
+    if (s->np)
+        interior_rows(s, Z, q0, nq);
     return EP_OK;
 }
 
@@ -384,6 +428,10 @@ static void sys_free(gfsys *s, cholmod_common *c)
     free(s->bf);
     free(s->bc);
     free(s->Qb);
+    free(s->ptv);
+    free(s->ptw);
+    free(s->ptg);
+    free(s->ptlm);
     cholmod_free_sparse(&s->U, c);
     ep_chol_rplan_free(&s->plan);
     cholmod_free_factor(&s->K, c);
@@ -672,6 +720,36 @@ static int body_load(const ep_mesh *m, const ep_material *mat, const int *map, i
     return EP_OK;
 }
 
+/* Each interior point's tet vertices, weights, shape gradients and Lame
+ * parameters. */
+static int interior_setup(gfsys *s, const ep_mesh *m, const ep_material *mat, const ep_femgf_opts *o)
+{
+    int np = o->npoints;
+    if (!m->ne || m->nh)
+        return ep_fail(EP_EINPUT, "%s: interior rows need a tet mesh", m->source);
+    s->np = np;
+    s->iout = o->interior;
+    s->ptv = ep_malloc(4 * (size_t)np, sizeof *s->ptv);
+    s->ptw = ep_malloc(4 * (size_t)np, sizeof *s->ptw);
+    s->ptg = ep_malloc(12 * (size_t)np, sizeof *s->ptg);
+    s->ptlm = ep_malloc(2 * (size_t)np, sizeof *s->ptlm);
+    if (!s->ptv || !s->ptw || !s->ptg || !s->ptlm)
+        return EP_ECOMPUTE;
+    for (int k = 0; k < np; k++) {
+        int e = o->point_tet[k];
+        double x[4][3], vol;
+        for (int t = 0; t < 4; t++) {
+            s->ptv[4 * k + t] = m->tets[4 * (size_t)e + t];
+            s->ptw[4 * k + t] = o->point_weight[4 * (size_t)k + t];
+            for (int j = 0; j < 3; j++)
+                x[t][j] = m->vertices[3 * (size_t)s->ptv[4 * k + t] + j];
+        }
+        ep_tet_gradients(x, &vol, (double(*)[3])(s->ptg + 12 * (size_t)k));
+        ep_material_lame(mat, e, &s->ptlm[2 * k], &s->ptlm[2 * k + 1]);
+    }
+    return EP_OK;
+}
+
 /* Phase 1: DOF maps (free: factored; fixed boundary: traction rows), the
  * stiffness blocks, the surface load matrix and, for traction rows, the
  * surface mass at fixed vertices (lumped areas, or its factor and the
@@ -705,6 +783,8 @@ static int sys_build(gfsys *s, const ep_mesh *m, const ep_material *mat, const c
     *Kff = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->fmap, s->nf, s->fmap, s->nf, 1, c);
     s->Ms = ep_fem_surface_mass(m, o->lumped, c);
     s->qbody = 3L * L->m;
+    if (o->npoints && (st = interior_setup(s, m, mat, o)))
+        return st;
     if (!*Kff || !s->Ms || (o->body && ((st = body_load(m, mat, s->fmap, s->nf, &s->bf, c)) ||
                                         (st = body_load(m, mat, s->cmap, s->nc, &s->bc, c)))))
         return st ? st : EP_ECOMPUTE;
@@ -805,6 +885,9 @@ static int plan_solves(gfsys *s)
     }
     for (int j = 0; s->Kcf && j < s->nf; j++)
         want[j] |= ((int *)s->Kcf->p)[j + 1] > ((int *)s->Kcf->p)[j];
+    for (int k = 0; k < 4 * s->np; k++) /* the interior points' tets */
+        for (int b = 0; b < 3 && s->fmap[s->ptv[k]] >= 0; b++)
+            want[s->fmap[s->ptv[k]] + b] = 1;
     int st = ep_chol_rplan_init(&s->plan, s->K, want);
     free(want);
     return st;

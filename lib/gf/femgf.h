@@ -33,6 +33,12 @@ typedef struct ep_femgf_opts {
                            (displacements at free rows, tractions at fixed ones) to the
                            consistent body load of a unit acceleration e_a times the density,
                            B e_a = integral of Phi^T rho e_a dV (ep_material_rho per element) */
+    int npoints;        /* interior points (MATH.md §12, 000 eq. 2.22), 0: none */
+    const int *point_tet;       /* [npoints] the tet holding each (ep_cli_interior) */
+    const double *point_weight; /* [npoints][4] its barycentric weights, in the tet's vertex order */
+    double *interior;   /* out with points: [3m (+ 3 with body)][9 npoints] the interior rows of
+                           every GF row (and body-force row): at point k, 9k + 0..2 the
+                           displacement, 9k + 3..8 the stress xx yy zz yz xz xy */
 } ep_femgf_opts;
 
 typedef struct ep_femgf_stats {
@@ -65,6 +71,10 @@ typedef struct ep_femgf_stats {
  * support border (consistent traction) border_rank solves once, and per
  * column 2 border_rows border_rank flops more (the forward term), border_rank
  * per load value and border_rank^2 (its Woodbury coefficients).
+ * With o->npoints (tets only), each GF row also gets the interior rows at
+ * those points: the displacement by the shape functions of the tet holding
+ * the point, the stress C : eps of that tet's constant strain (no extra
+ * solve: the restricted solves also keep the tets' vertices).
  * With o->body, the three body-force rows are solved as one more block of
  * 3 right-hand sides on the same factor (their border terms Q^T b come from
  * the border solves, no extra solve); they do not go to the sink.
