@@ -75,6 +75,21 @@ int ep_gf_write_interior(ep_h5 *f, const ep_gf_layout *L, const double *points, 
     return ep_h5_write(f, "/gf/interior_body", EP_F64, 2, d, rows + 27 * (size_t)L->m * (size_t)np);
 }
 
+int ep_gf_write_extras(ep_h5 *f, const ep_gf_file *g, int interior)
+{
+    int st = g->body ? ep_gf_write_body(f, &g->L, g->body) : EP_OK;
+    if (st || !interior || !g->np)
+        return st;
+    hsize_t d[2] = {(hsize_t)g->np, 3};
+    if ((st = ep_h5_write(f, "/gf/interior_points", EP_F64, 2, d, g->points)))
+        return st;
+    d[0] = 3 * (hsize_t)g->L.m, d[1] = 9 * (hsize_t)g->np;
+    if ((st = ep_h5_write(f, "/gf/interior", EP_F64, 2, d, g->interior)) || !g->interior_body)
+        return st;
+    d[0] = 3;
+    return ep_h5_write(f, "/gf/interior_body", EP_F64, 2, d, g->interior_body);
+}
+
 /* Rows [row0, row0 + nrows) of the [*][ncols] dataset xi to or from rows
  * (double in memory; HDF5 converts to the stored type). */
 static herr_t xi_rows(hid_t xi, long row0, long nrows, long ncols, double *rows, int write)

@@ -85,6 +85,11 @@ int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind);
  * non-finite value is EP_EINPUT.  Cost: one hyperslab read. */
 int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows);
 void ep_gf_file_close(ep_gf_file *g);
+
+/* Copy g's body-force rows and (interior != 0) interior rows to f, those
+ * it has (gfcompress: the wavelet file keeps them dense).  0 or EP_EIO. */
+int ep_gf_write_extras(ep_h5 *f, const ep_gf_file *g, int interior);
+
 /* Area of each row's hat function (vertex rows: /mesh/vertex_area of the
  * row's boundary vertex; a column's row of hierarchical constraints: the
  * integral of its coarse hat, /gf/col_area), *area[n] allocated.  Cost
