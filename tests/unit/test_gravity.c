@@ -8,7 +8,10 @@
  * the BEM's along the bar to 1%; the tip's transverse deflection of both
  * rises towards beam theory's q L^4 / 8 E I = 0.15 (FEM 0.083, 0.127; BEM
  * 0.117, 0.141).
- * The FEM rows against a direct solve are test_femgf's body_force.
+ * The runtime under gravity (ep_cma_gravity) and its interior state
+ * (ep_cma_interior) equal a dense direct solve of the switched problem
+ * with the body load.  The FEM rows against a direct solve are
+ * test_femgf's body_force.
  */
 #include "helpers.h"
 
@@ -20,6 +23,7 @@
 #include "gf.h"
 #include "gfsrc.h"
 #include "h5.h"
+#include "tet.h"
 
 #include <lapacke.h>
 #include "vec3.h"
@@ -211,7 +215,16 @@ static void contact_under_gravity(void **st)
     long n3 = 3L * L.n;
     kept k = {calloc(9 * (size_t)L.m * L.n, sizeof(double)), n3};
     double *body = calloc(3 * (size_t)n3, sizeof *body);
-    ep_femgf_opts o = {.lumped = 1, .block = 16, .body = body};
+    enum { P = 9 };
+    int ptet[P];
+    double pw[4 * P], *irows = calloc((3 * (size_t)L.m + 3) * 9 * P, sizeof *irows);
+    for (int q = 0; q < P; q++) {
+        ptet[q] = (int)((long)q * 4421 % m.ne);
+        for (int t = 0; t < 4; t++)
+            pw[4 * q + t] = (t + 1.0 + q % 3) / (10.0 + 4 * (q % 3));
+    }
+    ep_femgf_opts o = {.lumped = 1, .block = 16, .body = body, .npoints = P, .point_tet = ptet, .point_weight = pw,
+                       .interior = irows};
     ep_gf_sink sink = {keep_rows, NULL, &k};
     assert_int_equal(ep_femgf_solve(&m, &mat, fixed, &L, &o, &sink, NULL, &stats), EP_OK);
     const char *path = scratch("gravity.h5");
@@ -223,6 +236,14 @@ static void contact_under_gravity(void **st)
     assert_int_equal(ep_gf_writer_put(&w, 0, 3L * L.m, k.xi), EP_OK);
     assert_int_equal(ep_gf_writer_close(&w), EP_OK);
     assert_int_equal(ep_gf_write_body(&f, &L, body), EP_OK);
+    double pts[3 * P];
+    for (int q = 0; q < P; q++)
+        for (int j = 0; j < 3; j++) {
+            pts[3 * q + j] = 0;
+            for (int t = 0; t < 4; t++)
+                pts[3 * q + j] += pw[4 * q + t] * m.vertices[3 * (size_t)m.tets[4 * (size_t)ptet[q] + t] + j];
+        }
+    assert_int_equal(ep_gf_write_interior(&f, &L, pts, P, irows, 1), EP_OK);
     assert_int_equal(ep_h5_close(&f), EP_OK);
 
     /* the direct solve: all vertices' DOFs, dense */
@@ -314,8 +335,38 @@ static void contact_under_gravity(void **st)
         for (int i = 0; i < s; i++)
             for (int b = 0; b < 3; b++)
                 err[1] = fmax(err[1], fabs(pS[3 * i + b] - rhs[map[L.row_vertex[S[i]]] + b] / area[S[i]]));
-        print_message("%s: contact under gravity against the direct solve: displacements %.3g, tractions %.3g\n",
-                      cm.factor, err[0] / scale[0], err[1] / scale[1]);
+        /* the interior state (ep_cma_interior) against the direct field in the points' tets */
+        double ist[9 * P], ierr[2] = {0, 0}, iscale[2] = {0, 0}, lambda, mu;
+        ep_material_lame(&mat, 0, &lambda, &mu);
+        assert_int_equal(ep_cma_interior(&cm, NULL, pS, ist), EP_OK);
+        for (int q = 0; q < P; q++) {
+            const int *vt = &m.tets[4 * (size_t)ptet[q]];
+            double x[4][3], gr[4][3], vol, H[3][3] = {{0}}, ref[9] = {0};
+            for (int t = 0; t < 4; t++)
+                for (int j = 0; j < 3; j++)
+                    x[t][j] = m.vertices[3 * (size_t)vt[t] + j];
+            ep_tet_gradients(x, &vol, gr);
+            for (int t = 0; t < 4; t++)
+                for (int b = 0; b < 3; b++) {
+                    ref[b] += pw[4 * q + t] * u[map[vt[t]] + b];
+                    for (int j = 0; j < 3; j++)
+                        H[b][j] += u[map[vt[t]] + b] * gr[t][j];
+                }
+            double tr = lambda * (H[0][0] + H[1][1] + H[2][2]);
+            for (int b = 0; b < 3; b++)
+                ref[3 + b] = tr + 2 * mu * H[b][b];
+            ref[6] = mu * (H[1][2] + H[2][1]), ref[7] = mu * (H[0][2] + H[2][0]), ref[8] = mu * (H[0][1] + H[1][0]);
+            for (int j = 0; j < 9; j++) {
+                ierr[j >= 3] = fmax(ierr[j >= 3], fabs(ist[9 * q + j] - ref[j]));
+                iscale[j >= 3] = fmax(iscale[j >= 3], fabs(ref[j]));
+            }
+        }
+        print_message("%s: contact under gravity against the direct solve: displacements %.3g, tractions %.3g; "
+                      "interior displacement %.3g, stress %.3g\n", cm.factor, err[0] / scale[0], err[1] / scale[1],
+                      ierr[0] / iscale[0], ierr[1] / iscale[1]);
+        if (!(ierr[0] <= 1e-9 * iscale[0] && ierr[1] <= 1e-9 * iscale[1]))
+            fail_msg("%s: interior displacement off by %g of %g, stress by %g of %g", cm.factor, ierr[0], iscale[0],
+                     ierr[1], iscale[1]);
         if (!(err[0] <= 1e-9 * scale[0] && err[1] <= 1e-9 * scale[1]))
             fail_msg("%s: displacements off by %g of %g, tractions by %g of %g", cm.factor, err[0], scale[0], err[1],
                      scale[1]);
@@ -327,9 +378,20 @@ static void contact_under_gravity(void **st)
     cholmod_free_sparse(&K, &c), cholmod_free_sparse(&M, &c);
     cholmod_finish(&c);
     free(all), free(map), free(Kd), free(mass), free(area), free(v), free(known), free(u), free(rhs), free(unk);
-    free(A), free(y), free(ipiv), free(k.xi), free(body), free(fixed);
+    free(A), free(y), free(ipiv), free(k.xi), free(body), free(fixed), free(irows);
     ep_gf_layout_free(&L);
     ep_mesh_free(&m);
+}
+
+/* von Mises: uniaxial stress is itself, pure shear sqrt(3) times, a
+ * hydrostatic state nothing. */
+static void von_mises(void **st)
+{
+    (void)st;
+    const double uni[6] = {-7, 0, 0, 0, 0, 0}, shear[6] = {0, 0, 0, 0, 2, 0}, hydro[6] = {3, 3, 3, 0, 0, 0};
+    assert_true(fabs(ep_gfsrc_von_mises(uni) - 7) < 1e-14);
+    assert_true(fabs(ep_gfsrc_von_mises(shear) - 2 * sqrt(3)) < 1e-14);
+    assert_true(ep_gfsrc_von_mises(hydro) == 0);
 }
 
 /* A runtime asked for gravity on GFs without body rows: EP_EINPUT. */
@@ -349,4 +411,4 @@ static void gravity_needs_rows(void **st)
 }
 
 EP_TEST_MAIN("gravity", cmocka_unit_test(hanging_bar), cmocka_unit_test(contact_under_gravity),
-             cmocka_unit_test(gravity_needs_rows))
+             cmocka_unit_test(gravity_needs_rows), cmocka_unit_test(von_mises))
