@@ -13,6 +13,7 @@
 #include "mesh.h"
 #include "model.h"
 #include "part.h"
+#include "points.h"
 
 #include <math.h>
 #include <omp.h>
@@ -22,6 +23,7 @@
 
 typedef struct {
     int single, check, constant, body;
+    const char *interior;
     long block;
     double max_memory;
     ep_gfform form;
@@ -84,6 +86,8 @@ int main(int argc, char **argv)
          .help = "hat functions at the vertices (default), or one constant\n"
                  "value per triangle collocated at its centroid"},
         {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"interior", 0, EP_CLI_STRING, &o.interior, .arg = "POINTS",
+         .help = "also write interior rows (displacement, stress) at these\npoints (text \"x y z\" lines, or .h5 with /points)"},
         {"body-force", 0, EP_CLI_FLAG, &o.body,
          .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
         {"check", 0, EP_CLI_FLAG, &o.check,
@@ -111,14 +115,17 @@ int main(int argc, char **argv)
     ep_bemgf_stats stats;
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
-    double *body = NULL, t0 = ep_now();
+    double *body = NULL, *pts = NULL, *irows = NULL, t0 = ep_now();
+    int np = 0;
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
-    if (o.constant && (ep_select_given(&cli.columns) || o.body))
-        ep_cli_exit(ep_fail(EP_EUSAGE, "%s need linear elements", o.body ? "--body-force" : "column selections (--col-...)"));
-    if (o.body && o.part.count)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "--body-force and --part do not go together (epmerge merges GF columns)"));
+    if (o.constant && (ep_select_given(&cli.columns) || o.body || o.interior))
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s need linear elements",
+                            o.body ? "--body-force" : o.interior ? "--interior" : "column selections (--col-...)"));
+    if ((o.body || o.interior) && o.part.count)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s and --part do not go together (epmerge merges GF columns)",
+                            o.body ? "--body-force" : "--interior"));
     if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
         ep_cli_exit(st);
 
@@ -135,7 +142,7 @@ int main(int argc, char **argv)
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = o.constant ? ep_gf_layout_triangles(&L, &m, fixed, cli.all_columns)
                          : ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_gfform_plan(&o.form, &m, &L, m.source)))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.interior && (st = ep_points_read(o.interior, &pts, &np))))
         goto out;
     /* A part: whole blocks of right-hand sides of the single run (bemgf.h),
      * of the columns the run solves (free columns, or the hat loads of
@@ -156,12 +163,13 @@ int main(int argc, char **argv)
     if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, o.constant ? "bem-constant" : "bem-linear",
                              "consistent", o.single)))
         goto out;
-    if (o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) {
+    if ((o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
+        (pts && !(irows = ep_malloc(27 * (size_t)np * (size_t)o.form.L->m, sizeof *irows)))) {
         st = EP_ECOMPUTE;
         goto out;
     }
     ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0),
-                        mat.rho, body};
+                        mat.rho, body, np, pts, irows};
     ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
     memset(&stats, 0, sizeof stats);
     if (Lp.m)
@@ -169,6 +177,7 @@ int main(int argc, char **argv)
     ep_progress_end(&o.form.bar);
     if (st || (st = ep_gfsink_close(&o.form.sink)) || (o.part.count && (st = ep_part_write(&cli.out.h5, &o.part))) ||
         (body && (st = ep_gf_write_body(&cli.out.h5, &L, body))) ||
+        (pts && (st = ep_gf_write_interior(&cli.out.h5, o.form.L, pts, np, irows, 0))) ||
         (st = ep_output_commit(&cli.out)))
         goto out;
 
@@ -194,7 +203,7 @@ int main(int argc, char **argv)
     }
 out:
     ep_gfform_free(&o.form);
-    free(body);
+    free(body), free(pts), free(irows);
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);

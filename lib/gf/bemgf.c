@@ -37,6 +37,7 @@ typedef struct {
     double *tp;         /* [nf][3 corners][3 directions k][3] sigma(u_p^k) n_t at the corners (physical) */
     double x0[3], rho;  /* the particular solution's centre, the density */
     double pq, pl, pm;  /* u_p^k = -pq rho |r|^2 / (2 G) e_k, sigma^k n = -rho (pl r_k n + pm (e_k r.n + r n_k)) */
+    double *sol;        /* interior rows: [3m][6n] each GF row's p (3n), then u (3n), physical */
 } bemsys;
 
 /* The loads of one block of columns, by node: node j carries the entries
@@ -283,7 +284,8 @@ static int sys_setup(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const e
     stats->n3 = s->N;
     /* A (and its copy with check), one block of right-hand sides, the sink */
     stats->memory = 8.0 * s->N * ((double)s->N * (o->check ? 2 : 1) + nq) + 4.0 * s->N + 72.0 * s->n +
-                    24.0 * m->nf + o->sink_memory + (o->body ? 24.0 * s->N + 216.0 * m->nf : 0);
+                    24.0 * m->nf + o->sink_memory + (o->body ? 24.0 * s->N + 216.0 * m->nf : 0) +
+                    (o->npoints ? 16.0 * s->N * (double)s->M : 0);
     if (o->max_memory > 0 && stats->memory > o->max_memory)
         return ep_fail(EP_ECOMPUTE, "needs about %s (dense %d x %d matrix%s and %d right-hand sides%s), "
                        "more than the %s allowed", ep_mem_text(stats->memory), s->N, s->N,
@@ -390,6 +392,117 @@ static void block_loads_clear(const bemsys *s, const ep_gf_layout *L, int c0, in
     }
 }
 
+/* The boundary data of GF rows 3 c0 .. 3 (c0 + nc) (B in physical units)
+ * into s->sol: at free nodes p the column's load and u solved, at fixed
+ * ones p solved and u the column's own unit displacement or 0. */
+static void keep_solution(bemsys *s, const ep_gf_layout *L, int c0, int nc, const double *B)
+{
+    size_t n3 = 3 * (size_t)s->n;
+    for (int c = c0; c < c0 + nc; c++)
+        for (int a = 0; a < 3; a++) {
+            const double *col = B + (size_t)(3 * (c - c0) + a) * n3;
+            double *p = s->sol + (3 * (size_t)c + a) * 2 * n3, *u = p + n3;
+            memset(p, 0, 2 * n3 * sizeof *p);
+            for (int j = 0; j < s->n; j++)
+                for (int b = 0; b < 3; b++)
+                    (s->fixedb[j] ? p : u)[3 * j + b] = col[3 * j + b];
+            int k0 = L->load_ptr ? L->load_ptr[c] : 0, k1 = L->load_ptr ? L->load_ptr[c + 1] : 1;
+            for (int k = k0; k < k1; k++) {
+                int j = node_of(s, L->load_ptr ? L->load_vertex[k] : L->col_vertex[c]);
+                (s->fixedb[j] ? u : p)[3 * j + a] += L->load_ptr ? L->load_weight[k] : 1.0;
+            }
+        }
+}
+
+/* Somigliana's rows at x (nondimensional): W[3][6n] with u_l(x) = sum
+ * W[l] . (p, u) physical, W = ((len / G) G_x, -H_x); returns the trace of
+ * sum H_x / 3 (-1 inside, 0 outside: the solid angle). */
+static double somigliana_rows(const bemsys *s, const double x[3], double lg, double *W)
+{
+    const ep_mesh *m = s->m;
+    size_t n3 = 3 * (size_t)s->n, n6 = 2 * n3;
+    double hs = 0;
+    memset(W, 0, 3 * n6 * sizeof *W);
+    for (int t = 0; t < m->nf; t++) {
+        double v[3][3], g[3][3][3], h[3][3][3];
+        int jb[3];
+        for (int a = 0; a < 3; a++) {
+            jb[a] = s->bidx[m->triangles[3 * t + a]];
+            for (int k = 0; k < 3; k++)
+                v[a][k] = m->vertices[3 * m->triangles[3 * t + a] + k] / s->len;
+        }
+        ep_bem_triangle(x, (const double(*)[3])v, -1, s->nu, g, h);
+        for (int a = 0; a < 3; a++)
+            for (int l = 0; l < 3; l++) {
+                hs += h[a][l][l];
+                for (int k = 0; k < 3; k++) {
+                    W[(size_t)l * n6 + 3 * (size_t)jb[a] + k] += lg * g[a][l][k];
+                    W[(size_t)l * n6 + n3 + 3 * (size_t)jb[a] + k] -= h[a][l][k];
+                }
+            }
+    }
+    return hs / 3;
+}
+
+/* The interior rows (bemgf.h) of every kept column: per point its 7
+ * stencil positions' Somigliana rows, one product with the kept data
+ * (21 x 6n times 6n x 3m), then displacement and Hooke's stress on the
+ * central differences.  Points on threads. */
+static int interior_rows(bemsys *s, const ep_bemgf_opts *o, int m3)
+{
+    size_t n6 = 6 * (size_t)s->n, P = (size_t)o->npoints;
+    double G = o->E / (2.0 * (1.0 + o->nu)), lam = 2 * G * o->nu / (1 - 2 * o->nu), lg = s->len / G;
+    int bad = -1;
+#pragma omp parallel
+    {
+        double *W = ep_malloc(21 * n6, sizeof *W), *U = ep_malloc(21 * (size_t)m3, sizeof *U);
+#pragma omp for schedule(dynamic, 1)
+        for (long k = 0; k < (long)P; k++) {
+            if (!W || !U) {
+                bad = -2;
+                continue;
+            }
+            double x[3], d2 = INFINITY;
+            for (int a = 0; a < 3; a++)
+                x[a] = o->points[3 * k + a] / s->len;
+            for (int j = 0; j < s->n; j++)
+                d2 = fmin(d2, (x[0] - s->x[3 * j]) * (x[0] - s->x[3 * j]) + (x[1] - s->x[3 * j + 1]) * (x[1] - s->x[3 * j + 1]) +
+                                  (x[2] - s->x[3 * j + 2]) * (x[2] - s->x[3 * j + 2]));
+            double h = 0.02 * sqrt(d2);
+            for (int q = 0; q < 7; q++) {
+                double y[3] = {x[0], x[1], x[2]};
+                if (q)
+                    y[(q - 1) / 2] += (q % 2 ? h : -h);
+                double solid = somigliana_rows(s, y, lg, W + 3 * (size_t)q * n6);
+                if (q == 0 && solid > -0.5)
+                    bad = (int)k;
+            }
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 21, m3, (int)n6, 1.0, W, (int)n6, s->sol, (int)n6, 0.0,
+                        U, m3);
+            for (int q = 0; q < m3; q++) {
+                double *out = o->interior + (size_t)q * 9 * P + 9 * (size_t)k, H[3][3];
+                for (int b = 0; b < 3; b++) {
+                    out[b] = U[(size_t)b * m3 + q];
+                    for (int j = 0; j < 3; j++)
+                        H[b][j] = (U[(size_t)(3 * (1 + 2 * j) + b) * m3 + q] - U[(size_t)(3 * (2 + 2 * j) + b) * m3 + q]) /
+                                  (2 * h * s->len);
+                }
+                double tr = lam * (H[0][0] + H[1][1] + H[2][2]);
+                for (int b = 0; b < 3; b++)
+                    out[3 + b] = tr + 2 * G * H[b][b];
+                out[6] = G * (H[1][2] + H[2][1]), out[7] = G * (H[0][2] + H[2][0]), out[8] = G * (H[0][1] + H[1][0]);
+            }
+        }
+        free(W), free(U);
+    }
+    if (bad == -2)
+        return EP_ECOMPUTE;
+    if (bad >= 0)
+        return ep_fail(EP_EINPUT, "%s: interior point %d (%g, %g, %g) lies outside the body", s->m->source, bad + 1,
+                       o->points[3 * bad], o->points[3 * bad + 1], o->points[3 * bad + 2]);
+    return EP_OK;
+}
+
 /* Phase 4: every block of columns: right-hand sides, the transposed solve
  * with the LU of A^T (BLAS-3), sampled residuals (check), physical units,
  * and the rows to the sink. */
@@ -459,6 +572,8 @@ static int solve_blocks(bemsys *s, const ep_gf_layout *L, const ep_bemgf_opts *o
                         col[3 * j + b] *= cf ? (s->fixedb[j] ? G / len : 1.0) : (s->fixedb[j] ? 1.0 : len / G);
             }
         }
+        if (s->sol)
+            keep_solution(s, L, c0, nc, B);
         t0 = ep_now();
         if ((st = sink->put(sink->ctx, 3L * c0, nq, B)))
             break;
@@ -506,7 +621,15 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
         LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', s.N, s.At, s.N, anorm, &stats->rcond);
     if (s.bb && (st = body_solve(&s, o)))
         goto out;
-    st = solve_blocks(&s, L, o, ncb, Acopy, sink, stats);
+    if (o->npoints && !(s.sol = ep_malloc(6 * (size_t)s.n * 3 * (size_t)L->m, sizeof *s.sol))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if (!(st = solve_blocks(&s, L, o, ncb, Acopy, sink, stats)) && o->npoints) {
+        double t1 = ep_now();
+        st = interior_rows(&s, o, 3 * L->m);
+        stats->t_interior = ep_now() - t1;
+    }
 out:
     free(s.bidx);
     free(s.fixedb);
@@ -520,6 +643,7 @@ out:
     free(s.rscale);
     free(s.bb);
     free(s.tp);
+    free(s.sol);
     free(Acopy);
     return st;
 }

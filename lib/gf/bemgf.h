@@ -22,6 +22,11 @@ typedef struct ep_bemgf_opts {
     double *body;        /* out, or NULL: [3][3n] the body-force rows (MATH.md §12): row a the
                             response at the rows to the uniform body force rho e_a (linear
                             elements only), by the particular solution below */
+    int npoints;         /* interior points (MATH.md §12, 000 eq. 2.22), 0: none */
+    const double *points;/* [npoints][3] */
+    double *interior;    /* out: [3m][9 npoints] as femgf.h's (no body-force rows here): the
+                            displacement by Somigliana's identity, the stress by central
+                            differences of it (step 2% of the distance to the nearest node) */
 } ep_bemgf_opts;
 
 /* The default block: a split run's parts (part.h) start on multiples of the
@@ -39,6 +44,7 @@ typedef struct ep_bemgf_stats {
     double column_residual;          /* max |A xi - b| / |b| over sampled columns (check) */
     double rcond;                    /* reciprocal condition estimate of A (check) */
     double length;                   /* the length scale used */
+    double t_interior;               /* seconds for the interior rows */
 } ep_bemgf_stats;
 
 /* Solve the GF columns of layout L on the boundary surface of m (triangles,
@@ -63,7 +69,12 @@ typedef struct ep_bemgf_stats {
  * columns are three more right-hand sides of the LU.  Rows: u = u_p + u_h
  * at free nodes, t = sigma(u_p) nbar + t_h at fixed ones (nbar the
  * area-weighted mean normal of the node's triangles).
- * 0; EP_ECOMPUTE (memory estimate over o->max_memory, singular A); the
+ * Interior rows (o->npoints): every column's boundary data (u and p at
+ * all nodes) is kept (3m x 6n), then per point u(x) = G_x p - H_x u
+ * (Somigliana, c = 1 inside; near-singular quadrature near the surface as
+ * ep_bem_triangle's) at x and x +- delta e_j, one product with the kept
+ * data; a point whose solid angle says outside is EP_EINPUT.
+ * 0; EP_EINPUT (an interior point outside); EP_ECOMPUTE (memory estimate over o->max_memory, singular A); the
  * sink's status. */
 int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, const ep_gf_sink *sink,
                    ep_bemgf_stats *stats);

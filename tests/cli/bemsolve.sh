@@ -43,10 +43,18 @@ raise SystemExit(0 if r[0] > r[1] > r[2] and r[2] < 1e-6 else 1)"
 
 # --- manufactured solution: Kelvin field of a point load outside the body --------------
 errs=""
+ierrs=""
+printf '0 0 0\n0.3 -0.2 0.1\n-0.4 0.2 -0.3\n0.6 0.1 0.2\n' >"$WORK/ip.txt"
 for l in 1 2 3; do
-    "$B" -q "$WORK/ico$l.h5" --fixed-box -2,-2,-2,2,2,-0.6 -E 1 --nu 0.3 --columns all -o "$WORK/k.h5"
+    "$B" -q "$WORK/ico$l.h5" --fixed-box -2,-2,-2,2,2,-0.6 -E 1 --nu 0.3 --columns all --interior "$WORK/ip.txt" -o "$WORK/k.h5"
     errs="$errs $($G kelvin "$WORK/k.h5" 2 0.5 0.3)"
+    ierrs="$ierrs $($G kelvin_interior "$WORK/k.h5" 2 0.5 0.3)"
 done
+echo "    Kelvin field at interior points (displacement stress), levels 1-3:$ierrs"
+check "Kelvin field at interior points (--interior): displacement and stress errors fall, below 0.2% and 0.5% at level 3" /usr/bin/python3 -c "
+e = [float(s) for s in '$ierrs'.split()]
+u, s = e[0::2], e[1::2]
+raise SystemExit(0 if u[0] > u[1] > u[2] and s[0] > s[1] > s[2] and u[2] < 2e-3 and s[2] < 5e-3 else 1)"
 "$BIN/loopsub" -q $D/models/turtle/turtle-volumetric-homogeneous.veg -l 0 -o "$WORK/t0.h5"
 "$BIN/loopsub" -q $D/models/turtle/turtle-volumetric-homogeneous.veg -l 1 -o "$WORK/t1.h5"
 terrs=""
@@ -125,6 +133,8 @@ printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 1 1 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 0 0 0\nv -1 0 0\nv 0 -1 0\nv 0 0 -1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\nf 5 6 7\nf 5 8 6\nf 6 8 7\nf 5 7 8\n' >"$WORK/dup.obj"
 printf '1\n2\n3\n' >"$WORK/three.ids"
 h5 "$WORK/ico2.h5" "'\n'.join(str(i + 1) for i, p in enumerate(f['mesh/vertices'][:]) if abs(p[0]) < 1e-9 and abs(p[1]) < 1e-9)" >"$WORK/line.ids"
+printf '0 0 0\n3 0 0\n' >"$WORK/out.txt"
+expect_fail "an interior point outside the body" 3 "interior point 2 .* outside the body" bemsolve "$WORK/ico1.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 1 --nu 0.3 --interior "$WORK/out.txt" -o "$O"
 expect_fail "body force without a density" 3 "body-force needs a density" bemsolve "$WORK/ico2.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 1 --nu 0.3 --body-force -o "$O"
 expect_fail "body force with constant elements" 2 "body-force need linear elements" bemsolve "$WORK/ico2.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 1 --nu 0.3 --rho 1 --elements constant --body-force -o "$O"
 expect_fail "open surface" 3 "open surface" bemsolve "$WORK/open.obj" --fixed-ids "$WORK/three.ids" -E 1 --nu 0.3 -o "$O"
