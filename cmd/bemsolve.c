@@ -194,6 +194,10 @@ int main(int argc, char **argv)
                stats.n3, stats.n3, stats.t_assemble, stats.t_rhs, stats.t_lu, stats.lu_flops / fmax(stats.t_lu, 1e-9) / 1e9,
                stats.t_solve, stats.solve_flops / fmax(stats.t_solve, 1e-9) / 1e9, omp_get_max_threads(),
                stats.memory / EP_MEM_MIB, ep_now() - t0);
+        if (np) /* issue 40: time per point per column beside the flop rate */
+            printf("bemsolve: interior rows: %d points in %.2f s, %.3g us a point a column, %.1f GFlop/s with the "
+                   "products' %.3g flops\n", np, stats.t_interior, 1e6 * stats.t_interior / np / (3.0 * Lp.m),
+                   84.0 * L.n * 3.0 * Lp.m * np / fmax(stats.t_interior, 1e-9) / 1e9, 84.0 * L.n * 3.0 * Lp.m * np);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);
         ep_gfform_report(&o.form, "bemsolve", cli.output);
         if (o.check)
