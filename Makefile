@@ -4,6 +4,9 @@
 #   make check           unit and command-line tests (SANITIZE=1: ASan + UBSan)
 #   make check-paraview  ParaView (installed on demand) opens every XDMF sidecar
 #   make check-cluster   a split run on a private single-node Slurm
+#   make mpi             bin/bemsolve-mpi: the BEM over MPI (ScaLAPACK, parallel HDF5)
+#   make check-mpi       bemsolve-mpi on 1, 2 and 4 ranks against the serial run
+#   make bench-mpi       pdgetrf beside LAPACK, bemsolve-mpi beside bemsolve, the model of scale
 #   make demo            the example pipeline on a shipped model
 #   make bench           benchmarks under tests/bench
 #   make install PREFIX=/usr/local
@@ -40,28 +43,33 @@ CHOLMOD_LIBS   := -lcholmod -lsuitesparseconfig
 
 override CFLAGS += -std=gnu11 -fopenmp -Wall -Wextra -Wshadow $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) $(SANFLAGS) $(ASSERTS)
 override LDFLAGS += -fopenmp $(SANFLAGS)
-LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) -lnettle -lm
+# Embree 3 (closest-point queries of distfield, doc/DECISIONS.md) ships no .pc file on Debian 12.
+EMBREE_LIBS := -lembree3
+LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) $(EMBREE_LIBS) -lnettle -lm
 
 # The shared library of the same (-fPIC) objects; its soname changes with
 # an incompatible change of the runtime API (libelastoprep(3)): 1 since the
 # capacitance object keeps the symmetric form's factor (ep_cma_load,
 # ep_gfsrc_node_column and the rcond field went), 2 since it keeps an LDL^T
-# too (ep_cma's chol became form, and the struct grew), 4 since the GFs
-# carry body-force rows (ep_gfsrc.body, ep_cma.gv, ep_gf_file.body: the
-# structs grew; ep_cma_gravity, ep_gfsrc_gravity).  The file is named
-# for the soname and the tools' version.
+# too (ep_cma's chol became form, and the struct grew), 4 since a wavelet
+# gather's mask is the source's (ep_gfsrc.kept, ep_wavelet_subset.seen;
+# ep_gfw_columns_rows and ep_wavelet_subset_inverse changed) and since the
+# GFs carry body-force rows (ep_gfsrc.body, ep_cma.gv, ep_gf_file.body: the
+# structs grew; ep_cma_gravity, ep_gfsrc_gravity): one bump for both.  The
+# file is named for the soname and the tools' version.
 VERSION  := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"/\1/p' lib/cli/cli.h)
 SONAME   := libelastoprep.so.4
 SOLIB    := $(dir $(LIBA))$(SONAME).$(VERSION)
 # lib/ holds one folder per subsystem (doc/MODULES.md); a module includes
 # another by its bare name, so every folder is on the include path.
-LIB_DIRS := $(sort $(dir $(wildcard lib/*/*.h)))
+# lib/mpi is the MPI build's only (make mpi, below).
+LIB_DIRS := $(filter-out lib/mpi/,$(sort $(dir $(wildcard lib/*/*.h))))
 LIB_INC  := $(patsubst %/,-I%,$(LIB_DIRS))
 # The runtime API a simulator includes: lib/runtime/elastoprep.h and the
 # headers of lib/ it reaches, installed flat in include/elastoprep/.
 API_HEADERS := $(sort $(filter lib/%,$(shell $(CC) $(LIB_INC) $(CHOLMOD_CFLAGS) $(PKG_CFLAGS) -MM -MG lib/runtime/elastoprep.h 2>/dev/null | tr -d '\\:' )))
-LIB_SRC  := $(wildcard lib/*/*.c)
-LIB_HDR  := $(wildcard lib/*/*.h)
+LIB_SRC  := $(filter-out lib/mpi/%,$(wildcard lib/*/*.c))
+LIB_HDR  := $(filter-out lib/mpi/%,$(wildcard lib/*/*.h))
 LIB_OBJ  := $(LIB_SRC:lib/%.c=$(BUILD)/lib/%.o)
 TOOLS    := $(patsubst cmd/%.c,%,$(wildcard cmd/*.c))
 BINS     := $(TOOLS:%=$(BINDIR)/%)
@@ -204,3 +212,54 @@ fuzz-h5:
 	    $(LIB_SRC) tests/fuzz/fuzz_h5.c -o build/fuzz/fuzz_h5 $(LDLIBS) -fopenmp=libgomp
 	build/fuzz/fuzz_h5 -max_total_time=$(FUZZ_SECONDS) -max_len=129 -malloc_limit_mb=8192 -artifact_prefix=build/fuzz/ \
 	    build/fuzz/h5corpus
+
+# The BEM over MPI (issue 43; MATH.md §15): every module again, against
+# Open MPI's parallel HDF5 instead of the serial one, in its own object
+# folder, with lib/mpi, linked with ScaLAPACK into bin/bemsolve-mpi.  The
+# serial build above neither sees nor needs any of it.
+MPI_BUILD := build/mpi
+MPICC     ?= mpicc
+MPI_PKGS  := hdf5-openmpi openblas lapacke arpack
+MPI_LIBA  := $(MPI_BUILD)/libelastoprep-mpi.a
+MPI_SRC   := $(LIB_SRC) $(wildcard lib/mpi/*.c)
+MPI_OBJ   := $(MPI_SRC:lib/%.c=$(MPI_BUILD)/lib/%.o)
+MPI_FLAGS  = -O2 -g -std=gnu11 -fopenmp -Wall -Wextra -Wshadow $(LIB_INC) -Ilib/mpi $(CHOLMOD_CFLAGS) \
+             $(shell pkg-config --cflags $(MPI_PKGS) 2>/dev/null) -DNDEBUG -DEP_MPI
+MPI_LDLIBS = $(shell pkg-config --libs $(MPI_PKGS) 2>/dev/null) -lscalapack-openmpi $(CHOLMOD_LIBS) -lnettle -lm
+
+.PHONY: mpi run-mpi check-mpi run-check-mpi bench-mpi run-bench-mpi
+mpi:
+	@scripts/install-deps --if-missing --with-mpi
+	@$(MAKE) --no-print-directory run-mpi
+
+run-mpi: $(BINDIR)/bemsolve-mpi
+
+$(MPI_BUILD)/lib/%.o: lib/%.c $(LIB_HDR) $(wildcard lib/mpi/*.h)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(MPI_FLAGS) -c $< -o $@
+
+$(MPI_LIBA): $(MPI_OBJ)
+	$(AR) rcs $@ $^
+
+$(BINDIR)/bemsolve-mpi: cmd/bemsolve.c $(MPI_LIBA)
+	@mkdir -p $(BINDIR)
+	$(MPICC) $(MPI_FLAGS) $< -o $@ -fopenmp $(MPI_LIBA) $(MPI_LDLIBS)
+
+# The LU over MPI beside LAPACK, and the model of scale (tests/bench/mpi/run.sh).
+$(MPI_BUILD)/bench/%: tests/bench/mpi/%.c $(MPI_LIBA)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(MPI_FLAGS) $< -o $@ -fopenmp $(MPI_LIBA) $(MPI_LDLIBS)
+
+bench-mpi:
+	@scripts/install-deps --if-missing --with-mpi
+	@$(MAKE) --no-print-directory run-bench-mpi
+
+run-bench-mpi: all $(BINDIR)/bemsolve-mpi $(MPI_BUILD)/bench/lu
+	@BIN=$(BINDIR) BENCH=$(MPI_BUILD)/bench sh tests/bench/mpi/run.sh
+
+check-mpi:
+	@scripts/install-deps --if-missing --with-mpi
+	@$(MAKE) --no-print-directory run-check-mpi
+
+run-check-mpi: all $(BINDIR)/bemsolve-mpi
+	@BIN=$(BINDIR) sh tests/mpi/check.sh

@@ -14,6 +14,10 @@
 #include "model.h"
 #include "part.h"
 #include "points.h"
+#ifdef EP_MPI /* make mpi: bin/bemsolve-mpi (bemsolve(1), OVER MPI) */
+#include "bemmpi.h"
+#include "gfmpi.h"
+#endif
 
 #include <math.h>
 #include <omp.h>
@@ -28,6 +32,7 @@ typedef struct {
     double max_memory;
     ep_gfform form;
     ep_part part;
+    const char *grid;
 } opts;
 
 /* The BEM model is the boundary surface: closed, manifold, outward, welded.
@@ -58,18 +63,9 @@ static int validate_surface(ep_mesh *m, int quiet)
  * (with a note), and what remains must hold every rigid motion. */
 static int surface_support(const ep_mesh *m, char *fixed, int *nfixed, int quiet)
 {
-    int dropped = 0;
-    char *onb = ep_calloc((size_t)m->nv, 1);
-    if (!onb)
-        return EP_ECOMPUTE;
-    for (int j = 0; j < m->nb; j++)
-        onb[m->boundary[j]] = 1;
-    for (int v = 0; v < m->nv; v++)
-        if (fixed[v] && !onb[v]) {
-            fixed[v] = 0;
-            dropped++;
-        }
-    free(onb);
+    int dropped, st = ep_mesh_unfix_interior(m, fixed, &dropped);
+    if (st)
+        return st;
     *nfixed -= dropped;
     if (dropped && !quiet)
         fprintf(stderr, "bemsolve: note: %d fixed vertices inside the volume ignored (the BEM model is the "
@@ -98,6 +94,10 @@ int main(int argc, char **argv)
          .help = "GF columns per block of right-hand sides (default 128)"},
         EP_GFFORM_OPTIONS(o.form),
         EP_PART_OPTION(o.part, "compute only part I of N of the columns"),
+#ifdef EP_MPI
+        {"grid", 0, EP_CLI_STRING, &o.grid, .arg = "PRxPC",
+         .help = "the process grid, PR x PC = the ranks (default: the most\nnearly square)"},
+#endif
         {0}};
     ep_tool tool = {
         .name = "bemsolve",
@@ -117,8 +117,20 @@ int main(int argc, char **argv)
     int *cols = NULL, ncols = 0, nfixed = 0, st;
     double *body = NULL, *pts = NULL, *irows = NULL, t0 = ep_now();
     int np = 0;
+#ifdef EP_MPI
+    ep_ranks_grid grid = {.ctxt = -1, .ctxt_line = -1};
+    int rank = ep_ranks_start(&argc, &argv);
+#endif
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+#ifdef EP_MPI /* what the MPI solve does not do is refused (bemsolve(1), OVER MPI) */
+    if (o.check || o.part.count || o.body || o.interior)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s is for the serial bemsolve", o.check ? "--check" : o.part.count ? "--part"
+                                                                        : o.body ? "--body-force" : "--interior"));
+    if ((st = ep_ranks_grid_init(&grid, o.grid)))
+        ep_cli_exit(st);
+    cli.quiet |= rank != 0;
+#endif
     o.max_memory = ep_mem_limit(o.max_memory);
     if (o.constant && (ep_select_given(&cli.columns) || o.body || o.interior))
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s need linear elements",
@@ -160,9 +172,7 @@ int main(int argc, char **argv)
     /* compute -> write: each block of solved GF rows goes to the file at
      * once, dense or compressed (gfform.h); an empty part (more parts than
      * blocks) solves nothing */
-    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, o.constant ? "bem-constant" : "bem-linear",
-                             "consistent", o.single)))
-        goto out;
+    const char *method = o.constant ? "bem-constant" : "bem-linear";
     if ((o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
         (pts && !(irows = ep_malloc(27 * (size_t)np * (size_t)o.form.L->m, sizeof *irows)))) {
         st = EP_ECOMPUTE;
@@ -170,8 +180,22 @@ int main(int argc, char **argv)
     }
     ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0),
                         mat.rho, body, np, pts, irows};
-    ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
     memset(&stats, 0, sizeof stats);
+#ifdef EP_MPI /* every rank its blocks; one file from all (gfmpi.h) */
+    ep_gfmpi gm;
+    if (!(st = ep_gfmpi_open(&gm, &grid, &o.form, &cli, &m, &mat, fixed, method, o.single))) {
+        ep_gf_sink sink = ep_gfmpi_sink(&gm, "bemsolve", cli.quiet);
+        if (!(st = ep_bemmpi_solve(&grid, &m, &Lp, &bo, &sink, &stats)))
+            st = ep_gfmpi_close(&gm);
+    }
+    ep_gfmpi_free(&gm);
+    if (st)
+        goto out;
+    double peak = ep_ranks_max(ep_mem_peak()); /* every rank's, before rank 0 reports */
+#else
+    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, method, "consistent", o.single)))
+        goto out;
+    ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
     if (Lp.m)
         st = ep_bemgf_solve(&m, &Lp, &bo, &sink, &stats);
     ep_progress_end(&o.form.bar);
@@ -180,6 +204,7 @@ int main(int argc, char **argv)
         (pts && (st = ep_gf_write_interior(&cli.out.h5, o.form.L, pts, np, irows, 0))) ||
         (st = ep_output_commit(&cli.out)))
         goto out;
+#endif
 
     if (!cli.quiet) {
         if (o.part.count)
@@ -199,6 +224,11 @@ int main(int argc, char **argv)
                    "products' %.3g flops\n", np, stats.t_interior, 1e6 * stats.t_interior / np / (3.0 * Lp.m),
                    84.0 * L.n * 3.0 * Lp.m * np / fmax(stats.t_interior, 1e-9) / 1e9, 84.0 * L.n * 3.0 * Lp.m * np);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);
+#ifdef EP_MPI
+        printf("bemsolve: %d MPI ranks on a %d x %d grid (blocks of %d); memory a rank: estimate %.0f MiB, "
+               "largest peak resident %.0f MiB\n", grid.size, grid.pr, grid.pc, EP_BEMMPI_NB,
+               stats.memory / EP_MEM_MIB, peak / EP_MEM_MIB);
+#endif
         ep_gfform_report(&o.form, "bemsolve", cli.output);
         if (o.check)
             printf("bemsolve: check: rigid-rotation residual %.2e, sampled column residual %.2e, "
@@ -206,10 +236,11 @@ int main(int argc, char **argv)
                    stats.rotation_residual, stats.column_residual, stats.rcond > 0 ? 1.0 / stats.rcond : INFINITY);
     }
 out:
+#ifdef EP_MPI
+    ep_ranks_grid_free(&grid);
+#endif
     ep_gfform_free(&o.form);
-    free(body), free(pts), free(irows);
-    free(cols);
-    free(fixed);
+    free(body), free(pts), free(irows), free(cols), free(fixed);
     ep_gf_layout_free(&L);
     ep_gf_layout_free(&Lp);
     ep_material_free(&mat);

@@ -4,11 +4,13 @@
  *
  * The mathematics is in the library: gfhier.h (the hierarchy under the GF
  * rows, hat-constraint columns), gfzip.h (a block of columns transformed,
- * thresholded and measured), gfw.h (the compressed file).
+ * thresholded and measured), gfw.h (the compressed file); sweep.h draws
+ * and prints the --sweep table.
  */
 #include "cli.h"
 #include "err.h"
 #include "gf.h"
+#include "gfform.h"
 #include "gfhier.h"
 #include "gfsink.h"
 #include "gfw.h"
@@ -16,140 +18,32 @@
 #include "h5.h"
 #include "model.h"
 #include "progress.h"
+#include "sweep.h"
 #include "wavelet.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <math.h>
-#include <omp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#ifdef EP_SOURCE_SCRIPTS /* the Makefile's: the source tree's scripts, where --plot looks last */
+#define SOURCE_SCRIPTS EP_SOURCE_SCRIPTS
+#else
+#define SOURCE_SCRIPTS NULL
+#endif
 
 #define MAX_EPS EP_GFSINK_MAX_EPS
-#define MAX_THRESHOLD 1e6 /* --eps and --sweep values are in [0, MAX_THRESHOLD] */
 #define CHUNK EP_GFSINK_CHUNK /* block columns read together */
 
 typedef struct {
     int kind;                 /* ep_wavelet_kind */
     int unlifted, threshold_base;
     double eps;
-    int neps;                 /* --sweep values */
-    double sweep[MAX_EPS];
+    ep_sweep sweep;           /* --sweep */
     const char *plot, *hierarchy;
     long level;               /* --constraint-level, -1: none */
 } opts;
 
-/* --sweep LIST: up to MAX_EPS - 1 thresholds (the written one goes last). */
-static int parse_sweep(void *ctx, const char *opt, const char *arg)
-{
-    opts *o = ctx;
-    char buf[1024], *save, *tok;
-    if (strlen(arg) >= sizeof buf) /* it was cut there silently (issue 22, class 13) */
-        return ep_fail(EP_EUSAGE, "option %s: the list is longer than %zu characters", opt, sizeof buf - 1);
-    snprintf(buf, sizeof buf, "%s", arg);
-    o->neps = 0;
-    for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        double e;
-        if (o->neps == MAX_EPS - 1 || ep_cli_double(opt, tok, &e) || !(e >= 0 && e <= MAX_THRESHOLD))
-            return ep_fail(EP_EUSAGE, "option %s: expected up to %d thresholds >= 0, got \"%s\"", opt, MAX_EPS - 1,
-                           arg);
-        o->sweep[o->neps++] = e;
-    }
-    return o->neps ? EP_OK : ep_fail(EP_EUSAGE, "option %s: no threshold given", opt);
-}
-
 static double ratio(double a, double b) { return b > 0 ? a / b : 0; }
-
-/* The drawing script: $ELASTOPREP_SCRIPTS, else next to the tool's folder
- * (bin/../scripts in the source tree, PREFIX/share/elastoprep installed),
- * else the source tree the tool was built in. */
-static int find_script(char *path, size_t cap)
-{
-    char exe[4096];
-    const char *env = getenv("ELASTOPREP_SCRIPTS");
-    if (env) {
-        snprintf(path, cap, "%s/gfplot", env);
-        return access(path, X_OK) ? -1 : 0;
-    }
-    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (k <= 0)
-        return -1;
-    exe[k] = '\0';
-    const char *dir = dirname(exe);
-    const char *where[] = {"../scripts/gfplot", "../share/elastoprep/gfplot"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, cap, "%s/%s", dir, where[i]);
-        if (!access(path, X_OK))
-            return 0;
-    }
-#ifdef EP_SOURCE_SCRIPTS
-    snprintf(path, cap, "%s/gfplot", EP_SOURCE_SCRIPTS);
-    return access(path, X_OK) ? -1 : 0;
-#else
-    return -1;
-#endif
-}
-
-/* dense[d]: blocks of domain d in the uncompressed matrix. */
-static void print_table(FILE *f, const double *eps, int ne, const ep_gfzip_tally *tl, const long dense[2])
-{
-    fprintf(f, "# eps rms_error max_error kept_blocks compression rms_free max_free compression_free\n");
-    for (int e = 0; e < ne; e++) {
-        const ep_gfzip_tally *t = &tl[e];
-        fprintf(f, "%g %.6g %.6g %ld %.6g %.6g %.6g %.6g\n", eps[e], ep_gfzip_rms(t), t->maxrel, ep_gfzip_kept(t),
-                ratio(dense[0] + dense[1], ep_gfzip_kept(t)), sqrt(ratio(t->err2[0], t->ref2[0])), t->maxrel_free,
-                ratio(dense[0], t->nnz[0]));
-    }
-}
-
-/* Draw the table into png (a temporary of the lifecycle, committed by the
- * caller): the script runs without a shell, the table on its stdin, its
- * diagnostics (which would break the one-line error rule) to /dev/null. */
-static int plot(const char *png, const char *name, const double *eps, int ne, const ep_gfzip_tally *tl, const long dense[2],
-                const char *label)
-{
-    char script[4096];
-    int fd[2], status;
-    if (find_script(script, sizeof script))
-        return ep_fail(EP_EIO, "--plot: cannot find the gfplot script (set ELASTOPREP_SCRIPTS)");
-    if (pipe(fd))
-        return ep_fail(EP_EIO, "--plot: cannot run %s: %s", script, strerror(errno));
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]), close(fd[1]);
-        return ep_fail(EP_EIO, "--plot: cannot run %s: %s", script, strerror(errno));
-    }
-    if (pid == 0) {
-        int null = open("/dev/null", O_WRONLY);
-        dup2(fd[0], 0);
-        if (null >= 0)
-            dup2(null, 1), dup2(null, 2);
-        close(fd[0]), close(fd[1]);
-        execl(script, script, png, label, (char *)NULL);
-        _exit(127);
-    }
-    close(fd[0]);
-    FILE *p = fdopen(fd[1], "w");
-    if (p) {
-        void (*old)(int) = signal(SIGPIPE, SIG_IGN); /* a script that exits early closes the pipe */
-        print_table(p, eps, ne, tl, dense);
-        fclose(p);
-        signal(SIGPIPE, old);
-    } else
-        close(fd[1]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (!p || !WIFEXITED(status) || WEXITSTATUS(status))
-        return ep_fail(EP_EIO, "--plot %s: %s failed (it needs /usr/bin/python3 with matplotlib; "
-                       "run it by hand to see why)", name, script);
-    return EP_OK;
-}
 
 /* Put rows to the GF writer ctx (ep_gfhier_columns' sink). */
 static int put_rows(void *ctx, long row0, long nrows, const double *rows)
@@ -220,11 +114,11 @@ static int compress(ep_gf_file *g, ep_gfsink *k, int quiet)
 static void check_options(const ep_cli *cli, const opts *o, ep_output *png)
 {
     int st;
-    if (!cli->output && !o->neps)
+    if (!cli->output && !o->sweep.n)
         ep_cli_exit(ep_fail(EP_EUSAGE, "no output: give -o FILE (or --sweep to print the table only)"));
-    if (o->plot && !o->neps)
+    if (o->plot && !o->sweep.n)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--plot draws the --sweep table: give --sweep too"));
-    if (o->level >= 0 && o->neps)
+    if (o->level >= 0 && o->sweep.n)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--constraint-level writes GF columns; it takes no --sweep"));
     if (o->plot) {
         if ((st = ep_output_check(png, o->plot)))
@@ -243,9 +137,9 @@ static int write_compressed(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, cons
     ep_gfsink k = {0};
     ep_h5 *out = NULL;
     double eps[MAX_EPS];
-    int n = g->L.n, ne = o->neps, writing = cli->output != NULL, st;
+    int n = g->L.n, ne = o->sweep.n, writing = cli->output != NULL, st;
     const char *wname = o->kind == EP_WAVELET_LINEAR ? "linear" : "butterfly";
-    memcpy(eps, o->sweep, (size_t)ne * sizeof *eps);
+    memcpy(eps, o->sweep.eps, (size_t)ne * sizeof *eps);
     if (writing)
         eps[ne++] = o->eps;
     if ((st = transform_build(&W, g, H, o)) ||
@@ -264,7 +158,8 @@ static int write_compressed(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, cons
     if (o->plot) {
         char label[256];
         snprintf(label, sizeof label, "%s %s, %d x %d blocks", o->unlifted ? "unlifted" : "lifted", wname, n, g->L.m);
-        if ((st = ep_output_reserve(png)) || (st = plot(png->tmp, o->plot, eps, o->neps, tl, dense, label)))
+        if ((st = ep_output_reserve(png)) ||
+            (st = ep_sweep_plot(png->tmp, o->plot, eps, o->sweep.n, tl, dense, label, SOURCE_SCRIPTS)))
             goto out;
     }
     if ((writing && (st = ep_output_commit(&cli->out))) || (o->plot && (st = ep_output_commit(png))))
@@ -275,8 +170,8 @@ static int write_compressed(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, cons
                cli->output, o->unlifted ? "unlifted " : "lifted ", wname, H->levels, o->eps, 100 * ep_gfzip_rms(t),
                100 * t->maxrel, ep_gfzip_kept(t), dense[0] + dense[1], ratio(dense[0] + dense[1], ep_gfzip_kept(t)),
                ep_now() - t0);
-    if (o->neps)
-        print_table(stdout, eps, o->neps, tl, dense);
+    if (o->sweep.n)
+        ep_sweep_print(stdout, eps, o->sweep.n, tl, dense);
 out:
     ep_gfsink_free(&k);
     ep_wavelet_free(&W);
@@ -290,14 +185,14 @@ int main(int argc, char **argv)
         {"wavelet", 0, EP_CLI_CHOICE, &o.kind, .arg = "linear|butterfly",
          .help = "predict filter (default linear)"},
         {"unlifted", 0, EP_CLI_FLAG, &o.unlifted, .help = "skip the lifting step (interpolating wavelets)"},
-        {"eps", 0, EP_CLI_DOUBLE, &o.eps, 0, MAX_THRESHOLD, .arg = "E", .what = "a threshold >= 0",
+        {"eps", 0, EP_CLI_DOUBLE, &o.eps, 0, EP_GFFORM_MAX_EPS, .arg = "E", .what = "a threshold >= 0",
          .help = "relative threshold (default 0.05); 0 keeps every block"},
         {"threshold-base", 0, EP_CLI_FLAG, &o.threshold_base, .help = "also threshold the base-level blocks"},
         {"hierarchy", 0, EP_CLI_STRING, &o.hierarchy, .arg = "FILE",
          .help = "the loopsub surface giving /mesh/level and /mesh/parents,\n"
                  "for GFs whose own mesh has none (e.g. femcondense on a\n"
                  "tet mesh of that surface); rows are matched by position"},
-        {"sweep", 0, EP_CLI_CALL, &o, .arg = "LIST", .call = parse_sweep,
+        {"sweep", 0, EP_CLI_CALL, &o.sweep, .arg = "LIST", .call = ep_sweep_parse,
          .help = "print errors and compression for each threshold in LIST\n"
                  "(comma separated) in one pass; -o is then optional"},
         {"plot", 0, EP_CLI_STRING, &o.plot, .arg = "FILE.png",

@@ -13,7 +13,6 @@
 #include "closest.h"
 #include "err.h"
 #include "h5.h"
-#include "mem.h"
 #include "mesh.h"
 #include "meshio.h"
 #include "model.h"
@@ -42,41 +41,6 @@ typedef struct {
  * (ep_surfdist_compare): about 600,000 on the dragon at L = 3. */
 enum { REPORT_DENSITY = 4 };
 
-/* Sizes after L levels: V' = V + E, E' = 2E + 3F, F' = 4F (closed surface).
- * Refuse what int32 indices or the machine's memory cannot hold. */
-static int check_size(const ep_mesh *m, long levels)
-{
-    double V = m->nv, F = m->nf, E = 1.5 * F;
-    for (long l = 0; l < levels; l++) {
-        V += E;
-        E = 2 * E + 3 * F;
-        F *= 4;
-    }
-    /* vertices, areas, level, parents, triangles, plus the edge tables of the
-     * last step (about 12 ints per face of the previous level). */
-    double bytes = V * (24 + 8 + 1 + 8 + 4) + F * 12 + F / 4 * 3 * 16 * 2;
-    if (3 * F > 2147483647.0 || V > 2147483647.0)
-        return ep_fail(EP_EUSAGE, "%ld levels give %.3g triangles: beyond 32-bit indices", levels, F);
-    if (ep_mem_total() > 0 && bytes > 0.8 * ep_mem_total())
-        return ep_fail(EP_ECOMPUTE, "%ld levels need about %s, the machine has %s", levels,
-                       ep_mem_text(bytes), ep_mem_text(ep_mem_total()));
-    return EP_OK;
-}
-
-/* The surface to subdivide: a volume mesh's boundary, or the surface without
- * unreferenced vertices.  A multiresolution input keeps its hierarchy. */
-static int to_closed_surface(ep_mesh *m)
-{
-    int st;
-    if (m->tets || m->hexes || m->nb < m->nv) {
-        if (m->level)
-            return ep_fail(EP_EINPUT, "%s: multiresolution mesh with vertices on no triangle", m->source);
-        if ((st = ep_mesh_to_surface(m, NULL)))
-            return st;
-    }
-    return ep_mesh_check_closed(m);
-}
-
 /* The base mesh to fit onto the scan: --base-mesh FILE, or the scan
  * simplified to about --base N vertices. */
 static int make_base(ep_mesh *base, const ep_mesh *scan, const opts *o, const ep_cli *cli)
@@ -86,7 +50,7 @@ static int make_base(ep_mesh *base, const ep_mesh *scan, const opts *o, const ep
     double t0 = ep_now();
     int st;
     if (o->base_mesh)
-        return (st = ep_cli_read_closed_surface(cli, base, o->base_mesh)) ? st : to_closed_surface(base);
+        return (st = ep_cli_read_closed_surface(cli, base, o->base_mesh)) ? st : ep_mesh_closed_surface(base);
     ep_simplify_opts_default(&so, (int)o->base);
     if ((st = ep_simplify_build(base, scan, &so, &sr)))
         return st;
@@ -198,13 +162,13 @@ int main(int argc, char **argv)
 
     /* read -> validate: the surface to subdivide (or the scan and its base) */
     if (fitting) {
-        if ((st = ep_cli_read_closed_surface(&cli, &scan, cli.inputs[0])) || (st = to_closed_surface(&scan)) ||
-            (st = make_base(&m, &scan, &o, &cli)) ||
+        if ((st = ep_cli_read_closed_surface(&cli, &scan, cli.inputs[0])) ||
+            (st = ep_mesh_closed_surface(&scan)) || (st = make_base(&m, &scan, &o, &cli)) ||
             (st = ep_closest_build(&tree, &scan)))
             goto out;
-    } else if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0])) || (st = to_closed_surface(&m)))
+    } else if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0])) || (st = ep_mesh_closed_surface(&m)))
         goto out;
-    if ((st = check_size(&m, o.levels)) || (st = ep_subdiv_mark_base(&m)))
+    if ((st = ep_subdiv_check_size(&m, o.levels)) || (st = ep_subdiv_mark_base(&m)))
         goto out;
     base_nv = m.nv;
     if (o.project && ((st = ep_model_read(&fine, o.project)) || (st = ep_closest_build(&tree, &fine))))

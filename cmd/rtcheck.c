@@ -4,15 +4,17 @@
  *
  * The runs are library modules: rtgf.h (contact on GF files), rtcubic.h
  * (reduced dynamics on cubic files), rtembed.h (render meshes on embedding
- * files), rtmodes.h (modes and mesh files); the report they fill is
- * rtreport.h's.
+ * files), rtmodes.h (modes and mesh files), rtdist.h (distance fields),
+ * rtmg.h (multigrid files); the report they fill is rtreport.h's.
  */
 #include "cli.h"
 #include "err.h"
 #include "h5.h"
 #include "rtcubic.h"
+#include "rtdist.h"
 #include "rtembed.h"
 #include "rtgf.h"
+#include "rtmg.h"
 #include "rtmodes.h"
 #include "rtreport.h"
 
@@ -72,8 +74,9 @@ int main(int argc, char **argv)
                     "       [--reference GF.h5] [--switched GF.h5] [--json]",
         .purpose = "Run what a real-time simulator runs on an elastoprep file (capacitance-matrix contact\n"
                    "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files, render updates on\n"
-                   "embedding files, with CUBIC.h5 timed beside the Newmark step), check the answers\n"
-                   "and time them; also checks mesh and modes files.",
+                   "embedding files, with CUBIC.h5 timed beside the Newmark step, lookups on distfield\n"
+                   "files, V-cycles and a corotated step on multigrid files), check the answers and\n"
+                   "time them; also checks mesh and modes files.",
         .options = options, .min_inputs = 1, .max_inputs = 2,
         .no_output = "rtcheck writes no file (redirect --json instead of -o)",
     };
@@ -111,6 +114,12 @@ int main(int argc, char **argv)
         st = ep_rtmodes_run(&rep, &f);
     else if (!strcmp(f.kind, "mesh"))
         st = ep_rtmodes_mesh(&rep, &f);
+    else if (!strcmp(f.kind, "distfield")) /* --trials N: 50 N brute-force samples */
+        st = ep_rtdist_run(&rep, &f, 50 * o.trials, (unsigned long)o.seed);
+    else if (!strcmp(f.kind, "multigrid")) {
+        ep_rtmg_opts mo = {1e-8, 100, o.trials};
+        st = ep_rtmg_run(&rep, &f, &mo);
+    }
     else
         st = ep_fail(EP_EINPUT, "%s: kind \"%s\" is not one rtcheck knows", f.path, f.kind);
     if (st)

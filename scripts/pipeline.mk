@@ -5,6 +5,7 @@
 #   make -f scripts/pipeline.mk SCAN=scan.obj BASE=150 LEVELS=2 OUT=run2
 #   make -f scripts/pipeline.mk SCAN=scan.obj LEVELS=3 LEVEL=0 OUT=run3   (large: direct forms)
 #   make -f scripts/pipeline.mk SOUP=asset.obj RES=64 OUT=run4
+#   make -f scripts/pipeline.mk SDF=object.obj RES=256 OUT=run5
 #
 # With SCAN, the model comes from a scanned surface: loopsub cleans it up,
 # simplifies it to a base of about BASE vertices and fits LEVELS Loop levels
@@ -83,7 +84,15 @@
 #              $(OUT)/voxel-cubic.h5   polycoef
 #              $(OUT)/render.h5        embed: the soup bound to the voxels, Ubar = W U
 #              $(OUT)/rtcheck-soup.txt rtcheck of the cubic and the render files
-#   RES      voxels along the soup's longest side, with SOUP [32]
+#   SDF      a mesh or soup to make the signed distance field of (contact
+#            data), or empty [empty]: then the pipeline is distfield -> rtcheck:
+#              $(OUT)/distfield.h5     distfield --res RES (and its .xmf)
+#              $(OUT)/distfield.dist   the same in Vega's .dist layout
+#              $(OUT)/rtcheck-sdf.txt  rtcheck: values, signs, the eq. 3.14
+#                                      bound, lookups timed
+#   DISTFIELD  further distfield options, with SDF [empty]; e.g. --unsigned
+#   RES      voxels along the soup's longest side, with SOUP [32]; with SDF,
+#            cells a side of the field
 #   VOXEL    further voxelize options, with SOUP [--largest]
 #   SOUP_FIXED  moddesc support of the voxel model [--free]
 #   OUT      output folder [demo-out]
@@ -240,6 +249,29 @@ $(OUT)/render.h5: $(OUT)/voxels.h5 $(SOUP) $(OUT)/voxel-cubic.h5 $(BIN)/embed
 $(OUT)/rtcheck-soup.txt: $(OUT)/voxel-cubic.h5 $(OUT)/render.h5 $(BIN)/rtcheck
 	$(BIN)/rtcheck $(OUT)/voxel-cubic.h5 >$@.tmp
 	$(BIN)/rtcheck $(OUT)/render.h5 $(OUT)/voxel-cubic.h5 >>$@.tmp
+	@mv $@.tmp $@
+	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'
+
+# --- contact data from a mesh or soup (SDF=...): distfield -> rtcheck.
+DISTFIELD ?=
+ifneq ($(SDF),)
+.DEFAULT_GOAL := sdf
+endif
+
+.PHONY: sdf
+sdf: $(OUT)/rtcheck-sdf.txt $(OUT)/distfield.dist
+	@echo "pipeline: done; outputs in $(OUT)/"
+
+$(OUT)/distfield.h5: $(SDF) $(BIN)/distfield
+	@mkdir -p $(OUT)
+	$(BIN)/distfield $(SDF) --res $(RES) $(DISTFIELD) -o $@
+
+$(OUT)/distfield.dist: $(SDF) $(BIN)/distfield
+	@mkdir -p $(OUT)
+	$(BIN)/distfield -q $(SDF) --res $(RES) $(DISTFIELD) -o $@
+
+$(OUT)/rtcheck-sdf.txt: $(OUT)/distfield.h5 $(BIN)/rtcheck
+	$(BIN)/rtcheck $< >$@.tmp
 	@mv $@.tmp $@
 	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'
 

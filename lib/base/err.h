@@ -12,6 +12,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Exit statuses of every tool (man pages, EXIT STATUS). */
 enum {
     EP_OK = 0,       /* success */
@@ -78,5 +82,9 @@ int ep_grow(void *p, size_t n, size_t size);
  * them, doubling (from 64) so n appends cost O(n); *cap updated.  0 or
  * EP_ECOMPUTE (*p and *cap unchanged). */
 int ep_grow_to(void *p, size_t *cap, size_t need, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include "cubic.h"
 #include "h5.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Write c as group/P [r][r], group/Q [npairs][r], group/S [ntriples][r]
  * ("/cubic", "/cubic/lambda", "/cubic/mu").  0 or EP_EIO. */
 int ep_cubic_file_write(ep_h5 *f, const char *group, const ep_cubic *c);
@@ -25,5 +29,9 @@ int ep_cubic_file_read(ep_cubic *c, ep_h5 *f, int nv, double **U);
  * value finite.  *U [*r][3nv] (allocated; caller frees).  0, EP_EINPUT,
  * EP_EUSAGE. */
 int ep_cubic_file_basis(ep_h5 *f, const char *dataset, int nv, int rows, double **U, int *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

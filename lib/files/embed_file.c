@@ -39,7 +39,6 @@ int ep_embed_file_write(ep_h5 *f, const ep_embed *b, const ep_mesh *render, doub
 int ep_embed_file_read(ep_embed *b, double **p, double **Ubar, int *r, ep_h5 *f, int nv, int ne)
 {
     hsize_t dv[2] = {0, 3}, d1;
-    void *v;
     int64_t *rowptr = NULL;
     double k = 0;
     int st;
@@ -47,9 +46,8 @@ int ep_embed_file_read(ep_embed *b, double **p, double **Ubar, int *r, ep_h5 *f,
     *p = NULL;
     if (Ubar)
         *Ubar = NULL, *r = 0;
-    if ((st = ep_h5_read(f, "/render/vertices", EP_F64, 2, dv, &v)))
+    if ((st = ep_h5_read(f, "/render/vertices", EP_F64, 2, dv, (void **)p)))
         return st;
-    *p = v;
     if (dv[0] < 1 || dv[0] > INT32_MAX)
         return ep_fail(EP_EINPUT, "%s: /render/vertices: %llu vertices", f->path, (unsigned long long)dv[0]);
     int nr = b->nr = (int)dv[0]; /* every value finite: ep_h5_read refuses NaN and Inf */
@@ -58,9 +56,8 @@ int ep_embed_file_read(ep_embed *b, double **p, double **Ubar, int *r, ep_h5 *f,
     b->k = (int)k;
     size_t nnz = (size_t)nr * b->k;
     d1 = (hsize_t)nr + 1;
-    if ((st = ep_h5_read(f, "/embedding/rowptr", EP_I64, 1, &d1, &v)))
+    if ((st = ep_h5_read(f, "/embedding/rowptr", EP_I64, 1, &d1, (void **)&rowptr)))
         return st;
-    rowptr = v;
     for (int i = 0; i <= nr && !st; i++)
         if (rowptr[i] != (int64_t)b->k * i)
             st = ep_fail(EP_EINPUT, "%s: /embedding/rowptr: render vertex %d does not hold %d entries", f->path, i + 1, b->k);
@@ -68,19 +65,15 @@ int ep_embed_file_read(ep_embed *b, double **p, double **Ubar, int *r, ep_h5 *f,
     if (st)
         return st;
     d1 = (hsize_t)nnz;
-    if ((st = ep_h5_read(f, "/embedding/columns", EP_I32, 1, &d1, &v)))
+    if ((st = ep_h5_read(f, "/embedding/columns", EP_I32, 1, &d1, (void **)&b->col)))
         return st;
-    b->col = v;
-    if ((st = ep_h5_read(f, "/embedding/weights", EP_F64, 1, &d1, &v)))
+    if ((st = ep_h5_read(f, "/embedding/weights", EP_F64, 1, &d1, (void **)&b->w)))
         return st;
-    b->w = v;
     d1 = (hsize_t)nr;
-    if ((st = ep_h5_read(f, "/embedding/element", EP_I32, 1, &d1, &v)))
+    if ((st = ep_h5_read(f, "/embedding/element", EP_I32, 1, &d1, (void **)&b->element)))
         return st;
-    b->element = v;
-    if ((st = ep_h5_read(f, "/embedding/distance", EP_F64, 1, &d1, &v)))
+    if ((st = ep_h5_read(f, "/embedding/distance", EP_F64, 1, &d1, (void **)&b->dist)))
         return st;
-    b->dist = v;
     for (size_t j = 0; j < nnz; j++)
         if (b->col[j] < 0 || b->col[j] >= nv)
             return ep_fail(EP_EINPUT, "%s: /embedding/columns: vertex %d of render vertex %zu is not in the mesh of %d",
@@ -97,9 +90,8 @@ int ep_embed_file_read(ep_embed *b, double **p, double **Ubar, int *r, ep_h5 *f,
     if (!Ubar || !ep_h5_exists(f, "/embedding/Ubar"))
         return EP_OK;
     hsize_t du[2] = {0, 3 * (hsize_t)nr};
-    if ((st = ep_h5_read(f, "/embedding/Ubar", EP_F64, 2, du, &v)))
+    if ((st = ep_h5_read(f, "/embedding/Ubar", EP_F64, 2, du, (void **)Ubar)))
         return st;
-    *Ubar = v;
     if (du[0] < 1 || du[0] > 100000)
         return ep_fail(EP_EINPUT, "%s: /embedding/Ubar: %llu fields", f->path, (unsigned long long)du[0]);
     *r = (int)du[0];

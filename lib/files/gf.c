@@ -92,14 +92,16 @@ int ep_gf_write_extras(ep_h5 *f, const ep_gf_file *g, int interior)
 
 /* Rows [row0, row0 + nrows) of the [*][ncols] dataset xi to or from rows
  * (double in memory; HDF5 converts to the stored type). */
-static herr_t xi_rows(hid_t xi, long row0, long nrows, long ncols, double *rows, int write)
+static herr_t xi_rows(hid_t xi, long row0, long nrows, long ncols, double *rows, int write, hid_t dxpl)
 {
-    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)nrows, (hsize_t)ncols};
+    hsize_t start[2] = {(hsize_t)row0, 0}, count[2] = {(hsize_t)(nrows ? nrows : 1), (hsize_t)ncols};
     hid_t fs = H5Dget_space(xi), ms = H5Screate_simple(2, count, NULL);
-    herr_t r = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    herr_t r = nrows ? H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL)
+                     : (H5Sselect_none(fs) < 0 ? -1 : H5Sselect_none(ms));
+    dxpl = dxpl > 0 ? dxpl : H5P_DEFAULT;
     if (r >= 0)
-        r = write ? H5Dwrite(xi, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, rows)
-                  : H5Dread(xi, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, rows);
+        r = write ? H5Dwrite(xi, H5T_NATIVE_DOUBLE, ms, fs, dxpl, rows)
+                  : H5Dread(xi, H5T_NATIVE_DOUBLE, ms, fs, dxpl, rows);
     H5Sclose(ms);
     H5Sclose(fs);
     return r;
@@ -123,7 +125,7 @@ int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows)
                                w->f->path, row0 + i, d ? "traction" : "displacement", amax[d], ep_f32_what(r));
         }
     }
-    herr_t r = xi_rows(w->xi, row0, nrows, w->ncols, (double *)rows, 1);
+    herr_t r = xi_rows(w->xi, row0, nrows, w->ncols, (double *)rows, 1, w->dxpl);
     if (r < 0)
         return ep_fail(EP_EIO, "%s: cannot write /gf/xi rows %ld..%ld", w->f->path, row0, row0 + nrows - 1);
     return ep_h5_drop_written(w->f, (double)nrows * (double)w->ncols * (w->single ? 4 : 8));
@@ -281,7 +283,7 @@ int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind)
 int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows)
 {
     size_t ncols = 3 * (size_t)g->L.n;
-    if (xi_rows(g->xi, row0, nrows, (long)ncols, rows, 0) < 0)
+    if (xi_rows(g->xi, row0, nrows, (long)ncols, rows, 0, 0) < 0)
         return ep_fail(EP_EINPUT, "%s: cannot read /gf/xi rows %ld..%ld (damaged or truncated?)", g->f.path, row0,
                        row0 + nrows - 1);
     for (size_t i = 0; i < (size_t)nrows * ncols; i++)

@@ -14,6 +14,10 @@
 #include "h5.h"
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Write /gf/col_vertex, row_vertex, row_fixed and the attributes method,
  * traction ("hat" or "constant"), entity and, when traction_model is neither
  * NULL nor "", traction_model ("consistent" or "lumped": femcondense's
@@ -28,6 +32,7 @@ typedef struct ep_gf_writer {
     long ncols;     /* 3n, the length of one GF row as stored */
     int single;     /* stored as float32: each row's range checked (f32.h) */
     const int8_t *row_fixed; /* borrowed from the layout: a row's unit (traction or displacement) */
+    hid_t dxpl;     /* transfer list of the writes (0: H5P_DEFAULT; collective MPI-IO: lib/mpi/gfmpi) */
 } ep_gf_writer;
 
 /* Create /gf with its attributes (ep_gf_write_layout), col_vertex,
@@ -37,7 +42,8 @@ typedef struct ep_gf_writer {
 int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const char *method,
                       const char *traction_model, int single);
 /* Write GF rows [row0, row0 + nrows) of /gf/xi from rows[nrows][3n] (double;
- * converted to float32 by HDF5 when the file is single).  0 or EP_EIO. */
+ * converted to float32 by HDF5 when the file is single); nrows 0 writes
+ * nothing (a rank's part of a collective write).  0 or EP_EIO. */
 int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows);
 int ep_gf_writer_close(ep_gf_writer *w);
 
@@ -95,5 +101,9 @@ int ep_gf_write_extras(ep_h5 *f, const ep_gf_file *g, int interior);
  * integral of its coarse hat, /gf/col_area), *area[n] allocated.  Cost
  * O(nv + n).  0 or EP_ECOMPUTE. */
 int ep_gf_row_areas(const ep_gf_file *g, double **area);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -173,7 +173,6 @@ int ep_gfw_open(ep_gfw *r, const char *path)
 {
     ep_wavelet *W = &r->W;
     const char *file = path;
-    void *p;
     double v;
     int st;
     memset(r, 0, sizeof *r);
@@ -181,29 +180,22 @@ int ep_gfw_open(ep_gfw *r, const char *path)
         return st;
     int n = r->g.L.n, m = r->g.L.m;
     W->n = n;
-    if ((st = read_into(r, "/gf/slots", EP_I32, 1, n, 0, &p)))
+    if ((st = read_into(r, "/gf/slots", EP_I32, 1, n, 0, (void **)&W->slot_row)))
         return st;
-    W->slot_row = p;
-    if ((st = read_into(r, "/gf/slot_level", EP_I8, 1, n, 0, &p)))
+    if ((st = read_into(r, "/gf/slot_level", EP_I8, 1, n, 0, (void **)&W->slot_level)))
         return st;
-    W->slot_level = p;
-    if ((st = read_into(r, "/gf/predict_ptr", EP_I32, 1, n + 1, 0, &p)))
+    if ((st = read_into(r, "/gf/predict_ptr", EP_I32, 1, n + 1, 0, (void **)&W->pred_ptr)))
         return st;
-    W->pred_ptr = p;
     if (W->pred_ptr[0] != 0 || W->pred_ptr[n] < 0)
         return ep_fail(EP_EINPUT, "%s: /gf/predict_ptr is not a pointer array", file);
-    if ((st = read_into(r, "/gf/predict_slot", EP_I32, 1, W->pred_ptr[n], 0, &p)))
+    if ((st = read_into(r, "/gf/predict_slot", EP_I32, 1, W->pred_ptr[n], 0, (void **)&W->pred_slot)))
         return st;
-    W->pred_slot = p;
-    if ((st = read_into(r, "/gf/predict_weight", EP_F64, 1, W->pred_ptr[n], 0, &p)))
+    if ((st = read_into(r, "/gf/predict_weight", EP_F64, 1, W->pred_ptr[n], 0, (void **)&W->pred_w)))
         return st;
-    W->pred_w = p;
-    if ((st = read_into(r, "/gf/lift_slot", EP_I32, 2, n, 2, &p)))
+    if ((st = read_into(r, "/gf/lift_slot", EP_I32, 2, n, 2, (void **)&W->lift_slot)))
         return st;
-    W->lift_slot = p;
-    if ((st = read_into(r, "/gf/lift_weight", EP_F64, 2, n, 2, &p)))
+    if ((st = read_into(r, "/gf/lift_weight", EP_F64, 2, n, 2, (void **)&W->lift_w)))
         return st;
-    W->lift_w = p;
     if (!(W->row_slot = ep_malloc((size_t)n, sizeof *W->row_slot)))
         return EP_ECOMPUTE;
     int L = 0;
@@ -224,20 +216,17 @@ int ep_gfw_open(ep_gfw *r, const char *path)
         return st == EP_EINPUT ? ep_fail(EP_EINPUT, "%s: %s", file, msg) : st;
     }
 
-    if ((st = read_into(r, "/gf/colptr", EP_I64, 1, m + 1, 0, &p)))
+    if ((st = read_into(r, "/gf/colptr", EP_I64, 1, m + 1, 0, (void **)&r->colptr)))
         return st;
-    r->colptr = p;
     for (int c = 0; c < m; c++)
         if (r->colptr[c] < 0 || r->colptr[c + 1] < r->colptr[c] || r->colptr[c + 1] - r->colptr[c] > n || r->colptr[0])
             return ep_fail(EP_EINPUT, "%s: /gf/colptr is not a column pointer array (column %d)", file, c);
     hsize_t nnz = (hsize_t)r->colptr[m];
-    if ((st = read_into(r, "/gf/rowidx", EP_I32, 1, nnz, 0, &p)))
+    if ((st = read_into(r, "/gf/rowidx", EP_I32, 1, nnz, 0, (void **)&r->rowidx)))
         return st;
-    r->rowidx = p;
     hsize_t d3[3] = {nnz, 3, 3};
-    if ((st = ep_h5_read(&r->g.f, "/gf/blocks", EP_F32, 3, d3, &p)))
+    if ((st = ep_h5_read(&r->g.f, "/gf/blocks", EP_F32, 3, d3, (void **)&r->blocks)))
         return st;
-    r->blocks = p;
     for (int c = 0; c < m; c++)
         for (int64_t k = r->colptr[c]; k < r->colptr[c + 1]; k++)
             if (r->rowidx[k] < 0 || r->rowidx[k] >= n || (k > r->colptr[c] && r->rowidx[k] <= r->rowidx[k - 1]))
@@ -293,11 +282,10 @@ void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out)
     ep_wavelet_to_rows(&r->W, 9, z, out);
 }
 
-void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wavelet_subset *u, int nr,
-                         const int *rows, double *z, double *out)
+void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, ep_wavelet_subset *u, int nr, const int *rows,
+                         char *kept, double *z, double *out)
 {
     int w = 9 * nc;
-    char *kept = u->in + r->W.n; /* the subset's spare half: zero between calls */
     for (int c = 0; c < nc; c++) /* the blocks the synthesis reads */
         for (int64_t q = r->colptr[cols[c]]; q < r->colptr[cols[c] + 1]; q++) {
             if (!u->reach[r->rowidx[q]])
@@ -311,17 +299,15 @@ void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wave
     for (int c = 0; c < nc; c++)
         for (int k = 0; k < nr; k++)
             memcpy(&out[9 * ((size_t)c * nr + k)], &z[(size_t)r->W.row_slot[rows[k]] * w + 9 * c], 9 * sizeof *out);
-    for (int c = 0; c < nc; c++) /* zero again: the kept blocks and the closure (stores, not memset calls) */
+    for (int c = 0; c < nc; c++) /* zero again: the kept blocks and the closure */
         for (int64_t q = r->colptr[cols[c]]; q < r->colptr[cols[c] + 1]; q++) {
             if (!u->reach[r->rowidx[q]])
                 continue;
             kept[r->rowidx[q]] = 0;
-            for (int i = 0; i < 9; i++)
-                z[(size_t)r->rowidx[q] * w + 9 * c + i] = 0;
+            memset(&z[(size_t)r->rowidx[q] * w + 9 * c], 0, 9 * sizeof *z);
         }
     for (int k = 0; k < u->n; k++)
-        for (int i = 0; i < w; i++)
-            z[(size_t)u->slot[k] * w + i] = 0;
+        memset(&z[(size_t)u->slot[k] * w], 0, (size_t)w * sizeof *z);
 }
 
 EP_KERNEL void ep_gfw_row(const ep_gfw *r, int nw, const int *wslot, const double *wval, int k, const int *cols,

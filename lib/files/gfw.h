@@ -16,6 +16,10 @@
 #include "gf.h"
 #include "wavelet.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Writer: /gf layout and attributes as for kind "gf", the filters, and the
  * columns streamed in order. */
 typedef struct ep_gfw_writer {
@@ -87,11 +91,12 @@ void ep_gfw_column(const ep_gfw *r, int c, double *z, double *out);
  * column cols[c] at row rows[k], by one partial synthesis of width 9 nc: u
  * the closure of those rows' slots (or of more rows).  Together, the
  * closure's bookkeeping (slots, kids, stencils) is paid once for nc
- * columns and its loops run 9 nc values wide.  z[n][9 nc] zero on entry,
- * and again on return.  Cost O(nnz of the columns + 9 nc closure x
- * stencil). */
-void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, const ep_wavelet_subset *u, int nr,
-                         const int *rows, double *z, double *out);
+ * columns and its loops run 9 nc values wide.  Workspace (the caller's,
+ * zero on entry and again on return): z[n][9 nc]; kept[n], the slots
+ * whose blocks were read; u->next.  Cost O(nnz of the columns + 9 nc
+ * closure x stencil). */
+void ep_gfw_columns_rows(const ep_gfw *r, int nc, const int *cols, ep_wavelet_subset *u, int nr, const int *rows,
+                         char *kept, double *z, double *out);
 
 /* One row of many block columns, out[k][9] = the block of column cols[k]
  * at the row whose nonzero synthesis weights (ep_wavelet_row_weights) are
@@ -106,5 +111,9 @@ void ep_gfw_row(const ep_gfw *r, int nw, const int *wslot, const double *wval, i
  * Cost O(levels x stencil) coefficient look-ups in the index, each a
  * binary search of the column's non-empty words. */
 void ep_gfw_block(const ep_gfw *r, int c, int row, ep_wavelet_ws *ws, double B[9]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,12 +14,16 @@
 
 #include <hdf5.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define EP_FORMAT "elastoprep"
 #define EP_FORMAT_VERSION 1
 
 /* The kinds of file (man/man5/elastoprep.5), blank-separated with a
  * leading blank; ep_h5_open refuses any other. */
-#define EP_KINDS " mesh gf gf-wavelet modes cubic embedding"
+#define EP_KINDS " mesh gf gf-wavelet modes cubic embedding distfield fem multigrid"
 
 /* A string attribute read ahead (h5.c: the schema's vlen strings are read
  * together in one child process). */
@@ -133,5 +137,9 @@ int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *v
 
 /* 1 if object obj exists and has attribute name. */
 int ep_h5_attr_exists(ep_h5 *f, const char *obj, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 #include "material.h"
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Read a model from path, chosen by extension: the text formats of meshio.h
  * (.msh, .node/.ele or the TetGen base name, .veg, .obj, .off) or .h5/.hdf5
  * (the /mesh of any elastoprep file, with /material and /constraints/fixed
@@ -51,5 +55,9 @@ int ep_model_read_material(ep_material *mat, ep_h5 *f, int ne);
 /* Read /constraints/fixed, checked against nv: *fixed (allocated; caller
  * frees) and *nfixed.  0, EP_EINPUT. */
 int ep_model_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -309,6 +309,32 @@ static int gf_grid(const ctx *c, const dset *vs, const dset *tris, const dset *x
     return st;
 }
 
+/* A distance field's grid: a uniform grid (3DCoRectMesh, its origin and
+ * spacing given z, y, x as XDMF orders them) with the values on its nodes;
+ * ParaView's contour at 0 shows the surface. */
+static int distfield_grid(const ctx *c, const dset *vals)
+{
+    double h = 0, *o = NULL;
+    hsize_t d3 = 3;
+    int st;
+    if (vals->rank != 3 || (st = ep_h5_get_attr_double(c->f, "/distfield", "spacing", &h)) ||
+        (st = ep_h5_read(c->f, "/distfield/origin", EP_F64, 1, &d3, (void **)&o)))
+        return ep_fail(EP_EINPUT, "%s: /distfield: expected values [n+1]^3, origin [3] and spacing", c->f->path);
+    fprintf(c->fp, "    <Grid Name=\"distance\" GridType=\"Uniform\">\n"
+                   "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"");
+    dims(c->fp, vals);
+    fprintf(c->fp, "\"/>\n      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+                   "        <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">%.17g %.17g "
+                   "%.17g</DataItem>\n"
+                   "        <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">%.17g %.17g "
+                   "%.17g</DataItem>\n      </Geometry>\n",
+            o[2], o[1], o[0], h, h, h);
+    scalar(c, "distance", "/distfield/values", vals, "Node");
+    grid_end(c);
+    free(o);
+    return EP_OK;
+}
+
 int ep_xdmf_wanted(ep_h5 *f)
 {
     dset s;
@@ -376,6 +402,9 @@ int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
         st = rows_as_vectors(&c, "render basis", "/embedding/Ubar", rv.d[0]);
         grid_end(&c);
     }
+    dset dvals;
+    if (!st && !strcmp(kind, "distfield") && shape(f, "/distfield/values", &dvals))
+        st = distfield_grid(&c, &dvals);
     fprintf(fp, "  </Domain>\n</Xdmf>\n");
     if (!st && ferror(fp))
         st = ep_fail(EP_EIO, "%s: cannot write its XDMF sidecar", f->path);

@@ -23,6 +23,8 @@
  *               "render": /render/vertices, /render/triangles, "render
  *               basis I" (/embedding/Ubar) and "distance"
  *   gf-wavelet  the mesh (its columns exist only as wavelet coefficients)
+ *   distfield   the source surface, and a second grid "distance": the
+ *               field's uniform grid (3DCoRectMesh) with its values
  *
  * Files layer (doc/MODULES.md): reads the open file's shapes through HDF5,
  * writes text; output.c calls it when an HDF5 output is committed.

@@ -14,8 +14,8 @@
 #define LEAF_SIZE 4
 
 
-void ep_closest_on_triangle(const double p[3], const double a[3], const double b[3],
-                            const double c[3], double q[3])
+int ep_closest_on_triangle_feature(const double p[3], const double a[3], const double b[3], const double c[3],
+                                   double q[3])
 {
     double ab[3], ac[3], ap[3], bp[3], cp[3];
     for (int k = 0; k < 3; k++) {
@@ -28,42 +28,49 @@ void ep_closest_on_triangle(const double p[3], const double a[3], const double b
     double d1 = ep_vec3_dot(ab, ap), d2 = ep_vec3_dot(ac, ap);
     if (d1 <= 0 && d2 <= 0) { /* vertex region a */
         memcpy(q, a, 3 * sizeof *q);
-        return;
+        return EP_CLOSEST_VERTEX0;
     }
     double d3 = ep_vec3_dot(ab, bp), d4 = ep_vec3_dot(ac, bp);
     if (d3 >= 0 && d4 <= d3) { /* vertex region b */
         memcpy(q, b, 3 * sizeof *q);
-        return;
+        return EP_CLOSEST_VERTEX1;
     }
     double vc = d1 * d4 - d3 * d2;
     if (vc <= 0 && d1 >= 0 && d3 <= 0) { /* edge ab */
         double v = d1 / (d1 - d3);
         for (int k = 0; k < 3; k++)
             q[k] = a[k] + v * ab[k];
-        return;
+        return EP_CLOSEST_EDGE0;
     }
     double d5 = ep_vec3_dot(ab, cp), d6 = ep_vec3_dot(ac, cp);
     if (d6 >= 0 && d5 <= d6) { /* vertex region c */
         memcpy(q, c, 3 * sizeof *q);
-        return;
+        return EP_CLOSEST_VERTEX2;
     }
     double vb = d5 * d2 - d1 * d6;
     if (vb <= 0 && d2 >= 0 && d6 <= 0) { /* edge ac */
         double w = d2 / (d2 - d6);
         for (int k = 0; k < 3; k++)
             q[k] = a[k] + w * ac[k];
-        return;
+        return EP_CLOSEST_EDGE2;
     }
     double va = d3 * d6 - d5 * d4;
     if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) { /* edge bc */
         double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
         for (int k = 0; k < 3; k++)
             q[k] = b[k] + w * (c[k] - b[k]);
-        return;
+        return EP_CLOSEST_EDGE1;
     }
     double den = 1.0 / (va + vb + vc), v = vb * den, w = vc * den; /* interior */
     for (int k = 0; k < 3; k++)
         q[k] = a[k] + ab[k] * v + ac[k] * w;
+    return EP_CLOSEST_FACE;
+}
+
+void ep_closest_on_triangle(const double p[3], const double a[3], const double b[3],
+                            const double c[3], double q[3])
+{
+    ep_closest_on_triangle_feature(p, a, b, c, q);
 }
 
 typedef struct {

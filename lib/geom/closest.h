@@ -63,4 +63,18 @@ void ep_closest_barycentric(const double q[3], const double a[3], const double b
 void ep_closest_on_triangle(const double p[3], const double a[3], const double b[3],
                             const double c[3], double q[3]);
 
+/* The feature of a triangle a closest point lies on: its interior, corner
+ * a, b or c, edge ab, bc or ca (edge j joins corners j and j + 1 mod 3). */
+enum {
+    EP_CLOSEST_FACE = 0,
+    EP_CLOSEST_VERTEX0, EP_CLOSEST_VERTEX1, EP_CLOSEST_VERTEX2,
+    EP_CLOSEST_EDGE0, EP_CLOSEST_EDGE1, EP_CLOSEST_EDGE2
+};
+
+/* As ep_closest_on_triangle, returning the feature (EP_CLOSEST_*) whose
+ * region p is in: the sign of a distance by pseudonormals (pseudonormal.h)
+ * needs it.  Cost O(1). */
+int ep_closest_on_triangle_feature(const double p[3], const double a[3], const double b[3], const double c[3],
+                                   double q[3]);
+
 #endif

@@ -5,6 +5,7 @@
 #include "subdiv.h"
 #include "err.h"
 #include "halfedge.h"
+#include "mem.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -181,4 +182,23 @@ out:
     free(lev);
     free(par);
     return st;
+}
+
+int ep_subdiv_check_size(const ep_mesh *m, long levels)
+{
+    double V = m->nv, F = m->nf, E = 1.5 * F;
+    for (long l = 0; l < levels; l++) {
+        V += E;
+        E = 2 * E + 3 * F;
+        F *= 4;
+    }
+    /* vertices, areas, level, parents, triangles, plus the edge tables of the
+     * last step (about 12 ints per face of the previous level). */
+    double bytes = V * (24 + 8 + 1 + 8 + 4) + F * 12 + F / 4 * 3 * 16 * 2;
+    if (3 * F > 2147483647.0 || V > 2147483647.0)
+        return ep_fail(EP_EUSAGE, "%ld levels give %.3g triangles: beyond 32-bit indices", levels, F);
+    if (ep_mem_total() > 0 && bytes > 0.8 * ep_mem_total())
+        return ep_fail(EP_ECOMPUTE, "%ld levels need about %s, the machine has %s", levels,
+                       ep_mem_text(bytes), ep_mem_text(ep_mem_total()));
+    return EP_OK;
 }

@@ -29,6 +29,13 @@ typedef enum {
  * projection.  0 or EP_ECOMPUTE (memory). */
 int ep_subdiv_refine(ep_mesh *m, ep_subdiv_scheme scheme, const ep_closest *project);
 
+/* Refuse levels steps of refinement of m (closed) that int32 indices or
+ * this machine's memory cannot hold: after L steps V' = V + E, E' = 2E +
+ * 3F, F' = 4F, and the last step's edge tables beside the mesh.  Cost
+ * O(levels).  0; EP_EUSAGE (beyond 32-bit indices) or EP_ECOMPUTE (more
+ * than 80% of the machine's memory). */
+int ep_subdiv_check_size(const ep_mesh *m, long levels);
+
 /* Give a mesh without hierarchy one: every vertex level 0, parents (-1, -1).
  * No-op when m->level is set.  0 or EP_ECOMPUTE. */
 int ep_subdiv_mark_base(ep_mesh *m);

@@ -15,43 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Unknown/known at each boundary row, and where its GF column goes. */
-typedef struct {
-    const ep_mesh *m;
-    int n, N, M;        /* boundary vertices, 3n, 3m */
-    int *bidx;          /* [nv] boundary position or -1 */
-    char *fixedb;       /* [n] */
-    double *x;          /* [n][3] scaled node positions */
-    double len;         /* the length scale */
-    double *At;         /* N x N column-major: A transposed, so a collocation row is contiguous */
-    int *ipiv;          /* [N] LU pivots */
-    double *hsum;       /* [n][3][3] sum_{j != i} h_ij of each collocation row (000 eq. B.6) */
-    int *ntri_ptr, *ntri; /* triangles touching each node (CSR over nodes) */
-    double nu;
-    int constant;       /* constant elements: nodes are triangles, collocated at centroids */
-    double rot[3];      /* rotation axis of the rigid-rotation check */
-    double *rres;       /* [N] H u_rot (check) */
-    double *rscale;     /* [N] sum |H| |u_rot| (check) */
-    /* body force (MATH.md §12), NULL/0 without */
-    double *bb;         /* N x 3 column-major: the body-force right-hand sides, then rows */
-    double *tp;         /* [nf][3 corners][3 directions k][3] sigma(u_p^k) n_t at the corners (physical) */
-    double x0[3], rho;  /* the particular solution's centre, the density */
-    double pq, pl, pm;  /* u_p^k = -pq rho |r|^2 / (2 G) e_k, sigma^k n = -rho (pl r_k n + pm (e_k r.n + r n_k)) */
-    double *sol;        /* interior rows: [3m][6n] each GF row's p (3n), then u (3n), physical */
-} bemsys;
+typedef ep_bemgf_sys bemsys;
 
-/* The loads of one block of columns, by node: node j carries the entries
- * head[j], next[e], ... of block column bcol[e] (GF rows 3 bcol + k) with
- * weight w[e]; tri[ntri] the triangles touching a loaded node, ascending. */
-typedef struct {
-    int *head, *next, *bcol, *tri, ntri, nload, *tmark;
-    double *w;
-} blockload;
-
-/* The integrals over triangle t for collocation node i (nondimensional):
- * g, h of its corners (linear elements) or of the triangle itself
- * (constant), their nodes jb; returns the number of nodes, 3 or 1. */
-static int triangle_integrals(const bemsys *s, int i, int t, int jb[3], double g[3][3][3], double h[3][3][3])
+int ep_bemgf_integrals(const bemsys *s, int i, int t, int jb[3], double g[3][3][3], double h[3][3][3])
 {
     const ep_mesh *m = s->m;
     double v[3][3];
@@ -124,7 +90,7 @@ static void assemble_row(bemsys *s, int i)
     ui[2] = s->rot[0] * xi[1] - s->rot[1] * xi[0];
     for (int t = 0; t < m->nf; t++) {
         double g[3][3][3], h[3][3][3];
-        int jb[3], corners = triangle_integrals(s, i, t, jb, g, h);
+        int jb[3], corners = ep_bemgf_integrals(s, i, t, jb, g, h);
         if (s->bb)
             body_terms(s, i, t, jb, g, h);
         for (int a = 0; a < corners; a++) {
@@ -168,30 +134,30 @@ static void assemble_row(bemsys *s, int i)
  * hsum) for a unit displacement at fixed j, and a column's hat load the
  * weighted sum of those.  Collocation rows in parallel; every entry sums its
  * triangles in ascending order, as the row assembly does. */
-static void rhs_block(const bemsys *s, const blockload *bl, int nq, double *B)
+static void rhs_block(const bemsys *s, int nq, double *B)
 {
     memset(B, 0, sizeof(double) * (size_t)s->N * (size_t)nq);
 #pragma omp parallel for schedule(dynamic, 16)
     for (int i = 0; i < s->n; i++) {
-        for (int q = 0; q < bl->ntri; q++) {
+        for (int q = 0; q < s->nbtri; q++) {
             double g[3][3][3], h[3][3][3];
-            int jb[3], corners = triangle_integrals(s, i, bl->tri[q], jb, g, h);
+            int jb[3], corners = ep_bemgf_integrals(s, i, s->tri[q], jb, g, h);
             for (int a = 0; a < corners; a++)
-                for (int e = bl->head[jb[a]]; e >= 0; e = bl->next[e]) {
+                for (int e = s->head[jb[a]]; e >= 0; e = s->next[e]) {
                     int fx = s->fixedb[jb[a]];
                     for (int k = 0; k < 3; k++) {
-                        double *col = B + (size_t)(3 * bl->bcol[e] + k) * (size_t)s->N + 3 * i;
+                        double *col = B + (size_t)(3 * s->bcol[e] + k) * (size_t)s->N + 3 * i;
                         for (int l = 0; l < 3; l++)
-                            col[l] += bl->w[e] * (fx ? -h[a][l][k] : g[a][l][k]);
+                            col[l] += s->w[e] * (fx ? -h[a][l][k] : g[a][l][k]);
                     }
                 }
         }
         if (s->fixedb[i])
-            for (int e = bl->head[i]; e >= 0; e = bl->next[e])
+            for (int e = s->head[i]; e >= 0; e = s->next[e])
                 for (int k = 0; k < 3; k++)
                     for (int l = 0; l < 3; l++)
-                        B[(size_t)(3 * bl->bcol[e] + k) * (size_t)s->N + 3 * i + l] +=
-                            bl->w[e] * s->hsum[9 * (size_t)i + 3 * l + k];
+                        B[(size_t)(3 * s->bcol[e] + k) * (size_t)s->N + 3 * i + l] +=
+                            s->w[e] * s->hsum[9 * (size_t)i + 3 * l + k];
     }
 }
 
@@ -269,49 +235,62 @@ static int body_solve(bemsys *s, const ep_bemgf_opts *o)
     return EP_OK;
 }
 
-/* Phase 1: nodes (boundary vertices, or triangles' centroids), scaled to
- * the model's diameter (G = 1, 000 §2.2.5), and the memory guard. */
-static int sys_setup(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, int nq,
-                     ep_bemgf_stats *stats)
+/* Bytes of the serial solve: A (and its copy with check), one block of nq
+ * right-hand sides, the nodes, the sink, the body force's and the interior
+ * rows' kept boundary data. */
+static double solve_memory(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, int nq)
 {
+    double N = 3.0 * L->n;
+    return 8.0 * N * (N * (o->check ? 2 : 1) + nq) + 4.0 * N + 72.0 * L->n + 24.0 * m->nf + o->sink_memory +
+           (o->body ? 24.0 * N + 216.0 * m->nf : 0) + (o->npoints ? 16.0 * N * 3.0 * L->m : 0);
+}
+
+int ep_bemgf_sys_init(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, int with_matrix)
+{
+    memset(s, 0, sizeof *s);
     s->m = m;
     s->M = 3 * L->m;
     s->nu = o->nu;
+    s->G = o->E / (2.0 * (1.0 + o->nu));
     s->rot[0] = 1 / sqrt(14.0), s->rot[1] = 2 / sqrt(14.0), s->rot[2] = 3 / sqrt(14.0);
     s->constant = o->constant;
     s->n = L->n;
     s->N = 3 * L->n;
-    stats->n3 = s->N;
-    /* A (and its copy with check), one block of right-hand sides, the sink */
-    stats->memory = 8.0 * s->N * ((double)s->N * (o->check ? 2 : 1) + nq) + 4.0 * s->N + 72.0 * s->n +
-                    24.0 * m->nf + o->sink_memory + (o->body ? 24.0 * s->N + 216.0 * m->nf : 0) +
-                    (o->npoints ? 16.0 * s->N * (double)s->M : 0);
-    if (o->max_memory > 0 && stats->memory > o->max_memory)
-        return ep_fail(EP_ECOMPUTE, "needs about %s (dense %d x %d matrix%s and %d right-hand sides%s), "
-                       "more than the %s allowed", ep_mem_text(stats->memory), s->N, s->N,
-                       o->check ? " twice" : "", nq, o->sink_memory > 0 ? ", compression" : "",
-                       ep_mem_text(o->max_memory));
     int nn = s->constant ? m->nf : s->n;
+    size_t nload = 0;
+    for (int c = 0; c < L->m; c++)
+        nload += L->load_ptr ? (size_t)(L->load_ptr[c + 1] - L->load_ptr[c]) : 1;
     s->bidx = ep_malloc((size_t)m->nv, sizeof *s->bidx);
     s->fixedb = ep_malloc((size_t)s->n, 1);
     s->x = ep_malloc(3 * (size_t)s->n, sizeof *s->x);
-    s->At = ep_calloc((size_t)s->N * (size_t)s->N, sizeof *s->At);
-    s->ipiv = ep_malloc((size_t)s->N, sizeof *s->ipiv);
-    s->hsum = ep_malloc(9 * (size_t)s->n, sizeof *s->hsum);
+    s->hsum = ep_calloc(9 * (size_t)s->n, sizeof *s->hsum);
     s->ntri_ptr = ep_calloc((size_t)nn + 1, sizeof *s->ntri_ptr);
     s->ntri = ep_malloc(3 * (size_t)m->nf, sizeof *s->ntri);
-    if (o->check) {
-        s->rres = ep_malloc((size_t)s->N, sizeof *s->rres);
-        s->rscale = ep_malloc((size_t)s->N, sizeof *s->rscale);
+    s->head = ep_malloc((size_t)nn, sizeof *s->head);
+    s->next = ep_malloc(nload + 1, sizeof *s->next);
+    s->bcol = ep_malloc(nload + 1, sizeof *s->bcol);
+    s->w = ep_malloc(nload + 1, sizeof *s->w);
+    s->tri = ep_malloc((size_t)m->nf, sizeof *s->tri);
+    s->tmark = ep_calloc((size_t)m->nf, sizeof *s->tmark);
+    if (with_matrix) {
+        s->At = ep_calloc((size_t)s->N * (size_t)s->N, sizeof *s->At);
+        s->ipiv = ep_malloc((size_t)s->N, sizeof *s->ipiv);
+        if (o->check) {
+            s->rres = ep_malloc((size_t)s->N, sizeof *s->rres);
+            s->rscale = ep_malloc((size_t)s->N, sizeof *s->rscale);
+        }
     }
-    if (!s->bidx || !s->fixedb || !s->x || !s->At || !s->ipiv || !s->hsum || !s->ntri_ptr || !s->ntri ||
-        (o->check && (!s->rres || !s->rscale)))
+    if (!s->bidx || !s->fixedb || !s->x || !s->hsum || !s->ntri_ptr || !s->ntri || !s->head || !s->next ||
+        !s->bcol || !s->w || !s->tri || !s->tmark || (with_matrix && (!s->At || !s->ipiv)) ||
+        (with_matrix && o->check && (!s->rres || !s->rscale)))
         return EP_ECOMPUTE;
-    stats->length = s->len = ep_mesh_diameter(m);
+    s->len = ep_mesh_diameter(m);
     for (int v = 0; v < m->nv; v++)
         s->bidx[v] = -1;
     for (int j = 0; j < m->nb; j++)
         s->bidx[m->boundary[j]] = j;
+    for (int j = 0; j < nn; j++)
+        s->head[j] = -1;
     for (int j = 0; j < s->n; j++) {
         const int *tv = &m->triangles[3 * L->row_vertex[j]];
         s->fixedb[j] = L->row_fixed[j];
@@ -334,7 +313,16 @@ static int sys_setup(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const e
     for (int j = nn; j > 0; j--)
         s->ntri_ptr[j] = s->ntri_ptr[j - 1];
     s->ntri_ptr[0] = 0;
-    return o->body ? body_setup(s, o) : EP_OK;
+    return EP_OK;
+}
+
+void ep_bemgf_sys_free(bemsys *s)
+{
+    free(s->bidx), free(s->fixedb), free(s->x), free(s->At), free(s->ipiv), free(s->hsum);
+    free(s->ntri_ptr), free(s->ntri), free(s->rres), free(s->rscale);
+    free(s->head), free(s->next), free(s->bcol), free(s->w), free(s->tri), free(s->tmark);
+    free(s->bb), free(s->tp), free(s->sol);
+    memset(s, 0, sizeof *s);
 }
 
 /* Phase 2: the rows of A, and the rigid-rotation residual (check). */
@@ -360,35 +348,52 @@ static int node_of(const bemsys *s, int v) { return s->constant ? v : s->bidx[v]
 
 /* The loads of block columns [c0, c0 + nc) by node, and the triangles they
  * touch (ascending, by a mark per triangle). */
-static void block_loads(const bemsys *s, const ep_gf_layout *L, int c0, int nc, blockload *bl)
+static void block_loads(bemsys *s, const ep_gf_layout *L, int c0, int nc)
 {
-    bl->nload = 0;
-    bl->ntri = 0;
+    s->nload = 0;
+    s->nbtri = 0;
     for (int c = c0; c < c0 + nc; c++) {
         int k0 = L->load_ptr ? L->load_ptr[c] : 0, k1 = L->load_ptr ? L->load_ptr[c + 1] : 1;
         for (int k = k0; k < k1; k++) {
-            int j = node_of(s, L->load_ptr ? L->load_vertex[k] : L->col_vertex[c]), e = bl->nload++;
-            bl->bcol[e] = c - c0;
-            bl->w[e] = L->load_ptr ? L->load_weight[k] : 1.0;
-            bl->next[e] = bl->head[j]; /* entries of a node: any order, each its own column */
-            bl->head[j] = e;
+            int j = node_of(s, L->load_ptr ? L->load_vertex[k] : L->col_vertex[c]), e = s->nload++;
+            s->bcol[e] = c - c0;
+            s->w[e] = L->load_ptr ? L->load_weight[k] : 1.0;
+            s->next[e] = s->head[j]; /* entries of a node: any order, each its own column */
+            s->head[j] = e;
             for (int p = s->ntri_ptr[j]; p < s->ntri_ptr[j + 1]; p++)
-                bl->tmark[s->ntri[p]] = 1;
+                s->tmark[s->ntri[p]] = 1;
         }
     }
     for (int t = 0; t < s->m->nf; t++)
-        if (bl->tmark[t]) {
-            bl->tri[bl->ntri++] = t;
-            bl->tmark[t] = 0;
+        if (s->tmark[t]) {
+            s->tri[s->nbtri++] = t;
+            s->tmark[t] = 0;
         }
 }
 
-static void block_loads_clear(const bemsys *s, const ep_gf_layout *L, int c0, int nc, blockload *bl)
+int ep_bemgf_rhs(bemsys *s, const ep_gf_layout *L, int c0, int nc, double *B)
 {
-    for (int c = c0; c < c0 + nc; c++) {
+    block_loads(s, L, c0, nc);
+    rhs_block(s, 3 * nc, B);
+    for (int c = c0; c < c0 + nc; c++) { /* clear the loads */
         int k0 = L->load_ptr ? L->load_ptr[c] : 0, k1 = L->load_ptr ? L->load_ptr[c + 1] : 1;
         for (int k = k0; k < k1; k++)
-            bl->head[node_of(s, L->load_ptr ? L->load_vertex[k] : L->col_vertex[c])] = -1;
+            s->head[node_of(s, L->load_ptr ? L->load_vertex[k] : L->col_vertex[c])] = -1;
+    }
+    return EP_OK;
+}
+
+void ep_bemgf_units(const bemsys *s, const ep_gf_layout *L, int c0, int nc, double *B)
+{
+    double G = s->G, len = s->len;
+    for (int c = 0; c < nc; c++) {
+        int cf = s->fixedb[node_of(s, L->col_vertex[c0 + c])];
+        for (int a = 0; a < 3; a++) {
+            double *col = B + (size_t)(3 * c + a) * s->N;
+            for (int j = 0; j < s->n; j++)
+                for (int b = 0; b < 3; b++)
+                    col[3 * j + b] *= cf ? (s->fixedb[j] ? G / len : 1.0) : (s->fixedb[j] ? 1.0 : len / G);
+        }
     }
 }
 
@@ -506,35 +511,21 @@ static int interior_rows(bemsys *s, const ep_bemgf_opts *o, int m3)
 /* Phase 4: every block of columns: right-hand sides, the transposed solve
  * with the LU of A^T (BLAS-3), sampled residuals (check), physical units,
  * and the rows to the sink. */
-static int solve_blocks(bemsys *s, const ep_gf_layout *L, const ep_bemgf_opts *o, int ncb, const double *Acopy,
-                        const ep_gf_sink *sink, ep_bemgf_stats *stats)
+static int solve_blocks(bemsys *s, const ep_gf_layout *L, int ncb, const double *Acopy, const ep_gf_sink *sink,
+                        ep_bemgf_stats *stats)
 {
-    int st = EP_OK, nn = s->constant ? s->m->nf : s->n, nsample = s->M < 8 ? s->M : 8;
-    size_t nload = 0;
-    for (int c = 0; c < L->m; c++)
-        nload += L->load_ptr ? (size_t)(L->load_ptr[c + 1] - L->load_ptr[c]) : 1;
-    blockload bl = {0};
+    int st = EP_OK, nsample = s->M < 8 ? s->M : 8;
     double *B = ep_malloc((size_t)s->N * 3 * (size_t)ncb, sizeof *B),
            *Bs = Acopy ? ep_malloc((size_t)s->N * 8, sizeof *Bs) : NULL;
-    bl.head = ep_malloc((size_t)nn, sizeof *bl.head);
-    bl.next = ep_malloc(nload + 1, sizeof *bl.next);
-    bl.bcol = ep_malloc(nload + 1, sizeof *bl.bcol);
-    bl.w = ep_malloc(nload + 1, sizeof *bl.w);
-    bl.tri = ep_malloc((size_t)s->m->nf, sizeof *bl.tri);
-    bl.tmark = ep_calloc((size_t)s->m->nf, sizeof *bl.tmark);
-    if (!B || (Acopy && !Bs) || !bl.head || !bl.next || !bl.bcol || !bl.w || !bl.tri || !bl.tmark) {
+    if (!B || (Acopy && !Bs)) {
         st = EP_ECOMPUTE;
         goto out;
     }
-    for (int j = 0; j < nn; j++)
-        bl.head[j] = -1;
-    double G = o->E / (2.0 * (1.0 + o->nu)), len = s->len, worst = 0;
+    double worst = 0;
     for (int c0 = 0; c0 < L->m && !st; c0 += ncb) {
         int nc = L->m - c0 < ncb ? L->m - c0 : ncb, nq = 3 * nc;
         double t0 = ep_now();
-        block_loads(s, L, c0, nc, &bl);
-        rhs_block(s, &bl, nq, B);
-        block_loads_clear(s, L, c0, nc, &bl);
+        ep_bemgf_rhs(s, L, c0, nc, B);
         stats->t_rhs += ep_now() - t0;
         int samp[8], ns = 0; /* sampled GF rows in this block: keep their right-hand sides */
         for (int k = 0; Acopy && k < nsample; k++) {
@@ -561,17 +552,7 @@ static int solve_blocks(bemsys *s, const ep_gf_layout *L, const ep_bemgf_opts *o
                 rn = fmax(rn, fabs(r[p]));
             worst = fmax(worst, rn / bn);
         }
-        /* Back to physical units: a free column's displacement rows carry
-         * L/G, a fixed column's traction rows G/L (G = E / 2(1 + nu)). */
-        for (int c = 0; c < nc; c++) {
-            int cf = s->fixedb[node_of(s, L->col_vertex[c0 + c])];
-            for (int a = 0; a < 3; a++) {
-                double *col = B + (size_t)(3 * c + a) * s->N;
-                for (int j = 0; j < s->n; j++)
-                    for (int b = 0; b < 3; b++)
-                        col[3 * j + b] *= cf ? (s->fixedb[j] ? G / len : 1.0) : (s->fixedb[j] ? 1.0 : len / G);
-            }
-        }
+        ep_bemgf_units(s, L, c0, nc, B);
         if (s->sol)
             keep_solution(s, L, c0, nc, B);
         t0 = ep_now();
@@ -584,7 +565,7 @@ static int solve_blocks(bemsys *s, const ep_gf_layout *L, const ep_bemgf_opts *o
     stats->solve_flops = 2.0 * (double)s->N * s->N * s->M;
     stats->column_residual = worst;
 out:
-    free(B), free(Bs), free(bl.head), free(bl.next), free(bl.bcol), free(bl.w), free(bl.tri), free(bl.tmark);
+    free(B), free(Bs);
     return st;
 }
 
@@ -597,8 +578,18 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
     memset(&s, 0, sizeof s);
     memset(stats, 0, sizeof *stats);
     ncb = ncb < L->m ? ncb : L->m;
-    if ((st = sys_setup(&s, m, L, o, 3 * ncb, stats)))
+    stats->n3 = 3 * L->n;
+    stats->memory = solve_memory(m, L, o, 3 * ncb);
+    if (o->max_memory > 0 && stats->memory > o->max_memory) {
+        st = ep_fail(EP_ECOMPUTE, "needs about %s (dense %d x %d matrix%s and %d right-hand sides%s), "
+                     "more than the %s allowed", ep_mem_text(stats->memory), 3 * L->n, 3 * L->n,
+                     o->check ? " twice" : "", 3 * ncb, o->sink_memory > 0 ? ", compression" : "",
+                     ep_mem_text(o->max_memory));
         goto out;
+    }
+    if ((st = ep_bemgf_sys_init(&s, m, L, o, 1)) || (o->body && (st = body_setup(&s, o))))
+        goto out;
+    stats->length = s.len;
     assemble(&s, o->check, stats);
     double anorm = 0;
     if (o->check) { /* keep A for the sampled residuals */
@@ -625,25 +616,13 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
         st = EP_ECOMPUTE;
         goto out;
     }
-    if (!(st = solve_blocks(&s, L, o, ncb, Acopy, sink, stats)) && o->npoints) {
+    if (!(st = solve_blocks(&s, L, ncb, Acopy, sink, stats)) && o->npoints) {
         double t1 = ep_now();
         st = interior_rows(&s, o, 3 * L->m);
         stats->t_interior = ep_now() - t1;
     }
 out:
-    free(s.bidx);
-    free(s.fixedb);
-    free(s.x);
-    free(s.At);
-    free(s.ipiv);
-    free(s.hsum);
-    free(s.ntri_ptr);
-    free(s.ntri);
-    free(s.rres);
-    free(s.rscale);
-    free(s.bb);
-    free(s.tp);
-    free(s.sol);
+    ep_bemgf_sys_free(&s);
     free(Acopy);
     return st;
 }

@@ -79,4 +79,61 @@ typedef struct ep_bemgf_stats {
 int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, const ep_gf_sink *sink,
                    ep_bemgf_stats *stats);
 
+/* ---- the pieces, for a solver that holds A in parts (lib/mpi/bemmpi) ------
+ * The nodes of the system, scaled; the serial solver adds A (At, ipiv) and
+ * the check's arrays.  Unknown/known at each boundary row. */
+typedef struct ep_bemgf_sys {
+    const ep_mesh *m;
+    int n, N, M;        /* nodes (boundary vertices, or triangles), 3n, 3m */
+    int *bidx;          /* [nv] boundary position or -1 */
+    char *fixedb;       /* [n] */
+    double *x;          /* [n][3] scaled node positions */
+    double len;         /* the length scale */
+    double *At;         /* serial: N x N column-major, A transposed (a collocation row contiguous) */
+    int *ipiv;          /* serial: [N] LU pivots */
+    double *hsum;       /* [n][3][3] sum_{j != i} h_ij of each collocation row (000 eq. B.6) */
+    int *ntri_ptr, *ntri; /* triangles touching each node (CSR over nodes) */
+    double nu, G;       /* G = E / 2(1 + nu), for the units */
+    int constant;       /* constant elements: nodes are triangles, collocated at centroids */
+    double rot[3];      /* rotation axis of the rigid-rotation check */
+    double *rres;       /* [N] H u_rot (check) */
+    double *rscale;     /* [N] sum |H| |u_rot| (check) */
+    /* one block's loads by node (ep_bemgf_rhs): node j carries entries
+     * head[j], next[e], ... of block column bcol[e] with weight w[e]; tri[ntri]
+     * the triangles touching a loaded node, ascending */
+    int *head, *next, *bcol, *tri, nbtri, nload, *tmark;
+    double *w;
+    /* body force and interior rows (MATH.md §12; serial only), NULL/0 without */
+    double *bb;         /* N x 3 column-major: the body-force right-hand sides, then rows */
+    double *tp;         /* [nf][3 corners][3 directions k][3] sigma(u_p^k) n_t at the corners (physical) */
+    double x0[3], rho;  /* the particular solution's centre, the density */
+    double pq, pl, pm;  /* u_p^k = -pq rho |r|^2 / (2 G) e_k, sigma^k n = -rho (pl r_k n + pm (e_k r.n + r n_k)) */
+    double *sol;        /* interior rows: [3m][6n] each GF row's p (3n), then u (3n), physical */
+} ep_bemgf_sys;
+
+/* The nodes of L on m, scaled to the model's diameter (G = 1, 000 §2.2.5),
+ * hsum and the triangles of each node; with_matrix: A's N x N too (and the
+ * check's arrays when o->check).  0 or EP_ECOMPUTE (out of memory); free s
+ * with ep_bemgf_sys_free in every case.  Cost O(n + nf). */
+int ep_bemgf_sys_init(ep_bemgf_sys *s, const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o,
+                      int with_matrix);
+void ep_bemgf_sys_free(ep_bemgf_sys *s);
+
+/* The integrals over triangle t for collocation node i (nondimensional): g,
+ * h of its corners (linear elements) or of the triangle itself (constant),
+ * h of the singular corner left 0; their nodes jb.  Returns the number of
+ * nodes, 3 or 1.  Cost O(1) (near-singular: O(depth)). */
+int ep_bemgf_integrals(const ep_bemgf_sys *s, int i, int t, int jb[3], double g[3][3][3], double h[3][3][3]);
+
+/* The right-hand sides of L's columns [c0, c0 + nc): B (N x 3nc, column
+ * major, leading dimension N), all collocation rows, with s->hsum complete
+ * (MATH.md §6).  Workspace: s's block loads.  Cost O(n x triangles touching
+ * the loads).  0 or EP_ECOMPUTE (out of memory). */
+int ep_bemgf_rhs(ep_bemgf_sys *s, const ep_gf_layout *L, int c0, int nc, double *B);
+
+/* Solved columns [c0, c0 + nc) of B (as ep_bemgf_rhs) back to physical
+ * units: a free column's displacement rows times L/G, a fixed column's
+ * traction rows times G/L.  Cost O(N nc). */
+void ep_bemgf_units(const ep_bemgf_sys *s, const ep_gf_layout *L, int c0, int nc, double *B);
+
 #endif

@@ -2,10 +2,12 @@
  * femgf.c — FEM Green's functions by blocked sparse Cholesky solves (femgf.h).
  */
 #include "femgf.h"
+#include "blas.h"
 #include "chol.h"
 #include "err.h"
 #include "mem.h"
 #include "fem.h"
+#include "stats.h"
 #include "tet.h"
 
 #include <cblas.h>
@@ -893,14 +895,6 @@ static int plan_solves(gfsys *s)
     return st;
 }
 
-/* CPU seconds of the calling thread: solve rates that time-sharing with
- * other jobs does not distort. */
-static double thread_cpu(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* Solved blocks on their way to the sink.  One writer thread calls the
  * sink (one call at a time: HDF5 is not thread-safe) while the solving
@@ -990,9 +984,9 @@ static int handoff_run(const gfsys *s, worker *w, int nt, handoff *h, pthread_t 
                 continue;
             long b0 = b * s->k;
             int nq = (int)(total - b0 < s->k ? total - b0 : s->k);
-            double c0 = thread_cpu();
+            double c0 = ep_stats_thread_cpu();
             int bst = solve_block(s, b0, nq, me, me->rows[me->cur]);
-            me->cpu += thread_cpu() - c0;
+            me->cpu += ep_stats_thread_cpu() - c0;
             pthread_mutex_lock(&h->lock);
             if (bst) {
                 handoff_fail(h, bst);
@@ -1051,12 +1045,16 @@ static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, 
 static int solve_body(const gfsys *s, worker *w, double *body, ep_femgf_stats *stats)
 {
     double t0 = ep_now(), f0 = w->flops;
+    ep_blas_threads blas = ep_blas_serial(); /* as the blocks' solves run: the same bits on any count */
     for (int q = 0; q < 3; q += s->k) {
         int nq = 3 - q < s->k ? 3 - q : s->k, st = solve_block(s, s->qbody + q, nq, w, w->rows[0]);
-        if (st)
+        if (st) {
+            ep_blas_restore(blas);
             return st;
+        }
         memcpy(body + (size_t)q * (size_t)s->n3, w->rows[0], sizeof *body * (size_t)nq * (size_t)s->n3);
     }
+    ep_blas_restore(blas);
     stats->body_flops = w->flops - f0;
     stats->t_body = ep_now() - t0;
     stats->solve_flops += stats->body_flops;
@@ -1111,8 +1109,14 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
         goto out;
     }
     t1 = ep_now();
-    if (s.nbd && (st = border_solve(&s, &w[0]))) /* nbd solves on the factor: counted with it */
-        goto out;
+    if (s.nbd) { /* nbd solves on the factor, counted with it; BLAS on one thread, as the
+                  * blocks' solves run (ep_blas_serial): the same bits on any count */
+        ep_blas_threads blas = ep_blas_serial();
+        st = border_solve(&s, &w[0]);
+        ep_blas_restore(blas);
+        if (st)
+            goto out;
+    }
     stats->border_rank = s.nbd;
     stats->border_rows = s.nfrows;
     stats->border_supernodes = s.nfsuper;

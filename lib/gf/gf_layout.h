@@ -12,6 +12,10 @@
 
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_gf_layout {
     const char *entity; /* borrowed: "vertex", or "triangle" for constant boundary elements */
     int n;              /* block rows: every boundary vertex (or triangle), ascending */
@@ -73,5 +77,9 @@ int ep_gf_layout_row_areas(const ep_gf_layout *L, const ep_mesh *m, double **are
 /* Row index of each column: (*col_row)[c] with row_vertex[(*col_row)[c]] ==
  * col_vertex[c] (allocated; caller frees).  0 or EP_ECOMPUTE. */
 int ep_gf_layout_column_rows(const ep_gf_layout *L, int **col_row);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -515,15 +515,16 @@ int ep_wavelet_subset_init(ep_wavelet_subset *u, const ep_wavelet *W)
     memset(u, 0, sizeof *u);
     u->slot = ep_malloc((size_t)W->n + 1, sizeof *u->slot);
     u->lev = ep_malloc((size_t)W->nlevels + 2, sizeof *u->lev);
-    u->in = ep_calloc(2 * (size_t)W->n + 1, 1); /* the second half: a mask (gfw.c, row weights) */
+    u->in = ep_calloc((size_t)W->n + 1, 1);
     u->reach = ep_calloc((size_t)W->n + 1, 1);
     u->next = ep_malloc((size_t)W->n + 1, sizeof *u->next);
-    return u->slot && u->lev && u->in && u->reach && u->next ? EP_OK : EP_ECOMPUTE;
+    u->seen = ep_calloc((size_t)W->n + 1, 1);
+    return u->slot && u->lev && u->in && u->reach && u->next && u->seen ? EP_OK : EP_ECOMPUTE;
 }
 
 void ep_wavelet_subset_free(ep_wavelet_subset *u)
 {
-    free(u->slot), free(u->lev), free(u->in), free(u->reach), free(u->next);
+    free(u->slot), free(u->lev), free(u->in), free(u->reach), free(u->next), free(u->seen);
     memset(u, 0, sizeof *u);
 }
 
@@ -569,8 +570,7 @@ void ep_wavelet_subset_set(ep_wavelet_subset *u, const ep_wavelet *W, const int 
     mark_reach(u, W, 1);
 }
 
-void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, int width, double *x,
-                               const char *nz)
+void ep_wavelet_subset_inverse(const ep_wavelet *W, ep_wavelet_subset *u, int width, double *x, const char *nz)
 {
     int *next = u->next; /* each closure slot's next kid: kids run coarse to fine */
     for (int k = 0; k < u->n; k++)
@@ -608,7 +608,7 @@ static void add_weight(char *seen, int s, double a, double *y, int *nz, int *nw)
 int ep_wavelet_row_weights(const ep_wavelet *W, ep_wavelet_subset *u, int slot, double *y, int *nz, double *w)
 {
     int nw = 0, *next = u->next;
-    char *seen = u->in + W->n; /* the spare half */
+    char *seen = u->seen;
     ep_wavelet_subset_set(u, W, &slot, 1);
     add_weight(seen, slot, 1, y, nz, &nw);
     for (int k = 0; k < u->n; k++) /* each closure slot's kids, taken from the finest back */

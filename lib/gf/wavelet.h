@@ -19,6 +19,10 @@
 
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { EP_WAVELET_LINEAR, EP_WAVELET_BUTTERFLY } ep_wavelet_kind;
 
 typedef struct ep_wavelet {
@@ -105,12 +109,12 @@ typedef struct ep_wavelet_subset {
     int n;         /* slots in the closure */
     int *slot;     /* [W->n] the closure, coarse to fine */
     int *lev;      /* [nlevels + 1] slot[lev[l] .. lev[l + 1]) are of level l */
-    char *in;      /* [2 W->n] 1: in the closure; the second half zero, a mask for
-                      ep_wavelet_row_weights and a caller (gfw.c) */
+    char *in;      /* [W->n] 1: in the closure */
     char *reach;   /* [W->n] 1: a slot synthesis at the closure reads (the closure and
                       the slots lifting it): coefficients elsewhere need not be given */
     int *next;     /* [W->n] scratch of ep_wavelet_subset_set, _inverse and
                       ep_wavelet_row_weights */
+    char *seen;    /* [W->n] zero between calls: ep_wavelet_row_weights' marks */
 } ep_wavelet_subset;
 
 int ep_wavelet_subset_init(ep_wavelet_subset *u, const ep_wavelet *W); /* 0 or EP_ECOMPUTE */
@@ -120,15 +124,14 @@ void ep_wavelet_subset_set(ep_wavelet_subset *u, const ep_wavelet *W, const int 
 /* x[n][width]: in, the coefficients (at least at the closure and at the
  * slots lifting it); out, at the closure slots, the synthesized values
  * (ep_wavelet_inverse's there); the other slots unchanged.  nz[n] (or
- * NULL): 0 where the coefficient is known to be zero, skipped.
- * Cost O(closure x (stencil + kids) x width). */
-void ep_wavelet_subset_inverse(const ep_wavelet *W, const ep_wavelet_subset *u, int width, double *x,
-                               const char *nz);
+ * NULL): 0 where the coefficient is known to be zero, skipped.  u->next
+ * is its scratch.  Cost O(closure x (stencil + kids) x width). */
+void ep_wavelet_subset_inverse(const ep_wavelet *W, ep_wavelet_subset *u, int width, double *x, const char *nz);
 /* The weights of synthesis at one slot, value = sum_i w[i] coef[nz[i]]
  * (a row of ep_wavelet_inverse: ep_wavelet_subset_inverse transposed, fine
  * to coarse): returns their count nw (at most the closure and its kids;
  * nz and w hold n), w[nw] the weights and nz[nw] their slots, ascending.
- * u is set to the slot's closure, and its spare half of in used; y[n]
+ * u is set to the slot's closure, its next and seen used; y[n]
  * zero on entry and on return.  Cost O(closure x (stencil + kids)), which
  * grows with the levels, not with n. */
 int ep_wavelet_row_weights(const ep_wavelet *W, ep_wavelet_subset *u, int slot, double *y, int *nz, double *w);
@@ -140,5 +143,9 @@ int ep_wavelet_row_weights(const ep_wavelet *W, ep_wavelet_subset *u, int slot, 
  *   Input   h (vertices ordered coarse to fine, as loopsub writes them)
  *   Output  hat[nv], overwritten.  Cost O(nv). */
 void ep_wavelet_hat(const ep_mesh *h, int l, int k, double *hat);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,6 +8,10 @@
 #ifndef EP_MATERIAL_H
 #define EP_MATERIAL_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_material {
     double E, nu, rho;          /* homogeneous values (also used when ne == 0) */
     int ne;                     /* > 0: per-element arrays below are set */
@@ -46,5 +50,9 @@ int ep_material_read(ep_material *m, const char *path, int ne, const int *region
  * for FEM, where nu = 0.5 makes lambda infinite; BEM allows nu <= 0.5 and passes
  * nu_max slightly above 0.5).  Returns 0 or EP_EINPUT naming the element. */
 int ep_material_check(const ep_material *m, double nu_max, const char *source);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -427,6 +427,18 @@ int ep_mesh_to_surface(ep_mesh *m, int **old_id)
     return EP_OK;
 }
 
+int ep_mesh_closed_surface(ep_mesh *m)
+{
+    int st;
+    if (m->tets || m->hexes || m->nb < m->nv) {
+        if (m->level)
+            return ep_fail(EP_EINPUT, "%s: multiresolution mesh with vertices on no triangle", m->source);
+        if ((st = ep_mesh_to_surface(m, NULL)))
+            return st;
+    }
+    return ep_mesh_check_closed(m);
+}
+
 void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume)
 {
     double A = 0, V = 0;
@@ -656,4 +668,21 @@ int ep_mesh_check_distinct(const ep_mesh *m)
                              (p[j].v < p[k].v ? p[j].v : p[k].v) + 1, (p[j].v < p[k].v ? p[k].v : p[j].v) + 1);
     free(p);
     return st;
+}
+
+int ep_mesh_unfix_interior(const ep_mesh *m, char *fixed, int *dropped)
+{
+    char *onb = ep_calloc((size_t)m->nv, 1);
+    *dropped = 0;
+    if (!onb)
+        return EP_ECOMPUTE;
+    for (int j = 0; j < m->nb; j++)
+        onb[m->boundary[j]] = 1;
+    for (int v = 0; v < m->nv; v++)
+        if (fixed[v] && !onb[v]) {
+            fixed[v] = 0;
+            ++*dropped;
+        }
+    free(onb);
+    return EP_OK;
 }

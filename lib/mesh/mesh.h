@@ -23,6 +23,10 @@
 
 #include "material.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A named set of vertices: a Gmsh physical group or a Vega *SET. */
 typedef struct ep_group {
     char name[64];  /* physical name or set name, "" if none */
@@ -128,6 +132,14 @@ int ep_mesh_count_degenerate(const ep_mesh *m, int *first);
  * the caller).  Cost O(nv + nf). */
 int ep_mesh_to_surface(ep_mesh *m, int **old_id);
 
+/* Make m the closed surface a surface tool works on: a volume mesh's
+ * boundary, or a surface without its unreferenced vertices
+ * (ep_mesh_to_surface; a multiresolution mesh keeps its hierarchy, and is
+ * refused if that would renumber it), then ep_mesh_check_closed.  Cost
+ * O(nv + nf log nf).  0, EP_EINPUT (the message names m->source, or the
+ * edge) or EP_ECOMPUTE. */
+int ep_mesh_closed_surface(ep_mesh *m);
+
 /* Area of surface triangle t of m.  Cost O(1). */
 double ep_mesh_triangle_area(const ep_mesh *m, int t);
 
@@ -141,6 +153,11 @@ void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume);
  * the reference problem is singular.  The error names a vertex of the loose
  * part.  Cost O(elements + nv).  0, EP_EINPUT or EP_ECOMPUTE. */
 int ep_mesh_check_support(const ep_mesh *m, const char *fixed, int surface);
+
+/* Unfix the fixed vertices off the boundary surface (fixed[v] = 0 where v is
+ * not in m->boundary): a surface model (the BEM) has no interior.  Out:
+ * *dropped, how many.  Workspace nv bytes.  Cost O(nv).  0 or EP_ECOMPUTE. */
+int ep_mesh_unfix_interior(const ep_mesh *m, char *fixed, int *dropped);
 
 /* Check that no two surface vertices coincide (within 1e-12 of the model
  * size): an unwelded seam looks closed to a viewer but splits the BEM model.
@@ -159,5 +176,9 @@ int ep_mesh_spatial_order(const ep_mesh *m, int *vrank, int *eorder);
 
 /* Group whose tag (if spec is an integer) or name equals spec, or NULL. */
 const ep_group *ep_mesh_find_group(const ep_mesh *m, const char *spec);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

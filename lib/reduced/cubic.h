@@ -30,6 +30,10 @@
 #include "material.h"
 #include "mesh.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_cubic {
     int r;
     double *P;   /* [r][r] */
@@ -131,5 +135,9 @@ long ep_cubic_tangent_bytes(int r);
  * polynomial in symmetric storage: 8 [r (r + np + nt) + r(r+1)/2 (1 + r + np)]
  * (001 Fig. 2.8: 98.0 KiB at r = 12). */
 long ep_cubic_runtime_bytes(int r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

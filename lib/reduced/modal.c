@@ -3,6 +3,7 @@
  * modal derivatives, mass-PCA basis (modal.h).
  */
 #include "modal.h"
+#include "blas.h"
 #include "chol.h"
 #include "err.h"
 #include "fem.h"
@@ -50,6 +51,16 @@ static void scatter(const ep_modal *s, const double *red, double *full)
     }
 }
 
+/* Zero the vertices without unknowns (s->map < 0) in the full-length
+ * vectors X[nvec][ld]: what a product, a solve or an input leaves there is
+ * not the model's.  Cost O(nv + nvec x those vertices). */
+static void zero_without_unknowns(const ep_modal *s, double *X, size_t ld, int nvec)
+{
+    for (int v = 0; v < s->m->nv; v++)
+        for (int q = 0; s->map[v] < 0 && q < nvec; q++)
+            memset(X + (size_t)q * ld + 3 * (size_t)v, 0, 3 * sizeof *X);
+}
+
 /* Y = A X for nvec reduced vectors (A symmetric, upper stored), the
  * vectors split over two threads (cholmod_sdmult runs on one), the second
  * on a cholmod_common of its own.  sdmult takes the columns in loops of 1
@@ -91,16 +102,12 @@ static int mass_apply_to(ep_modal *s, int full, const double *X, double *Y, int 
     int nv = s->ndof / 3, nvall = s->m->nv;
     size_t ld = full ? 3 * (size_t)nvall : (size_t)s->ndof;
     const int *col = full ? s->mfi : s->mi;
+    if (full)
+        zero_without_unknowns(s, Y, ld, nvec);
 #pragma omp parallel if (nv > 20000) num_threads(s->threads)
     for (int q = 0; q < nvec; q++) {
         const double *x = X + (size_t)q * ld;
         double *y = Y + (size_t)q * ld;
-        if (full) {
-#pragma omp for schedule(static) nowait
-            for (int v = 0; v < nvall; v++)
-                if (s->map[v] < 0)
-                    y[3 * v] = y[3 * v + 1] = y[3 * v + 2] = 0;
-        }
 #pragma omp for schedule(static) nowait
         for (int v = 0; v < nv; v++) {
             double a = 0, b = 0, c = 0;
@@ -250,30 +257,13 @@ int ep_modal_setup_mass(ep_modal *s, const ep_mesh *m, const ep_material *mat, c
     return st;
 }
 
-/* OpenBLAS on one thread for a stretch, and back: its setter sets OpenMP's
- * count too, and OpenBLAS follows that count, so both are put back as they
- * were found (a stretch inside another leaves it on one).  Why one: the
+/* The model's stretches run OpenBLAS on one thread (ep_blas_serial and
+ * ep_blas_restore around each; a stretch inside another leaves it on one).  Why: the
  * model's dense work runs either in fixed pieces over its own threads
  * (fixed_dgemm below), or as small calls where a team of OpenBLAS threads
  * would meet at a barrier in each, and OpenBLAS's threads split a product
  * by their count (the modes and the basis must not depend on it: dpotrf
  * runs threaded from n = 64). */
-typedef struct {
-    int blas, omp;
-} blas_state;
-
-static blas_state blas_one(void)
-{
-    blas_state b = {openblas_get_num_threads(), omp_get_max_threads()};
-    openblas_set_num_threads(1);
-    return b;
-}
-
-static void blas_back(blas_state b)
-{
-    openblas_set_num_threads(b.blas);
-    omp_set_num_threads(b.omp);
-}
 
 /* Columns of the basis's panels: the mass products of this many list
  * vectors at a time (a reused buffer of 3nv x 128 doubles, 108 MB on the
@@ -297,7 +287,7 @@ static void fixed_dgemm(const ep_modal *s, int by_rows, CBLAS_TRANSPOSE ta, int 
                         const double *A, int lda, const double *B, int ldb, double beta, double *C, int ldc)
 {
     int chunk = by_rows ? FIXED_ROWS : FIXED_COLS, count = ((by_rows ? m : n) + chunk - 1) / chunk;
-    blas_state b = blas_one();
+    ep_blas_threads b = ep_blas_serial();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
     for (int q = 0; q < count; q++) {
         int lo = q * chunk, len = piece_len(q, chunk, by_rows ? m : n);
@@ -308,7 +298,7 @@ static void fixed_dgemm(const ep_modal *s, int by_rows, CBLAS_TRANSPOSE ta, int 
             cblas_dgemm(CblasColMajor, ta, CblasNoTrans, m, len, k, alpha, A, lda, B + (size_t)lo * ldb, ldb, beta,
                         C + (size_t)lo * ldc, ldc);
     }
-    blas_back(b);
+    ep_blas_restore(b);
 }
 
 /* Doubles of fixed_gram's work for C [m][w] over n rows. */
@@ -323,14 +313,14 @@ static void fixed_gram(const ep_modal *s, int m, int w, int n, const double *A, 
 {
     int count = (n + FIXED_GRAM - 1) / FIXED_GRAM;
     size_t mw = (size_t)m * w;
-    blas_state b = blas_one();
+    ep_blas_threads b = ep_blas_serial();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
     for (int q = 0; q < count; q++) {
         int lo = q * FIXED_GRAM, len = piece_len(q, FIXED_GRAM, n);
         cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, m, w, len, 1.0, A + lo, n, B + lo, n, 0.0,
                     work + q * mw, m);
     }
-    blas_back(b);
+    ep_blas_restore(b);
     memcpy(C, work, sizeof(double) * mw);
     for (int q = 1; q < count; q++)
         for (size_t i = 0; i < mw; i++)
@@ -342,13 +332,13 @@ static void fixed_gram(const ep_modal *s, int m, int w, int n, const double *A, 
 static void fixed_trsm_upper(const ep_modal *s, int n, int w, const double *R, double *X)
 {
     int count = (n + FIXED_ROWS - 1) / FIXED_ROWS;
-    blas_state b = blas_one();
+    ep_blas_threads b = ep_blas_serial();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
     for (int q = 0; q < count; q++) {
         int lo = q * FIXED_ROWS, len = piece_len(q, FIXED_ROWS, n);
         cblas_dtrsm(CblasColMajor, CblasRight, CblasUpper, CblasNoTrans, CblasNonUnit, len, w, 1.0, R, w, X + lo, n);
     }
-    blas_back(b);
+    ep_blas_restore(b);
 }
 
 /* Free models: X -= B (A^T X) for nvec vectors [ndof], A and B [6][ndof].
@@ -577,13 +567,13 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
     double *tmp = ep_malloc((size_t)n, sizeof *tmp), *work = NULL;
     a_int *select = ep_calloc((size_t)ncv, sizeof *select);
     ep_chol_rplan plan = {0};
-    blas_state blas = blas_one();
+    ep_blas_threads blas = ep_blas_serial();
     if (!resid || !V || !workd || !workl || !tmp || !select || (st = ep_chol_rplan_init(&plan, s->F, NULL)) ||
         !(work = ep_chol_rsolve_work(&plan, 1))) {
         st = st ? st : EP_ECOMPUTE;
         goto out;
     }
-    /* One thread of BLAS (blas_one above): a single column's solve is
+    /* One thread of BLAS (ep_blas_serial above): a single column's solve is
      * level-2 work bound by memory, and OpenBLAS's threads would meet at a
      * barrier for every supernode (on a loaded 2-core machine, one waits for
      * a time slice each time). */
@@ -621,7 +611,7 @@ static int lanczos(ep_modal *s, int nev, double *d, double *Z)
     if (info != 0)
         st = ep_fail(EP_ECOMPUTE, "eigenvector extraction failed (ARPACK dseupd info %d)", (int)info);
 out:
-    blas_back(blas);
+    ep_blas_restore(blas);
     ep_chol_rplan_free(&plan);
     free(work);
     free(resid);
@@ -724,7 +714,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
      * above all, and a team of OpenBLAS threads meets at a barrier in each,
      * waiting for a time slice on a loaded machine.  OpenBLAS's setter
      * sets OpenMP's count too: both restored. */
-    blas_state blas = blas_one();
+    ep_blas_threads blas = ep_blas_serial();
     if (!V || !MV || !H || !T || !theta || !G || !Ht || !tmp || !gw || (st = ep_chol_rplan_init(&plan, s->F, NULL)) ||
         (st = ep_team_plan_init(&team, &plan)) || !(work = ep_team_work(&team, EIG_BLOCK))) {
         st = st ? st : EP_ECOMPUTE;
@@ -810,7 +800,7 @@ static int block_eigs(ep_modal *s, int nev, double *d, double *Z, int *fallback)
     }
     *fallback = 0;
 out:
-    blas_back(blas);
+    ep_blas_restore(blas);
     free(work);
     ep_team_plan_free(&team);
     ep_chol_rplan_free(&plan);
@@ -945,9 +935,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
     if ((st = solve_blocks(s, Phi, p0, p1, block)))
         return st;
     s->t_solve = ep_now() - t0;
-    for (int v = 0; v < s->m->nv; v++) /* 0 at the vertices without unknowns */
-        for (int p = 0; s->map[v] < 0 && p < np; p++)
-            memset(Phi + (size_t)p * n3 + 3 * (size_t)v, 0, 3 * sizeof *Phi);
+    zero_without_unknowns(s, Phi, n3, np);
     return EP_OK;
 }
 
@@ -963,7 +951,7 @@ int ep_modal_derivatives(ep_modal *s, const double *U, int k, int p0, int p1, in
 static int m_orthonormalize(ep_modal *s, double *B, int r)
 {
     int n3 = 3 * s->m->nv, st = EP_OK;
-    blas_state blas = blas_one(); /* dpotrf too: threaded, it rounds by the count */
+    ep_blas_threads blas = ep_blas_serial(); /* dpotrf too: threaded, it rounds by the count */
     double *MB = ep_malloc_huge((size_t)n3 * r, sizeof *MB), *G = ep_malloc((size_t)r * r, sizeof *G);
     double *work = ep_malloc(fixed_gram_work(n3, r, r), sizeof *work);
     for (int pass = 0; pass < 2 && MB && G && work && !st; pass++) {
@@ -975,7 +963,7 @@ static int m_orthonormalize(ep_modal *s, double *B, int r)
         else
             fixed_trsm_upper(s, n3, r, G, B);
     }
-    blas_back(blas);
+    ep_blas_restore(blas);
     if (!MB || !G || !work)
         st = EP_ECOMPUTE;
     free(MB);
@@ -1047,9 +1035,9 @@ static int basis_pca(ep_modal *s, const double *lambda, const double *U, int k, 
     /* on one thread: dsyevd's reduction is ~2 mcount level-2 calls, and a
      * team of OpenBLAS threads meets at a barrier in each (on a loaded
      * machine, a time slice each: the k = 40 basis took 28 s instead of 2) */
-    blas_state blas = blas_one();
+    ep_blas_threads blas = ep_blas_serial();
     int lapack = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'U', mcount, G, mcount, w);
-    blas_back(blas);
+    ep_blas_restore(blas);
     if (lapack != 0) {
         st = ep_fail(EP_ECOMPUTE, "mass-PCA eigen decomposition failed");
         goto out;
@@ -1136,9 +1124,8 @@ int ep_modal_basis(ep_modal *s, ep_modal_basis_kind kind, const double *lambda, 
             sigma[q] = lambda[0] / lambda[q];
         memcpy(B, U, sizeof(double) * n3 * (size_t)r);
     }
-    for (int v = 0; !st && v < s->m->nv; v++) /* 0 where there are no unknowns, whatever the input held there */
-        for (int q = 0; s->map[v] < 0 && q < r; q++)
-            B[(size_t)q * n3 + 3 * v] = B[(size_t)q * n3 + 3 * v + 1] = B[(size_t)q * n3 + 3 * v + 2] = 0;
+    if (!st) /* whatever the input held there */
+        zero_without_unknowns(s, B, n3, r);
     return st;
 }
 

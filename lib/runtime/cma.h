@@ -58,6 +58,10 @@
 
 #include "gfsrc.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* What ep_cma.Cinv holds for the set. */
 enum ep_cma_form {
     EP_CMA_INVERSE,  /* C^-1, with a pending update (the LU path's form) */
@@ -227,5 +231,9 @@ int ep_cma_mask(const ep_gfsrc *g, int i, double radius, int *idx, double *rho);
  * K[3b + a].  Cost k block reads (ep_gfsrc_block).  0 or EP_ECOMPUTE
  * (singular). */
 int ep_cma_mask_stiffness(ep_gfsrc *g, int i, int k, const int *idx, const double *rho, double K[9]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include "cma.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Cache of what an ep_cma holds for a node set (C^-1 or the symmetric
  * form's factor: ep_cma_save), keyed by the sorted node list,
  * time-stamped, bounded in bytes: the least recently used entries are
@@ -39,5 +43,9 @@ int ep_cma_cache_get(ep_cma_cache *k, ep_cma *c, const int *nodes, int s);
  * entries beyond the limit.  Cost O(s^2) copy plus O(entries).  0 or
  * EP_ECOMPUTE. */
 int ep_cma_cache_put(ep_cma_cache *k, const ep_cma *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,9 +11,15 @@
  *   cubic_file.h the cubic polynomials of reduced StVK forces ("cubic")
  *   cubic.h      their evaluation: force, tangent stiffness
  *   reduced.h    reduced implicit Newmark on them (001 §2.7)
+ *   sdf.h        signed distance fields ("distfield"): trilinear lookups,
+ *                the eq. 3.14 bound outside the box (001 §3.11)
+ *   mg_file.h    multigrid hierarchies ("multigrid") and sparse matrices
+ *   vcycle.h     the V-cycle on them (002 §2.4-2.5)
+ *   warp.h       the corotated step: rotations, warped stiffness (002 §2.3.6)
  *   h5.h, model.h  opening any elastoprep file, its mesh and material
  *   err.h        statuses and the message of the last failure
  *
+ * Every header it reaches declares its names extern "C" under C++.
  * Installed as PREFIX/include/elastoprep/; include it as
  * <elastoprep/elastoprep.h> with the flags of `pkg-config --cflags
  * elastoprep`.
@@ -30,5 +36,9 @@
 #include "cubic.h"
 #include "cubic_file.h"
 #include "reduced.h"
+#include "sdf.h"
+#include "mg_file.h"
+#include "vcycle.h"
+#include "warp.h"
 
 #endif

@@ -92,7 +92,7 @@ int ep_gfsrc_open(ep_gfsrc *g, const char *path)
             !(g->acc = ep_malloc(3 * (size_t)g->n, sizeof *g->acc)) ||
             !(g->col = ep_malloc(9 * (size_t)BATCH * g->n, sizeof *g->col)) ||
             (st = ep_wavelet_subset_init(&g->u, &g->w.W)) ||
-            !(g->z = ep_calloc(9 * (size_t)BATCH * g->n, sizeof *g->z)) ||
+            !(g->z = ep_calloc(9 * (size_t)BATCH * g->n, sizeof *g->z)) || !(g->kept = ep_calloc((size_t)g->n, 1)) ||
             !(g->slots = ep_malloc((size_t)g->n, sizeof *g->slots)) ||
             (st = ep_wavelet_subset_init(&g->r, &g->w.W)) || !(g->ry = ep_calloc((size_t)g->n, sizeof *g->ry)) ||
             !(g->rslot = ep_malloc((size_t)g->n, sizeof *g->rslot)))
@@ -114,7 +114,8 @@ void ep_gfsrc_close(ep_gfsrc *g)
     ep_wavelet_ws_free(&g->ws);
     ep_wavelet_subset_free(&g->u);
     ep_wavelet_subset_free(&g->r);
-    free(g->col_of_row), free(g->area), free(g->xi), free(g->acc), free(g->col), free(g->z), free(g->slots);
+    free(g->col_of_row), free(g->area), free(g->xi), free(g->acc), free(g->col), free(g->z), free(g->kept);
+    free(g->slots);
     free(g->ry), free(g->rslot);
     memset(g, 0, sizeof *g);
 }
@@ -203,7 +204,7 @@ void ep_gfsrc_node_columns(ep_gfsrc *g, int nc, const int *nodes, int nr, const 
         int k = nc - c0 < BATCH ? nc - c0 : BATCH, cols[BATCH];
         for (int c = 0; c < k; c++)
             cols[c] = g->col_of_row[nodes[c0 + c]];
-        ep_gfw_columns_rows(&g->w, k, cols, &g->u, nr, rows, g->z, out + 9 * (size_t)c0 * nr);
+        ep_gfw_columns_rows(&g->w, k, cols, &g->u, nr, rows, g->kept, g->z, out + 9 * (size_t)c0 * nr);
     }
 }
 

@@ -11,6 +11,10 @@
 #include "gf.h"
 #include "gfw.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_gfsrc {
     ep_gf_file *file;   /* points into own or w: the layout and mesh (dense: also /gf/xi) */
     ep_gf_file own;     /* dense files */
@@ -31,6 +35,7 @@ typedef struct ep_gfsrc {
                            also a row's synthesis weights, compact) */
     ep_wavelet_subset u;/* wavelet: the rows of ep_gfsrc_plan */
     double *z;          /* wavelet: [n][9 batch] partial synthesis, zero between calls */
+    char *kept;         /* wavelet: [n] the slots whose blocks a synthesis read, zero between calls */
     int batch;          /* columns ep_gfsrc_node_columns synthesizes together: 8 (wavelet), 1 */
     int *slots;         /* wavelet: [n] scratch */
     ep_wavelet_subset r;/* wavelet: the closure of ep_gfsrc_node_row's row */
@@ -91,5 +96,9 @@ double ep_gfsrc_von_mises(const double s[6]);
 /* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept
  * blocks + n). */
 void ep_gfsrc_sum(ep_gfsrc *g, int k, const int *cols, const double *loads, double *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

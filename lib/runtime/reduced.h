@@ -12,6 +12,10 @@
 
 #include "cubic.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct ep_reduced {
     const ep_cubic_tangent *t;
     int r, iterations;      /* Newton iterations per step at most (MATH.md §5: 1) */
@@ -50,5 +54,9 @@ int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int
  * come from R(q), R(-q), R(2q).  Workspace w[npairs + ntriples + 4r].
  * Cost three force evaluations (ep_cubic_force). */
 double ep_reduced_energy(const ep_cubic *c, const double *q, double *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

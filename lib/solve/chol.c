@@ -2,10 +2,12 @@
  * chol.c — CHOLMOD settings and a factorization safe on small machines (chol.h).
  */
 #include "chol.h"
+#include "blas.h"
 #include "err.h"
 #include "narrow.h"
 #include "supernodal.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <omp.h>
 #include <pthread.h>
@@ -198,14 +200,12 @@ cholmod_factor *ep_chol_analyze(cholmod_sparse *A, int bs, cholmod_common *c)
 
 int ep_chol_factorize_cholmod(cholmod_sparse *A, cholmod_factor *L, cholmod_common *c)
 {
-    /* OpenBLAS's setter also sets OpenMP's thread count: save both. */
-    int dynamic = omp_get_dynamic(), blas = openblas_get_num_threads(), threads = omp_get_max_threads();
-    openblas_set_num_threads(1);
+    int dynamic = omp_get_dynamic();
+    ep_blas_threads b = ep_blas_serial();
     omp_set_dynamic(1);
     int ok = cholmod_factorize(A, L, c);
     omp_set_dynamic(dynamic);
-    openblas_set_num_threads(blas);
-    omp_set_num_threads(threads);
+    ep_blas_restore(b);
     return ok;
 }
 
@@ -227,34 +227,39 @@ int ep_chol_factorize(cholmod_sparse *A, cholmod_factor *L, const char *what, ch
     return EP_OK;
 }
 
-/* Rows of a supernode's off-diagonal block in runs of consecutive indices
- * 16 long on average: then one dgemm per run on the block itself, instead
- * of a gather or scatter of every row through a workspace (short runs make
- * the dgemms too small to pay). */
-static int long_runs(const int *rows, int nr)
+/* Rows of a supernode's off-diagonal block rows[nr] in runs of consecutive
+ * indices 16 long on average: then one dgemm per run on the block itself,
+ * instead of a gather or scatter of every row through a workspace (short
+ * runs make the dgemms too small to pay).  Returns the number of runs, 0
+ * when they are short; with len given, their lengths into len. */
+static int long_runs(const int *rows, int nr, int *len)
 {
     int runs = 1;
     for (int r = 1; r < nr; r++)
         runs += rows[r] != rows[r - 1] + 1;
-    return 16 * runs <= nr;
+    if (16 * runs > nr)
+        return 0;
+    for (int r = 0, q = 0; len && r < nr; r++, q++)
+        for (len[q] = 1; r + 1 < nr && rows[r + 1] == rows[r] + 1; r++)
+            len[q]++;
+    return runs;
 }
 
 int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *want)
 {
     memset(p, 0, sizeof *p);
-    if (!L->is_super || L->itype != CHOLMOD_INT)
-        return ep_fail(EP_ECOMPUTE, "restricted solves need a supernodal factor");
+    assert(L->is_super && L->itype == CHOLMOD_INT); /* ep_chol_start's settings */
     const int *super = L->super, *pi = L->pi, *Ls = L->s, *Perm = L->Perm;
     p->L = L;
     p->n = (int)L->n;
     p->nsuper = (int)L->nsuper;
-    /* one block: snode, pos, parent, runs, then want (zeroed) */
-    if (!(p->snode = ep_calloc(2 * (size_t)p->n + 3 * (size_t)p->nsuper, sizeof *p->snode)))
+    /* one block: snode, pos, parent, run_ptr, then want (zeroed) */
+    if (!(p->snode = ep_calloc(2 * (size_t)p->n + 3 * (size_t)p->nsuper + 1, sizeof *p->snode)))
         return EP_ECOMPUTE;
     p->pos = p->snode + p->n;
     p->parent = p->pos + p->n;
-    p->runs = p->parent + p->nsuper;
-    p->want = p->runs + p->nsuper;
+    p->run_ptr = p->parent + p->nsuper;
+    p->want = p->run_ptr + p->nsuper + 1;
     for (int j = 0; j < p->n; j++)
         p->pos[Perm ? Perm[j] : j] = j;
     for (int s = 0; s < p->nsuper; s++)
@@ -265,9 +270,16 @@ int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *wa
     for (int s = 0; s < p->nsuper; s++) {
         int nscol = super[s + 1] - super[s], nsrow = pi[s + 1] - pi[s];
         p->parent[s] = nsrow > nscol ? p->snode[Ls[pi[s] + nscol]] : -1;
-        p->runs[s] = long_runs(Ls + pi[s] + nscol, nsrow - nscol);
+        p->run_ptr[s + 1] = p->run_ptr[s] + long_runs(Ls + pi[s] + nscol, nsrow - nscol, NULL);
         if (nsrow - nscol > p->maxrow)
             p->maxrow = nsrow - nscol;
+    }
+    if (!(p->run_len = ep_malloc((size_t)p->run_ptr[p->nsuper] + 1, sizeof *p->run_len)))
+        return EP_ECOMPUTE;
+    for (int s = 0; s < p->nsuper; s++) {
+        int nscol = super[s + 1] - super[s], nsrow = pi[s + 1] - pi[s];
+        if (p->run_ptr[s] < p->run_ptr[s + 1])
+            long_runs(Ls + pi[s] + nscol, nsrow - nscol, p->run_len + p->run_ptr[s]);
     }
     for (int j = 0; j < p->n; j++)
         if (!want || want[Perm ? Perm[j] : j])
@@ -287,7 +299,8 @@ void ep_chol_rplan_ancestors(const ep_chol_rplan *p, char *mark)
 
 void ep_chol_rplan_free(ep_chol_rplan *p)
 {
-    free(p->snode); /* the block holding pos, parent, runs and want too */
+    free(p->snode); /* the block holding pos, parent, run_ptr and want too */
+    free(p->run_len);
     memset(p, 0, sizeof *p);
 }
 
@@ -362,11 +375,30 @@ double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *
     return flops + ep_chol_rbackward(p, Z, k, work);
 }
 
-double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, const char *loaded)
+/* Supernode s of the plan's factor as the solves read it: columns k1 ..
+ * k1 + nscol of the block Ld (nsrow x nscol, column-major), whose
+ * off-diagonal rows are rows[nr]; X1 its rows of the row-major block Z of
+ * k columns.  Adds the supernode's flops to *flops. */
+typedef struct {
+    int nscol, nsrow, nr;
+    const double *Ld;
+    const int *rows;
+    double *X1;
+} supernode;
+
+static supernode supernode_of(const ep_chol_rplan *p, int s, double *Z, int k, double *flops)
 {
     const cholmod_factor *L = p->L;
-    const int *super = L->super, *pi = L->pi, *px = L->px, *Ls = L->s;
-    const double *Lx = L->x;
+    const int *super = L->super, *pi = L->pi;
+    supernode v = {super[s + 1] - super[s], pi[s + 1] - pi[s], 0, (const double *)L->x + ((int *)L->px)[s],
+                   (const int *)L->s + pi[s] + super[s + 1] - super[s], Z + (size_t)super[s] * (size_t)k};
+    v.nr = v.nsrow - v.nscol;
+    *flops += (double)v.nscol * v.nscol * k + 2.0 * v.nr * v.nscol * k;
+    return v;
+}
+
+double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, const char *loaded)
+{
     size_t n = (size_t)p->n, uk = (size_t)k;
     double *E = work, flops = 0;
     char *fwd = (char *)(E + (size_t)p->maxrow * uk);
@@ -389,30 +421,28 @@ double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, 
     for (int s = 0; s < p->nsuper; s++) {
         if (!fwd[s])
             continue;
-        int k1 = super[s], nscol = super[s + 1] - k1, nsrow = pi[s + 1] - pi[s], nr = nsrow - nscol;
-        const double *Ld = Lx + px[s];
-        double *Y1 = Z + (size_t)k1 * uk;
-        const int *rows = Ls + pi[s] + nscol;
-        flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
+        supernode v = supernode_of(p, s, Z, k, &flops);
         if (ep_narrow_takes(k)) {
-            ep_narrow_forward(k, k, nscol, nsrow, Ld, rows, Y1, Z);
+            ep_narrow_forward(k, k, v.nscol, v.nsrow, v.Ld, v.rows, v.X1, Z);
             continue;
         }
+        int nscol = v.nscol, nsrow = v.nsrow, nr = v.nr;
+        const double *Ld = v.Ld;
+        double *Y1 = v.X1;
         cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, Y1, k);
         if (!nr)
             continue;
-        if (p->runs[s]) { /* Z's rows r..r+len are a k x len block: update in place */
-            for (int r = 0, len; r < nr; r += len) {
-                for (len = 1; r + len < nr && rows[r + len] == rows[r] + len; len++)
-                    ;
+        if (p->run_ptr[s] < p->run_ptr[s + 1]) { /* Z's rows r..r+len are a k x len block: update in place */
+            for (int q = p->run_ptr[s], r = 0, len; q < p->run_ptr[s + 1]; q++, r += len) {
+                len = p->run_len[q];
                 cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, len, nscol, -1.0, Y1, k, Ld + nscol + r, nsrow,
-                            1.0, Z + (size_t)rows[r] * uk, k);
+                            1.0, Z + (size_t)v.rows[r] * uk, k);
             }
             continue;
         }
         cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, nr, nscol, 1.0, Y1, k, Ld + nscol, nsrow, 0.0, E, k);
         for (int r = 0; r < nr; r++) {
-            double *z = Z + (size_t)Ls[pi[s] + nscol + r] * uk;
+            double *z = Z + (size_t)v.rows[r] * uk;
             const double *e = E + (size_t)r * uk;
 #pragma omp simd
             for (size_t j = 0; j < uk; j++)
@@ -424,9 +454,6 @@ double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, 
 
 double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work)
 {
-    const cholmod_factor *L = p->L;
-    const int *super = L->super, *pi = L->pi, *px = L->px, *Ls = L->s;
-    const double *Lx = L->x;
     size_t uk = (size_t)k;
     double *E = work, flops = 0;
     /* Backward, L^T x = y: gather the rows below, X1^T -= E^T L21, then
@@ -434,25 +461,23 @@ double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work)
     for (int s = p->nsuper - 1; s >= 0; s--) {
         if (!p->want[s])
             continue;
-        int k1 = super[s], nscol = super[s + 1] - k1, nsrow = pi[s + 1] - pi[s], nr = nsrow - nscol;
-        const double *Ld = Lx + px[s];
-        double *X1 = Z + (size_t)k1 * uk;
-        const int *rows = Ls + pi[s] + nscol;
-        flops += (double)nscol * nscol * k + 2.0 * nr * nscol * k;
+        supernode v = supernode_of(p, s, Z, k, &flops);
         if (ep_narrow_takes(k)) {
-            ep_narrow_backward(k, k, nscol, nsrow, Ld, rows, X1, Z);
+            ep_narrow_backward(k, k, v.nscol, v.nsrow, v.Ld, v.rows, v.X1, Z);
             continue;
         }
-        if (nr && p->runs[s]) {
-            for (int r = 0, len; r < nr; r += len) {
-                for (len = 1; r + len < nr && rows[r + len] == rows[r] + len; len++)
-                    ;
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, len, -1.0, Z + (size_t)rows[r] * uk, k,
-                            Ld + nscol + r, nsrow, 1.0, X1, k);
+        int nscol = v.nscol, nsrow = v.nsrow, nr = v.nr;
+        const double *Ld = v.Ld;
+        double *X1 = v.X1;
+        if (p->run_ptr[s] < p->run_ptr[s + 1]) {
+            for (int q = p->run_ptr[s], r = 0, len; q < p->run_ptr[s + 1]; q++, r += len) {
+                len = p->run_len[q];
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, len, -1.0, Z + (size_t)v.rows[r] * uk,
+                            k, Ld + nscol + r, nsrow, 1.0, X1, k);
             }
         } else if (nr) {
             for (int r = 0; r < nr; r++)
-                memcpy(E + (size_t)r * uk, Z + (size_t)Ls[pi[s] + nscol + r] * uk, uk * sizeof *E);
+                memcpy(E + (size_t)r * uk, Z + (size_t)v.rows[r] * uk, uk * sizeof *E);
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, nr, -1.0, E, k, Ld + nscol, nsrow, 1.0,
                         X1, k);
         }

@@ -76,14 +76,19 @@ typedef struct ep_chol_rplan {
     int *snode;              /* [n] supernode of each permuted row (owns the block of all five) */
     int *pos;                /* [n] permuted row of each unknown (A's row i is the factor's pos[i]) */
     int *parent;             /* [nsuper] parent supernode, or -1 */
-    int *runs;               /* [nsuper] 1: off-diagonal rows in long runs, updated in place */
+    int *run_ptr;            /* [nsuper + 1] supernode s's off-diagonal rows, when they come in runs
+                                of consecutive indices 16 long on average, are the runs of
+                                run_len[run_ptr[s] .. run_ptr[s + 1]), updated in place (one dgemm
+                                each); an empty range: through the workspace */
+    int *run_len;            /* [run_ptr[nsuper]] (allocated apart) */
     int *want;               /* [nsuper] 1: subtree holds a wanted row */
 } ep_chol_rplan;
 
-/* Plan restricted solves on L (supernodal, numerically factored or not):
+/* Plan restricted solves on L (supernodal with int indices, as ep_chol_start
+ * makes it, numerically factored or not: asserted):
  * want[i] (i in A's order, n) marks the rows a solve must produce; NULL:
- * all.  Cost O(n + nsuper).  Returns 0, or EP_ECOMPUTE (out of memory, or L
- * not supernodal). */
+ * all.  Cost O(n + nsuper + the off-diagonal rows of L's pattern).
+ * Returns 0, or EP_ECOMPUTE (out of memory). */
 int ep_chol_rplan_init(ep_chol_rplan *p, const cholmod_factor *L, const char *want);
 void ep_chol_rplan_free(ep_chol_rplan *p);
 /* Mark the ancestors of every marked supernode: mark[nsuper], 1 on entry

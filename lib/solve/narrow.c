@@ -199,26 +199,21 @@ static inline __attribute__((always_inline)) void narrow_backward_t(int K, int S
 /* The shapes the loops are built for: k values in rows of k, or 4 of 8. */
 static inline int shape_ok(int k, int zs) { return ep_narrow_takes(k) && (zs == k || (k == 4 && zs == 8)); }
 
+/* loop (narrow_forward_t or narrow_backward_t) instantiated for the shape
+ * (k, zs) that shape_ok allows: 8 in rows of 8, 4 of 4, 4 of 8. */
+#define BY_SHAPE(loop, k, zs, ...)                                                                                     \
+    ((k) == 8 ? loop(8, 8, __VA_ARGS__) : (zs) == 4 ? loop(4, 4, __VA_ARGS__) : loop(4, 8, __VA_ARGS__))
+
 EP_KERNEL void ep_narrow_forward(int k, int zs, int nscol, int nsrow, const double *Ld, const int *rows, double *Y1,
                                  double *Z)
 {
     assert(shape_ok(k, zs));
-    if (k == 8)
-        narrow_forward_t(8, 8, nscol, nsrow, Ld, rows, Y1, Z);
-    else if (zs == 4)
-        narrow_forward_t(4, 4, nscol, nsrow, Ld, rows, Y1, Z);
-    else
-        narrow_forward_t(4, 8, nscol, nsrow, Ld, rows, Y1, Z);
+    BY_SHAPE(narrow_forward_t, k, zs, nscol, nsrow, Ld, rows, Y1, Z);
 }
 
 EP_KERNEL void ep_narrow_backward(int k, int zs, int nscol, int nsrow, const double *Ld, const int *rows, double *X1,
                                   double *Z)
 {
     assert(shape_ok(k, zs));
-    if (k == 8)
-        narrow_backward_t(8, 8, nscol, nsrow, Ld, rows, X1, Z);
-    else if (zs == 4)
-        narrow_backward_t(4, 4, nscol, nsrow, Ld, rows, X1, Z);
-    else
-        narrow_backward_t(4, 8, nscol, nsrow, Ld, rows, X1, Z);
+    BY_SHAPE(narrow_backward_t, k, zs, nscol, nsrow, Ld, rows, X1, Z);
 }

@@ -9,6 +9,7 @@
  * fall in s's columns; those and all d's rows after them are rows of s.
  */
 #include "supernodal.h"
+#include "blas.h"
 #include "err.h"
 #include "sort.h"
 
@@ -359,7 +360,6 @@ int ep_supernodal_factor(cholmod_factor *L, cholmod_sparse *A, int *minor, cholm
     factor f = {.n = n, .nsuper = ns, .minor = n};
     cholmod_sparse *PA = permuted_lower(A, L, c);
     int *snode = ep_malloc((size_t)n + (size_t)ns + 1, sizeof *snode), *size = snode + n; /* [n], [nsuper] */
-    int blas = openblas_get_num_threads();
     if (!PA || !snode)
         goto out;
     if (L->xtype == CHOLMOD_PATTERN &&
@@ -395,10 +395,9 @@ int ep_supernodal_factor(cholmod_factor *L, cholmod_sparse *A, int *minor, cholm
         if (!(f.map[t] = ep_malloc((size_t)n + 1 + (size_t)maxrow, sizeof **f.map)) ||
             !(f.C[t] = ep_malloc(t ? call : c0, sizeof **f.C)))
             goto out;
-    openblas_set_num_threads(1); /* also sets OpenMP's count: restored below */
+    ep_blas_threads blas = ep_blas_serial(); /* each tile's call on one thread */
     factor_phases(&f, threads);
-    openblas_set_num_threads(blas);
-    omp_set_num_threads(threads);
+    ep_blas_restore(blas);
     *minor = f.minor;
     L->minor = (size_t)f.minor;
     st = EP_OK;

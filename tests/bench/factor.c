@@ -11,8 +11,8 @@
  * first factor of a run pays for memory fresh from the hypervisor, the
  * others reuse pages freed by the one before (DECISIONS "Memory fresh from
  * the hypervisor").  Then, on that factor, the solve of a block of 8
- * right-hand sides as moddesc's eigen solver does it (narrow.h
- * ep_narrow_solve, on one thread and on all) beside two groups of 4 each
+ * right-hand sides as moddesc's eigen solver does it (team.h
+ * ep_team_solve, on one thread and on all) beside two groups of 4 each
  * solved alone on its own thread (ep_chol_rsolve: the way before it),
  * best of 5 each (DECISIONS "Team solves").
  * Usage: factor MESH [IDS]: IDS a file of fixed vertex ids (.bou); without
@@ -29,7 +29,7 @@
 #include "material.h"
 #include "mesh.h"
 #include "model.h"
-#include "narrow.h"
+#include "team.h"
 #include "select.h"
 #include "supernodal.h"
 
@@ -62,19 +62,19 @@ static double time_factor(cholmod_factor *S, cholmod_sparse *A, int threads, cho
 }
 
 /* Best of 5 seconds of a solve of 8 right-hand sides on factor L: by
- * ep_narrow_solve on `threads` threads (groups 0), or as two groups of 4
+ * ep_team_solve on `threads` threads (groups 0), or as two groups of 4
  * by ep_chol_rsolve on two threads at once (groups 2); -1 when memory
  * cannot be had. */
 static double time_solve(const cholmod_factor *L, int threads, int groups)
 {
     int n = (int)L->n;
     ep_chol_rplan p;
-    ep_narrow_plan t;
+    ep_team_plan t;
     double *B = malloc(sizeof(double) * 8 * (size_t)n), *X = malloc(sizeof(double) * 8 * (size_t)n), best = -1;
     if (!B || !X || ep_chol_rplan_init(&p, L, NULL))
         goto out;
-    if (ep_narrow_plan_init(&t, &p) == EP_OK) {
-        double *work[2] = {groups ? ep_chol_rsolve_work(&p, 4) : ep_narrow_work(&t, 8),
+    if (ep_team_plan_init(&t, &p) == EP_OK) {
+        double *work[2] = {groups ? ep_chol_rsolve_work(&p, 4) : ep_team_work(&t, 8),
                            groups ? ep_chol_rsolve_work(&p, 4) : NULL};
         for (size_t i = 0; i < 8 * (size_t)n; i++)
             B[i] = sin(0.1 * (double)i);
@@ -85,13 +85,13 @@ static double time_solve(const cholmod_factor *L, int threads, int groups)
                 for (int g = 0; g < 2; g++)
                     ep_chol_rsolve(&p, B + 4 * (size_t)n * g, X + 4 * (size_t)n * g, 4, work[g]);
             } else
-                ep_narrow_solve(&t, B, X, 8, work[0], threads);
+                ep_team_solve(&t, B, X, 8, work[0], threads);
             double dt = ep_now() - t0;
             best = best < 0 || dt < best ? dt : best;
         }
         free(work[0]);
         free(work[1]);
-        ep_narrow_plan_free(&t);
+        ep_team_plan_free(&t);
     }
     ep_chol_rplan_free(&p);
 out:
@@ -181,7 +181,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "factor: out of memory (the solves)\n");
         return 1;
     }
-    printf("bench factor: solves of a block of 8 (%.3g flops): ep_narrow_solve on 1 thread %.4f s, on %d %.4f s; "
+    printf("bench factor: solves of a block of 8 (%.3g flops): ep_team_solve on 1 thread %.4f s, on %d %.4f s; "
            "two groups of 4 by ep_chol_rsolve, one a thread, %.4f s\n",
            32 * lnz, one, threads[2], all, two);
     cholmod_free_factor(&L, &c);

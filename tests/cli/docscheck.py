@@ -12,7 +12,9 @@ Prints one line per problem and exits 1 when there is any:
   README.md, a folder that may include one of its own layer or above;
 - an #include of lib/ that reaches up a layer or across a folder rule, or
   that names a path instead of a module;
-- a circle of includes between modules (a module's .c and .h together).
+- a circle of includes between modules (a module's .c and .h together);
+- a tool's main, cmd/*.c, of TOOL_LINES lines or more (tools stay thin:
+  parse, read, validate, compute, write; the work goes into lib/).
 """
 import glob
 import os
@@ -21,6 +23,7 @@ import sys
 
 root = sys.argv[1]
 problems = []
+TOOL_LINES = 250
 
 
 def read(path):
@@ -133,6 +136,12 @@ for v in sorted(includes):
 for comp in circles:
     at = "; ".join(f"{a} includes {b} at {includes[a][b]}" for a in comp for b in sorted(includes[a]) if b in comp)
     problems.append(f"include circle between {' '.join(comp)}: {at}")
+
+for path in sorted(glob.glob(os.path.join(root, "cmd/*.c"))):
+    rel = os.path.relpath(path, root)
+    n = read(rel).count("\n")
+    if n >= TOOL_LINES:
+        problems.append(f"{rel}: {n} lines: a tool stays under {TOOL_LINES} (its work belongs in lib/)")
 
 for p in problems:
     print(p)

@@ -4,7 +4,9 @@
 # source tree with nothing but `pkg-config elastoprep` (PKG_CONFIG_PATH set to
 # the stage), linked to the shared library and to the static one, run on a
 # GF file, a gf-wavelet file and a cubic file, and their own checks passing
-# (examples/contact.c, examples/newmark.c).
+# (examples/contact.c, examples/newmark.c).  The public headers compile as C
+# and as C++, each alone, and examples/press.cpp builds with c++ on the
+# installed library and runs (issue 36 item 3).
 . "$(dirname "$0")/common"
 D=data
 case $BIN in
@@ -25,8 +27,22 @@ flags=$(pkg-config --cflags --libs elastoprep)
 src=$(pwd)
 check "pkg-config names no source-tree path" sh -c "! echo '$flags' | grep -q '$src'"
 mkdir -p "$WORK/ex"
-cp examples/contact.c examples/newmark.c "$WORK/ex/"
+cp examples/contact.c examples/newmark.c examples/press.cpp "$WORK/ex/"
 cd "$WORK/ex"
+# Each installed header alone, as C99 and as C++ (extern "C", no C-only syntax).
+hdr_bad=""
+for h in "$STAGE"/include/elastoprep/*.h; do
+    n=$(basename "$h")
+    printf '#include <elastoprep/%s>\nint main(void) { return 0; }\n' "$n" >one.c
+    cp one.c one.cpp
+    cc -std=c99 -Wall -Wextra -pedantic -Werror -c one.c $(pkg-config --cflags elastoprep) -o one.o 2>>hdr.log || hdr_bad="$hdr_bad $n(C)"
+    c++ -Wall -Wextra -pedantic -Werror -c one.cpp $(pkg-config --cflags elastoprep) -o one.o 2>>hdr.log || hdr_bad="$hdr_bad $n(C++)"
+done
+check "every installed header compiles alone as C99 and as C++${hdr_bad:+: not$hdr_bad}" [ -z "$hdr_bad" ]
+check "every installed header declares its names extern \"C\" under C++" sh -c \
+    "for h in '$STAGE'/include/elastoprep/*.h; do [ \$(basename \$h) = elastoprep.h ] || grep -q 'extern \"C\"' \$h || exit 1; done"
+c++ -Wall -Wextra press.cpp $flags -o press 2>"$WORK/cc4"
+check "press.cpp (C++) builds against the installed library, no warning" sh -c "[ -x press ] && [ ! -s '$WORK/cc4' ]"
 cc -Wall -Wextra contact.c $flags -lm -o contact 2>"$WORK/cc1"
 check "contact.c builds against the installed library" [ $? -eq 0 ]
 cc -Wall -Wextra newmark.c $flags -lm -o newmark 2>"$WORK/cc2"
@@ -50,6 +66,13 @@ check "contact runs on the installed shared library" sh -c "ldd '$WORK/ex/contac
 check "contact loop on a gf file: its checks pass" [ $? -eq 0 ]
 "$WORK/ex/contact" "$WORK/w.h5" 12 >"$WORK/c2" 2>&1
 check "contact loop on a gf-wavelet file: its checks pass" [ $? -eq 0 ]
+"$WORK/ex/press" "$WORK/gf.h5" 6 >"$WORK/p1" 2>&1
+check "press (C++) on a gf file: its check passes" sh -c "[ $? -eq 0 ] && grep -q '^ok$' '$WORK/p1'"
+"$WORK/ex/press" "$WORK/w.h5" 6 >"$WORK/p2" 2>&1
+check "press (C++) on a gf-wavelet file: its check passes" sh -c "[ $? -eq 0 ] && grep -q '^ok$' '$WORK/p2'"
+"$WORK/ex/press" "$WORK/c.h5" >"$WORK/p3" 2>&1
+got=$?
+check "press (C++) on a cubic file: exit 3 (got $got)" [ $got -eq 3 ]
 check "contact: 12 frames printed" [ "$(grep -c '^ *[0-9]* *[0-9]* *-*[0-9]' "$WORK/c1")" = 12 ]
 "$WORK/ex/newmark" "$WORK/c.h5" >"$WORK/n1" 2>&1
 check "Newmark loop on a cubic file: its checks pass" [ $? -eq 0 ]

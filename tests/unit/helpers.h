@@ -115,6 +115,31 @@ static inline double maxabs(const double *x, size_t n)
 }
 
 /* The mask[nv] (allocated) of the vertices of m that spec selects. */
+/* Rigid motion mode of the points x[n][3] into u[3n]: a unit translation
+ * along axis mode (0-2), or the infinitesimal rotation w x x about axis
+ * mode - 3 (3-5), the null space of an unsupported stiffness (MATH.md §1). */
+static inline void rigid_motion(int mode, const double *x, int n, double *u)
+{
+    double w[3] = {mode == 3, mode == 4, mode == 5};
+    for (int v = 0; v < n; v++)
+        for (int a = 0; a < 3; a++)
+            u[3 * v + a] = mode < 3 ? (a == mode)
+                                    : w[(a + 1) % 3] * x[3 * v + (a + 2) % 3] - w[(a + 2) % 3] * x[3 * v + (a + 1) % 3];
+}
+
+/* max_i |(K u)_i| for a dense row-major K[n][n]. */
+static inline double max_product(const double *K, const double *u, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++) {
+        double f = 0;
+        for (int j = 0; j < n; j++)
+            f += K[(size_t)i * n + j] * u[j];
+        m = fmax(m, fabs(f));
+    }
+    return m;
+}
+
 static inline char *select_mask(const ep_mesh *m, const ep_select *spec)
 {
     int *ids, n;

@@ -166,6 +166,19 @@ static inline void make_genus2(ep_mesh *m, int k, int smooth)
     assert_int_equal(ep_mesh_derive_boundary_data(m), EP_OK);
 }
 
+/* A closed surface of the given genus, 0 to 2 (a sphere, a torus of radii
+ * 1 and 0.35, the genus-2 slab), coarse or fine: the topologies the
+ * surface tools must keep. */
+static inline void make_of_genus(ep_mesh *m, int genus, int fine)
+{
+    if (genus == 0)
+        make_sphere(m, fine ? 4 : 3);
+    else if (genus == 1)
+        make_torus(m, fine ? 64 : 24, fine ? 24 : 12, 1.0, 0.35);
+    else
+        make_genus2(m, fine ? 4 : 3, fine ? 4 : 2);
+}
+
 /* Copy of surface a (vertices and triangles only). */
 static inline void copy_surface(ep_mesh *b, const ep_mesh *a)
 {

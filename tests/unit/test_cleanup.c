@@ -10,24 +10,33 @@
 
 #include "chol.h"
 #include "cli.h"
+#include "bsr.h"
 #include "closest.h"
 #include "cma.h"
 #include "cma_cache.h"
+#include "corot.h"
 #include "cubic.h"
+#include "distfield.h"
 #include "gf.h"
 #include "gfform.h"
 #include "gfhier.h"
 #include "gfsink.h"
 #include "gfsrc.h"
 #include "gfw.h"
+#include "mghier.h"
 #include "modal.h"
 #include "model.h"
 #include "team.h"
 #include "output.h"
+#include "pseudonormal.h"
 #include "reduced.h"
+#include "sdf.h"
 #include "stvk.h"
 #include "text.h"
+#include "vcycle.h"
+#include "warp.h"
 #include "wavelet.h"
+#include "winding.h"
 
 /* Release a zeroed object twice, and check it is zeroed after. */
 #define TWICE(type, release)                                                   \
@@ -76,10 +85,20 @@ static void release_zeroed(void **s)
     TWICE(ep_stvk, ep_stvk_free);
     TWICE(ep_modal, ep_modal_free);
     TWICE(ep_closest, ep_closest_free);
+    TWICE(ep_distfield, ep_distfield_free);
+    TWICE(ep_pseudonormal, ep_pseudonormal_free);
+    TWICE(ep_winding, ep_winding_free);
+    TWICE(ep_sdf, ep_sdf_free);
     TWICE(ep_chol_rplan, ep_chol_rplan_free);
     TWICE(ep_team_plan, ep_team_plan_free);
     TWICE(ep_text, ep_text_close);
     TWICE(ep_output, ep_output_abort);
+    TWICE(ep_bsr, ep_bsr_free);
+    TWICE(ep_csr, ep_csr_free);
+    TWICE(ep_mghier, ep_mghier_free);
+    TWICE(ep_corot, ep_corot_free);
+    TWICE(ep_vcycle, ep_vcycle_free);
+    TWICE(ep_warp, ep_warp_free);
     /* those that report: nothing to report on a zeroed object, twice */
     TWICE_OK(ep_h5, ep_h5_close(&x_));
     TWICE_OK(ep_h5_stream, ep_h5_stream_close(&x_));
@@ -113,6 +132,10 @@ static void failed_open_then_release(void **s)
     GARBAGE(src);
     assert_int_equal(ep_gfsrc_open(&src, none), EP_EIO);
     ep_gfsrc_close(&src);
+    ep_sdf sdf;
+    GARBAGE(sdf);
+    assert_int_equal(ep_sdf_open(&sdf, none), EP_EIO);
+    ep_sdf_free(&sdf);
     ep_h5 f;
     GARBAGE(f);
     assert_int_equal(ep_h5_open(&f, none, NULL), EP_EIO);
@@ -139,11 +162,4 @@ static void failed_open_then_release(void **s)
     ep_gf_layout_free(&L);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(release_zeroed),
-        cmocka_unit_test(failed_open_then_release),
-    };
-    return cmocka_run_group_tests_name("cleanup", tests, NULL, NULL);
-}
+EP_TEST_MAIN("cleanup", cmocka_unit_test(release_zeroed), cmocka_unit_test(failed_open_then_release))

@@ -747,21 +747,9 @@ static void ldlt_growth_refused(void **s)
     synthetic_free(&g);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(updates_match_scratch),
-        cmocka_unit_test(updates_match_scratch_two_threads),
-        cmocka_unit_test(factor_updates_match_scratch),
-        cmocka_unit_test(ldlt_updates_match_scratch),
-        cmocka_unit_test(dependent_node_refused),
-        cmocka_unit_test(dependent_direction_refused),
-        cmocka_unit_test(solve_matches_direct),
-        cmocka_unit_test(cache),
-        cmocka_unit_test(masks),
-        cmocka_unit_test(symmetric_form),
-        cmocka_unit_test(ldlt_growth_refused),
-        cmocka_unit_test(lossy_pairs_averaged),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EP_TEST_MAIN("cma", cmocka_unit_test(updates_match_scratch), cmocka_unit_test(updates_match_scratch_two_threads),
+             cmocka_unit_test(factor_updates_match_scratch), cmocka_unit_test(ldlt_updates_match_scratch),
+             cmocka_unit_test(dependent_node_refused), cmocka_unit_test(dependent_direction_refused),
+             cmocka_unit_test(solve_matches_direct), cmocka_unit_test(cache), cmocka_unit_test(masks),
+             cmocka_unit_test(symmetric_form), cmocka_unit_test(ldlt_growth_refused),
+             cmocka_unit_test(lossy_pairs_averaged))

@@ -30,24 +30,8 @@ static void element_matrices(void **s)
         }
     for (int mode = 0; mode < 6; mode++) {
         double u[12];
-        for (int a = 0; a < 4; a++)
-            for (int i = 0; i < 3; i++) {
-                if (mode < 3)
-                    u[3 * a + i] = i == mode; /* translation */
-                else { /* rotation about axis mode-3: w x x */
-                    double w[3] = {0, 0, 0};
-                    w[mode - 3] = 1;
-                    double r[3] = {w[1] * x[a][2] - w[2] * x[a][1], w[2] * x[a][0] - w[0] * x[a][2],
-                                   w[0] * x[a][1] - w[1] * x[a][0]};
-                    u[3 * a + i] = r[i];
-                }
-            }
-        for (int i = 0; i < 12; i++) {
-            double f = 0;
-            for (int j = 0; j < 12; j++)
-                f += K[i][j] * u[j];
-            assert_true(fabs(f) < 1e-13 * norm);
-        }
+        rigid_motion(mode, &x[0][0], 4, u);
+        assert_true(max_product(&K[0][0], u, 12) < 1e-13 * norm);
     }
     for (int kind = EP_FEM_MASS; kind <= EP_FEM_MASS_LUMPED; kind++) {
         ep_fem_element((ep_fem_kind)kind, x, 0, 0, 3.0, M);

@@ -38,12 +38,4 @@ static void seeds_read(void **s)
     ep_gfw_close(&w);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(seeds_read),
-        cmocka_unit_test(corpus),
-        cmocka_unit_test(regressions),
-    };
-    return cmocka_run_group_tests_name("fuzz-h5", tests, NULL, NULL);
-}
+EP_TEST_MAIN("fuzz-h5", cmocka_unit_test(seeds_read), cmocka_unit_test(corpus), cmocka_unit_test(regressions))

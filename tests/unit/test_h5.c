@@ -272,12 +272,6 @@ static void roundtrip_hierarchy(void **s)
     ep_mesh_free(&m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(roundtrip_mesh),   cmocka_unit_test(roundtrip_material),
-        cmocka_unit_test(refuses_flaws),    cmocka_unit_test(refuses_non_hdf5),
-        cmocka_unit_test(roundtrip_hierarchy), cmocka_unit_test(drop_written),
-    };
-    return cmocka_run_group_tests_name("h5", tests, NULL, NULL);
-}
+EP_TEST_MAIN("h5", cmocka_unit_test(roundtrip_mesh), cmocka_unit_test(roundtrip_material),
+             cmocka_unit_test(refuses_flaws), cmocka_unit_test(refuses_non_hdf5), cmocka_unit_test(roundtrip_hierarchy),
+             cmocka_unit_test(drop_written))

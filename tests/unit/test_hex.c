@@ -167,24 +167,8 @@ static void distorted_matrices(void **s)
             assert_true(fabs(K[i][j] - K[j][i]) <= 1e-14 * maxK);
     for (int mode = 0; mode < 6; mode++) {
         double u[24];
-        for (int a = 0; a < 8; a++)
-            for (int i = 0; i < 3; i++) {
-                double w[3] = {0, 0, 0};
-                if (mode < 3) {
-                    u[3 * a + i] = i == mode;
-                    continue;
-                }
-                w[mode - 3] = 1;
-                double r[3] = {w[1] * x[a][2] - w[2] * x[a][1], w[2] * x[a][0] - w[0] * x[a][2],
-                               w[0] * x[a][1] - w[1] * x[a][0]};
-                u[3 * a + i] = r[i];
-            }
-        for (int i = 0; i < 24; i++) {
-            double f = 0;
-            for (int j = 0; j < 24; j++)
-                f += K[i][j] * u[j];
-            assert_true(fabs(f) <= 1e-13 * maxK);
-        }
+        rigid_motion(mode, &x[0][0], 8, u);
+        assert_true(max_product(&K[0][0], u, 24) <= 1e-13 * maxK);
     }
     double w[64], g[64][8][3], V = 0, sumM = 0, sumL = 0;
     assert_int_equal(ep_hex_rule(x, 4, w, g, NULL), 0);
@@ -295,11 +279,5 @@ static void local_coordinates(void **s)
     assert_int_equal(ep_hex_is_box(xi_, 1e-9, hb), 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(gauss_rules),       cmocka_unit_test(shape_functions), cmocka_unit_test(box_matrices),
-        cmocka_unit_test(distorted_matrices), cmocka_unit_test(patch_test),      cmocka_unit_test(local_coordinates),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EP_TEST_MAIN("hex", cmocka_unit_test(gauss_rules), cmocka_unit_test(shape_functions), cmocka_unit_test(box_matrices),
+             cmocka_unit_test(distorted_matrices), cmocka_unit_test(patch_test), cmocka_unit_test(local_coordinates))

@@ -549,13 +549,6 @@ static void energy_tensors(void **s)
     }
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(patch_test),       cmocka_unit_test(assembled_matrices),
-        cmocka_unit_test(tangent_hessian),  cmocka_unit_test(cubic_projection),
-        cmocka_unit_test(voxel_beam),       cmocka_unit_test(energy_tensors),
-        cmocka_unit_test(mixed_boxes),
-    };
-    return cmocka_run_group_tests_name("hexfem", tests, NULL, NULL);
-}
+EP_TEST_MAIN("hexfem", cmocka_unit_test(patch_test), cmocka_unit_test(assembled_matrices),
+             cmocka_unit_test(tangent_hessian), cmocka_unit_test(cubic_projection), cmocka_unit_test(voxel_beam),
+             cmocka_unit_test(energy_tensors), cmocka_unit_test(mixed_boxes))

@@ -268,13 +268,5 @@ static void refusals(void **s)
     expect_error(ep_model_read(&m, scratch("both.h5")), EP_EINPUT, "both.h5", "one kind", NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(veg_cubic_boundary),
-        cmocka_unit_test(gmsh_hexes),
-        cmocka_unit_test(round_trips),
-        cmocka_unit_test(refusals),
-    };
-    return cmocka_run_group_tests_name("hexmesh", tests, NULL, NULL);
-}
+EP_TEST_MAIN("hexmesh", cmocka_unit_test(veg_cubic_boundary), cmocka_unit_test(gmsh_hexes),
+             cmocka_unit_test(round_trips), cmocka_unit_test(refusals))

@@ -415,15 +415,8 @@ static void to_surface(void **s)
     ep_mesh_free(&m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(spatial_order),
-        cmocka_unit_test(cube_msh41),     cmocka_unit_test(cube_msh22),   cmocka_unit_test(cube_tetgen),
-        cmocka_unit_test(msh_groups),     cmocka_unit_test(veg_material), cmocka_unit_test(veg_include),
-        cmocka_unit_test(surfaces),       cmocka_unit_test(tet_gradients), cmocka_unit_test(bad_files),
-        cmocka_unit_test(bad_tetgen),     cmocka_unit_test(unknown_extension),
-        cmocka_unit_test(closed_surface), cmocka_unit_test(halfedge_table), cmocka_unit_test(to_surface),
-    };
-    return cmocka_run_group_tests_name("mesh", tests, NULL, NULL);
-}
+EP_TEST_MAIN("mesh", cmocka_unit_test(spatial_order), cmocka_unit_test(cube_msh41), cmocka_unit_test(cube_msh22),
+             cmocka_unit_test(cube_tetgen), cmocka_unit_test(msh_groups), cmocka_unit_test(veg_material),
+             cmocka_unit_test(veg_include), cmocka_unit_test(surfaces), cmocka_unit_test(tet_gradients),
+             cmocka_unit_test(bad_files), cmocka_unit_test(bad_tetgen), cmocka_unit_test(unknown_extension),
+             cmocka_unit_test(closed_surface), cmocka_unit_test(halfedge_table), cmocka_unit_test(to_surface))

@@ -276,12 +276,7 @@ static void free_flying(void **state)
     assert_int_equal(ep_modal_mass_times(&b.s, U, MU, k), EP_OK);
     for (int r = 0; r < 6; r++) {
         double *rig = malloc(n3 * sizeof *rig);
-        for (int v = 0; v < b.m.nv; v++) {
-            const double *x = &b.m.vertices[3 * v];
-            double w[3] = {r == 3, r == 4, r == 5};
-            for (int a = 0; a < 3; a++)
-                rig[3 * v + a] = r < 3 ? (a == r) : (w[(a + 1) % 3] * x[(a + 2) % 3] - w[(a + 2) % 3] * x[(a + 1) % 3]);
-        }
+        rigid_motion(r, b.m.vertices, b.m.nv, rig);
         double rn = sqrt(maxabs(rig, n3));
         for (int i = 0; i < k; i++)
             assert_true(fabs(dot(rig, MU + i * n3, (int)n3)) < 1e-10 * rn * maxabs(MU + i * n3, n3) * n3);
@@ -567,15 +562,7 @@ static void block_against_arpack(void **state)
     block_against_arpack_of(1);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(stvk_identities), cmocka_unit_test(hessian_pair_runs),
-        cmocka_unit_test(modes_against_lapack),
-        cmocka_unit_test(free_flying),
-        cmocka_unit_test(derivatives_and_basis),
-        cmocka_unit_test(blocked_derivatives),
-        cmocka_unit_test(block_against_arpack),
-    };
-    return cmocka_run_group_tests_name("modal", tests, NULL, NULL);
-}
+EP_TEST_MAIN("modal", cmocka_unit_test(stvk_identities), cmocka_unit_test(hessian_pair_runs),
+             cmocka_unit_test(modes_against_lapack), cmocka_unit_test(free_flying),
+             cmocka_unit_test(derivatives_and_basis), cmocka_unit_test(blocked_derivatives),
+             cmocka_unit_test(block_against_arpack))

@@ -122,11 +122,4 @@ static void static_solve_and_energy(void **s)
     ep_cubic_free(&c);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(damped_oscillator),
-        cmocka_unit_test(static_solve_and_energy),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EP_TEST_MAIN("reduced", cmocka_unit_test(damped_oscillator), cmocka_unit_test(static_solve_and_energy))

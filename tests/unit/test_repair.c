@@ -33,12 +33,7 @@ static void injected_defects_restore_clean(void **s)
     for (int kind = 0; kind < 3; kind++) {
         ep_mesh clean, bad;
         ep_repair_report r;
-        if (kind == 0)
-            make_sphere(&clean, 3);
-        else if (kind == 1)
-            make_torus(&clean, 24, 12, 1.0, 0.35);
-        else
-            make_genus2(&clean, 3, 2);
+        make_of_genus(&clean, kind, 0);
         inject_defects(&bad, &clean);
         int nf = clean.nf, flipped = 0, copies = 0, dup = 0, zero = 0;
         for (int t = 0; t < nf; t++) {

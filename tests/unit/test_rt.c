@@ -1,6 +1,6 @@
 /*
- * test_rt.c — the pieces a runtime check is made of: latency medians
- * (stats.h), the one random generator (rng.h), the report and its verdict
+ * test_rt.c — the pieces a runtime check is made of: latency medians and
+ * best, and a thread's CPU time (stats.h), the one random generator (rng.h), the report and its verdict
  * (rtreport.h).
  */
 #include "helpers.h"
@@ -9,14 +9,18 @@
 #include "rtreport.h"
 #include "stats.h"
 
+#include <time.h>
+
 static void median(void **s)
 {
     (void)s;
     ep_stats t = {0};
     assert_true(ep_stats_median(&t) == 0);
+    assert_true(ep_stats_min(&t) == 0);
     const double v[] = {5, 1, 4, 2, 3};
     for (int i = 0; i < 5; i++)
         assert_int_equal(ep_stats_add(&t, v[i]), EP_OK);
+    assert_true(ep_stats_min(&t) == 1); /* unsorted: the median has not run yet */
     assert_true(ep_stats_median(&t) == 3);
     assert_int_equal(ep_stats_add(&t, 100), EP_OK); /* an outlier moves it by half a step only */
     assert_true(ep_stats_median(&t) == 3.5);
@@ -26,6 +30,21 @@ static void median(void **s)
     assert_true(ep_stats_median(&t) == 7);
     ep_stats_free(&t);
     ep_stats_free(&t);
+}
+
+/* The thread's CPU clock advances with work done on it, and only then:
+ * a sleep of 50 ms adds far less than it (the clock is not the wall's). */
+static void thread_cpu(void **s)
+{
+    (void)s;
+    double c0 = ep_stats_thread_cpu(), x = 0;
+    for (long i = 0; i < 20000000; i++)
+        x += 1.0 / (double)(i + 1);
+    double c1 = ep_stats_thread_cpu();
+    assert_true(x > 1 && c1 > c0);
+    struct timespec nap = {0, 50000000};
+    nanosleep(&nap, NULL);
+    assert_true(ep_stats_thread_cpu() - c1 < 0.025);
 }
 
 /* Reproducible for a seed, distinct streams, in [0, 1), and uniform enough
@@ -76,12 +95,5 @@ static void report(void **s)
     assert_int_equal(r.nfacts, EP_RTREPORT_MAX);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(median),
-        cmocka_unit_test(generator),
-        cmocka_unit_test(report),
-    };
-    return cmocka_run_group_tests_name("rt", tests, NULL, NULL);
-}
+EP_TEST_MAIN("rt", cmocka_unit_test(median), cmocka_unit_test(thread_cpu), cmocka_unit_test(generator),
+             cmocka_unit_test(report))

@@ -56,12 +56,7 @@ static void topology_kept(void **s)
         ep_mesh m;
         ep_simplify_report r;
         int target = 60 + 20 * kind;
-        if (kind == 0)
-            make_sphere(&m, 4);
-        else if (kind == 1)
-            make_torus(&m, 64, 24, 1.0, 0.35);
-        else
-            make_genus2(&m, 4, 4);
+        make_of_genus(&m, kind, 1);
         int g = genus_of(&m), nv = m.nv;
         assert_int_equal(g, kind);
         simplify_ok(&m, target, &r);

@@ -316,11 +316,5 @@ static void refusals(void **s)
     ep_mesh_free(&m);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(triangle_box),        cmocka_unit_test(sphere_volume), cmocka_unit_test(sphere_with_holes),
-        cmocka_unit_test(components_and_mesh), cmocka_unit_test(refusals),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EP_TEST_MAIN("voxel", cmocka_unit_test(triangle_box), cmocka_unit_test(sphere_volume),
+             cmocka_unit_test(sphere_with_holes), cmocka_unit_test(components_and_mesh), cmocka_unit_test(refusals))

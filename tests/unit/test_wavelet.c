@@ -118,7 +118,7 @@ static void weights_synthesize(const ep_mesh *m, const ep_wavelet *W, int lifted
         for (int i = 1; i < nw; i++)
             assert_true(nz[i - 1] < nz[i]);
         assert_memory_equal(y, zero, n * sizeof *y);
-        assert_memory_equal(u.in + n, zero, (size_t)n); /* the mask is zero again */
+        assert_memory_equal(u.seen, zero, (size_t)n); /* the marks are zero again */
         most = nw > most ? nw : most;
     }
     assert_true(most > 1 && most < n / 4);
@@ -282,6 +282,7 @@ static double *partial_synthesis(const ep_gfw *r, int ncol, double *z, double *c
     double *part = malloc(45 * (size_t)n * sizeof *part), *y = calloc(n, sizeof *y), *w = malloc(n * sizeof *w),
            *row = malloc(9 * (size_t)ncol * sizeof *row), *zero = calloc(45 * (size_t)n, sizeof *zero),
            *work = malloc(9 * (size_t)n * sizeof *work);
+    char *kept = calloc(n, 1);
     z = realloc(z, 45 * (size_t)n * sizeof *z); /* five columns at once */
     ep_wavelet_subset u;
     assert_int_equal(ep_wavelet_subset_init(&u, &r->W), EP_OK);
@@ -298,8 +299,9 @@ static double *partial_synthesis(const ep_gfw *r, int ncol, double *z, double *c
         for (int c0 = 0; c0 < ncol; c0 += nc) {
             int k = ncol - c0 < nc ? ncol - c0 : nc;
             memset(z, 0, 9 * (size_t)nc * n * sizeof *z);
-            ep_gfw_columns_rows(r, k, cols + c0, &u, nr, rows, z, part);
+            ep_gfw_columns_rows(r, k, cols + c0, &u, nr, rows, kept, z, part);
             assert_memory_equal(z, zero, 9 * (size_t)nc * n * sizeof *z); /* zero again, for the next columns */
+            assert_memory_equal(kept, zero, (size_t)n);
             for (int c = 0; c < k; c++) {
                 ep_gfw_column(r, c0 + c, work, col);
                 for (int i = 0; i < nr; i++)
@@ -315,7 +317,7 @@ static double *partial_synthesis(const ep_gfw *r, int ncol, double *z, double *c
         slots[k] = r->W.row_slot[rows[k]];
     ep_wavelet_subset_set(&u, &r->W, slots, nr);
     memset(z, 0, 27 * (size_t)n * sizeof *z);
-    ep_gfw_columns_rows(r, 3, cols + 1, &u, nr, rows, z, part);
+    ep_gfw_columns_rows(r, 3, cols + 1, &u, nr, rows, kept, z, part);
     assert_memory_equal(z, zero, 27 * (size_t)n * sizeof *z);
     for (int c = 0; c < 3; c++) {
         ep_gfw_column(r, 1 + c, work, col);
@@ -335,7 +337,7 @@ static double *partial_synthesis(const ep_gfw *r, int ncol, double *z, double *c
         }
     }
     ep_wavelet_subset_free(&u);
-    free(rows), free(slots), free(cols), free(part), free(y), free(w), free(row), free(zero), free(work);
+    free(rows), free(slots), free(cols), free(part), free(y), free(w), free(row), free(zero), free(work), free(kept);
     return z;
 }
 

@@ -80,11 +80,4 @@ static void jobs_after_sleep(void **s)
     ep_worker_stop(NULL);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(each_job_runs_once),
-        cmocka_unit_test(jobs_after_sleep),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+EP_TEST_MAIN("worker", cmocka_unit_test(each_job_runs_once), cmocka_unit_test(jobs_after_sleep))

@@ -1,0 +1,235 @@
+/*
+ * pseudonormal.c — closed-manifold check and angle-weighted pseudonormals
+ * (pseudonormal.h).
+ */
+#include "pseudonormal.h"
+#include "closest.h"
+#include "err.h"
+#include "vec3.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t key(int a, int b) { return (uint64_t)(uint32_t)a << 32 | (uint32_t)b; }
+
+/* A directed edge (a, b) and the triangle corner it leaves: 3 t + j. */
+typedef struct {
+    uint64_t k;
+    long corner;
+} dedge;
+
+static int cmp_dedge(const void *x, const void *y)
+{
+    uint64_t a = ((const dedge *)x)->k, b = ((const dedge *)y)->k;
+    return (a > b) - (a < b);
+}
+
+/* Position of k in the sorted e[n], or -1. */
+static long find(const dedge *e, long n, uint64_t k)
+{
+    long lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (e[mid].k == k)
+            return mid;
+        if (e[mid].k < k)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+/* The directed edges of every triangle, sorted: [3 nt] (allocated). */
+static dedge *directed_edges(const int *tri, int nt)
+{
+    dedge *e = ep_malloc(3 * (size_t)nt + 1, sizeof *e);
+    if (!e)
+        return NULL;
+    for (long t = 0; t < nt; t++)
+        for (int j = 0; j < 3; j++)
+            e[3 * t + j] = (dedge){key(tri[3 * t + j], tri[3 * t + (j + 1) % 3]), 3 * t + j};
+    qsort(e, 3 * (size_t)nt, sizeof *e, cmp_dedge);
+    return e;
+}
+
+/* The edges, each directed one with its reverse, and one fan a vertex. */
+static int check_edges(const int *tri, int nv, int nt, const dedge *e)
+{
+    long ne = 3 * (long)nt;
+    for (long i = 0; i < ne; i++) {
+        int a = (int)(e[i].k >> 32), b = (int)(uint32_t)e[i].k;
+        if (i + 1 < ne && e[i + 1].k == e[i].k)
+            return ep_fail(EP_EINPUT, "edge %d-%d is used twice in the same direction: not a consistently "
+                           "oriented manifold", a + 1, b + 1);
+        if (find(e, ne, key(b, a)) < 0)
+            return ep_fail(EP_EINPUT, "edge %d-%d has no opposite: the surface is open", a + 1, b + 1);
+    }
+    int *deg = ep_calloc((size_t)nv + 1, sizeof *deg);
+    char *seen = ep_calloc((size_t)nv + 1, 1);
+    int st = deg && seen ? EP_OK : EP_ECOMPUTE;
+    for (long i = 0; i < ne && !st; i++)
+        deg[e[i].k >> 32]++;
+    /* Walk around a from the corner (t, j): the triangle's edge (c, a)
+     * reversed, (a, c), leaves a in the next triangle of the fan. */
+    for (long cn = 0; cn < ne && !st; cn++) {
+        int a = tri[cn];
+        if (seen[a])
+            continue;
+        seen[a] = 1;
+        long cur = cn;
+        int len = 0;
+        do {
+            long t = cur / 3;
+            int c = tri[3 * t + (cur % 3 + 2) % 3];
+            cur = e[find(e, ne, key(a, c))].corner;
+            len++;
+        } while (cur != cn && len <= deg[a]);
+        if (len != deg[a])
+            st = ep_fail(EP_EINPUT, "vertex %d joins more than one fan of triangles: not a manifold", a + 1);
+    }
+    free(deg);
+    free(seen);
+    return st;
+}
+
+/* Whether segment p q meets box (lo, hi) (slabs). */
+static int segment_box(const double *p, const double *q, const double *lo, const double *hi)
+{
+    double t0 = 0, t1 = 1;
+    for (int a = 0; a < 3; a++) {
+        double d = q[a] - p[a];
+        if (d == 0) {
+            if (p[a] < lo[a] || p[a] > hi[a])
+                return 0;
+            continue;
+        }
+        double s0 = (lo[a] - p[a]) / d, s1 = (hi[a] - p[a]) / d;
+        t0 = fmax(t0, fmin(s0, s1));
+        t1 = fmin(t1, fmax(s0, s1));
+        if (t0 > t1)
+            return 0;
+    }
+    return 1;
+}
+
+/* The first triangle edge that crosses a triangle sharing no vertex with
+ * it: two triangles that cut through each other have one such edge. */
+static int check_crossings(const double *x, int nv, const int *tri, int nt)
+{
+    ep_mesh view = {.nv = nv, .vertices = (double *)x, .nf = nt, .triangles = (int *)tri};
+    ep_closest c;
+    int st = ep_closest_build(&c, &view), *stack = st ? NULL : ep_malloc((size_t)c.nnodes + 1, sizeof *stack);
+    if (!st && !stack)
+        st = EP_ECOMPUTE;
+    for (long e = 0; e < 3 * (long)nt && !st; e++) {
+        int a = tri[e], b = tri[3 * (e / 3) + (e % 3 + 1) % 3], sp = 0;
+        if (a > b) /* each edge once */
+            continue;
+        const double *p = &x[3 * a], *q = &x[3 * b];
+        stack[sp++] = 0;
+        while (sp && !st) {
+            const ep_closest_node *n = &c.node[stack[--sp]];
+            if (!segment_box(p, q, n->lo, n->hi))
+                continue;
+            if (!n->count) {
+                stack[sp++] = n->left;
+                stack[sp++] = n->right;
+                continue;
+            }
+            for (int i = n->first; i < n->first + n->count && !st; i++) {
+                const int *f = &tri[3 * c.perm[i]];
+                double t;
+                if (f[0] == a || f[1] == a || f[2] == a || f[0] == b || f[1] == b || f[2] == b)
+                    continue;
+                if (ep_closest_segment_hit(p, q, &x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], &t))
+                    st = ep_fail(EP_EINPUT, "edge %d-%d crosses triangle %d: the surface intersects itself", a + 1,
+                                 b + 1, c.perm[i] + 1);
+            }
+        }
+    }
+    free(stack);
+    ep_closest_free(&c);
+    return st;
+}
+
+int ep_pseudonormal_check(const double *x, int nv, const int *tri, int nt)
+{
+    if (nt < 4)
+        return ep_fail(EP_EINPUT, "%d triangles cannot close a surface", nt);
+    for (int t = 0; t < nt; t++) {
+        const int *f = &tri[3 * t];
+        double n[3];
+        ep_vec3_normal(&x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], n);
+        if (f[0] == f[1] || f[1] == f[2] || f[2] == f[0] || !(ep_vec3_dot(n, n) > 0))
+            return ep_fail(EP_EINPUT, "triangle %d has zero area", t + 1);
+    }
+    dedge *e = directed_edges(tri, nt);
+    if (!e)
+        return EP_ECOMPUTE;
+    int st = check_edges(tri, nv, nt, e);
+    free(e);
+    return st ? st : check_crossings(x, nv, tri, nt);
+}
+
+void ep_pseudonormal_free(ep_pseudonormal *pn)
+{
+    free(pn->face);
+    free(pn->edge);
+    free(pn->vertex);
+    memset(pn, 0, sizeof *pn);
+}
+
+int ep_pseudonormal_build(ep_pseudonormal *pn, const double *x, int nv, const int *tri, int nt)
+{
+    memset(pn, 0, sizeof *pn);
+    pn->face = ep_malloc(3 * (size_t)nt + 3, sizeof *pn->face);
+    pn->edge = ep_malloc(9 * (size_t)nt + 9, sizeof *pn->edge);
+    pn->vertex = ep_calloc(3 * (size_t)nv + 3, sizeof *pn->vertex);
+    dedge *e = directed_edges(tri, nt);
+    if (!pn->face || !pn->edge || !pn->vertex || !e) {
+        free(e);
+        ep_pseudonormal_free(pn);
+        return EP_ECOMPUTE;
+    }
+    for (int t = 0; t < nt; t++) {
+        const int *f = &tri[3 * t];
+        double *n = &pn->face[3 * t];
+        ep_vec3_normal(&x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], n);
+        double len = ep_vec3_norm(n);
+        for (int k = 0; k < 3; k++)
+            n[k] = len > 0 ? n[k] / len : 0;
+        for (int j = 0; j < 3; j++) { /* the angle at corner j */
+            double u[3], v[3];
+            ep_vec3_sub(&x[3 * f[(j + 1) % 3]], &x[3 * f[j]], u);
+            ep_vec3_sub(&x[3 * f[(j + 2) % 3]], &x[3 * f[j]], v);
+            double cr[3];
+            ep_vec3_cross(u, v, cr);
+            double ang = atan2(ep_vec3_norm(cr), ep_vec3_dot(u, v));
+            for (int k = 0; k < 3; k++)
+                pn->vertex[3 * f[j] + k] += ang * n[k];
+        }
+    }
+    long ne = 3 * (long)nt;
+    for (long c = 0; c < ne; c++) { /* edge c of triangle c / 3: its face plus the opposite one */
+        long t = c / 3;
+        int a = tri[c], b = tri[3 * t + (c % 3 + 1) % 3];
+        long o = find(e, ne, key(b, a));
+        long to = o >= 0 ? e[o].corner / 3 : t;
+        for (int k = 0; k < 3; k++)
+            pn->edge[3 * c + k] = pn->face[3 * t + k] + pn->face[3 * to + k];
+    }
+    free(e);
+    return EP_OK;
+}
+
+const double *ep_pseudonormal_of(const ep_pseudonormal *pn, const int *tri, int t, int feature)
+{
+    if (feature >= EP_CLOSEST_VERTEX0 && feature <= EP_CLOSEST_VERTEX2)
+        return &pn->vertex[3 * tri[3 * t + feature - EP_CLOSEST_VERTEX0]];
+    if (feature >= EP_CLOSEST_EDGE0 && feature <= EP_CLOSEST_EDGE2)
+        return &pn->edge[3 * (3 * (long)t + feature - EP_CLOSEST_EDGE0)];
+    return &pn->face[3 * (long)t];
+}

@@ -1,0 +1,259 @@
+/*
+ * vcycle.c — V-cycles on a multigrid hierarchy (vcycle.h).
+ */
+#include "vcycle.h"
+#include "err.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Inverse of a symmetric positive definite 3 x 3 block (cofactors); 0 when
+ * singular. */
+static int inverse3(const double *A, double *B)
+{
+    double c[9] = {A[4] * A[8] - A[5] * A[7], A[5] * A[6] - A[3] * A[8], A[3] * A[7] - A[4] * A[6],
+                   A[2] * A[7] - A[1] * A[8], A[0] * A[8] - A[2] * A[6], A[1] * A[6] - A[0] * A[7],
+                   A[1] * A[5] - A[2] * A[4], A[2] * A[3] - A[0] * A[5], A[0] * A[4] - A[1] * A[3]};
+    double det = A[0] * c[0] + A[1] * c[1] + A[2] * c[2];
+    if (!(fabs(det) > 0) || !isfinite(det))
+        return 0;
+    for (int i = 0; i < 3; i++) /* B = adj(A) / det, adj = cof^T */
+        for (int j = 0; j < 3; j++)
+            B[3 * i + j] = c[3 * j + i] / det;
+    return 1;
+}
+
+static int diagonal_inverses(ep_vcycle *v)
+{
+    for (int l = 0; l + 1 < v->h->nlevels; l++) {
+        const ep_bsr *K = &v->h->level[l].K;
+        for (int I = 0; I < K->n; I++) {
+            long k = ep_bsr_find(K, I, I);
+            if (k < 0 || !inverse3(&K->val[9 * k], &v->Dinv[l][9 * (size_t)I]))
+                return ep_fail(EP_ECOMPUTE, "level %d: the diagonal block of vertex %d is singular", l, I + 1);
+        }
+    }
+    return EP_OK;
+}
+
+static int coarse_factor(ep_vcycle *v)
+{
+    const ep_bsr *K = &v->h->level[v->h->nlevels - 1].K;
+    cholmod_free_sparse(&v->Kc, &v->c);
+    if (!(v->Kc = ep_bsr_to_cholmod(K, 1, &v->c)))
+        return EP_ECOMPUTE;
+    if (!v->L && !(v->L = cholmod_analyze(v->Kc, &v->c)))
+        return ep_fail(EP_ECOMPUTE, "the coarsest operator (%d vertices): CHOLMOD's analysis failed (status %d)", K->n,
+                       v->c.status);
+    if (!cholmod_factorize(v->Kc, v->L, &v->c) || v->c.status != CHOLMOD_OK)
+        return ep_fail(EP_ECOMPUTE, "the coarsest operator (%d vertices) is not positive definite (CHOLMOD status %d)",
+                       K->n, v->c.status);
+    return EP_OK;
+}
+
+int ep_vcycle_init(ep_vcycle *v, ep_mghier *h, const ep_vcycle_opts *o)
+{
+    int n = h->nlevels;
+    memset(v, 0, sizeof *v);
+    v->h = h;
+    v->o = o ? *o : (ep_vcycle_opts){EP_VCYCLE_GAUSS_SEIDEL, 1, 1, 0.6, 1};
+    cholmod_start(&v->c);
+    v->c.print = 0;
+    /* simplicial: the coarsest solve is small, and a supernodal one calls
+     * BLAS, whose OpenMP team spins on a loaded machine (10x the cycle) */
+    v->c.supernodal = CHOLMOD_SIMPLICIAL;
+    v->started = 1;
+    v->Pt = ep_calloc((size_t)n, sizeof *v->Pt);
+    v->Dinv = ep_calloc((size_t)n, sizeof *v->Dinv);
+    v->b = ep_calloc((size_t)n, sizeof *v->b);
+    v->x = ep_calloc((size_t)n, sizeof *v->x);
+    v->r = ep_calloc((size_t)n, sizeof *v->r);
+    if (!v->Pt || !v->Dinv || !v->b || !v->x || !v->r)
+        return EP_ECOMPUTE;
+    for (int l = 0; l < n; l++) {
+        size_t nv = (size_t)h->level[l].K.n;
+        if (!(v->b[l] = ep_calloc(3 * nv, sizeof(double))) || !(v->x[l] = ep_calloc(3 * nv, sizeof(double))) ||
+            !(v->r[l] = ep_calloc(3 * nv, sizeof(double))) || !(v->Dinv[l] = ep_calloc(9 * nv, sizeof(double))))
+            return EP_ECOMPUTE;
+        if (l + 1 < n && ep_csr_transpose(&v->Pt[l], &h->level[l].P))
+            return EP_ECOMPUTE;
+    }
+    size_t nc1 = n > 1 ? (size_t)h->level[1].K.n : 1;
+    if (!(v->gwork = ep_calloc(9 * nc1, sizeof *v->gwork)) || !(v->gwhere = ep_calloc(nc1, sizeof *v->gwhere)))
+        return EP_ECOMPUTE;
+    size_t ncoarse = 3 * (size_t)h->level[n - 1].K.n;
+    if (!(v->B = cholmod_zeros(ncoarse, 1, CHOLMOD_REAL, &v->c)))
+        return ep_fail(EP_ECOMPUTE, "out of memory (coarsest right-hand side)");
+    int st = diagonal_inverses(v);
+    return st ? st : coarse_factor(v);
+}
+
+void ep_vcycle_free(ep_vcycle *v)
+{
+    int n = v->h ? v->h->nlevels : 0;
+    for (int l = 0; l < n; l++) {
+        if (v->Pt)
+            ep_csr_free(&v->Pt[l]);
+        if (v->Dinv)
+            free(v->Dinv[l]);
+        if (v->b)
+            free(v->b[l]);
+        if (v->x)
+            free(v->x[l]);
+        if (v->r)
+            free(v->r[l]);
+    }
+    free(v->Pt), free(v->Dinv), free(v->b), free(v->x), free(v->r), free(v->gwork), free(v->gwhere);
+    if (v->started) {
+        cholmod_free_sparse(&v->Kc, &v->c);
+        cholmod_free_factor(&v->L, &v->c);
+        cholmod_free_dense(&v->X, &v->c), cholmod_free_dense(&v->Y, &v->c);
+        cholmod_free_dense(&v->E, &v->c), cholmod_free_dense(&v->B, &v->c);
+        cholmod_finish(&v->c);
+    }
+    memset(v, 0, sizeof *v);
+}
+
+int ep_vcycle_update(ep_vcycle *v)
+{
+    ep_mghier *h = v->h;
+    for (int l = 1; l < h->nlevels; l++) {
+        ep_bsr_galerkin_values(&h->level[l].K, &h->level[l - 1].K, &h->level[l - 1].P, &v->Pt[l - 1], v->gwork,
+                               v->gwhere);
+        ep_bsr_fill_empty_diagonal(&h->level[l].K);
+    }
+    int st = diagonal_inverses(v);
+    return st ? st : coarse_factor(v);
+}
+
+/* One block Gauss-Seidel sweep (forward or backward): x_I += D_I^-1 (b - K x)_I
+ * with the x of the rows already visited.  Reads K once. */
+static void gauss_seidel(const ep_bsr *K, const double *Dinv, const double *b, double *x, int forward)
+{
+    for (int t = 0; t < K->n; t++) {
+        int I = forward ? t : K->n - 1 - t;
+        double s0 = b[3 * I], s1 = b[3 * I + 1], s2 = b[3 * I + 2];
+        for (int k = K->rowptr[I]; k < K->rowptr[I + 1]; k++) {
+            const double *B = &K->val[9 * (size_t)k], *y = &x[3 * (size_t)K->col[k]];
+            s0 -= B[0] * y[0] + B[1] * y[1] + B[2] * y[2];
+            s1 -= B[3] * y[0] + B[4] * y[1] + B[5] * y[2];
+            s2 -= B[6] * y[0] + B[7] * y[1] + B[8] * y[2];
+        }
+        const double *D = &Dinv[9 * (size_t)I];
+        x[3 * I] += D[0] * s0 + D[1] * s1 + D[2] * s2;
+        x[3 * I + 1] += D[3] * s0 + D[4] * s1 + D[5] * s2;
+        x[3 * I + 2] += D[6] * s0 + D[7] * s1 + D[8] * s2;
+    }
+}
+
+/* A forward block Gauss-Seidel sweep that also leaves r = b - K x of the
+ * new x, in the same pass over K.  With d_I the change of x_I, row I's
+ * residual after the sweep is -sum_{J>I} K_IJ d_J (its own part cancels:
+ * K_II d_I = s_I), and K_IJ = K_JI^T: so row J, once d_J is known,
+ * subtracts K_JI^T d_J from r_I for its blocks I < J, still in cache.
+ * Reads K once where a sweep then a residual read it twice. */
+static void gauss_seidel_residual(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r)
+{
+    memset(r, 0, 3 * (size_t)K->n * sizeof *r);
+    for (int J = 0; J < K->n; J++) {
+        double s0 = b[3 * J], s1 = b[3 * J + 1], s2 = b[3 * J + 2];
+        int k0 = K->rowptr[J], k1 = K->rowptr[J + 1];
+        for (int k = k0; k < k1; k++) {
+            const double *B = &K->val[9 * (size_t)k], *y = &x[3 * (size_t)K->col[k]];
+            s0 -= B[0] * y[0] + B[1] * y[1] + B[2] * y[2];
+            s1 -= B[3] * y[0] + B[4] * y[1] + B[5] * y[2];
+            s2 -= B[6] * y[0] + B[7] * y[1] + B[8] * y[2];
+        }
+        const double *D = &Dinv[9 * (size_t)J];
+        double d0 = D[0] * s0 + D[1] * s1 + D[2] * s2, d1 = D[3] * s0 + D[4] * s1 + D[5] * s2,
+               d2 = D[6] * s0 + D[7] * s1 + D[8] * s2;
+        x[3 * J] += d0, x[3 * J + 1] += d1, x[3 * J + 2] += d2;
+        for (int k = k0; k < k1 && K->col[k] < J; k++) {
+            const double *B = &K->val[9 * (size_t)k];
+            double *q = &r[3 * (size_t)K->col[k]];
+            q[0] -= B[0] * d0 + B[3] * d1 + B[6] * d2;
+            q[1] -= B[1] * d0 + B[4] * d1 + B[7] * d2;
+            q[2] -= B[2] * d0 + B[5] * d1 + B[8] * d2;
+        }
+    }
+}
+
+/* x += omega D^-1 (b - K x), r as workspace. */
+static void jacobi(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r, double omega)
+{
+    ep_bsr_residual(K, b, x, r);
+    for (int I = 0; I < K->n; I++) {
+        const double *D = &Dinv[9 * (size_t)I], *s = &r[3 * (size_t)I];
+        for (int i = 0; i < 3; i++)
+            x[3 * I + i] += omega * (D[3 * i] * s[0] + D[3 * i + 1] * s[1] + D[3 * i + 2] * s[2]);
+    }
+}
+
+static void smooth(ep_vcycle *v, int l, const double *b, double *x, int forward)
+{
+    const ep_bsr *K = &v->h->level[l].K;
+    if (v->o.smoother == EP_VCYCLE_JACOBI)
+        jacobi(K, v->Dinv[l], b, x, v->r[l], v->o.omega);
+    else
+        gauss_seidel(K, v->Dinv[l], b, x, forward);
+}
+
+static void coarse_solve(ep_vcycle *v, const double *b, double *x)
+{
+    size_t n = v->B->nrow;
+    memcpy(v->B->x, b, n * sizeof *b);
+    cholmod_solve2(CHOLMOD_A, v->L, v->B, NULL, &v->X, NULL, &v->Y, &v->E, &v->c);
+    memcpy(x, v->X->x, n * sizeof *x);
+}
+
+static void cycle(ep_vcycle *v, int l, const double *b, double *x)
+{
+    if (l == v->h->nlevels - 1) {
+        coarse_solve(v, b, x);
+        return;
+    }
+    const ep_mghier_level *L = &v->h->level[l];
+    int fused = v->o.smoother == EP_VCYCLE_GAUSS_SEIDEL && v->o.pre > 0;
+    for (int s = 0; s < v->o.pre - fused; s++)
+        smooth(v, l, b, x, 1);
+    if (fused) /* the last sweep leaves the residual */
+        gauss_seidel_residual(&L->K, v->Dinv[l], b, x, v->r[l]);
+    else
+        ep_bsr_residual(&L->K, b, x, v->r[l]);
+    ep_csr_restrict(&v->Pt[l], v->r[l], v->b[l + 1]);
+    memset(v->x[l + 1], 0, 3 * (size_t)v->h->level[l + 1].K.n * sizeof(double));
+    cycle(v, l + 1, v->b[l + 1], v->x[l + 1]);
+    ep_csr_prolong(&L->P, v->x[l + 1], x);
+    for (int s = 0; s < (l ? v->o.coarse_post : v->o.post); s++)
+        smooth(v, l, b, x, 0);
+}
+
+void ep_vcycle_cycle(ep_vcycle *v, const double *b, double *x)
+{
+    cycle(v, 0, b, x);
+}
+
+int ep_vcycle_solve(ep_vcycle *v, const double *b, double *x, double tol, int maxcycles, double *res)
+{
+    const ep_bsr *K = &v->h->level[0].K;
+    size_t n = 3 * (size_t)K->n;
+    double nb = 0, nr;
+    for (size_t i = 0; i < n; i++)
+        nb += b[i] * b[i];
+    nb = sqrt(nb);
+    int it = 0;
+    for (;; it++) {
+        ep_bsr_residual(K, b, x, v->r[0]);
+        nr = 0;
+        for (size_t i = 0; i < n; i++)
+            nr += v->r[0][i] * v->r[0][i];
+        nr = nb > 0 ? sqrt(nr) / nb : sqrt(nr);
+        if (res)
+            res[it] = nr;
+        if (nr <= tol || it >= maxcycles)
+            break;
+        cycle(v, 0, b, x);
+    }
+    return it;
+}

@@ -1,0 +1,80 @@
+/*
+ * vcycle.h — the multigrid solver a simulator runs on a hierarchy of kind
+ * multigrid (mghier.h, mg_file.h; MATH.md §16, 002 §2.4.4-2.4.6): V-cycles
+ * with block Gauss-Seidel (forward before the coarse correction, backward
+ * after: a symmetric cycle) or damped block Jacobi smoothing on 3 x 3
+ * vertex blocks, restriction P^T, prolongation P, and a CHOLMOD factor on
+ * the coarsest level; and, for a corotated step, the update of the coarse
+ * operators after the finest one changed (in place: the patterns stay,
+ * 002 §2.5).
+ *
+ * One thread: the cost of a cycle is a few passes over the operators, so
+ * memory bandwidth bounds it (tests/bench/vcycle.sh prints the bound).
+ */
+#ifndef EP_VCYCLE_H
+#define EP_VCYCLE_H
+
+#include <cholmod.h>
+
+#include "mghier.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { EP_VCYCLE_GAUSS_SEIDEL, EP_VCYCLE_JACOBI } ep_vcycle_smoother;
+
+typedef struct ep_vcycle_opts {
+    ep_vcycle_smoother smoother;
+    int pre, post;  /* smoothing sweeps before and after the coarse correction (default 1, 1) */
+    double omega;   /* Jacobi damping (default 0.6) */
+    int coarse_post; /* sweeps after the correction on levels >= 1 (default 1; 0: those levels
+                      * read their K once a cycle, in the residual-fused sweep: the dragon's
+                      * reduction 0.827 a cycle against 0.836, the box beam's of 3 levels
+                      * 0.743 against 0.696) */
+} ep_vcycle_opts;
+
+typedef struct ep_vcycle {
+    ep_mghier *h;          /* borrowed: its operators are updated in place by ep_vcycle_update */
+    ep_vcycle_opts o;
+    ep_csr *Pt;            /* [nlevels - 1] transposes of the prolongations */
+    double **Dinv;         /* [nlevels - 1][nv][9] inverse diagonal blocks */
+    double **b, **x, **r;  /* per level work vectors, 3 nv each */
+    double *gwork;         /* Galerkin accumulator: 9 nv(1) doubles */
+    int *gwhere;
+    cholmod_common c;
+    cholmod_sparse *Kc;    /* coarsest operator, upper triangle */
+    cholmod_factor *L;
+    cholmod_dense *X, *Y, *E, *B; /* cholmod_solve2's workspace */
+    int started;
+} ep_vcycle;
+
+/* Set up the solver on h (borrowed; levels with operators): inverse
+ * diagonal blocks, transposes, the coarsest factor.  o NULL: the defaults.
+ *   Cost      O(nnz of the operators) and the coarsest factorization
+ *   Returns   0; EP_ECOMPUTE (a singular diagonal block or coarsest
+ *             operator, memory). */
+int ep_vcycle_init(ep_vcycle *v, ep_mghier *h, const ep_vcycle_opts *o);
+void ep_vcycle_free(ep_vcycle *v);
+
+/* After the values (not the pattern) of level 0's operator changed: the
+ * coarse operators by P^T K P into their patterns, the inverse diagonal
+ * blocks, the coarsest factor (numeric refactorization).
+ *   Cost      the Galerkin products (bsr.h) and the coarsest factor
+ *   Returns   0 or EP_ECOMPUTE. */
+int ep_vcycle_update(ep_vcycle *v);
+
+/* One V-cycle on level 0: x improved in place toward K x = b (3 nv values
+ * each).  Cost: per level pre + post + 1 passes over K, one over P. */
+void ep_vcycle_cycle(ep_vcycle *v, const double *b, double *x);
+
+/* V-cycles from x until |b - K x| <= tol |b| or maxcycles; res[i] (may be
+ * NULL; maxcycles + 1 values): the relative residual before cycle i and
+ * after the last.  Returns the cycles run. */
+int ep_vcycle_solve(ep_vcycle *v, const double *b, double *x, double tol, int maxcycles, double *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

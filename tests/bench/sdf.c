@@ -1,0 +1,159 @@
+/*
+ * sdf — distance-field lookups (sdf.h) timed beside the machine's own
+ * limits, measured in the same run (tests/bench/distfield.sh):
+ *   sdf FIELD.h5   lookups, random (uniform in the box) and coherent (a
+ *                  walk of steps h/4), single and batched, wall and CPU
+ *                  nanoseconds a query; the float-bit voxel index of 001
+ *                  eq. 3.15 beside the truncation sdf.h uses; the
+ *                  machine's dependent-load latency over 256 MiB
+ *   sdf tests      point-triangle tests a second on one core over cached
+ *                  triangles (ep_closest_on_triangle): distfield's bound
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "closest.h"
+#include "err.h"
+#include "rng.h"
+#include "sdf.h"
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* 001 eq. 3.15 by float bits: for n = 2^k and w = (x - x0) / side in
+ * [0, 1), the mantissa of 1 + w (float) holds the voxel in its first k bits
+ * and the weight in the rest. */
+static inline double value_bits(const ep_sdf *s, const double p[3], int k, double side)
+{
+    int ijk[3];
+    double w[3];
+    for (int a = 0; a < 3; a++) {
+        float u = (float)(1 + (p[a] - s->origin[a]) / side);
+        uint32_t b;
+        memcpy(&b, &u, 4);
+        if (!(u >= 1 && u < 2))
+            return ep_sdf_value(s, p);
+        ijk[a] = (int)((b >> (23 - k)) & ((1u << k) - 1));
+        w[a] = (double)(b & ((1u << (23 - k)) - 1)) / (double)(1u << (23 - k));
+    }
+    long m = s->n + 1, mm = m * m, id = ijk[0] + m * (ijk[1] + m * (long)ijk[2]);
+    const float *v = s->value + id;
+    double x0 = v[0] + w[0] * (v[1] - v[0]), x1 = v[m] + w[0] * (v[m + 1] - v[m]);
+    double x2 = v[mm] + w[0] * (v[mm + 1] - v[mm]), x3 = v[mm + m] + w[0] * (v[mm + m + 1] - v[mm + m]);
+    double y0 = x0 + w[1] * (x1 - x0), y1 = x2 + w[1] * (x3 - x2);
+    return y0 + w[2] * (y1 - y0);
+}
+
+/* Dependent loads over 256 MiB (a random cycle): ns a load. */
+static double latency_ns(void)
+{
+    size_t n = (256u << 20) / sizeof(size_t);
+    size_t *next = malloc(n * sizeof *next);
+    if (!next)
+        return NAN;
+    ep_rng r = ep_rng_seed(5, 5);
+    for (size_t i = 0; i < n; i++)
+        next[i] = i;
+    for (size_t i = n - 1; i > 0; i--) { /* Sattolo: one cycle */
+        size_t j = (size_t)(ep_rng_uniform(&r) * i) % i, t = next[i];
+        next[i] = next[j];
+        next[j] = t;
+    }
+    size_t at = 0, loads = 1 << 22;
+    double t0 = ep_now();
+    for (size_t i = 0; i < loads; i++)
+        at = next[at];
+    double t = ep_now() - t0;
+    free(next);
+    return at == (size_t)-1 ? 0 : 1e9 * t / loads;
+}
+
+static void tests_rate(void)
+{
+    enum { NT = 4096 };
+    double *x = malloc(sizeof(double) * 9 * NT), q[3], p[3] = {0.3, 0.2, 0.1}, sum = 0;
+    ep_rng r = ep_rng_seed(9, 9);
+    for (int i = 0; i < 9 * NT; i++)
+        x[i] = ep_rng_uniform(&r);
+    long reps = 0;
+    double t0 = cpu_now(), t;
+    do {
+        for (int i = 0; i < NT; i++) {
+            ep_closest_on_triangle(p, &x[9 * i], &x[9 * i + 3], &x[9 * i + 6], q);
+            sum += q[0];
+        }
+        reps++;
+    } while ((t = cpu_now() - t0) < 0.5);
+    printf("%.4g\n", sum > 0 ? reps * NT / t : 0);
+    free(x);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "tests")) {
+        tests_rate();
+        return 0;
+    }
+    if (argc != 2) {
+        fprintf(stderr, "usage: sdf FIELD.h5 | sdf tests\n");
+        return 2;
+    }
+    ep_sdf s;
+    if (ep_sdf_open(&s, argv[1])) {
+        fprintf(stderr, "sdf: %s\n", ep_errmsg());
+        return 1;
+    }
+    const long N = 1 << 22;
+    double *p = malloc(sizeof(double) * 3 * N), *d = malloc(sizeof(double) * N), side = s.n * s.h, sink = 0;
+    ep_rng r = ep_rng_seed(1, 1);
+    int k = 0;
+    while ((1 << k) < s.n)
+        k++;
+    for (int kind = 0; kind < 2; kind++) {
+        for (long i = 0; i < N; i++)
+            for (int a = 0; a < 3; a++) {
+                double x = kind == 0 || i == 0 ? s.origin[a] + ep_rng_uniform(&r) * side
+                                               : p[3 * (i - 1) + a] + (ep_rng_uniform(&r) - 0.5) * 0.5 * s.h;
+                p[3 * i + a] = fmin(fmax(x, s.origin[a]), s.origin[a] + 0.999999 * side);
+            }
+        double best[4][2];
+        for (int v = 0; v < 4; v++)
+            best[v][0] = best[v][1] = INFINITY;
+        for (int rep = 0; rep < 3; rep++)
+            for (int v = 0; v < 4; v++) {
+                if (v == 3 && (1 << k) != s.n)
+                    continue;
+                double w0 = ep_now(), c0 = cpu_now();
+                if (v == 0)
+                    for (long i = 0; i < N; i++)
+                        sink += ep_sdf_value(&s, &p[3 * i]);
+                else if (v == 1)
+                    ep_sdf_values(&s, p, N, d), sink += d[N / 2];
+                else if (v == 2)
+                    for (long i = 0; i < N; i++)
+                        d[i] = ep_sdf_value(&s, &p[3 * i]);
+                else
+                    for (long i = 0; i < N; i++)
+                        sink += value_bits(&s, &p[3 * i], k, side);
+                best[v][0] = fmin(best[v][0], 1e9 * (ep_now() - w0) / N);
+                best[v][1] = fmin(best[v][1], 1e9 * (cpu_now() - c0) / N);
+            }
+        printf("%s %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n", kind ? "coherent" : "random", best[0][0], best[0][1],
+               best[1][0], best[1][1], best[2][0], best[2][1], best[3][0], best[3][1]);
+    }
+    printf("latency %.1f\n", latency_ns());
+    if (sink == 12345.678)
+        printf("\n");
+    free(p);
+    free(d);
+    ep_sdf_free(&s);
+    return 0;
+}
