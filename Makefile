@@ -58,8 +58,10 @@ LDLIBS := $(PKG_LIBS) $(CHOLMOD_LIBS) $(EMBREE_LIBS) -lnettle -lm
 # ep_gfsrc_node_column and the rcond field went), 2 since it keeps an LDL^T
 # too (ep_cma's chol became form, and the struct grew), 4 since a wavelet
 # gather's mask is the source's (ep_gfsrc.kept, ep_wavelet_subset.seen;
-# ep_gfw_columns_rows and ep_wavelet_subset_inverse changed).  The file is
-# named for the soname and the tools' version.
+# ep_gfw_columns_rows and ep_wavelet_subset_inverse changed) and since the
+# GFs carry body-force rows (ep_gfsrc.body, ep_cma.gv, ep_gf_file.body: the
+# structs grew; ep_cma_gravity, ep_gfsrc_gravity): one bump for both.  The
+# file is named for the soname and the tools' version.
 VERSION  := $(shell sed -n 's/^\#define EP_VERSION "\(.*\)"/\1/p' lib/cli/cli.h)
 SONAME   := libelastoprep.so.4
 SOLIB    := $(dir $(LIBA))$(SONAME).$(VERSION)

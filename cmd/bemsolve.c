@@ -13,6 +13,7 @@
 #include "mesh.h"
 #include "model.h"
 #include "part.h"
+#include "points.h"
 #ifdef EP_MPI /* make mpi: bin/bemsolve-mpi (bemsolve(1), OVER MPI) */
 #include "bemmpi.h"
 #include "gfmpi.h"
@@ -25,7 +26,8 @@
 #include <string.h>
 
 typedef struct {
-    int single, check, constant;
+    int single, check, constant, body;
+    const char *interior;
     long block;
     double max_memory;
     ep_gfform form;
@@ -61,18 +63,9 @@ static int validate_surface(ep_mesh *m, int quiet)
  * (with a note), and what remains must hold every rigid motion. */
 static int surface_support(const ep_mesh *m, char *fixed, int *nfixed, int quiet)
 {
-    int dropped = 0;
-    char *onb = ep_calloc((size_t)m->nv, 1);
-    if (!onb)
-        return EP_ECOMPUTE;
-    for (int j = 0; j < m->nb; j++)
-        onb[m->boundary[j]] = 1;
-    for (int v = 0; v < m->nv; v++)
-        if (fixed[v] && !onb[v]) {
-            fixed[v] = 0;
-            dropped++;
-        }
-    free(onb);
+    int dropped, st = ep_mesh_unfix_interior(m, fixed, &dropped);
+    if (st)
+        return st;
     *nfixed -= dropped;
     if (dropped && !quiet)
         fprintf(stderr, "bemsolve: note: %d fixed vertices inside the volume ignored (the BEM model is the "
@@ -89,6 +82,10 @@ int main(int argc, char **argv)
          .help = "hat functions at the vertices (default), or one constant\n"
                  "value per triangle collocated at its centroid"},
         {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"interior", 0, EP_CLI_STRING, &o.interior, .arg = "POINTS",
+         .help = "also write interior rows (displacement, stress) at these\npoints (text \"x y z\" lines, or .h5 with /points)"},
+        {"body-force", 0, EP_CLI_FLAG, &o.body,
+         .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
         {"check", 0, EP_CLI_FLAG, &o.check,
          .help = "report the rigid-rotation residual, sampled column residuals\nand the condition estimate of A"},
         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
@@ -117,30 +114,35 @@ int main(int argc, char **argv)
     ep_gf_layout L = {0}, Lp = {0};
     ep_bemgf_stats stats;
     char *fixed = NULL;
-    int *cols = NULL, ncols = 0, nfixed = 0, st;
-    double t0 = ep_now();
+    int *cols = NULL, ncols = 0, nfixed = 0, np = 0, st;
+    double *body = NULL, *pts = NULL, *irows = NULL, t0 = ep_now();
 #ifdef EP_MPI
     ep_ranks_grid grid = {.ctxt = -1, .ctxt_line = -1};
     int rank = ep_ranks_start(&argc, &argv);
 #endif
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-#ifdef EP_MPI
-    if (o.check || o.part.count)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "%s is for the serial bemsolve", o.check ? "--check" : "--part"));
+#ifdef EP_MPI /* what the MPI solve does not do is refused (bemsolve(1), OVER MPI) */
+    if (o.check || o.part.count || o.body || o.interior)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s is for the serial bemsolve", o.check ? "--check" : o.part.count ? "--part"
+                                                                        : o.body ? "--body-force" : "--interior"));
     if ((st = ep_ranks_grid_init(&grid, o.grid)))
         ep_cli_exit(st);
     cli.quiet |= rank != 0;
 #endif
     o.max_memory = ep_mem_limit(o.max_memory);
-    if (o.constant && ep_select_given(&cli.columns))
-        ep_cli_exit(ep_fail(EP_EUSAGE, "column selections (--col-...) need linear elements"));
+    if (o.constant && (ep_select_given(&cli.columns) || o.body || o.interior))
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s need linear elements",
+                            o.body ? "--body-force" : o.interior ? "--interior" : "column selections (--col-...)"));
+    if ((o.body || o.interior) && o.part.count)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s and --part do not go together (epmerge merges GF columns)",
+                            o.body ? "--body-force" : "--interior"));
     if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
         ep_cli_exit(st);
 
     /* read -> validate */
     if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0])) || (st = validate_surface(&m, cli.quiet)) ||
-        (st = ep_cli_material(&cli, &m, 0.5 + 1e-12, &mat)))
+        (st = ep_cli_material(&cli, &m, 0.5 + 1e-12, &mat)) || (st = ep_cli_body_density(&mat, o.body, m.source)))
         goto out;
     if (mat.ne) {
         st = ep_fail(EP_EINPUT, "%s: the material varies per element; the BEM needs a homogeneous one "
@@ -151,7 +153,7 @@ int main(int argc, char **argv)
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = o.constant ? ep_gf_layout_triangles(&L, &m, fixed, cli.all_columns)
                          : ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_gfform_plan(&o.form, &m, &L, m.source)))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.interior && (st = ep_points_read(o.interior, &pts, &np))))
         goto out;
     ep_cli_model_summary(&cli, &m, &mat);
     /* A part: whole blocks of right-hand sides of the single run (bemgf.h),
@@ -171,7 +173,13 @@ int main(int argc, char **argv)
      * once, dense or compressed (gfform.h); an empty part (more parts than
      * blocks) solves nothing */
     const char *method = o.constant ? "bem-constant" : "bem-linear";
-    ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0)};
+    if ((o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
+        (pts && !(irows = ep_malloc(27 * (size_t)np * (size_t)o.form.L->m, sizeof *irows)))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    ep_bemgf_opts bo = {mat.E, mat.nu, o.max_memory, o.check, o.constant, (int)o.block, ep_gfform_bytes(&o.form, 0),
+                        mat.rho, body, np, pts, irows};
     memset(&stats, 0, sizeof stats);
 #ifdef EP_MPI /* every rank its blocks; one file from all (gfmpi.h) */
     ep_gfmpi gm;
@@ -192,6 +200,8 @@ int main(int argc, char **argv)
         st = ep_bemgf_solve(&m, &Lp, &bo, &sink, &stats);
     ep_progress_end(&o.form.bar);
     if (st || (st = ep_gfsink_close(&o.form.sink)) || (o.part.count && (st = ep_part_write(&cli.out.h5, &o.part))) ||
+        (body && (st = ep_gf_write_body(&cli.out.h5, &L, body))) ||
+        (pts && (st = ep_gf_write_interior(&cli.out.h5, o.form.L, pts, np, irows, 0))) ||
         (st = ep_output_commit(&cli.out)))
         goto out;
 #endif
@@ -209,6 +219,10 @@ int main(int argc, char **argv)
                stats.n3, stats.n3, stats.t_assemble, stats.t_rhs, stats.t_lu, stats.lu_flops / fmax(stats.t_lu, 1e-9) / 1e9,
                stats.t_solve, stats.solve_flops / fmax(stats.t_solve, 1e-9) / 1e9, omp_get_max_threads(),
                stats.memory / EP_MEM_MIB, ep_now() - t0);
+        if (np) /* issue 40: time per point per column beside the flop rate */
+            printf("bemsolve: interior rows: %d points in %.2f s, %.3g us a point a column, %.1f GFlop/s with the "
+                   "products' %.3g flops\n", np, stats.t_interior, 1e6 * stats.t_interior / np / (3.0 * Lp.m),
+                   84.0 * L.n * 3.0 * Lp.m * np / fmax(stats.t_interior, 1e-9) / 1e9, 84.0 * L.n * 3.0 * Lp.m * np);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);
 #ifdef EP_MPI
         printf("bemsolve: %d MPI ranks on a %d x %d grid (blocks of %d); memory a rank: estimate %.0f MiB, "
@@ -226,8 +240,7 @@ out:
     ep_ranks_grid_free(&grid);
 #endif
     ep_gfform_free(&o.form);
-    free(cols);
-    free(fixed);
+    free(body), free(pts), free(irows), free(cols), free(fixed);
     ep_gf_layout_free(&L);
     ep_gf_layout_free(&Lp);
     ep_material_free(&mat);

@@ -22,7 +22,8 @@
 #include <string.h>
 
 typedef struct {
-    int lumped, condensed, single;
+    int lumped, condensed, single, body;
+    const char *interior;
     long block;
     double max_memory;
     ep_gfform form;
@@ -38,6 +39,10 @@ int main(int argc, char **argv)
          .help = "surface load of a unit traction: hat-function mass (default)\nor vertex area"},
         {"condensed", 0, EP_CLI_FLAG, &o.condensed, .help = "also write the condensed stiffness /gf/condensed"},
         {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
+        {"interior", 0, EP_CLI_STRING, &o.interior, .arg = "POINTS",
+         .help = "also write interior rows (displacement, stress) at these\npoints (text \"x y z\" lines, or .h5 with /points)"},
+        {"body-force", 0, EP_CLI_FLAG, &o.body,
+         .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
          .help = "refuse runs needing more (default: 90% of the machine's)"},
@@ -62,20 +67,24 @@ int main(int argc, char **argv)
     ep_h5 *f = NULL;
     char *fixed = NULL;
     int *cols = NULL, ncols = 0, nfixed = 0, st;
-    double *S = NULL, t0 = ep_now();
+    double *S = NULL, *body = NULL, *pts = NULL, *pw = NULL, *irows = NULL, t0 = ep_now();
+    int np = 0, *ptet = NULL;
 
     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
     if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
         ep_cli_exit(st);
+    if ((o.body || o.interior) && o.part.count)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s and --part do not go together (epmerge merges GF columns)",
+                            o.body ? "--body-force" : "--interior"));
 
     /* read -> validate */
     if ((st = ep_cli_read_volume(&cli, &m, cli.inputs[0])))
         goto out;
-    if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
+    if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_body_density(&mat, o.body, m.source)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_gfform_plan(&o.form, &m, &L, m.source)))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.interior && (st = ep_cli_interior(&m, o.interior, &pts, &np, &ptet, &pw))))
         goto out;
     ep_cli_model_summary(&cli, &m, &mat);
     /* A part solves whole blocks of the single run, of the columns the run
@@ -99,8 +108,13 @@ int main(int argc, char **argv)
                              o.single)))
         goto out;
     f = &cli.out.h5;
+    if ((o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
+        (pts && !(irows = ep_malloc(9 * (size_t)np * (3 * (size_t)o.form.L->m + 3), sizeof *irows)))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
     ep_femgf_opts fo = {o.lumped, (int)o.block, o.max_memory, condensed,
-                        ep_gfform_bytes(&o.form, (double)omp_get_max_threads() * o.block)};
+                        ep_gfform_bytes(&o.form, (double)omp_get_max_threads() * o.block), body, np, ptet, pw, irows};
     ep_gf_sink sink = ep_gfform_sink(&o.form, "femcondense", cli.quiet);
     if (Lp.m || condensed) /* an empty part (more parts than blocks) factors nothing */
         st = ep_femgf_solve(&m, &mat, fixed, &Lp, &fo, &sink, &S, &stats);
@@ -108,6 +122,8 @@ int main(int argc, char **argv)
     hsize_t d[2] = {3 * (hsize_t)L.n, 3 * (hsize_t)L.n};
     if (st || (st = ep_gfsink_close(&o.form.sink)) ||
         (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) ||
+        (body && (st = ep_gf_write_body(f, &L, body))) ||
+        (pts && (st = ep_gf_write_interior(f, o.form.L, pts, np, irows, o.body))) ||
         (o.part.count && (st = ep_part_write(f, &o.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
 
@@ -125,8 +141,12 @@ int main(int argc, char **argv)
                stats.ndof, stats.lnz, stats.t_assemble, stats.t_factor, stats.t_solve, stats.solve_flops,
                stats.full_flops > 0 ? 100 * stats.solve_flops / stats.full_flops : 0.0, stats.t_solve > 0 ? stats.solve_flops / stats.t_solve / 1e9 : 0.0, omp_get_max_threads(),
                stats.t_solve_cpu > 0 ? stats.solve_flops / stats.t_solve_cpu / 1e9 : 0.0,
-               stats.t_write, o.condensed ? "; condensed stiffness written" : "", stats.memory / EP_MEM_MIB,
+               stats.t_write, o.condensed ? "; condensed stiffness written" : o.body ? "; body-force rows written" : "", stats.memory / EP_MEM_MIB,
                ep_mem_peak() / EP_MEM_MIB, ep_now() - t0);
+        if (o.body) /* issue 40: at most 3 right-hand sides' worth */
+            printf("femcondense: body-force rows: %.3g flops in %.3f s, %.2f full solves (%.2f GF columns' average)\n",
+                   stats.body_flops, stats.t_body, stats.body_flops / (4 * stats.lnz),
+                   stats.body_flops / ((stats.solve_flops - stats.body_flops) / (3.0 * Lp.m)));
         if (stats.border_rank)
             printf("femcondense: support border: Woodbury rank %d (consistent traction), its forward term on %d "
                    "rows in %d supernodes\n", stats.border_rank, stats.border_rows, stats.border_supernodes);
@@ -135,6 +155,7 @@ int main(int argc, char **argv)
 out:
     ep_gfform_free(&o.form);
     free(S);
+    free(body), free(pts), free(pw), free(ptet), free(irows);
     free(cols);
     free(fixed);
     ep_gf_layout_free(&L);

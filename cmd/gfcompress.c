@@ -65,6 +65,7 @@ static int write_hierarchical(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, in
         !(st = ep_gf_writer_open(&w, out, &L2, g->method, g->traction_model, 0)) &&
         !(st = ep_h5_set_attr_int(out, "/gf", "constraint_level", l)) &&
         !(st = ep_gfhier_columns(&L2, g, put_rows, &w)) && !(st = ep_gf_writer_close(&w)) &&
+        !(st = ep_gf_write_extras(out, g, 0)) && /* interior rows are per column: not of hat loads */
         !(st = ep_output_commit(&cli->out)) && !cli->quiet)
         printf("gfcompress: %s: %d GF columns of level-%d hat constraints (of %d) in %.2f s\n", cli->output, L2.m,
                l, g->L.m, ep_now() - t0);
@@ -148,7 +149,7 @@ static int write_compressed(ep_cli *cli, ep_gf_file *g, const ep_gfhier *H, cons
                                      o->threshold_base, eps, ne)) ||
         (writing && g->constraint_level >= 0 && /* the compressed GFs of hierarchical constraints */
          (st = ep_h5_set_attr_int(out, "/gf", "constraint_level", g->constraint_level))) ||
-        (st = compress(g, &k, cli->quiet)))
+        (st = compress(g, &k, cli->quiet)) || (writing && (st = ep_gf_write_extras(out, g, 1))))
         goto out;
     const ep_gfzip_tally *tl = k.tl, *t = &tl[ne - 1];
     long dense[2] = {0, 0};

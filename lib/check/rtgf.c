@@ -69,8 +69,10 @@ static int direct_solve(ep_cma *c, const int *S, int s, const double *u, double 
 }
 
 /* Every column of the recomputed file `path` (whose fixed set adds S to
- * this one's) against the capacitance solution with S held at zero. */
-static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
+ * this one's) against the capacitance solution with S held at zero; when
+ * both files have body-force rows, those too, under a unit gravity along
+ * each axis (ep_cma_gravity, 000 eq. 2.38): *gerr, else NaN. */
+static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err, double *gerr)
 {
     ep_gfsrc h = {0};
     int st, n = g->n;
@@ -124,6 +126,19 @@ static int check_switched(ep_gfsrc *g, ep_cma *c, const char *path, double *err)
                         *err, fabs(v[3 * q + b] - h.xi[((size_t)col * n + q) * 9 + 3 * b + a]) / scale);
         }
     }
+    *gerr = g->body && h.body ? 0 : NAN;
+    for (int a = 0; a < 3 && !isnan(*gerr) && !st; a++) {
+        double beta[3] = {a == 0, a == 1, a == 2}, gscale = 0;
+        if ((st = ep_cma_gravity(c, beta)))
+            break;
+        ep_cma_solve(c, zero, NULL, pS, v);
+        const double *ref = h.body + 3 * (size_t)n * a;
+        for (size_t i = 0; i < 3 * (size_t)n; i++)
+            gscale = ep_rtreport_worst(gscale, fabs(ref[i]));
+        for (size_t i = 0; i < 3 * (size_t)n; i++)
+            *gerr = ep_rtreport_worst(*gerr, fabs(v[i] - ref[i]) / gscale);
+        st = ep_cma_gravity(c, NULL);
+    }
 out:
     ep_gfsrc_close(&h);
     free(vbar), free(v), free(pS), free(zero), free(S), free(col_row);
@@ -147,6 +162,7 @@ typedef struct {
     double factor_err[3];
     double t_solve, t_global, t_force;
     double upd_err, seq_err, direct_err, ref_disp, ref_force, mask_err, kappa;
+    double *ist, t_interior, vm_max; /* interior rows (/gf/interior): the push's state, its time, max von Mises */
     long refused;
 } run;
 
@@ -159,6 +175,7 @@ static void run_free(run *R)
     ep_probe_free(&R->probe);
     free(R->S), free(R->near), free(R->seeds), free(R->idx);
     free(R->u), free(R->p), free(R->pd), free(R->pr), free(R->v), free(R->vr), free(R->rho), free(R->ia), free(R->ib);
+    free(R->ist);
     ep_stats_free(&R->t_scratch), ep_stats_free(&R->t_add), ep_stats_free(&R->t_remove);
 }
 
@@ -204,7 +221,8 @@ static int run_open(run *R, const char *path, const ep_rtgf_opts *o, ep_rtreport
         !(R->pr = ep_malloc(n3, sizeof *R->pr)) || !(R->v = ep_malloc(n3, sizeof *R->v)) ||
         !(R->vr = ep_malloc(n3, sizeof *R->vr)) || !(R->idx = ep_malloc((size_t)n, sizeof *R->idx)) ||
         !(R->rho = ep_malloc((size_t)n, sizeof *R->rho)) || !(R->ia = ep_malloc(9 * pool * pool, sizeof *R->ia)) ||
-        !(R->ib = ep_malloc(9 * pool * pool, sizeof *R->ib)))
+        !(R->ib = ep_malloc(9 * pool * pool, sizeof *R->ib)) ||
+        (R->g.np && !(R->ist = ep_malloc(9 * (size_t)R->g.np, sizeof *R->ist))))
         return EP_ECOMPUTE;
     return EP_OK;
 }
@@ -348,6 +366,14 @@ static int push(run *R)
     for (int k = 0; k < REPS; k++)
         ep_cma_force(&R->c, R->p, f);
     R->t_force += (ep_now() - t0) / REPS;
+    if (R->ist) { /* the interior state of the push (MATH.md §12): displacement, stress, von Mises */
+        t0 = ep_now();
+        if ((st = ep_cma_interior(&R->c, NULL, R->p, R->ist)))
+            return st;
+        for (int k = 0; k < R->g.np; k++)
+            R->vm_max = fmax(R->vm_max, ep_gfsrc_von_mises(R->ist + 9 * (size_t)k + 3));
+        R->t_interior += ep_now() - t0;
+    }
     if ((st = direct_solve(&R->c, R->c.S, s, R->u, R->pd)))
         return st;
     R->direct_err = ep_rtreport_worst(R->direct_err, rel_max(R->p, R->pd, 3 * (size_t)s));
@@ -453,6 +479,12 @@ static void report_times(run *R, ep_rtreport *rep)
     ep_rtreport_time(rep, "contact solve (tractions at S)", R->t_solve / trials * 1e6);
     ep_rtreport_time(rep, "global solution (all nodes)", R->t_global / trials * 1e6);
     ep_rtreport_time(rep, "contact force", R->t_force / trials * 1e6);
+    if (R->ist) {
+        ep_rtreport_time(rep, "interior state (displacement, stress, von Mises at the interior points)",
+                         R->t_interior / trials * 1e6);
+        ep_rtreport_fact(rep, "interior points", R->g.np);
+        ep_rtreport_fact(rep, "largest von Mises stress at the interior points in a push", R->vm_max);
+    }
 }
 
 int ep_rtgf_run(ep_rtreport *rep, const char *path, const ep_rtgf_opts *o)
@@ -467,10 +499,12 @@ int ep_rtgf_run(ep_rtreport *rep, const char *path, const ep_rtgf_opts *o)
             goto out;
     report(&R, rep);
     if (o->switched) {
-        double err = NAN;
-        if ((st = check_switched(&R.g, &R.c, o->switched, &err)))
+        double err = NAN, gerr = NAN;
+        if ((st = check_switched(&R.g, &R.c, o->switched, &err, &gerr)))
             goto out;
         ep_rtreport_check_value(rep, "switched solution vs --switched GFs", err, 1e-8);
+        if (!isnan(gerr))
+            ep_rtreport_check_value(rep, "switched solution under gravity vs --switched /gf/body", gerr, 1e-8);
     }
     report_times(&R, rep);
 out:

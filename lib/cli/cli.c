@@ -4,9 +4,11 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "embed.h"
 #include "err.h"
 #include "mem.h"
 #include "model.h"
+#include "points.h"
 #include "repair.h"
 #include "xdmf.h"
 
@@ -599,4 +601,41 @@ int ep_cli_read_closed_surface(const ep_cli *cli, ep_mesh *m, const char *path)
     }
     ep_repair_report_free(&r);
     return st;
+}
+
+int ep_cli_body_density(const ep_material *mat, int want, const char *source)
+{
+    if (want && !ep_material_has_density(mat))
+        return ep_fail(EP_EINPUT, "%s: --body-force needs a density (give --rho, or a material file or "
+                       "model with rho)", source);
+    return EP_OK;
+}
+
+int ep_cli_interior(const ep_mesh *m, const char *path, double **p, int *np, int **tet, double **w)
+{
+    ep_embed b = {0};
+    int st;
+    *p = *w = NULL;
+    *tet = NULL;
+    if (!m->ne || m->nh)
+        return ep_fail(EP_EINPUT, "%s: --interior needs a tet mesh", m->source);
+    if ((st = ep_points_read(path, p, np)))
+        return st;
+    if ((st = ep_embed_build(&b, m->vertices, m->nv, m->tets, m->ne, 4, *p, *np, 1e-9 * ep_mesh_diameter(m)))) {
+        ep_embed_free(&b);
+        return st == EP_EINPUT ? ep_fail(EP_EINPUT, "%s: a point lies outside the body %s (%s)", path, m->source,
+                                         ep_errmsg())
+                               : st;
+    }
+    *tet = ep_malloc((size_t)*np, sizeof **tet);
+    *w = ep_malloc(4 * (size_t)*np, sizeof **w);
+    for (int k = 0; *tet && *w && k < *np; k++) { /* the weights in the tet's own vertex order */
+        int e = (*tet)[k] = b.element[k];
+        for (int t = 0; t < 4; t++)
+            for (int u = 0; u < 4; u++)
+                if (b.col[4 * (size_t)k + u] == m->tets[4 * (size_t)e + t])
+                    (*w)[4 * (size_t)k + t] = b.w[4 * (size_t)k + u];
+    }
+    ep_embed_free(&b);
+    return *tet && *w ? EP_OK : EP_ECOMPUTE;
 }

@@ -143,6 +143,17 @@ void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material
  * ep_material_free in every case. */
 int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_material *out);
 
+/* --interior POINTS (points.h) located in m's tets (embed.h): *p[*np][3],
+ * *tet[*np] the tet holding each and *w[*np][4] its barycentric weights in
+ * the tet's vertex order (all allocated; caller frees).  A point farther
+ * than 1e-9 of the model's size from every tet: EP_EINPUT naming it; a
+ * mesh without tets: EP_EINPUT. */
+int ep_cli_interior(const ep_mesh *m, const char *path, double **p, int *np, int **tet, double **w);
+
+/* --body-force (want != 0) needs a density everywhere (MATH.md §12): 0, or
+ * EP_EINPUT naming source ("SOURCE: --body-force needs a density ..."). */
+int ep_cli_body_density(const ep_material *mat, int want, const char *source);
+
 /* The support of a tool run as a mask fixed[nv]: the --fixed-* options, else
  * /constraints/fixed of an elastoprep input.  Neither: usage error; an empty
  * selection: EP_EINPUT.  *fixed is allocated (caller frees); *nfixed counts

@@ -55,6 +55,41 @@ int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const ch
     return EP_OK;
 }
 
+int ep_gf_write_body(ep_h5 *f, const ep_gf_layout *L, const double *body)
+{
+    hsize_t d[2] = {3, 3 * (hsize_t)L->n};
+    return ep_h5_write(f, "/gf/body", EP_F64, 2, d, body);
+}
+
+int ep_gf_write_interior(ep_h5 *f, const ep_gf_layout *L, const double *points, int np, const double *rows,
+                         int body)
+{
+    hsize_t d[2] = {(hsize_t)np, 3};
+    int st;
+    if ((st = ep_h5_write(f, "/gf/interior_points", EP_F64, 2, d, points)))
+        return st;
+    d[0] = 3 * (hsize_t)L->m, d[1] = 9 * (hsize_t)np;
+    if ((st = ep_h5_write(f, "/gf/interior", EP_F64, 2, d, rows)) || !body)
+        return st;
+    d[0] = 3;
+    return ep_h5_write(f, "/gf/interior_body", EP_F64, 2, d, rows + 27 * (size_t)L->m * (size_t)np);
+}
+
+int ep_gf_write_extras(ep_h5 *f, const ep_gf_file *g, int interior)
+{
+    int st = g->body ? ep_gf_write_body(f, &g->L, g->body) : EP_OK;
+    if (st || !interior || !g->np)
+        return st;
+    hsize_t d[2] = {(hsize_t)g->np, 3};
+    if ((st = ep_h5_write(f, "/gf/interior_points", EP_F64, 2, d, g->points)))
+        return st;
+    d[0] = 3 * (hsize_t)g->L.m, d[1] = 9 * (hsize_t)g->np;
+    if ((st = ep_h5_write(f, "/gf/interior", EP_F64, 2, d, g->interior)) || !g->interior_body)
+        return st;
+    d[0] = 3;
+    return ep_h5_write(f, "/gf/interior_body", EP_F64, 2, d, g->interior_body);
+}
+
 /* Rows [row0, row0 + nrows) of the [*][ncols] dataset xi to or from rows
  * (double in memory; HDF5 converts to the stored type). */
 static herr_t xi_rows(hid_t xi, long row0, long nrows, long ncols, double *rows, int write, hid_t dxpl)
@@ -215,6 +250,28 @@ int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind)
                 return ep_fail(EP_EINPUT, "%s: /gf/col_area: value %g at column %d is not a positive area", path,
                                g->L.col_area[c], c);
     }
+    if (ep_h5_exists(&g->f, "/gf/body")) {
+        d[0] = 3, d[1] = 3 * (hsize_t)g->L.n;
+        if ((st = ep_h5_read(&g->f, "/gf/body", EP_F64, 2, d, &p)))
+            return st;
+        g->body = p;
+    }
+    if (ep_h5_exists(&g->f, "/gf/interior_points")) {
+        d[0] = 0, d[1] = 3;
+        if ((st = ep_h5_read(&g->f, "/gf/interior_points", EP_F64, 2, d, &p)))
+            return st;
+        g->points = p;
+        g->np = (int)d[0];
+        d[0] = 3 * (hsize_t)g->L.m, d[1] = 9 * (hsize_t)g->np;
+        if (!g->np || (st = ep_h5_read(&g->f, "/gf/interior", EP_F64, 2, d, &p)))
+            return st ? st : ep_fail(EP_EINPUT, "%s: /gf/interior_points is empty", path);
+        g->interior = p;
+        d[0] = 3;
+        if (ep_h5_exists(&g->f, "/gf/interior_body") &&
+            (st = ep_h5_read(&g->f, "/gf/interior_body", EP_F64, 2, d, &p)))
+            return st;
+        g->interior_body = ep_h5_exists(&g->f, "/gf/interior_body") ? p : NULL;
+    }
     if (strcmp(g->f.kind, "gf"))
         return EP_OK;
     /* read by rows later: opened here after the checks of every dataset
@@ -243,5 +300,6 @@ void ep_gf_file_close(ep_gf_file *g)
     ep_h5_close(&g->f);
     ep_mesh_free(&g->mesh);
     ep_gf_layout_free(&g->L);
+    free(g->body), free(g->points), free(g->interior), free(g->interior_body);
     memset(g, 0, sizeof *g);
 }

@@ -47,6 +47,19 @@ int ep_gf_writer_open(ep_gf_writer *w, ep_h5 *f, const ep_gf_layout *L, const ch
 int ep_gf_writer_put(ep_gf_writer *w, long row0, long nrows, const double *rows);
 int ep_gf_writer_close(ep_gf_writer *w);
 
+/* Write /gf/body, float64 [3][3n] (elastoprep(5)): row a the response at
+ * L's rows to a unit acceleration in direction a times the density
+ * (MATH.md §12; femgf.h, bemgf.h).  Dense in every kind of GF file.
+ * 0 or EP_EIO. */
+int ep_gf_write_body(ep_h5 *f, const ep_gf_layout *L, const double *body);
+
+/* Write /gf/interior_points [np][3] and /gf/interior [3m][9 np], rows[3m]
+ * the interior rows of the GF rows (femgf.h: displacement, then stress
+ * xx yy zz yz xz xy, at each point), and with body rows[3m .. 3m + 3) as
+ * /gf/interior_body [3][9 np] (elastoprep(5)).  0 or EP_EIO. */
+int ep_gf_write_interior(ep_h5 *f, const ep_gf_layout *L, const double *points, int np, const double *rows,
+                         int body);
+
 /* An open GF file for reading (kind "gf", or "gf-wavelet" for its layout):
  * the mesh it carries, the layout and the /gf attributes. */
 typedef struct ep_gf_file {
@@ -57,11 +70,19 @@ typedef struct ep_gf_file {
     char traction_model[32]; /* "" when the file has none (bemsolve) */
     int constraint_level;    /* hierarchical constraints' level, -1: none */
     hid_t xi;           /* kind "gf": /gf/xi, [3m][3n] */
+    double *body;       /* [3][3n] /gf/body, or NULL: the body-force rows (MATH.md §12), either kind */
+    int np;             /* interior points (/gf/interior_points), 0: none */
+    double *points;     /* [np][3] */
+    double *interior;   /* [3m][9 np] /gf/interior: each GF row's interior rows (MATH.md §12) */
+    double *interior_body; /* [3][9 np] /gf/interior_body, or NULL */
 } ep_gf_file;
 
 /* Open path, check its kind (NULL: "gf" or "gf-wavelet"), read the mesh and
  * the layout and check them: rows are distinct boundary vertices (or
- * triangles), row_fixed is 0/1, columns are rows, /gf/xi is [3m][3n].
+ * triangles), row_fixed is 0/1, columns are rows, /gf/xi is [3m][3n];
+ * /gf/body, when there, is read whole (finite, [3][3n]), and so are the
+ * interior rows (/gf/interior_points [P][3], /gf/interior [3m][9P],
+ * /gf/interior_body [3][9P]).
  * Cost: the model read (ep_model_load) and O(n + m) checks; /gf/xi is
  * read later, by rows.  0, EP_EINPUT (message names file and dataset), EP_EIO
  * or EP_ECOMPUTE.  Close with ep_gf_file_close even on failure. */
@@ -70,6 +91,11 @@ int ep_gf_file_open(ep_gf_file *g, const char *path, const char *kind);
  * non-finite value is EP_EINPUT.  Cost: one hyperslab read. */
 int ep_gf_file_rows(ep_gf_file *g, long row0, long nrows, double *rows);
 void ep_gf_file_close(ep_gf_file *g);
+
+/* Copy g's body-force rows and (interior != 0) interior rows to f, those
+ * it has (gfcompress: the wavelet file keeps them dense).  0 or EP_EIO. */
+int ep_gf_write_extras(ep_h5 *f, const ep_gf_file *g, int interior);
+
 /* Area of each row's hat function (vertex rows: /mesh/vertex_area of the
  * row's boundary vertex; a column's row of hierarchical constraints: the
  * integral of its coarse hat, /gf/col_area), *area[n] allocated.  Cost

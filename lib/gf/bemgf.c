@@ -5,6 +5,7 @@
 #include "bem.h"
 #include "err.h"
 #include "mem.h"
+#include "vec3.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -37,6 +38,45 @@ int ep_bemgf_integrals(const bemsys *s, int i, int t, int jb[3], double g[3][3][
     return 3;
 }
 
+/* The particular solution's displacement at node j (nondimensional, the
+ * system's: u G / len), per unit direction: u_p^k(j) = up_nd e_k. */
+static double up_nd(const bemsys *s, int j)
+{
+    const double *x = &s->x[3 * j];
+    double r2 = 0;
+    for (int a = 0; a < 3; a++)
+        r2 += (x[a] * s->len - s->x0[a]) * (x[a] * s->len - s->x0[a]);
+    return -s->pq * s->rho * r2 / (2 * s->len);
+}
+
+/* sigma(u_p^k)(y) n for the body force rho e_k (physical units; MATH.md §12). */
+static void particular_traction(const bemsys *s, const double y[3], const double n[3], int k, double t[3])
+{
+    double r[3] = {y[0] - s->x0[0], y[1] - s->x0[1], y[2] - s->x0[2]}, rn = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
+    for (int a = 0; a < 3; a++)
+        t[a] = -s->rho * (s->pl * r[k] * n[a] + s->pm * ((a == k) * rn + r[a] * n[k]));
+}
+
+/* Collocation node i, triangle t: the body-force right-hand sides' share
+ * (bemgf.h): + h u_p at fixed corners (not i: its H_ii comes from hsum),
+ * - g t_p at free ones. */
+static void body_terms(bemsys *s, int i, int t, const int jb[3], double g[3][3][3], double h[3][3][3])
+{
+    for (int a = 0; a < 3; a++) {
+        int j = jb[a];
+        for (int k = 0; k < 3; k++) {
+            double *col = s->bb + (size_t)k * s->N + 3 * i;
+            const double *tp = s->tp + 27 * (size_t)t + 9 * a + 3 * k;
+            for (int l = 0; l < 3; l++) {
+                if (s->fixedb[j] && j != i)
+                    col[l] += h[a][l][k] * up_nd(s, j);
+                else if (!s->fixedb[j])
+                    col[l] -= g[a][l][0] * tp[0] + g[a][l][1] * tp[1] + g[a][l][2] * tp[2];
+            }
+        }
+    }
+}
+
 /* One collocation node i: its three rows of A, in place (MATH.md §6: A_:j =
  * -G_:j at fixed j, H_:j at free j), with H_ii = -sum_{j != i} h_ij (000 eq.
  * B.6), kept in hsum for the right-hand sides of fixed columns. */
@@ -51,6 +91,8 @@ static void assemble_row(bemsys *s, int i)
     for (int t = 0; t < m->nf; t++) {
         double g[3][3][3], h[3][3][3];
         int jb[3], corners = ep_bemgf_integrals(s, i, t, jb, g, h);
+        if (s->bb)
+            body_terms(s, i, t, jb, g, h);
         for (int a = 0; a < corners; a++) {
             int j = jb[a];
             const double *xj = &s->x[3 * j];
@@ -76,6 +118,8 @@ static void assemble_row(bemsys *s, int i)
             scale[l] += fabs(hsum[l][k] * ui[k]);
             if (!s->fixedb[i])
                 arow[3 * i + k] -= hsum[l][k];
+            else if (s->bb) /* H_ii = -hsum_i (000 eq. B.6) on u_p at the fixed node */
+                s->bb[(size_t)k * s->N + 3 * i + l] -= hsum[l][k] * up_nd(s, i);
             s->hsum[9 * (size_t)i + 3 * l + k] = hsum[l][k];
         }
         if (s->rres) {
@@ -117,12 +161,88 @@ static void rhs_block(const bemsys *s, int nq, double *B)
     }
 }
 
+/* Unit outward normal n of triangle t; returns its area. */
+static double triangle_normal(const ep_mesh *m, int t, double n[3])
+{
+    const int *tv = &m->triangles[3 * t];
+    ep_vec3_normal(&m->vertices[3 * tv[0]], &m->vertices[3 * tv[1]], &m->vertices[3 * tv[2]], n);
+    double len = ep_vec3_norm(n);
+    for (int a = 0; a < 3; a++)
+        n[a] /= len;
+    return len / 2;
+}
+
+/* The particular solution's constants and its tractions at every
+ * triangle's corners (bemgf.h, MATH.md §12). */
+static int body_setup(bemsys *s, const ep_bemgf_opts *o)
+{
+    const ep_mesh *m = s->m;
+    double nu = o->nu;
+    s->rho = o->rho;
+    s->pq = s->pm = (1 - 2 * nu) / (4 - 6 * nu); /* mu / (lambda + 4 mu) */
+    s->pl = nu / (2 - 3 * nu);                   /* lambda / (lambda + 4 mu) */
+    s->bb = ep_calloc(3 * (size_t)s->N, sizeof *s->bb);
+    s->tp = ep_malloc(27 * (size_t)m->nf, sizeof *s->tp);
+    if (!s->bb || !s->tp)
+        return EP_ECOMPUTE;
+    for (int j = 0; j < s->n; j++)
+        for (int a = 0; a < 3; a++)
+            s->x0[a] += s->x[3 * j + a] * s->len / s->n;
+    for (int t = 0; t < m->nf; t++) {
+        const int *tv = &m->triangles[3 * t];
+        double n[3];
+        triangle_normal(m, t, n);
+        for (int a = 0; a < 3; a++)
+            for (int k = 0; k < 3; k++)
+                particular_traction(s, &m->vertices[3 * tv[a]], n, k, s->tp + 27 * (size_t)t + 9 * a + 3 * k);
+    }
+    return EP_OK;
+}
+
+/* The body-force rows (bemgf.h): the three right-hand sides summed in the
+ * assembly, solved on the LU, then u_p added at free rows (physical
+ * units) and sigma(u_p) nbar at fixed ones. */
+static int body_solve(bemsys *s, const ep_bemgf_opts *o)
+{
+    const ep_mesh *m = s->m;
+    double G = o->E / (2.0 * (1.0 + o->nu));
+    if (LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', s->N, 3, s->At, s->N, s->ipiv, s->bb, s->N) != 0)
+        return ep_fail(EP_ECOMPUTE, "back-substitution failed (body force)");
+    for (int j = 0; j < s->n; j++) {
+        double nbar[3] = {0, 0, 0}, y[3], t[3];
+        for (int a = 0; a < 3; a++)
+            y[a] = s->x[3 * j + a] * s->len;
+        double w = 0;
+        for (int p = s->ntri_ptr[j]; p < s->ntri_ptr[j + 1] && s->fixedb[j]; p++) {
+            double n[3], area = triangle_normal(m, s->ntri[p], n);
+            for (int a = 0; a < 3; a++)
+                nbar[a] += area * n[a];
+            w += area;
+        }
+        for (int a = 0; a < 3 && w > 0; a++)
+            nbar[a] /= w;
+        for (int k = 0; k < 3; k++) {
+            double *col = s->bb + (size_t)k * s->N + 3 * j, *out = o->body + (size_t)k * s->N + 3 * j;
+            if (s->fixedb[j]) {
+                particular_traction(s, y, nbar, k, t);
+                for (int b = 0; b < 3; b++)
+                    out[b] = t[b] + col[b];
+            } else
+                for (int b = 0; b < 3; b++)
+                    out[b] = col[b] * s->len / G + (b == k) * up_nd(s, j) * s->len / G;
+        }
+    }
+    return EP_OK;
+}
+
 /* Bytes of the serial solve: A (and its copy with check), one block of nq
- * right-hand sides, the nodes, the sink. */
+ * right-hand sides, the nodes, the sink, the body force's and the interior
+ * rows' kept boundary data. */
 static double solve_memory(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, int nq)
 {
     double N = 3.0 * L->n;
-    return 8.0 * N * (N * (o->check ? 2 : 1) + nq) + 4.0 * N + 72.0 * L->n + 24.0 * m->nf + o->sink_memory;
+    return 8.0 * N * (N * (o->check ? 2 : 1) + nq) + 4.0 * N + 72.0 * L->n + 24.0 * m->nf + o->sink_memory +
+           (o->body ? 24.0 * N + 216.0 * m->nf : 0) + (o->npoints ? 16.0 * N * 3.0 * L->m : 0);
 }
 
 int ep_bemgf_sys_init(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, int with_matrix)
@@ -201,6 +321,7 @@ void ep_bemgf_sys_free(bemsys *s)
     free(s->bidx), free(s->fixedb), free(s->x), free(s->At), free(s->ipiv), free(s->hsum);
     free(s->ntri_ptr), free(s->ntri), free(s->rres), free(s->rscale);
     free(s->head), free(s->next), free(s->bcol), free(s->w), free(s->tri), free(s->tmark);
+    free(s->bb), free(s->tp), free(s->sol);
     memset(s, 0, sizeof *s);
 }
 
@@ -288,6 +409,117 @@ void ep_bemgf_units(const bemsys *s, const ep_gf_layout *L, int c0, int nc, doub
     }
 }
 
+/* The boundary data of GF rows 3 c0 .. 3 (c0 + nc) (B in physical units)
+ * into s->sol: at free nodes p the column's load and u solved, at fixed
+ * ones p solved and u the column's own unit displacement or 0. */
+static void keep_solution(bemsys *s, const ep_gf_layout *L, int c0, int nc, const double *B)
+{
+    size_t n3 = 3 * (size_t)s->n;
+    for (int c = c0; c < c0 + nc; c++)
+        for (int a = 0; a < 3; a++) {
+            const double *col = B + (size_t)(3 * (c - c0) + a) * n3;
+            double *p = s->sol + (3 * (size_t)c + a) * 2 * n3, *u = p + n3;
+            memset(p, 0, 2 * n3 * sizeof *p);
+            for (int j = 0; j < s->n; j++)
+                for (int b = 0; b < 3; b++)
+                    (s->fixedb[j] ? p : u)[3 * j + b] = col[3 * j + b];
+            int k0 = L->load_ptr ? L->load_ptr[c] : 0, k1 = L->load_ptr ? L->load_ptr[c + 1] : 1;
+            for (int k = k0; k < k1; k++) {
+                int j = node_of(s, L->load_ptr ? L->load_vertex[k] : L->col_vertex[c]);
+                (s->fixedb[j] ? u : p)[3 * j + a] += L->load_ptr ? L->load_weight[k] : 1.0;
+            }
+        }
+}
+
+/* Somigliana's rows at x (nondimensional): W[3][6n] with u_l(x) = sum
+ * W[l] . (p, u) physical, W = ((len / G) G_x, -H_x); returns the trace of
+ * sum H_x / 3 (-1 inside, 0 outside: the solid angle). */
+static double somigliana_rows(const bemsys *s, const double x[3], double lg, double *W)
+{
+    const ep_mesh *m = s->m;
+    size_t n3 = 3 * (size_t)s->n, n6 = 2 * n3;
+    double hs = 0;
+    memset(W, 0, 3 * n6 * sizeof *W);
+    for (int t = 0; t < m->nf; t++) {
+        double v[3][3], g[3][3][3], h[3][3][3];
+        int jb[3];
+        for (int a = 0; a < 3; a++) {
+            jb[a] = s->bidx[m->triangles[3 * t + a]];
+            for (int k = 0; k < 3; k++)
+                v[a][k] = m->vertices[3 * m->triangles[3 * t + a] + k] / s->len;
+        }
+        ep_bem_triangle(x, (const double(*)[3])v, -1, s->nu, g, h);
+        for (int a = 0; a < 3; a++)
+            for (int l = 0; l < 3; l++) {
+                hs += h[a][l][l];
+                for (int k = 0; k < 3; k++) {
+                    W[(size_t)l * n6 + 3 * (size_t)jb[a] + k] += lg * g[a][l][k];
+                    W[(size_t)l * n6 + n3 + 3 * (size_t)jb[a] + k] -= h[a][l][k];
+                }
+            }
+    }
+    return hs / 3;
+}
+
+/* The interior rows (bemgf.h) of every kept column: per point its 7
+ * stencil positions' Somigliana rows, one product with the kept data
+ * (21 x 6n times 6n x 3m), then displacement and Hooke's stress on the
+ * central differences.  Points on threads. */
+static int interior_rows(bemsys *s, const ep_bemgf_opts *o, int m3)
+{
+    size_t n6 = 6 * (size_t)s->n, P = (size_t)o->npoints;
+    double G = o->E / (2.0 * (1.0 + o->nu)), lam = 2 * G * o->nu / (1 - 2 * o->nu), lg = s->len / G;
+    int bad = -1;
+#pragma omp parallel
+    {
+        double *W = ep_malloc(21 * n6, sizeof *W), *U = ep_malloc(21 * (size_t)m3, sizeof *U);
+#pragma omp for schedule(dynamic, 1)
+        for (long k = 0; k < (long)P; k++) {
+            if (!W || !U) {
+                bad = -2;
+                continue;
+            }
+            double x[3], d2 = INFINITY;
+            for (int a = 0; a < 3; a++)
+                x[a] = o->points[3 * k + a] / s->len;
+            for (int j = 0; j < s->n; j++)
+                d2 = fmin(d2, (x[0] - s->x[3 * j]) * (x[0] - s->x[3 * j]) + (x[1] - s->x[3 * j + 1]) * (x[1] - s->x[3 * j + 1]) +
+                                  (x[2] - s->x[3 * j + 2]) * (x[2] - s->x[3 * j + 2]));
+            double h = 0.02 * sqrt(d2);
+            for (int q = 0; q < 7; q++) {
+                double y[3] = {x[0], x[1], x[2]};
+                if (q)
+                    y[(q - 1) / 2] += (q % 2 ? h : -h);
+                double solid = somigliana_rows(s, y, lg, W + 3 * (size_t)q * n6);
+                if (q == 0 && solid > -0.5)
+                    bad = (int)k;
+            }
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 21, m3, (int)n6, 1.0, W, (int)n6, s->sol, (int)n6, 0.0,
+                        U, m3);
+            for (int q = 0; q < m3; q++) {
+                double *out = o->interior + (size_t)q * 9 * P + 9 * (size_t)k, H[3][3];
+                for (int b = 0; b < 3; b++) {
+                    out[b] = U[(size_t)b * m3 + q];
+                    for (int j = 0; j < 3; j++)
+                        H[b][j] = (U[(size_t)(3 * (1 + 2 * j) + b) * m3 + q] - U[(size_t)(3 * (2 + 2 * j) + b) * m3 + q]) /
+                                  (2 * h * s->len);
+                }
+                double tr = lam * (H[0][0] + H[1][1] + H[2][2]);
+                for (int b = 0; b < 3; b++)
+                    out[3 + b] = tr + 2 * G * H[b][b];
+                out[6] = G * (H[1][2] + H[2][1]), out[7] = G * (H[0][2] + H[2][0]), out[8] = G * (H[0][1] + H[1][0]);
+            }
+        }
+        free(W), free(U);
+    }
+    if (bad == -2)
+        return EP_ECOMPUTE;
+    if (bad >= 0)
+        return ep_fail(EP_EINPUT, "%s: interior point %d (%g, %g, %g) lies outside the body", s->m->source, bad + 1,
+                       o->points[3 * bad], o->points[3 * bad + 1], o->points[3 * bad + 2]);
+    return EP_OK;
+}
+
 /* Phase 4: every block of columns: right-hand sides, the transposed solve
  * with the LU of A^T (BLAS-3), sampled residuals (check), physical units,
  * and the rows to the sink. */
@@ -333,6 +565,8 @@ static int solve_blocks(bemsys *s, const ep_gf_layout *L, int ncb, const double 
             worst = fmax(worst, rn / bn);
         }
         ep_bemgf_units(s, L, c0, nc, B);
+        if (s->sol)
+            keep_solution(s, L, c0, nc, B);
         t0 = ep_now();
         if ((st = sink->put(sink->ctx, 3L * c0, nq, B)))
             break;
@@ -365,7 +599,7 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
                      ep_mem_text(o->max_memory));
         goto out;
     }
-    if ((st = ep_bemgf_sys_init(&s, m, L, o, 1)))
+    if ((st = ep_bemgf_sys_init(&s, m, L, o, 1)) || (o->body && (st = body_setup(&s, o))))
         goto out;
     stats->length = s.len;
     assemble(&s, o->check, sink, stats);
@@ -392,7 +626,17 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
     stats->lu_flops = 2.0 / 3.0 * (double)s.N * s.N * s.N;
     if (o->check)
         LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', s.N, s.At, s.N, anorm, &stats->rcond);
-    st = solve_blocks(&s, L, ncb, Acopy, sink, stats);
+    if (s.bb && (st = body_solve(&s, o)))
+        goto out;
+    if (o->npoints && !(s.sol = ep_malloc(6 * (size_t)s.n * 3 * (size_t)L->m, sizeof *s.sol))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if (!(st = solve_blocks(&s, L, ncb, Acopy, sink, stats)) && o->npoints) {
+        double t1 = ep_now();
+        st = interior_rows(&s, o, 3 * L->m);
+        stats->t_interior = ep_now() - t1;
+    }
 out:
     ep_bemgf_sys_free(&s);
     free(Acopy);

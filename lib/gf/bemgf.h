@@ -18,6 +18,15 @@ typedef struct ep_bemgf_opts {
     int constant;        /* constant elements (L from ep_gf_layout_triangles) instead of linear */
     int block;           /* GF columns per block of right-hand sides (0: EP_BEMGF_BLOCK) */
     double sink_memory;  /* bytes the sink holds (compression buffers), for the guard */
+    double rho;          /* density, for body (kg/m^3) */
+    double *body;        /* out, or NULL: [3][3n] the body-force rows (MATH.md §12): row a the
+                            response at the rows to the uniform body force rho e_a (linear
+                            elements only), by the particular solution below */
+    int npoints;         /* interior points (MATH.md §12, 000 eq. 2.22), 0: none */
+    const double *points;/* [npoints][3] */
+    double *interior;    /* out: [3m][9 npoints] as femgf.h's (no body-force rows here): the
+                            displacement by Somigliana's identity, the stress by central
+                            differences of it (step 2% of the distance to the nearest node) */
 } ep_bemgf_opts;
 
 /* The default block: a split run's parts (part.h) start on multiples of the
@@ -35,6 +44,7 @@ typedef struct ep_bemgf_stats {
     double column_residual;          /* max |A xi - b| / |b| over sampled columns (check) */
     double rcond;                    /* reciprocal condition estimate of A (check) */
     double length;                   /* the length scale used */
+    double t_interior;               /* seconds for the interior rows */
 } ep_bemgf_stats;
 
 /* Solve the GF columns of layout L on the boundary surface of m (triangles,
@@ -49,7 +59,22 @@ typedef struct ep_bemgf_stats {
  * Cost: assembly O(n nf) kernel integrals, and per block O(n x triangles
  * touching its loads) more for its right-hand sides; LU 2/3 (3n)^3; solve
  * 2 (3n)^2 per right-hand side.
- * 0; EP_ECOMPUTE (memory estimate over o->max_memory, singular A); the
+ * Body force (o->body): the particular solution u_p = -|x - x0|^2 b /
+ * (2 (lambda + 4 mu)) of mu Lap u + (lambda + mu) grad div u + b = 0
+ * (MATH.md §12; x0 the nodes' centroid) leaves the homogeneous problem for
+ * u_h = u - u_p with u_h = -u_p on the support and t_h = -sigma(u_p) n on
+ * the free surface: its right-hand sides H_:fixed u_p - G~ t_p are summed
+ * in the assembly's own kernel integrals (t_p = sigma(u_p) n_t exact at
+ * each triangle's corners, so G~ integrates it exactly), and the three
+ * columns are three more right-hand sides of the LU.  Rows: u = u_p + u_h
+ * at free nodes, t = sigma(u_p) nbar + t_h at fixed ones (nbar the
+ * area-weighted mean normal of the node's triangles).
+ * Interior rows (o->npoints): every column's boundary data (u and p at
+ * all nodes) is kept (3m x 6n), then per point u(x) = G_x p - H_x u
+ * (Somigliana, c = 1 inside; near-singular quadrature near the surface as
+ * ep_bem_triangle's) at x and x +- delta e_j, one product with the kept
+ * data; a point whose solid angle says outside is EP_EINPUT.
+ * 0; EP_EINPUT (an interior point outside); EP_ECOMPUTE (memory estimate over o->max_memory, singular A); the
  * sink's status. */
 int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, const ep_gf_sink *sink,
                    ep_bemgf_stats *stats);
@@ -78,6 +103,12 @@ typedef struct ep_bemgf_sys {
      * the triangles touching a loaded node, ascending */
     int *head, *next, *bcol, *tri, nbtri, nload, *tmark;
     double *w;
+    /* body force and interior rows (MATH.md §12; serial only), NULL/0 without */
+    double *bb;         /* N x 3 column-major: the body-force right-hand sides, then rows */
+    double *tp;         /* [nf][3 corners][3 directions k][3] sigma(u_p^k) n_t at the corners (physical) */
+    double x0[3], rho;  /* the particular solution's centre, the density */
+    double pq, pl, pm;  /* u_p^k = -pq rho |r|^2 / (2 G) e_k, sigma^k n = -rho (pl r_k n + pm (e_k r.n + r n_k)) */
+    double *sol;        /* interior rows: [3m][6n] each GF row's p (3n), then u (3n), physical */
 } ep_bemgf_sys;
 
 /* The nodes of L on m, scaled to the model's diameter (G = 1, 000 §2.2.5),

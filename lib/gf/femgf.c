@@ -8,6 +8,7 @@
 #include "mem.h"
 #include "fem.h"
 #include "stats.h"
+#include "tet.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -42,6 +43,14 @@ typedef struct {
     int nfrows, nfsuper;         /* rows in those runs, supernodes they cover */
     double *F;                   /* L^-1 P U at those rows (nbd values a row, runs one after another) */
     int *ipiv;
+    long qbody;                  /* 3 L->m: GF rows from here on are the body-force rows (MATH.md §12) */
+    double *bf, *bc;             /* body load per free / fixed DOF (the lumped mass's diagonal, rho V / 4 a
+                                    tet vertex: B e_a's entries), or NULL without body-force rows */
+    double *Qb;                  /* [3][nbd] Q^T B e_a over every free DOF (border_solve) */
+    int np;                      /* interior points (MATH.md §12), 0: none */
+    int *ptv;                    /* [np][4] the vertices of each point's tet */
+    double *ptw, *ptg, *ptlm;    /* [np][4] weights, [np][4][3] shape gradients, [np][2] lambda, mu */
+    double *iout;                /* o->interior: [rows][9 np] */
 } gfsys;
 
 /* Per-thread workspace for one block. */
@@ -164,6 +173,22 @@ static void add_traction(const gfsys *s, worker *w, int nq, int col, int v, int 
     }
 }
 
+/* Body-force row a in the block's column col (MATH.md §12, 000 eq. 2.9):
+ * B e_a at every free DOF of direction a (every supernode loaded), its
+ * negative at the fixed ones to t (the balance there is M_cc p_c = K_cf u_f
+ * - f_c), and the border terms Q^T B e_a known from border_solve (Q is kept
+ * only at boundary rows, rhs_add's, so the loads go in directly). */
+static void body_rhs(const gfsys *s, worker *w, int nq, int col, int a, double *t)
+{
+    for (int i = a; i < s->nf; i += 3)
+        zrow(s, w->Z, nq, i)[col] += s->bf[i];
+    memset(w->loaded, 1, (size_t)s->plan.nsuper);
+    for (int i = a; t && i < s->nc; i += 3)
+        t[i] -= s->bc[i];
+    for (int d = 0; d < s->nbd; d++)
+        w->z[(size_t)col * (size_t)s->nbd + d] += s->Qb[(size_t)a * (size_t)s->nbd + d];
+}
+
 /* Right-hand sides of GF rows [q0, q0 + nq), GF row q = 3c + a being a load at
  * col_vertex[c] in direction a (or column c's hat load, gf_layout.h).
  * Z (nf x nq, the factor's layout): M_s e_j at free DOFs for a unit
@@ -181,8 +206,12 @@ static void fill_rhs(const gfsys *s, worker *w, long q0, int nq)
     memset(w->z, 0, sizeof(double) * (size_t)s->nbd * (size_t)nq);
     for (int col = 0; col < nq; col++) {
         long q = q0 + col;
-        int c = (int)(q / 3), v = L->col_vertex[c], a = (int)(q % 3);
         double *t = T ? T + (size_t)col * (size_t)s->nc : NULL;
+        if (q >= s->qbody) {
+            body_rhs(s, w, nq, col, (int)(q - s->qbody), t);
+            continue;
+        }
+        int c = (int)(q / 3), v = L->col_vertex[c], a = (int)(q % 3);
         if (L->load_ptr) { /* 000 eq. 3.83: the hat load, a combination of unit loads */
             for (int k = L->load_ptr[c]; k < L->load_ptr[c + 1]; k++)
                 add_traction(s, w, nq, col, L->load_vertex[k], a, L->load_weight[k], t);
@@ -237,6 +266,43 @@ static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq
     }
 }
 
+/* The interior rows of GF rows [q0, q0 + nq) (femgf.h, MATH.md §12, 000
+ * eq. 2.22) from the block's solution Z: u = sum_t w_t u_t over the point's
+ * tet, sigma = lambda tr(eps) I + 2 mu eps with eps = sym(sum_t u_t g_t^T).
+ * A fixed vertex moves only in its own displacement column.  Cost 90 flops
+ * a point a row. */
+static void interior_rows(const gfsys *s, const double *Z, long q0, int nq)
+{
+    const ep_gf_layout *L = s->L;
+    for (int col = 0; col < nq; col++) {
+        long q = q0 + col;
+        int uv = -1, ua = (int)(q % 3);
+        if (q < s->qbody && !L->load_ptr && s->fmap[L->col_vertex[q / 3]] < 0)
+            uv = L->col_vertex[q / 3];
+        double *out = s->iout + (size_t)q * 9 * (size_t)s->np;
+        for (int k = 0; k < s->np; k++, out += 9) {
+            const double *w = s->ptw + 4 * (size_t)k, *g = s->ptg + 12 * (size_t)k, *lm = s->ptlm + 2 * (size_t)k;
+            double H[3][3] = {{0}}, u[3] = {0, 0, 0};
+            for (int t = 0; t < 4; t++) {
+                int v = s->ptv[4 * (size_t)k + t];
+                for (int b = 0; b < 3; b++) {
+                    double x = s->fmap[v] >= 0 ? zrow(s, Z, nq, s->fmap[v] + b)[col] : (v == uv && b == ua);
+                    u[b] += w[t] * x;
+                    for (int j = 0; j < 3; j++)
+                        H[b][j] += x * g[3 * t + j];
+                }
+            }
+            double tr = lm[0] * (H[0][0] + H[1][1] + H[2][2]);
+            out[0] = u[0], out[1] = u[1], out[2] = u[2];
+            for (int b = 0; b < 3; b++)
+                out[3 + b] = tr + 2 * lm[1] * H[b][b];
+            out[6] = lm[1] * (H[1][2] + H[2][1]);
+            out[7] = lm[1] * (H[0][2] + H[2][0]);
+            out[8] = lm[1] * (H[0][1] + H[1][0]);
+        }
+    }
+}
+
 /* Solve GF rows [q0, q0 + nq) into rows[nq][3n]: the coupled system
  *   K_ff u_f - M_fc p_c = M_fp p_p - K_fc u_c,   M_cc p_c = K_cf u_f + K_cc u_c - M_cp p_p
  * (MATH.md §1, one relation S u_b = M_s p).  Eliminating p_c leaves
@@ -274,6 +340,8 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
             R[i] += T[i];
     }
     gather_rows(s, Z, R, nq, rows);
+    if (s->np)
+        interior_rows(s, Z, q0, nq);
     return EP_OK;
 }
 
@@ -359,6 +427,13 @@ static void sys_free(gfsys *s, cholmod_common *c)
     free(s->F);
     free(s->C);
     free(s->ipiv);
+    free(s->bf);
+    free(s->bc);
+    free(s->Qb);
+    free(s->ptv);
+    free(s->ptw);
+    free(s->ptg);
+    free(s->ptlm);
     cholmod_free_sparse(&s->U, c);
     ep_chol_rplan_free(&s->plan);
     cholmod_free_factor(&s->K, c);
@@ -594,6 +669,15 @@ static int border_solve(gfsys *s, worker *w)
     for (int i = 0; i < nf; i++)
         for (int d = 0; d < nb && s->qmap[i] >= 0; d++)
             s->Q[(size_t)s->qmap[i] * (size_t)nb + d] = ((double *)Qd->x)[(size_t)d * (size_t)nf + i];
+    if (s->bf) { /* the body loads reach every free DOF: Q^T B e_a while Q is whole */
+        if (!(s->Qb = ep_calloc(3 * (size_t)nb, sizeof *s->Qb))) {
+            st = EP_ECOMPUTE;
+            goto out;
+        }
+        for (int d = 0; d < nb; d++)
+            for (int i = 0; i < nf; i++)
+                s->Qb[(size_t)(i % 3) * (size_t)nb + d] += ((double *)Qd->x)[(size_t)d * (size_t)nf + i] * s->bf[i];
+    }
     const int *Up = s->U->p, *Ui = s->U->i;
     const double *Ux = s->U->x;
     for (int j = 0; j < nb; j++) /* U's rows are boundary DOFs: all in Q */
@@ -614,6 +698,58 @@ out:
     cholmod_free_dense(&B, &w->c);
     cholmod_free_dense(&Qd, &w->c);
     return st;
+}
+
+/* The consistent body load of a unit acceleration per DOF of map (ndof
+ * DOFs): the diagonal of the lumped mass, the row sums of the consistent
+ * one (fem.h), i.e. the integral of rho phi_v (MATH.md §12).  *out
+ * allocated.  Cost one assembly of the lumped mass. */
+static int body_load(const ep_mesh *m, const ep_material *mat, const int *map, int ndof, double **out,
+                     cholmod_common *c)
+{
+    cholmod_sparse *M = ndof ? ep_fem_assemble(m, mat, EP_FEM_MASS_LUMPED, map, ndof, map, ndof, 0, c) : NULL;
+    double *b = ep_calloc((size_t)(ndof ? ndof : 1), sizeof *b);
+    if ((ndof && !M) || !b) {
+        cholmod_free_sparse(&M, c);
+        free(b);
+        return EP_ECOMPUTE;
+    }
+    for (int j = 0; j < ndof; j++)
+        for (int p = ((int *)M->p)[j]; p < ((int *)M->p)[j + 1]; p++)
+            b[j] += ((double *)M->x)[p]; /* diagonal: its only entry */
+    cholmod_free_sparse(&M, c);
+    *out = b;
+    return EP_OK;
+}
+
+/* Each interior point's tet vertices, weights, shape gradients and Lame
+ * parameters. */
+static int interior_setup(gfsys *s, const ep_mesh *m, const ep_material *mat, const ep_femgf_opts *o)
+{
+    int np = o->npoints;
+    if (!m->ne || m->nh)
+        return ep_fail(EP_EINPUT, "%s: interior rows need a tet mesh", m->source);
+    s->np = np;
+    s->iout = o->interior;
+    s->ptv = ep_malloc(4 * (size_t)np, sizeof *s->ptv);
+    s->ptw = ep_malloc(4 * (size_t)np, sizeof *s->ptw);
+    s->ptg = ep_malloc(12 * (size_t)np, sizeof *s->ptg);
+    s->ptlm = ep_malloc(2 * (size_t)np, sizeof *s->ptlm);
+    if (!s->ptv || !s->ptw || !s->ptg || !s->ptlm)
+        return EP_ECOMPUTE;
+    for (int k = 0; k < np; k++) {
+        int e = o->point_tet[k];
+        double x[4][3], vol;
+        for (int t = 0; t < 4; t++) {
+            s->ptv[4 * k + t] = m->tets[4 * (size_t)e + t];
+            s->ptw[4 * k + t] = o->point_weight[4 * (size_t)k + t];
+            for (int j = 0; j < 3; j++)
+                x[t][j] = m->vertices[3 * (size_t)s->ptv[4 * k + t] + j];
+        }
+        ep_tet_gradients(x, &vol, (double(*)[3])(s->ptg + 12 * (size_t)k));
+        ep_material_lame(mat, e, &s->ptlm[2 * k], &s->ptlm[2 * k + 1]);
+    }
+    return EP_OK;
 }
 
 /* Phase 1: DOF maps (free: factored; fixed boundary: traction rows), the
@@ -648,8 +784,12 @@ static int sys_build(gfsys *s, const ep_mesh *m, const ep_material *mat, const c
 
     *Kff = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->fmap, s->nf, s->fmap, s->nf, 1, c);
     s->Ms = ep_fem_surface_mass(m, o->lumped, c);
-    if (!*Kff || !s->Ms)
-        return EP_ECOMPUTE;
+    s->qbody = 3L * L->m;
+    if (o->npoints && (st = interior_setup(s, m, mat, o)))
+        return st;
+    if (!*Kff || !s->Ms || (o->body && ((st = body_load(m, mat, s->fmap, s->nf, &s->bf, c)) ||
+                                        (st = body_load(m, mat, s->cmap, s->nc, &s->bc, c)))))
+        return st ? st : EP_ECOMPUTE;
     if (!s->nc)
         return EP_OK;
     int fixed_cols = 0;
@@ -747,6 +887,9 @@ static int plan_solves(gfsys *s)
     }
     for (int j = 0; s->Kcf && j < s->nf; j++)
         want[j] |= ((int *)s->Kcf->p)[j + 1] > ((int *)s->Kcf->p)[j];
+    for (int k = 0; k < 4 * s->np; k++) /* the interior points' tets */
+        for (int b = 0; b < 3 && s->fmap[s->ptv[k]] >= 0; b++)
+            want[s->fmap[s->ptv[k]] + b] = 1;
     int st = ep_chol_rplan_init(&s->plan, s->K, want);
     free(want);
     return st;
@@ -897,6 +1040,28 @@ static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, 
     return st;
 }
 
+/* The three body-force rows (MATH.md §12) into body[3][3n]: one more block
+ * (or blocks of s->k) on the same factor, on the calling thread. */
+static int solve_body(const gfsys *s, worker *w, double *body, ep_femgf_stats *stats)
+{
+    double t0 = ep_now(), f0 = w->flops;
+    ep_blas_threads blas = ep_blas_serial(); /* as the blocks' solves run: the same bits on any count */
+    for (int q = 0; q < 3; q += s->k) {
+        int nq = 3 - q < s->k ? 3 - q : s->k, st = solve_block(s, s->qbody + q, nq, w, w->rows[0]);
+        if (st) {
+            ep_blas_restore(blas);
+            return st;
+        }
+        memcpy(body + (size_t)q * (size_t)s->n3, w->rows[0], sizeof *body * (size_t)nq * (size_t)s->n3);
+    }
+    ep_blas_restore(blas);
+    stats->body_flops = w->flops - f0;
+    stats->t_body = ep_now() - t0;
+    stats->solve_flops += stats->body_flops;
+    stats->t_solve += stats->t_body;
+    return EP_OK;
+}
+
 int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, const ep_gf_layout *L,
                    const ep_femgf_opts *o, const ep_gf_sink *sink, double **condensed,
                    ep_femgf_stats *stats)
@@ -956,7 +1121,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
     stats->border_rows = s.nfrows;
     stats->border_supernodes = s.nfsuper;
     stats->t_factor += ep_now() - t1;
-    if ((st = solve_all(&s, w, nt, sink, stats)))
+    if ((st = solve_all(&s, w, nt, sink, stats)) || (o->body && (st = solve_body(&s, w, o->body, stats))))
         goto out;
     if (o->condensed) {
         t1 = ep_now();

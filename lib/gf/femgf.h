@@ -28,6 +28,17 @@ typedef struct ep_femgf_opts {
     double max_memory;  /* bytes the factor, blocks and condensed matrix may use */
     int condensed;      /* also compute S = K_bb - K_bi K_ii^-1 K_ib (3n x 3n) */
     double sink_memory; /* bytes the sink holds (compression buffers), for the guard */
+    double *body;       /* out, or NULL: [3][3n] the body-force rows (MATH.md §12; 000 eqs.
+                           2.9-2.11): row a = A^-1 B e_a, the response at the layout's rows
+                           (displacements at free rows, tractions at fixed ones) to the
+                           consistent body load of a unit acceleration e_a times the density,
+                           B e_a = integral of Phi^T rho e_a dV (ep_material_rho per element) */
+    int npoints;        /* interior points (MATH.md §12, 000 eq. 2.22), 0: none */
+    const int *point_tet;       /* [npoints] the tet holding each (ep_cli_interior) */
+    const double *point_weight; /* [npoints][4] its barycentric weights, in the tet's vertex order */
+    double *interior;   /* out with points: [3m (+ 3 with body)][9 npoints] the interior rows of
+                           every GF row (and body-force row): at point k, 9k + 0..2 the
+                           displacement, 9k + 3..8 the stress xx yy zz yz xz xy */
 } ep_femgf_opts;
 
 typedef struct ep_femgf_stats {
@@ -41,6 +52,7 @@ typedef struct ep_femgf_stats {
     double solve_flops; /* forward + backward substitutions done (restricted solves, chol.h) */
     double t_solve_cpu; /* CPU seconds of the solving threads in the solves: a rate on a shared machine */
     double full_flops;  /* of full solves: 4 lnz per right-hand side */
+    double body_flops, t_body; /* of the body-force rows (o->body; in solve_flops, t_solve too) */
     int border_rank;    /* consistent traction: the support border's Woodbury rank (3 x its vertices), or 0 */
     int border_rows, border_supernodes; /* the rows its forward term F z is added to, and their supernodes */
 } ep_femgf_stats;
@@ -59,6 +71,13 @@ typedef struct ep_femgf_stats {
  * support border (consistent traction) border_rank solves once, and per
  * column 2 border_rows border_rank flops more (the forward term), border_rank
  * per load value and border_rank^2 (its Woodbury coefficients).
+ * With o->npoints (tets only), each GF row also gets the interior rows at
+ * those points: the displacement by the shape functions of the tet holding
+ * the point, the stress C : eps of that tet's constant strain (no extra
+ * solve: the restricted solves also keep the tets' vertices).
+ * With o->body, the three body-force rows are solved as one more block of
+ * 3 right-hand sides on the same factor (their border terms Q^T b come from
+ * the border solves, no extra solve); they do not go to the sink.
  * Returns 0; EP_ECOMPUTE with the estimate when memory would exceed
  * o->max_memory, or when the stiffness is not positive definite; EP_EINPUT for
  * a support that leaves a rigid motion; the sink's status if it fails. */

@@ -54,6 +54,14 @@ double ep_material_E(const ep_material *m, int e) { return m->ne ? m->e_E[e] : m
 double ep_material_nu(const ep_material *m, int e) { return m->ne ? m->e_nu[e] : m->nu; }
 double ep_material_rho(const ep_material *m, int e) { return m->ne ? m->e_rho[e] : m->rho; }
 
+int ep_material_has_density(const ep_material *m)
+{
+    for (int e = 0; e < (m->ne ? m->ne : 1); e++)
+        if (isnan(ep_material_rho(m, e)))
+            return 0;
+    return 1;
+}
+
 void ep_material_lame(const ep_material *m, int e, double *lambda, double *mu)
 {
     double E = ep_material_E(m, e), nu = ep_material_nu(m, e);

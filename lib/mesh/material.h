@@ -31,6 +31,10 @@ double ep_material_E(const ep_material *m, int e);
 double ep_material_nu(const ep_material *m, int e);
 double ep_material_rho(const ep_material *m, int e);
 
+/* 1 when every element has a density (rho given: not NaN), as body forces
+ * need (MATH.md §12); 0 otherwise.  Cost O(ne). */
+int ep_material_has_density(const ep_material *m);
+
 /* Lamé parameters mu = E/(2(1+nu)), lambda = E nu/((1+nu)(1-2nu)) (MATH.md notation). */
 void ep_material_lame(const ep_material *m, int e, double *lambda, double *mu);
 

@@ -687,3 +687,20 @@ int ep_mesh_check_distinct(const ep_mesh *m)
     free(p);
     return st;
 }
+
+int ep_mesh_unfix_interior(const ep_mesh *m, char *fixed, int *dropped)
+{
+    char *onb = ep_calloc((size_t)m->nv, 1);
+    *dropped = 0;
+    if (!onb)
+        return EP_ECOMPUTE;
+    for (int j = 0; j < m->nb; j++)
+        onb[m->boundary[j]] = 1;
+    for (int v = 0; v < m->nv; v++)
+        if (fixed[v] && !onb[v]) {
+            fixed[v] = 0;
+            ++*dropped;
+        }
+    free(onb);
+    return EP_OK;
+}

@@ -154,6 +154,11 @@ void ep_mesh_surface_measures(const ep_mesh *m, double *area, double *volume);
  * part.  Cost O(elements + nv).  0, EP_EINPUT or EP_ECOMPUTE. */
 int ep_mesh_check_support(const ep_mesh *m, const char *fixed, int surface);
 
+/* Unfix the fixed vertices off the boundary surface (fixed[v] = 0 where v is
+ * not in m->boundary): a surface model (the BEM) has no interior.  Out:
+ * *dropped, how many.  Workspace nv bytes.  Cost O(nv).  0 or EP_ECOMPUTE. */
+int ep_mesh_unfix_interior(const ep_mesh *m, char *fixed, int *dropped);
+
 /* Check that no two surface vertices coincide (within 1e-12 of the model
  * size): an unwelded seam looks closed to a viewer but splits the BEM model.
  * Cost O(nb log nb).  0 or EP_EINPUT naming both vertices. */

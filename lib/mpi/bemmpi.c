@@ -144,6 +144,8 @@ int ep_bemmpi_solve(const ep_ranks_grid *g, const ep_mesh *m, const ep_gf_layout
     int *ipiv = NULL;
     memset(&s, 0, sizeof s);
     memset(stats, 0, sizeof *stats);
+    if (o->body || o->npoints) /* the serial solve's only (bemgf.h); the same on every rank */
+        return ep_fail(EP_EUSAGE, "%s is for the serial bemsolve", o->body ? "--body-force" : "--interior");
     ncb = ncb < L->m ? ncb : L->m;
     stats->n3 = N;
     stats->memory = ep_bemmpi_bytes(g, L->n, m->nf, ncb) + o->sink_memory;

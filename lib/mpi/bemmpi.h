@@ -36,8 +36,9 @@ double ep_bemmpi_bytes(const ep_ranks_grid *g, int n, int nf, int ncb);
  * Memory per rank: 8 (3n)^2 / P for A, 2 x 8 (3n)(3 ncb) / P for the
  * right-hand sides.  Cost: the assembly's O(n nf) integrals over P,
  * (2/3)(3n)^3 / P flops of LU, 2 (3n)^2 per right-hand side over P.
- * 0; EP_ECOMPUTE (memory over o->max_memory on a node, singular A, out of
- * memory); the sink's status; the same on every rank (ep_ranks_agree). */
+ * No body-force or interior rows (o->body, o->npoints: EP_EUSAGE).
+ * 0; EP_EUSAGE; EP_ECOMPUTE (memory over o->max_memory on a node, singular A,
+ * out of memory); the sink's status; the same on every rank (ep_ranks_agree). */
 int ep_bemmpi_solve(const ep_ranks_grid *g, const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o,
                     const ep_gf_sink *sink, ep_bemgf_stats *stats);
 

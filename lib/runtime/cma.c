@@ -409,8 +409,28 @@ int ep_cma_init(ep_cma *c, ep_gfsrc *g)
 void ep_cma_free(ep_cma *c)
 {
     ep_worker_stop(c->helper);
-    free(c->S), free(c->Cinv), free(c->work), free(c->cols), free(c->U), free(c->V), free(c->D);
+    free(c->S), free(c->Cinv), free(c->work), free(c->cols), free(c->U), free(c->V), free(c->D), free(c->gv);
     memset(c, 0, sizeof *c);
+}
+
+int ep_cma_gravity(ep_cma *c, const double beta[3])
+{
+    if (!beta || (beta[0] == 0 && beta[1] == 0 && beta[2] == 0)) {
+        free(c->gv);
+        c->gv = NULL;
+        memset(c->beta, 0, sizeof c->beta);
+        return EP_OK;
+    }
+    memcpy(c->beta, beta, sizeof c->beta);
+    if (!c->gv && !(c->gv = ep_malloc(3 * (size_t)c->g->n, sizeof *c->gv)))
+        return EP_ECOMPUTE;
+    int st = ep_gfsrc_gravity(c->g, beta, c->gv);
+    if (st) {
+        free(c->gv);
+        c->gv = NULL;
+        memset(c->beta, 0, sizeof c->beta);
+    }
+    return st;
 }
 
 int ep_cma_threads(ep_cma *c, int threads) { return ep_worker_use(&c->helper, threads); }
@@ -1351,31 +1371,52 @@ int ep_cma_restore(ep_cma *c, const int *nodes, int s, int form, const double *s
     return EP_OK;
 }
 
+/* The applied tractions away from S: vbar restricted to free non-S nodes
+ * with columns, as c->cols[k] and loads[k][3] (room for 4n doubles: the
+ * mask of S goes after the loads); k returned.  No vbar: none, without
+ * the mask's O(n). */
+static int rest_loads(ep_cma *c, const double *vbar, double *loads)
+{
+    ep_gfsrc *g = c->g;
+    int k = 0;
+    if (!vbar)
+        return 0;
+    int8_t *inS = (int8_t *)(loads + 3 * (size_t)g->n);
+    memset(inS, 0, (size_t)g->n);
+    for (int i = 0; i < c->s; i++)
+        inS[c->S[i]] = 1;
+    for (int j = 0; j < g->n; j++) {
+        const double *b = &vbar[3 * j];
+        if (inS[j] || g->file->L.row_fixed[j] || g->col_of_row[j] < 0 || (b[0] == 0 && b[1] == 0 && b[2] == 0))
+            continue;
+        c->cols[k] = g->col_of_row[j];
+        memcpy(&loads[3 * k++], b, 3 * sizeof *loads);
+    }
+    return k;
+}
+
+int ep_cma_interior(ep_cma *c, const double *vbar, const double *pS, double *out)
+{
+    double *loads = c->work + 3 * (size_t)c->s;
+    int k = rest_loads(c, vbar, loads);
+    for (int i = 0; i < c->s; i++) {
+        c->cols[k] = c->g->col_of_row[c->S[i]];
+        memcpy(&loads[3 * k++], &pS[3 * i], 3 * sizeof *loads);
+    }
+    return ep_gfsrc_interior(c->g, k, c->cols, loads, c->gv ? c->beta : NULL, out);
+}
+
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v)
 {
     ep_gfsrc *g = c->g;
-    int s = c->s, N = 3 * s, k = 0;
+    int s = c->s, N = 3 * s;
     double *e = c->work, *loads = e + N;
-    /* the applied tractions away from S: vbar restricted to free non-S nodes
-     * (the mask of S costs O(n), so a contact-only solve skips it) */
-    if (vbar) {
-        int8_t *inS = (int8_t *)(loads + 3 * (size_t)g->n);
-        memset(inS, 0, (size_t)g->n);
-        for (int i = 0; i < s; i++)
-            inS[c->S[i]] = 1;
-        for (int j = 0; j < g->n; j++) {
-            const double *b = &vbar[3 * j];
-            if (inS[j] || g->file->L.row_fixed[j] || g->col_of_row[j] < 0 || (b[0] == 0 && b[1] == 0 && b[2] == 0))
-                continue;
-            c->cols[k] = g->col_of_row[j];
-            memcpy(&loads[3 * k++], b, 3 * sizeof *loads);
-        }
-    }
-    /* E^T v0 = E^T Xi vbar_rest - uS (000 eq. 2.36) */
+    int k = rest_loads(c, vbar, loads);
+    /* E^T v0 = E^T (Xi vbar_rest + (A^-1 B) beta) - uS (000 eqs. 2.36, 2.38) */
     for (int i = 0; i < s; i++) {
         double *ei = &e[3 * i], B[9];
         for (int b = 0; b < 3; b++)
-            ei[b] = -uS[3 * i + b];
+            ei[b] = (c->gv ? c->gv[3 * (size_t)c->S[i] + b] : 0) - uS[3 * i + b];
         for (int q = 0; q < k; q++) {
             ep_gfsrc_block(g, c->S[i], c->cols[q], B);
             for (int b = 0; b < 3; b++)
@@ -1408,6 +1449,8 @@ void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, d
         memcpy(&loads[3 * k++], &pS[3 * i], 3 * sizeof *loads);
     }
     ep_gfsrc_sum(g, k, c->cols, loads, v);
+    for (size_t i = 0; c->gv && i < 3 * (size_t)g->n; i++)
+        v[i] += c->gv[i];
     for (int i = 0; i < s; i++)
         memcpy(&v[3 * c->S[i]], &pS[3 * i], 3 * sizeof *v);
 }

@@ -94,6 +94,9 @@ typedef struct ep_cma {
     struct ep_worker *helper; /* NULL: updates on one thread */
     int sym;        /* 1: the symmetric form (above) applies */
     int both;       /* 1: it averages both blocks of a pair (lossy GFs, above) */
+    double *gv;     /* [n][3] the body-force response (A^-1 B) beta of ep_cma_gravity,
+                       or NULL: no body force */
+    double beta[3]; /* that gravity */
     const char *factor; /* how the last ep_cma_set (or ep_cma_restore) held C^-1:
                            "cholesky", "ldlt" (the factors) or "lu" (the
                            inverse); updates may since have changed the form:
@@ -164,9 +167,27 @@ int ep_cma_add(ep_cma *c, int node);
  * left is singular: it is then empty). */
 int ep_cma_remove(ep_cma *c, int node);
 
+/* Gravity beta[3] (m/s^2) on every later solve (000 eq. 2.38; MATH.md
+ * §12): the reference solution gains (A^-1 B) beta (gfsrc.h,
+ * ep_gfsrc_gravity) before the capacitance update, so ep_cma_solve's v0 =
+ * Xi vbar_rest + (A^-1 B) beta - E E^T (...) and its answer is the switched
+ * problem's under the body load.  beta NULL or zero: none.  The inverse
+ * and its updates do not change.  Cost 9n.  0, EP_EINPUT (GFs without
+ * /gf/body) or EP_ECOMPUTE. */
+int ep_cma_gravity(ep_cma *c, const double beta[3]);
+
+/* The interior state (gfsrc.h ep_gfsrc_interior: displacement and stress
+ * at the file's interior points, MATH.md §12) of the solution
+ * ep_cma_solve gave for vbar and pS: the same loads (vbar at the free
+ * nodes outside S, pS at S) and ep_cma_gravity's gravity.  out[np][9].
+ * Cost O(n) + 27 np (k + s + 1) flops for k loaded nodes.  0 or EP_EINPUT
+ * (GFs without interior rows). */
+int ep_cma_interior(ep_cma *c, const double *vbar, const double *pS, double *out);
+
 /* Solve the switched problem: displacements uS[s][3] prescribed at S and
  * tractions vbar[n][3] at the other free nodes (NULL: none; entries at S and
- * at fixed nodes are ignored).  Out: pS[s][3], the tractions at S, and v[n][3]
+ * at fixed nodes are ignored), under ep_cma_gravity's body force if set.
+ * Out: pS[s][3], the tractions at S, and v[n][3]
  * (NULL: not wanted), the whole solution (000 §3.3.4).  Cost O(s^2 + s k)
  * for k loaded nodes, plus one weighted GF sum for v. */
 void ep_cma_solve(ep_cma *c, const double *uS, const double *vbar, double *pS, double *v);

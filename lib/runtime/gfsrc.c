@@ -6,6 +6,7 @@
 
 #include <assert.h>
 #include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,11 @@ int ep_gfsrc_open(ep_gfsrc *g, const char *path)
                        path);
     g->n = f->L.n;
     g->m = f->L.m;
+    g->body = f->body;
+    g->np = f->np;
+    g->points = f->points;
+    g->interior = f->interior;
+    g->interior_body = f->interior_body;
     /* femcondense's lumped GFs over free rows and columns are S_ff^-1 a_j
      * (MATH.md §1 "one boundary relation"); the consistent load M_s mixes
      * neighbours, the BEM's are not symmetric, and hierarchical columns
@@ -112,6 +118,44 @@ void ep_gfsrc_close(ep_gfsrc *g)
     free(g->slots);
     free(g->ry), free(g->rslot);
     memset(g, 0, sizeof *g);
+}
+
+int ep_gfsrc_gravity(const ep_gfsrc *g, const double beta[3], double *out)
+{
+    if (!g->body)
+        return ep_fail(EP_EINPUT, "%s: no body-force rows /gf/body (femcondense or bemsolve --body-force)",
+                       g->file->f.path);
+    size_t n3 = 3 * (size_t)g->n;
+    for (size_t i = 0; i < n3; i++)
+        out[i] = beta[0] * g->body[i] + beta[1] * g->body[n3 + i] + beta[2] * g->body[2 * n3 + i];
+    return EP_OK;
+}
+
+int ep_gfsrc_interior(const ep_gfsrc *g, int k, const int *cols, const double *loads, const double *beta,
+                      double *out)
+{
+    size_t n9 = 9 * (size_t)g->np;
+    int grav = beta && (beta[0] != 0 || beta[1] != 0 || beta[2] != 0);
+    if (!g->interior)
+        return ep_fail(EP_EINPUT, "%s: no interior rows /gf/interior (femcondense --interior)", g->file->f.path);
+    if (grav && !g->interior_body)
+        return ep_fail(EP_EINPUT, "%s: no interior body-force rows /gf/interior_body (--body-force)",
+                       g->file->f.path);
+    memset(out, 0, n9 * sizeof *out);
+    for (int i = 0; i <= k; i++) {
+        const double *w = i < k ? &loads[3 * (size_t)i] : beta,
+                     *r = i < k ? g->interior + 3 * (size_t)cols[i] * n9 : g->interior_body;
+        for (int a = 0; a < 3 && (i < k || grav); a++)
+            if (w[a] != 0)
+                cblas_daxpy((int)n9, w[a], r + (size_t)a * n9, 1, out, 1);
+    }
+    return EP_OK;
+}
+
+double ep_gfsrc_von_mises(const double s[6])
+{
+    double a = s[0] - s[1], b = s[1] - s[2], c = s[2] - s[0];
+    return sqrt((a * a + b * b + c * c) / 2 + 3 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]));
 }
 
 void ep_gfsrc_block(ep_gfsrc *g, int row, int col, double B[9])

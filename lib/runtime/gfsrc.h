@@ -41,6 +41,10 @@ typedef struct ep_gfsrc {
     ep_wavelet_subset r;/* wavelet: the closure of ep_gfsrc_node_row's row */
     double *ry;         /* wavelet: [n] its synthesis weights, zero between calls */
     int *rslot;         /* wavelet: [n] the slots of its weights */
+    const double *body; /* [3][3n] the file's /gf/body (borrowed from file), or NULL: the
+                           responses to a unit acceleration times the density (MATH.md §12) */
+    int np;             /* interior points (/gf/interior_points), 0: none; borrowed from file: */
+    const double *points, *interior, *interior_body; /* [np][3], [3m][9 np], [3][9 np] or NULL */
 } ep_gfsrc;
 
 /* Open a gf or gf-wavelet file (vertex GFs) for a runtime: dense files are
@@ -68,6 +72,26 @@ void ep_gfsrc_node_columns(ep_gfsrc *g, int nc, const int *nodes, int nr, const 
  * O(k); wavelet O(closure x (stencil + kids)) for the row's synthesis
  * weights, then a walk of each column's index beside them (ep_gfw_row). */
 void ep_gfsrc_node_row(ep_gfsrc *g, int row, int k, const int *nodes, double *out);
+
+/* The body-force response to gravity beta[3] (m/s^2): out[n][3] = sum_a
+ * beta_a /gf/body row a (MATH.md §12; 000 eq. 2.38), displacements at free
+ * rows, tractions at fixed ones.  Cost 9n.  0, or EP_EINPUT when the file
+ * has no /gf/body (femcondense/bemsolve --body-force). */
+int ep_gfsrc_gravity(const ep_gfsrc *g, const double beta[3], double *out);
+
+/* The interior state at the file's interior points (femcondense
+ * --interior; MATH.md §12, 000 eq. 2.22) for loads[k][3] at the columns
+ * cols[k] and gravity beta[3] (NULL: none): out[np][9] = sum_i sum_a
+ * loads[i][a] /gf/interior row 3 cols[i] + a (+ sum_a beta_a
+ * /gf/interior_body row a); per point the displacement (3) and the stress
+ * (xx yy zz yz xz xy).  Cost 27 np (k + 1) flops.  0, or EP_EINPUT (no
+ * interior rows, or gravity without /gf/interior_body). */
+int ep_gfsrc_interior(const ep_gfsrc *g, int k, const int *cols, const double *loads, const double *beta,
+                      double *out);
+
+/* The von Mises stress of s[6] (xx yy zz yz xz xy):
+ * sqrt(((sxx - syy)^2 + (syy - szz)^2 + (szz - sxx)^2) / 2 + 3 (syz^2 + sxz^2 + sxy^2)). */
+double ep_gfsrc_von_mises(const double s[6]);
 
 /* out[n][3] = sum_i Xi(:, cols[i]) loads[i][3].  Dense O(9 k n); wavelet O(kept
  * blocks + n). */

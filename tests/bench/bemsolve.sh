@@ -33,6 +33,26 @@ report "$W/s4.txt" "rabbit-4 size"
 read n m asm lu so tot mem <"$W/s4.txt.nums"
 echo "bench bemsolve rabbit-4 size: target under 60 s: $(awk -v t="$tot" 'BEGIN{print (t < 60) ? "met" : "MISSED"}'); published: 9 h on 8 CPUs (Java, 450 MHz, 2001)"
 
+# --- interior stress (issue 40): Somigliana rows at points inside the same
+# sphere (radius 0.7: the Loop limit surface lies inside the unit icosahedron), every free column; 10,000 points is the issue's case
+# (EP_BENCH_POINTS; default 100, and the 10,000-point time predicted)
+np_=${EP_BENCH_POINTS:-100}
+/usr/bin/python3 -c "
+import math
+for k in range($np_):
+    r, z, a = 0.7 * ((k + 0.5) / $np_) ** (1 / 3), 1 - 2 * ((k * 0.618034) % 1), 2.399963 * k
+    print(r * math.sqrt(1 - z * z) * math.cos(a), r * math.sqrt(1 - z * z) * math.sin(a), r * z)" >"$W/pts.txt"
+"$BIN/bemsolve" "$W/s4.h5" --fixed-box -2,-2,-2,2,2,-0.6 -E 1e6 --nu 0.45 --interior "$W/pts.txt" -o "$W/gfi.h5" >"$W/si.txt" 2>/dev/null
+rm -f "$W/gfi.h5"
+/usr/bin/python3 - "$W/si.txt" "$dgemm" <<'PY'
+import re, sys
+s, dgemm = open(sys.argv[1]).read(), float(sys.argv[2])
+np_, t, us, rate, flops = re.search(r"interior rows: (\d+) points in ([\d.]+) s, ([\d.e+-]+) us a point a column, ([\d.]+) GFlop/s with the products' ([\d.e+]+)", s).groups()
+print("bench bemsolve interior: %s points of the rabbit-4 size (2,562 vertices), every free column: %s s; %s us a point a column;"
+      " products %s GFlop/s beside this machine's dgemm %.1f GFlop/s; 10,000 points predicted %.0f s"
+      % (np_, t, us, rate, dgemm, float(t) * 10000 / int(np_)))
+PY
+
 if [ "${EP_BENCH_LARGE:-0}" = 1 ]; then
     "$BIN/loopsub" -q data/icosahedron.obj -l 5 -o "$W/s5.h5"
     "$BIN/bemsolve" "$W/s5.h5" --fixed-box -2,-2,-2,2,2,-0.6 -E 1e6 --nu 0.45 -o "$W/gf5.h5" >"$W/s5.txt" 2>"$W/s5.err" ||

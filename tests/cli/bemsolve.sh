@@ -19,6 +19,15 @@ check "a loopsub input keeps its levels and parents" [ "$(h5 "$WORK/b2.h5" "'lev
 check "--single: float32, equal to the float64 file to 1e-6" [ "$(h5 "$WORK/b2s.h5" "f['gf/xi'].dtype == np.float32 and bool(np.allclose(f['gf/xi'][:], __import__('h5py').File('$WORK/b2.h5')['gf/xi'][:], rtol=1e-6, atol=1e-6 * np.abs(f['gf/xi'][:]).max()))")" = True ]
 check "physical units: E doubled halves the displacement rows, keeps tractions" [ "$(h5 "$WORK/b2E.h5" "(lambda a, b, d: float(np.abs(np.where(d, 2 * a, a) - b).max() / np.abs(b).max()) < 1e-10)(f['gf/xi'][:], __import__('h5py').File('$WORK/b2.h5')['gf/xi'][:], np.repeat(f['gf/row_fixed'][:] == 0, 3)[None, :])")" = True ]
 
+# --- body-force rows in every form (the values: tests/unit/test_gravity) ----------------
+"$B" -q "$WORK/ico2.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 2e5 --nu 0.3 --rho 1000 --body-force --no-xdmf -o "$WORK/bb.h5"
+"$B" -q "$WORK/ico2.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 2e5 --nu 0.3 --rho 1000 --body-force --wavelet linear --no-xdmf -o "$WORK/bbw.h5"
+"$B" -q "$WORK/ico2.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 2e5 --nu 0.3 --rho 1000 --body-force --constraint-level 1 --no-xdmf -o "$WORK/bbh.h5"
+"$BIN/gfcompress" -q "$WORK/bb.h5" --eps 0.05 --no-xdmf -o "$WORK/bbc.h5"
+body_same() { h5 "$WORK/bb.h5" "bool(np.array_equal(f['gf/body'][:], __import__('h5py').File('$1')['gf/body'][:]))"; }
+check "--body-force: /gf/body [3][3n], finite, not zero" [ "$(h5 "$WORK/bb.h5" "f['gf/body'].shape == (3, f['gf/xi'].shape[1]) and bool(np.isfinite(f['gf/body'][:]).all()) and bool(np.abs(f['gf/body'][:]).max() > 0)")" = True ]
+check "--body-force: the same rows compressed as solved, by hat loads and through gfcompress" [ "$(body_same "$WORK/bbw.h5") $(body_same "$WORK/bbh.h5") $(body_same "$WORK/bbc.h5")" = "True True True" ]
+
 # --- rigid motions: every vertex fixed, Xi maps displacement to traction ---------------
 rot=""
 for l in 1 2 3; do
@@ -34,10 +43,18 @@ raise SystemExit(0 if r[0] > r[1] > r[2] and r[2] < 1e-6 else 1)"
 
 # --- manufactured solution: Kelvin field of a point load outside the body --------------
 errs=""
+ierrs=""
+printf '0 0 0\n0.3 -0.2 0.1\n-0.4 0.2 -0.3\n0.6 0.1 0.2\n' >"$WORK/ip.txt"
 for l in 1 2 3; do
-    "$B" -q "$WORK/ico$l.h5" --fixed-box -2,-2,-2,2,2,-0.6 -E 1 --nu 0.3 --columns all -o "$WORK/k.h5"
+    "$B" -q "$WORK/ico$l.h5" --fixed-box -2,-2,-2,2,2,-0.6 -E 1 --nu 0.3 --columns all --interior "$WORK/ip.txt" -o "$WORK/k.h5"
     errs="$errs $($G kelvin "$WORK/k.h5" 2 0.5 0.3)"
+    ierrs="$ierrs $($G kelvin_interior "$WORK/k.h5" 2 0.5 0.3)"
 done
+echo "    Kelvin field at interior points (displacement stress), levels 1-3:$ierrs"
+check "Kelvin field at interior points (--interior): displacement and stress errors fall, below 0.2% and 0.5% at level 3" /usr/bin/python3 -c "
+e = [float(s) for s in '$ierrs'.split()]
+u, s = e[0::2], e[1::2]
+raise SystemExit(0 if u[0] > u[1] > u[2] and s[0] > s[1] > s[2] and u[2] < 2e-3 and s[2] < 5e-3 else 1)"
 "$BIN/loopsub" -q $D/models/turtle/turtle-volumetric-homogeneous.veg -l 0 -o "$WORK/t0.h5"
 "$BIN/loopsub" -q $D/models/turtle/turtle-volumetric-homogeneous.veg -l 1 -o "$WORK/t1.h5"
 terrs=""
@@ -116,6 +133,10 @@ printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 1 1 1\nf 1 3 2\nf 1 2 4\nf 2 3 4\n
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 0 0 0\nv -1 0 0\nv 0 -1 0\nv 0 0 -1\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\nf 5 6 7\nf 5 8 6\nf 6 8 7\nf 5 7 8\n' >"$WORK/dup.obj"
 printf '1\n2\n3\n' >"$WORK/three.ids"
 h5 "$WORK/ico2.h5" "'\n'.join(str(i + 1) for i, p in enumerate(f['mesh/vertices'][:]) if abs(p[0]) < 1e-9 and abs(p[1]) < 1e-9)" >"$WORK/line.ids"
+printf '0 0 0\n3 0 0\n' >"$WORK/out.txt"
+expect_fail "an interior point outside the body" 3 "interior point 2 .* outside the body" bemsolve "$WORK/ico1.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 1 --nu 0.3 --interior "$WORK/out.txt" -o "$O"
+expect_fail "body force without a density" 3 "body-force needs a density" bemsolve "$WORK/ico2.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 1 --nu 0.3 --body-force -o "$O"
+expect_fail "body force with constant elements" 2 "body-force need linear elements" bemsolve "$WORK/ico2.h5" --fixed-box -2,-2,-2,2,2,-0.5 -E 1 --nu 0.3 --rho 1 --elements constant --body-force -o "$O"
 expect_fail "open surface" 3 "open surface" bemsolve "$WORK/open.obj" --fixed-ids "$WORK/three.ids" -E 1 --nu 0.3 -o "$O"
 expect_fail "non-manifold surface" 3 "non-manifold" bemsolve "$WORK/nm.obj" --fixed-ids "$WORK/three.ids" -E 1 --nu 0.3 -o "$O"
 # Coincident vertices 1 and 5 are welded by the clean-up; the two tetrahedra then touch at vertex 1.

@@ -67,6 +67,21 @@ check "Lame: error falls under refinement, below 5% on h = 0.1" /usr/bin/python3
 e = [float(s) for s in '$errs'.split()]
 raise SystemExit(0 if e[0] > e[1] > e[2] and e[2] < 0.05 else 1)"
 
+# --- body-force rows (MATH.md §12; the values: tests/unit/test_femgf, test_gravity) ----
+body_dims() { h5ls "$1/gf/body" 2>/dev/null | sed -n 's/.*Dataset {\([0-9]*\), \([0-9]*\)}.*/\1x\2/p'; }
+"$F" -q $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --rho 1000 --body-force --no-xdmf -o "$WORK/gb.h5"
+n3=$(h5ls "$WORK/gb.h5/gf/xi" | sed -n 's/.*Dataset {[0-9]*, \([0-9]*\)}.*/\1/p')
+check "--body-force: /gf/body is [3][3n]" [ "$(body_dims "$WORK/gb.h5")" = "3x$n3" ]
+# --interior at boundary vertices and at a tet's centroid: a boundary point's
+# displacement rows are the GF rows there (the values inside: tests/unit/test_femgf)
+h5 "$WORK/gb.h5" "'\n'.join('%.17g %.17g %.17g' % tuple(f['mesh/vertices'][v]) for v in f['gf/row_vertex'][:40:9])" >"$WORK/pts.txt"
+h5 "$WORK/gb.h5" "'%.17g %.17g %.17g' % tuple(f['mesh/vertices'][f['mesh/tets'][5]].mean(0))" >>"$WORK/pts.txt"
+/usr/bin/python3 -c "import h5py, numpy as np; h5py.File('$WORK/pts.h5', 'w')['points'] = np.loadtxt('$WORK/pts.txt')"
+"$F" -q $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --rho 1000 --body-force --interior "$WORK/pts.txt" --no-xdmf -o "$WORK/gi.h5"
+"$F" -q $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --rho 1000 --body-force --interior "$WORK/pts.h5" --no-xdmf -o "$WORK/gi2.h5"
+check "--interior: at boundary vertices, the displacement rows equal the GF rows (and the body rows)" [ "$(h5 "$WORK/gi.h5" "(lambda I, X, B, IB, fx: I.shape == (X.shape[0], 54) and all(np.allclose(I[:, 9 * k:9 * k + 3], X[:, 3 * r:3 * r + 3], rtol=0, atol=1e-12 * abs(X).max()) and np.allclose(IB[:, 9 * k:9 * k + 3], B[:, 3 * r:3 * r + 3], rtol=0, atol=1e-12 * abs(B).max()) for k, r in enumerate(range(0, 40, 9)) if not fx[r]) and bool(np.abs(I[:, 48:]).max() > 0))(f['gf/interior'][:], f['gf/xi'][:], f['gf/body'][:], f['gf/interior_body'][:], f['gf/row_fixed'][:])")" = True ]
+check "--interior: a text and an HDF5 point list give the same rows" [ "$(h5 "$WORK/gi.h5" "bool(np.array_equal(f['gf/interior'][:], __import__('h5py').File('$WORK/gi2.h5')['gf/interior'][:]))")" = True ]
+
 # --- bad input ----------------------------------------------------------------------
 O="$WORK/out/gf.h5"
 printf '*VERTICES\n4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n*ELEMENTS\nTETS\n1 4 0\n1 1 3 2 4\n' >"$WORK/inverted.veg"
@@ -76,6 +91,12 @@ expect_fail "E <= 0" 3 "Young's modulus must be positive" femcondense $D/cube.ms
 expect_fail "no material" 2 "no material" femcondense $D/cube.msh --fixed-region bottom -o "$O"
 expect_fail "only -E" 2 "give both -E and --nu" femcondense $D/cube.msh --fixed-region bottom -E 1e6 -o "$O"
 expect_fail "no fixed vertex option" 2 "no fixed vertex" femcondense $D/cube.msh -E 1e6 --nu 0.3 -o "$O"
+expect_fail "body force without a density" 3 "body-force needs a density" femcondense $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --body-force -o "$O"
+printf '0.5 0.5 0.5\n3 0.5 0.5\n' >"$WORK/outside.txt"
+printf '0.5 0.5\n' >"$WORK/short.txt"
+expect_fail "an interior point outside the body" 3 "outside the body" femcondense $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --interior "$WORK/outside.txt" -o "$O"
+expect_fail "an interior point list with two coordinates" 3 "short.txt:1: expected" femcondense $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --interior "$WORK/short.txt" -o "$O"
+expect_fail "body force with --part" 2 "body-force and --part" femcondense $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --rho 1 --body-force --part 1/2 -o "$O"
 expect_fail "empty fixed selection" 3 "no fixed vertex selected" femcondense $D/cube.msh --fixed-box 5,5,5,6,6,6 -E 1e6 --nu 0.3 -o "$O"
 expect_fail "one fixed vertex leaves a rigid motion" 3 "rigid motion" femcondense $D/cube.msh --fixed-ids "$WORK/one.ids" -E 1e6 --nu 0.3 -o "$O"
 expect_fail "inverted tet" 3 "element 1: non-positive volume" femcondense "$WORK/inverted.veg" --fixed-ids "$WORK/one.ids" -E 1 --nu 0.3 -o "$O"

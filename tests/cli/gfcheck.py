@@ -395,6 +395,42 @@ def kelvin(path, x0):
     return 0
 
 
+def kelvin_stress(y, x0, f, E, nu, h=1e-6):
+    """Stress (xx yy zz yz xz xy) of the Kelvin field at points y, by central
+    differences of its displacement (smooth away from x0)."""
+    G, lam = E / (2 * (1 + nu)), E * nu / ((1 + nu) * (1 - 2 * nu))
+    n0 = np.zeros_like(y)
+    grad = np.zeros((len(y), 3, 3))
+    for j in range(3):
+        e = np.zeros(3)
+        e[j] = h
+        grad[:, :, j] = (kelvin_field(y + e, n0, x0, f, E, nu)[0] - kelvin_field(y - e, n0, x0, f, E, nu)[0]) / (2 * h)
+    eps = (grad + grad.transpose(0, 2, 1)) / 2
+    tr = np.trace(eps, axis1=1, axis2=2)
+    s = 2 * G * eps + lam * tr[:, None, None] * np.eye(3)
+    return np.stack([s[:, 0, 0], s[:, 1, 1], s[:, 2, 2], s[:, 1, 2], s[:, 0, 2], s[:, 0, 1]], axis=1)
+
+
+def kelvin_interior(path, x0):
+    """The Kelvin field's boundary data through the interior rows (bemsolve
+    --interior, --columns all): displacement and stress at the interior
+    points against the field's, each relative to its largest."""
+    g = load(path)
+    E, nu = material(path)
+    f5 = h5py.File(path, "r")
+    I, pts = f5["gf/interior"][()], f5["gf/interior_points"][()]
+    rf = g["row_fixed"].astype(bool)
+    y, n = nodes(g)
+    f = np.array([0.3, -0.5, 0.8])
+    u, p = kelvin_field(y, n, np.array(x0), f, E, nu)
+    p = projected_traction(g, np.array(x0), f, E, nu)
+    vbar = np.where(rf[:, None], u, p)
+    v = (vbar.ravel() @ I).reshape(-1, 9)
+    ue, se = kelvin_field(pts, np.zeros_like(pts), np.array(x0), f, E, nu)[0], kelvin_stress(pts, np.array(x0), f, E, nu)
+    print("%.6e %.6e" % (np.abs(v[:, :3] - ue).max() / np.abs(ue).max(), np.abs(v[:, 3:] - se).max() / np.abs(se).max()))
+    return 0
+
+
 def sphere(path, P, tol):
     g = load(path)
     E, nu = material(path)
@@ -517,6 +553,8 @@ if __name__ == "__main__":
         sys.exit(cantilever(args[0], float(args[1]), float(args[2])))
     if cmd == "ccx":
         sys.exit(ccx(args[0], int(args[1]), float(args[2])))
+    if cmd == "kelvin_interior":
+        sys.exit(kelvin_interior(args[0], [float(a) for a in args[1:4]]))
     if cmd == "kelvin":
         sys.exit(kelvin(args[0], [float(a) for a in args[1:4]]))
     if cmd == "sphere":

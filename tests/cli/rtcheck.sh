@@ -10,13 +10,18 @@ F="$BIN/femcondense"
 
 # --- contact on FEM GFs against a recomputation with the contact nodes fixed ---
 for tr in consistent lumped; do
-    "$F" -q $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --traction $tr -o "$WORK/ref-$tr.h5"
+    "$F" -q $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --rho 1000 --body-force --traction $tr -o "$WORK/ref-$tr.h5"
     h5 "$WORK/ref-$tr.h5" "'\n'.join(str(v + 1) for v in f['gf/row_vertex'][:] if f['mesh/vertices'][v, 2] >= 0.99 and f['mesh/vertices'][v, 0] < 0.4)" >"$WORK/top.ids"
-    "$F" -q $D/cube.msh --fixed-region bottom --fixed-ids "$WORK/top.ids" -E 1e6 --nu 0.3 --traction $tr -o "$WORK/new-$tr.h5"
+    "$F" -q $D/cube.msh --fixed-region bottom --fixed-ids "$WORK/top.ids" -E 1e6 --nu 0.3 --rho 1000 --body-force --traction $tr -o "$WORK/new-$tr.h5"
     "$BIN/rtcheck" "$WORK/ref-$tr.h5" --contacts 6 --trials 8 --ops 300 --switched "$WORK/new-$tr.h5" >"$WORK/out-$tr"
     check "$tr: capacitance solution equals femcondense's recomputed GFs (to 1e-8)" grep -Eq "switched solution vs --switched GFs +[0-9.e+-]+ \(tolerance 1.0e-08\) ok" "$WORK/out-$tr"
+    check "$tr: under gravity, the capacitance solution equals the recomputed body-force rows (to 1e-8)" grep -Eq "switched solution under gravity vs --switched /gf/body +[0-9.e+-]+ \(tolerance 1.0e-08\) ok" "$WORK/out-$tr"
     check "$tr: add/delete sequences (300 per scenario) equal from-scratch inverses within the error model" grep -Eq "add/delete sequences vs from-scratch inverse +[0-9.e+-]+ \(tolerance [0-9.e+-]+\) ok" "$WORK/out-$tr"
 done
+printf '0.5 0.5 0.5\n0.2 0.3 0.1\n' >"$WORK/pts.txt"
+"$F" -q $D/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --interior "$WORK/pts.txt" -o "$WORK/int.h5"
+"$BIN/rtcheck" "$WORK/int.h5" --contacts 6 --trials 3 >"$WORK/out-int"
+check "interior rows: the pushes' interior state is timed, its von Mises stress reported" sh -c "grep -q 'interior points = 2' '$WORK/out-int' && grep -Eq 'largest von Mises stress at the interior points in a push = [1-9]' '$WORK/out-int' && grep -Eq 'interior state .* [0-9.]+ us' '$WORK/out-int'"
 check "lumped: capacitance inverses by Cholesky (issue 21), checked against LU of the same C" sh -c "grep -q 'capacitance factorization: cholesky' '$WORK/out-lumped' && grep -Eq 'Cholesky inverse vs LU of the same C +[0-9.e+-]+ \(tolerance [0-9.e+-]+\) ok' '$WORK/out-lumped'"
 check "consistent: capacitance inverses by LU" grep -q 'capacitance factorization: lu' "$WORK/out-consistent"
 "$BIN/rtcheck" "$WORK/ref-lumped.h5" --contacts 6 --trials 4 --factor lu --json >"$WORK/lu.json"

@@ -81,7 +81,7 @@ static const char *dsets[] = {
     "/cubic/Q",          "/cubic/S",          "/material/E",       "/distfield/values", "/distfield/origin",
     "/multigrid/level0/K/rowptr", "/multigrid/level0/K/columns", "/multigrid/level0/K/values",
     "/multigrid/level0/P/rowptr", "/multigrid/level0/P/columns", "/multigrid/level0/P/values",
-    "/multigrid/level1/vertices", "/multigrid/level1/tets", "/multigrid/level1/K/values",
+    "/multigrid/level1/vertices", "/multigrid/level1/tets", "/multigrid/level1/K/values", "/gf/body",
 };
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))

@@ -4,7 +4,8 @@
 # every GF entry to 1e-12 relative (linear and constant elements, free and
 # fixed columns, float32), the wavelet files block for block, the Kelvin
 # manufactured solution, and bad input failing as the serial tool does (one
-# line from rank 0, its exit status, nothing written), on every rank.
+# line from rank 0, its exit status, nothing written), on every rank;
+# --check, --part, --body-force and --interior refused as the serial tool's.
 . "$(dirname "$0")/../cli/common"
 D=data
 PY=/usr/bin/python3
@@ -96,6 +97,9 @@ done
 mpi_fail "a grid that does not make the ranks: a usage line" 2 "--grid 3x1 needs 3 ranks, the run has 4" 4 "$WORK/ico2.h5" $FIX $MAT --grid 3x1 -o "$O"
 mpi_fail "a grid that is no grid" 2 "--grid wants PRxPC" 2 "$WORK/ico2.h5" $FIX $MAT --grid 2by1 -o "$O"
 mpi_fail "--check is the serial tool's" 2 "--check is for the serial bemsolve" 2 "$WORK/ico2.h5" $FIX $MAT --check -o "$O"
+printf '0 0 0\n' >"$WORK/pts.txt"
+mpi_fail "--body-force is the serial tool's" 2 "--body-force is for the serial bemsolve$" 2 "$WORK/ico2.h5" $FIX $MAT --rho 1000 --body-force -o "$O"
+mpi_fail "--interior is the serial tool's" 2 "--interior is for the serial bemsolve$" 2 "$WORK/ico2.h5" $FIX $MAT --interior "$WORK/pts.txt" -o "$O"
 mpi_fail "memory guard, on every node" 1 "needs about .* a rank .*more than the 1 KiB allowed" 2 "$WORK/ico2.h5" $FIX $MAT --max-memory 1K -o "$O"
 # a failure in the middle of the writes, on whichever rank holds the row:
 # rank 0 reports it, the half-written file goes

@@ -9,6 +9,8 @@
  */
 #include "helpers.h"
 
+#include <lapacke.h>
+
 #include "chol.h"
 #include "fem.h"
 #include "femgf.h"
@@ -327,5 +329,258 @@ static void restricted_solve(void **state)
     ep_mesh_free(&m);
 }
 
-EP_TEST_MAIN("femgf", cmocka_unit_test(relation), cmocka_unit_test(layout_round_trip),
+
+/* Dense copy of a CHOLMOD block (nr x nc, any storage but symmetric-upper)
+ * into D (row-major, leading dimension ld) at (r0, c0), times sign; with
+ * mass (nb x nb scalar, boundary positions), its entries expanded to the
+ * three axes through the vertex DOF maps rmap/cmap. */
+static void dense_add(double *D, int ld, int r0, int c0, const cholmod_sparse *A, double sign)
+{
+    for (size_t j = 0; j < A->ncol; j++)
+        for (int p = ((int *)A->p)[j]; p < ((int *)A->p)[j + 1]; p++)
+            D[(size_t)(r0 + ((int *)A->i)[p]) * ld + c0 + (int)j] += sign * ((double *)A->x)[p];
+}
+
+/* Barycentric weights w[4] of point p in the tet x[4][3] (a 4 x 4 solve). */
+static void barycentric(const double x[4][3], const double p[3], double w[4])
+{
+    double A[16], b[4] = {p[0], p[1], p[2], 1};
+    lapack_int ipiv[4];
+    for (int t = 0; t < 4; t++) {
+        for (int j = 0; j < 3; j++)
+            A[4 * j + t] = x[t][j];
+        A[12 + t] = 1;
+    }
+    assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, 4, 1, A, 4, ipiv, b, 1), 0);
+    memcpy(w, b, sizeof b);
+}
+
+/* The field U (U(v, b): component b at vertex v) at p in tet x/vt: the
+ * displacement u[3] by its barycentric weights, the stress s[6] (xx yy zz
+ * yz xz xy) of Hooke's law on the strain by central differences of u
+ * (exact on the linear field). */
+typedef double (*vertex_field)(void *ctx, int v, int b);
+static void field_at(const double x[4][3], const int vt[4], const double p[3], double lambda, double mu,
+                     vertex_field U, void *ctx, double u[3], double s[6])
+{
+    double w[4], g[3][3], h = 1e-4 * fabs(x[1][0] - x[0][0] + x[2][1] - x[0][1] + x[3][2] - x[0][2]) + 1e-6;
+    barycentric(x, p, w);
+    for (int b = 0; b < 3; b++) {
+        u[b] = 0;
+        for (int t = 0; t < 4; t++)
+            u[b] += w[t] * U(ctx, vt[t], b);
+    }
+    for (int j = 0; j < 3; j++) {
+        double pp[3] = {p[0], p[1], p[2]}, pm[3] = {p[0], p[1], p[2]}, wp[4], wm[4];
+        pp[j] += h, pm[j] -= h;
+        barycentric(x, pp, wp), barycentric(x, pm, wm);
+        for (int b = 0; b < 3; b++) {
+            g[b][j] = 0;
+            for (int t = 0; t < 4; t++)
+                g[b][j] += (wp[t] - wm[t]) * U(ctx, vt[t], b) / (2 * h);
+        }
+    }
+    double tr = lambda * (g[0][0] + g[1][1] + g[2][2]);
+    for (int b = 0; b < 3; b++)
+        s[b] = tr + 2 * mu * g[b][b];
+    s[3] = mu * (g[1][2] + g[2][1]), s[4] = mu * (g[0][2] + g[2][0]), s[5] = mu * (g[0][1] + g[1][0]);
+}
+
+/* The direct solution's displacement: column col of the dense solve X
+ * (row-major, NR columns) at free DOFs; at fixed vertices the column's own
+ * unit displacement (uv, ua) or 0. */
+typedef struct {
+    const double *X;
+    const int *fmap;
+    int NR, col, uv, ua;
+} direct_field;
+
+static double direct_u(void *ctx, int v, int b)
+{
+    const direct_field *d = ctx;
+    return d->fmap[v] >= 0 ? d->X[(size_t)(d->fmap[v] + b) * d->NR + d->col] : (v == d->uv && b == d->ua);
+}
+
+/* Body-force rows (MATH.md §12) against a direct solve of the coupled
+ * system with the body load (one dense LU, no Woodbury, no restricted
+ * solve):  [K_ff  -M_fc; -K_cf  M_cc] [u_f; p_c] = [f_f; -f_c],  f the
+ * lumped mass's diagonal (rho V / 4 a tet vertex) in direction a.  Both
+ * traction models (the consistent one has a support border), block sizes
+ * 1 (three blocks) and 7.  With them, the interior rows (MATH.md §12, 000
+ * eq. 2.22) at points inside tets: displacement and stress of the direct
+ * solution there (barycentric weights by a 4 x 4 solve, the strain by
+ * central differences) for the body rows, two free GF columns (right-hand
+ * sides M_s e_j) and a fixed one (u_c = e_j: -K_fc e_j, K_cc e_j). */
+static void body_matches_direct(int lumped, int block)
+{
+    ep_mesh m;
+    ep_gf_layout L;
+    char *fixed, *keep;
+    int *fmap, *cmap, nf, nc;
+    ep_femgf_stats stats;
+    cholmod_common c;
+    ep_material mat = test_material(1e6, 0.3, 1000);
+    cube_model(&m, &fixed, &L);
+    ep_chol_start(&c);
+    long n3 = 3L * L.n;
+    double *body = calloc(3 * (size_t)n3, sizeof *body);
+    capture cap = {calloc(9 * (size_t)L.m * L.n, sizeof(double)), n3, 0};
+    enum { P = 12 };
+    int ptet[P];
+    double pw[4 * P], *irows = calloc((3 * (size_t)L.m + 3) * 9 * P, sizeof *irows);
+    for (int k = 0; k < P; k++) { /* points inside tets spread over the mesh, near faces too */
+        double w[4] = {1 + k % 4, 2, 3 + (k % 3 == 0 ? 20 : 0), 4 + k % 5}, sum = w[0] + w[1] + w[2] + w[3];
+        ptet[k] = (int)((long)k * 7919 % m.ne);
+        for (int t = 0; t < 4; t++)
+            pw[4 * k + t] = w[t] / sum;
+    }
+    ep_femgf_opts o = {.lumped = lumped, .block = block, .body = body, .npoints = P, .point_tet = ptet,
+                       .point_weight = pw, .interior = irows};
+    ep_gf_sink sink = {put_rows, NULL, &cap};
+    assert_int_equal(ep_femgf_solve(&m, &mat, fixed, &L, &o, &sink, NULL, &stats), EP_OK);
+
+    keep = malloc((size_t)m.nv);
+    for (int v = 0; v < m.nv; v++)
+        keep[v] = !fixed[v];
+    assert_int_equal(ep_fem_dofmap(&m, keep, &fmap, &nf), EP_OK);
+    int *bidx = malloc(sizeof(int) * (size_t)m.nv);
+    for (int v = 0; v < m.nv; v++)
+        bidx[v] = -1;
+    for (int j = 0; j < m.nb; j++)
+        bidx[m.boundary[j]] = j;
+    for (int v = 0; v < m.nv; v++)
+        keep[v] = fixed[v] && bidx[v] >= 0;
+    assert_int_equal(ep_fem_dofmap(&m, keep, &cmap, &nc), EP_OK);
+    int N = nf + nc, cols[3] = {-1, -1, -1}, NR = 12; /* the body rows, then 3 GF columns */
+    for (int cc = 0; cc < L.m; cc++) { /* two free columns far apart, one fixed */
+        int fr = fmap[L.col_vertex[cc]] >= 0;
+        if (fr && cols[0] < 0)
+            cols[0] = cc;
+        else if (fr && cc > L.m / 2 && cols[1] < 0)
+            cols[1] = cc;
+        else if (!fr && cols[2] < 0)
+            cols[2] = cc;
+    }
+    assert_true(cols[0] >= 0 && cols[1] >= 0 && cols[2] >= 0);
+    double *A = calloc((size_t)N * N, sizeof *A), *f = calloc((size_t)NR * N, sizeof *f);
+    cholmod_sparse *Kff = ep_fem_assemble(&m, &mat, EP_FEM_STIFFNESS, fmap, nf, fmap, nf, 0, &c),
+                   *Kcf = ep_fem_assemble(&m, &mat, EP_FEM_STIFFNESS, cmap, nc, fmap, nf, 0, &c),
+                   *Mf = ep_fem_assemble(&m, &mat, EP_FEM_MASS_LUMPED, fmap, nf, fmap, nf, 0, &c),
+                   *Mc = ep_fem_assemble(&m, &mat, EP_FEM_MASS_LUMPED, cmap, nc, cmap, nc, 0, &c),
+                   *Kcc = ep_fem_assemble(&m, &mat, EP_FEM_STIFFNESS, cmap, nc, cmap, nc, 0, &c);
+    double *Ms = surface_mass(&m, lumped);
+    dense_add(A, N, 0, 0, Kff, 1);
+    dense_add(A, N, nf, 0, Kcf, -1);
+    for (int j = 0; j < m.nb; j++) /* the surface mass's couplings to the fixed vertices' tractions */
+        for (int k = 0; k < m.nb; k++) {
+            int vj = m.boundary[j], vk = m.boundary[k];
+            double x = Ms[(size_t)j * m.nb + k];
+            if (x == 0 || cmap[vk] < 0)
+                continue;
+            for (int b = 0; b < 3; b++) {
+                if (fmap[vj] >= 0)
+                    A[(size_t)(fmap[vj] + b) * N + nf + cmap[vk] + b] -= x;
+                else if (cmap[vj] >= 0)
+                    A[(size_t)(nf + cmap[vj] + b) * N + nf + cmap[vk] + b] += x;
+            }
+        }
+    for (int a = 0; a < 3; a++) { /* right-hand sides, row-major N x NR */
+        for (int j = 0; j < nf; j++)
+            for (int p = ((int *)Mf->p)[j]; p < ((int *)Mf->p)[j + 1]; p++)
+                if (j % 3 == a)
+                    f[(size_t)j * NR + a] += ((double *)Mf->x)[p];
+        for (int j = 0; j < nc; j++)
+            for (int p = ((int *)Mc->p)[j]; p < ((int *)Mc->p)[j + 1]; p++)
+                if (j % 3 == a)
+                    f[(size_t)(nf + j) * NR + a] -= ((double *)Mc->x)[p];
+        for (int i = 0; i < 3; i++) {
+            int v = L.col_vertex[cols[i]], r = 3 + 3 * i + a, jv = bidx[v];
+            if (fmap[v] >= 0) { /* a unit traction: M_s e_j at free rows, -M_cj at fixed ones */
+                for (int ju = 0; ju < m.nb; ju++) {
+                    int u = m.boundary[ju];
+                    double x = Ms[(size_t)ju * m.nb + jv];
+                    if (fmap[u] >= 0)
+                        f[(size_t)(fmap[u] + a) * NR + r] += x;
+                    else if (cmap[u] >= 0)
+                        f[(size_t)(nf + cmap[u] + a) * NR + r] -= x;
+                }
+            } else { /* a unit displacement: -K_fc e_j, K_cc e_j */
+                int j = cmap[v] + a;
+                for (int q = 0; q < nf; q++)
+                    for (int p = ((int *)Kcf->p)[q]; p < ((int *)Kcf->p)[q + 1]; p++)
+                        if (((int *)Kcf->i)[p] == j)
+                            f[(size_t)q * NR + r] -= ((double *)Kcf->x)[p];
+                for (int p = ((int *)Kcc->p)[j]; p < ((int *)Kcc->p)[j + 1]; p++)
+                    f[(size_t)(nf + ((int *)Kcc->i)[p]) * NR + r] += ((double *)Kcc->x)[p];
+            }
+        }
+    }
+    lapack_int *ipiv = malloc(sizeof(lapack_int) * (size_t)N);
+    assert_int_equal(LAPACKE_dgesv(LAPACK_ROW_MAJOR, N, NR, A, N, ipiv, f, NR), 0);
+    double err = 0, scale[2] = {0, 0};
+    for (int a = 0; a < 3; a++)
+        for (int j = 0; j < L.n; j++) {
+            int v = L.row_vertex[j], fx = L.row_fixed[j];
+            for (int b = 0; b < 3; b++)
+                scale[fx] = fmax(scale[fx], fabs(f[(size_t)((fx ? nf + cmap[v] : fmap[v]) + b) * NR + a]));
+        }
+    for (int a = 0; a < 3; a++)
+        for (int j = 0; j < L.n; j++) {
+            int v = L.row_vertex[j], fx = L.row_fixed[j];
+            for (int b = 0; b < 3; b++) {
+                double ref = f[(size_t)((fx ? nf + cmap[v] : fmap[v]) + b) * NR + a];
+                err = fmax(err, fabs(body[a * n3 + 3 * j + b] - ref) / scale[fx]);
+            }
+        }
+    if (!(err <= 1e-12) || !(scale[0] > 0) || !(scale[1] > 0))
+        fail_msg("%s traction, block %d: body-force rows differ from the direct solve by %.3g (scales %g, %g)",
+                 lumped ? "lumped" : "consistent", block, err, scale[0], scale[1]);
+    /* interior rows against the direct solution */
+    double ierr[2] = {0, 0}, iscale[2] = {0, 0}, lambda, mu;
+    ep_material_lame(&mat, 0, &lambda, &mu);
+    for (int r = 0; r < NR; r++) {
+        int a = r % 3, i = r / 3 - 1;
+        long q = r < 3 ? 3L * L.m + a : 3L * cols[i] + a;
+        direct_field d = {f, fmap, NR, r, r < 3 || fmap[L.col_vertex[cols[i]]] >= 0 ? -1 : L.col_vertex[cols[i]], a};
+        for (int k = 0; k < P; k++) {
+            double x[4][3], p[3] = {0, 0, 0}, u[3], sg[6];
+            const int *vt = &m.tets[4 * (size_t)ptet[k]];
+            for (int t = 0; t < 4; t++)
+                for (int j = 0; j < 3; j++) {
+                    x[t][j] = m.vertices[3 * (size_t)vt[t] + j];
+                    p[j] += pw[4 * k + t] * x[t][j];
+                }
+            field_at(x, vt, p, lambda, mu, direct_u, &d, u, sg);
+            const double *got = irows + (size_t)q * 9 * P + 9 * k;
+            for (int j = 0; j < 9; j++) {
+                double ref = j < 3 ? u[j] : sg[j - 3];
+                ierr[j >= 3] = fmax(ierr[j >= 3], fabs(got[j] - ref));
+                iscale[j >= 3] = fmax(iscale[j >= 3], fabs(ref));
+            }
+        }
+    }
+    /* measured 5e-15 and 4e-12 (the strain by differences: exact on a linear field but for round-off) */
+    if (!(ierr[0] <= 1e-12 * iscale[0]) || !(ierr[1] <= 1e-9 * iscale[1]))
+        fail_msg("%s traction: interior rows differ from the direct solution: displacement %.3g of %.3g, stress "
+                 "%.3g of %.3g", lumped ? "lumped" : "consistent", ierr[0], iscale[0], ierr[1], iscale[1]);
+    cholmod_free_sparse(&Kff, &c), cholmod_free_sparse(&Kcf, &c), cholmod_free_sparse(&Mf, &c);
+    cholmod_free_sparse(&Mc, &c), cholmod_free_sparse(&Kcc, &c);
+    free(irows);
+    cholmod_finish(&c);
+    free(A), free(f), free(ipiv), free(Ms), free(keep), free(fmap), free(cmap), free(bidx), free(body);
+    free(cap.xi), free(fixed);
+    ep_gf_layout_free(&L);
+    ep_mesh_free(&m);
+}
+
+static void body_force(void **s)
+{
+    (void)s;
+    for (int lumped = 0; lumped < 2; lumped++) {
+        body_matches_direct(lumped, 7);
+        body_matches_direct(lumped, 1);
+    }
+}
+
+EP_TEST_MAIN("femgf", cmocka_unit_test(body_force), cmocka_unit_test(relation), cmocka_unit_test(layout_round_trip),
              cmocka_unit_test(restricted_solve), cmocka_unit_test(sink_failure))
