@@ -153,7 +153,7 @@ int main(int argc, char **argv)
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = o.constant ? ep_gf_layout_triangles(&L, &m, fixed, cli.all_columns)
                          : ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.interior && (st = ep_points_read(o.interior, &pts, &np))))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.interior && (st = ep_cli_interior_surface(&m, o.interior, &pts, &np))))
         goto out;
     ep_cli_model_summary(&cli, &m, &mat);
     /* A part: whole blocks of right-hand sides of the single run (bemgf.h),

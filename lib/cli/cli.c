@@ -10,6 +10,7 @@
 #include "model.h"
 #include "points.h"
 #include "repair.h"
+#include "winding.h"
 #include "xdmf.h"
 
 #include <errno.h>
@@ -609,6 +610,18 @@ int ep_cli_body_density(const ep_material *mat, int want, const char *source)
         return ep_fail(EP_EINPUT, "%s: --body-force needs a density (give --rho, or a material file or "
                        "model with rho)", source);
     return EP_OK;
+}
+
+int ep_cli_interior_surface(const ep_mesh *m, const char *path, double **p, int *np)
+{
+    int st = ep_points_read(path, p, np);
+    for (int k = 0; !st && k < *np; k++) {
+        const double *x = *p + 3 * (size_t)k;
+        if (!(fabs(ep_winding_brute(m->vertices, m->triangles, m->nf, x)) >= 0.5))
+            st = ep_fail(EP_EINPUT, "%s: interior point %d (%g, %g, %g) lies outside the body %s", path, k + 1, x[0],
+                         x[1], x[2], m->source);
+    }
+    return st;
 }
 
 int ep_cli_interior(const ep_mesh *m, const char *path, double **p, int *np, int **tet, double **w)

@@ -150,6 +150,14 @@ int ep_cli_material(const ep_cli *cli, const ep_mesh *m, double nu_max, ep_mater
  * mesh without tets: EP_EINPUT. */
 int ep_cli_interior(const ep_mesh *m, const char *path, double **p, int *np, int **tet, double **w);
 
+/* The points of --interior PATH inside the closed surface m (the BEM's
+ * body): *p [*np][3] (allocated; caller frees).  Checked before any work,
+ * so a point outside fails with one line and nothing else printed: the
+ * generalized winding number of m's triangles at each point (orientation
+ * either way) must be at least 1/2.  Cost O(np nf).  0, EP_EINPUT naming
+ * the first point outside (1-based), EP_EIO, or EP_ECOMPUTE. */
+int ep_cli_interior_surface(const ep_mesh *m, const char *path, double **p, int *np);
+
 /* --body-force (want != 0) needs a density everywhere (MATH.md §12): 0, or
  * EP_EINPUT naming source ("SOURCE: --body-force needs a density ..."). */
 int ep_cli_body_density(const ep_material *mat, int want, const char *source);

@@ -3,7 +3,7 @@ capacitance-matrix contact on Green's functions and reduced implicit
 Newmark on cubic polynomials, the two loops rtcheck times.
 
 The library is found as: $ELASTOPREP_LIB (a path), the path `make install`
-recorded, then the system's (libelastoprep.so.3 on the loader's path).
+recorded, then the system's (libelastoprep.so.4 on the loader's path).
 """
 import ctypes
 import ctypes.util
@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-SONAME = "libelastoprep.so.3"
+SONAME = "libelastoprep.so.4"
 _lib = None
 
 

@@ -10,8 +10,10 @@ PY=/usr/bin/python3
 case $BIN in
 *san*) echo "# skipped under SANITIZE: ctypes loads the optimized shared library"; finish; exit ;;
 esac
-LIB=$(ls build/opt/libelastoprep.so.3.* 2>/dev/null | head -1)
+SONAME=$(sed -n 's/^SONAME *:= *//p' Makefile)
+LIB=$(ls build/opt/$SONAME.* 2>/dev/null | head -1)
 check "the shared library is built" [ -n "$LIB" ]
+check "the package looks for the Makefile's soname ($SONAME)" grep -q "^SONAME = \"$SONAME\"" python/elastoprep/runtime.py
 export ELASTOPREP_LIB="$PWD/$LIB"
 
 # pip, offline, no build isolation (Debian's python3-setuptools builds it)
@@ -129,10 +131,10 @@ ElastoprepError" ]
 STAGE="$WORK/stage"
 env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s install PREFIX="$STAGE" >"$WORK/install.log" 2>&1
 site=$(ls -d "$STAGE"/lib/python3*/dist-packages)
-check "make install: the package, its library path, elastoprep-python(7)" sh -c "[ -f '$site/elastoprep/files.py' ] && grep -q '$STAGE/lib/libelastoprep.so.3' '$site/elastoprep/_libpath.py' && [ -f '$STAGE/share/man/man7/elastoprep-python.7' ]"
+check "make install: the package, its library path, elastoprep-python(7)" sh -c "[ -f '$site/elastoprep/files.py' ] && grep -q '$STAGE/lib/$SONAME' '$site/elastoprep/_libpath.py' && [ -f '$STAGE/share/man/man7/elastoprep-python.7' ]"
 check "installed package: contact solve through the installed library" [ "$(env -u ELASTOPREP_LIB PYTHONPATH="$site" $PY -c "
 import elastoprep as ep
 c = ep.Contact('$WORK/gf.h5'); c.set([0, 1])
-print(ep.library()._name == '$STAGE/lib/libelastoprep.so.3', c.solve([[0, 0, 1e-4]] * 2)[0].shape)")" = "True (2, 3)" ]
+print(ep.library()._name == '$STAGE/lib/$SONAME', c.solve([[0, 0, 1e-4]] * 2)[0].shape)")" = "True (2, 3)" ]
 check "elastoprep-python(7) formats cleanly" sh -c '[ -z "$(groff -man -ww -z man/man7/elastoprep-python.7 2>&1)" ]'
 finish
