@@ -93,23 +93,17 @@ def _ptr(a, t=ctypes.c_double):
     return None if a is None else a.ctypes.data_as(ctypes.POINTER(t))
 
 
-class Contact:
-    """Capacitance-matrix contact (000 §2.2-2.3) on a gf or gf-wavelet file.
+class _Handle:
+    """An owner of one ffi handle: closed by close(), a with block or the
+    collector; _h stays None until the open succeeds, so a failed open
+    closes nothing."""
 
-    c = Contact("gf.h5"); c.set([5, 9]); p, v = c.solve(uS)  # uS [s][3]
-    """
-
-    def __init__(self, path):
-        lib = library()
-        self._h = lib.ep_ffi_contact_open(os.fsencode(str(path)))
-        if not self._h:
-            _fail(str(path))
-        self.rows = lib.ep_ffi_contact_rows(self._h)
-        self.columns = lib.ep_ffi_contact_columns(self._h)
+    _h = None
+    _close = None  # the ep_ffi_*_close function's name
 
     def close(self):
         if self._h:
-            library().ep_ffi_contact_close(self._h)
+            getattr(library(), self._close)(self._h)
             self._h = None
 
     __del__ = close
@@ -119,6 +113,23 @@ class Contact:
 
     def __exit__(self, *a):
         self.close()
+
+
+class Contact(_Handle):
+    """Capacitance-matrix contact (000 §2.2-2.3) on a gf or gf-wavelet file.
+
+    c = Contact("gf.h5"); c.set([5, 9]); p, v = c.solve(uS)  # uS [s][3]
+    """
+
+    _close = "ep_ffi_contact_close"
+
+    def __init__(self, path):
+        lib = library()
+        self._h = lib.ep_ffi_contact_open(os.fsencode(str(path)))
+        if not self._h:
+            _fail(str(path))
+        self.rows = lib.ep_ffi_contact_rows(self._h)
+        self.columns = lib.ep_ffi_contact_columns(self._h)
 
     @property
     def nodes(self):
@@ -158,11 +169,13 @@ class Contact:
         return f
 
 
-class Newmark:
+class Newmark(_Handle):
     """Reduced implicit Newmark (001 §2.7) on a cubic file's polynomials.
 
     n = Newmark("cubic.h5", dt=1e-3); n.start(q0); n.step(); n.q
     """
+
+    _close = "ep_ffi_newmark_close"
 
     def __init__(self, path, dt, alpha=0.0, beta=0.0, iterations=1, tol=0.0):
         lib = library()
@@ -172,19 +185,6 @@ class Newmark:
         self.r = lib.ep_ffi_newmark_r(self._h)
         self.nv = lib.ep_ffi_newmark_nv(self._h)
         lib.ep_ffi_newmark_iterations(self._h, iterations, tol)
-
-    def close(self):
-        if self._h:
-            library().ep_ffi_newmark_close(self._h)
-            self._h = None
-
-    __del__ = close
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        self.close()
 
     def start(self, q0=None, qd0=None, f=None):
         r = self.r
