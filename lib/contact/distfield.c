@@ -117,8 +117,9 @@ int ep_distfield_detect_sign(const ep_mesh *m, int *sign, char *why, size_t cap)
 
 /* ---- the exact pass ----------------------------------------------------------- */
 
-long ncand_total, nblk;
-/* Cells a side of the blocks of grid points that share one candidate list. */
+/* Cells a side of the blocks of grid points searched together: each point's
+ * search starts from the closest triangle of the point before it, which a
+ * block keeps near (DECISIONS "Distance fields"). */
 #define BLOCK 4
 
 typedef struct {
@@ -226,8 +227,8 @@ static int interpolated(const ep_distfield *g, int i, int j, int k, float *v)
     return 1;
 }
 
-/* The points of block (bi, bj, bk) of the pass's stride: one candidate
- * list, then each point's search among it. */
+/* The points of block (bi, bj, bk) of the pass's stride, x fastest, each
+ * search primed by the previous point's triangle. */
 static void block(const pass_ctx *x, int bi, int bj, int bk, double *tests, long *nexact)
 {
     ep_distfield *g = x->g;
