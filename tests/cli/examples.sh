@@ -20,6 +20,10 @@ for f in lib/libelastoprep.a lib/libelastoprep.so lib/libelastoprep.so.4 lib/pkg
     check "installed: $f" [ -e "$STAGE/$f" ]
 done
 check "the shared library's soname is libelastoprep.so.4" sh -c "objdump -p '$STAGE/lib/libelastoprep.so' | grep -q 'SONAME *libelastoprep.so.4'"
+# Every symbol the library exports carries the project's prefix (a stray
+# global such as distfield.c's old `ncand_total` would clash with a host's).
+stray=$(nm -g --defined-only "$STAGE/lib/libelastoprep.a" 2>/dev/null | awk 'NF == 3 && $3 !~ /^(ep_|\.gomp_critical_user_ep_)/ { print $3 }' | sort -u | tr '\n' ' ')
+check "every exported symbol starts with ep_ (stray: ${stray:-none})" [ -z "$stray" ]
 check "man ep_cma_add finds its page" sh -c "MANPATH='$STAGE/share/man' man -P cat ep_cma_add 2>/dev/null | grep -q ep_cma_add"
 
 export PKG_CONFIG_PATH="$STAGE/lib/pkgconfig"
