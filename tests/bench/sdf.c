@@ -5,7 +5,9 @@
  *                  walk of steps h/4), single and batched, wall and CPU
  *                  nanoseconds a query; the float-bit voxel index of 001
  *                  eq. 3.15 beside the truncation sdf.h uses; the
- *                  machine's dependent-load latency over 256 MiB
+ *                  machine's dependent-load latency over 256 MiB and its
+ *                  rate of independent random loads there (the bound of
+ *                  random lookups, each touching 4 lines)
  *   sdf tests      point-triangle tests a second on one core over cached
  *                  triangles (ep_closest_on_triangle): distfield's bound
  */
@@ -52,9 +54,13 @@ static inline double value_bits(const ep_sdf *s, const double p[3], int k, doubl
     return y0 + w[2] * (y1 - y0);
 }
 
-/* Dependent loads over 256 MiB (a random cycle): ns a load. */
-static double latency_ns(void)
+/* Dependent loads over 256 MiB (a random cycle): ns a load; and *indep,
+ * independent loads at random places of the same array (the addresses
+ * known ahead, as a batch of random lookups has them): ns a load when the
+ * core overlaps as many misses as it can, the random-access bound. */
+static double latency_ns(double *indep)
 {
+    *indep = NAN;
     size_t n = (256u << 20) / sizeof(size_t);
     size_t *next = malloc(n * sizeof *next);
     if (!next)
@@ -72,8 +78,18 @@ static double latency_ns(void)
     for (size_t i = 0; i < loads; i++)
         at = next[at];
     double t = ep_now() - t0;
+    size_t sum = 0, *idx = malloc(loads * sizeof *idx);
+    if (idx) {
+        for (size_t i = 0; i < loads; i++)
+            idx[i] = (size_t)(ep_rng_uniform(&r) * n) % n;
+        double t1 = ep_now();
+        for (size_t i = 0; i < loads; i++)
+            sum += next[idx[i]];
+        *indep = 1e9 * (ep_now() - t1) / loads;
+        free(idx);
+    }
     free(next);
-    return at == (size_t)-1 ? 0 : 1e9 * t / loads;
+    return at + sum == (size_t)-1 ? 0 : 1e9 * t / loads;
 }
 
 static void tests_rate(void)
@@ -149,7 +165,8 @@ int main(int argc, char **argv)
         printf("%s %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n", kind ? "coherent" : "random", best[0][0], best[0][1],
                best[1][0], best[1][1], best[2][0], best[2][1], best[3][0], best[3][1]);
     }
-    printf("latency %.1f\n", latency_ns());
+    double indep, lat = latency_ns(&indep);
+    printf("latency %.1f %.1f\n", lat, indep);
     if (sink == 12345.678)
         printf("\n");
     free(p);
