@@ -5,6 +5,8 @@
 #include "bsr.h"
 #include "err.h"
 
+#include <cholmod.h>
+
 #include <stdlib.h>
 #include <string.h>
 

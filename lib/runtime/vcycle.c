@@ -4,9 +4,19 @@
 #include "vcycle.h"
 #include "err.h"
 
+#include <cholmod.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The coarsest level: its operator's upper triangle, the factor, and
+ * cholmod_solve2's workspace (reused from cycle to cycle). */
+struct ep_vcycle_coarse {
+    cholmod_common c;
+    cholmod_sparse *Kc;
+    cholmod_factor *L;
+    cholmod_dense *X, *Y, *E, *B;
+};
 
 /* Inverse of a symmetric positive definite 3 x 3 block (cofactors); 0 when
  * singular. */
@@ -40,15 +50,16 @@ static int diagonal_inverses(ep_vcycle *v)
 static int coarse_factor(ep_vcycle *v)
 {
     const ep_bsr *K = &v->h->level[v->h->nlevels - 1].K;
-    cholmod_free_sparse(&v->Kc, &v->c);
-    if (!(v->Kc = ep_bsr_to_cholmod(K, 1, &v->c)))
+    struct ep_vcycle_coarse *C = v->coarse;
+    cholmod_free_sparse(&C->Kc, &C->c);
+    if (!(C->Kc = ep_bsr_to_cholmod(K, 1, &C->c)))
         return EP_ECOMPUTE;
-    if (!v->L && !(v->L = cholmod_analyze(v->Kc, &v->c)))
+    if (!C->L && !(C->L = cholmod_analyze(C->Kc, &C->c)))
         return ep_fail(EP_ECOMPUTE, "the coarsest operator (%d vertices): CHOLMOD's analysis failed (status %d)", K->n,
-                       v->c.status);
-    if (!cholmod_factorize(v->Kc, v->L, &v->c) || v->c.status != CHOLMOD_OK)
+                       C->c.status);
+    if (!cholmod_factorize(C->Kc, C->L, &C->c) || C->c.status != CHOLMOD_OK)
         return ep_fail(EP_ECOMPUTE, "the coarsest operator (%d vertices) is not positive definite (CHOLMOD status %d)",
-                       K->n, v->c.status);
+                       K->n, C->c.status);
     return EP_OK;
 }
 
@@ -58,12 +69,14 @@ int ep_vcycle_init(ep_vcycle *v, ep_mghier *h, const ep_vcycle_opts *o)
     memset(v, 0, sizeof *v);
     v->h = h;
     v->o = o ? *o : (ep_vcycle_opts){EP_VCYCLE_GAUSS_SEIDEL, 1, 1, 0.6, 1};
-    cholmod_start(&v->c);
-    v->c.print = 0;
+    struct ep_vcycle_coarse *C = v->coarse = ep_calloc(1, sizeof *v->coarse);
+    if (!C)
+        return EP_ECOMPUTE;
+    cholmod_start(&C->c);
+    C->c.print = 0;
     /* simplicial: the coarsest solve is small, and a supernodal one calls
      * BLAS, whose OpenMP team spins on a loaded machine (10x the cycle) */
-    v->c.supernodal = CHOLMOD_SIMPLICIAL;
-    v->started = 1;
+    C->c.supernodal = CHOLMOD_SIMPLICIAL;
     v->Pt = ep_calloc((size_t)n, sizeof *v->Pt);
     v->Dinv = ep_calloc((size_t)n, sizeof *v->Dinv);
     v->b = ep_calloc((size_t)n, sizeof *v->b);
@@ -79,11 +92,13 @@ int ep_vcycle_init(ep_vcycle *v, ep_mghier *h, const ep_vcycle_opts *o)
         if (l + 1 < n && ep_csr_transpose(&v->Pt[l], &h->level[l].P))
             return EP_ECOMPUTE;
     }
+    if (!(v->pcg = ep_malloc(12 * (size_t)h->level[0].K.n + 1, sizeof *v->pcg)))
+        return EP_ECOMPUTE;
     size_t nc1 = n > 1 ? (size_t)h->level[1].K.n : 1;
     if (!(v->gwork = ep_calloc(9 * nc1, sizeof *v->gwork)) || !(v->gwhere = ep_calloc(nc1, sizeof *v->gwhere)))
         return EP_ECOMPUTE;
     size_t ncoarse = 3 * (size_t)h->level[n - 1].K.n;
-    if (!(v->B = cholmod_zeros(ncoarse, 1, CHOLMOD_REAL, &v->c)))
+    if (!(C->B = cholmod_zeros(ncoarse, 1, CHOLMOD_REAL, &C->c)))
         return ep_fail(EP_ECOMPUTE, "out of memory (coarsest right-hand side)");
     int st = diagonal_inverses(v);
     return st ? st : coarse_factor(v);
@@ -104,13 +119,15 @@ void ep_vcycle_free(ep_vcycle *v)
         if (v->r)
             free(v->r[l]);
     }
-    free(v->Pt), free(v->Dinv), free(v->b), free(v->x), free(v->r), free(v->gwork), free(v->gwhere);
-    if (v->started) {
-        cholmod_free_sparse(&v->Kc, &v->c);
-        cholmod_free_factor(&v->L, &v->c);
-        cholmod_free_dense(&v->X, &v->c), cholmod_free_dense(&v->Y, &v->c);
-        cholmod_free_dense(&v->E, &v->c), cholmod_free_dense(&v->B, &v->c);
-        cholmod_finish(&v->c);
+    free(v->Pt), free(v->Dinv), free(v->b), free(v->x), free(v->r), free(v->gwork), free(v->gwhere), free(v->pcg);
+    struct ep_vcycle_coarse *C = v->coarse;
+    if (C) {
+        cholmod_free_sparse(&C->Kc, &C->c);
+        cholmod_free_factor(&C->L, &C->c);
+        cholmod_free_dense(&C->X, &C->c), cholmod_free_dense(&C->Y, &C->c);
+        cholmod_free_dense(&C->E, &C->c), cholmod_free_dense(&C->B, &C->c);
+        cholmod_finish(&C->c);
+        free(C);
     }
     memset(v, 0, sizeof *v);
 }
@@ -201,10 +218,11 @@ static void smooth(ep_vcycle *v, int l, const double *b, double *x, int forward)
 
 static void coarse_solve(ep_vcycle *v, const double *b, double *x)
 {
-    size_t n = v->B->nrow;
-    memcpy(v->B->x, b, n * sizeof *b);
-    cholmod_solve2(CHOLMOD_A, v->L, v->B, NULL, &v->X, NULL, &v->Y, &v->E, &v->c);
-    memcpy(x, v->X->x, n * sizeof *x);
+    struct ep_vcycle_coarse *C = v->coarse;
+    size_t n = C->B->nrow;
+    memcpy(C->B->x, b, n * sizeof *b);
+    cholmod_solve2(CHOLMOD_A, C->L, C->B, NULL, &C->X, NULL, &C->Y, &C->E, &C->c);
+    memcpy(x, C->X->x, n * sizeof *x);
 }
 
 static void cycle(ep_vcycle *v, int l, const double *b, double *x)
@@ -254,6 +272,44 @@ int ep_vcycle_solve(ep_vcycle *v, const double *b, double *x, double tol, int ma
         if (nr <= tol || it >= maxcycles)
             break;
         cycle(v, 0, b, x);
+    }
+    return it;
+}
+
+static double dot(const double *a, const double *b, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+int ep_vcycle_pcg(ep_vcycle *v, const double *b, double *x, double tol, int maxit, double *res)
+{
+    const ep_bsr *K = &v->h->level[0].K;
+    size_t n = 3 * (size_t)K->n;
+    double *r = v->pcg, *z = r + n, *p = z + n, *q = p + n, nb = sqrt(dot(b, b, n)), rz = 0;
+    ep_bsr_residual(K, b, x, r);
+    int it = 0;
+    for (;; it++) {
+        double nr = sqrt(dot(r, r, n));
+        nr = nb > 0 ? nr / nb : nr;
+        if (res)
+            res[it] = nr;
+        if (nr <= tol || it >= maxit)
+            break;
+        memset(z, 0, n * sizeof *z);
+        cycle(v, 0, r, z); /* z = M^-1 r */
+        double rz1 = dot(r, z, n);
+        for (size_t i = 0; i < n; i++)
+            p[i] = it ? z[i] + rz1 / rz * p[i] : z[i];
+        rz = rz1;
+        ep_bsr_mult(K, p, q);
+        double pq = dot(p, q, n), alpha = pq > 0 ? rz / pq : 0;
+        if (!(pq > 0)) /* p = 0: r = 0 to rounding */
+            break;
+        for (size_t i = 0; i < n; i++)
+            x[i] += alpha * p[i], r[i] -= alpha * q[i];
     }
     return it;
 }

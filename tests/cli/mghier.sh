@@ -68,7 +68,7 @@ check "nested summary: 3 levels, 8x the tets a level" grep -Eq "3 levels \(neste
 check "nested: P^T K P = the coarse operators, P affine-exact, fixed rows held (scipy)" [ "$($PY -c "$CHECK" "$WORK/n.h5")" = "3 True True True multigrid" ]
 "$BIN/rtcheck" "$WORK/n.h5" --trials 3 >"$WORK/rt" 2>&1
 check "rtcheck nested: V-cycles to 1e-8, solution = CHOLMOD's, corotated step exact (exit 0)" [ $? -eq 0 ]
-check "rtcheck reports each cycle's reduction and the times against 002" sh -c "grep -q 'reduction_cycle2 = 0\.' '$WORK/rt' && grep -q 'vcycle_vs_cholmod .* ok' '$WORK/rt' && grep -q 'corot_step_vs_rotated_linear .* ok' '$WORK/rt' && grep -q 'table2.9_horse_update_ns_per_tet' '$WORK/rt'"
+check "rtcheck reports each cycle's reduction and the times against 002" sh -c "grep -q 'reduction_cycle2 = 0\.' '$WORK/rt' && grep -q 'pcg_vs_cholmod .* ok' '$WORK/rt' && grep -q 'corot_step_vs_rotated_linear .* ok' '$WORK/rt' && grep -q 'table2.9_horse_update_ns_per_tet' '$WORK/rt'"
 
 # --- given coarse meshes (non-nested): the gmsh beams -------------------------
 "$BIN/mghier" -q $D/beam-h0.0125.msh --coarse $D/beam-h0.025.msh --coarse $D/beam-h0.05.msh --fixed-region fixed $MAT -o "$WORK/g.h5"
@@ -76,8 +76,8 @@ check "given: P^T K P = the coarse operators, P affine-exact (scipy)" [ "$($PY -
 "$BIN/rtcheck" -q "$WORK/g.h5" --trials 3
 check "rtcheck given: converges, = CHOLMOD, corotated step exact" [ $? -eq 0 ]
 "$BIN/mghier" -q $D/beam-h0.025.msh --coarse $D/beam-h0.05.msh --fixed-region fixed $MAT -o "$WORK/g2.h5"
-r2=$("$BIN/rtcheck" "$WORK/g2.h5" --trials 1 | sed -n 's/.*reduction_mean = //p')
-r3=$("$BIN/rtcheck" "$WORK/g.h5" --trials 1 | sed -n 's/.*reduction_mean = //p')
+r2=$("$BIN/rtcheck" "$WORK/g2.h5" --trials 1 | sed -n 's/.*[^_]reduction_mean = //p')
+r3=$("$BIN/rtcheck" "$WORK/g.h5" --trials 1 | sed -n 's/.*[^_]reduction_mean = //p')
 check "given: mean reduction of 3 levels ($r3) within 0.1 of 2 levels' ($r2)" $PY -c "import sys; sys.exit(not abs($r3 - $r2) < 0.1 and $r3 < 0.8)"
 
 # --- made by TetGen -----------------------------------------------------------
