@@ -87,6 +87,17 @@ check "TetGen levels: fewer than half the vertices" [ "$(h5 "$WORK/t.h5" "len(f[
 "$BIN/rtcheck" -q "$WORK/t.h5" --trials 1
 check "rtcheck TetGen: converges, = CHOLMOD" [ $? -eq 0 ]
 
+# --- the pipeline's rules (scripts/pipeline.mk): femdata on the modes, mghier ---
+P="$WORK/pl"
+make -s -f scripts/pipeline.mk BIN="$BIN" OUT="$P" MESH=$D/cube.msh FIXED="--fixed-region bottom" \
+    MATERIAL="$MAT" MODES="-k 6 -r 10" MG_LEVELS=2 "$P/fem.h5" "$P/multigrid.h5" >"$WORK/pl.txt" 2>&1
+k1=$(h5 "$P/fem.h5" '"%s %s" % (f.attrs["kind"], "reduced" in f)')
+k2=$(h5 "$P/multigrid.h5" '"%s %d" % (f.attrs["kind"], f["multigrid"].attrs["levels"])')
+check "pipeline: fem.h5 with the basis's reduced mass ($k1), multigrid.h5 of 2 levels ($k2)" \
+    [ "$k1" = "fem True" -a "$k2" = "multigrid 2" ]
+"$BIN/rtcheck" -q "$P/multigrid.h5" --trials 1
+check "pipeline: rtcheck passes on its multigrid.h5" [ $? -eq 0 ]
+
 # --- bad input ------------------------------------------------------------------
 $PY - "$WORK/half.veg" <<'PY'
 import sys
