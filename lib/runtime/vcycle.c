@@ -3,6 +3,7 @@
  */
 #include "vcycle.h"
 #include "err.h"
+#include "kernel.h"
 
 #include <cholmod.h>
 #include <math.h>
@@ -144,9 +145,15 @@ int ep_vcycle_update(ep_vcycle *v)
     return st ? st : coarse_factor(v);
 }
 
-/* One block Gauss-Seidel sweep (forward or backward): x_I += D_I^-1 (b - K x)_I
+/* The sweeps below and bsr.c's products are EP_KERNEL (kernel.h): built
+ * for x86-64-v3 beside the baseline.  A dragon cycle took 3-10% less CPU
+ * time in alternating runs at load 22-29 (the whole file at -O3
+ * -march=native 10-15%): memory traffic decides most of it (DECISIONS,
+ * issue 44).
+ *
+ * One block Gauss-Seidel sweep (forward or backward): x_I += D_I^-1 (b - K x)_I
  * with the x of the rows already visited.  Reads K once. */
-static void gauss_seidel(const ep_bsr *K, const double *Dinv, const double *b, double *x, int forward)
+EP_KERNEL static void gauss_seidel(const ep_bsr *K, const double *Dinv, const double *b, double *x, int forward)
 {
     for (int t = 0; t < K->n; t++) {
         int I = forward ? t : K->n - 1 - t;
@@ -170,7 +177,7 @@ static void gauss_seidel(const ep_bsr *K, const double *Dinv, const double *b, d
  * K_II d_I = s_I), and K_IJ = K_JI^T: so row J, once d_J is known,
  * subtracts K_JI^T d_J from r_I for its blocks I < J, still in cache.
  * Reads K once where a sweep then a residual read it twice. */
-static void gauss_seidel_residual(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r)
+EP_KERNEL static void gauss_seidel_residual(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r)
 {
     memset(r, 0, 3 * (size_t)K->n * sizeof *r);
     for (int J = 0; J < K->n; J++) {
@@ -197,7 +204,7 @@ static void gauss_seidel_residual(const ep_bsr *K, const double *Dinv, const dou
 }
 
 /* x += omega D^-1 (b - K x), r as workspace. */
-static void jacobi(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r, double omega)
+EP_KERNEL static void jacobi(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r, double omega)
 {
     ep_bsr_residual(K, b, x, r);
     for (int I = 0; I < K->n; I++) {
