@@ -9,7 +9,9 @@
  *     preconditioned by the same cycle (ep_vcycle_pcg) to the tolerance
  *     within the cycle limit, its solution against CHOLMOD's on the same K;
  *   - a corotated step at a rigid rotation Q of the rest shape: every
- *     element's polar rotation equals Q, the elastic force vanishes, and
+ *     element's polar rotation equals Q, the elastic force vanishes (to
+ *     1e-8 of the linear force K (Q X - X) of the same displacement: the
+ *     load's scale made steel's rounding a failure), and
  *     the warped system's solution under the rotated load is Q times the
  *     linear one;
  *   - the times of a V-cycle, of the corotated assembly, the update of the
