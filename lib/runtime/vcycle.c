@@ -176,14 +176,17 @@ EP_KERNEL static void gauss_seidel(const ep_bsr *K, const double *Dinv, const do
  * residual after the sweep is -sum_{J>I} K_IJ d_J (its own part cancels:
  * K_II d_I = s_I), and K_IJ = K_JI^T: so row J, once d_J is known,
  * subtracts K_JI^T d_J from r_I for its blocks I < J, still in cache.
- * Reads K once where a sweep then a residual read it twice. */
-EP_KERNEL static void gauss_seidel_residual(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r)
+ * Reads K once where a sweep then a residual read it twice; from x = 0
+ * (zero: the coarse levels, and every cycle of ep_vcycle_pcg) only the
+ * blocks below the diagonal, about half of K. */
+EP_KERNEL static void gauss_seidel_residual(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r,
+                                            int zero)
 {
     memset(r, 0, 3 * (size_t)K->n * sizeof *r);
     for (int J = 0; J < K->n; J++) {
         double s0 = b[3 * J], s1 = b[3 * J + 1], s2 = b[3 * J + 2];
         int k0 = K->rowptr[J], k1 = K->rowptr[J + 1];
-        for (int k = k0; k < k1; k++) {
+        for (int k = k0; k < k1 && (!zero || K->col[k] < J); k++) { /* from x = 0: rows J.. still hold 0 */
             const double *B = &K->val[9 * (size_t)k], *y = &x[3 * (size_t)K->col[k]];
             s0 -= B[0] * y[0] + B[1] * y[1] + B[2] * y[2];
             s1 -= B[3] * y[0] + B[4] * y[1] + B[5] * y[2];
@@ -203,10 +206,15 @@ EP_KERNEL static void gauss_seidel_residual(const ep_bsr *K, const double *Dinv,
     }
 }
 
-/* x += omega D^-1 (b - K x), r as workspace. */
-EP_KERNEL static void jacobi(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r, double omega)
+/* x += omega D^-1 (b - K x), r as workspace (zero: x = 0, r = b without
+ * reading K). */
+EP_KERNEL static void jacobi(const ep_bsr *K, const double *Dinv, const double *b, double *x, double *r, double omega,
+                            int zero)
 {
-    ep_bsr_residual(K, b, x, r);
+    if (zero)
+        memcpy(r, b, 3 * (size_t)K->n * sizeof *r);
+    else
+        ep_bsr_residual(K, b, x, r);
     for (int I = 0; I < K->n; I++) {
         const double *D = &Dinv[9 * (size_t)I], *s = &r[3 * (size_t)I];
         for (int i = 0; i < 3; i++)
@@ -214,11 +222,11 @@ EP_KERNEL static void jacobi(const ep_bsr *K, const double *Dinv, const double *
     }
 }
 
-static void smooth(ep_vcycle *v, int l, const double *b, double *x, int forward)
+static void smooth(ep_vcycle *v, int l, const double *b, double *x, int forward, int zero)
 {
     const ep_bsr *K = &v->h->level[l].K;
     if (v->o.smoother == EP_VCYCLE_JACOBI)
-        jacobi(K, v->Dinv[l], b, x, v->r[l], v->o.omega);
+        jacobi(K, v->Dinv[l], b, x, v->r[l], v->o.omega, zero);
     else
         gauss_seidel(K, v->Dinv[l], b, x, forward);
 }
@@ -232,7 +240,8 @@ static void coarse_solve(ep_vcycle *v, const double *b, double *x)
     memcpy(x, C->X->x, n * sizeof *x);
 }
 
-static void cycle(ep_vcycle *v, int l, const double *b, double *x)
+/* One cycle on level l; zero: x is 0 on entry (the coarse levels always). */
+static void cycle(ep_vcycle *v, int l, const double *b, double *x, int zero)
 {
     if (l == v->h->nlevels - 1) {
         coarse_solve(v, b, x);
@@ -240,23 +249,28 @@ static void cycle(ep_vcycle *v, int l, const double *b, double *x)
     }
     const ep_mghier_level *L = &v->h->level[l];
     int fused = v->o.smoother == EP_VCYCLE_GAUSS_SEIDEL && v->o.pre > 0;
-    for (int s = 0; s < v->o.pre - fused; s++)
-        smooth(v, l, b, x, 1);
+    for (int s = 0; s < v->o.pre - fused; s++, zero = 0)
+        smooth(v, l, b, x, 1, zero);
     if (fused) /* the last sweep leaves the residual */
-        gauss_seidel_residual(&L->K, v->Dinv[l], b, x, v->r[l]);
+        gauss_seidel_residual(&L->K, v->Dinv[l], b, x, v->r[l], zero);
+    else if (zero) /* no sweep before (pre = 0) */
+        memcpy(v->r[l], b, 3 * (size_t)L->K.n * sizeof *b);
     else
         ep_bsr_residual(&L->K, b, x, v->r[l]);
     ep_csr_restrict(&v->Pt[l], v->r[l], v->b[l + 1]);
     memset(v->x[l + 1], 0, 3 * (size_t)v->h->level[l + 1].K.n * sizeof(double));
-    cycle(v, l + 1, v->b[l + 1], v->x[l + 1]);
+    cycle(v, l + 1, v->b[l + 1], v->x[l + 1], 1);
     ep_csr_prolong(&L->P, v->x[l + 1], x);
     for (int s = 0; s < (l ? v->o.coarse_post : v->o.post); s++)
-        smooth(v, l, b, x, 0);
+        smooth(v, l, b, x, 0, 0);
 }
 
 void ep_vcycle_cycle(ep_vcycle *v, const double *b, double *x)
 {
-    cycle(v, 0, b, x);
+    size_t n = 3 * (size_t)v->h->level[0].K.n, i = 0;
+    while (i < n && x[i] == 0) /* from zero (a preconditioner's use, a first cycle): half the first sweep */
+        i++;
+    cycle(v, 0, b, x, i == n);
 }
 
 int ep_vcycle_solve(ep_vcycle *v, const double *b, double *x, double tol, int maxcycles, double *res)
@@ -278,7 +292,7 @@ int ep_vcycle_solve(ep_vcycle *v, const double *b, double *x, double tol, int ma
             res[it] = nr;
         if (nr <= tol || it >= maxcycles)
             break;
-        cycle(v, 0, b, x);
+        cycle(v, 0, b, x, 0);
     }
     return it;
 }
@@ -306,7 +320,7 @@ int ep_vcycle_pcg(ep_vcycle *v, const double *b, double *x, double tol, int maxi
         if (nr <= tol || it >= maxit)
             break;
         memset(z, 0, n * sizeof *z);
-        cycle(v, 0, r, z); /* z = M^-1 r */
+        cycle(v, 0, r, z, 1); /* z = M^-1 r */
         double rz1 = dot(r, z, n);
         for (size_t i = 0; i < n; i++)
             p[i] = it ? z[i] + rz1 / rz * p[i] : z[i];

@@ -401,7 +401,8 @@ static void vcycle_dense(void **s)
     two_levels(&h, &fine, &coarse, &fixed);
     double *Kd = dense_bsr(&h.level[0].K), *Pd = dense_csr3(&h.level[0].P), *Cd = dense_bsr(&h.level[1].K);
     size_t nf = 3 * (size_t)h.level[0].K.n, nc = 3 * (size_t)h.level[1].K.n;
-    for (int jac = 0; jac < 2; jac++) {
+    for (int pass = 0; pass < 4; pass++) { /* each smoother from a nonzero start and from zero (its half sweep) */
+        int jac = pass & 1, zero = pass >> 1;
         ep_vcycle_opts o = {jac ? EP_VCYCLE_JACOBI : EP_VCYCLE_GAUSS_SEIDEL, 1, 1, 0.7, 1};
         ep_vcycle v;
         assert_int_equal(ep_vcycle_init(&v, &h, &o), EP_OK);
@@ -410,7 +411,7 @@ static void vcycle_dense(void **s)
         for (size_t i = 0; i < nf; i++) {
             int held = fixed[i / 3];
             b[i] = held ? 0 : sin(1.3 * (double)i);
-            x[i] = y[i] = held ? 0 : cos(0.7 * (double)i);
+            x[i] = y[i] = held || zero ? 0 : cos(0.7 * (double)i);
         }
         ep_vcycle_cycle(&v, b, x);
         dense_smooth(Kd, nf, b, y, jac, 0.7, 1);
@@ -431,8 +432,8 @@ static void vcycle_dense(void **s)
         double d = 0;
         for (size_t i = 0; i < nf; i++)
             d = fmax(d, fabs(x[i] - y[i]));
-        print_message("%s: the cycle against dense algebra %.2e of %.2e\n", jac ? "Jacobi" : "Gauss-Seidel", d,
-                      maxabs(y, nf));
+        print_message("%s from %s: the cycle against dense algebra %.2e of %.2e\n", jac ? "Jacobi" : "Gauss-Seidel",
+                      zero ? "zero" : "x0", d, maxabs(y, nf));
         assert_true(d < 1e-10 * maxabs(y, nf));
         free(b), free(x), free(y), free(r), free(rc), free(C);
         ep_vcycle_free(&v);
