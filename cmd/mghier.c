@@ -80,18 +80,21 @@ static int embed_levels(ep_mghier *h, const opts *o, const ep_mesh *fine)
     /* TetGen's levels fill the simplified boundary: near by construction */
     double limit = o->max_distance > 0 ? o->max_distance : o->ncoarse ? 0.05 * ep_mesh_diameter(fine) : INFINITY;
     int st = ep_mghier_set_mesh(h, 0, fine);
+    ep_mesh prev = {0}; /* the level above, when TetGen made it */
     for (int l = 1; l < h->nlevels && !st; l++) {
         ep_mesh c = {0};
+        const ep_mesh *above = l > 1 ? &prev : fine;
         const char *name = o->ncoarse ? o->coarse[l - 1] : "the TetGen mesh";
         if (o->ncoarse)
             st = ep_model_read(&c, name);
-        else
-            st = ep_mghier_tetgen(&c, fine, (int)(fine->nb / pow(4, l)), getenv("TMPDIR"));
+        else /* each level from the one above: its boundary simplified 4x, every other vertex inside */
+            st = ep_mghier_tetgen(&c, above, above->nb / 4, getenv("TMPDIR"));
         if (!st && !c.tets)
             st = ep_fail(EP_EINPUT, "%s: not a tet mesh (coarse levels are tets)", name);
         if (!st)
             st = ep_mghier_set_mesh(h, l, &c);
-        ep_mesh_free(&c);
+        ep_mesh_free(&prev);
+        prev = c;
         ep_mghier_level *F = &h->level[l - 1], *C = &h->level[l];
         if (!st && (st = ep_mghier_embedded_prolongation(&F->P, F->x, F->nv, C->x, C->nv, C->tets, C->ne, limit,
                                                          &F->noutside, &F->maxdist)) == EP_EINPUT) {
@@ -101,6 +104,7 @@ static int embed_levels(ep_mghier *h, const opts *o, const ep_mesh *fine)
                          o->max_distance > 0 ? "--max-distance" : "5% of the mesh's size,", limit);
         }
     }
+    ep_mesh_free(&prev);
     return st;
 }
 

@@ -42,6 +42,10 @@
 #                        full-space run under LOADS, the reference of the reduced
 #                        model; $(OUT)/rtcheck-reference.txt: rtcheck --reference
 #                        of cubic.h5 along it (e(t), frequencies, time per step)
+#   $(OUT)/fem.h5        femdata: K, M and the lumped M as CSR, the corotated element
+#                        data, the reduced mass and gravity of modes.h5's basis
+#   $(OUT)/multigrid.h5  mghier: a hierarchy of MG_LEVELS levels (coarse ones by
+#                        TetGen), prolongations, Galerkin operators
 #   $(OUT)/rtcheck.txt   rtcheck: every file above run, verified and timed as a
 #                        simulator would use it (the step fails if a check fails)
 #
@@ -81,6 +85,7 @@
 #            singular at 0.05 (condition 1e23, BEM) and at 0.01 (2e18, FEM on
 #            the hierarchy), and 2.3e4 at 0.003, as for the dense GFs]
 #   MODES    moddesc options [-k 20 -r 30]
+#   MG_LEVELS  levels of mghier's hierarchy, the finest included [3]
 #   LOADS    fullsim's load file [$(OUT)/gravity.loads: gravity ramped over 0.05 s]
 #   FULLSIM  fullsim options [--dt 0.0033333333333333335 -n 60 --alpha 0.5]
 #   PARTS    split femcondense, bemsolve, moddesc and polycoef into PARTS
@@ -119,7 +124,7 @@
 #   file names  letters, digits and _ . / , + - @ ~
 #   options     the same and blanks, = and :
 EP_NAME_VARS := BIN SCAN MESH OUT PROJECT SOUP
-EP_OPT_VARS  := BASE TETGEN MATERIAL SURFACE_FIXED MODES FIXED LEVELS LEVEL EPS DIRECT PARTS RES VOXEL SOUP_FIXED
+EP_OPT_VARS  := BASE TETGEN MATERIAL SURFACE_FIXED MODES FIXED LEVELS LEVEL EPS DIRECT PARTS RES VOXEL SOUP_FIXED MG_LEVELS
 ep_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z \
             0 1 2 3 4 5 6 7 8 9 _ . / , + - @ ~
 ep_strip = $(if $(2),$(call ep_strip,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
@@ -161,6 +166,7 @@ endif
 SCHEME   ?= $(if $(DEMO),loop,linear)
 PROJECT  ?=
 MODES    ?= -k 20 -r 30
+MG_LEVELS ?= 3
 LOADS    ?= $(OUT)/gravity.loads
 FULLSIM  ?= --dt 0.0033333333333333335 -n 60 --alpha 0.5
 OUT      ?= demo-out
@@ -193,7 +199,8 @@ LEVEL_GF := $(if $(LEVEL),$(OUT)/gf-fem-level.h5)
 
 .PHONY: all
 all: $(OUT)/surface.h5 $(OUT)/surface.obj $(DENSE_GF) $(OUT)/gf-wavelet.h5 $(LEVEL_GF) \
-     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(VEGA) $(OUT)/rtcheck.txt $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5)
+     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(VEGA) $(OUT)/fem.h5 $(OUT)/multigrid.h5 $(OUT)/rtcheck.txt \
+     $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5)
 	@echo "pipeline: done; outputs in $(OUT)/"
 
 $(OUT)/surface.h5: $(SURFACE_FROM) $(PROJECT) $(BIN)/loopsub
@@ -260,6 +267,16 @@ $(OUT)/cubic.h5: $(OUT)/modes.h5 $(BIN)/polycoef
 	$(BIN)/polycoef $< -o $@
 endif
 
+# Georgii's data (issue 44): the matrices a simulator loads, with the reduced
+# mass and gravity of the modes' basis (femdata(1)); a multigrid hierarchy,
+# which rtcheck runs V-cycles and a corotated step on (mghier(1)).
+$(OUT)/fem.h5: $(OUT)/modes.h5 $(BIN)/femdata
+	$(BIN)/femdata $< -o $@
+
+$(OUT)/multigrid.h5: $(MESH) $(BIN)/mghier
+	@mkdir -p $(OUT)
+	$(BIN)/mghier $(MESH) $(FIXED) $(MATERIAL) -l $(MG_LEVELS) -o $@
+
 # The full-space reference and the reduced model's error along it (fullsim(1)).
 $(OUT)/gravity.loads:
 	@mkdir -p $(OUT)
@@ -279,7 +296,7 @@ $(OUT)/vega/model.%: $(OUT)/cubic.h5 $(BIN)/epexport
 
 # The demo ends by verifying every file the pipeline made.
 # Direct runs have no dense GFs to compare the wavelet ones with.
-RTCHECK_FILES := $(OUT)/surface.h5 $(DENSE_GF) $(LEVEL_GF) $(OUT)/modes.h5 $(OUT)/cubic.h5
+RTCHECK_FILES := $(OUT)/surface.h5 $(DENSE_GF) $(LEVEL_GF) $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/multigrid.h5
 $(OUT)/rtcheck.txt: $(RTCHECK_FILES) $(OUT)/gf-wavelet.h5 $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5) $(BIN)/rtcheck
 	@rm -f $@.tmp
 	@for f in $(RTCHECK_FILES); do \

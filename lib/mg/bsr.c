@@ -4,6 +4,9 @@
  */
 #include "bsr.h"
 #include "err.h"
+#include "kernel.h"
+
+#include <cholmod.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +145,7 @@ static inline void block_mult_add(const double *B, const double *x, double *y)
     y[2] += B[6] * x[0] + B[7] * x[1] + B[8] * x[2];
 }
 
-void ep_bsr_mult(const ep_bsr *A, const double *x, double *y)
+EP_KERNEL void ep_bsr_mult(const ep_bsr *A, const double *x, double *y)
 {
     for (int I = 0; I < A->n; I++) {
         double s[3] = {0, 0, 0};
@@ -152,7 +155,7 @@ void ep_bsr_mult(const ep_bsr *A, const double *x, double *y)
     }
 }
 
-void ep_bsr_residual(const ep_bsr *A, const double *b, const double *x, double *r)
+EP_KERNEL void ep_bsr_residual(const ep_bsr *A, const double *b, const double *x, double *r)
 {
     for (int I = 0; I < A->n; I++) {
         double s[3] = {0, 0, 0};
@@ -301,7 +304,7 @@ void ep_bsr_galerkin_values(ep_bsr *C, const ep_bsr *A, const ep_csr *P, const e
     }
 }
 
-void ep_csr_prolong(const ep_csr *P, const double *xc, double *xf)
+EP_KERNEL void ep_csr_prolong(const ep_csr *P, const double *xc, double *xf)
 {
     for (int i = 0; i < P->n; i++) {
         double s0 = 0, s1 = 0, s2 = 0;

@@ -13,11 +13,17 @@
 #ifndef EP_BSR_H
 #define EP_BSR_H
 
-#include <cholmod.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* CHOLMOD's matrix and workspace by their struct tags: a caller of the
+ * conversions below includes <cholmod.h>, and one who does not need them
+ * needs no CHOLMOD header (the installed API names no CHOLMOD type). */
+struct cholmod_sparse_struct;
+struct cholmod_common_struct;
 
 typedef struct ep_bsr {
     int n, m;     /* block rows, block columns */
@@ -45,12 +51,12 @@ int ep_csr_alloc(ep_csr *P, int n, int m, size_t nnz);
  * storage, stype 0, e.g. ep_fem_assemble with upper = 0): every 3 x 3 block
  * with a stored entry becomes a block, and every diagonal block is in the
  * pattern (zero for a vertex no element uses).  Cost O(nnz(K)).  0 or EP_ECOMPUTE. */
-int ep_bsr_from_cholmod(ep_bsr *A, const cholmod_sparse *K);
+int ep_bsr_from_cholmod(ep_bsr *A, const struct cholmod_sparse_struct *K);
 
 /* The scalar matrix of A as CHOLMOD's, 3n x 3m, upper (1: the upper
  * triangle only, stype 1, for cholmod_analyze; A square) or both.
  * Returns NULL with the message recorded. */
-cholmod_sparse *ep_bsr_to_cholmod(const ep_bsr *A, int upper, cholmod_common *c);
+struct cholmod_sparse_struct *ep_bsr_to_cholmod(const ep_bsr *A, int upper, struct cholmod_common_struct *c);
 
 /* y = A x (3m values in, 3n out).  Cost 18 nnzb flops; reads A once. */
 void ep_bsr_mult(const ep_bsr *A, const double *x, double *y);

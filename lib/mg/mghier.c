@@ -237,12 +237,76 @@ static int boundary_surface(ep_mesh *s, const ep_mesh *m)
     return ep_mesh_derive_boundary_data(s);
 }
 
+/* The interior points of a coarse level: a greedy maximal independent set
+ * (in index order) of m's vertices more than `ring` edges from its
+ * boundary, so that no two chosen ones share an element.  The coarse
+ * vertices are then about every other fine vertex along each direction, a
+ * uniform thinning of the fine mesh (002 §2.4.6), where the boundary alone
+ * left the inside without vertices.  *pts: [*np][3] (allocated). */
+static int interior_points(const ep_mesh *m, int ring, double **pts, int *np)
+{
+    const int *el;
+    int k, ne = ep_mesh_elements(m, &el, &k), nv = m->nv, st = EP_ECOMPUTE;
+    int *start = ep_calloc((size_t)nv + 1, sizeof *start), *list = ep_malloc((size_t)k * ne + 1, sizeof *list);
+    int *dist = ep_malloc((size_t)nv, sizeof *dist);
+    char *state = ep_calloc((size_t)nv, 1); /* 0 free, 1 next to a chosen one or near the boundary, 2 chosen */
+    *pts = NULL, *np = 0;
+    if (!start || !list || !dist || !state)
+        goto out;
+    for (size_t q = 0; q < (size_t)k * ne; q++) /* vertex -> elements */
+        start[el[q] + 1]++;
+    for (int v = 0; v < nv; v++)
+        start[v + 1] += start[v];
+    for (int e = 0; e < ne; e++)
+        for (int a = 0; a < k; a++)
+            list[start[el[(size_t)k * e + a]]++] = e;
+    for (int v = nv; v > 0; v--)
+        start[v] = start[v - 1];
+    start[0] = 0;
+    for (int v = 0; v < nv; v++)
+        dist[v] = INT32_MAX;
+    for (int i = 0; i < m->nb; i++)
+        dist[m->boundary[i]] = 0;
+    for (int d = 0; d < ring; d++) /* edges from the boundary, up to ring */
+        for (int v = 0; v < nv; v++)
+            if (dist[v] == d)
+                for (int t = start[v]; t < start[v + 1]; t++)
+                    for (int a = 0; a < k; a++) {
+                        int u = el[(size_t)k * list[t] + a];
+                        if (dist[u] > d + 1)
+                            dist[u] = d + 1;
+                    }
+    int n = 0;
+    for (int v = 0; v < nv; v++)
+        if (dist[v] <= ring)
+            state[v] = 1;
+    for (int v = 0; v < nv; v++)
+        if (!state[v]) {
+            state[v] = 2, n++;
+            for (int t = start[v]; t < start[v + 1]; t++)
+                for (int a = 0; a < k; a++) {
+                    int u = el[(size_t)k * list[t] + a];
+                    if (!state[u])
+                        state[u] = 1;
+                }
+        }
+    if (!(*pts = ep_malloc(3 * (size_t)n + 1, sizeof **pts)))
+        goto out;
+    for (int v = 0; v < nv; v++)
+        if (state[v] == 2)
+            memcpy(&(*pts)[3 * (size_t)(*np)++], &m->vertices[3 * (size_t)v], 3 * sizeof **pts);
+    st = EP_OK;
+out:
+    free(start), free(list), free(dist), free(state);
+    return st;
+}
+
 int ep_mghier_tetgen(ep_mesh *coarse, const ep_mesh *fine, int target_nb, const char *tmpdir)
 {
     ep_mesh surf = {0}, base = {0};
     ep_simplify_opts o;
     ep_simplify_report rep;
-    char dir[1024], off[1100], out[1100];
+    char dir[1024], off[1100], out[1100], add[1100];
     int st;
     ep_mesh_init(coarse);
     snprintf(dir, sizeof dir, "%s/mghier.XXXXXX", tmpdir ? tmpdir : "/tmp");
@@ -263,31 +327,56 @@ int ep_mghier_tetgen(ep_mesh *coarse, const ep_mesh *fine, int target_nb, const 
         st = ep_fail(EP_EIO, "%s: cannot write", off);
         goto out;
     }
-    char *argv[] = {"tetgen", "-pQ", off, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int ws = 0, sp = posix_spawnp(&pid, "tetgen", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (sp) {
-        st = ep_fail(EP_ECOMPUTE, "cannot run tetgen (scripts/install-deps installs it): %s", strerror(sp));
+    double *pts;
+    int np;
+    if ((st = interior_points(fine, EP_MGHIER_INTERIOR_RING, &pts, &np)))
+        goto out;
+    snprintf(add, sizeof add, "%s/coarse.a.node", dir);
+    if (!(f = fopen(add, "w"))) {
+        free(pts);
+        st = ep_fail(EP_EIO, "%s: cannot write", add);
         goto out;
     }
-    while (waitpid(pid, &ws, 0) < 0)
-        ;
-    if (!WIFEXITED(ws) || WEXITSTATUS(ws)) {
-        st = ep_fail(EP_ECOMPUTE, "tetgen -p failed on the simplified boundary (%d vertices; status %d)",
-                     base.nv, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+    fprintf(f, "%d 3 0 0\n", np);
+    for (int i = 0; i < np; i++)
+        fprintf(f, "%d %.17g %.17g %.17g\n", i + 1, pts[3 * i], pts[3 * i + 1], pts[3 * i + 2]);
+    free(pts);
+    if (fclose(f)) {
+        st = ep_fail(EP_EIO, "%s: cannot write", add);
         goto out;
     }
+    /* TetGen 1.5 has crashed inserting points into some simplified
+     * boundaries (the dragon's level 2 with ring 1): then the boundary alone */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        char *argv[] = {"tetgen", attempt ? "-pQ" : "-pQi", off, NULL};
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+        pid_t pid;
+        int ws = 0, sp = posix_spawnp(&pid, "tetgen", &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        if (sp) {
+            st = ep_fail(EP_ECOMPUTE, "cannot run tetgen (scripts/install-deps installs it): %s", strerror(sp));
+            goto out;
+        }
+        while (waitpid(pid, &ws, 0) < 0)
+            ;
+        st = WIFEXITED(ws) && !WEXITSTATUS(ws) ? EP_OK
+                                               : ep_fail(EP_ECOMPUTE,
+                                                         "tetgen -p failed on the simplified boundary (%d vertices; status %d)",
+                                                         base.nv, WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+        if (!st)
+            break;
+    }
+    if (st)
+        goto out;
     st = ep_meshio_read(coarse, out);
 out:
     ep_mesh_free(&surf);
     ep_mesh_free(&base);
-    const char *ext[] = {"off", "1.node", "1.ele", "1.face", "1.edge", "1.smesh"};
-    for (int i = 0; i < 6; i++) {
+    const char *ext[] = {"off", "a.node", "1.node", "1.ele", "1.face", "1.edge", "1.smesh"};
+    for (int i = 0; i < 7; i++) {
         char p[1100];
         snprintf(p, sizeof p, "%s/coarse.%s", dir, ext[i]);
         unlink(p);

@@ -43,6 +43,8 @@ for h in "$STAGE"/include/elastoprep/*.h; do
     c++ -Wall -Wextra -pedantic -Werror -c one.cpp $(pkg-config --cflags elastoprep) -o one.o 2>>hdr.log || hdr_bad="$hdr_bad $n(C++)"
 done
 check "every installed header compiles alone as C99 and as C++${hdr_bad:+: not$hdr_bad}" [ -z "$hdr_bad" ]
+check "no installed header needs CHOLMOD's (no cholmod.h, no SuiteSparse folder in --cflags)" sh -c \
+    "! grep -l 'include <cholmod' '$STAGE'/include/elastoprep/*.h && ! pkg-config --cflags elastoprep | grep -q suitesparse"
 check "every installed header declares its names extern \"C\" under C++" sh -c \
     "for h in '$STAGE'/include/elastoprep/*.h; do [ \$(basename \$h) = elastoprep.h ] || grep -q 'extern \"C\"' \$h || exit 1; done"
 c++ -Wall -Wextra press.cpp $flags -o press 2>"$WORK/cc4"

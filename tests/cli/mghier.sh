@@ -68,7 +68,7 @@ check "nested summary: 3 levels, 8x the tets a level" grep -Eq "3 levels \(neste
 check "nested: P^T K P = the coarse operators, P affine-exact, fixed rows held (scipy)" [ "$($PY -c "$CHECK" "$WORK/n.h5")" = "3 True True True multigrid" ]
 "$BIN/rtcheck" "$WORK/n.h5" --trials 3 >"$WORK/rt" 2>&1
 check "rtcheck nested: V-cycles to 1e-8, solution = CHOLMOD's, corotated step exact (exit 0)" [ $? -eq 0 ]
-check "rtcheck reports each cycle's reduction and the times against 002" sh -c "grep -q 'reduction_cycle2 = 0\.' '$WORK/rt' && grep -q 'vcycle_vs_cholmod .* ok' '$WORK/rt' && grep -q 'corot_step_vs_rotated_linear .* ok' '$WORK/rt' && grep -q 'table2.9_horse_update_ns_per_tet' '$WORK/rt'"
+check "rtcheck reports each cycle's reduction and the times against 002" sh -c "grep -q 'reduction_cycle2 = 0\.' '$WORK/rt' && grep -q 'pcg_vs_cholmod .* ok' '$WORK/rt' && grep -q 'corot_step_vs_rotated_linear .* ok' '$WORK/rt' && grep -q 'table2.9_horse_update_ns_per_tet' '$WORK/rt'"
 
 # --- given coarse meshes (non-nested): the gmsh beams -------------------------
 "$BIN/mghier" -q $D/beam-h0.0125.msh --coarse $D/beam-h0.025.msh --coarse $D/beam-h0.05.msh --fixed-region fixed $MAT -o "$WORK/g.h5"
@@ -76,8 +76,8 @@ check "given: P^T K P = the coarse operators, P affine-exact (scipy)" [ "$($PY -
 "$BIN/rtcheck" -q "$WORK/g.h5" --trials 3
 check "rtcheck given: converges, = CHOLMOD, corotated step exact" [ $? -eq 0 ]
 "$BIN/mghier" -q $D/beam-h0.025.msh --coarse $D/beam-h0.05.msh --fixed-region fixed $MAT -o "$WORK/g2.h5"
-r2=$("$BIN/rtcheck" "$WORK/g2.h5" --trials 1 | sed -n 's/.*reduction_mean = //p')
-r3=$("$BIN/rtcheck" "$WORK/g.h5" --trials 1 | sed -n 's/.*reduction_mean = //p')
+r2=$("$BIN/rtcheck" "$WORK/g2.h5" --trials 1 | sed -n 's/.*[^_]reduction_mean = //p')
+r3=$("$BIN/rtcheck" "$WORK/g.h5" --trials 1 | sed -n 's/.*[^_]reduction_mean = //p')
 check "given: mean reduction of 3 levels ($r3) within 0.1 of 2 levels' ($r2)" $PY -c "import sys; sys.exit(not abs($r3 - $r2) < 0.1 and $r3 < 0.8)"
 
 # --- made by TetGen -----------------------------------------------------------
@@ -86,6 +86,31 @@ check "TetGen levels: P affine-exact, Galerkin exact (scipy)" [ "$($PY -c "$CHEC
 check "TetGen levels: fewer than half the vertices" [ "$(h5 "$WORK/t.h5" "len(f['multigrid/level1/vertices']) < len(f['mesh/vertices']) / 2")" = True ]
 "$BIN/rtcheck" -q "$WORK/t.h5" --trials 1
 check "rtcheck TetGen: converges, = CHOLMOD" [ $? -eq 0 ]
+
+# TetGen levels on the thin gmsh beam: CG preconditioned by the cycle takes
+# about as many iterations on 3 levels as on 2 (41 and 43 when written), and
+# the plain cycles' worst reduction stays under rtcheck's 0.95 (0.90; 0.96
+# before the levels had inside points)
+for l in 2 3; do
+    "$BIN/mghier" -q $D/beam-h0.0125.msh --fixed-region fixed $MAT -l $l -o "$WORK/bt$l.h5"
+    "$BIN/rtcheck" "$WORK/bt$l.h5" --trials 1 >"$WORK/bt$l.txt"
+    echo $? >"$WORK/bt$l.rc"
+done
+i2=$(sed -n 's/.*pcg_iterations = //p' "$WORK/bt2.txt")
+i3=$(sed -n 's/.*pcg_iterations = //p' "$WORK/bt3.txt")
+check "TetGen levels, thin beam: rtcheck passes on 2 and 3 levels, CG iterations $i3 (3 levels) within 25% of $i2 (2)" \
+    sh -c "[ \"\$(cat '$WORK/bt2.rc' '$WORK/bt3.rc' | tr -d '\n')\" = 00 ] && [ $((4 * ${i3:-999})) -le $((5 * ${i2:-0})) ]"
+
+# --- the pipeline's rules (scripts/pipeline.mk): femdata on the modes, mghier ---
+P="$WORK/pl"
+make -s -f scripts/pipeline.mk BIN="$BIN" OUT="$P" MESH=$D/cube.msh FIXED="--fixed-region bottom" \
+    MATERIAL="$MAT" MODES="-k 6 -r 10" MG_LEVELS=2 "$P/fem.h5" "$P/multigrid.h5" >"$WORK/pl.txt" 2>&1
+k1=$(h5 "$P/fem.h5" '"%s %s" % (f.attrs["kind"], "reduced" in f)')
+k2=$(h5 "$P/multigrid.h5" '"%s %d" % (f.attrs["kind"], f["multigrid"].attrs["levels"])')
+check "pipeline: fem.h5 with the basis's reduced mass ($k1), multigrid.h5 of 2 levels ($k2)" \
+    [ "$k1" = "fem True" -a "$k2" = "multigrid 2" ]
+"$BIN/rtcheck" -q "$P/multigrid.h5" --trials 1
+check "pipeline: rtcheck passes on its multigrid.h5" [ $? -eq 0 ]
 
 # --- bad input ------------------------------------------------------------------
 $PY - "$WORK/half.veg" <<'PY'
