@@ -22,6 +22,10 @@
 
 const char *const ep_pointshell_order_name[3] = {"repulsion", "farthest", "vertices"};
 
+/* Loops over fewer points run on one thread: a parallel region costs more
+ * than their work, and far more when the cores are shared. */
+#define EP_POINTSHELL_SERIAL 2048
+
 /* ---- the level set T: projection and inward normal ---- */
 
 typedef struct {
@@ -353,7 +357,7 @@ static int repel(ep_pointshell *ps, const levelset *T, int from, int to, double 
     for (int it = 0; it < iterations && !st; it++) {
         if ((st = hgrid_build(&G, ps->P, to, R)))
             break;
-#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(threads) if (to - from > EP_POINTSHELL_SERIAL)
         for (int a = from; a < to; a++) {
             const double *x = &ps->P[3 * (size_t)a];
             double f[3] = {0, 0, 0}, y[3];
@@ -415,7 +419,7 @@ static int farthest_order(ep_pointshell *ps, int n, int threads)
         const double *p = &ps->P[3 * (size_t)pick];
         double best = -1;
         int arg = -1;
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(threads) if (n > EP_POINTSHELL_SERIAL)
         {
             double lb = -1;
             int la = -1;
@@ -572,7 +576,7 @@ int ep_pointshell_tree(ep_pointshell *ps)
         int above = ps->level_start[l - 1];
         if ((st = hgrid_build(&G, ps->P, above, ps->spacing[l - 2])))
             break;
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (ps->level_start[l] - above > EP_POINTSHELL_SERIAL)
         for (int s = above; s < ps->level_start[l]; s++) {
             double d;
             ps->parent[s] = hgrid_nearest(&G, ps->P, above, &ps->P[3 * (size_t)s], -1, &d);
@@ -670,7 +674,7 @@ int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, i
         return EP_ECOMPUTE;
     }
     ps->max_embed = b.maxdist;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (ps->S > EP_POINTSHELL_SERIAL)
     for (int s = 0; s < ps->S; s++) {
         double x[8][3], g[8][3], gn[8], xi[3] = {0, 0, 0}, vol;
         const double *N = &ps->N[3 * (size_t)s];
@@ -734,7 +738,7 @@ int ep_pointshell_spacing(const ep_pointshell *ps, int l, double *nn)
         hgrid_free(&G);
         return st;
     }
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (n > EP_POINTSHELL_SERIAL)
     for (int s = 0; s < n; s++)
         hgrid_nearest(&G, ps->P, n, &ps->P[3 * (size_t)s], s, &nn[s]);
     hgrid_free(&G);
