@@ -197,8 +197,30 @@ static void test_bind_bound(void **state)
     ep_mesh_free(&m);
 }
 
-/* Cheaper orderings: levels are prefixes, nested; farthest-first means
- * level 1's spacing is the largest; vertices takes them all. */
+/* Farthest first: each level's packing (smallest pairwise distance) is at
+ * least its covering radius over the later points (random orders fail). */
+static void check_farthest(const ep_pointshell *ps)
+{
+    double *nn = malloc(sizeof *nn * (size_t)ps->S);
+    for (int l = 1; l < ps->L; l++) {
+        int n = ps->level_start[l];
+        assert_int_equal(ep_pointshell_spacing(ps, l, nn), EP_OK);
+        double pack = INFINITY, cover = 0;
+        for (int i = 0; i < n; i++)
+            pack = fmin(pack, nn[i]);
+        for (int s = n; s < ps->S; s++) {
+            double best = INFINITY;
+            for (int t = 0; t < n; t++)
+                best = fmin(best, sqrt(ep_vec3_dist2(&ps->P[3 * s], &ps->P[3 * t])));
+            cover = fmax(cover, best);
+        }
+        assert_true(pack >= cover - 1e-12);
+    }
+    free(nn);
+}
+
+/* Cheaper orderings: vertices takes them all, farthest first; farthest
+ * orders area-weighted samples farthest first. */
 static void test_orderings(void **state)
 {
     (void)state;
@@ -211,29 +233,13 @@ static void test_orderings(void **state)
     check_on_set(&ps, &m, 0, 1e-12);
     assert_int_equal(ep_pointshell_tree(&ps), EP_OK);
     check_tree(&ps);
-    /* farthest first: each level's packing (smallest pairwise distance) is at
-     * least its covering radius over the later points */
-    double *nn = malloc(sizeof *nn * (size_t)ps.S);
-    for (int l = 1; l < ps.L; l++) {
-        int n = ps.level_start[l];
-        assert_int_equal(ep_pointshell_spacing(&ps, l, nn), EP_OK);
-        double pack = INFINITY, cover = 0;
-        for (int i = 0; i < n; i++)
-            pack = fmin(pack, nn[i]);
-        for (int s = n; s < ps.S; s++) {
-            double best = INFINITY;
-            for (int t = 0; t < n; t++)
-                best = fmin(best, sqrt(ep_vec3_dist2(&ps.P[3 * s], &ps.P[3 * t])));
-            cover = fmax(cover, best);
-        }
-        assert_true(pack >= cover - 1e-12);
-    }
-    free(nn);
+    check_farthest(&ps);
     ep_pointshell_free(&ps);
     o = opts(2, 20, EP_POINTSHELL_FARTHEST);
     assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
     assert_int_equal(ps.S, 80);
     check_on_set(&ps, &m, 0, 1e-12);
+    check_farthest(&ps);
     ep_pointshell_free(&ps);
     ep_mesh_free(&m);
 }
