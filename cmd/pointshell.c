@@ -85,6 +85,16 @@ int main(int argc, char **argv)
         st = ep_fail(EP_EINPUT, "%s: no triangles to sample (an empty surface)", cli.inputs[0]);
         goto out;
     }
+    if (o.offset == 0) { /* the zero set: a scan's defects cleaned up (doubled faces, seams), else refused */
+        ep_mesh_free(&m);
+        if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0]))) {
+            char msg[EP_ERRMSG_MAX];
+            snprintf(msg, sizeof msg, "%s", ep_errmsg());
+            if (st == EP_EINPUT)
+                ep_fail(st, "%s (the zero set needs a closed surface; give --offset D for a soup)", msg);
+            goto out;
+        }
+    }
     if (o.modes && ((st = ep_model_read(&sim, o.modes)) || (st = ep_h5_open(&mf, o.modes, NULL)) ||
                     (st = ep_cubic_file_basis(&mf, "/basis/U", sim.nv, (int)o.rank, &U, &r))))
         goto out;

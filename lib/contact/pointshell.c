@@ -51,7 +51,14 @@ static int project(const levelset *T, const double x[3], double p[3], double n[3
         double q[3];
         int feat = ep_closest_on_triangle_feature(y, &X[3 * f[0]], &X[3 * f[1]], &X[3 * f[2]], q);
         const double *pn = ep_pseudonormal_of(&T->pn, T->m->triangles, t, feat);
-        double l = ep_vec3_norm(pn);
+        double l = ep_vec3_norm(pn), fn[3];
+        if (!(l > 0)) { /* a degenerate triangle's feature: the direction to the point, or any unit */
+            ep_vec3_sub(c, y, fn);
+            l = ep_vec3_norm(fn);
+            if (!(l > 0))
+                fn[0] = 1, fn[1] = fn[2] = 0, l = 1;
+            pn = fn, l = -l;
+        }
         for (int i = 0; i < 3; i++) {
             p[i] = c[i];
             n[i] = -pn[i] / l;
@@ -152,7 +159,10 @@ static int levelset_build(levelset *T, const ep_mesh *m, const ep_pointshell_opt
         if (!isfinite(m->vertices[i]))
             return ep_fail(EP_EINPUT, "%s: vertex %ld is not finite", m->source, i / 3 + 1);
     if (T->D == 0) {
-        if ((st = ep_pseudonormal_check(m->vertices, m->nv, m->triangles, m->nf))) {
+        /* closed and oriented (the closest feature's pseudonormal is then
+         * defined); a scan that passes through itself is accepted: its
+         * points lie on it, and only signs far from it would need more */
+        if ((st = ep_mesh_check_closed(m))) {
             if (st == EP_EINPUT) {
                 char why[EP_ERRMSG_MAX];
                 snprintf(why, sizeof why, "%s", ep_errmsg());

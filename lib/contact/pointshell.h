@@ -3,7 +3,8 @@
  * their binding into a reduced simulation mesh and their point-based
  * BD-tree (001 §3.6-3.9, eqs. 3.6-3.8, 3.12; MATH.md §11).
  *
- * The level set T.  A closed, consistently oriented manifold: its zero set
+ * The level set T.  A closed, consistently oriented manifold (a scan that
+ * passes through itself is accepted: its points lie on it): its zero set
  * is the surface itself, and the projection onto T is the exact closest
  * point (one Newton step x <- x - phi grad phi of the exact signed
  * distance, |grad phi| = 1, lands there).  A soup (or a thin part) with an
@@ -115,7 +116,7 @@ double ep_pointshell_bytes(const ep_pointshell_opts *o, int nv, int r);
 /* The points, normals and levels of m's surface (triangles m->triangles
  * over m->vertices) by o.
  *   Inputs     m: finite triangles (closed, consistently oriented when
- *              o->offset is 0: checked, ep_pseudonormal_check).
+ *              o->offset is 0: checked, ep_mesh_check_closed).
  *   Outputs    ps->S, L, level_start, P, N, spacing, offset, area, order
  *              (allocated; ep_pointshell_free in every case).
  *   Workspace  the closest-point hierarchy, pseudonormals (O(nf)); the
