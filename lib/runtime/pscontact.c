@@ -22,7 +22,7 @@ void ep_pscontact_pose_identity(ep_pscontact_pose *pose)
 void ep_pscontact_free(ep_pscontact *c)
 {
     ep_pointshell_free(&c->ps);
-    free(c->stamp), free(c->d), free(c->list), free(c->next), free(c->contact), free(c->absq);
+    free(c->stamp), free(c->wake), free(c->d), free(c->list), free(c->next), free(c->contact), free(c->absq);
     memset(c, 0, sizeof *c);
 }
 
@@ -37,7 +37,8 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
     for (int l = 1; l <= c->ps.L; l++)
         if (c->ps.level_start[l] > widest)
             widest = c->ps.level_start[l];
-    if (!(c->stamp = ep_calloc((size_t)S, sizeof *c->stamp)) || !(c->d = ep_calloc((size_t)S, sizeof *c->d)) ||
+    if (!(c->stamp = ep_calloc((size_t)S, sizeof *c->stamp)) ||
+        !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->d = ep_calloc((size_t)S, sizeof *c->d)) ||
         !(c->list = ep_malloc((size_t)widest, sizeof *c->list)) ||
         !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
@@ -188,7 +189,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
 {
     const ep_pointshell *ps = &c->ps;
     int r = ps->r, L = ps->L, n = ps->node_start[1], nc = 0, depth = 0;
-    long V = 0, lookups = 0, cold = c->cold > 0 ? c->cold : (long)(0.8 * c->warm);
+    long V = 0, lookups = 0, skipped = 0, cold = c->cold > 0 ? c->cold : (long)(0.8 * c->warm);
     c->cycle++;
     for (int j = 0; j < r; j++)
         c->absq[j] = fabs(q[j]);
@@ -202,6 +203,10 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
         int m = 0;
         for (int e = 0; e < n; e++) {
             int i = c->list[e], s = ps->node_point[i];
+            if (c->vmax > 0 && c->wake[i] > c->cycle) { /* temporal coherence (001 §3.10.2) */
+                skipped++;
+                continue;
+            }
             V++;
             if (c->stamp[s] != c->cycle) {
                 double x[3];
@@ -211,13 +216,14 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
                 if (c->d[s] < 0)
                     c->contact[nc++] = s;
             }
-            if (l == L)
-                continue;
             double R = ps->R0[i];
             const double *a = r ? &ps->a[(size_t)i * r] : NULL;
-            for (int j = 0; j < r; j++)
-                R += a[j] * c->absq[j]; /* eq. 3.12 */
-            if (c->d[s] <= R)
+            for (int j = 0; j < r && l < L; j++)
+                R += a[j] * c->absq[j]; /* eq. 3.12 (a leaf: its point alone) */
+            if (c->d[s] > R) {
+                if (c->vmax > 0) /* nothing under it reaches the field for this many cycles */
+                    c->wake[i] = c->cycle + (long)fmin((c->d[s] - R) / c->vmax, 1e15);
+            } else if (l < L)
                 for (int k = 0; k < ps->node_count[i]; k++)
                     c->next[m++] = ps->node_first[i] + k;
         }
@@ -230,6 +236,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
     forces(c, sdf, q, pose, nc, out);
     out->traversed = V;
     out->lookups = lookups;
+    out->skipped = skipped;
     out->depth = depth;
     return EP_OK;
 }
@@ -245,6 +252,7 @@ int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
     }
     forces(c, sdf, q, pose, nc, out);
     out->traversed = out->lookups = N;
+    out->skipped = 0;
     out->depth = depth;
     return EP_OK;
 }

@@ -18,7 +18,11 @@
  * Graceful degradation (§3.10.3): level l is entered only while the nodes
  * traversed so far stay below the warm threshold (levels down to the one
  * reached in the cycle before) or the cold threshold (0.8 warm, deeper
- * levels); warm 0: no budget.  The contact set is then exactly that of
+ * levels); warm 0: no budget.  Temporal coherence (§3.10.2), with vmax > 0
+ * a bound on how far any point moves relative to the field in a cycle: a
+ * node culled with gap g = d - R_i(q) is skipped for the next floor(g /
+ * vmax) cycles, as nothing under it can reach the field sooner.  The
+ * contact set is then exactly that of
  * brute force over the points of levels 1..depth (ep_pscontact_brute):
  * culling is conservative, and forces are summed in point order.
  *
@@ -52,10 +56,13 @@ typedef struct ep_pscontact {
     double kc;          /* penalty stiffness k_C (default 1) */
     int lc;             /* Lc of the Lc / l scaling (default 10; 0: none) */
     long warm, cold;    /* node thresholds (warm 0: none; cold default 0.8 warm) */
+    double vmax;        /* temporal coherence: a bound on any point's motion relative
+                           to the field from one cycle to the next (0: off) */
     int depth;          /* deepest level rendered in the last cycle */
     /* workspace */
     long cycle;
     long *stamp;        /* [S] cycle a point was last looked up */
+    long *wake;         /* [nn] first cycle a culled node can touch again (vmax > 0) */
     double *d;          /* [S] its distance then */
     int *list, *next;   /* node lists of one level and the next */
     int *contact;       /* [S] points in contact */
@@ -72,6 +79,7 @@ typedef struct ep_pscontact_out {
     double *dg_dq, *dg_dt;
     long traversed;        /* node visits */
     long lookups;          /* distance lookups (points moved) */
+    long skipped;          /* nodes skipped by temporal coherence */
     int contacts;          /* points in contact (before scaling) */
     int depth;             /* deepest level rendered */
     double scale;          /* Lc / l or 1 */

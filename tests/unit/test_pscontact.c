@@ -127,6 +127,43 @@ static void test_traversal_brute(void **state)
     ep_mesh_free(&m);
 }
 
+/* Temporal coherence: the field slides by a known step a cycle (vmax the
+ * step), the deformation frozen; every cycle equals brute force, and the
+ * cycles skip nodes, visiting fewer than without coherence. */
+static void test_coherence(void **state)
+{
+    (void)state;
+    ep_pscontact c;
+    ep_mesh m;
+    ep_sdf s;
+    int r = 3;
+    double *U = cube_shell(&c, &m, r, 3, 12), q[3] = {0.01, -0.01, 0.02}, g1[3], g2[3], step = 0.002;
+    plane_field(&s, 0.95, 0.1);
+    long with = 0, without = 0, skipped = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        c.vmax = pass ? step : 0;
+        for (int k = 0; k < 100; k++) {
+            ep_pscontact_pose p;
+            ep_pscontact_pose_identity(&p);
+            p.tf[0] = -0.1 + step * k / sqrt(1.25), p.tf[2] = -0.02 + 0.5 * step * k / sqrt(1.25); /* step a cycle */
+            ep_pscontact_out a = {.g = g1}, b = {.g = g2};
+            assert_int_equal(ep_pscontact_cycle(&c, &s, q, &p, &a), EP_OK);
+            assert_int_equal(ep_pscontact_brute(&c, &s, q, &p, 3, &b), EP_OK);
+            assert_int_equal(a.contacts, b.contacts);
+            for (int i = 0; i < 3; i++)
+                assert_true(a.F[i] == b.F[i] && a.T[i] == b.T[i] && g1[i] == g2[i]);
+            *(pass ? &with : &without) += a.traversed;
+            skipped += a.skipped;
+        }
+    }
+    print_message("nodes visited: %ld without coherence, %ld with (%ld skipped)\n", without, with, skipped);
+    assert_true(skipped > 0 && with < without);
+    free(U);
+    ep_sdf_free(&s);
+    ep_pscontact_free(&c);
+    ep_mesh_free(&m);
+}
+
 /* Normals = grad d (the multiplane model is then exact): F = dE/dt_f,
  * T = dE/dw_f, g = -dE/dq, and the derivatives by central differences. */
 static void test_gradients(void **state)
@@ -358,6 +395,6 @@ static void test_file(void **state)
     ep_mesh_free(&m);
 }
 
-EP_TEST_MAIN("pscontact", cmocka_unit_test(test_traversal_brute), cmocka_unit_test(test_gradients),
+EP_TEST_MAIN("pscontact", cmocka_unit_test(test_traversal_brute), cmocka_unit_test(test_coherence), cmocka_unit_test(test_gradients),
              cmocka_unit_test(test_reduced_force), cmocka_unit_test(test_plate_refinement),
              cmocka_unit_test(test_file))
