@@ -32,8 +32,10 @@ int main(int argc, char **argv)
     const ep_cli_opt options[] = {
         /* any integer: levels out of range are invalid input (exit 3), refused by ep_pointshell_sample */
         {"levels", 'l', EP_CLI_INT, &o.levels, INT_MIN, INT_MAX, .arg = "L",
-         .help = "levels of the nested pointshell, 4x the points each (default 4)"},
-        {"first", 0, EP_CLI_INT, &o.first, 1, INT_MAX, .arg = "N", .help = "points on level 1 (default 320)"},
+         .help = "levels of the nested pointshell, each adding 4x the points\n"
+                 "the one before added (default 4)"},
+        {"first", 0, EP_CLI_INT, &o.first, 1, INT_MAX, .arg = "N",
+         .help = "points on level 1 (default 320): L levels hold N (4^L - 1) / 3"},
         {"order", 0, EP_CLI_CHOICE, &o.order, .arg = "repulsion|farthest|vertices",
          .help = "repulsion (default): particle repulsion on the level set, level by level;\n"
                  "farthest: area-weighted samples ordered farthest first; vertices: the\n"

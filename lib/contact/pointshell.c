@@ -469,7 +469,7 @@ double ep_pointshell_count(const ep_pointshell_opts *o, int nv)
 {
     if (o->order == EP_POINTSHELL_VERTICES)
         return nv;
-    return (double)o->first * pow(4, o->levels - 1);
+    return (double)o->first * (pow(4, o->levels) - 1) / 3; /* n1 (1 + 4 + ... + 4^(L-1)) */
 }
 
 double ep_pointshell_bytes(const ep_pointshell_opts *o, int nv, int r)
@@ -537,7 +537,7 @@ int ep_pointshell_sample(ep_pointshell *ps, const ep_mesh *m, const ep_pointshel
         goto out;
     }
     for (int l = 1; l <= ps->L; l++) {
-        double nl = (double)o->first * pow(4, l - 1);
+        double nl = (double)o->first * (pow(4, l) - 1) / 3; /* points of levels 1..l */
         ps->level_start[l] = l == ps->L ? S : (int)fmin(nl, S);
         ps->spacing[l - 1] = sqrt(2 * ps->area / (sqrt(3) * fmin(nl, S)));
     }

@@ -24,16 +24,16 @@
  *
  * Orderings (EP_POINTSHELL_*):
  *   repulsion  001 §3.8.1: level 1 has n1 stratified, area-weighted samples;
- *              level l has n1 4^(l-1) points in all, the coarser ones frozen;
+ *              level l adds n1 4^(l-1) (001: n_(i+1) = 4 n_i), the coarser
+ *              ones frozen, so levels 1..l hold N_l = n1 (4^l - 1) / 3;
  *              each step moves each free point by eta sum_y g(|x-y|/R)
  *              (x-y)/|x-y|, g(t) = 2t^3 - 3t^2 + 1 (t < 1), neighbours from a
  *              hash grid of cell R, then projects it onto T; R = 2 s_l, eta =
  *              s_l / 8 (the step clamped to s_l / 4), with s_l = sqrt(2 A /
  *              (sqrt 3 N_l)) the nominal (hexagonal) spacing of N_l points
  *              on the area A of T: R halves from level to level.
- *   farthest   001 §3.9.1: n1 4^(L-1) area-weighted samples projected onto
- *              T, ordered farthest point first; level l is the first
- *              n1 4^(l-1).
+ *   farthest   001 §3.9.1: N_L area-weighted samples projected onto T,
+ *              ordered farthest point first; levels 1..l are the first N_l.
  *   vertices   the input's vertices (closed input only), farthest first;
  *              the last level takes all of them.
  *
@@ -65,7 +65,7 @@ enum { EP_POINTSHELL_REPULSION = 0, EP_POINTSHELL_FARTHEST = 1, EP_POINTSHELL_VE
 /* Names of the orderings, indexed by EP_POINTSHELL_*. */
 extern const char *const ep_pointshell_order_name[3];
 
-/* Most levels (4^(L-1) n1 points must stay far below INT_MAX). */
+/* Most levels (n1 (4^L - 1) / 3 points must stay far below INT_MAX). */
 #define EP_POINTSHELL_MAX_LEVELS 12
 
 typedef struct ep_pointshell {

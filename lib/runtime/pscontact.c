@@ -22,7 +22,7 @@ void ep_pscontact_pose_identity(ep_pscontact_pose *pose)
 void ep_pscontact_free(ep_pscontact *c)
 {
     ep_pointshell_free(&c->ps);
-    free(c->stamp), free(c->wake), free(c->d), free(c->list), free(c->next), free(c->contact), free(c->absq);
+    free(c->stamp), free(c->wake), free(c->d), free(c->pending), free(c->y), free(c->yd), free(c->list), free(c->next), free(c->contact), free(c->absq);
     memset(c, 0, sizeof *c);
 }
 
@@ -42,6 +42,8 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
         !(c->list = ep_malloc((size_t)widest, sizeof *c->list)) ||
         !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
+        !(c->pending = ep_malloc((size_t)widest, sizeof *c->pending)) ||
+        !(c->y = ep_malloc(3 * (size_t)widest, sizeof *c->y)) || !(c->yd = ep_malloc((size_t)widest, sizeof *c->yd)) ||
         !(c->absq = ep_calloc(2 * (size_t)c->ps.r + 1, sizeof *c->absq))) {
         ep_pscontact_free(c);
         return EP_ECOMPUTE;
@@ -96,15 +98,30 @@ void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_
         x[a] += pose->tp[a];
 }
 
-/* The field's value at point s (world x too). */
-static inline double lookup(const ep_pscontact *c, const ep_sdf *sdf, int s, const double *q,
-                            const ep_pscontact_pose *pose, double x[3])
+/* Point s in the field's frame y (world x too). */
+static inline void field_point2(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose,
+                                double x[3], double y[3])
 {
-    double y[3], z[3];
+    double z[3];
     ep_pscontact_point(c, s, q, pose, x);
     for (int a = 0; a < 3; a++)
         z[a] = x[a] - pose->tf[a];
     rot_t(pose->Rf, z, y);
+}
+
+static inline void field_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose,
+                               double y[3])
+{
+    double x[3];
+    field_point2(c, s, q, pose, x, y);
+}
+
+/* The field's value at point s (world x too). */
+static inline double lookup(const ep_pscontact *c, const ep_sdf *sdf, int s, const double *q,
+                            const ep_pscontact_pose *pose, double x[3])
+{
+    double y[3];
+    field_point2(c, s, q, pose, x, y);
     return ep_sdf_value(sdf, y);
 }
 
@@ -200,22 +217,38 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
         if (c->warm > 0 && l > 1 && V >= (l <= c->depth ? c->warm : cold))
             break;
         depth = l;
-        int m = 0;
+        int m = 0, nb = 0;
+        /* the level's new points moved and looked up as one batch: the field's
+         * voxels are prefetched ahead (ep_sdf_values), so the memory
+         * latencies of random lookups overlap */
         for (int e = 0; e < n; e++) {
             int i = c->list[e], s = ps->node_point[i];
             if (c->vmax > 0 && c->wake[i] > c->cycle) { /* temporal coherence (001 §3.10.2) */
                 skipped++;
+                c->list[e] = -1;
                 continue;
             }
-            V++;
             if (c->stamp[s] != c->cycle) {
-                double x[3];
-                c->d[s] = lookup(c, sdf, s, q, pose, x);
                 c->stamp[s] = c->cycle;
-                lookups++;
-                if (c->d[s] < 0)
-                    c->contact[nc++] = s;
+                c->pending[nb] = s;
+                field_point(c, s, q, pose, &c->y[3 * (size_t)nb]);
+                nb++;
             }
+        }
+        ep_sdf_values(sdf, c->y, nb, c->yd);
+        for (int k = 0; k < nb; k++) {
+            int s = c->pending[k];
+            c->d[s] = c->yd[k];
+            if (c->d[s] < 0)
+                c->contact[nc++] = s;
+        }
+        lookups += nb;
+        for (int e = 0; e < n; e++) {
+            int i = c->list[e];
+            if (i < 0)
+                continue;
+            int s = ps->node_point[i];
+            V++;
             double R = ps->R0[i];
             const double *a = r ? &ps->a[(size_t)i * r] : NULL;
             for (int j = 0; j < r && l < L; j++)

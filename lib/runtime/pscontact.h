@@ -66,6 +66,8 @@ typedef struct ep_pscontact {
     double *d;          /* [S] its distance then */
     int *list, *next;   /* node lists of one level and the next */
     int *contact;       /* [S] points in contact */
+    int *pending;       /* a level's points to look up, their field-frame positions y [3 n] and values yd */
+    double *y, *yd;
     double *absq;       /* [2r]: |q|, then w of a contact */
 } ep_pscontact;
 

@@ -12,7 +12,7 @@ PY=/usr/bin/python3
 ICO=data/icosahedron.obj
 
 "$BIN/pointshell" $ICO --levels 3 --first 20 -o "$WORK/ico.h5" >"$WORK/log" 2>&1
-check "exit 0 and a summary" grep -q "^pointshell: .*ico.h5: 320 points on 3 levels (repulsion: 20, 80, 320), zero set" "$WORK/log"
+check "exit 0 and a summary" grep -q "^pointshell: .*ico.h5: 420 points on 3 levels (repulsion: 20, 100, 420), zero set" "$WORK/log"
 $PY - "$WORK/ico.h5" >"$WORK/py" 2>&1 <<'PY'
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r"); g = f["pointshell"]
@@ -27,11 +27,11 @@ assert off.max() < 1e-12, off.max()
 c = V.mean(0)
 assert ((N * (P - c)).sum(1) < 0).all()
 assert np.allclose(np.linalg.norm(N, axis=1), 1)
-ls = g["level_start"][:]; assert list(ls) == [0, 20, 80, 320], ls
+ls = g["level_start"][:]; assert list(ls) == [0, 20, 100, 420], ls
 lev = g["level"][:]; assert (np.diff(lev) >= 0).all() and lev[0] == 1 and lev[-1] == 3
 # the tree: nodes of tree level l hold the points of levels <= l; radii cover subtrees
 t = g["tree"]; st, pt, first, cnt, R = t["start"][:], t["point"][:], t["first"][:], t["count"][:], t["radius"][:]
-assert list(st) == [0, 20, 100, 420]
+assert list(st) == [0, 20, 120, 540]
 up = -np.ones(len(pt), int)
 for i in range(st[2]):
     up[first[i]:first[i] + cnt[i]] = i
@@ -45,7 +45,7 @@ print("ok")
 PY
 check "points on the surface, inward normals, nested levels, radii cover subtrees" grep -q "^ok" "$WORK/py" || cat "$WORK/py"
 check "XDMF sidecar: the points as a Polyvertex grid coloured by level" sh -c \
-    "grep -q 'Grid Name=\"pointshell\"' '$WORK/ico.xmf' && grep -q 'TopologyType=\"Polyvertex\" NumberOfElements=\"320\"' '$WORK/ico.xmf' && grep -q 'ico.h5:/pointshell/level' '$WORK/ico.xmf'"
+    "grep -q 'Grid Name=\"pointshell\"' '$WORK/ico.xmf' && grep -q 'TopologyType=\"Polyvertex\" NumberOfElements=\"420\"' '$WORK/ico.xmf' && grep -q 'ico.h5:/pointshell/level' '$WORK/ico.xmf'"
 "$BIN/pointshell" -q $ICO --levels 3 --first 20 -o "$WORK/ico2.h5"
 a=$(h5 "$WORK/ico.h5" 'f["pointshell/points"][:].tobytes().hex()')
 b=$(h5 "$WORK/ico2.h5" 'f["pointshell/points"][:].tobytes().hex()')
@@ -122,7 +122,7 @@ expect_fail "rtcheck: a pointshell without a field" 2 "goes with a distfield" rt
 "$BIN/pointshell" -q $ICO --order vertices --levels 2 --first 3 -o "$WORK/v.h5"
 check "--order vertices: the 12 vertices, 3 then 12" test "$(h5 "$WORK/v.h5" 'list(f["pointshell/level_start"][:])')" = "[0, 3, 12]"
 "$BIN/pointshell" -q $ICO --order farthest --levels 2 --first 5 -o "$WORK/fp.h5"
-check "--order farthest: 20 points" test "$(h5 "$WORK/fp.h5" 'f["pointshell/points"].shape[0]')" = 20
+check "--order farthest: 25 points" test "$(h5 "$WORK/fp.h5" 'f["pointshell/points"].shape[0]')" = 25
 sed '/^f /{x;s/^/x/;/^x\{1\}$/{x;d};x}' $ICO >"$WORK/open.obj"
 "$BIN/pointshell" "$WORK/open.obj" --offset 0.05 --res 32 --levels 2 --first 20 -o "$WORK/off.h5" >"$WORK/log" 2>&1
 check "--offset on a soup: an offset surface" grep -q "offset surface at 0.05" "$WORK/log"

@@ -304,14 +304,13 @@ static void test_reduced_force(void **state)
 }
 
 /* Flat plate (the cube's top) against a tilted plane: with the L / l
- * scaling the force converges under refinement (001 §3.5.1): successive
- * levels 2..5 come closer and closer (Cauchy), and the last lies within
- * 10 % of k Lc (the integral of -d n over the contact area) / (the contact
- * area), the limit of a sampling uniform by area, here by a fine midpoint
+ * scaling the force converges under refinement (001 §3.5.1) to
+ * k Lc (the integral of -d n over the contact area) / (the contact area),
+ * the limit of a sampling uniform by area, here by a fine midpoint
  * quadrature over the cube's faces (the top and the side bands the plane
- * cuts).  Measured 4.7 %: repulsion leaves the cube's sharp edges denser
- * than the faces (001 §3.8.1 says as much), which the limit of this
- * pointshell keeps.  r = 0 (rigid). */
+ * cuts): from level 3 (63 contacts) the error falls level by level, and
+ * level 5 (about 1,000 contacts) is within 5 % (measured 9.8, 7.0, 3.8 %).
+ * r = 0 (rigid). */
 static void test_plate_refinement(void **state)
 {
     (void)state;
@@ -341,7 +340,7 @@ static void test_plate_refinement(void **state)
     double limit = c.lc * F[2] / area; /* k = 1 */
     ep_pscontact_pose p;
     ep_pscontact_pose_identity(&p);
-    double err = 0, prev = NAN, step = INFINITY;
+    double err = 0, prev = INFINITY;
     for (int l = 2; l <= 5; l++) {
         ep_pscontact_out o = {0};
         assert_int_equal(ep_pscontact_brute(&c, &s, NULL, &p, l, &o), EP_OK);
@@ -349,14 +348,12 @@ static void test_plate_refinement(void **state)
         err = fabs(o.F[2] - limit) / fabs(limit);
         print_message("level %d: %d contacts, force %.6g, limit %.6g, relative error %.3g\n", l, o.contacts, o.F[2],
                       limit, err);
-        if (l > 2) { /* Cauchy: successive levels closer and closer */
-            double d = fabs(o.F[2] - prev) / fabs(limit);
-            assert_true(d < step);
-            step = d;
-        }
-        prev = o.F[2];
+        if (l > 3) /* level 2's few contacts land near the limit by chance */
+            assert_true(err < prev);
+        if (l > 2)
+            prev = err;
     }
-    assert_true(err < 0.1);
+    assert_true(err < 0.05);
     ep_sdf_free(&s);
     ep_pscontact_free(&c);
     ep_mesh_free(&m);
