@@ -12,6 +12,7 @@
 #include "h5.h"
 #include "rtcubic.h"
 #include "rtdist.h"
+#include "rtpshell.h"
 #include "rtembed.h"
 #include "rtgf.h"
 #include "rtmg.h"
@@ -72,14 +73,15 @@ int main(int argc, char **argv)
         {0}};
     ep_tool tool = {
         .name = "rtcheck",
-        .synopsis = "FILE.h5 [CUBIC.h5] [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
+        .synopsis = "FILE.h5 [CUBIC.h5 | DIST.h5 [CUBIC.h5]] [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
                     "       [--reference GF.h5|TRAJ.h5] [--switched GF.h5] [--json]",
         .purpose = "Run what a real-time simulator runs on an elastoprep file (capacitance-matrix contact\n"
                    "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files, render updates on\n"
                    "embedding files, with CUBIC.h5 timed beside the Newmark step, lookups on distfield\n"
-                   "files, V-cycles and a corotated step on multigrid files), check the answers and\n"
+                   "files, V-cycles and a corotated step on multigrid files, pointshell contact against a\n"
+                   "distfield file (with its model's cubic file), check the answers and\n"
                    "time them; also checks mesh and modes files.",
-        .options = options, .min_inputs = 1, .max_inputs = 2,
+        .options = options, .min_inputs = 1, .max_inputs = 3,
         .no_output = "rtcheck writes no file (redirect --json instead of -o)",
     };
     ep_cli cli;
@@ -106,7 +108,16 @@ int main(int argc, char **argv)
         st = st ? st : ep_rtreport_verdict(&rep);
         goto out;
     }
-    if (cli.ninputs > 1 && strcmp(f.kind, "embedding")) {
+    if (!strcmp(f.kind, "pointshell")) { /* with DIST.h5 [CUBIC.h5]; --steps: the trajectory's cycles */
+        ep_rtpshell_opts po = {o.cubic.steps < 10 ? 10 : o.cubic.steps, 50 * o.trials, (unsigned long)o.seed};
+        if (cli.ninputs < 2)
+            st = ep_fail(EP_EUSAGE, "a pointshell file goes with a distfield file (and the cubic file of its model)");
+        else if (!(st = ep_h5_open(&rf, cli.inputs[1], "distfield")) &&
+                 (cli.ninputs < 3 || !(st = ep_h5_open(&cf, cli.inputs[2], "cubic"))))
+            st = ep_rtpshell_run(&rep, &f, &rf, cli.ninputs > 2 ? &cf : NULL, &po);
+        goto report;
+    }
+    if (cli.ninputs > 2 || (cli.ninputs > 1 && strcmp(f.kind, "embedding"))) {
         st = ep_fail(EP_EUSAGE, "a second file (%s) goes with an embedding file only", cli.inputs[1]);
         goto out;
     }
@@ -131,6 +142,7 @@ int main(int argc, char **argv)
     }
     else
         st = ep_fail(EP_EINPUT, "%s: kind \"%s\" is not one rtcheck knows", f.path, f.kind);
+report:
     if (st)
         goto out;
 

@@ -7,6 +7,7 @@
 #   make -f scripts/pipeline.mk SCAN=scan.obj LEVELS=3 LEVEL=0 OUT=run3   (large: direct forms)
 #   make -f scripts/pipeline.mk SOUP=asset.obj RES=64 OUT=run4
 #   make -f scripts/pipeline.mk SDF=object.obj RES=256 OUT=run5
+#   make -f scripts/pipeline.mk MESH=part.msh FIXED=... MATERIAL=... CONTACT=tool.obj OUT=run6
 #
 # With SCAN, the model comes from a scanned surface: loopsub cleans it up,
 # simplifies it to a base of about BASE vertices and fits LEVELS Loop levels
@@ -109,6 +110,17 @@
 #              $(OUT)/rtcheck-sdf.txt  rtcheck: values, signs, the eq. 3.14
 #                                      bound, lookups timed
 #   DISTFIELD  further distfield options, with SDF [empty]; e.g. --unsigned
+#   CONTACT  a second object (mesh or closed surface), or empty [empty]: then
+#            the pipeline is the reduced model of MESH (modes.h5, cubic.h5),
+#            its pointshell and CONTACT's field, and the contact check:
+#              $(OUT)/pointshell.h5       pointshell MESH --modes modes.h5
+#              $(OUT)/contact-field.h5    distfield CONTACT --res CONTACT_RES
+#              $(OUT)/rtcheck-contact.txt rtcheck of the three: the scripted
+#                                         trajectory, traversal = brute force,
+#                                         refinement, budget, sphere bound,
+#                                         deformed normals, times
+#   POINTSHELL  pointshell options, with CONTACT [--levels 4 --first 320]
+#   CONTACT_RES  cells a side of CONTACT's field [128]
 #   RES      voxels along the soup's longest side, with SOUP [32]; with SDF,
 #            cells a side of the field
 #   VOXEL    further voxelize options, with SOUP [--largest]
@@ -123,8 +135,9 @@
 # value ($(value)), before anything expands it.
 #   file names  letters, digits and _ . / , + - @ ~
 #   options     the same and blanks, = and :
-EP_NAME_VARS := BIN SCAN MESH OUT PROJECT SOUP
-EP_OPT_VARS  := BASE TETGEN MATERIAL SURFACE_FIXED MODES FIXED LEVELS LEVEL EPS DIRECT PARTS RES VOXEL SOUP_FIXED MG_LEVELS
+EP_NAME_VARS := BIN SCAN MESH OUT PROJECT SOUP CONTACT
+EP_OPT_VARS  := BASE TETGEN MATERIAL SURFACE_FIXED MODES FIXED LEVELS LEVEL EPS DIRECT PARTS RES VOXEL SOUP_FIXED \
+                MG_LEVELS POINTSHELL CONTACT_RES
 ep_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z \
             0 1 2 3 4 5 6 7 8 9 _ . / , + - @ ~
 ep_strip = $(if $(2),$(call ep_strip,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
@@ -358,6 +371,30 @@ $(OUT)/distfield.dist: $(SDF) $(BIN)/distfield
 
 $(OUT)/rtcheck-sdf.txt: $(OUT)/distfield.h5 $(BIN)/rtcheck
 	$(BIN)/rtcheck $< >$@.tmp
+	@mv $@.tmp $@
+	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'
+
+# --- pointshell contact (CONTACT=...): the reduced model's pointshell against
+# the field of a second object, with the Newmark step in the loop.
+POINTSHELL ?= --levels 4 --first 320
+CONTACT_RES ?= 128
+ifneq ($(CONTACT),)
+.DEFAULT_GOAL := contact
+endif
+
+.PHONY: contact
+contact: $(OUT)/rtcheck-contact.txt
+	@echo "pipeline: done; outputs in $(OUT)/"
+
+$(OUT)/pointshell.h5: $(MESH) $(OUT)/modes.h5 $(BIN)/pointshell
+	$(BIN)/pointshell $(MESH) --modes $(OUT)/modes.h5 $(POINTSHELL) -o $@
+
+$(OUT)/contact-field.h5: $(CONTACT) $(BIN)/distfield
+	@mkdir -p $(OUT)
+	$(BIN)/distfield $(CONTACT) --res $(CONTACT_RES) -o $@
+
+$(OUT)/rtcheck-contact.txt: $(OUT)/pointshell.h5 $(OUT)/contact-field.h5 $(OUT)/cubic.h5 $(BIN)/rtcheck
+	$(BIN)/rtcheck $(OUT)/pointshell.h5 $(OUT)/contact-field.h5 $(OUT)/cubic.h5 >$@.tmp
 	@mv $@.tmp $@
 	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'
 

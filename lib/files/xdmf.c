@@ -399,6 +399,26 @@ static int distfield_grid(const ctx *c, const dset *vals)
     return EP_OK;
 }
 
+/* A pointshell (pointshell_file.h): its points as Polyvertex cells, the
+ * repulsion level as a scalar (ParaView colours by it) and the inward
+ * normals as vectors. */
+static int pointshell_grid(const ctx *c, const dset *pts)
+{
+    dset cells, level, normals;
+    if (pts->rank != 2 || pts->d[1] != 3 || !shape(c->f, "/pointshell/cells", &cells) || cells.rank != 1 ||
+        cells.d[0] != pts->d[0] || !shape(c->f, "/pointshell/level", &level) || level.d[0] != pts->d[0] ||
+        !shape(c->f, "/pointshell/normals", &normals) || normals.rank != 2 || normals.d[0] != pts->d[0])
+        return ep_fail(EP_EINPUT, "%s: /pointshell: expected points [S][3], cells [S], level [S], normals [S][3]",
+                       c->f->path);
+    grid_begin(c, "pointshell", "Polyvertex", "/pointshell/cells", &cells, "/pointshell/points", pts, 0);
+    scalar(c, "level", "/pointshell/level", &level, "Node");
+    fprintf(c->fp, "      <Attribute Name=\"normal\" AttributeType=\"Vector\" Center=\"Node\">\n");
+    item(c, "        ", "/pointshell/normals", &normals);
+    fprintf(c->fp, "      </Attribute>\n");
+    grid_end(c);
+    return EP_OK;
+}
+
 /* A trajectory (trajectory.h) as a temporal collection: one grid per
  * stored state at its /trajectory/time, with "displacement" and "velocity"
  * rows of /trajectory/u and /v, so ParaView plays the motion (Warp By
@@ -518,6 +538,8 @@ int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
     dset dvals;
     if (!st && !strcmp(kind, "distfield") && shape(f, "/distfield/values", &dvals))
         st = distfield_grid(&c, &dvals);
+    if (!st && !strcmp(kind, "pointshell") && shape(f, "/pointshell/points", &dvals))
+        st = pointshell_grid(&c, &dvals);
     fprintf(fp, "  </Domain>\n</Xdmf>\n");
     if (!st && ferror(fp))
         st = ep_fail(EP_EIO, "%s: cannot write its XDMF sidecar", f->path);

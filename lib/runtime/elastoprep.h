@@ -13,6 +13,9 @@
  *   reduced.h    reduced implicit Newmark on them (001 §2.7)
  *   sdf.h        signed distance fields ("distfield"): trilinear lookups,
  *                the eq. 3.14 bound outside the box (001 §3.11)
+ *   pscontact.h  pointshell / distance-field contact: the nested tree's
+ *                time-critical traversal, penalty forces, torques, the
+ *                reduced force and derivatives (001 §3.5-3.10, Ch. 4)
  *   mg_file.h    multigrid hierarchies ("multigrid") and sparse matrices
  *   vcycle.h     the V-cycle on them (002 §2.4-2.5)
  *   warp.h       the corotated step: rotations, warped stiffness (002 §2.3.6)
@@ -37,6 +40,7 @@
 #include "cubic_file.h"
 #include "reduced.h"
 #include "sdf.h"
+#include "pscontact.h"
 #include "mg_file.h"
 #include "vcycle.h"
 #include "warp.h"

@@ -4,7 +4,7 @@
  *
  * An input is not an HDF5 file but a program that damages one: its first
  * byte picks a valid seed file of one kind (tests/fuzz/h5seeds: mesh, gf,
- * gf-wavelet, modes, cubic, distfield, multigrid), then each 8-byte record
+ * gf-wavelet, modes, cubic, distfield, multigrid, pointshell), then each 8-byte record
  *   op, a, b, c, d0 d1 d2 d3   (d: little-endian 32-bit)
  * changes the copy through libhdf5 — an attribute (op 0: deleted, made an
  * array of strings, a fixed string, a long string, a number, NaN) or a
@@ -20,7 +20,8 @@
  * ep_gf_file_open (and its first rows), ep_gfw_open (and a block read
  * through its index), the cubic reader, rtcheck's modes check, the distance
  * field's reader and runtime lookup (ep_sdf_open, a value), the multigrid
- * reader (ep_mg_file_read) and a V-cycle set up on what it took.  Any crash,
+ * reader (ep_mg_file_read) and a V-cycle set up on what it took, the
+ * pointshell reader and a contact cycle on what it took (ep_pscontact).  Any crash,
  * leak or UB report is a bug: a reader must answer every file with a
  * status.
  */
@@ -43,6 +44,7 @@
 #include "mg_file.h"
 #include "model.h"
 #include "part.h"
+#include "pscontact.h"
 #include "rtmodes.h"
 #include "sdf.h"
 #include "vcycle.h"
@@ -59,7 +61,7 @@
  * every dataset compared, concatenated, checked). */
 static const char *seeds[] = {"part.1"};
 #else
-static const char *seeds[] = {"mesh", "gf", "gfw", "modes", "cubic", "distfield", "multigrid"};
+static const char *seeds[] = {"mesh", "gf", "gfw", "modes", "cubic", "distfield", "multigrid", "pointshell"};
 #endif
 
 static const char *attrs[][2] = {
@@ -69,7 +71,7 @@ static const char *attrs[][2] = {
     {"/distfield", "resolution"}, {"/distfield", "spacing"}, {"/distfield", "d_boundary"}, {"/distfield", "sign"},
     {"/distfield", "source_hash"},
     {"/multigrid", "levels"}, {"/multigrid/level0/K", "rows"}, {"/multigrid/level0/P", "cols"},
-    {"/multigrid/level1/K", "block"},
+    {"/multigrid/level1/K", "block"}, {"/pointshell", "levels"}, {"/pointshell", "r"}, {"/pointshell", "order"},
 };
 
 static const char *dsets[] = {
@@ -82,6 +84,9 @@ static const char *dsets[] = {
     "/multigrid/level0/K/rowptr", "/multigrid/level0/K/columns", "/multigrid/level0/K/values",
     "/multigrid/level0/P/rowptr", "/multigrid/level0/P/columns", "/multigrid/level0/P/values",
     "/multigrid/level1/vertices", "/multigrid/level1/tets", "/multigrid/level1/K/values", "/gf/body",
+    "/pointshell/points", "/pointshell/level_start", "/pointshell/parent", "/pointshell/tree/start",
+    "/pointshell/tree/point", "/pointshell/tree/first", "/pointshell/tree/count", "/pointshell/tree/radius",
+    "/pointshell/U", "/pointshell/tree/a", "/pointshell/normals", "/pointshell/level",
 };
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
@@ -333,6 +338,21 @@ static void read_all(const char *path)
         if (ep_sdf_open(&s, path) == 0)
             ep_sdf_value(&s, p);
         ep_sdf_free(&s);
+    }
+    if (!strcmp(kind, "pointshell")) { /* a cycle on what the reader took, against a field of 1s */
+        ep_pscontact c;
+        if (ep_pscontact_open(&c, path) == 0) {
+            float v[8] = {-1, 1, -1, 1, -1, 1, -1, 1};
+            ep_sdf s = {.n = 1, .value = v, .h = 1, .inv_h = 1, .origin = {-0.5, -0.5, -0.5}, .d_boundary = -1};
+            ep_pscontact_pose p;
+            ep_pscontact_pose_identity(&p);
+            double *q = calloc((size_t)c.ps.r + 1, sizeof *q), *g = calloc((size_t)c.ps.r + 1, sizeof *g);
+            ep_pscontact_out o = {.g = g};
+            if (q && g)
+                ep_pscontact_cycle(&c, &s, q, &p, &o);
+            free(q), free(g);
+        }
+        ep_pscontact_free(&c);
     }
     if (!strcmp(kind, "gf")) {
         ep_gf_file g;

@@ -1,0 +1,392 @@
+/*
+ * rtpshell.c — pointshell / distance-field contact run and checked
+ * (rtpshell.h).
+ */
+#include "rtpshell.h"
+#include "closest.h"
+#include "cubic.h"
+#include "cubic_file.h"
+#include "distfield_file.h"
+#include "embed.h"
+#include "err.h"
+#include "mesh.h"
+#include "model.h"
+#include "pointshell_file.h"
+#include "pscontact.h"
+#include "reduced.h"
+#include "rng.h"
+#include "vec3.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    ep_pscontact c;
+    ep_sdf s;
+    ep_mesh fm, sm, mm;   /* the field's source, the pointshell's source, the model */
+    ep_cubic cubic;
+    ep_cubic_tangent t;
+    double *U;            /* the model's basis [r][3nv] (cubic file) */
+    int r, have_model;
+    double size, lo[3], hi[3], flo[3], fhi[3];
+    double *q, *g, *g2;
+} run;
+
+static void run_free(run *X)
+{
+    ep_pscontact_free(&X->c);
+    ep_sdf_free(&X->s);
+    ep_mesh_free(&X->fm), ep_mesh_free(&X->sm), ep_mesh_free(&X->mm);
+    if (X->have_model) {
+        ep_cubic_tangent_free(&X->t);
+        ep_cubic_free(&X->cubic);
+    }
+    free(X->U), free(X->q);
+}
+
+static void bbox(const double *x, int n, double lo[3], double hi[3])
+{
+    for (int a = 0; a < 3; a++)
+        lo[a] = INFINITY, hi[a] = -INFINITY;
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++)
+            lo[a] = fmin(lo[a], x[3 * (size_t)i + a]), hi[a] = fmax(hi[a], x[3 * (size_t)i + a]);
+}
+
+/* The field object's pose: its own frame's box centred above the
+ * pointshell's, its lowest point at height z, shifted by dx along x. */
+static void place(const run *X, double z, double dx, ep_pscontact_pose *p)
+{
+    ep_pscontact_pose_identity(p);
+    for (int a = 0; a < 2; a++)
+        p->tf[a] = 0.5 * (X->lo[a] + X->hi[a]) - 0.5 * (X->flo[a] + X->fhi[a]);
+    p->tf[0] += dx;
+    p->tf[2] = z - X->flo[2];
+    for (int a = 0; a < 3; a++)
+        p->xc[a] = 0.5 * (X->lo[a] + X->hi[a]);
+}
+
+/* The height at which the field object first touches (bisection on brute
+ * force over every point, q = 0). */
+static double touch_height(run *X)
+{
+    double a = X->lo[2] - (X->fhi[2] - X->flo[2]), b = X->hi[2] + 0.05 * X->size;
+    ep_pscontact_out o = {0};
+    ep_pscontact_pose p;
+    for (int it = 0; it < 40; it++) {
+        double m = 0.5 * (a + b);
+        place(X, m, 0, &p);
+        ep_pscontact_brute(&X->c, &X->s, X->q, &p, X->c.ps.L, &o);
+        if (o.contacts > 0)
+            a = m;
+        else
+            b = m;
+    }
+    return b;
+}
+
+static double rel3(const double *a, const double *b, int n)
+{
+    double d = 0, m = 0;
+    for (int i = 0; i < n; i++)
+        d = fmax(d, fabs(a[i] - b[i])), m = fmax(m, fabs(b[i]));
+    return m > 0 ? d / m : d;
+}
+
+/* Largest displacement of the points under q. */
+static double max_disp(const ep_pointshell *ps, const double *q)
+{
+    double m = 0;
+    for (int s = 0; s < ps->S; s++) {
+        double u2 = 0;
+        for (int a = 0; a < 3; a++) {
+            double v = 0;
+            for (int j = 0; j < ps->r; j++)
+                v += ps->U[((size_t)s * 3 + a) * ps->r + j] * q[j];
+            u2 += v * v;
+        }
+        m = fmax(m, sqrt(u2));
+    }
+    return m;
+}
+
+static void random_q(const ep_pointshell *ps, ep_rng *g, double amount, double *q)
+{
+    for (int j = 0; j < ps->r; j++)
+        q[j] = 2 * ep_rng_uniform(g) - 1;
+    double d = max_disp(ps, q);
+    for (int j = 0; j < ps->r; j++)
+        q[j] *= d > 0 ? amount / d : 0;
+}
+
+/* Every point within each ancestor's sphere for random q. */
+static void check_bound(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
+{
+    const ep_pointshell *ps = &X->c.ps;
+    int r = ps->r, *up = ep_malloc((size_t)ps->nn, sizeof *up);
+    double *p = ep_malloc(3 * (size_t)ps->S, sizeof *p), worst = 0;
+    if (!up || !p) {
+        free(up), free(p);
+        return;
+    }
+    for (int i = 0; i < ps->node_start[1]; i++)
+        up[i] = -1;
+    for (int i = 0; i < ps->node_start[ps->L - 1]; i++)
+        for (int k = 0; k < ps->node_count[i]; k++)
+            up[ps->node_first[i] + k] = i;
+    ep_rng g = ep_rng_seed(o->seed, 391);
+    long trials = r ? o->trials : 1;
+    for (long k = 0; k < trials; k++) {
+        random_q(ps, &g, (k % 2 ? 0.2 : 0.01) * X->size, X->q);
+        for (int s = 0; s < ps->S; s++) {
+            ep_pscontact_pose id;
+            ep_pscontact_pose_identity(&id);
+            ep_pscontact_point(&X->c, s, X->q, &id, &p[3 * (size_t)s]);
+        }
+        for (int i = ps->node_start[ps->L - 1]; i < ps->nn; i++)
+            for (int a = up[i]; a >= 0; a = up[a]) {
+                double R = ps->R0[a];
+                for (int j = 0; j < r; j++)
+                    R += ps->a[(size_t)a * r + j] * fabs(X->q[j]);
+                double d = sqrt(ep_vec3_dist2(&p[3 * (size_t)ps->node_point[i]], &p[3 * (size_t)ps->node_point[a]]));
+                worst = fmax(worst, (d - R) / X->size);
+            }
+    }
+    ep_rtreport_fact(rep, "sphere bound: random q (half moving the model 20 % of its size)", (double)trials);
+    ep_rtreport_check_value(rep, "a point outside its node's sphere R_i,0 + sum a_ij |q_j| (of the size)", worst,
+                            1e-12);
+    free(up), free(p);
+    memset(X->q, 0, (size_t)r * sizeof *X->q);
+}
+
+/* Deformed normals against the deformed source surface (the pointshell's
+ * /mesh, embedded in the model), at q moving the model by 5 %. */
+static int check_normals(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
+{
+    const ep_pointshell *ps = &X->c.ps;
+    int r = ps->r, st, k = X->mm.ne > 0 ? 4 : 8;
+    ep_embed b = {0};
+    ep_closest cl = {0};
+    double *du = ep_calloc(3 * (size_t)X->sm.nv, sizeof *du), worst = 0;
+    if (!du)
+        return EP_ECOMPUTE;
+    if ((st = ep_embed_build(&b, X->mm.vertices, X->mm.nv, k == 4 ? X->mm.tets : X->mm.hexes,
+                             k == 4 ? X->mm.ne : X->mm.nh, k, X->sm.vertices, X->sm.nv, X->size)) ||
+        (st = ep_closest_build(&cl, &X->sm)))
+        goto out;
+    ep_rng g = ep_rng_seed(o->seed, 392);
+    random_q(ps, &g, 0.05 * X->size, X->q);
+    for (int v = 0; v < X->sm.nv; v++) /* the source's displacement W U q */
+        for (int c = 0; c < k; c++)
+            for (int j = 0; j < r; j++)
+                for (int a = 0; a < 3; a++)
+                    du[3 * v + a] += b.w[(size_t)k * v + c] * X->U[(size_t)j * 3 * X->mm.nv + 3 * b.col[(size_t)k * v + c] + a] *
+                                     X->q[j];
+    int step = ps->S > 20000 ? ps->S / 20000 : 1;
+    for (int s = 0; s < ps->S; s += step) {
+        double cq[3], d2, x[3][3], n[3], ns[3];
+        int t;
+        ep_closest_query(&cl, &ps->P[3 * (size_t)s], cq, &t, &d2);
+        for (int c = 0; c < 3; c++)
+            for (int a = 0; a < 3; a++) {
+                int v = X->sm.triangles[3 * t + c];
+                x[c][a] = X->sm.vertices[3 * v + a] + du[3 * v + a];
+            }
+        ep_vec3_normal(x[0], x[1], x[2], n); /* outward: the inward normal is -n */
+        for (int a = 0; a < 3; a++) {
+            ns[a] = ps->N[3 * (size_t)s + a];
+            for (int j = 0; j < r; j++)
+                ns[a] += ps->dN[((size_t)s * 3 + a) * r + j] * X->q[j];
+        }
+        double cosang = -ep_vec3_dot(n, ns) / (ep_vec3_norm(n) * ep_vec3_norm(ns));
+        /* against the face's own undeformed normal: points on edges and
+         * corners carry averaged pseudonormals, compared with their face */
+        double n0[3];
+        const double *V = X->sm.vertices;
+        const int *f = &X->sm.triangles[3 * t];
+        ep_vec3_normal(&V[3 * f[0]], &V[3 * f[1]], &V[3 * f[2]], n0);
+        if (-ep_vec3_dot(n0, &ps->N[3 * (size_t)s]) / ep_vec3_norm(n0) < 1 - 1e-9)
+            continue;
+        worst = fmax(worst, acos(fmin(1, fmax(-1, cosang))) * 180 / M_PI);
+    }
+    ep_rtreport_check_value(rep, "deformed normal against the deformed surface's (degrees, q moving 5 %)", worst,
+                            5.2);
+out:
+    ep_embed_free(&b);
+    ep_closest_free(&cl);
+    free(du);
+    memset(X->q, 0, (size_t)r * sizeof *X->q);
+    return st;
+}
+
+/* The trajectory, the refinement, the budget and the speed. */
+static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
+{
+    ep_pscontact *c = &X->c;
+    int r = X->r, L = c->ps.L, st = EP_OK;
+    ep_reduced nm = {0};
+    double z0 = touch_height(X), depth = 0.02 * X->size, slide = 0.25 * X->size;
+    if (X->have_model) {
+        double *P = ep_malloc((size_t)r * r + r, sizeof *P), *ev = P ? P + (size_t)r * r : NULL, umax = 0;
+        if (!P)
+            return EP_ECOMPUTE;
+        memcpy(P, X->cubic.P, (size_t)r * r * sizeof *P);
+        int bad = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', r, P, r, ev);
+        double w1 = sqrt(fmax(ev[0], 0)), wmax = sqrt(fmax(ev[r - 1], 0));
+        free(P);
+        if (bad || !(w1 > 0))
+            return ep_fail(EP_EINPUT, "the cubic file's /cubic/P is not positive definite");
+        for (int s = 0; s < c->ps.S; s++) {
+            double u2 = 0;
+            for (int i = 0; i < 3 * r; i++)
+                u2 += c->ps.U[(size_t)s * 3 * r + i] * c->ps.U[(size_t)s * 3 * r + i];
+            umax = fmax(umax, u2);
+        }
+        c->kc = 4 * w1 * w1 / (c->lc * umax); /* contact 4x the softest mode's stiffness */
+        if ((st = ep_reduced_init(&nm, &X->t, 2 * M_PI / wmax / 20, 0, 0.02 / w1)))
+            return st;
+        ep_reduced_start(&nm, NULL, NULL, NULL);
+        ep_rtreport_fact(rep, "Newmark time step (s)", nm.dt);
+    } else
+        c->kc = 1;
+    ep_rtreport_fact(rep, "penalty stiffness k_C", c->kc);
+    long n = o->cycles, maxnodes = 0, sumnodes = 0, maxcontacts = 0;
+    double tsum = 0, tmax = 0, tstep = 0, worst = 0, deep_z = z0 - depth;
+    ep_pscontact_pose p;
+    ep_pscontact_out a = {.g = X->g}, b = {.g = X->g2};
+    c->warm = 0;
+    for (long k = 0; k < n; k++) {
+        double s = (double)k / (n - 1), z = s < 0.5 ? z0 + 0.02 * X->size - 4 * s * (0.02 * X->size + depth) : deep_z;
+        if (z < deep_z)
+            z = deep_z;
+        place(X, z, s < 0.5 ? 0 : (s - 0.5) * 2 * slide, &p);
+        double t0 = ep_now();
+        ep_pscontact_cycle(c, &X->s, X->q, &p, &a);
+        double dt = ep_now() - t0;
+        tsum += dt, tmax = fmax(tmax, dt);
+        sumnodes += a.traversed, maxnodes = a.traversed > maxnodes ? a.traversed : maxnodes;
+        maxcontacts = a.contacts > maxcontacts ? a.contacts : maxcontacts;
+        ep_pscontact_brute(c, &X->s, X->q, &p, L, &b);
+        worst = fmax(worst, fmax(rel3(a.F, b.F, 3), rel3(a.T, b.T, 3)));
+        if (r)
+            worst = fmax(worst, rel3(a.g, b.g, r));
+        if (X->have_model) {
+            t0 = ep_now();
+            if ((st = ep_reduced_step(&nm, a.g)))
+                break;
+            tstep += ep_now() - t0;
+            memcpy(X->q, nm.q, (size_t)r * sizeof *X->q);
+        }
+    }
+    if (st)
+        goto out;
+    ep_rtreport_fact(rep, "cycles (lowered, pushed in 2 %, slid 25 % of the size)", (double)n);
+    ep_rtreport_fact(rep, "nodes traversed a cycle, mean", (double)sumnodes / n);
+    ep_rtreport_fact(rep, "nodes traversed a cycle, max", (double)maxnodes);
+    ep_rtreport_fact(rep, "points in contact, max", (double)maxcontacts);
+    ep_rtreport_time(rep, "contact cycle, mean", 1e6 * tsum / n);
+    ep_rtreport_time(rep, "contact cycle, max", 1e6 * tmax);
+    if (X->have_model)
+        ep_rtreport_time(rep, "reduced Newmark step", 1e6 * tstep / n);
+    ep_rtreport_fact(rep, "nodes traversed per microsecond", sumnodes / (1e6 * tsum));
+    ep_rtreport_check_value(rep, "traversal's force, torque, reduced force against brute force (relative)", worst,
+                            1e-12);
+
+    /* the deepest pose: refinement, budget, speed (q as the run left it) */
+    place(X, deep_z, slide / 2, &p);
+    ep_pscontact_brute(c, &X->s, X->q, &p, L, &b);
+    double FL = ep_vec3_norm(b.F);
+    for (int l = 2; l < L; l++) {
+        static const char *name[] = {"", "", "force of level 2 against level L (relative)",
+                                     "force of level 3 against level L (relative)",
+                                     "force of level 4 against level L (relative)",
+                                     "force of level 5 against level L (relative)"};
+        ep_pscontact_out e = {0};
+        ep_pscontact_brute(c, &X->s, X->q, &p, l, &e);
+        double d[3] = {e.F[0] - b.F[0], e.F[1] - b.F[1], e.F[2] - b.F[2]};
+        if (l <= 5)
+            ep_rtreport_fact(rep, name[l], FL > 0 ? ep_vec3_norm(d) / FL : 0);
+    }
+    long full = 0;
+    double tt = INFINITY, tb = INFINITY;
+    for (int rep3 = 0; rep3 < 5; rep3++) {
+        double t0 = ep_now();
+        ep_pscontact_cycle(c, &X->s, X->q, &p, &a);
+        tt = fmin(tt, ep_now() - t0);
+        full = a.traversed;
+        t0 = ep_now();
+        ep_pscontact_brute(c, &X->s, X->q, &p, L, &b);
+        tb = fmin(tb, ep_now() - t0);
+    }
+    ep_rtreport_time(rep, "contact cycle at the deepest pose", 1e6 * tt);
+    ep_rtreport_time(rep, "brute force over every point there", 1e6 * tb);
+    ep_rtreport_fact(rep, "speed-up of the tree over brute force", tb / tt);
+    c->warm = full / 10 > 0 ? full / 10 : 1;
+    c->depth = L;
+    ep_pscontact_cycle(c, &X->s, X->q, &p, &a);
+    ep_pscontact_brute(c, &X->s, X->q, &p, a.depth, &b);
+    ep_rtreport_fact(rep, "budget: warm threshold (a tenth of the full traversal's nodes)", (double)c->warm);
+    ep_rtreport_fact(rep, "budget: level reached", a.depth);
+    ep_rtreport_fact(rep, "budget: nodes traversed", (double)a.traversed);
+    ep_rtreport_check_value(rep, "budget: force against brute force to the level reached (relative)",
+                            rel3(a.F, b.F, 3), 1e-12);
+    c->warm = 0;
+out:
+    ep_reduced_free(&nm);
+    return st;
+}
+
+int ep_rtpshell_run(ep_rtreport *rep, ep_h5 *psf, ep_h5 *df, ep_h5 *cf, const ep_rtpshell_opts *o)
+{
+    run X;
+    ep_pointshell ps = {0};
+    ep_distfield g = {0};
+    int st;
+    memset(&X, 0, sizeof X);
+    rep->kind = "pointshell";
+    if ((st = ep_pointshell_file_read(&ps, psf)) || (st = ep_model_load(&X.sm, psf)) ||
+        (st = ep_distfield_file_read(&g, df, NULL)) || (st = ep_model_load(&X.fm, df)))
+        goto out;
+    if ((st = ep_pscontact_adopt(&X.c, &ps)))
+        goto out;
+    ep_sdf_adopt(&X.s, &g);
+    X.r = X.c.ps.r;
+    if (cf) {
+        if ((st = ep_model_load(&X.mm, cf)))
+            goto out;
+        X.have_model = 1; /* ep_cubic_free in every case */
+        if ((st = ep_cubic_file_read(&X.cubic, cf, X.mm.nv, &X.U)))
+            goto out;
+        if (X.cubic.r != X.r) {
+            st = ep_fail(EP_EINPUT, "%s: a basis of %d columns, but the pointshell %s is bound to %d", cf->path,
+                         X.cubic.r, psf->path, X.r);
+            goto out;
+        }
+        if ((st = ep_cubic_tangent_prepare(&X.t, &X.cubic)))
+            goto out;
+    }
+    if (!(X.q = ep_calloc(3 * (size_t)X.r + 3, sizeof *X.q))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    X.g = X.q + X.r, X.g2 = X.g + X.r;
+    bbox(X.c.ps.P, X.c.ps.S, X.lo, X.hi);
+    bbox(X.fm.vertices, X.fm.nv, X.flo, X.fhi);
+    X.size = sqrt(ep_vec3_dist2(X.lo, X.hi));
+    ep_rtreport_fact(rep, "points", X.c.ps.S);
+    ep_rtreport_fact(rep, "levels", X.c.ps.L);
+    ep_rtreport_fact(rep, "tree nodes", X.c.ps.nn);
+    ep_rtreport_fact(rep, "reduced coordinates r", X.r);
+    ep_rtreport_fact(rep, "field resolution", X.s.n);
+    check_bound(&X, rep, o);
+    if (X.have_model && X.r > 0 && (st = check_normals(&X, rep, o)))
+        goto out;
+    st = trajectory(&X, rep, o);
+out:
+    ep_pointshell_free(&ps);
+    ep_distfield_free(&g);
+    run_free(&X);
+    return st;
+}

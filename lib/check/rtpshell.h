@@ -1,0 +1,50 @@
+/*
+ * rtpshell.h — pointshell / distance-field contact run and checked
+ * (rtcheck(1) on a pointshell file with a distfield file and, optionally,
+ * the cubic file of the reduced model the pointshell is bound to; 001
+ * §3.5-3.10, MATH.md §11):
+ *
+ *   scripted trajectory  the field object lowered onto the pointshell
+ *                        object until it touches, pushed in by 2 % of the
+ *                        pointshell's size, then slid sideways by 25 %
+ *                        (as 001 Fig. 3.26), one contact cycle a step, with
+ *                        the reduced Newmark step under the reduced force in
+ *                        the loop when a cubic file is given: per-cycle
+ *                        time, nodes traversed, contacts; every cycle's
+ *                        force, torque and reduced force against brute
+ *                        force over all points (equal: the same contact set)
+ *   refinement           at the deepest pose, the force of levels 2..L
+ *   budget               the same pose under a warm threshold of a tenth of
+ *                        the nodes a full traversal visits: the level
+ *                        reached and its force, which equals brute force
+ *                        to that level (graceful degradation)
+ *   sphere bound         every point within every ancestor's sphere
+ *                        R_i,0 + sum a_ij |q_j| for random q, half of them
+ *                        moving the model by 20 % of its size
+ *   normals              (with the cubic file) the deformed normals n_s
+ *                        (eq. 3.8) against the normals of the deformed
+ *                        source surface (its vertices embedded in the
+ *                        simulation mesh), at q moving the model by 5 %
+ *                        (001 Fig. 3.7: at most 5.2 degrees there)
+ *   speed                brute force's time over the traversal's at the
+ *                        deepest pose; nodes traversed per microsecond
+ */
+#ifndef EP_RTPSHELL_H
+#define EP_RTPSHELL_H
+
+#include "h5.h"
+#include "rtreport.h"
+
+typedef struct ep_rtpshell_opts {
+    long cycles;        /* trajectory cycles (>= 10) */
+    long trials;        /* random q of the sphere bound */
+    unsigned long seed;
+} ep_rtpshell_opts;
+
+/* Run the above on the open pointshell file ps, distfield file df and
+ * (NULL or) cubic file cf into rep.  Returns 0 (the verdict is in rep);
+ * EP_EINPUT (inconsistent files: a cubic basis of another size than the
+ * binding); EP_ECOMPUTE. */
+int ep_rtpshell_run(ep_rtreport *rep, ep_h5 *ps, ep_h5 *df, ep_h5 *cf, const ep_rtpshell_opts *o);
+
+#endif
