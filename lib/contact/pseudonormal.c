@@ -115,42 +115,48 @@ static int segment_box(const double *p, const double *q, const double *lo, const
     return 1;
 }
 
+/* check_crossings' walk: the edge a b of the surface (x, tri). */
+typedef struct {
+    const double *x;
+    const int *tri;
+    int a, b;
+} edge_walk;
+
+static int edge_enter(void *arg, int id, const ep_closest_node *n)
+{
+    const edge_walk *w = arg;
+    (void)id;
+    return segment_box(&w->x[3 * w->a], &w->x[3 * w->b], n->lo, n->hi);
+}
+
+/* EP_EINPUT when the edge crosses triangle t (the walk ends). */
+static int edge_leaf(void *arg, int t)
+{
+    const edge_walk *w = arg;
+    const int *f = &w->tri[3 * t];
+    const double *x = w->x;
+    int a = w->a, b = w->b;
+    double s;
+    if (f[0] == a || f[1] == a || f[2] == a || f[0] == b || f[1] == b || f[2] == b)
+        return EP_OK;
+    if (ep_closest_segment_hit(&x[3 * a], &x[3 * b], &x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], &s))
+        return ep_fail(EP_EINPUT, "edge %d-%d crosses triangle %d: the surface intersects itself", a + 1, b + 1,
+                       t + 1);
+    return EP_OK;
+}
+
 /* The first triangle edge that crosses a triangle sharing no vertex with
  * it: two triangles that cut through each other have one such edge. */
 static int check_crossings(const double *x, int nv, const int *tri, int nt)
 {
     ep_mesh view = {.nv = nv, .vertices = (double *)x, .nf = nt, .triangles = (int *)tri};
     ep_closest c;
-    int st = ep_closest_build(&c, &view), *stack = st ? NULL : ep_malloc((size_t)c.nnodes + 1, sizeof *stack);
-    if (!st && !stack)
-        st = EP_ECOMPUTE;
+    int st = ep_closest_build(&c, &view);
     for (long e = 0; e < 3 * (long)nt && !st; e++) {
-        int a = tri[e], b = tri[3 * (e / 3) + (e % 3 + 1) % 3], sp = 0;
-        if (a > b) /* each edge once */
-            continue;
-        const double *p = &x[3 * a], *q = &x[3 * b];
-        stack[sp++] = 0;
-        while (sp && !st) {
-            const ep_closest_node *n = &c.node[stack[--sp]];
-            if (!segment_box(p, q, n->lo, n->hi))
-                continue;
-            if (!n->count) {
-                stack[sp++] = n->left;
-                stack[sp++] = n->right;
-                continue;
-            }
-            for (int i = n->first; i < n->first + n->count && !st; i++) {
-                const int *f = &tri[3 * c.perm[i]];
-                double t;
-                if (f[0] == a || f[1] == a || f[2] == a || f[0] == b || f[1] == b || f[2] == b)
-                    continue;
-                if (ep_closest_segment_hit(p, q, &x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], &t))
-                    st = ep_fail(EP_EINPUT, "edge %d-%d crosses triangle %d: the surface intersects itself", a + 1,
-                                 b + 1, c.perm[i] + 1);
-            }
-        }
+        edge_walk w = {x, tri, tri[e], tri[3 * (e / 3) + (e % 3 + 1) % 3]};
+        if (w.a < w.b) /* each edge once */
+            st = ep_closest_walk(&c, edge_enter, edge_leaf, &w);
     }
-    free(stack);
     ep_closest_free(&c);
     return st;
 }
