@@ -7,6 +7,7 @@
 #include "err.h"
 #include "fem.h"
 #include "hex.h"
+#include "sort.h"
 
 #include <assert.h>
 #include <stdint.h>
@@ -77,17 +78,8 @@ static int color(ep_elastic *b)
 static int find(const cholmod_sparse *K, int r, int j)
 {
     const int *Ap = K->p, *Ai = K->i;
-    int lo = Ap[j], hi = Ap[j + 1] - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (Ai[mid] == r)
-            return mid;
-        if (Ai[mid] < r)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
+    int lo = Ap[j] + (int)EP_SORT_LOWER_BOUND(Ai + Ap[j], (size_t)(Ap[j + 1] - Ap[j]), r);
+    return lo < Ap[j + 1] && Ai[lo] == r ? lo : -1;
 }
 
 /* Sx on K's pattern from a matrix S of a sub-pattern (same maps, upper). */
