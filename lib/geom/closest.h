@@ -36,12 +36,14 @@ void ep_closest_free(ep_closest *c);
  * triangle t of an entered leaf, in the order of perm, gets leaf(ctx, t),
  * and a nonzero return of leaf ends the walk and is returned (0 when the
  * walk ends by itself or the tree is empty).  The one traversal of the
- * winding numbers, line and segment tests and crossing searches; inline,
- * so that constant callbacks inline into the caller's loop.  Workspace a
+ * winding numbers, line and segment tests and crossing searches; always
+ * inlined, so that constant callbacks inline into the caller's loop as
+ * the hand-written loops were.  Workspace a
  * stack of 128 (the median split keeps the depth below log2(nt) + 1).
  * Cost: the nodes entered.  Thread-safe when the callbacks are. */
-static inline int ep_closest_walk(const ep_closest *c, int (*enter)(void *ctx, int id, const ep_closest_node *n),
-                                  int (*leaf)(void *ctx, int t), void *ctx)
+static inline __attribute__((always_inline)) int
+ep_closest_walk(const ep_closest *c, int (*enter)(void *ctx, int id, const ep_closest_node *n),
+                int (*leaf)(void *ctx, int t), void *ctx)
 {
     int stack[128], sp = 0;
     if (c->nt == 0)
