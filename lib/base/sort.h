@@ -28,4 +28,25 @@ void ep_sort_heaviest(int *items, size_t n, const double *weight);
  * allocation. */
 void ep_sort_by_key(int *items, size_t n, const int *key);
 
+/* The first position i (a size_t) of the ascending v[n] with v[i] >= x;
+ * n when every value is smaller.  The binary search of the sorted ids of a
+ * sparse column or row, the boundary vertices, 64-bit edge keys: any
+ * element type with <, x converted to it; v, n and x evaluated once.  A
+ * macro (GNU statement expression) so that it serves every type and
+ * inlines into assembly loops.  Cost O(log n). */
+#define EP_SORT_LOWER_BOUND(v, n, x)                                                                                 \
+    __extension__({                                                                                                  \
+        const __typeof__(*(v)) *ep_lb_v = (v);                                                                       \
+        __typeof__(*(v)) ep_lb_x = (x);                                                                              \
+        size_t ep_lb_lo = 0, ep_lb_hi = (n);                                                                         \
+        while (ep_lb_lo < ep_lb_hi) {                                                                                \
+            size_t ep_lb_mid = (ep_lb_lo + ep_lb_hi) / 2;                                                            \
+            if (ep_lb_v[ep_lb_mid] < ep_lb_x)                                                                        \
+                ep_lb_lo = ep_lb_mid + 1;                                                                            \
+            else                                                                                                     \
+                ep_lb_hi = ep_lb_mid;                                                                                \
+        }                                                                                                            \
+        ep_lb_lo;                                                                                                    \
+    })
+
 #endif

@@ -5,6 +5,7 @@
 #include "pseudonormal.h"
 #include "closest.h"
 #include "err.h"
+#include "halfedge.h"
 #include "vec3.h"
 
 #include <math.h>
@@ -12,66 +13,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t key(int a, int b) { return (uint64_t)(uint32_t)a << 32 | (uint32_t)b; }
-
-/* A directed edge (a, b) and the triangle corner it leaves: 3 t + j. */
-typedef struct {
-    uint64_t k;
-    long corner;
-} dedge;
-
-static int cmp_dedge(const void *x, const void *y)
-{
-    uint64_t a = ((const dedge *)x)->k, b = ((const dedge *)y)->k;
-    return (a > b) - (a < b);
-}
-
-/* Position of k in the sorted e[n], or -1. */
-static long find(const dedge *e, long n, uint64_t k)
-{
-    long lo = 0, hi = n - 1;
-    while (lo <= hi) {
-        long mid = lo + (hi - lo) / 2;
-        if (e[mid].k == k)
-            return mid;
-        if (e[mid].k < k)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-
-/* The directed edges of every triangle, sorted: [3 nt] (allocated). */
-static dedge *directed_edges(const int *tri, int nt)
-{
-    dedge *e = ep_malloc(3 * (size_t)nt + 1, sizeof *e);
-    if (!e)
-        return NULL;
-    for (long t = 0; t < nt; t++)
-        for (int j = 0; j < 3; j++)
-            e[3 * t + j] = (dedge){key(tri[3 * t + j], tri[3 * t + (j + 1) % 3]), 3 * t + j};
-    qsort(e, 3 * (size_t)nt, sizeof *e, cmp_dedge);
-    return e;
-}
-
 /* The edges, each directed one with its reverse, and one fan a vertex. */
-static int check_edges(const int *tri, int nv, int nt, const dedge *e)
+static int check_edges(const int *tri, int nv, int nt, const ep_dedge *e)
 {
     long ne = 3 * (long)nt;
     for (long i = 0; i < ne; i++) {
-        int a = (int)(e[i].k >> 32), b = (int)(uint32_t)e[i].k;
-        if (i + 1 < ne && e[i + 1].k == e[i].k)
+        int a = (int)(e[i].key >> 32), b = (int)(uint32_t)e[i].key;
+        if (i + 1 < ne && e[i + 1].key == e[i].key)
             return ep_fail(EP_EINPUT, "edge %d-%d is used twice in the same direction: not a consistently "
                            "oriented manifold", a + 1, b + 1);
-        if (find(e, ne, key(b, a)) < 0)
+        if (ep_halfedge_directed_find(e, ne, b, a) < 0)
             return ep_fail(EP_EINPUT, "edge %d-%d has no opposite: the surface is open", a + 1, b + 1);
     }
     int *deg = ep_calloc((size_t)nv + 1, sizeof *deg);
     char *seen = ep_calloc((size_t)nv + 1, 1);
     int st = deg && seen ? EP_OK : EP_ECOMPUTE;
     for (long i = 0; i < ne && !st; i++)
-        deg[e[i].k >> 32]++;
+        deg[e[i].key >> 32]++;
     /* Walk around a from the corner (t, j): the triangle's edge (c, a)
      * reversed, (a, c), leaves a in the next triangle of the fan. */
     for (long cn = 0; cn < ne && !st; cn++) {
@@ -84,7 +42,7 @@ static int check_edges(const int *tri, int nv, int nt, const dedge *e)
         do {
             long t = cur / 3;
             int c = tri[3 * t + (cur % 3 + 2) % 3];
-            cur = e[find(e, ne, key(a, c))].corner;
+            cur = e[ep_halfedge_directed_find(e, ne, a, c)].corner;
             len++;
         } while (cur != cn && len <= deg[a]);
         if (len != deg[a])
@@ -115,42 +73,48 @@ static int segment_box(const double *p, const double *q, const double *lo, const
     return 1;
 }
 
+/* check_crossings' walk: the edge a b of the surface (x, tri). */
+typedef struct {
+    const double *x;
+    const int *tri;
+    int a, b;
+} edge_walk;
+
+static int edge_enter(void *arg, int id, const ep_closest_node *n)
+{
+    const edge_walk *w = arg;
+    (void)id;
+    return segment_box(&w->x[3 * w->a], &w->x[3 * w->b], n->lo, n->hi);
+}
+
+/* EP_EINPUT when the edge crosses triangle t (the walk ends). */
+static int edge_leaf(void *arg, int t)
+{
+    const edge_walk *w = arg;
+    const int *f = &w->tri[3 * t];
+    const double *x = w->x;
+    int a = w->a, b = w->b;
+    double s;
+    if (f[0] == a || f[1] == a || f[2] == a || f[0] == b || f[1] == b || f[2] == b)
+        return EP_OK;
+    if (ep_closest_segment_hit(&x[3 * a], &x[3 * b], &x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], &s))
+        return ep_fail(EP_EINPUT, "edge %d-%d crosses triangle %d: the surface intersects itself", a + 1, b + 1,
+                       t + 1);
+    return EP_OK;
+}
+
 /* The first triangle edge that crosses a triangle sharing no vertex with
  * it: two triangles that cut through each other have one such edge. */
 static int check_crossings(const double *x, int nv, const int *tri, int nt)
 {
     ep_mesh view = {.nv = nv, .vertices = (double *)x, .nf = nt, .triangles = (int *)tri};
     ep_closest c;
-    int st = ep_closest_build(&c, &view), *stack = st ? NULL : ep_malloc((size_t)c.nnodes + 1, sizeof *stack);
-    if (!st && !stack)
-        st = EP_ECOMPUTE;
+    int st = ep_closest_build(&c, &view);
     for (long e = 0; e < 3 * (long)nt && !st; e++) {
-        int a = tri[e], b = tri[3 * (e / 3) + (e % 3 + 1) % 3], sp = 0;
-        if (a > b) /* each edge once */
-            continue;
-        const double *p = &x[3 * a], *q = &x[3 * b];
-        stack[sp++] = 0;
-        while (sp && !st) {
-            const ep_closest_node *n = &c.node[stack[--sp]];
-            if (!segment_box(p, q, n->lo, n->hi))
-                continue;
-            if (!n->count) {
-                stack[sp++] = n->left;
-                stack[sp++] = n->right;
-                continue;
-            }
-            for (int i = n->first; i < n->first + n->count && !st; i++) {
-                const int *f = &tri[3 * c.perm[i]];
-                double t;
-                if (f[0] == a || f[1] == a || f[2] == a || f[0] == b || f[1] == b || f[2] == b)
-                    continue;
-                if (ep_closest_segment_hit(p, q, &x[3 * f[0]], &x[3 * f[1]], &x[3 * f[2]], &t))
-                    st = ep_fail(EP_EINPUT, "edge %d-%d crosses triangle %d: the surface intersects itself", a + 1,
-                                 b + 1, c.perm[i] + 1);
-            }
-        }
+        edge_walk w = {x, tri, tri[e], tri[3 * (e / 3) + (e % 3 + 1) % 3]};
+        if (w.a < w.b) /* each edge once */
+            st = ep_closest_walk(&c, edge_enter, edge_leaf, &w);
     }
-    free(stack);
     ep_closest_free(&c);
     return st;
 }
@@ -166,7 +130,7 @@ int ep_pseudonormal_check(const double *x, int nv, const int *tri, int nt)
         if (f[0] == f[1] || f[1] == f[2] || f[2] == f[0] || !(ep_vec3_dot(n, n) > 0))
             return ep_fail(EP_EINPUT, "triangle %d has zero area", t + 1);
     }
-    dedge *e = directed_edges(tri, nt);
+    ep_dedge *e = ep_halfedge_directed(tri, nt);
     if (!e)
         return EP_ECOMPUTE;
     int st = check_edges(tri, nv, nt, e);
@@ -188,7 +152,7 @@ int ep_pseudonormal_build(ep_pseudonormal *pn, const double *x, int nv, const in
     pn->face = ep_malloc(3 * (size_t)nt + 3, sizeof *pn->face);
     pn->edge = ep_malloc(9 * (size_t)nt + 9, sizeof *pn->edge);
     pn->vertex = ep_calloc(3 * (size_t)nv + 3, sizeof *pn->vertex);
-    dedge *e = directed_edges(tri, nt);
+    ep_dedge *e = ep_halfedge_directed(tri, nt);
     if (!pn->face || !pn->edge || !pn->vertex || !e) {
         free(e);
         ep_pseudonormal_free(pn);
@@ -216,7 +180,7 @@ int ep_pseudonormal_build(ep_pseudonormal *pn, const double *x, int nv, const in
     for (long c = 0; c < ne; c++) { /* edge c of triangle c / 3: its face plus the opposite one */
         long t = c / 3;
         int a = tri[c], b = tri[3 * t + (c % 3 + 1) % 3];
-        long o = find(e, ne, key(b, a));
+        long o = ep_halfedge_directed_find(e, ne, b, a);
         long to = o >= 0 ? e[o].corner / 3 : t;
         for (int k = 0; k < 3; k++)
             pn->edge[3 * c + k] = pn->face[3 * t + k] + pn->face[3 * to + k];

@@ -99,33 +99,41 @@ int ep_winding_build(ep_winding *w, const ep_closest *tree)
     return EP_OK;
 }
 
+/* ep_winding_eval's walk: the sum s of solid angles at p. */
+typedef struct {
+    const ep_winding *w;
+    const double *p;
+    double s;
+} wind_walk;
+
+/* A node far enough is one dipole, added here, and not entered. */
+static int wind_enter(void *arg, int id, const ep_closest_node *n)
+{
+    wind_walk *a = arg;
+    const ep_winding *w = a->w;
+    double d[3];
+    (void)n;
+    ep_vec3_sub(&w->centre[3 * id], a->p, d);
+    double r2 = ep_vec3_dot(d, d), rad = EP_WINDING_BETA * w->radius[id];
+    if (r2 > rad * rad) { /* a dipole: the area vector's solid angle A . d / |d|^3 */
+        a->s += ep_vec3_dot(&w->area[3 * id], d) / (r2 * sqrt(r2));
+        return 0;
+    }
+    return 1;
+}
+
+static int wind_leaf(void *arg, int t)
+{
+    wind_walk *a = arg;
+    const ep_closest *c = a->w->tree;
+    const int *f = &c->tri[3 * t];
+    a->s += ep_winding_solid_angle(a->p, &c->x[3 * f[0]], &c->x[3 * f[1]], &c->x[3 * f[2]]);
+    return 0;
+}
+
 double ep_winding_eval(const ep_winding *w, const double p[3])
 {
-    const ep_closest *t = w->tree;
-    int stack[128], sp = 0;
-    double s = 0;
-    if (!t->nt)
-        return 0;
-    stack[sp++] = 0;
-    while (sp) {
-        int id = stack[--sp];
-        const ep_closest_node *n = &t->node[id];
-        double d[3];
-        ep_vec3_sub(&w->centre[3 * id], p, d);
-        double r2 = ep_vec3_dot(d, d), rad = EP_WINDING_BETA * w->radius[id];
-        if (r2 > rad * rad) { /* a dipole: the area vector's solid angle A . d / |d|^3 */
-            s += ep_vec3_dot(&w->area[3 * id], d) / (r2 * sqrt(r2));
-            continue;
-        }
-        if (!n->count) {
-            stack[sp++] = n->left;
-            stack[sp++] = n->right;
-            continue;
-        }
-        for (int i = n->first; i < n->first + n->count; i++) {
-            const int *f = &t->tri[3 * t->perm[i]];
-            s += ep_winding_solid_angle(p, &t->x[3 * f[0]], &t->x[3 * f[1]], &t->x[3 * f[2]]);
-        }
-    }
-    return s / (4 * M_PI);
+    wind_walk a = {w, p, 0};
+    ep_closest_walk(w->tree, wind_enter, wind_leaf, &a);
+    return a.s / (4 * M_PI);
 }

@@ -7,7 +7,7 @@
 #include "err.h"
 #include "fem.h"
 #include "hex.h"
-#include "tet.h"
+#include "sort.h"
 
 #include <assert.h>
 #include <stdint.h>
@@ -15,21 +15,6 @@
 #include <string.h>
 
 #define MAXPOINTS (EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK)
-
-/* Integration points of element e: their number, weights w and corner
- * gradients g (stvk.c's rule). */
-static int points(const ep_elastic *b, int e, double *w, double (*g)[8][3])
-{
-    if (b->k == 4) {
-        w[0] = b->vol[e];
-        memcpy(g[0], b->g[e], sizeof b->g[e]);
-        return 1;
-    }
-    double x[8][3];
-    for (int a = 0; a < 8; a++)
-        memcpy(x[a], &b->m->vertices[3 * (size_t)b->el[8 * (size_t)e + a]], sizeof x[a]);
-    return ep_hex_rule(x, EP_HEX_RULE_STVK, w, g, NULL) ? 0 : MAXPOINTS;
-}
 
 /* Colors: greedy in rounds of 64 (a bit mask per vertex and round), so any
  * number of colors works.  Elements of a color in ascending order. */
@@ -93,17 +78,8 @@ static int color(ep_elastic *b)
 static int find(const cholmod_sparse *K, int r, int j)
 {
     const int *Ap = K->p, *Ai = K->i;
-    int lo = Ap[j], hi = Ap[j + 1] - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (Ai[mid] == r)
-            return mid;
-        if (Ai[mid] < r)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
+    int lo = Ap[j] + (int)EP_SORT_LOWER_BOUND(Ai + Ap[j], (size_t)(Ap[j + 1] - Ap[j]), r);
+    return lo < Ap[j + 1] && Ai[lo] == r ? lo : -1;
 }
 
 /* Sx on K's pattern from a matrix S of a sub-pattern (same maps, upper). */
@@ -136,18 +112,8 @@ int ep_elastic_init(ep_elastic *b, const ep_mesh *m, const ep_material *mat, ep_
     free(keep);
     if (st)
         return st;
-    if (b->k == 4) {
-        b->vol = ep_malloc((size_t)b->ne + 1, sizeof *b->vol);
-        b->g = ep_malloc((size_t)b->ne + 1, sizeof *b->g);
-        if (!b->vol || !b->g)
-            return EP_ECOMPUTE;
-#pragma omp parallel for schedule(static)
-        for (int e = 0; e < b->ne; e++) {
-            double x[4][3];
-            ep_mesh_tet_corners(m, e, x);
-            ep_tet_gradients(x, &b->vol[e], b->g[e]);
-        }
-    }
+    if ((st = ep_stvk_init(&b->geo, m, mat)))
+        return st;
     /* the pattern of K (fem.h's stiffness), the mass on it */
     b->K = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, b->map, b->ndof, b->map, b->ndof, 1, &b->c);
     cholmod_sparse *M = b->K ? ep_fem_assemble(m, mat, lumped_mass ? EP_FEM_MASS_LUMPED : EP_FEM_MASS, b->map,
@@ -191,7 +157,8 @@ void ep_elastic_free(ep_elastic *b)
         cholmod_free_sparse(&b->K, &b->c);
     if (b->m)
         cholmod_finish(&b->c);
-    free(b->map), free(b->vol), free(b->g), free(b->Mx), free(b->K0x), free(b->slot);
+    ep_stvk_free(&b->geo);
+    free(b->map), free(b->Mx), free(b->K0x), free(b->slot);
     free(b->cptr), free(b->celem), free(b->ework);
     memset(b, 0, sizeof *b);
 }
@@ -204,7 +171,7 @@ static double element(const ep_elastic *b, int e, const double *u, double *f, do
     double w[MAXPOINTS], g[MAXPOINTS][8][3], lambda, mu, W = 0;
     const int *c = b->el + (size_t)b->k * e, k = b->k;
     ep_material_lame(b->mat, e, &lambda, &mu);
-    int n = points(b, e, w, g);
+    int n = ep_stvk_points(&b->geo, e, EP_HEX_RULE_STVK, w, g); /* stvk.c's rule */
     double Ke[24][24];
     if (Kx)
         memset(Ke, 0, sizeof Ke);

@@ -23,6 +23,7 @@
 #include "law.h"
 #include "material.h"
 #include "mesh.h"
+#include "stvk.h"
 
 typedef struct ep_elastic {
     const ep_mesh *m;          /* borrowed */
@@ -31,8 +32,7 @@ typedef struct ep_elastic {
     const int *el;             /* the mesh's elements (borrowed), k corners each */
     int k, ne;
     int *map, ndof;            /* DOF map of the unknowns */
-    double *vol;               /* [ne] tets: volume */
-    double (*g)[4][3];         /* [ne] tets: shape gradients */
+    ep_stvk geo;               /* element geometry (tets: volumes and shape gradients) */
     cholmod_common c;
     cholmod_sparse *K;         /* upper triangle over the unknowns: K(u) of the last ep_elastic_eval with a tangent */
     double *Mx, *K0x;          /* [nnz(K)]: the mass and K(0) on K's pattern */

@@ -48,11 +48,7 @@ void ep_stvk_free(ep_stvk *s)
 
 #define MAXPOINTS (EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK)
 
-/* Integration points of element e: their number, weights w (det J times
- * the Gauss weight; a tet's volume) and corner gradients g; a hex by the
- * rule of n points per coordinate.  0 points for a hex whose det J is not
- * positive (the mesh checks exclude it). */
-static int points(const ep_stvk *s, int e, int n, double *w, double (*g)[8][3])
+int ep_stvk_points(const ep_stvk *s, int e, int n, double *w, double (*g)[8][3])
 {
     if (s->k == 4) {
         w[0] = s->vol[e];
@@ -166,7 +162,7 @@ static int force(const ep_stvk *s, const double *u, const double *v, double *f)
         for (int e = 0; e < s->ne; e++) {
             double lambda, mu;
             ep_material_lame(s->mat, e, &lambda, &mu);
-            int n = points(s, e, EP_HEX_RULE_STVK, w, g);
+            int n = ep_stvk_points(s, e, EP_HEX_RULE_STVK, w, g);
             for (int p = 0; p < n; p++) {
                 double D[3][3], Dv[3][3], P[3][3];
                 gradient(s, e, g[p], u, D);
@@ -216,7 +212,7 @@ EP_KERNEL static void element_pairs(const ep_stvk *s, const int *vrank, int rlo,
     double lambda, mu, w[MAXPOINTS], g[MAXPOINTS][8][3], *o[8];
     const double *av[8];
     ep_material_lame(s->mat, e, &lambda, &mu);
-    int npts = points(s, e, EP_HEX_RULE_LINEAR, w, g);
+    int npts = ep_stvk_points(s, e, EP_HEX_RULE_LINEAR, w, g);
     for (int v = 0; v < s->k; v++) {
         int r = vrank[s->el[(size_t)s->k * e + v]];
         o[v] = r >= rlo && r < rhi ? acc + (size_t)r * 3 * npad : trash;

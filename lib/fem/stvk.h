@@ -33,6 +33,13 @@ typedef struct ep_stvk {
 int ep_stvk_init(ep_stvk *s, const ep_mesh *m, const ep_material *mat);
 void ep_stvk_free(ep_stvk *s);
 
+/* Integration points of element e: their number, weights w (det J times
+ * the Gauss weight; a tet's volume) and corner gradients g; a hex by the
+ * rule of n points per coordinate (hex.h), w [n^3] and g [n^3][8][3]
+ * caller-owned.  0 points for a hex whose det J is not positive (the mesh
+ * checks exclude it).  Cost O(1) a tet (a copy), O(n^3) a hex. */
+int ep_stvk_points(const ep_stvk *s, int e, int n, double *w, double (*g)[8][3]);
+
 /* f(u): in u[3nv]; out f[3nv] (overwritten).  OpenMP over elements with one
  * accumulator per thread.  Cost O(ne) (a hex: 27 points).  0 or EP_ECOMPUTE. */
 int ep_stvk_force(const ep_stvk *s, const double *u, double *f);

@@ -283,54 +283,62 @@ int ep_closest_segment_hit(const double p[3], const double q[3], const double a[
     return *t >= 0 && *t <= 1;
 }
 
+/* ep_closest_line's walk: the line p + s d, the segment a b of |s| <
+ * reach, the nearest crossing so far (best, q, tri). */
+typedef struct {
+    const ep_closest *c;
+    const double *p, *d;
+    double a[3], b[3], reach, best, *q;
+    int *tri, found;
+} line_walk;
+
+static int line_enter(void *arg, int id, const ep_closest_node *n)
+{
+    const line_walk *w = arg;
+    const double *p = w->p, *d = w->d;
+    double t0 = -w->best, t1 = w->best; /* slab test in the line parameter */
+    (void)id;
+    for (int k = 0; k < 3 && t0 <= t1; k++) {
+        if (fabs(d[k]) < 1e-300) {
+            if (p[k] < n->lo[k] || p[k] > n->hi[k])
+                t0 = 1, t1 = 0;
+            continue;
+        }
+        double s0 = (n->lo[k] - p[k]) / d[k], s1 = (n->hi[k] - p[k]) / d[k];
+        t0 = fmax(t0, fmin(s0, s1));
+        t1 = fmin(t1, fmax(s0, s1));
+    }
+    return !(t0 > t1 || (t0 > 0 ? t0 : t1 < 0 ? -t1 : 0) >= w->best);
+}
+
+static int line_leaf(void *arg, int t)
+{
+    line_walk *w = arg;
+    const ep_closest *c = w->c;
+    const int *f = &c->tri[3 * t];
+    double s, fn[3];
+    if (!ep_closest_segment_hit(w->a, w->b, &c->x[3 * f[0]], &c->x[3 * f[1]], &c->x[3 * f[2]], &s))
+        return 0;
+    double along = (2 * s - 1) * w->reach; /* back to p + along d */
+    tri_normal(c, t, fn);
+    if (fabs(along) >= w->best || ep_vec3_dot(fn, w->d) <= 0)
+        return 0;
+    w->best = fabs(along);
+    for (int k = 0; k < 3; k++)
+        w->q[k] = w->p[k] + along * w->d[k];
+    *w->tri = t;
+    w->found = 1;
+    return 0;
+}
+
 int ep_closest_line(const ep_closest *c, const double p[3], const double d[3], double reach, double q[3], int *tri)
 {
-    int stack[128], sp = 0, found = 0;
-    double best = reach, a[3], b[3];
+    line_walk w = {.c = c, .p = p, .d = d, .reach = reach, .best = reach, .q = q, .tri = tri};
     *tri = -1;
-    if (c->nt == 0)
-        return 0;
     for (int k = 0; k < 3; k++) { /* the segment p -+ reach d, parameter s in [0, 1] */
-        a[k] = p[k] - reach * d[k];
-        b[k] = p[k] + reach * d[k];
+        w.a[k] = p[k] - reach * d[k];
+        w.b[k] = p[k] + reach * d[k];
     }
-    stack[sp++] = 0;
-    while (sp) {
-        const ep_closest_node *n = &c->node[stack[--sp]];
-        double t0 = -best, t1 = best; /* slab test in the line parameter */
-        for (int k = 0; k < 3 && t0 <= t1; k++) {
-            if (fabs(d[k]) < 1e-300) {
-                if (p[k] < n->lo[k] || p[k] > n->hi[k])
-                    t0 = 1, t1 = 0;
-                continue;
-            }
-            double s0 = (n->lo[k] - p[k]) / d[k], s1 = (n->hi[k] - p[k]) / d[k];
-            t0 = fmax(t0, fmin(s0, s1));
-            t1 = fmin(t1, fmax(s0, s1));
-        }
-        if (t0 > t1 || (t0 > 0 ? t0 : t1 < 0 ? -t1 : 0) >= best)
-            continue;
-        if (!n->count) {
-            stack[sp++] = n->left;
-            stack[sp++] = n->right;
-            continue;
-        }
-        for (int i = n->first; i < n->first + n->count; i++) {
-            int t = c->perm[i];
-            const int *f = &c->tri[3 * t];
-            double s, fn[3];
-            if (!ep_closest_segment_hit(a, b, &c->x[3 * f[0]], &c->x[3 * f[1]], &c->x[3 * f[2]], &s))
-                continue;
-            double along = (2 * s - 1) * reach; /* back to p + along d */
-            tri_normal(c, t, fn);
-            if (fabs(along) >= best || ep_vec3_dot(fn, d) <= 0)
-                continue;
-            best = fabs(along);
-            for (int k = 0; k < 3; k++)
-                q[k] = p[k] + along * d[k];
-            *tri = t;
-            found = 1;
-        }
-    }
-    return found;
+    ep_closest_walk(c, line_enter, line_leaf, &w);
+    return w.found;
 }

@@ -244,6 +244,41 @@ static int boxes_overlap(const double *lo, const double *hi, const double *lo2, 
     return lo[0] <= hi2[0] && lo2[0] <= hi[0] && lo[1] <= hi2[1] && lo2[1] <= hi[1] && lo[2] <= hi2[2] && lo2[2] <= hi[2];
 }
 
+/* The crossing search's walk for triangle s of m: its box (lo, hi) and
+ * the pairs (s, t), t > s, found so far (mine[2 nm], room for cm). */
+typedef struct {
+    const ep_mesh *m;
+    int s;
+    double lo[3], hi[3];
+    int *mine;
+    long nm, cm;
+} cross_walk;
+
+static int cross_enter(void *arg, int id, const ep_closest_node *nd)
+{
+    const cross_walk *w = arg;
+    (void)id;
+    return boxes_overlap(w->lo, w->hi, nd->lo, nd->hi);
+}
+
+/* 1 when out of memory (the walk ends). */
+static int cross_leaf(void *arg, int t)
+{
+    cross_walk *w = arg;
+    if (t <= w->s || !triangles_cross(w->m, w->s, t))
+        return 0;
+    if (w->nm == w->cm) {
+        w->cm = w->cm ? 2 * w->cm : 64;
+        int *p = realloc(w->mine, 2 * sizeof *w->mine * (size_t)w->cm);
+        if (!p)
+            return 1;
+        w->mine = p;
+    }
+    w->mine[2 * w->nm] = w->s, w->mine[2 * w->nm + 1] = t;
+    w->nm++;
+    return 0;
+}
+
 int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, int **pairs, long *npairs)
 {
     long n = 0, cap = 0;
@@ -255,47 +290,26 @@ int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, int **pair
         return EP_OK;
 #pragma omp parallel
     {
-        int *mine = NULL;
-        long nm = 0, cm = 0;
+        cross_walk w = {.m = m};
+        int oom = 0;
 #pragma omp for schedule(dynamic, 256)
         for (int s = 0; s < m->nf; s++) {
-            double lo[3], hi[3];
+            w.s = s;
             for (int a = 0; a < 3; a++) {
-                lo[a] = INFINITY, hi[a] = -INFINITY;
+                w.lo[a] = INFINITY, w.hi[a] = -INFINITY;
                 for (int k = 0; k < 3; k++) {
                     double x = m->vertices[3 * m->triangles[3 * s + k] + a];
-                    lo[a] = fmin(lo[a], x), hi[a] = fmax(hi[a], x);
+                    w.lo[a] = fmin(w.lo[a], x), w.hi[a] = fmax(w.hi[a], x);
                 }
             }
-            int stack[128], sp = 0;
-            stack[sp++] = 0;
-            while (sp) {
-                const ep_closest_node *nd = &tm->node[stack[--sp]];
-                if (!boxes_overlap(lo, hi, nd->lo, nd->hi))
-                    continue;
-                if (!nd->count) {
-                    stack[sp++] = nd->left;
-                    stack[sp++] = nd->right;
-                    continue;
-                }
-                for (int i = nd->first; i < nd->first + nd->count; i++) {
-                    int t = tm->perm[i];
-                    if (t <= s || !triangles_cross(m, s, t))
-                        continue;
-                    if (nm == cm) {
-                        cm = cm ? 2 * cm : 64;
-                        int *p = realloc(mine, 2 * sizeof *mine * (size_t)cm);
-                        if (!p)
-                            break;
-                        mine = p;
-                    }
-                    mine[2 * nm] = s, mine[2 * nm + 1] = t;
-                    nm++;
-                }
-            }
+            oom |= ep_closest_walk(tm, cross_enter, cross_leaf, &w);
         }
+        int *mine = w.mine;
+        long nm = w.nm;
 #pragma omp critical
         {
+            if (oom)
+                st = EP_ECOMPUTE;
             if (nm && pairs && !st) {
                 if (n + nm > cap) {
                     cap = 2 * (n + nm);
@@ -309,9 +323,9 @@ int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, int **pair
         }
         free(mine);
     }
-    if (st) {
+    if (st) { /* the message here: a worker's is its own thread's */
         free(out);
-        return st;
+        return ep_fail(st, "out of memory: the list of crossing triangles");
     }
     *npairs = n;
     if (pairs)

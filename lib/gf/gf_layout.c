@@ -4,6 +4,7 @@
  */
 #include "gf_layout.h"
 #include "err.h"
+#include "sort.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -134,17 +135,8 @@ int ep_gf_layout_row_areas(const ep_gf_layout *L, const ep_mesh *m, double **are
 {
     if (!(*area = ep_malloc((size_t)L->n, sizeof **area)))
         return EP_ECOMPUTE;
-    for (int r = 0; r < L->n; r++) { /* boundary ids ascending: binary search */
-        int v = L->row_vertex[r], lo = 0, hi = m->nb - 1;
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (m->boundary[mid] < v)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        (*area)[r] = m->vertex_area[lo];
-    }
+    for (int r = 0; r < L->n; r++) /* boundary ids ascending; every row vertex is one of them */
+        (*area)[r] = m->vertex_area[EP_SORT_LOWER_BOUND(m->boundary, (size_t)m->nb - 1, L->row_vertex[r])];
     return EP_OK;
 }
 

@@ -16,54 +16,27 @@
 #include <string.h>
 
 #include "err.h"
+#include "halfedge.h"
 #include "sort.h"
 
 /* ---- coarse triangles and opposite vertices ------------------------------ */
 
-typedef struct edge_opp {
-    uint64_t key; /* (u << 32) | v for the directed edge u -> v */
-    int opp;      /* third vertex of the triangle holding u -> v */
-} edge_opp;
+/* The triangles of one level and their directed sides (halfedge.h). */
+typedef struct {
+    const int *tri;
+    const ep_dedge *e;
+    long ne;
+} level_edges;
 
-static int cmp_edge(const void *a, const void *b)
+/* Opposite vertex of directed edge u -> v: the third corner of the
+ * triangle it leaves from, or -1. */
+static int opposite(const level_edges *le, int u, int v)
 {
-    uint64_t x = ((const edge_opp *)a)->key, y = ((const edge_opp *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
-static uint64_t ekey(int u, int v) { return (uint64_t)(uint32_t)u << 32 | (uint32_t)v; }
-
-/* Opposite vertex of directed edge u -> v in the sorted table, or -1. */
-static int opposite(const edge_opp *e, int ne, int u, int v)
-{
-    if (u < 0 || v < 0)
+    long i = u < 0 || v < 0 ? -1 : ep_halfedge_directed_find(le->e, le->ne, u, v);
+    if (i < 0)
         return -1;
-    uint64_t k = ekey(u, v);
-    int lo = 0, hi = ne - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (e[mid].key == k)
-            return e[mid].opp;
-        if (e[mid].key < k)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
-}
-
-static edge_opp *edge_table(const int *tri, int nf)
-{
-    edge_opp *e = ep_malloc((size_t)3 * nf + 1, sizeof *e);
-    if (!e)
-        return NULL;
-    for (int t = 0; t < nf; t++)
-        for (int c = 0; c < 3; c++) {
-            int u = tri[3 * t + c], v = tri[3 * t + (c + 1) % 3], w = tri[3 * t + (c + 2) % 3];
-            e[3 * t + c] = (edge_opp){ekey(u, v), w};
-        }
-    qsort(e, (size_t)3 * nf, sizeof *e, cmp_edge);
-    return e;
+    long c = le->e[i].corner;
+    return le->tri[3 * (c / 3) + (c % 3 + 2) % 3];
 }
 
 static int common_parent(const int *par, int x, int y)
@@ -123,15 +96,15 @@ static double dist2(const double *x, const double *y)
  * when all eight points are in the domain, else linear, else the single aunt,
  * else the nearest opposite vertex of the coarse edge, else nothing.
  * Returns the stencil length; sv/sw receive vertex ids and weights. */
-static int predict_stencil(const ep_mesh *h, const edge_opp *e, int ne, const int *vdom, int d, int v,
+static int predict_stencil(const ep_mesh *h, const level_edges *le, const int *vdom, int d, int v,
                            ep_wavelet_kind kind, int sv[8], double sw[8])
 {
     int p1 = h->parents[2 * v], p2 = h->parents[2 * v + 1];
-    int f1 = opposite(e, ne, p1, p2), f2 = opposite(e, ne, p2, p1);
+    int f1 = opposite(le, p1, p2), f2 = opposite(le, p2, p1);
 #define IN(x) ((x) >= 0 && vdom[x] == d)
     if (kind == EP_WAVELET_BUTTERFLY) {
-        int pts[8] = {p1, p2, f1, f2, opposite(e, ne, f1, p2), opposite(e, ne, p1, f1),
-                      opposite(e, ne, f2, p1), opposite(e, ne, p2, f2)};
+        int pts[8] = {p1, p2, f1, f2, opposite(le, f1, p2), opposite(le, p1, f1), opposite(le, f2, p1),
+                      opposite(le, p2, f2)};
         static const double w[8] = {0.5, 0.5, 0.125, 0.125, -0.0625, -0.0625, -0.0625, -0.0625};
         int ok = 1;
         for (int i = 0; i < 8; i++)
@@ -208,7 +181,7 @@ static int predict_filters(ep_wavelet *W, const build *b, ep_wavelet_kind kind)
     const ep_mesh *h = b->h;
     int L = b->L, st = EP_ECOMPUTE, **tri = ep_calloc((size_t)L + 1, sizeof *tri);
     int *ntri = ep_calloc((size_t)L + 1, sizeof *ntri);
-    edge_opp **e = ep_calloc((size_t)L + 1, sizeof *e);
+    ep_dedge **e = ep_calloc((size_t)L + 1, sizeof *e);
     if (!tri || !ntri || !e)
         goto out;
     tri[L] = h->triangles, ntri[L] = h->nf;
@@ -217,13 +190,15 @@ static int predict_filters(ep_wavelet *W, const build *b, ep_wavelet_kind kind)
             goto out;
     st = EP_ECOMPUTE;
     for (int j = 0; j < L; j++)
-        if (!(e[j] = edge_table(tri[j], ntri[j])))
+        if (!(e[j] = ep_halfedge_directed(tri[j], ntri[j])))
             goto out;
     for (int s = 0, np = 0; s < W->n; s++) {
         int v = b->row_vertex[W->slot_row[s]], j = W->slot_level[s] - 1, sv[8], k = 0;
         double sw[8];
-        if (j >= 0)
-            k = predict_stencil(h, e[j], 3 * ntri[j], b->vdom, b->vdom[v], v, kind, sv, sw);
+        if (j >= 0) {
+            level_edges le = {tri[j], e[j], 3 * (long)ntri[j]};
+            k = predict_stencil(h, &le, b->vdom, b->vdom[v], v, kind, sv, sw);
+        }
         for (int i = 0; i < k; i++, np++)
             W->pred_slot[np] = b->vslot[sv[i]], W->pred_w[np] = sw[i];
         W->pred_ptr[s + 1] = np;

@@ -40,6 +40,42 @@ int ep_halfedge_table(const int *tri, int nf, const char *keep, ep_halfedge **h,
     return EP_OK;
 }
 
+static uint64_t directed_key(int from, int to) { return (uint64_t)(uint32_t)from << 32 | (uint32_t)to; }
+
+static int cmp_dedge(const void *x, const void *y)
+{
+    uint64_t a = ((const ep_dedge *)x)->key, b = ((const ep_dedge *)y)->key;
+    return (a > b) - (a < b);
+}
+
+ep_dedge *ep_halfedge_directed(const int *tri, int nt)
+{
+    ep_dedge *e = ep_malloc(3 * (size_t)nt + 1, sizeof *e);
+    if (!e)
+        return NULL;
+    for (long t = 0; t < nt; t++)
+        for (int k = 0; k < 3; k++)
+            e[3 * t + k] = (ep_dedge){directed_key(tri[3 * t + k], tri[3 * t + (k + 1) % 3]), 3 * t + k};
+    qsort(e, 3 * (size_t)nt, sizeof *e, cmp_dedge);
+    return e;
+}
+
+long ep_halfedge_directed_find(const ep_dedge *e, long n, int from, int to)
+{
+    uint64_t k = directed_key(from, to);
+    long lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (e[mid].key == k)
+            return mid;
+        if (e[mid].key < k)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
 size_t ep_halfedge_run_end(const ep_halfedge *h, size_t n, size_t i)
 {
     size_t j = i + 1;

@@ -5,6 +5,7 @@
 #include "bsr.h"
 #include "err.h"
 #include "kernel.h"
+#include "sort.h"
 
 #include <cholmod.h>
 
@@ -181,15 +182,8 @@ void ep_bsr_hold(ep_bsr *A, const char *fixed)
 
 long ep_bsr_find(const ep_bsr *A, int i, int j)
 {
-    int lo = A->rowptr[i], hi = A->rowptr[i + 1];
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (A->col[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < A->rowptr[i + 1] && A->col[lo] == j ? lo : -1;
+    int b = A->rowptr[i], e = A->rowptr[i + 1], lo = b + (int)EP_SORT_LOWER_BOUND(A->col + b, (size_t)(e - b), j);
+    return lo < e && A->col[lo] == j ? lo : -1;
 }
 
 int ep_bsr_fill_empty_diagonal(ep_bsr *A)

@@ -9,6 +9,7 @@
 #include "meshio.h"
 #include "simplify.h"
 #include "tet.h"
+#include "sort.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -65,15 +66,7 @@ static int cmp_u64(const void *a, const void *b)
 static int edge_index(const uint64_t *key, size_t n, int a, int b)
 {
     uint64_t k = a < b ? (uint64_t)a << 32 | (uint32_t)b : (uint64_t)b << 32 | (uint32_t)a;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (key[mid] < k)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (int)lo;
+    return (int)EP_SORT_LOWER_BOUND(key, n, k);
 }
 
 static double tet_volume(const double *x, const int *t)

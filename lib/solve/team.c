@@ -32,16 +32,10 @@ static int move_outside(ep_team_plan *t, int i)
     const int *R = Ls + pi[r] + (end - super[r]);
     for (int s = t->first[i]; s <= r; s++)
         for (int q = pi[s] + super[s + 1] - super[s]; q < pi[s + 1]; q++) {
-            int row = Ls[q], lo = 0, hi = nr;
+            int row = Ls[q];
             if (row < end)
                 continue;
-            while (lo < hi) { /* R ascending */
-                int mid = lo + (hi - lo) / 2;
-                if (R[mid] < row)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
+            int lo = (int)EP_SORT_LOWER_BOUND(R, (size_t)nr, row); /* R ascending */
             if (lo == nr || R[lo] != row)
                 return -1;
             t->xrows[q] = t->p->n + t->boff[i] + lo;

@@ -30,13 +30,12 @@ tolerance given, 1 otherwise:
                            level-l hat of each column, built from SURF's /mesh/level and parents
                            (vertices matched by position); GF must carry --condensed
 """
-import os
-import subprocess
 import sys
-import tempfile
 
 import h5py
 import numpy as np
+
+import ccx as ccx_run
 
 
 def load(path):
@@ -512,26 +511,7 @@ def ccx(path, vertex, tol):
     j = vertex - 1
     pos = {v: i for i, v in enumerate(g["row_vertex"])}
     c = list(g["col_vertex"]).index(j)
-    with tempfile.TemporaryDirectory() as d:
-        with open(os.path.join(d, "job.inp"), "w") as o:
-            o.write("*NODE, NSET=NALL\n")
-            for i, p in enumerate(x):
-                o.write("%d, %.17g, %.17g, %.17g\n" % (i + 1, *p))
-            o.write("*ELEMENT, TYPE=C3D4, ELSET=EALL\n")
-            for e, t in enumerate(tets):
-                o.write("%d, %d, %d, %d, %d\n" % (e + 1, *(t + 1)))
-            o.write("*BOUNDARY\n")
-            for v in g["fixed"]:
-                o.write("%d, 1, 3\n" % (v + 1))
-            o.write("*MATERIAL, NAME=M\n*ELASTIC\n%.17g, %.17g\n*SOLID SECTION, ELSET=EALL, MATERIAL=M\n" % (E, nu))
-            o.write("*STEP\n*STATIC\n*CLOAD\n%d, 3, %.17g\n*NODE PRINT, NSET=NALL\nU\n*END STEP\n" % (vertex, g["area"][pos[j]]))
-        subprocess.run(["ccx", "job"], cwd=d, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        U = np.zeros_like(x)
-        with open(os.path.join(d, "job.dat")) as dat:
-            for line in dat:
-                w = line.split()
-                if len(w) == 4 and w[0].isdigit():
-                    U[int(w[0]) - 1] = [float(s) for s in w[1:]]
+    U = ccx_run.displacements(x, tets, g["fixed"], E, nu, "*STEP\n*STATIC\n*CLOAD\n%d, 3, %.17g\n" % (vertex, g["area"][pos[j]]))
     col = g["xi"][3 * c + 2].reshape(-1, 3)
     rf = g["row_fixed"].astype(bool)
     rv = g["row_vertex"]

@@ -246,6 +246,35 @@ static void test_sign_soups(void **state)
     ep_mesh_free(&d);
 }
 
+/* The crossing check (ep_closest_walk over the edges): a closed sphere
+ * passes; two overlapping spheres fail naming an edge and a triangle that
+ * share no vertex and that the edge really crosses; the same spheres apart
+ * pass. */
+static void test_crossings(void **state)
+{
+    (void)state;
+    ep_mesh s, b;
+    int a, c, t;
+    double u;
+    make_sphere(&s, 2);
+    assert_int_equal(ep_pseudonormal_check(s.vertices, s.nv, s.triangles, s.nf), EP_OK);
+    make_pair(&b, &s, 1, 0.8);
+    expect_error(ep_pseudonormal_check(b.vertices, b.nv, b.triangles, b.nf), EP_EINPUT, "crosses triangle",
+                 "the surface intersects itself", NULL);
+    assert_int_equal(sscanf(ep_errmsg(), "edge %d-%d crosses triangle %d", &a, &c, &t), 3);
+    const int *f = &b.triangles[3 * (t - 1)];
+    for (int k = 0; k < 3; k++)
+        assert_true(f[k] != a - 1 && f[k] != c - 1);
+    assert_int_equal(ep_closest_segment_hit(&b.vertices[3 * (a - 1)], &b.vertices[3 * (c - 1)], &b.vertices[3 * f[0]],
+                                            &b.vertices[3 * f[1]], &b.vertices[3 * f[2]], &u),
+                     1);
+    ep_mesh_free(&b);
+    make_pair(&b, &s, 1, 2.5);
+    assert_int_equal(ep_pseudonormal_check(b.vertices, b.nv, b.triangles, b.nf), EP_OK);
+    ep_mesh_free(&b);
+    ep_mesh_free(&s);
+}
+
 /* At 10,000 random grid points of a defective soup, the field equals the
  * brute-force O(F) distance to 1e-6 relative (float rounding is 6e-8). */
 static void test_exact(void **state)
@@ -399,4 +428,5 @@ static void test_lookup(void **state)
 
 EP_TEST_MAIN("distfield", cmocka_unit_test(test_sphere_analytic), cmocka_unit_test(test_torus_analytic),
              cmocka_unit_test(test_sign_soups), cmocka_unit_test(test_open_bowl), cmocka_unit_test(test_exact), cmocka_unit_test(test_band),
-             cmocka_unit_test(test_bad_input), cmocka_unit_test(test_files), cmocka_unit_test(test_lookup))
+             cmocka_unit_test(test_bad_input), cmocka_unit_test(test_files), cmocka_unit_test(test_lookup),
+             cmocka_unit_test(test_crossings))
