@@ -106,6 +106,7 @@ int main(int argc, char **argv)
         st = st ? st : ep_rtreport_verdict(&rep);
         goto out;
     }
+    ep_cli_stage(&cli, "check");
     if (cli.ninputs > 1 && strcmp(f.kind, "embedding")) {
         st = ep_fail(EP_EUSAGE, "a second file (%s) goes with an embedding file only", cli.inputs[1]);
         goto out;
@@ -135,6 +136,7 @@ int main(int argc, char **argv)
         goto out;
 
     /* write: the report, and the verdict as the exit status */
+    ep_cli_stage(&cli, "report");
     if (o.json || !cli.quiet)
         ep_rtreport_print(&rep, stdout, o.json);
     st = ep_rtreport_verdict(&rep);

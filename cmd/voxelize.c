@@ -9,6 +9,7 @@
 #include "mesh.h"
 #include "meshio.h"
 #include "model.h"
+#include "progress.h"
 #include "voxel.h"
 
 #include <limits.h>
@@ -98,6 +99,12 @@ int main(int argc, char **argv)
     if ((st = check_memory(ep_voxel_grid_bytes(&g), limit, "grid", o.res)))
         goto out;
     ep_cli_model_summary(&cli, &soup, have_mat ? &mat : NULL);
+    ep_cli_verbose(&cli, "grid: %d x %d x %d = %ld cells %.4g wide, about %s", g.n[0], g.n[1], g.n[2], g.ncells,
+                   g.h, ep_mem_text(ep_voxel_grid_bytes(&g)));
+    ep_progress_stages bar; /* each pass: progress after a few seconds; with -v its time */
+    ep_progress_stages_init(&bar, "voxelize", cli.quiet, cli.verbose ? 2 : 0);
+    g.progress = ep_progress_stage;
+    g.progress_ctx = &bar;
 
     /* compute */
     if ((st = ep_voxel_surface(&g, &soup)) || (!o.shell && (st = ep_voxel_fill(&g))) ||
@@ -114,6 +121,7 @@ int main(int argc, char **argv)
     double t_vox = ep_now() - t0;
 
     /* write */
+    ep_cli_stage(&cli, "write");
     if (veg) {
         if ((st = ep_output_create_file(&cli.out)) ||
             (st = ep_meshio_write_veg(cli.out.fp, &hm, have_mat ? &mat : NULL)))
