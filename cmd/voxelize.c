@@ -9,7 +9,6 @@
 #include "mesh.h"
 #include "meshio.h"
 #include "model.h"
-#include "progress.h"
 #include "voxel.h"
 
 #include <limits.h>
@@ -101,10 +100,6 @@ int main(int argc, char **argv)
     ep_cli_model_summary(&cli, &soup, have_mat ? &mat : NULL);
     ep_cli_verbose(&cli, "grid: %d x %d x %d = %ld cells %.4g wide, about %s", g.n[0], g.n[1], g.n[2], g.ncells,
                    g.h, ep_mem_text(ep_voxel_grid_bytes(&g)));
-    ep_progress_stages bar; /* each pass: progress after a few seconds; with -v its time */
-    ep_progress_stages_init(&bar, "voxelize", cli.quiet, cli.verbose ? 2 : 0);
-    g.progress = ep_progress_stage;
-    g.progress_ctx = &bar;
 
     /* compute */
     if ((st = ep_voxel_surface(&g, &soup)) || (!o.shell && (st = ep_voxel_fill(&g))) ||
@@ -116,6 +111,7 @@ int main(int argc, char **argv)
         (st = ep_voxel_mesh(&g, comp, &hm.vertices, &hm.nv, &hm.hexes, &hm.nh)))
         goto out;
     snprintf(hm.source, sizeof hm.source, "%s", cli.output);
+    ep_cli_stage(&cli, "boundary"); /* the hexahedra checked, their boundary faces found */
     if ((st = ep_mesh_complete(&hm)))
         goto out;
     double t_vox = ep_now() - t0;

@@ -9,6 +9,7 @@
 #include "mem.h"
 #include "model.h"
 #include "points.h"
+#include "progress.h"
 #include "repair.h"
 #include "winding.h"
 #include "xdmf.h"
@@ -454,6 +455,11 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
             return st;
     if ((st = threads_fit(cli)))
         return st;
+    /* the library's long loops (ep_progress_report): their progress after a
+     * few seconds, and with -v a line when each starts and one with its time */
+    static ep_progress_stages loops;
+    ep_progress_stages_init(&loops, tool->name, cli->quiet, cli->verbose ? 2 : 0);
+    ep_progress_hook(ep_progress_stage, &loops);
     auto_stage(cli, "read");
     return EP_OK;
 }

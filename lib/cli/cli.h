@@ -119,7 +119,9 @@ typedef struct ep_tool {
 } ep_tool;
 
 /* Parse argv into cli (zeroed here) for tool.  After --help or --version
- * (printed on stdout) cli->done is 1.  The output -o is checked
+ * (printed on stdout) cli->done is 1.  Installs the progress hook of the
+ * library's long loops (ep_progress_hook: progress.h's stages; with -v each
+ * loop's start and time).  The output -o is checked
  * (ep_output_check) before any work, so a directory, a device or a missing
  * folder fails here.  Sets the OpenMP thread count.
  * Returns 0; EP_EUSAGE with a message; EP_EIO for an output that cannot be

@@ -110,11 +110,12 @@ int ep_voxel_triangle_box(const double a[3], const double b[3], const double c[3
     return 1;
 }
 
-/* Report progress every EP_VOXEL_REPORT steps and at done == total. */
+/* Report progress every EP_PROGRESS_EVERY steps and at done == total. */
 static void report(const ep_voxel *g, const char *what, long done, long total)
 {
-    if (g->progress && (done % EP_VOXEL_REPORT == 0 || done >= total))
-        g->progress(g->progress_ctx, what, done < total ? done : total, total);
+    (void)g;
+    if (done % EP_PROGRESS_EVERY == 0 || done >= total)
+        ep_progress_report(what, done < total ? done : total, total);
 }
 
 static long cell_index(const ep_voxel *g, int i, int j, int k)

@@ -16,6 +16,11 @@
  *
  * The grid has res cells along the longest side of the soup's bounding box
  * and as few as cover the box along the others, centred on it.
+ *
+ * Each pass reports its progress (ep_progress_report, err.h) every
+ * EP_PROGRESS_EVERY steps and at its end: "touched cells" over the
+ * triangles, "outside cells" over the untouched cells, "components" and
+ * "mesh" over the cells.
  */
 #ifndef EP_VOXEL_H
 #define EP_VOXEL_H
@@ -40,15 +45,7 @@ typedef struct ep_voxel {
     int ncomp;
     long *comp_size;    /* [ncomp + 1] cells per component (entry 0 unused) */
     int largest;        /* component with the most cells */
-    /* Progress of the passes (set after ep_voxel_setup, or leave NULL):
-     * done of total steps of the pass what ("touched cells": triangles;
-     * "outside cells", "components", "mesh": cells), called every
-     * EP_VOXEL_REPORT steps and at the end of each pass (done = total). */
-    void (*progress)(void *ctx, const char *what, long done, long total);
-    void *progress_ctx;
 } ep_voxel;
-
-#define EP_VOXEL_REPORT 65536
 
 /* The grid for the soup m (its triangles' vertices) at resolution res; no
  * allocation.  0, or EP_EINPUT: res < 1, no triangles, a soup of zero size,

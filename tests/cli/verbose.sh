@@ -10,7 +10,8 @@
 #   - -v changes what is printed only: the two outputs hold the same data
 #     (floats to 1e-12: femdata's /rigid sums over threads in any order);
 #   - a tool of cmd/ without a case here fails the test.
-# And voxelize: its passes report progress, which -v times (a line per pass).
+# And voxelize: its passes and the mesh's checks report progress (the
+# library's ep_progress_report, shown by lib/cli), which -v times.
 . "$(dirname "$0")/common"
 PY=/usr/bin/python3
 D=data
@@ -28,7 +29,7 @@ printf 'force region tip 0 0 -0.01\n' >"$W/tip.loads"
 # One case a line: TOOL|STAGES (the stages -v must name, in order)|OUTPUT|ARGS
 # (OUT is the output's name, replaced per run).
 cat >"$W/cases" <<EOF
-voxelize|read compute write|v.h5|$D/icosahedron.obj -R 8 -E 1e6 --nu 0.3 --rho 1000 -o OUT
+voxelize|read compute boundary write|v.h5|$D/icosahedron.obj -R 8 -E 1e6 --nu 0.3 --rho 1000 -o OUT
 loopsub|read compute write|l.h5|$D/icosahedron.obj -l 2 --fixed-box -2,-2,-2,2,2,-0.6 -o OUT
 bemsolve|read compute solve and write|b.h5|$W/s.h5 -E 1e5 --nu 0.3 -o OUT
 femcondense|read compute solve and write|f.h5|$D/cube.msh --fixed-region bottom -E 1 --nu 0.3 -o OUT
@@ -160,8 +161,9 @@ done <"$W/cases"
 # voxelize's passes: with -v each is announced and timed; without it, quiet
 # unless a pass runs for seconds (progress.h)
 "$BIN/voxelize" -v $D/icosahedron.obj -R 8 -o "$W/vp.h5" >/dev/null 2>"$W/vp.err"
-check "voxelize -v: each pass announced and timed (touched cells, outside cells, components, mesh)" \
-    [ "$(grep -Ec '^voxelize: (touched cells|outside cells|components|mesh): done in [0-9.e+-]+ s$' "$W/vp.err")" -eq 4 ]
+check "voxelize -v: each pass announced and timed (touched cells, outside cells, components, mesh; the mesh's checks and boundary faces)" \
+    [ "$(grep -E '^voxelize: [a-z ]+: done in [0-9.e+-]+ s$' "$W/vp.err" | sed 's/: done in .*//' | tr '\n' ,)" = \
+      "voxelize: touched cells,voxelize: outside cells,voxelize: components,voxelize: mesh,voxelize: checking hexahedra,voxelize: boundary faces," ]
 check "voxelize -v: the grid's size and memory" grep -Eq '^voxelize: grid: [0-9]+ x [0-9]+ x [0-9]+ = [0-9]+ cells' "$W/vp.err"
 "$BIN/voxelize" $D/icosahedron.obj -R 8 -o "$W/vq.h5" >/dev/null 2>"$W/vq.err"
 check "voxelize without -v: no pass lines on a short run" [ ! -s "$W/vq.err" ]

@@ -319,7 +319,7 @@ static void record(void *ctx, const char *what, long done, long total)
 
 /* The passes report progress (issue 45, point 6): touched cells over the
  * triangles, outside cells, components and mesh over the cells, each once,
- * in that order, done rising to total, every EP_VOXEL_REPORT steps (a call
+ * in that order, done rising to total, every EP_PROGRESS_EVERY steps (a call
  * count that bounds the cost), and the result is the one without. */
 static void progress(void **s)
 {
@@ -330,14 +330,14 @@ static void progress(void **s)
     icosphere(&m, 4);
     long plain = voxelize(&h, &m, 80, 0);
     assert_int_equal(ep_voxel_setup(&g, &m, 80), 0);
-    g.progress = record;
-    g.progress_ctx = &r;
+    ep_progress_hook(record, &r);
     assert_int_equal(ep_voxel_surface(&g, &m), 0);
     assert_int_equal(ep_voxel_fill(&g), 0);
     assert_int_equal(ep_voxel_components(&g, 0), 0);
     double *x;
     int *hx, nv, nh;
     assert_int_equal(ep_voxel_mesh(&g, 0, &x, &nv, &hx, &nh), 0);
+    ep_progress_hook(NULL, NULL);
     assert_int_equal(r.bad, 0);
     assert_int_equal(r.npass, 4);
     const char *want[4] = {"touched cells", "outside cells", "components", "mesh"};
@@ -346,9 +346,9 @@ static void progress(void **s)
         assert_string_equal(r.pass[k], want[k]);
         assert_int_equal(r.total[k], total[k]);
         assert_int_equal(r.done[k], total[k]);
-        assert_true(r.calls[k] >= 2 && r.calls[k] <= total[k] / EP_VOXEL_REPORT + 2);
+        assert_true(r.calls[k] >= 2 && r.calls[k] <= total[k] / EP_PROGRESS_EVERY + 2);
     }
-    assert_true(g.ncells > 4 * EP_VOXEL_REPORT); /* several reports in a pass */
+    assert_true(g.ncells > 4 * EP_PROGRESS_EVERY); /* several reports in a pass */
     assert_int_equal(nh, plain);
     assert_int_equal(g.nsurface + g.ninside, plain);
     free(x);
