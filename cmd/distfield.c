@@ -125,12 +125,14 @@ int main(int argc, char **argv)
     double t_read = ep_now() - t0;
 
     /* compute */
+    ep_cli_stage(&cli, "compute");
     t0 = ep_now();
     if ((st = ep_distfield_compute(&g, &m, sign, o.offset, o.band, 0)))
         goto out;
     double t_field = ep_now() - t0;
 
     /* write */
+    ep_cli_stage(&cli, "write");
     if (is_dist(cli.output)) {
         if ((st = ep_output_create_file(&cli.out)))
             goto out;

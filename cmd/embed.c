@@ -111,6 +111,7 @@ int main(int argc, char **argv)
     double t_bind = ep_now() - t0;
 
     /* write */
+    ep_cli_stage(&cli, "write");
     if (is_interp(cli.output)) {
         if ((st = ep_output_create_file(&cli.out)))
             goto out;

@@ -106,6 +106,7 @@ int main(int argc, char **argv)
     ep_cli_model_summary(&cli, &m, m.material);
 
     /* write */
+    ep_cli_stage(&cli, "write");
     if ((st = ep_output_create_file(&cli.out)))
         goto out;
     switch (format) {

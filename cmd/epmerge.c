@@ -91,6 +91,7 @@ int main(int argc, char **argv)
         goto out;
 
     /* merge -> write: the parts' kind and creator, this command line */
+    ep_cli_stage(&cli, "merge");
     if ((st = ep_output_create_h5(&cli.out, parts[0].kind, parts[0].creator, cli.command)) ||
         (st = ep_part_merge(&cli.out.h5, (const char *const *)cli.inputs, (const char *const *)src, parts, order, n,
                             o.is_virtual)) ||

@@ -94,6 +94,7 @@ int main(int argc, char **argv)
         goto out;
 
     /* compute: every vertex keeps its DOFs (the support is /constraints/fixed) */
+    ep_cli_stage(&cli, "assemble");
     if ((st = ep_fem_dofmap(&m, NULL, &map, &ndof)))
         goto out;
     if (ndof != 3 * m.nv) {
@@ -106,6 +107,7 @@ int main(int argc, char **argv)
             st = EP_ECOMPUTE;
             goto out;
         }
+    ep_cli_stage(&cli, "element data");
     if ((st = ep_corot_build(&c, &m, &mat)) || (o.free && (st = ep_massprop_rigid(&rb, &m, &mat))))
         goto out;
     if (r) {
@@ -117,6 +119,7 @@ int main(int argc, char **argv)
     }
 
     /* write */
+    ep_cli_stage(&cli, "write");
     ep_h5 *f;
     if ((st = ep_cli_create_h5(&cli, "fem", &f)) || (st = ep_model_write(f, &m, &mat, fixed)) ||
         (st = ep_fem_file_write_matrix(f, "/fem/K", A[0])) || (st = ep_fem_file_write_matrix(f, "/fem/M", A[1])) ||

@@ -134,6 +134,7 @@ int main(int argc, char **argv)
         }
 
     /* compute, writing as it goes */
+    ep_cli_stage(&cli, "set up");
     ep_nlsolve_opts so = {o.tol, (int)o.max_iter, o.load_steps, o.is_static ? 0 : o.dt, o.steps, o.alpha, o.beta};
     ep_trajectory_info info = {!o.is_static, o.lumped, ep_law_name(o.law), o.is_static ? 1.0 / o.load_steps : o.dt,
                                o.alpha, o.beta, o.tol, o.every, o.is_static ? o.load_steps : o.steps};
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
         (st = ep_trajectory_begin(&r.w, f, m.nv, &info, &L)))
         goto out;
     r.every = o.every, r.last = info.steps;
+    ep_cli_stage(&cli, "simulate and write");
     ep_progress_start(&r.progress, "fullsim", info.steps, cli.quiet);
     r.t0 = ep_now();
     st = ep_nlsolve_run(&s, u, v, on_step, &r);

@@ -91,6 +91,7 @@ static int write_output(ep_cli *cli, const ep_mesh *m, const ep_surfdist *q, con
 {
     int format = ep_meshio_format(cli->output), st;
     ep_h5 *f;
+    ep_cli_stage(cli, "write");
     if (format >= 0) {
         if ((st = ep_output_create_file(&cli->out)))
             return st;

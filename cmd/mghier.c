@@ -157,6 +157,7 @@ int main(int argc, char **argv)
     }
 
     /* compute */
+    ep_cli_stage(&cli, "compute");
     if ((st = ep_mghier_init(&h, (int)o.levels)))
         goto out;
     h.nested = o.nested || o.levels == 1;

@@ -117,6 +117,7 @@ int main(int argc, char **argv)
             st = ep_rtpshell_run(&rep, &f, &rf, cli.ninputs > 2 ? &cf : NULL, &po);
         goto report;
     }
+    ep_cli_stage(&cli, "check");
     if (cli.ninputs > 2 || (cli.ninputs > 1 && strcmp(f.kind, "embedding"))) {
         st = ep_fail(EP_EUSAGE, "a second file (%s) goes with an embedding file only", cli.inputs[1]);
         goto out;
@@ -147,6 +148,7 @@ report:
         goto out;
 
     /* write: the report, and the verdict as the exit status */
+    ep_cli_stage(&cli, "report");
     if (o.json || !cli.quiet)
         ep_rtreport_print(&rep, stdout, o.json);
     st = ep_rtreport_verdict(&rep);

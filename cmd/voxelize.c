@@ -98,6 +98,8 @@ int main(int argc, char **argv)
     if ((st = check_memory(ep_voxel_grid_bytes(&g), limit, "grid", o.res)))
         goto out;
     ep_cli_model_summary(&cli, &soup, have_mat ? &mat : NULL);
+    ep_cli_verbose(&cli, "grid: %d x %d x %d = %ld cells %.4g wide, about %s", g.n[0], g.n[1], g.n[2], g.ncells,
+                   g.h, ep_mem_text(ep_voxel_grid_bytes(&g)));
 
     /* compute */
     if ((st = ep_voxel_surface(&g, &soup)) || (!o.shell && (st = ep_voxel_fill(&g))) ||
@@ -109,11 +111,13 @@ int main(int argc, char **argv)
         (st = ep_voxel_mesh(&g, comp, &hm.vertices, &hm.nv, &hm.hexes, &hm.nh)))
         goto out;
     snprintf(hm.source, sizeof hm.source, "%s", cli.output);
+    ep_cli_stage(&cli, "boundary"); /* the hexahedra checked, their boundary faces found */
     if ((st = ep_mesh_complete(&hm)))
         goto out;
     double t_vox = ep_now() - t0;
 
     /* write */
+    ep_cli_stage(&cli, "write");
     if (veg) {
         if ((st = ep_output_create_file(&cli.out)) ||
             (st = ep_meshio_write_veg(cli.out.fp, &hm, have_mat ? &mat : NULL)))

@@ -112,6 +112,21 @@ int ep_grow_to(void *p, size_t *cap, size_t need, size_t size)
     return EP_OK;
 }
 
+static void (*progress_fn)(void *ctx, const char *what, long done, long total);
+static void *progress_ctx;
+
+void ep_progress_hook(void (*fn)(void *ctx, const char *what, long done, long total), void *ctx)
+{
+    progress_fn = fn;
+    progress_ctx = ctx;
+}
+
+void ep_progress_report(const char *what, long done, long total)
+{
+    if (progress_fn)
+        progress_fn(progress_ctx, what, done, total);
+}
+
 double ep_now(void)
 {
     struct timespec ts;

@@ -75,6 +75,16 @@ void *ep_malloc_huge(size_t n, size_t size);
 /* Wall-clock seconds (monotonic), for the stage timings tools report. */
 double ep_now(void);
 
+/* Progress of a long loop, for a tool to show (the library never prints):
+ * a routine calls ep_progress_report(what, done, total) every
+ * EP_PROGRESS_EVERY steps or so and once with done == total; nothing
+ * happens until ep_progress_hook installs a callback (lib/cli does, for
+ * every tool; fn NULL removes it).  Call it from one thread.  Cost: a test
+ * when no hook is set, else the callback's. */
+#define EP_PROGRESS_EVERY 65536
+void ep_progress_hook(void (*fn)(void *ctx, const char *what, long done, long total), void *ctx);
+void ep_progress_report(const char *what, long done, long total);
+
 /* Grow *p to hold n elements of size bytes (realloc); 0 or EP_ECOMPUTE. */
 int ep_grow(void *p, size_t n, size_t size);
 

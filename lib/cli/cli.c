@@ -9,6 +9,7 @@
 #include "mem.h"
 #include "model.h"
 #include "points.h"
+#include "progress.h"
 #include "repair.h"
 #include "winding.h"
 #include "xdmf.h"
@@ -17,6 +18,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,28 @@ static const char *progname = "elastoprep";
  * run that fails prints nothing on stdout. */
 static char model_line[512], model_warnings[1200];
 static const ep_output *main_output; /* the -o of the tool, for its note at exit */
+static ep_cli *main_cli;             /* the tool's run, for the -v report at exit */
+
+static void verbose_report(ep_cli *cli);
+
+/* The stages lib/cli starts itself (ep_cli_stage): "read", "compute",
+ * "write", each only after another of them (or none), so that a stage a
+ * tool names runs on until the tool names the next. */
+static void auto_stage(ep_cli *cli, const char *name)
+{
+    const char *cur = cli->stage_cur >= 0 ? cli->stage[cli->stage_cur].name : "read";
+    if (!strcmp(cur, "read") || !strcmp(cur, "compute") || !strcmp(cur, "write"))
+        ep_cli_stage(cli, name);
+}
+
+/* CPU seconds of the process, every thread, user and system. */
+static double cpu_seconds(void)
+{
+    struct rusage r;
+    if (getrusage(RUSAGE_SELF, &r))
+        return 0;
+    return (double)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + 1e-6 * (double)(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+}
 
 _Noreturn void ep_cli_exit(int status)
 {
@@ -41,6 +65,10 @@ _Noreturn void ep_cli_exit(int status)
         fputs(model_warnings, stderr);
         if (main_output && main_output->note[0])
             fprintf(stderr, "%s: warning: %s\n", progname, main_output->note);
+        if (main_cli && main_cli->verbose && !main_cli->done) {
+            fflush(stdout);
+            verbose_report(main_cli);
+        }
     }
     ep_output_abort_all();
     fflush(stdout);
@@ -300,8 +328,13 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
     char threads_help[64];
     memset(cli, 0, sizeof *cli);
     cli->prog = progname = tool->name;
+    main_cli = cli;
+    cli->stage_cur = -1;
+    cli->t0 = ep_now();
     restart_with_stack(argv);
     cli->E = cli->nu = cli->rho = NAN;
+    cli->argv = argv;
+    cli->argc = argc;
     record_command(cli, argc, argv);
     snprintf(threads_help, sizeof threads_help, "threads (default: all cores, %d here)", omp_get_num_procs());
 
@@ -334,7 +367,8 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
         {"output", 'o', EP_CLI_STRING, &cli->output, .arg = "FILE", .help = "output file"},
         {"threads", 'j', EP_CLI_INT, &threads, 1, 4096, .arg = "N", .help = threads_help},
         {"quiet", 'q', EP_CLI_FLAG, &cli->quiet, .help = "no progress and no summary"},
-        {"verbose", 'v', EP_CLI_FLAG, &cli->verbose, .help = "more detail on stderr"},
+        {"verbose", 'v', EP_CLI_FLAG, &cli->verbose,
+         .help = "more detail on stderr: stage times, CPU, memory, files"},
         {"help", 'h', EP_CLI_FLAG, &help, .help = "this help"},
         {"version", 'V', EP_CLI_FLAG, &version, .help = "version"},
         {0}};
@@ -419,7 +453,15 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
     for (int i = 0; cli->output && i < cli->ninputs; i++)
         if ((st = same_file(cli->inputs[i], cli->output)))
             return st;
-    return threads_fit(cli);
+    if ((st = threads_fit(cli)))
+        return st;
+    /* the library's long loops (ep_progress_report): their progress after a
+     * few seconds, and with -v a line when each starts and one with its time */
+    static ep_progress_stages loops;
+    ep_progress_stages_init(&loops, tool->name, cli->quiet, cli->verbose ? 2 : 0);
+    ep_progress_hook(ep_progress_stage, &loops);
+    auto_stage(cli, "read");
+    return EP_OK;
 }
 
 void ep_cli_parse_or_exit(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
@@ -435,6 +477,7 @@ int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f)
     int st;
     snprintf(creator, sizeof creator, "%s %s", cli->prog, EP_VERSION);
     *f = NULL;
+    auto_stage(cli, "write");
     if ((st = ep_output_create_h5(&cli->out, kind, creator, cli->command)))
         return st;
     *f = &cli->out.h5;
@@ -460,8 +503,9 @@ static size_t range(char *out, size_t cap, const char *sep, const char *name, co
     return k < 0 ? 0 : (size_t)k < cap ? (size_t)k : cap ? cap - 1 : 0;
 }
 
-void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material *mat)
+void ep_cli_model_summary(ep_cli *cli, const ep_mesh *m, const ep_material *mat)
 {
+    auto_stage(cli, "compute");
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int v = 0; v < m->nv; v++)
         for (int a = 0; a < 3; a++) {
@@ -651,4 +695,107 @@ int ep_cli_interior(const ep_mesh *m, const char *path, double **p, int *np, int
     }
     ep_embed_free(&b);
     return *tet && *w ? EP_OK : EP_ECOMPUTE;
+}
+
+/* ---- -v: the stages, the resources, the files ------------------------------------- */
+
+void ep_cli_stage(ep_cli *cli, const char *name)
+{
+    double now = ep_now(), cpu = cpu_seconds();
+    int k = 0;
+    while (k < cli->nstages && strcmp(cli->stage[k].name, name))
+        k++;
+    if (k == cli->stage_cur)
+        return;
+    if (cli->stage_cur >= 0) {
+        cli->stage[cli->stage_cur].wall += now - cli->stage_t0;
+        cli->stage[cli->stage_cur].cpu += cpu - cli->stage_cpu0;
+    }
+    if (k == cli->nstages && k < EP_CLI_STAGES) {
+        cli->stage[k].name = name;
+        cli->stage[k].wall = cli->stage[k].cpu = 0;
+        cli->nstages++;
+    }
+    cli->stage_cur = k < cli->nstages ? k : cli->nstages - 1; /* a full table: the last goes on */
+    cli->stage_t0 = now;
+    cli->stage_cpu0 = cpu;
+}
+
+void ep_cli_verbose(const ep_cli *cli, const char *fmt, ...)
+{
+    va_list ap;
+    if (!cli->verbose)
+        return;
+    fprintf(stderr, "%s: ", cli->prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* One dataset of the output, for the report. */
+static void report_dataset(void *ctx, const ep_h5_info *d)
+{
+    char shape[160] = "";
+    size_t n = 0;
+    for (int i = 0; i < d->rank && n < sizeof shape; i++)
+        n += (size_t)snprintf(shape + n, sizeof shape - n, "[%llu]", (unsigned long long)d->dims[i]);
+    fprintf(stderr, "%s:   %s %s %s %s\n", (const char *)ctx, d->name, d->type, d->rank ? shape : "scalar",
+            ep_mem_text(d->bytes));
+}
+
+static void count_dataset(void *ctx, const ep_h5_info *d)
+{
+    (void)d;
+    ++*(int *)ctx;
+}
+
+/* The files of the run: the size of each file the command line names
+ * (an input, or an option's file such as --fixed-ids), the output's size
+ * and, for an elastoprep HDF5 file, its datasets; its XDMF sidecar when
+ * this run wrote it. */
+static void report_files(const ep_cli *cli)
+{
+    struct stat st;
+    for (int i = 1; i < cli->argc; i++) {
+        const char *a = cli->argv[i];
+        if (a[0] != '-' && (!cli->output || strcmp(a, cli->output)) && !stat(a, &st) && S_ISREG(st.st_mode))
+            fprintf(stderr, "%s: input %s: %s\n", cli->prog, a, ep_mem_text((double)st.st_size));
+    }
+    if (!cli->output || cli->out.tmp[0] || stat(cli->output, &st) || !S_ISREG(st.st_mode))
+        return;
+    ep_h5 f = {0};
+    int n = 0;
+    if (ep_h5_open(&f, cli->output, NULL) || ep_h5_walk(&f, count_dataset, &n)) {
+        fprintf(stderr, "%s: output %s: %s\n", cli->prog, cli->output, ep_mem_text((double)st.st_size));
+    } else {
+        fprintf(stderr, "%s: output %s: %s, kind %s, %d dataset%s\n", cli->prog, cli->output,
+                ep_mem_text((double)st.st_size), f.kind, n, n == 1 ? "" : "s");
+        ep_h5_walk(&f, report_dataset, (void *)cli->prog);
+    }
+    ep_h5_close(&f);
+    char side[4096];
+    if (!cli->no_xdmf && !ep_xdmf_name(cli->output, side, sizeof side) && !stat(side, &st) &&
+        (double)st.st_mtime >= floor(cli->t0) - 1)
+        fprintf(stderr, "%s: output %s: %s (XDMF sidecar)\n", cli->prog, side, ep_mem_text((double)st.st_size));
+}
+
+static void verbose_report(ep_cli *cli)
+{
+    char line[1024];
+    size_t n = 0;
+    ep_cli_stage(cli, "(end)"); /* closes the running stage */
+    for (int k = 0; k < cli->nstages && n < sizeof line; k++)
+        if (strcmp(cli->stage[k].name, "(end)"))
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g s (CPU %.3g s)", n ? ", " : "",
+                                  cli->stage[k].name, cli->stage[k].wall, cli->stage[k].cpu);
+    fprintf(stderr, "%s: stages: %s\n", cli->prog, line);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    fprintf(stderr, "%s: run: %.3g s wall, %.3g s CPU (user %.3g, system %.3g) on %d thread%s; peak resident "
+            "memory %s\n", cli->prog, ep_now() - cli->t0, cpu_seconds(),
+            (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec,
+            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec, omp_get_max_threads(),
+            omp_get_max_threads() == 1 ? "" : "s", ep_mem_text(ep_mem_peak()));
+    report_files(cli);
 }

@@ -54,6 +54,9 @@ enum {
     EP_CLI_COLUMNS = 4   /* --columns free|all, --col-ids, --col-box, --col-region */
 };
 
+/* At most this many stages in a -v report (the last takes the rest). */
+#define EP_CLI_STAGES 12
+
 typedef struct ep_cli {
     const char *prog;
     const char *output;            /* -o FILE, or NULL */
@@ -67,9 +70,16 @@ typedef struct ep_cli {
     const char *xdmf_columns;      /* --xdmf-columns, or NULL */
     char **inputs;                 /* positional arguments */
     int ninputs;
+    char **argv;                   /* the command line (for -v: the files it names) */
+    int argc;
     int done;                      /* --help or --version was printed: exit 0 */
     char command[4096];            /* the command line, for the file's 'command' attribute */
     ep_output out;                 /* -o, checked by ep_cli_parse */
+    /* the run's stages, for -v (ep_cli_stage): name, wall and CPU seconds */
+    struct { const char *name; double wall, cpu; } stage[EP_CLI_STAGES];
+    int nstages, stage_cur;        /* entries, and the one running (-1: none) */
+    double t0;                     /* the run's start (wall seconds) */
+    double stage_t0, stage_cpu0;   /* the running stage's start */
 } ep_cli;
 
 /* The argument kinds of ep_cli_opt and what each stores through target.
@@ -109,7 +119,9 @@ typedef struct ep_tool {
 } ep_tool;
 
 /* Parse argv into cli (zeroed here) for tool.  After --help or --version
- * (printed on stdout) cli->done is 1.  The output -o is checked
+ * (printed on stdout) cli->done is 1.  Installs the progress hook of the
+ * library's long loops (ep_progress_hook: progress.h's stages; with -v each
+ * loop's start and time).  The output -o is checked
  * (ep_output_check) before any work, so a directory, a device or a missing
  * folder fails here.  Sets the OpenMP thread count.
  * Returns 0; EP_EUSAGE with a message; EP_EIO for an output that cannot be
@@ -134,8 +146,9 @@ int ep_cli_bytes(const char *opt, const char *arg, double *bytes);
  * (ranges for per-element materials; mat NULL: no material); and, even
  * with -q, one "PROG: warning: ..." line on stderr for each finding of
  * ep_material_plausible (units, locking), also at a successful exit (a
- * failing run keeps to its one line).  Cost O(nv + elements). */
-void ep_cli_model_summary(const ep_cli *cli, const ep_mesh *m, const ep_material *mat);
+ * failing run keeps to its one line).  Starts the stage "compute"
+ * (ep_cli_stage).  Cost O(nv + elements). */
+void ep_cli_model_summary(ep_cli *cli, const ep_mesh *m, const ep_material *mat);
 
 /* The material of a tool run: -m FILE (per region tag), else -E/--nu/--rho,
  * else the mesh's own (.veg, .h5), checked with ep_material_check(nu_max).
@@ -192,8 +205,32 @@ int ep_cli_read_volume(const ep_cli *cli, ep_mesh *m, const char *path);
  * the read or the clean-up. */
 int ep_cli_read_closed_surface(const ep_cli *cli, ep_mesh *m, const char *path);
 
+/* -v (issue 45, point 6): what every tool adds with -v, on stderr, when
+ * its run succeeds (ep_cli_exit):
+ *   "PROG: stages: read 0.012 s, compute 1.23 s (CPU 2.41 s), write ..."
+ *   "PROG: run: 1.26 s wall, 2.47 s CPU (user 2.40, system 0.07) on 2
+ *    threads; peak resident memory 45.2 MiB"
+ *   "PROG: input PATH: 1.2 MiB" for each file the command line names
+ *   (positional or an option's argument) other than the output
+ *   "PROG: output PATH: 3.4 MiB, 12 datasets" and, for an HDF5 output,
+ *   "PROG:   /mesh/vertices float64 [1234][3] 28.9 KiB" for each of them,
+ *   and its XDMF sidecar's size.
+ * A stage runs from one ep_cli_stage to the next (a name seen before goes
+ * on adding to that stage).  ep_cli_parse starts "read",
+ * ep_cli_model_summary "compute" and ep_cli_create_h5 "write", each only
+ * when the running stage is one of these three, so a tool names only the
+ * stages of its own, and a stage it names runs on until it names the next.
+ * Cost: a clock read and a getrusage a stage. */
+void ep_cli_stage(ep_cli *cli, const char *name);
+
+/* With -v, one line "PROG: " + the printf text on stderr (solver
+ * statistics, sizes); nothing otherwise. */
+__attribute__((format(printf, 2, 3))) void ep_cli_verbose(const ep_cli *cli, const char *fmt, ...);
+
 /* Print "prog: <ep_errmsg()>" on stderr (status != 0), remove every
- * uncommitted output (ep_output_abort_all), and exit with status. */
+ * uncommitted output (ep_output_abort_all), and exit with status.  A run
+ * that succeeds prints the model line (ep_cli_model_summary) and, with -v,
+ * the report of ep_cli_stage. */
 _Noreturn void ep_cli_exit(int status);
 
 #endif

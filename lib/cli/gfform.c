@@ -85,6 +85,7 @@ int ep_gfform_open(ep_gfform *f, ep_cli *cli, const ep_mesh *m, const ep_materia
 {
     ep_h5 *out;
     int st;
+    ep_cli_stage(cli, "solve and write"); /* the rows go to the file as they are solved */
     if ((st = ep_cli_create_h5(cli, f->wavelet ? "gf-wavelet" : "gf", &out)) ||
         (st = ep_model_write(out, m, mat, fixed)))
         return st;
@@ -114,29 +115,14 @@ static void progress(void *ctx, long done, long total)
  * seconds (progress.h) while it runs. */
 static void stage(void *ctx, const char *what, long done, long total)
 {
-    ep_gfform *f = ctx;
-    char label[96];
-    snprintf(label, sizeof label, "%s: %s", f->tool, what);
-    if (strcmp(label, f->stage_label)) {
-        if (f->stage_label[0])
-            ep_progress_end(&f->stage_bar);
-        snprintf(f->stage_label, sizeof f->stage_label, "%s", label);
-        if (!f->quiet)
-            fprintf(stderr, "%s (%ld step%s)\n", label, total, total == 1 ? "" : "s");
-        ep_progress_start(&f->stage_bar, f->stage_label, total, f->quiet);
-    }
-    ep_progress_update(&f->stage_bar, done);
-    if (done >= total) {
-        ep_progress_end(&f->stage_bar);
-        f->stage_label[0] = '\0';
-    }
+    ep_progress_stage(&((ep_gfform *)ctx)->stages, what, done, total);
 }
 
 ep_gf_sink ep_gfform_sink(ep_gfform *f, const char *tool, int quiet)
 {
     f->tool = tool;
     f->quiet = quiet;
-    f->stage_label[0] = '\0';
+    ep_progress_stages_init(&f->stages, tool, quiet, 1);
     ep_progress_start(&f->bar, tool, 3L * f->L->m, quiet);
     return (ep_gf_sink){put_rows, progress, f, stage};
 }

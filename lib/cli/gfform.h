@@ -64,8 +64,7 @@ typedef struct ep_gfform {
     double *area;
     ep_gfsink sink;
     ep_progress bar;
-    ep_progress stage_bar;      /* a stage before the first rows (ep_gf_sink.stage) */
-    char stage_label[96];       /* "TOOL: STAGE"; "" when none is running */
+    ep_progress_stages stages;  /* the stages before the first rows (ep_gf_sink.stage) */
     const char *tool;
     int quiet;
 } ep_gfform;
@@ -102,7 +101,8 @@ double ep_gfform_bytes(const ep_gfform *f, double waiting);
 
 /* Create the output -o (kind gf or gf-wavelet), write the model (m, mat,
  * fixed: ep_model_write) and open the sink for the plan's layout; the
- * constraint_level attribute of /gf when given.  0 or EP_EIO/EP_ECOMPUTE. */
+ * constraint_level attribute of /gf when given.  Starts the stage "solve
+ * and write" (ep_cli_stage).  0 or EP_EIO/EP_ECOMPUTE. */
 int ep_gfform_open(ep_gfform *f, ep_cli *cli, const ep_mesh *m, const ep_material *mat, const char *fixed,
                    const char *method, const char *traction_model, int single);
 

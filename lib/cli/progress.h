@@ -24,4 +24,25 @@ void ep_progress_update(ep_progress *p, long done);
 /* Erase the bar (terminal). */
 void ep_progress_end(ep_progress *p);
 
+/* The stages of a library routine that reports them through a callback
+ * (ep_gf_sink.stage, ep_voxel.progress): "TOOL: STAGE" as each one's
+ * progress (a bar, or a line every few seconds); announce 1 adds a line
+ * when each starts ("TOOL: STAGE (N steps)"), 2 also one when it ends
+ * ("TOOL: STAGE: done in 1.23 s", for -v). */
+typedef struct ep_progress_stages {
+    const char *tool;   /* borrowed */
+    int quiet, announce; /* announce: 0, 1 or 2 (above) */
+    ep_progress bar;
+    char label[96];     /* "TOOL: STAGE" of the stage running or last ended */
+    int running;        /* 0: label ended (a repeated end is ignored) */
+} ep_progress_stages;
+
+void ep_progress_stages_init(ep_progress_stages *s, const char *tool, int quiet, int announce);
+/* The callback: ctx is an ep_progress_stages; done of total steps of stage
+ * what are finished (a new what starts a stage, done >= total ends it; the
+ * end of a stage that has just ended is ignored, as when the last step is
+ * reported from a loop and again after it).
+ * Cost: a clock read and a string compare. */
+void ep_progress_stage(void *ctx, const char *what, long done, long total);
+
 #endif

@@ -711,3 +711,60 @@ int ep_h5_read(ep_h5 *f, const char *name, ep_h5_type type, int rank, hsize_t *d
     H5Dclose(d);
     return st;
 }
+
+/* ---- the datasets of a file, for -v -------------------------------------------- */
+
+typedef struct walk_ctx {
+    void (*fn)(void *ctx, const ep_h5_info *d);
+    void *ctx;
+} walk_ctx;
+
+/* "float64", "int32", "uint8", "string" of an HDF5 type. */
+static void dataset_type_name(hid_t t, char *out, size_t cap)
+{
+    H5T_class_t cls = H5Tget_class(t);
+    size_t bits = 8 * H5Tget_size(t);
+    if (cls == H5T_FLOAT)
+        snprintf(out, cap, "float%zu", bits);
+    else if (cls == H5T_INTEGER)
+        snprintf(out, cap, "%sint%zu", H5Tget_sign(t) == H5T_SGN_NONE ? "u" : "", bits);
+    else if (cls == H5T_STRING)
+        snprintf(out, cap, "string");
+    else
+        snprintf(out, cap, "other");
+}
+
+static herr_t walk_link(hid_t g, const char *name, const H5L_info_t *info, void *data)
+{
+    walk_ctx *w = data;
+    H5O_info_t oi;
+    (void)info;
+    if (H5Oget_info_by_name2(g, name, &oi, H5O_INFO_BASIC, H5P_DEFAULT) < 0 || oi.type != H5O_TYPE_DATASET)
+        return 0;
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    if (d < 0)
+        return 0;
+    hid_t t = H5Dget_type(d), s = H5Dget_space(d);
+    char path[1024];
+    snprintf(path, sizeof path, "/%s", name);
+    ep_h5_info di = {.name = path};
+    dataset_type_name(t, di.type, sizeof di.type);
+    int rank = H5Sget_simple_extent_ndims(s);
+    di.rank = rank > 8 ? -1 : rank;
+    if (rank >= 0 && rank <= 8)
+        H5Sget_simple_extent_dims(s, di.dims, NULL);
+    di.bytes = (double)H5Dget_storage_size(d);
+    w->fn(w->ctx, &di);
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Dclose(d);
+    return 0;
+}
+
+int ep_h5_walk(ep_h5 *f, void (*fn)(void *ctx, const ep_h5_info *d), void *ctx)
+{
+    walk_ctx w = {fn, ctx};
+    if (H5Lvisit(f->id, H5_INDEX_NAME, H5_ITER_INC, walk_link, &w) < 0)
+        return ep_fail(EP_EIO, "%s: cannot walk its datasets", f->path);
+    return EP_OK;
+}

@@ -138,6 +138,20 @@ int ep_h5_get_attr_double(ep_h5 *f, const char *obj, const char *name, double *v
 /* 1 if object obj exists and has attribute name. */
 int ep_h5_attr_exists(ep_h5 *f, const char *obj, const char *name);
 
+/* One dataset of a file, as ep_h5_walk reports it. */
+typedef struct ep_h5_info {
+    const char *name;  /* its path, "/mesh/vertices" */
+    char type[16];     /* "float64", "float32", "int32", "uint8", "string", ..., "other" */
+    int rank;          /* 0 for a scalar, at most 8 (a larger rank is reported as -1) */
+    hsize_t dims[8];
+    double bytes;      /* storage the file gives it */
+} ep_h5_info;
+
+/* Call fn for every dataset of the open file f (each link to one, groups
+ * walked in name order), for a tool's -v report.  Cost: O(objects).  0, or EP_EIO when the file cannot be
+ * walked. */
+int ep_h5_walk(ep_h5 *f, void (*fn)(void *ctx, const ep_h5_info *d), void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

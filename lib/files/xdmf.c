@@ -31,6 +31,8 @@ typedef struct ctx {
     ep_h5 *f;
     char href[4096 * 6]; /* the HDF5 file's name, XML-escaped */
     const char *columns;
+    dset fixed;          /* /gf/row_fixed, when the file has one */
+    long nfixed, nrows;  /* its rows that are tractions, of all */
 } ctx;
 
 /* The shape and element type of dataset name: 1 when it exists as a dataset
@@ -230,6 +232,32 @@ static int derivatives(const ctx *c, hsize_t nv)
 
 /* ---- which gf columns ------------------------------------------------------------- */
 
+/* Row `row` of /gf/xi (3 values per GF row) as the part of one kind:
+ * traction 0, the displacements (the free rows' entries, 0 at the fixed
+ * ones), traction 1, the support tractions (the fixed rows', 0 elsewhere),
+ * so that warping by the displacement means something and each field has
+ * its own unit (m, Pa per unit load).  An XDMF 3 Function of the row (a
+ * hyperslab, X) and /gf/row_fixed (F, 1 at a fixed row): X * (M # (M # M))
+ * with M = F or 1 - F, '#' interlacing, so that the mask has a 1 or 0 per
+ * component.  The element is <Function>, which ParaView's Xdmf3 readers
+ * evaluate as they parse (its Expression and VariableNames); a <DataItem
+ * ItemType="Function"> they read as an array of unknown type and skip
+ * (ParaView 5.11).  ItemType and Function, the same expression in XDMF 2's
+ * "$0, $1" form, keep the parser from asking the element for heavy data of
+ * its own. */
+static void masked_row(const ctx *c, const char *label, const dset *xi, long row, const char *center, int traction)
+{
+    const char *m3 = traction ? "(F#(F#F))" : "((1-F)#((1-F)#(1-F)))";
+    const char *m3old = traction ? "($1#($1#$1))" : "((1-$1)#((1-$1)#(1-$1)))";
+    fprintf(c->fp, "      <Attribute Name=\"%s\" AttributeType=\"Vector\" Center=\"%s\">\n", label, center);
+    fprintf(c->fp, "        <Function Expression=\"X*%s\" VariableNames=\"X|F\" ItemType=\"Function\" "
+                   "Function=\"$0*%s\" Dimensions=\"%llu 3\">\n",
+            m3, m3old, (unsigned long long)(xi->d[1] / 3));
+    slab(c, "          ", "/gf/xi", xi, (unsigned long long)row, 1, xi->d[1] / 3, 3);
+    item(c, "          ", "/gf/row_fixed", &c->fixed);
+    fprintf(c->fp, "        </Function>\n      </Attribute>\n");
+}
+
 /* Walk the list spec; with m > 0, set keep[c] for every position c < m
  * listed.  0 or EP_EUSAGE. */
 static int columns_walk(const char *spec, long m, char *keep)
@@ -282,9 +310,48 @@ static int gf_fields(const ctx *c, const dset *xi, const char *center)
     for (long k = 0; !st && k < m; k++)
         for (int a = 0; keep[k] && a < 3; a++) {
             snprintf(label, sizeof label, "xi %ld %c", k, "xyz"[a]);
-            row_vector(c, label, "/gf/xi", xi, 3 * k + a, center);
+            if (c->nfixed < 0) {
+                row_vector(c, label, "/gf/xi", xi, 3 * k + a, center);
+                continue;
+            }
+            snprintf(label, sizeof label, "xi %ld %c displacement", k, "xyz"[a]);
+            if (!c->nfixed) /* no support row: the row is all displacement */
+                row_vector(c, label, "/gf/xi", xi, 3 * k + a, center);
+            else if (c->nfixed < c->nrows)
+                masked_row(c, label, xi, 3 * k + a, center, 0);
+            snprintf(label, sizeof label, "xi %ld %c traction", k, "xyz"[a]);
+            if (c->nfixed == c->nrows)
+                row_vector(c, label, "/gf/xi", xi, 3 * k + a, center);
+            else if (c->nfixed)
+                masked_row(c, label, xi, 3 * k + a, center, 1);
         }
     free(keep);
+    return st;
+}
+
+/* /gf/row_fixed into c (its shape, and how many rows are tractions): 0, or
+ * EP_EINPUT when it does not have a 0 or 1 for each of the n GF rows. */
+static int gf_row_kinds(ctx *c, hsize_t n)
+{
+    signed char *fx = NULL;
+    hsize_t d = n;
+    int st;
+    c->nrows = (long)n;
+    c->nfixed = -1; /* no /gf/row_fixed: the rows shown as they are, "xi C A" */
+    if (!ep_h5_exists(c->f, "/gf/row_fixed"))
+        return EP_OK;
+    c->nfixed = 0;
+    if (!shape(c->f, "/gf/row_fixed", &c->fixed) || c->fixed.rank != 1 || c->fixed.d[0] != n)
+        return ep_fail(EP_EINPUT, "%s: /gf/row_fixed: expected [%llu]", c->f->path, (unsigned long long)n);
+    if ((st = ep_h5_read(c->f, "/gf/row_fixed", EP_I8, 1, &d, (void **)&fx)))
+        return st;
+    for (hsize_t i = 0; i < n && !st; i++)
+        if (fx[i] == 1)
+            c->nfixed++;
+        else if (fx[i])
+            st = ep_fail(EP_EINPUT, "%s: /gf/row_fixed[%llu] = %d: expected 0 or 1", c->f->path,
+                         (unsigned long long)i, fx[i]);
+    free(fx);
     return st;
 }
 
@@ -333,7 +400,7 @@ static int is_prefix(const int *ids, long n)
 }
 
 /* The GF rows' own grid when they are not all the mesh's vertices. */
-static int gf_grid(const ctx *c, const dset *vs, const dset *tris, const dset *xi, int *on_mesh)
+static int gf_grid(ctx *c, const dset *vs, const dset *tris, const dset *xi, int *on_mesh)
 {
     dset rs;
     int *rows = NULL, st;
@@ -345,7 +412,7 @@ static int gf_grid(const ctx *c, const dset *vs, const dset *tris, const dset *x
     n = rs.d[0];
     if (xi->rank != 2 || xi->d[1] != 3 * n || xi->d[0] % 3)
         return ep_fail(EP_EINPUT, "%s: /gf/xi: expected [3m][%llu]", c->f->path, (unsigned long long)(3 * n));
-    if ((st = ep_h5_read(c->f, "/gf/row_vertex", EP_I32, 1, &n, (void **)&rows)))
+    if ((st = gf_row_kinds(c, n)) || (st = ep_h5_read(c->f, "/gf/row_vertex", EP_I32, 1, &n, (void **)&rows)))
         return st;
     if (ep_h5_exists(c->f, "/gf") && H5Aexists_by_name(c->f->id, "/gf", "entity", H5P_DEFAULT) > 0)
         ep_h5_get_attr_string(c->f, "/gf", "entity", entity, sizeof entity);

@@ -110,6 +110,14 @@ int ep_voxel_triangle_box(const double a[3], const double b[3], const double c[3
     return 1;
 }
 
+/* Report progress every EP_PROGRESS_EVERY steps and at done == total. */
+static void report(const ep_voxel *g, const char *what, long done, long total)
+{
+    (void)g;
+    if (done % EP_PROGRESS_EVERY == 0 || done >= total)
+        ep_progress_report(what, done < total ? done : total, total);
+}
+
 static long cell_index(const ep_voxel *g, int i, int j, int k)
 {
     return i + (long)g->n[0] * (j + (long)g->n[1] * k);
@@ -172,6 +180,7 @@ int ep_voxel_surface(ep_voxel *g, const ep_mesh *m)
      * rounding of the cell centres favours */
     double hs[3] = {0.5 * g->h * (1 + 1e-9), 0.5 * g->h * (1 + 1e-9), 0.5 * g->h * (1 + 1e-9)};
     g->nsurface = 0;
+    report(g, "touched cells", 0, m->nf);
     for (int t = 0; t < m->nf; t++) {
         const double *p[3];
         int lo[3], hi[3];
@@ -181,6 +190,7 @@ int ep_voxel_surface(ep_voxel *g, const ep_mesh *m)
             cell_range(g, i, fmin(p[0][i], fmin(p[1][i], p[2][i])), fmax(p[0][i], fmax(p[1][i], p[2][i])), &lo[i],
                        &hi[i]);
         mark_block(g, p, lo, hi, hs);
+        report(g, "touched cells", t + 1L, m->nf);
     }
     return EP_OK;
 }
@@ -227,8 +237,10 @@ int ep_voxel_fill(ep_voxel *g)
                     q[n++] = (int)c;
                 }
             }
+    long untouched = g->ncells - g->nsurface; /* the most the fill can reach */
     for (long head = 0; head < n; head++) { /* breadth first through untouched cells */
         long nb[6];
+        report(g, "outside cells", head, untouched);
         for (int s = neighbours(g, q[head], nb) - 1; s >= 0; s--)
             if (g->cell[nb[s]] == EP_VOXEL_UNKNOWN) {
                 g->cell[nb[s]] = EP_VOXEL_OUTSIDE;
@@ -236,6 +248,7 @@ int ep_voxel_fill(ep_voxel *g)
             }
     }
     free(q);
+    report(g, "outside cells", untouched, untouched);
     g->ninside = 0;
     for (long c = 0; c < g->ncells; c++)
         if (g->cell[c] == EP_VOXEL_UNKNOWN) {
@@ -259,6 +272,7 @@ int ep_voxel_components(ep_voxel *g, int shell)
     }
     size_t cap = 0;
     for (long c = 0; c < g->ncells; c++) {
+        report(g, "components", c, g->ncells);
         if (g->label[c] || !solid(g, c, shell))
             continue;
         if ((size_t)g->ncomp + 2 > cap) {
@@ -285,6 +299,7 @@ int ep_voxel_components(ep_voxel *g, int shell)
             g->largest = lab;
     }
     free(q);
+    report(g, "components", g->ncells, g->ncells);
     return EP_OK;
 }
 
@@ -328,13 +343,16 @@ int ep_voxel_mesh(const ep_voxel *g, int comp, double **vertices, int *nv, int *
             p[2] = g->origin[2] + (double)l * g->h;
         }
     long e = 0;
-    for (long c = 0; c < g->ncells; c++)
+    for (long c = 0; c < g->ncells; c++) {
+        report(g, "mesh", c, g->ncells);
         if (g->label[c] && (!comp || g->label[c] == comp)) {
             long i = c % g->n[0], j = c / g->n[0] % g->n[1], k = c / g->n[0] / g->n[1], base = i + c0 * (j + c1 * k);
             for (int a = 0; a < 8; a++)
                 hx[8 * e + a] = id[base + off[a]] - 1;
             e++;
         }
+    }
+    report(g, "mesh", g->ncells, g->ncells);
     free(id);
     *vertices = x;
     *hexes = hx;

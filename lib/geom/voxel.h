@@ -16,6 +16,11 @@
  *
  * The grid has res cells along the longest side of the soup's bounding box
  * and as few as cover the box along the others, centred on it.
+ *
+ * Each pass reports its progress (ep_progress_report, err.h) every
+ * EP_PROGRESS_EVERY steps and at its end: "touched cells" over the
+ * triangles, "outside cells" over the untouched cells, "components" and
+ * "mesh" over the cells.
  */
 #ifndef EP_VOXEL_H
 #define EP_VOXEL_H

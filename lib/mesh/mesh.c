@@ -77,6 +77,8 @@ int ep_mesh_check_hexes(const ep_mesh *m, int boxes)
 {
     for (int e = 0; e < m->nh; e++) {
         double x[8][3], h[3];
+        if (e % EP_PROGRESS_EVERY == 0)
+            ep_progress_report("checking hexahedra", e, m->nh);
         for (int k = 0; k < 8; k++) {
             int v = m->hexes[8 * (size_t)e + k];
             if (v < 0 || v >= m->nv)
@@ -94,6 +96,7 @@ int ep_mesh_check_hexes(const ep_mesh *m, int boxes)
                            "%s: element %d: not an axis-aligned box with its corners in CUBIC order (a CUBIC "
                            "element is a voxel)", m->source, e + 1);
     }
+    ep_progress_report("checking hexahedra", m->nh, m->nh);
     return EP_OK;
 }
 
@@ -213,7 +216,9 @@ int ep_mesh_extract_boundary(ep_mesh *m)
         free(f);
         return EP_ECOMPUTE;
     }
-    for (int e = 0; e < ne; e++)
+    for (int e = 0; e < ne; e++) {
+        if (e % EP_PROGRESS_EVERY == 0)
+            ep_progress_report("boundary faces", e, ne + 1L); /* the last step: the sort */
         for (int j = 0; j < nfe; j++) {
             face *x = &all[(size_t)nfe * e + j];
             x->key[3] = x->v[3] = -1;
@@ -221,7 +226,9 @@ int ep_mesh_extract_boundary(ep_mesh *m)
                 x->key[i] = x->v[i] = el[(size_t)k * e + (hex ? ep_hex_face[j][i] : fv[j][i])];
             sort_key(x->key, nc);
         }
+    }
     int st = sort_faces(all, nall, m->nv, f);
+    ep_progress_report("boundary faces", ne + 1L, ne + 1L);
     free(all);
     if (st) {
         free(f);

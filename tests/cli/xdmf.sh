@@ -30,9 +30,12 @@ check "hexes: a Hexahedron grid of /mesh/hexes" grep -q 'TopologyType="Hexahedro
 check "mesh: the level field" grep -qx level "$WORK/s2.names"
 check "tets: the region field" grep -qx region "$WORK/m.names"
 m=$(h5 "$WORK/gf.h5" "f['gf/col_vertex'].shape[0]")
-check "gf of $m > 64 columns: the first 8 shown by default" [ "$(grep -c '^xi ' "$WORK/gf.names")" = 24 ]
+check "gf of $m > 64 columns: the first 8 shown by default, displacement and traction apart" \
+    [ "$(grep -c '^xi .* displacement$' "$WORK/gf.names") $(grep -c '^xi .* traction$' "$WORK/gf.names")" = "24 24" ]
 m1=$(h5 "$WORK/gf1.h5" "f['gf/col_vertex'].shape[0]")
-check "gf of $m1 <= 64 columns: all shown" [ "$(grep -c '^xi ' "$WORK/gf1.names")" = $((3 * m1)) ]
+check "gf of $m1 <= 64 columns: all shown" [ "$(grep -c '^xi .* displacement$' "$WORK/gf1.names")" = $((3 * m1)) ]
+check "... each an XDMF 3 Function of its /gf/xi row and /gf/row_fixed (issue 45: m and Pa apart)" \
+    [ "$(grep -c '<Function Expression="X\*((1-F)#((1-F)#(1-F)))" VariableNames="X|F"' "$WORK/gf1.xmf") $(grep -c '<Function Expression="X\*(F#(F#F))"' "$WORK/gf1.xmf")" = "$((3 * m1)) $((3 * m1))" ]
 check "gf-wavelet: the mesh only" [ "$(grep -c '^xi ' "$WORK/w.names")" = 0 ]
 check "tet GFs on the surface grid (boundary numbered first)" grep -q "gft.h5:/mesh/vertices|0 0:1 1:" "$WORK/gft.xmf"
 
@@ -41,7 +44,7 @@ $X "$WORK/gfc.xmf" >"$WORK/gfc.names"
 check "--xdmf-columns 0,5-6,9999: columns 0, 5, 6 (past the last: left out)" \
     [ "$(grep '^xi ' "$WORK/gfc.names" | cut -d' ' -f2 | uniq | tr '\n' ' ')" = "0 5 6 " ]
 "$BIN/bemsolve" -q "$WORK/s2.h5" -E 1e5 --nu 0.3 --xdmf-columns all -o "$WORK/gfa.h5"
-check "--xdmf-columns all: every column" [ "$($X "$WORK/gfa.xmf" | grep -c '^xi ')" = $((3 * m)) ]
+check "--xdmf-columns all: every column" [ "$($X "$WORK/gfa.xmf" | grep -c '^xi ')" = $((6 * m)) ]
 "$BIN/moddesc" -q $BEAM -k 2 -r 2 --no-xdmf -o "$WORK/nx.h5"
 check "--no-xdmf: no sidecar" sh -c "[ -f '$WORK/nx.h5' ] && [ ! -e '$WORK/nx.xmf' ]"
 "$BIN/loopsub" -q $D/icosahedron.obj -l 1 -o "$WORK/plain.off"

@@ -8,7 +8,10 @@ every grid's points, cells and fields are compared with what h5py reads from
 the HDF5 file beside it, by the field names' meaning (elastoprep(5), XDMF
 SIDECARS), not by re-reading the sidecar's references:
   mode I / basis I / derivative I J   rows of /modes/U, /basis/U, /derivatives/Phi
-  xi C A            row 3C+A of /gf/xi on the GF rows' vertices
+  xi C A displacement, xi C A traction
+                    row 3C+A of /gf/xi on the GF rows' vertices, at its free
+                    rows (displacements) or its fixed rows (tractions), 0 at
+                    the others
   render basis I    row I-1 of /embedding/Ubar on the render mesh
   region, level, distance             /mesh/region, /mesh/level, /embedding/distance
 With --render, the grid of FILE is drawn warped by FIELD into PNG.  Prints
@@ -16,6 +19,7 @@ With --render, the grid of FILE is drawn warped by FIELD into PNG.  Prints
 """
 import os
 import sys
+import xml.etree.ElementTree as ET
 
 import h5py
 import numpy as np
@@ -68,8 +72,12 @@ def expected(f, kind, name, rows):
         pairs = f["derivatives/pairs"][()]
         i = [k for k in range(len(pairs)) if (pairs[k] == [int(w[1]) - 1, int(w[2]) - 1]).all()][0]
         return f["derivatives/Phi"][i].reshape(-1, 3)
-    if w[0] == "xi":
-        return f["gf/xi"][3 * int(w[1]) + "xyz".index(w[2])].reshape(-1, 3)
+    if w[0] == "xi":  # "xi C A displacement" / "xi C A traction": the row's free / fixed entries, 0 elsewhere
+        row = f["gf/xi"][3 * int(w[1]) + "xyz".index(w[2])].reshape(-1, 3)
+        if len(w) == 3:
+            return row
+        fixed = f["gf/row_fixed"][()].astype(row.dtype)[:, None]
+        return row * (fixed if w[3] == "traction" else 1 - fixed)
     if name.startswith("render basis"):
         return f["embedding/Ubar"][int(w[2]) - 1].reshape(-1, 3)
     if name in ("region", "level"):
@@ -131,6 +139,15 @@ def check_file(xmf):
     want_fields = {"modes": "modes/U", "cubic": "basis/U", "gf": "gf/xi", "embedding": "embedding/Ubar"}.get(kind)
     if want_fields:
         check("%s: fields of %s shown" % (base, want_fields), nfields > 0)
+    # every field the sidecar names is read: none skipped (ParaView 5.11 skipped
+    # a <DataItem ItemType="Function">, issue 45)
+    named = {a.get("Name") for a in ET.parse(xmf).getroot().iter("Attribute")}
+    read = set()
+    for _, b in got:
+        for attrs in (b.GetPointData(), b.GetCellData()):
+            read |= {attrs.GetArrayName(i) for i in range(attrs.GetNumberOfArrays())}
+    check("%s: ParaView reads all %d fields the sidecar names" % (base, len(named)), named <= read,
+          "missing: %s" % sorted(named - read)[:6])
     return reader, got
 
 

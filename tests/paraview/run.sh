@@ -80,7 +80,7 @@ cat "$W/checks"
 # ("bad X server connection", SIGABRT, and xvfb-run's own exit status 5
 # after it), before drawing anything: such a run is tried again, up to five
 # times in all, and says so.
-for job in "modes.xmf|mode 1|mode1.png" "gf-fem.xmf|xi 0 z|gf-column.png"; do
+for job in "modes.xmf|mode 1|mode1.png" "gf-fem.xmf|xi 0 z displacement|gf-column.png"; do
     xmf=${job%%|*} rest=${job#*|}
     field=${rest%%|*} png=${rest#*|}
     rm -f "$OUT/$png"

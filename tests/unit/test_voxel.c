@@ -3,7 +3,7 @@
  * polygon clipping (an independent exact method), the voxelized sphere's
  * volume within one voxel layer, a sphere with holes smaller than a voxel
  * still solid (and one with a large hole not), components, the hex mesh of
- * an aligned cube, refused resolutions and soups.
+ * an aligned cube, refused resolutions and soups, the passes' progress.
  */
 #include "helpers.h"
 
@@ -291,6 +291,73 @@ static void components_and_mesh(void **s)
     ep_mesh_free(&m);
 }
 
+/* What a progress callback saw: each pass's name, calls, last done, total. */
+typedef struct seen {
+    int npass, bad;
+    char pass[8][32];
+    long calls[8], done[8], total[8];
+} seen;
+
+static void record(void *ctx, const char *what, long done, long total)
+{
+    seen *r = ctx;
+    if (!r->npass || strcmp(r->pass[r->npass - 1], what)) {
+        if (r->npass == 8) {
+            r->bad = 1;
+            return;
+        }
+        snprintf(r->pass[r->npass], sizeof r->pass[0], "%s", what);
+        r->total[r->npass++] = total;
+        r->done[r->npass - 1] = -1;
+    }
+    int k = r->npass - 1;
+    if (done < r->done[k] || done > total || total != r->total[k] || r->done[k] == total)
+        r->bad = 1; /* done goes back, past total, total changes, or a call after the end */
+    r->done[k] = done;
+    r->calls[k]++;
+}
+
+/* The passes report progress (issue 45, point 6): touched cells over the
+ * triangles, outside cells, components and mesh over the cells, each once,
+ * in that order, done rising to total, every EP_PROGRESS_EVERY steps (a call
+ * count that bounds the cost), and the result is the one without. */
+static void progress(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    ep_voxel g, h;
+    seen r = {0};
+    icosphere(&m, 4);
+    long plain = voxelize(&h, &m, 80, 0);
+    assert_int_equal(ep_voxel_setup(&g, &m, 80), 0);
+    ep_progress_hook(record, &r);
+    assert_int_equal(ep_voxel_surface(&g, &m), 0);
+    assert_int_equal(ep_voxel_fill(&g), 0);
+    assert_int_equal(ep_voxel_components(&g, 0), 0);
+    double *x;
+    int *hx, nv, nh;
+    assert_int_equal(ep_voxel_mesh(&g, 0, &x, &nv, &hx, &nh), 0);
+    ep_progress_hook(NULL, NULL);
+    assert_int_equal(r.bad, 0);
+    assert_int_equal(r.npass, 4);
+    const char *want[4] = {"touched cells", "outside cells", "components", "mesh"};
+    long total[4] = {m.nf, g.ncells - g.nsurface, g.ncells, g.ncells};
+    for (int k = 0; k < 4; k++) {
+        assert_string_equal(r.pass[k], want[k]);
+        assert_int_equal(r.total[k], total[k]);
+        assert_int_equal(r.done[k], total[k]);
+        assert_true(r.calls[k] >= 2 && r.calls[k] <= total[k] / EP_PROGRESS_EVERY + 2);
+    }
+    assert_true(g.ncells > 4 * EP_PROGRESS_EVERY); /* several reports in a pass */
+    assert_int_equal(nh, plain);
+    assert_int_equal(g.nsurface + g.ninside, plain);
+    free(x);
+    free(hx);
+    ep_voxel_free(&g);
+    ep_voxel_free(&h);
+    ep_mesh_free(&m);
+}
+
 /* Refused before any allocation: resolution 0, no triangles, zero size,
  * more cells than int32 ids. */
 static void refusals(void **s)
@@ -317,4 +384,5 @@ static void refusals(void **s)
 }
 
 EP_TEST_MAIN("voxel", cmocka_unit_test(triangle_box), cmocka_unit_test(sphere_volume),
-             cmocka_unit_test(sphere_with_holes), cmocka_unit_test(components_and_mesh), cmocka_unit_test(refusals))
+             cmocka_unit_test(sphere_with_holes), cmocka_unit_test(components_and_mesh), cmocka_unit_test(refusals),
+             cmocka_unit_test(progress))
