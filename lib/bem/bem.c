@@ -189,3 +189,121 @@ void ep_bem_triangle_constant(const double x[3], const double v[3][3], int singu
                 }
     }
 }
+
+/* The kernels' derivatives with respect to the load point x (r = y - x, so
+ * d/dx_j = -d/dr_j), G = 1, in the notation of ep_bem_kelvin:
+ *   u*_lk = cu [b delta_lk / r + r_l r_k / r^3],
+ *   d u*_lk / dx_j = cu [b delta_lk r_j - delta_lj r_k - delta_kj r_l] / r^3 + 3 cu r_l r_k r_j / r^5;
+ *   p*_lk = cp' [(r.n)(a delta_lk / r^3 + 3 r_l r_k / r^5) - a (r_l n_k - r_k n_l) / r^3],
+ *   cp' = -1 / (8 pi (1 - nu)), differentiated term by term. */
+void ep_bem_kelvin_grad(const double r[3], const double n[3], double nu, double dus[3][3][3], double dps[3][3][3])
+{
+    double r2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2], rr = sqrt(r2), i3 = 1.0 / (r2 * rr), i5 = i3 / r2,
+           i7 = i5 / r2, rn = r[0] * n[0] + r[1] * n[1] + r[2] * n[2], k = 1.0 / (1.0 - nu);
+    double cu = k / (16.0 * M_PI), cp = -k / (8.0 * M_PI), a = 1.0 - 2.0 * nu, b = 3.0 - 4.0 * nu;
+    for (int j = 0; j < 3; j++)
+        for (int l = 0; l < 3; l++)
+            for (int m = 0; m < 3; m++) {
+                double dlm = l == m, dlj = l == j, dmj = m == j;
+                dus[j][l][m] = cu * ((b * dlm * r[j] - dlj * r[m] - dmj * r[l]) * i3 + 3.0 * r[l] * r[m] * r[j] * i5);
+                double t1 = n[j] * (a * dlm * i3 + 3.0 * r[l] * r[m] * i5) +
+                            rn * (-3.0 * a * dlm * r[j] * i5 + 3.0 * (dlj * r[m] + r[l] * dmj) * i5 -
+                                  15.0 * r[l] * r[m] * r[j] * i7),
+                       t2 = -a * ((dlj * n[m] - dmj * n[l]) * i3 - 3.0 * (r[l] * n[m] - r[m] * n[l]) * r[j] * i5);
+                dps[j][l][m] = -cp * (t1 + t2);
+            }
+}
+
+typedef struct {
+    const double *x;
+    const double (*v)[3];
+    double n[3];
+    double nu;
+    double (*g)[3][3], (*h)[3][3];          /* [3 corners][3][3] */
+    double (*gd)[3][3][3], (*hd)[3][3][3];  /* [3 corners][3 j][3][3] */
+} quad_grad;
+
+static void accumulate_grad(quad_grad *q, const double b[3], double w)
+{
+    double y[3], r[3], us[3][3], ps[3][3], dus[3][3][3], dps[3][3][3];
+    for (int i = 0; i < 3; i++) {
+        y[i] = b[0] * q->v[0][i] + b[1] * q->v[1][i] + b[2] * q->v[2][i];
+        r[i] = y[i] - q->x[i];
+    }
+    ep_bem_kelvin(r, q->n, q->nu, us, ps);
+    ep_bem_kelvin_grad(r, q->n, q->nu, dus, dps);
+    for (int a = 0; a < 3; a++) {
+        double wa = w * b[a], *g = &q->g[a][0][0], *h = &q->h[a][0][0], *gd = &q->gd[a][0][0][0],
+               *hd = &q->hd[a][0][0][0];
+        const double *u = &us[0][0], *p = &ps[0][0], *du = &dus[0][0][0], *dp = &dps[0][0][0];
+        for (int k = 0; k < 9; k++)
+            g[k] += wa * u[k], h[k] += wa * p[k];
+        for (int k = 0; k < 27; k++)
+            gd[k] += wa * du[k], hd[k] += wa * dp[k];
+    }
+}
+
+/* As regular(), for the derivatives' 1/r^2 and 1/r^3: split while x is
+ * within four sub-triangle diameters, the 7-point rule below ten. */
+static void regular_grad(quad_grad *q, const double c[3][3], double area, double frac, int depth)
+{
+    double cen[3] = {0, 0, 0}, p[3][3], h2 = 0;
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++)
+            p[j][i] = c[j][0] * q->v[0][i] + c[j][1] * q->v[1][i] + c[j][2] * q->v[2][i];
+    for (int i = 0; i < 3; i++)
+        cen[i] = (p[0][i] + p[1][i] + p[2][i]) / 3.0 - q->x[i];
+    for (int j = 0; j < 3; j++) {
+        double e = 0;
+        for (int i = 0; i < 3; i++)
+            e += (p[(j + 1) % 3][i] - p[j][i]) * (p[(j + 1) % 3][i] - p[j][i]);
+        h2 = e > h2 ? e : h2;
+    }
+    double d2 = cen[0] * cen[0] + cen[1] * cen[1] + cen[2] * cen[2];
+    if (d2 < 16.0 * h2 && depth < EP_BEM_GRAD_DEPTH) {
+        double m[3][3], sub[4][3][3];
+        for (int j = 0; j < 3; j++)
+            for (int i = 0; i < 3; i++)
+                m[j][i] = 0.5 * (c[j][i] + c[(j + 1) % 3][i]);
+        for (int i = 0; i < 3; i++) {
+            sub[0][0][i] = c[0][i], sub[0][1][i] = m[0][i], sub[0][2][i] = m[2][i];
+            sub[1][0][i] = m[0][i], sub[1][1][i] = c[1][i], sub[1][2][i] = m[1][i];
+            sub[2][0][i] = m[2][i], sub[2][1][i] = m[1][i], sub[2][2][i] = c[2][i];
+            sub[3][0][i] = m[0][i], sub[3][1][i] = m[1][i], sub[3][2][i] = m[2][i];
+        }
+        for (int s = 0; s < 4; s++)
+            regular_grad(q, (const double(*)[3])sub[s], area, frac / 4.0, depth + 1);
+        return;
+    }
+    int far = d2 > 100.0 * h2;
+    const double(*rule)[4] = far ? rule3 : rule7;
+    for (int k = 0; k < (far ? 3 : 7); k++) {
+        double b[3];
+        for (int i = 0; i < 3; i++)
+            b[i] = rule[k][0] * c[0][i] + rule[k][1] * c[1][i] + rule[k][2] * c[2][i];
+        accumulate_grad(q, b, rule[k][3] * area * frac);
+    }
+}
+
+void ep_bem_triangle_grad(const double x[3], const double v[3][3], double nu, double g[3][3][3], double h[3][3][3],
+                          double gd[3][3][3][3], double hd[3][3][3][3])
+{
+    double e1[3], e2[3], nn[3];
+    quad_grad q = {x, v, {0, 0, 0}, nu, g, h, gd, hd};
+    for (int i = 0; i < 3; i++) {
+        e1[i] = v[1][i] - v[0][i];
+        e2[i] = v[2][i] - v[0][i];
+    }
+    nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    double twice = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+    for (int i = 0; i < 3; i++)
+        q.n[i] = nn[i] / twice;
+    memset(g, 0, 27 * sizeof(double));
+    memset(h, 0, 27 * sizeof(double));
+    memset(gd, 0, 81 * sizeof(double));
+    memset(hd, 0, 81 * sizeof(double));
+    static const double corners[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    regular_grad(&q, corners, 0.5 * twice, 1.0, 0);
+}
