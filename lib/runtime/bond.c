@@ -13,7 +13,7 @@
 static void zone_free(ep_bond_zone *z)
 {
     free(z->srow), free(z->scol), free(z->glob), free(z->x), free(z->a);
-    free(z->Xss), free(z->P), free(z->Xsc), free(z->Xcs), free(z->Cinv);
+    free(z->Xss), free(z->P), free(z->A), free(z->Y), free(z->Xsc), free(z->Xcs), free(z->Cinv);
     free(z->q), free(z->u), free(z->p), free(z->pc), free(z->cw), free(z->gw);
     memset(z, 0, sizeof *z);
 }
@@ -26,6 +26,8 @@ void ep_bond_free(ep_bond *b)
     free(b->work), free(b->rows), free(b->cols), free(b->loads), free(b->zero);
     memset(b, 0, sizeof *b);
 }
+
+static void form_a(ep_bond_zone *z);
 
 /* Zone z's seam from its file's /constraints/seam: rows, columns, rest
  * positions, areas, Xi_SS.  0, EP_EINPUT or EP_ECOMPUTE. */
@@ -45,6 +47,7 @@ static int zone_seam(ep_bond_zone *z, ep_gfsrc *g)
         !(z->scol = ep_malloc((size_t)ns, sizeof *z->scol)) || !(z->glob = ep_malloc((size_t)ns, sizeof *z->glob)) ||
         !(z->x = ep_malloc(n3, sizeof *z->x)) || !(z->a = ep_malloc((size_t)ns, sizeof *z->a)) ||
         !(z->Xss = ep_malloc(n3 * n3, sizeof *z->Xss)) || !(z->P = ep_malloc(n3 * n3, sizeof *z->P)) ||
+        !(z->A = ep_malloc(n3 * n3, sizeof *z->A)) || !(z->Y = ep_malloc(n3 * n3, sizeof *z->Y)) ||
         !(z->q = ep_calloc(n3, sizeof *z->q)) || !(z->u = ep_calloc(n3, sizeof *z->u)) ||
         !(z->p = ep_calloc(n3, sizeof *z->p))) {
         free(row);
@@ -85,7 +88,17 @@ static int zone_seam(ep_bond_zone *z, ep_gfsrc *g)
                     z->Xss[(3 * (size_t)k + bb) * n3 + 3 * l + a] = blk[((size_t)l * ns + k) * 9 + 3 * bb + a];
     free(blk);
     memcpy(z->P, z->Xss, n3 * n3 * sizeof *z->P);
+    form_a(z);
     return EP_OK;
+}
+
+/* A = D P column-major: the zone's seam forces for its seam displacements. */
+static void form_a(ep_bond_zone *z)
+{
+    size_t n3 = 3 * (size_t)z->ns;
+    for (size_t j = 0; j < n3; j++)
+        for (size_t i = 0; i < n3; i++)
+            z->A[j * n3 + i] = z->a[i / 3] * z->P[i * n3 + j];
 }
 
 static double dist2(const double *x, const double *y)
@@ -211,6 +224,9 @@ int ep_bond_init(ep_bond *b, ep_gfsrc *const *g, int nz)
         !(b->d = ep_calloc(n3, sizeof *b->d)) || !(b->work = ep_malloc(n3, sizeof *b->work)))
         return EP_ECOMPUTE;
     b->stale = 1;
+    b->chol = 1; /* every zone's GFs symmetric (gfsrc.h): the seam matrix is SPD */
+    for (int i = 0; i < nz; i++)
+        b->chol &= g[i]->symmetric;
     return EP_OK;
 }
 
@@ -265,8 +281,10 @@ static int form_p(ep_bond_zone *z)
     z->Xsc = z->Xcs = z->Cinv = z->pc = z->cw = NULL;
     z->s = s;
     memcpy(z->P, z->Xss, n3 * n3 * sizeof *z->P);
-    if (s == 0)
+    if (s == 0) {
+        form_a(z);
         return EP_OK;
+    }
     double *blk = ep_malloc(9 * (size_t)s * z->ns, sizeof *blk), *T = ep_malloc((size_t)s3 * n3, sizeof *T);
     if (!blk || !T || !(z->Xsc = ep_malloc(n3 * s3, sizeof *z->Xsc)) ||
         !(z->Xcs = ep_malloc((size_t)s3 * n3, sizeof *z->Xcs)) || !(z->Cinv = ep_malloc((size_t)s3 * s3, sizeof *z->Cinv)) ||
@@ -293,6 +311,7 @@ static int form_p(ep_bond_zone *z)
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s3, ns3, s3, 1.0, z->Cinv, s3, z->Xcs, ns3, 0.0, T, ns3);
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, ns3, ns3, s3, 1.0, z->Xsc, s3, T, ns3, 1.0, z->P, ns3);
     free(blk), free(T);
+    form_a(z);
     return EP_OK;
 }
 
@@ -321,32 +340,86 @@ static void gap(const ep_bond *b, const ep_bond_zone *z, int k, double h[3])
         h[a] -= z->x[3 * k + a];
 }
 
-/* M = sum_z R_z D_z P_z R_z^T (column-major, ld 3N), then its block LU:
- * D_j <- D_j - L_j X_(j-1), X_(j-1) = D_(j-1)^-1 U_(j-1) kept in U's
- * place (bond.h).  0 or EP_ECOMPUTE (a singular block). */
+/* R' = R0^T R (the frame relative to zone 0's, in which the seam system is
+ * solved: a common motion of every zone leaves it the identity). */
+static void relative(const double R0[9], const double R[9], double Rr[9])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            Rr[3 * i + j] = R0[i] * R[j] + R0[3 + i] * R[3 + j] + R0[6 + i] * R[6 + j];
+}
+
+static int is_identity(const double R[9])
+{
+    for (int i = 0; i < 9; i++)
+        if (R[i] != (i % 4 == 0))
+            return 0;
+    return 1;
+}
+
+/* Zone z's share of the seam matrix, R' D P R'^T, added into M
+ * (column-major, ld) at its seam vertices' places: A = D P column-major
+ * (z->A); Y = A (I x R'^T), each three columns of A combined (contiguous,
+ * vectorized); then each column's 3-vectors turned by R' as they are
+ * added.  18 (3ns)^2 flops; only the additions when R' is the identity,
+ * one contiguous run a column when the zone's seam vertices are
+ * consecutive in the bond (zonesplit numbers both sides of a seam alike).
+ * (R' Y as one dgemm of R' and Y seen as 3 x (3ns ns) measured slower:
+ * OpenBLAS on 3 rows.) */
+static void add_zone(ep_bond *b, ep_bond_zone *z, const double Rr[9])
+{
+    int n3 = 3 * z->ns, ld = 3 * b->N, rot = !is_identity(Rr), run = 1;
+    const double *Y = z->A;
+    if (rot) {
+        for (int l = 0; l < z->ns; l++)
+            for (int c = 0; c < 3; c++) {
+                double *y = z->Y + (size_t)(3 * l + c) * n3;
+                const double *a0 = z->A + (size_t)(3 * l) * n3, *a1 = a0 + n3, *a2 = a1 + n3;
+                double r0 = Rr[3 * c], r1 = Rr[3 * c + 1], r2 = Rr[3 * c + 2];
+#pragma omp simd
+                for (int i = 0; i < n3; i++)
+                    y[i] = a0[i] * r0 + a1[i] * r1 + a2[i] * r2;
+            }
+        Y = z->Y;
+    }
+    for (int k = 1; k < z->ns && run; k++)
+        run = z->glob[k] == z->glob[0] + k;
+    for (int j = 0; j < n3; j++) {
+        double *mc = b->M + (size_t)(3 * z->glob[j / 3] + j % 3) * ld;
+        const double *y = Y + (size_t)j * n3;
+        if (!rot && run) {
+            double *m = mc + 3 * (size_t)z->glob[0];
+#pragma omp simd
+            for (int i = 0; i < n3; i++)
+                m[i] += y[i];
+            continue;
+        }
+        for (int k = 0; k < z->ns; k++) {
+            double *m = mc + 3 * (size_t)z->glob[k];
+            const double *v = y + 3 * k;
+            if (rot)
+                for (int r = 0; r < 3; r++)
+                    m[r] += Rr[3 * r] * v[0] + Rr[3 * r + 1] * v[1] + Rr[3 * r + 2] * v[2];
+            else
+                m[0] += v[0], m[1] += v[1], m[2] += v[2];
+        }
+    }
+}
+
+/* M = sum_z R'_z D_z P_z R'_z^T (column-major, ld 3N; R' relative to zone
+ * 0's frame), then its block factor: D_j <- D_j - L_j X_(j-1), X_(j-1) =
+ * D_(j-1)^-1 U_(j-1) kept in U's place (bond.h); each D_j by Cholesky
+ * (dpotrf: the zones' GFs all symmetric, b->chol, so M is SPD) or LU.  A
+ * Cholesky that fails forms M again for LU (b->chol then 0).  0 or
+ * EP_ECOMPUTE (a singular block). */
 static int factor(ep_bond *b)
 {
     int ld = 3 * b->N;
     memset(b->M, 0, (size_t)ld * ld * sizeof *b->M);
     for (int i = 0; i < b->nz; i++) {
-        ep_bond_zone *z = &b->z[i];
-        int n3 = 3 * z->ns;
-        for (int k = 0; k < z->ns; k++)
-            for (int l = 0; l < z->ns; l++) {
-                double B[9], T[9];
-                for (int r = 0; r < 3; r++) /* B = P_kl R^T, then T = a_k R B */
-                    for (int c = 0; c < 3; c++)
-                        B[3 * r + c] = z->P[(3 * (size_t)k + r) * n3 + 3 * l] * z->R[3 * c] +
-                                       z->P[(3 * (size_t)k + r) * n3 + 3 * l + 1] * z->R[3 * c + 1] +
-                                       z->P[(3 * (size_t)k + r) * n3 + 3 * l + 2] * z->R[3 * c + 2];
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++)
-                        T[3 * r + c] = z->a[k] * (z->R[3 * r] * B[c] + z->R[3 * r + 1] * B[3 + c] + z->R[3 * r + 2] * B[6 + c]);
-                size_t gr = 3 * (size_t)z->glob[k], gc = 3 * (size_t)z->glob[l];
-                for (int r = 0; r < 3; r++)
-                    for (int c = 0; c < 3; c++)
-                        b->M[(gc + c) * ld + gr + r] += T[3 * r + c];
-            }
+        double Rr[9];
+        relative(b->z[0].R, b->z[i].R, Rr);
+        add_zone(b, &b->z[i], Rr);
     }
     for (int j = 0; j < b->nblocks; j++) {
         int o = 3 * b->block[j], nb = 3 * (b->block[j + 1] - b->block[j]);
@@ -354,10 +427,17 @@ static int factor(ep_bond *b)
         if (j > 0) {
             int po = 3 * b->block[j - 1], pn = o - po;
             double *Dp = &b->M[(size_t)po * ld + po], *U = &b->M[(size_t)o * ld + po], *L = &b->M[(size_t)po * ld + o];
-            LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', pn, nb, Dp, ld, b->ipiv + po, U, ld);
+            if (b->chol)
+                LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', pn, nb, Dp, ld, U, ld);
+            else
+                LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', pn, nb, Dp, ld, b->ipiv + po, U, ld);
             cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nb, nb, pn, -1.0, L, ld, U, ld, 1.0, D, ld);
         }
-        if (LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nb, nb, D, ld, b->ipiv + o) != 0)
+        if (b->chol && LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nb, D, ld) != 0) {
+            b->chol = 0; /* not positive definite after all: LU on M formed again */
+            return factor(b);
+        }
+        if (!b->chol && LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, nb, nb, D, ld, b->ipiv + o) != 0)
             return ep_fail(EP_ECOMPUTE, "the seam matrix is singular (seam %d of %d): a zone neither supported nor "
                            "bonded", j + 1, b->nblocks);
     }
@@ -365,7 +445,7 @@ static int factor(ep_bond *b)
     return EP_OK;
 }
 
-/* x = M^-1 r in place with the block LU (bond.h). */
+/* x = M^-1 r in place with the block factor (bond.h). */
 static void block_solve(const ep_bond *b, double *x)
 {
     int ld = 3 * b->N;
@@ -376,7 +456,10 @@ static void block_solve(const ep_bond *b, double *x)
             cblas_dgemv(CblasColMajor, CblasNoTrans, nb, o - po, -1.0, &b->M[(size_t)po * ld + o], ld, x + po, 1, 1.0,
                         x + o, 1);
         }
-        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nb, 1, &b->M[(size_t)o * ld + o], ld, b->ipiv + o, x + o, ld);
+        if (b->chol)
+            LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nb, 1, &b->M[(size_t)o * ld + o], ld, x + o, ld);
+        else
+            LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nb, 1, &b->M[(size_t)o * ld + o], ld, b->ipiv + o, x + o, ld);
     }
     for (int j = b->nblocks - 2; j >= 0; j--) { /* x_j = y_j - X_j x_(j+1) */
         int o = 3 * b->block[j], no = 3 * b->block[j + 1], nb = no - o, nn = 3 * b->block[j + 2] - no;
@@ -462,11 +545,13 @@ int ep_bond_solve(ep_bond *b, const double *const *vbar, const double *const *uc
         int k = loaded(b, z, vb, 0);
         if (k < 0)
             return EP_ECOMPUTE;
-        double *blk = ep_malloc(9 * (size_t)(k > 0 ? k : 1) * z->ns, sizeof *blk);
-        if (!blk)
+        double *blk = k ? ep_malloc(9 * (size_t)k * z->ns, sizeof *blk) : NULL;
+        if (k && !blk)
             return EP_ECOMPUTE;
-        ep_gfsrc_plan(z->g, z->srow, z->ns);
-        ep_gfsrc_node_columns(z->g, k, b->rows, z->ns, z->srow, blk);
+        if (k) {
+            ep_gfsrc_plan(z->g, z->srow, z->ns);
+            ep_gfsrc_node_columns(z->g, k, b->rows, z->ns, z->srow, blk);
+        }
         for (int kk = 0; kk < z->ns; kk++)
             for (int bb = 0; bb < 3; bb++) {
                 double acc = grav ? z->gw[3 * (size_t)z->srow[kk] + bb] : 0;
@@ -481,32 +566,41 @@ int ep_bond_solve(ep_bond *b, const double *const *vbar, const double *const *uc
     }
     if (b->stale && (st = factor(b)))
         return st;
-    /* rhs = -sum_z R_z D_z (P_z h_z + q_z) */
+    /* rhs = -sum_z R'_z D_z (P_z h_z + q_z), in zone 0's frame (R' = R_0^T R_z) */
     double *r = b->d;
     memset(r, 0, 3 * (size_t)b->N * sizeof *r);
     for (int i = 0; i < b->nz; i++) {
         ep_bond_zone *z = &b->z[i];
-        for (int k = 0; k < z->ns; k++)
-            gap(b, z, k, &z->u[3 * k]);
+        int gapped = 0;
+        double Rr[9];
+        relative(b->z[0].R, z->R, Rr);
+        for (int k = 0; k < z->ns; k++) {
+            double *h = &z->u[3 * k];
+            gap(b, z, k, h);
+            gapped |= h[0] != 0 || h[1] != 0 || h[2] != 0;
+        }
         memcpy(z->p, z->q, 3 * (size_t)z->ns * sizeof *z->p);
-        cblas_dgemv(CblasRowMajor, CblasNoTrans, 3 * z->ns, 3 * z->ns, 1.0, z->P, 3 * z->ns, z->u, 1, 1.0, z->p, 1);
+        if (gapped) /* frames apart (or seams 1e-9 apart): P h */
+            cblas_dgemv(CblasRowMajor, CblasNoTrans, 3 * z->ns, 3 * z->ns, 1.0, z->P, 3 * z->ns, z->u, 1, 1.0, z->p, 1);
         for (int k = 0; k < z->ns; k++) {
             double f[3], w[3];
             for (int a = 0; a < 3; a++)
                 f[a] = -z->a[k] * z->p[3 * k + a];
-            rot(z->R, 0, f, w);
+            rot(Rr, 0, f, w);
             for (int a = 0; a < 3; a++)
                 r[3 * z->glob[k] + a] += w[a];
         }
     }
     block_solve(b, r);
-    /* each zone: u = R^T d + h, p = P u + q, the contacts' tractions, v */
+    /* each zone: u = R'^T d + h, p = P u + q, the contacts' tractions, v */
     for (int i = 0; i < b->nz; i++) {
         ep_bond_zone *z = &b->z[i];
         int s = z->s, ns3 = 3 * z->ns;
+        double Rr[9];
+        relative(b->z[0].R, z->R, Rr);
         for (int k = 0; k < z->ns; k++) {
             double w[3];
-            rot(z->R, 1, &b->d[3 * z->glob[k]], w);
+            rot(Rr, 1, &b->d[3 * z->glob[k]], w);
             for (int a = 0; a < 3; a++)
                 z->u[3 * k + a] += w[a]; /* z->u held h */
         }
@@ -537,6 +631,11 @@ int ep_bond_solve(ep_bond *b, const double *const *vbar, const double *const *uc
             memcpy(&out[3 * (size_t)z->srow[kk]], &z->u[3 * kk], 3 * sizeof(double));
         for (int j = 0; j < s; j++)
             memcpy(&out[3 * (size_t)z->c->S[j]], &z->pc[3 * j], 3 * sizeof(double));
+    }
+    for (int k = 0; k < b->N; k++) { /* d in the world: R_0 d' */
+        double w[3];
+        rot(b->z[0].R, 0, &b->d[3 * k], w);
+        memcpy(&b->d[3 * k], w, sizeof w);
     }
     return EP_OK;
 }

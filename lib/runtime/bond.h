@@ -59,6 +59,7 @@ typedef struct ep_bond_zone {
     double *Xss;        /* [3ns][3ns] Xi_SS row-major, (3k + b, 3l + a): component b of the
                            traction at seam vertex k for a unit displacement a at l */
     double *P;          /* [3ns][3ns] P (above): Xss with the contacts' term */
+    double *A, *Y;      /* [3ns][3ns] column-major: D P, and the seam matrix's scratch */
     double *Xsc, *Xcs;  /* contacts: [3ns][3s] Xi_SC and [3s][3ns] Xi_CS */
     double *Cinv;       /* contacts: [3s][3s] C^-1 */
     int s;              /* contact nodes when P was formed */
@@ -80,6 +81,8 @@ typedef struct ep_bond {
     double *M;          /* [3N][3N] column-major: the seam matrix, then its block LU */
     int *ipiv;          /* [3N] */
     int stale;          /* M must be formed and factored again (a frame or a contact set changed) */
+    int chol;           /* 1: every zone's GFs symmetric (femcondense --traction lumped): M is
+                           SPD, its diagonal blocks by Cholesky; 0: LU */
     double beta[3];     /* world gravity (m/s^2), 0: none */
     double *d;          /* [N][3] the last solve's world seam displacements */
     double *work;       /* [3N] */

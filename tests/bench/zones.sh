@@ -23,8 +23,8 @@ for z in 1 2 3; do
     "$BIN/zonesplit" -q "$W/bar3.msh" --region $z $FIX -o "$W/c$z.h5"
     "$BIN/femcondense" -q "$W/c$z.h5" $MAT --traction lumped --columns all -o "$W/gc$z.h5"
 done
-"$BIN/rtcheck" --zones "$W/g1.h5" "$W/g2.h5" --trials 2 --contacts 0 --json >"$W/two.json"
-"$BIN/rtcheck" --zones "$W/gc1.h5" "$W/gc2.h5" "$W/gc3.h5" --trials 2 --contacts 0 --json >"$W/three.json"
+"$BIN/rtcheck" --zones "$W/g1.h5" "$W/g2.h5" --trials 2 --contacts 1 --json >"$W/two.json"
+"$BIN/rtcheck" --zones "$W/gc1.h5" "$W/gc2.h5" "$W/gc3.h5" --trials 2 --contacts 1 --json >"$W/three.json"
 /usr/bin/python3 - "$W" "$dgemm1" <<'PY'
 import json, sys
 w, one = sys.argv[1], float(sys.argv[2])
