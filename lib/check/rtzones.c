@@ -383,11 +383,11 @@ int ep_rtzones_run(ep_rtreport *rep, char *const *paths, int nz, const ep_rtzone
             (st = ep_bond_solve(b, (const double *const *)R.vbar, s ? ucs : NULL, R.v)))
             break;
         inv = ep_rtreport_worst(inv, answers_differ(&R, R.w, R.v));
-        if (b->chain) { /* the block tridiagonal factor against one dense LU of the same matrix */
+        if (b->chain) { /* the block tridiagonal factor against one dense factor of the same matrix */
             int nb = b->nblocks, b1 = b->block[1];
             for (int i = 0; i < nz; i++)
                 memcpy(R.w[i], R.v[i], 3 * (size_t)R.g[i].n * sizeof(double));
-            b->nblocks = 1, b->block[1] = b->block[nb], b->stale = 1; /* one block: plain dense LU */
+            b->nblocks = 1, b->block[1] = b->block[nb], b->stale = 1; /* one block: one dense factor */
             st = ep_bond_solve(b, (const double *const *)R.vbar, s ? ucs : NULL, R.v);
             b->nblocks = nb, b->block[1] = b1, b->stale = 1;
             tri = ep_rtreport_worst(tri, answers_differ(&R, R.v, R.w));
@@ -401,7 +401,7 @@ int ep_rtzones_run(ep_rtreport *rep, char *const *paths, int nz, const ep_rtzone
         ep_rtreport_check_value(rep, "contact displacements (GF sums)", con, 1e-8);
     ep_rtreport_check_value(rep, "one frame for all: answers unchanged", inv, 1e-9);
     if (b->chain)
-        ep_rtreport_check_value(rep, "block tridiagonal factor against dense LU", tri, 1e-9);
+        ep_rtreport_check_value(rep, "block tridiagonal factor against one dense factor", tri, 1e-9);
 
     /* timing: the seam matrix formed, factored and solved (new frames), and solved alone */
     ep_bond_gravity(b, NULL);

@@ -6,7 +6,7 @@
  * (continuity of the seam in the world, balance of the seam forces, the
  * contacts' displacements), against one common frame (the answer in each
  * zone's frame must not change), the chain's block tridiagonal factor
- * against a dense LU, and with --reference the GFs of the whole model
+ * against one dense factor, and with --reference the GFs of the whole model
  * (same mesh: the bonded columns must reproduce them).
  */
 #ifndef EP_RTZONES_H

@@ -427,11 +427,13 @@ static int factor(ep_bond *b)
         if (j > 0) {
             int po = 3 * b->block[j - 1], pn = o - po;
             double *Dp = &b->M[(size_t)po * ld + po], *U = &b->M[(size_t)o * ld + po], *L = &b->M[(size_t)po * ld + o];
-            if (b->chol)
-                LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', pn, nb, Dp, ld, U, ld);
-            else
+            if (b->chol) { /* block Cholesky: W = L_(j-1)^-1 U in U's place, D_j -= W^T W */
+                cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, pn, nb, 1.0, Dp, ld, U, ld);
+                cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, nb, pn, -1.0, U, ld, 1.0, D, ld);
+            } else {
                 LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', pn, nb, Dp, ld, b->ipiv + po, U, ld);
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nb, nb, pn, -1.0, L, ld, U, ld, 1.0, D, ld);
+                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, nb, nb, pn, -1.0, L, ld, U, ld, 1.0, D, ld);
+            }
         }
         if (b->chol && LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nb, D, ld) != 0) {
             b->chol = 0; /* not positive definite after all: LU on M formed again */
@@ -445,10 +447,32 @@ static int factor(ep_bond *b)
     return EP_OK;
 }
 
-/* x = M^-1 r in place with the block factor (bond.h). */
+/* x = M^-1 r in place with the block factor (bond.h).  Cholesky: M = C
+ * C^T, C block lower bidiagonal with diagonal blocks L_j and subdiagonal
+ * blocks W_(j-1)^T: z_j = L_j^-1 (r_j - W_(j-1)^T z_(j-1)), then x_j =
+ * L_j^-T (z_j - W_j x_(j+1)). */
 static void block_solve(const ep_bond *b, double *x)
 {
     int ld = 3 * b->N;
+    if (b->chol) {
+        for (int j = 0; j < b->nblocks; j++) {
+            int o = 3 * b->block[j], nb = 3 * (b->block[j + 1] - b->block[j]);
+            if (j > 0) {
+                int po = 3 * b->block[j - 1];
+                cblas_dgemv(CblasColMajor, CblasTrans, o - po, nb, -1.0, &b->M[(size_t)o * ld + po], ld, x + po, 1, 1.0,
+                            x + o, 1);
+            }
+            cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, nb, &b->M[(size_t)o * ld + o], ld, x + o, 1);
+        }
+        for (int j = b->nblocks - 1; j >= 0; j--) {
+            int o = 3 * b->block[j], no = 3 * b->block[j + 1], nb = no - o;
+            if (j + 1 < b->nblocks)
+                cblas_dgemv(CblasColMajor, CblasNoTrans, nb, 3 * b->block[j + 2] - no, -1.0, &b->M[(size_t)no * ld + o],
+                            ld, x + no, 1, 1.0, x + o, 1);
+            cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, nb, &b->M[(size_t)o * ld + o], ld, x + o, 1);
+        }
+        return;
+    }
     for (int j = 0; j < b->nblocks; j++) { /* y_j = D_j^-1 (r_j - L_j y_(j-1)) */
         int o = 3 * b->block[j], nb = 3 * (b->block[j + 1] - b->block[j]);
         if (j > 0) {
@@ -456,10 +480,7 @@ static void block_solve(const ep_bond *b, double *x)
             cblas_dgemv(CblasColMajor, CblasNoTrans, nb, o - po, -1.0, &b->M[(size_t)po * ld + o], ld, x + po, 1, 1.0,
                         x + o, 1);
         }
-        if (b->chol)
-            LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nb, 1, &b->M[(size_t)o * ld + o], ld, x + o, ld);
-        else
-            LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nb, 1, &b->M[(size_t)o * ld + o], ld, b->ipiv + o, x + o, ld);
+        LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', nb, 1, &b->M[(size_t)o * ld + o], ld, b->ipiv + o, x + o, ld);
     }
     for (int j = b->nblocks - 2; j >= 0; j--) { /* x_j = y_j - X_j x_(j+1) */
         int o = 3 * b->block[j], no = 3 * b->block[j + 1], nb = no - o, nn = 3 * b->block[j + 2] - no;

@@ -27,7 +27,8 @@
  * When the zones form a chain in the order given (each seam vertex shared
  * by zones j and j + 1 only), the seam matrix is block tridiagonal in the
  * seams (eqs. 5.17-5.20) and is factored so (block LU, [GL96]); otherwise
- * by one dense LU.
+ * by one dense factor; Cholesky when every zone's GFs are symmetric
+ * (femcondense --traction lumped: the seam matrix is then SPD), else LU.
  *
  * Exactness: the nodal force a_k p_k is the FEM's own reaction for
  * femcondense --traction lumped (MATH.md §1), so two such zones bonded
