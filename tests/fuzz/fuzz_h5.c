@@ -82,6 +82,7 @@ static const char *dsets[] = {
     "/multigrid/level0/K/rowptr", "/multigrid/level0/K/columns", "/multigrid/level0/K/values",
     "/multigrid/level0/P/rowptr", "/multigrid/level0/P/columns", "/multigrid/level0/P/values",
     "/multigrid/level1/vertices", "/multigrid/level1/tets", "/multigrid/level1/K/values", "/gf/body",
+    "/constraints/seam",
 };
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
