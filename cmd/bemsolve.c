@@ -222,7 +222,7 @@ int main(int argc, char **argv)
         if (np) /* issue 40: time per point per column beside the flop rate */
             printf("bemsolve: interior rows: %d points in %.2f s, %.3g us a point a column, %.1f GFlop/s with the "
                    "products' %.3g flops\n", np, stats.t_interior, 1e6 * stats.t_interior / np / (3.0 * Lp.m),
-                   48.0 * L.n * 3.0 * Lp.m * np / fmax(stats.t_interior, 1e-9) / 1e9, 48.0 * L.n * 3.0 * Lp.m * np);
+                   144.0 * L.n * 3.0 * Lp.m * np / fmax(stats.t_interior, 1e-9) / 1e9, 144.0 * L.n * 3.0 * Lp.m * np);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);
 #ifdef EP_MPI
         printf("bemsolve: %d MPI ranks on a %d x %d grid (blocks of %d); memory a rank: estimate %.0f MiB, "
