@@ -510,9 +510,10 @@ static void keep_body(bemsys *s, const ep_bemgf_opts *o, int m3)
 }
 
 /* The interior rows (bemgf.h) of every kept column: per point its
- * Somigliana rows and their gradient by the derivative kernels, one
- * product with the kept data (12 x 6n times 6n x 3m, and the 3 body
- * columns), then the displacement and Hooke's stress on the gradient (the
+ * Somigliana rows and their gradient by the derivative kernels; per batch
+ * of EP_BEMGF_POINTS points one product with the kept data (12 B x 6n
+ * times 6n x 3m, and the 3 body columns: the 16 x 3m n bytes of kept data
+ * read once a batch, not once a point), then the displacement and Hooke's stress on the gradient (the
  * body columns': of u = u_p + u_h, u_p's gradient exact).  Points on
  * threads. */
 static int interior_rows(bemsys *s, const ep_bemgf_opts *o, int m3g)
@@ -520,45 +521,56 @@ static int interior_rows(bemsys *s, const ep_bemgf_opts *o, int m3g)
     int m3 = m3g + (s->tp ? 3 : 0); /* the GF rows, then the body rows */
     size_t n6 = 6 * (size_t)s->n, P = (size_t)o->npoints;
     double G = o->E / (2.0 * (1.0 + o->nu)), lam = 2 * G * o->nu / (1 - 2 * o->nu), lg = s->len / G;
+    long nbat = ((long)P + EP_BEMGF_POINTS - 1) / EP_BEMGF_POINTS;
     int bad = -1;
 #pragma omp parallel
     {
-        double *W = ep_malloc(12 * n6, sizeof *W), *U = ep_malloc(12 * (size_t)m3, sizeof *U);
+        double *W = ep_malloc(12 * EP_BEMGF_POINTS * n6, sizeof *W),
+               *U = ep_malloc(12 * EP_BEMGF_POINTS * (size_t)m3, sizeof *U), (*eb)[3][3] = NULL, (*ebd)[3][3][3] = NULL;
+        eb = ep_malloc(EP_BEMGF_POINTS, sizeof *eb), ebd = ep_malloc(EP_BEMGF_POINTS, sizeof *ebd);
 #pragma omp for schedule(dynamic, 1)
-        for (long k = 0; k < (long)P; k++) {
-            if (!W || !U) {
+        for (long bt = 0; bt < nbat; bt++) { /* a batch of points: one product reads the kept data once */
+            long k0 = bt * EP_BEMGF_POINTS, nk = (long)P - k0 < EP_BEMGF_POINTS ? (long)P - k0 : EP_BEMGF_POINTS;
+            if (!W || !U || !eb || !ebd) {
                 bad = -2;
                 continue;
             }
-            double x[3], eb[3][3], ebd[3][3][3], r[3], r2 = 0;
-            for (int a = 0; a < 3; a++)
-                x[a] = o->points[3 * k + a] / s->len;
-            if (somigliana_rows(s, x, lg, W, eb, ebd) > -0.5)
-                bad = (int)k;
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 12, m3, (int)n6, 1.0, W, (int)n6, s->sol, (int)n6, 0.0,
-                        U, m3);
-            for (int a = 0; a < 3; a++)
-                r[a] = o->points[3 * k + a] - s->x0[a], r2 += r[a] * r[a];
-            for (int kk = 0; kk < 3 && s->tp; kk++) /* the body columns: + the free triangles' t_h, + u_p */
-                for (int l = 0; l < 3; l++) {
-                    U[(size_t)l * m3 + m3g + kk] += eb[l][kk] - (l == kk) * s->pq * s->rho * r2 / (2 * G);
-                    for (int j = 0; j < 3; j++)
-                        U[(size_t)(3 + 3 * j + l) * m3 + m3g + kk] += ebd[j][l][kk] - (l == kk) * s->pq * s->rho * r[j] / G;
+            for (long i = 0; i < nk; i++) {
+                double x[3];
+                for (int a = 0; a < 3; a++)
+                    x[a] = o->points[3 * (k0 + i) + a] / s->len;
+                if (somigliana_rows(s, x, lg, W + 12 * (size_t)i * n6, eb[i], ebd[i]) > -0.5)
+                    bad = (int)(k0 + i);
+            }
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 12 * (int)nk, m3, (int)n6, 1.0, W, (int)n6, s->sol,
+                        (int)n6, 0.0, U, m3);
+            for (long i = 0; i < nk; i++) {
+                long k = k0 + i;
+                double *Ui = U + 12 * (size_t)i * m3, r[3], r2 = 0;
+                for (int a = 0; a < 3; a++)
+                    r[a] = o->points[3 * k + a] - s->x0[a], r2 += r[a] * r[a];
+                for (int kk = 0; kk < 3 && s->tp; kk++) /* the body columns: + the free triangles' t_h, + u_p */
+                    for (int l = 0; l < 3; l++) {
+                        Ui[(size_t)l * m3 + m3g + kk] += eb[i][l][kk] - (l == kk) * s->pq * s->rho * r2 / (2 * G);
+                        for (int j = 0; j < 3; j++)
+                            Ui[(size_t)(3 + 3 * j + l) * m3 + m3g + kk] +=
+                                ebd[i][j][l][kk] - (l == kk) * s->pq * s->rho * r[j] / G;
+                    }
+                for (int q = 0; q < m3; q++) {
+                    double *out = o->interior + (size_t)q * 9 * P + 9 * (size_t)k, H[3][3];
+                    for (int b = 0; b < 3; b++) {
+                        out[b] = Ui[(size_t)b * m3 + q];
+                        for (int j = 0; j < 3; j++)
+                            H[b][j] = Ui[(size_t)(3 + 3 * j + b) * m3 + q];
+                    }
+                    double tr = lam * (H[0][0] + H[1][1] + H[2][2]);
+                    for (int b = 0; b < 3; b++)
+                        out[3 + b] = tr + 2 * G * H[b][b];
+                    out[6] = G * (H[1][2] + H[2][1]), out[7] = G * (H[0][2] + H[2][0]), out[8] = G * (H[0][1] + H[1][0]);
                 }
-            for (int q = 0; q < m3; q++) {
-                double *out = o->interior + (size_t)q * 9 * P + 9 * (size_t)k, H[3][3];
-                for (int b = 0; b < 3; b++) {
-                    out[b] = U[(size_t)b * m3 + q];
-                    for (int j = 0; j < 3; j++)
-                        H[b][j] = U[(size_t)(3 + 3 * j + b) * m3 + q];
-                }
-                double tr = lam * (H[0][0] + H[1][1] + H[2][2]);
-                for (int b = 0; b < 3; b++)
-                    out[3 + b] = tr + 2 * G * H[b][b];
-                out[6] = G * (H[1][2] + H[2][1]), out[7] = G * (H[0][2] + H[2][0]), out[8] = G * (H[0][1] + H[1][0]);
             }
         }
-        free(W), free(U);
+        free(W), free(U), free(eb), free(ebd);
     }
     if (bad == -2)
         return EP_ECOMPUTE;

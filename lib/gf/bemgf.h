@@ -30,6 +30,11 @@ typedef struct ep_bemgf_opts {
                             the body rows u_p + u_h, u_h from the homogeneous problem's data */
 } ep_bemgf_opts;
 
+/* Interior points a product with the kept boundary data takes (bemgf.c
+ * interior_rows): the data (16 x 3m n bytes, 0.9 GB for the rabbit-4
+ * sphere) are read once a batch; per thread 8 x 12 B (6n + 3m) bytes. */
+#define EP_BEMGF_POINTS 16
+
 /* The default block: a split run's parts (part.h) start on multiples of the
  * block, so a part solves the very blocks of the single run (OpenBLAS splits
  * a solve's columns over its threads, and a column's round-off depends on the
