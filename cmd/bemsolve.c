@@ -174,7 +174,7 @@ int main(int argc, char **argv)
      * blocks) solves nothing */
     const char *method = o.constant ? "bem-constant" : "bem-linear";
     if ((o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
-        (pts && !(irows = ep_malloc(27 * (size_t)np * (size_t)o.form.L->m, sizeof *irows)))) {
+        (pts && !(irows = ep_malloc(27 * (size_t)np * ((size_t)o.form.L->m + (body ? 1 : 0)), sizeof *irows)))) {
         st = EP_ECOMPUTE;
         goto out;
     }
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
     ep_progress_end(&o.form.bar);
     if (st || (st = ep_gfsink_close(&o.form.sink)) || (o.part.count && (st = ep_part_write(&cli.out.h5, &o.part))) ||
         (body && (st = ep_gf_write_body(&cli.out.h5, &L, body))) ||
-        (pts && (st = ep_gf_write_interior(&cli.out.h5, o.form.L, pts, np, irows, 0))) ||
+        (pts && (st = ep_gf_write_interior(&cli.out.h5, o.form.L, pts, np, irows, body != NULL))) ||
         (st = ep_output_commit(&cli.out)))
         goto out;
 #endif
@@ -222,7 +222,7 @@ int main(int argc, char **argv)
         if (np) /* issue 40: time per point per column beside the flop rate */
             printf("bemsolve: interior rows: %d points in %.2f s, %.3g us a point a column, %.1f GFlop/s with the "
                    "products' %.3g flops\n", np, stats.t_interior, 1e6 * stats.t_interior / np / (3.0 * Lp.m),
-                   84.0 * L.n * 3.0 * Lp.m * np / fmax(stats.t_interior, 1e-9) / 1e9, 84.0 * L.n * 3.0 * Lp.m * np);
+                   144.0 * L.n * 3.0 * Lp.m * np / fmax(stats.t_interior, 1e-9) / 1e9, 144.0 * L.n * 3.0 * Lp.m * np);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);
 #ifdef EP_MPI
         printf("bemsolve: %d MPI ranks on a %d x %d grid (blocks of %d); memory a rank: estimate %.0f MiB, "

@@ -19,6 +19,7 @@
 #include "rtmodes.h"
 #include "rtref.h"
 #include "rtreport.h"
+#include "rtzones.h"
 
 #include <cblas.h>
 #include <float.h>
@@ -30,7 +31,7 @@ typedef struct {
     ep_rtgf_opts gf;
     ep_rtcubic_opts cubic;
     long contacts, trials, seed; /* copied into gf and cubic */
-    int json;
+    int json, zones;
 } opts;
 
 int main(int argc, char **argv)
@@ -69,19 +70,22 @@ int main(int argc, char **argv)
         {"energy-tol", 0, EP_CLI_DOUBLE, &o.cubic.energy_tol, 0, INFINITY, .arg = "X", .what = "a number >= 0",
          .help = "allowed undamped energy drift (default 0.01)"},
         {"seed", 0, EP_CLI_INT, &o.seed, 0, 2147483647, .arg = "N", .help = "random seed (default 1)"},
+        {"zones", 0, EP_CLI_FLAG, &o.zones,
+         .help = "the inputs are the GF files of zones (zonesplit): bond them at\ntheir seams, load, contact, check and time (--reference: the\nwhole model's GFs)"},
         {"json", 0, EP_CLI_FLAG, &o.json, .help = "print the report as JSON"},
         {0}};
     ep_tool tool = {
         .name = "rtcheck",
         .synopsis = "FILE.h5 [CUBIC.h5 | DIST.h5 [CUBIC.h5]] [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
-                    "       [--reference GF.h5|TRAJ.h5] [--switched GF.h5] [--json]",
+                    "       [--reference GF.h5|TRAJ.h5] [--switched GF.h5] [--json]\n"
+                    "       --zones ZONE.h5 ZONE.h5... [--reference WHOLE.h5]",
         .purpose = "Run what a real-time simulator runs on an elastoprep file (capacitance-matrix contact\n"
                    "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files, render updates on\n"
                    "embedding files, with CUBIC.h5 timed beside the Newmark step, lookups on distfield\n"
                    "files, V-cycles and a corotated step on multigrid files, pointshell contact against a\n"
                    "distfield file (with its model's cubic file), check the answers and\n"
-                   "time them; also checks mesh and modes files.",
-        .options = options, .min_inputs = 1, .max_inputs = 3,
+                   "time them; also checks mesh and modes files, and bonds zones' GF files (--zones).",
+        .options = options, .min_inputs = 1, .max_inputs = -1,
         .no_output = "rtcheck writes no file (redirect --json instead of -o)",
     };
     ep_cli cli;
@@ -99,6 +103,17 @@ int main(int argc, char **argv)
     rep.path = cli.inputs[0];
 
     /* read -> validate -> compute: the run the file's kind calls for */
+    if (o.zones) { /* GF files of zones, bonded */
+        ep_rtzones_opts zo = {(int)o.contacts, o.trials, (unsigned long)o.seed, o.gf.reference, o.gf.reference_tol};
+        if (!(st = ep_rtzones_run(&rep, cli.inputs, cli.ninputs, &zo)) && (o.json || !cli.quiet))
+            ep_rtreport_print(&rep, stdout, o.json);
+        st = st ? st : ep_rtreport_verdict(&rep);
+        goto out;
+    }
+    if (cli.ninputs > 2) {
+        st = ep_fail(EP_EUSAGE, "%d files: more than two go with --zones only", cli.ninputs);
+        goto out;
+    }
     if ((st = ep_h5_open(&f, cli.inputs[0], NULL)))
         goto out;
     if (o.gf.reference && strcmp(f.kind, "gf") && strcmp(f.kind, "gf-wavelet")) { /* a reduced model's error */

@@ -36,4 +36,25 @@ void ep_bem_triangle(const double x[3], const double v[3][3], int singular, doub
 void ep_bem_triangle_constant(const double x[3], const double v[3][3], int singular, double nu, double g[3][3],
                               double h[3][3]);
 
+/* The derivatives of the kernels with respect to the load point x (the
+ * derivative kernels of the interior stress, 000 eq. 2.22; r = y - x):
+ * dus[j][l][k] = d u*_lk / dx_j, dps[j][l][k] = d p*_lk / dx_j.  r != 0.
+ * Cost O(1). */
+void ep_bem_kelvin_grad(const double r[3], const double n[3], double nu, double dus[3][3][3], double dps[3][3][3]);
+
+/* Subdivision depth of the derivative kernels' near-singular rule: a
+ * triangle is split 1-to-4 while x is within four sub-triangle diameters,
+ * at most this deep (sub-triangles 1/2^depth of the element). */
+#define EP_BEM_GRAD_DEPTH 10
+
+/* For an interior point x (off the triangle): g, h as ep_bem_triangle's
+ * and their derivatives gd[a][j][l][k] = int d u*_lk / dx_j phi_a dy, hd
+ * likewise of p*: Somigliana's identity and its gradient (the interior
+ * stress, MATH.md §12).  Near-singular: the 7-point rule on sub-triangles
+ * split while x is within four of their diameters (the 1/r^3 of d p*
+ * needs more than ep_bem_triangle's two), up to EP_BEM_GRAD_DEPTH.
+ * Cost O(1) far, O(depth) near the surface. */
+void ep_bem_triangle_grad(const double x[3], const double v[3][3], double nu, double g[3][3][3], double h[3][3][3],
+                          double gd[3][3][3][3], double hd[3][3][3][3]);
+
 #endif

@@ -658,13 +658,23 @@ int ep_cli_body_density(const ep_material *mat, int want, const char *source)
 
 int ep_cli_interior_surface(const ep_mesh *m, const char *path, double **p, int *np)
 {
+    ep_closest c = {0};
+    ep_winding w = {0};
     int st = ep_points_read(path, p, np);
-    for (int k = 0; !st && k < *np; k++) {
-        const double *x = *p + 3 * (size_t)k;
-        if (!(fabs(ep_winding_brute(m->vertices, m->triangles, m->nf, x)) >= 0.5))
-            st = ep_fail(EP_EINPUT, "%s: interior point %d (%g, %g, %g) lies outside the body %s", path, k + 1, x[0],
-                         x[1], x[2], m->source);
-    }
+    if (st || (st = ep_closest_build(&c, m)) || (st = ep_winding_build(&w, &c)))
+        goto out;
+    int first = *np; /* the first point outside, by the tree's winding numbers (O(log F) a point) */
+    const double *x = *p;
+#pragma omp parallel for schedule(dynamic, 64) reduction(min : first)
+    for (int k = 0; k < *np; k++)
+        if (!(fabs(ep_winding_eval(&w, x + 3 * (size_t)k)) >= 0.5) && k < first)
+            first = k;
+    if (first < *np)
+        st = ep_fail(EP_EINPUT, "%s: interior point %d (%g, %g, %g) lies outside the body %s", path, first + 1,
+                     x[3 * (size_t)first], x[3 * (size_t)first + 1], x[3 * (size_t)first + 2], m->source);
+out:
+    ep_winding_free(&w);
+    ep_closest_free(&c);
     return st;
 }
 

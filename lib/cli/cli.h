@@ -167,7 +167,10 @@ int ep_cli_interior(const ep_mesh *m, const char *path, double **p, int *np, int
  * body): *p [*np][3] (allocated; caller frees).  Checked before any work,
  * so a point outside fails with one line and nothing else printed: the
  * generalized winding number of m's triangles at each point (orientation
- * either way) must be at least 1/2.  Cost O(np nf).  0, EP_EINPUT naming
+ * either way) must be at least 1/2, through winding.h's tree (exact near
+ * the surface, dipoles far from it).  Cost O(nf log nf) to build, then
+ * O(log nf) a point far from the surface (threads over the points).
+ * 0, EP_EINPUT naming
  * the first point outside (1-based), EP_EIO, or EP_ECOMPUTE. */
 int ep_cli_interior_surface(const ep_mesh *m, const char *path, double **p, int *np);
 

@@ -200,6 +200,8 @@ int ep_model_load(ep_mesh *m, ep_h5 *f)
     }
     if (ep_h5_exists(f, "/constraints/fixed") && (st = ep_model_read_fixed(f, m->nv, &m->fixed, &m->nfixed)))
         goto fail;
+    if (ep_h5_exists(f, "/constraints/seam") && (st = ep_model_read_seam(f, m)))
+        goto fail;
     /* boundary and vertex_area are derived data: recomputed from the triangles
      * (ep_mesh_complete), so a file cannot carry an inconsistent copy into a tool. */
     if (ep_h5_exists(f, "/material")) {
@@ -282,6 +284,10 @@ int ep_model_write(ep_h5 *f, const ep_mesh *m, const ep_material *mat, const cha
     if (fixed ? n > 0 : m->fixed && m->nfixed > 0)
         st = ep_model_write_fixed(f, fixed ? ids : m->fixed, fixed ? n : m->nfixed);
     free(ids);
+    if (!st && m->seam && m->nseam > 0) {
+        hsize_t d = (hsize_t)m->nseam;
+        st = ep_h5_write(f, "/constraints/seam", EP_I32, 1, &d, m->seam);
+    }
     return st;
 }
 
@@ -297,6 +303,26 @@ int ep_model_read(ep_mesh *m, const char *path)
         st = ep_model_load(m, &f);
     ep_h5_close(&f);
     return st;
+}
+
+int ep_model_read_seam(ep_h5 *f, ep_mesh *m)
+{
+    hsize_t d = 0;
+    void *p = NULL;
+    int st = ep_h5_read(f, "/constraints/seam", EP_I32, 1, &d, &p);
+    if (st)
+        return st;
+    if (d == 0) {
+        free(p);
+        return ep_fail(EP_EINPUT, "%s: /constraints/seam is empty", f->path);
+    }
+    if ((st = check_index(f, "/constraints/seam", p, d, 0, m->nv))) {
+        free(p);
+        return st;
+    }
+    m->seam = p;
+    m->nseam = (int)d;
+    return EP_OK;
 }
 
 int ep_model_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed)

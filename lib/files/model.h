@@ -39,7 +39,8 @@ int ep_model_load(ep_mesh *m, ep_h5 *f);
  * boundary, vertex_area, level, parents); /material from mat, or from
  * m->material when mat is NULL (nothing when both are); /constraints/fixed:
  * the vertices with fixed[v] != 0, or m->fixed when fixed is NULL (nothing
- * when the set is empty).  0, EP_EIO or EP_ECOMPUTE. */
+ * when the set is empty); /constraints/seam: m->seam when m has one.
+ * 0, EP_EIO or EP_ECOMPUTE. */
 int ep_model_write(ep_h5 *f, const ep_mesh *m, const ep_material *mat, const char *fixed);
 
 /* The three parts one by one. */
@@ -55,6 +56,11 @@ int ep_model_read_material(ep_material *mat, ep_h5 *f, int ne);
 /* Read /constraints/fixed, checked against nv: *fixed (allocated; caller
  * frees) and *nfixed.  0, EP_EINPUT. */
 int ep_model_read_fixed(ep_h5 *f, int nv, int **fixed, int *nfixed);
+
+/* Read /constraints/seam (the vertices a zone shares with the zones bonded
+ * to it, 000 §5.1; zonemesh.h), checked against m->nv, into m->seam and
+ * m->nseam.  0 or EP_EINPUT (empty, or an id out of range). */
+int ep_model_read_seam(ep_h5 *f, ep_mesh *m);
 
 #ifdef __cplusplus
 }

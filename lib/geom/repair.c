@@ -507,6 +507,8 @@ static int commit(ep_mesh *m, work *w, ep_repair_report *r)
         remap_ids(m->groups[g].v, &m->groups[g].nv, w->rep, newid);
     if (m->fixed)
         remap_ids(m->fixed, &m->nfixed, w->rep, newid);
+    if (m->seam)
+        remap_ids(m->seam, &m->nseam, w->rep, newid);
     m->nv = nv;
     m->nf = nt;
     free(newid);

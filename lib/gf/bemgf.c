@@ -431,86 +431,146 @@ static void keep_solution(bemsys *s, const ep_gf_layout *L, int c0, int nc, cons
         }
 }
 
-/* Somigliana's rows at x (nondimensional): W[3][6n] with u_l(x) = sum
- * W[l] . (p, u) physical, W = ((len / G) G_x, -H_x); returns the trace of
- * sum H_x / 3 (-1 inside, 0 outside: the solid angle). */
-static double somigliana_rows(const bemsys *s, const double x[3], double lg, double *W)
+/* Somigliana's rows at x (nondimensional) and their gradient: W[12][6n],
+ * row l: u_l(x) = sum W[l] . (p, u) physical, W = ((len / G) G_x, -H_x);
+ * row 3 + 3j + l: d u_l / d x_j (physical, per metre) by the derivative
+ * kernels (bem.h ep_bem_triangle_grad).  Returns the trace of sum H_x / 3
+ * (-1 inside, 0 outside: the solid angle).  With body rows (s->tp),
+ * eb[l][k] = (len / G) sum G_x t_h over the free triangles' corners and
+ * ebd[j][l][k] its gradient, t_h = -sigma(u_p^k) n_t there, exact per
+ * triangle as in the assembly (body_terms): the part of the body columns'
+ * u_h the nodal data do not carry. */
+static double somigliana_rows(const bemsys *s, const double x[3], double lg, double *W, double eb[3][3],
+                              double ebd[3][3][3])
 {
     const ep_mesh *m = s->m;
     size_t n3 = 3 * (size_t)s->n, n6 = 2 * n3;
-    double hs = 0;
-    memset(W, 0, 3 * n6 * sizeof *W);
+    double hs = 0, il = 1.0 / s->len;
+    memset(W, 0, 12 * n6 * sizeof *W);
+    memset(eb, 0, 9 * sizeof(double));
+    memset(ebd, 0, 27 * sizeof(double));
     for (int t = 0; t < m->nf; t++) {
-        double v[3][3], g[3][3][3], h[3][3][3];
+        double v[3][3], g[3][3][3], h[3][3][3], gd[3][3][3][3], hd[3][3][3][3];
         int jb[3];
         for (int a = 0; a < 3; a++) {
             jb[a] = s->bidx[m->triangles[3 * t + a]];
             for (int k = 0; k < 3; k++)
                 v[a][k] = m->vertices[3 * m->triangles[3 * t + a] + k] / s->len;
         }
-        ep_bem_triangle(x, (const double(*)[3])v, -1, s->nu, g, h);
+        ep_bem_triangle_grad(x, (const double(*)[3])v, s->nu, g, h, gd, hd);
+        for (int a = 0; a < 3 && s->tp; a++)
+            if (!s->fixedb[jb[a]])
+                for (int k = 0; k < 3; k++) {
+                    const double *tp = s->tp + 27 * (size_t)t + 9 * a + 3 * k;
+                    for (int l = 0; l < 3; l++) {
+                        eb[l][k] -= lg * (g[a][l][0] * tp[0] + g[a][l][1] * tp[1] + g[a][l][2] * tp[2]);
+                        for (int j = 0; j < 3; j++)
+                            ebd[j][l][k] -= lg * il * (gd[a][j][l][0] * tp[0] + gd[a][j][l][1] * tp[1] + gd[a][j][l][2] * tp[2]);
+                    }
+                }
         for (int a = 0; a < 3; a++)
             for (int l = 0; l < 3; l++) {
                 hs += h[a][l][l];
                 for (int k = 0; k < 3; k++) {
-                    W[(size_t)l * n6 + 3 * (size_t)jb[a] + k] += lg * g[a][l][k];
-                    W[(size_t)l * n6 + n3 + 3 * (size_t)jb[a] + k] -= h[a][l][k];
+                    size_t cp = 3 * (size_t)jb[a] + k, cu = n3 + cp;
+                    W[(size_t)l * n6 + cp] += lg * g[a][l][k];
+                    W[(size_t)l * n6 + cu] -= h[a][l][k];
+                    for (int j = 0; j < 3; j++) {
+                        double *row = W + (size_t)(3 + 3 * j + l) * n6;
+                        row[cp] += lg * il * gd[a][j][l][k];
+                        row[cu] -= il * hd[a][j][l][k];
+                    }
                 }
             }
     }
     return hs / 3;
 }
 
-/* The interior rows (bemgf.h) of every kept column: per point its 7
- * stencil positions' Somigliana rows, one product with the kept data
- * (21 x 6n times 6n x 3m), then displacement and Hooke's stress on the
- * central differences.  Points on threads. */
-static int interior_rows(bemsys *s, const ep_bemgf_opts *o, int m3)
+/* The body columns' boundary data (MATH.md §12) as s->sol's rows m3 ..
+ * m3 + 2, physical: u_h solved at free nodes, -u_p at fixed ones; t_h
+ * solved at fixed nodes (the free triangles' -sigma(u_p) n_t go by
+ * somigliana_rows' eb). */
+static void keep_body(bemsys *s, const ep_bemgf_opts *o, int m3)
 {
+    size_t n3 = 3 * (size_t)s->n;
+    double G = o->E / (2.0 * (1.0 + o->nu));
+    for (int k = 0; k < 3; k++) {
+        double *p = s->sol + (size_t)(m3 + k) * 2 * n3, *u = p + n3;
+        const double *col = s->bb + (size_t)k * s->N;
+        memset(p, 0, 2 * n3 * sizeof *p);
+        for (int j = 0; j < s->n; j++)
+            for (int b = 0; b < 3; b++) {
+                if (s->fixedb[j]) {
+                    p[3 * j + b] = col[3 * j + b];
+                    u[3 * j + b] = b == k ? -up_nd(s, j) * s->len / G : 0;
+                } else
+                    u[3 * j + b] = col[3 * j + b] * s->len / G;
+            }
+    }
+}
+
+/* The interior rows (bemgf.h) of every kept column: per point its
+ * Somigliana rows and their gradient by the derivative kernels; per batch
+ * of EP_BEMGF_POINTS points one product with the kept data (12 B x 6n
+ * times 6n x 3m, and the 3 body columns: the 16 x 3m n bytes of kept data
+ * read once a batch, not once a point), then the displacement and Hooke's stress on the gradient (the
+ * body columns': of u = u_p + u_h, u_p's gradient exact).  Points on
+ * threads. */
+static int interior_rows(bemsys *s, const ep_bemgf_opts *o, int m3g)
+{
+    int m3 = m3g + (s->tp ? 3 : 0); /* the GF rows, then the body rows */
     size_t n6 = 6 * (size_t)s->n, P = (size_t)o->npoints;
     double G = o->E / (2.0 * (1.0 + o->nu)), lam = 2 * G * o->nu / (1 - 2 * o->nu), lg = s->len / G;
+    long nbat = ((long)P + EP_BEMGF_POINTS - 1) / EP_BEMGF_POINTS;
     int bad = -1;
 #pragma omp parallel
     {
-        double *W = ep_malloc(21 * n6, sizeof *W), *U = ep_malloc(21 * (size_t)m3, sizeof *U);
+        double *W = ep_malloc(12 * EP_BEMGF_POINTS * n6, sizeof *W),
+               *U = ep_malloc(12 * EP_BEMGF_POINTS * (size_t)m3, sizeof *U), (*eb)[3][3] = NULL, (*ebd)[3][3][3] = NULL;
+        eb = ep_malloc(EP_BEMGF_POINTS, sizeof *eb), ebd = ep_malloc(EP_BEMGF_POINTS, sizeof *ebd);
 #pragma omp for schedule(dynamic, 1)
-        for (long k = 0; k < (long)P; k++) {
-            if (!W || !U) {
+        for (long bt = 0; bt < nbat; bt++) { /* a batch of points: one product reads the kept data once */
+            long k0 = bt * EP_BEMGF_POINTS, nk = (long)P - k0 < EP_BEMGF_POINTS ? (long)P - k0 : EP_BEMGF_POINTS;
+            if (!W || !U || !eb || !ebd) {
                 bad = -2;
                 continue;
             }
-            double x[3], d2 = INFINITY;
-            for (int a = 0; a < 3; a++)
-                x[a] = o->points[3 * k + a] / s->len;
-            for (int j = 0; j < s->n; j++)
-                d2 = fmin(d2, (x[0] - s->x[3 * j]) * (x[0] - s->x[3 * j]) + (x[1] - s->x[3 * j + 1]) * (x[1] - s->x[3 * j + 1]) +
-                                  (x[2] - s->x[3 * j + 2]) * (x[2] - s->x[3 * j + 2]));
-            double h = 0.02 * sqrt(d2);
-            for (int q = 0; q < 7; q++) {
-                double y[3] = {x[0], x[1], x[2]};
-                if (q)
-                    y[(q - 1) / 2] += (q % 2 ? h : -h);
-                double solid = somigliana_rows(s, y, lg, W + 3 * (size_t)q * n6);
-                if (q == 0 && solid > -0.5)
-                    bad = (int)k;
+            for (long i = 0; i < nk; i++) {
+                double x[3];
+                for (int a = 0; a < 3; a++)
+                    x[a] = o->points[3 * (k0 + i) + a] / s->len;
+                if (somigliana_rows(s, x, lg, W + 12 * (size_t)i * n6, eb[i], ebd[i]) > -0.5)
+                    bad = (int)(k0 + i);
             }
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 21, m3, (int)n6, 1.0, W, (int)n6, s->sol, (int)n6, 0.0,
-                        U, m3);
-            for (int q = 0; q < m3; q++) {
-                double *out = o->interior + (size_t)q * 9 * P + 9 * (size_t)k, H[3][3];
-                for (int b = 0; b < 3; b++) {
-                    out[b] = U[(size_t)b * m3 + q];
-                    for (int j = 0; j < 3; j++)
-                        H[b][j] = (U[(size_t)(3 * (1 + 2 * j) + b) * m3 + q] - U[(size_t)(3 * (2 + 2 * j) + b) * m3 + q]) /
-                                  (2 * h * s->len);
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, 12 * (int)nk, m3, (int)n6, 1.0, W, (int)n6, s->sol,
+                        (int)n6, 0.0, U, m3);
+            for (long i = 0; i < nk; i++) {
+                long k = k0 + i;
+                double *Ui = U + 12 * (size_t)i * m3, r[3], r2 = 0;
+                for (int a = 0; a < 3; a++)
+                    r[a] = o->points[3 * k + a] - s->x0[a], r2 += r[a] * r[a];
+                for (int kk = 0; kk < 3 && s->tp; kk++) /* the body columns: + the free triangles' t_h, + u_p */
+                    for (int l = 0; l < 3; l++) {
+                        Ui[(size_t)l * m3 + m3g + kk] += eb[i][l][kk] - (l == kk) * s->pq * s->rho * r2 / (2 * G);
+                        for (int j = 0; j < 3; j++)
+                            Ui[(size_t)(3 + 3 * j + l) * m3 + m3g + kk] +=
+                                ebd[i][j][l][kk] - (l == kk) * s->pq * s->rho * r[j] / G;
+                    }
+                for (int q = 0; q < m3; q++) {
+                    double *out = o->interior + (size_t)q * 9 * P + 9 * (size_t)k, H[3][3];
+                    for (int b = 0; b < 3; b++) {
+                        out[b] = Ui[(size_t)b * m3 + q];
+                        for (int j = 0; j < 3; j++)
+                            H[b][j] = Ui[(size_t)(3 + 3 * j + b) * m3 + q];
+                    }
+                    double tr = lam * (H[0][0] + H[1][1] + H[2][2]);
+                    for (int b = 0; b < 3; b++)
+                        out[3 + b] = tr + 2 * G * H[b][b];
+                    out[6] = G * (H[1][2] + H[2][1]), out[7] = G * (H[0][2] + H[2][0]), out[8] = G * (H[0][1] + H[1][0]);
                 }
-                double tr = lam * (H[0][0] + H[1][1] + H[2][2]);
-                for (int b = 0; b < 3; b++)
-                    out[3 + b] = tr + 2 * G * H[b][b];
-                out[6] = G * (H[1][2] + H[2][1]), out[7] = G * (H[0][2] + H[2][0]), out[8] = G * (H[0][1] + H[1][0]);
             }
         }
-        free(W), free(U);
+        free(W), free(U), free(eb), free(ebd);
     }
     if (bad == -2)
         return EP_ECOMPUTE;
@@ -628,12 +688,14 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
         LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', s.N, s.At, s.N, anorm, &stats->rcond);
     if (s.bb && (st = body_solve(&s, o)))
         goto out;
-    if (o->npoints && !(s.sol = ep_malloc(6 * (size_t)s.n * 3 * (size_t)L->m, sizeof *s.sol))) {
+    if (o->npoints && !(s.sol = ep_malloc(6 * (size_t)s.n * 3 * ((size_t)L->m + (s.tp ? 1 : 0)), sizeof *s.sol))) {
         st = EP_ECOMPUTE;
         goto out;
     }
     if (!(st = solve_blocks(&s, L, ncb, Acopy, sink, stats)) && o->npoints) {
         double t1 = ep_now();
+        if (s.tp)
+            keep_body(&s, o, 3 * L->m);
         st = interior_rows(&s, o, 3 * L->m);
         stats->t_interior = ep_now() - t1;
     }

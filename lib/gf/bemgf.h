@@ -24,10 +24,16 @@ typedef struct ep_bemgf_opts {
                             elements only), by the particular solution below */
     int npoints;         /* interior points (MATH.md §12, 000 eq. 2.22), 0: none */
     const double *points;/* [npoints][3] */
-    double *interior;    /* out: [3m][9 npoints] as femgf.h's (no body-force rows here): the
-                            displacement by Somigliana's identity, the stress by central
-                            differences of it (step 2% of the distance to the nearest node) */
+    double *interior;    /* out: [3m (+ 3 with body)][9 npoints] as femgf.h's: the
+                            displacement by Somigliana's identity, the stress by Hooke's
+                            law on its gradient by the derivative kernels (bem.h);
+                            the body rows u_p + u_h, u_h from the homogeneous problem's data */
 } ep_bemgf_opts;
+
+/* Interior points a product with the kept boundary data takes (bemgf.c
+ * interior_rows): the data (16 x 3m n bytes, 0.9 GB for the rabbit-4
+ * sphere) are read once a batch; per thread 8 x 12 B (6n + 3m) bytes. */
+#define EP_BEMGF_POINTS 16
 
 /* The default block: a split run's parts (part.h) start on multiples of the
  * block, so a part solves the very blocks of the single run (OpenBLAS splits
@@ -71,9 +77,14 @@ typedef struct ep_bemgf_stats {
  * area-weighted mean normal of the node's triangles).
  * Interior rows (o->npoints): every column's boundary data (u and p at
  * all nodes) is kept (3m x 6n), then per point u(x) = G_x p - H_x u
- * (Somigliana, c = 1 inside; near-singular quadrature near the surface as
- * ep_bem_triangle's) at x and x +- delta e_j, one product with the kept
- * data; a point whose solid angle says outside is EP_EINPUT.
+ * (Somigliana, c = 1 inside) and its gradient by the derivative kernels
+ * d u* / dx, d p* / dx (ep_bem_triangle_grad: near-singular subdivision
+ * near the surface), 12 rows a point, one product with the kept data;
+ * the stress by Hooke's law on the gradient; a point whose solid angle says outside is EP_EINPUT.  With the
+ * body force, three more rows: u = u_p(x) + u_h(x), u_h by Somigliana's
+ * identity on the homogeneous problem's data (t_h = -sigma(u_p) n_t on the
+ * free triangles, exact per triangle; u_h = -u_p and t_h solved on the
+ * support; u_h solved on the free surface).
  * 0; EP_EINPUT (an interior point outside); EP_ECOMPUTE (memory estimate over o->max_memory, singular A); the
  * sink's status. */
 int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, const ep_gf_sink *sink,

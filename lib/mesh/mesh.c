@@ -57,6 +57,7 @@ void ep_mesh_free(ep_mesh *m)
         free(m->groups[i].v);
     free(m->groups);
     free(m->fixed);
+    free(m->seam);
     if (m->material) {
         ep_material_free(m->material);
         free(m->material);
@@ -422,6 +423,11 @@ int ep_mesh_to_surface(ep_mesh *m, int **old_id)
                 g->v[k++] = newid[g->v[j]];
         g->nv = k; /* still ascending: newid preserves order */
     }
+    int ns = 0; /* the seam's surface vertices (all of them: a seam lies on the boundary) */
+    for (int j = 0; j < m->nseam; j++)
+        if (newid[m->seam[j]] >= 0)
+            m->seam[ns++] = newid[m->seam[j]];
+    m->nseam = ns;
     free(newid);
     free(m->level);
     free(m->parents);

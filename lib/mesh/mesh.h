@@ -62,6 +62,10 @@ typedef struct ep_mesh {
     ep_material *material; /* owned; set by readers whose format carries one */
     int nfixed;
     int *fixed;           /* [nfixed] /constraints/fixed of an elastoprep file, or NULL */
+    int nseam;
+    int *seam;            /* [nseam] /constraints/seam, or NULL: the vertices a zone shares
+                             with the zones bonded to it (zonemesh.h; 000 §5.1), ascending;
+                             also in fixed */
 } ep_mesh;
 
 /* Largest coordinate magnitude a mesh may have: volumes and stiffness take

@@ -8,6 +8,7 @@
  *                compressed ("gf-wavelet"): blocks and weighted column sums
  *   cma.h        capacitance-matrix contact on them (000 Ch. 2-4)
  *   cma_cache.h  inverses (or factors) kept for contact sets that come back
+ *   bond.h       zones' GFs bonded at their seams, chains in their own frames
  *   cubic_file.h the cubic polynomials of reduced StVK forces ("cubic")
  *   cubic.h      their evaluation: force, tangent stiffness
  *   reduced.h    reduced implicit Newmark on them (001 §2.7)
@@ -36,6 +37,7 @@
 #include "gfsrc.h"
 #include "cma.h"
 #include "cma_cache.h"
+#include "bond.h"
 #include "cubic.h"
 #include "cubic_file.h"
 #include "reduced.h"

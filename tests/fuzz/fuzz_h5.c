@@ -87,6 +87,7 @@ static const char *dsets[] = {
     "/pointshell/points", "/pointshell/level_start", "/pointshell/parent", "/pointshell/tree/start",
     "/pointshell/tree/point", "/pointshell/tree/first", "/pointshell/tree/count", "/pointshell/tree/radius",
     "/pointshell/U", "/pointshell/tree/a", "/pointshell/normals", "/pointshell/level",
+    "/constraints/seam",
 };
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))

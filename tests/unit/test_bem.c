@@ -57,6 +57,33 @@ static void kelvin_is_elastic(void **s)
     }
 }
 
+/* The derivative kernels (ep_bem_kelvin_grad) against central differences
+ * of u* and p* in the load point x (r = y - x: d/dx = -d/dr), to 1e-7. */
+static void kelvin_grad_differences(void **s)
+{
+    (void)s;
+    const double h = 1e-5, r0[][3] = {{0.7, -0.2, 0.4}, {-1.5, 0.3, 2.0}, {0.05, 0.9, -0.1}};
+    double n[3] = {0.48, -0.6, 0.64};
+    for (int c = 0; c < 3; c++)
+        for (int inu = 0; inu < 3; inu++) {
+            double nu = inu == 0 ? 0.0 : inu == 1 ? 0.3 : 0.5, dus[3][3][3], dps[3][3][3];
+            ep_bem_kelvin_grad(r0[c], n, nu, dus, dps);
+            double su = maxabs(&dus[0][0][0], 27), sp = maxabs(&dps[0][0][0], 27);
+            for (int j = 0; j < 3; j++) {
+                double rp[3] = {r0[c][0], r0[c][1], r0[c][2]}, rm[3] = {r0[c][0], r0[c][1], r0[c][2]};
+                double up[3][3], um[3][3], pp[3][3], pm[3][3];
+                rp[j] -= h, rm[j] += h; /* x + h e_j, x - h e_j */
+                ep_bem_kelvin(rp, n, nu, up, pp);
+                ep_bem_kelvin(rm, n, nu, um, pm);
+                for (int l = 0; l < 3; l++)
+                    for (int k = 0; k < 3; k++) {
+                        assert_true(fabs((up[l][k] - um[l][k]) / (2 * h) - dus[j][l][k]) < 1e-7 * su);
+                        assert_true(fabs((pp[l][k] - pm[l][k]) / (2 * h) - dps[j][l][k]) < 1e-7 * sp);
+                    }
+            }
+        }
+}
+
 /* The sum over the surface of h (the hats of a triangle sum to one) is the
  * integral of p*: the traction a unit force at x puts on a closed surface
  * balances it, -I when x is inside, 0 outside, whatever the surface's shape
@@ -234,6 +261,6 @@ static void singular_rules_match_nearby(void **s)
     }
 }
 
-EP_TEST_MAIN("bem", cmocka_unit_test(kelvin_is_elastic), cmocka_unit_test(traction_balances_force),
+EP_TEST_MAIN("bem", cmocka_unit_test(kelvin_is_elastic), cmocka_unit_test(kelvin_grad_differences), cmocka_unit_test(traction_balances_force),
              cmocka_unit_test(double_layer_rigid_rotation), cmocka_unit_test(singular_rules_closed_form),
              cmocka_unit_test(singular_rules_match_nearby))

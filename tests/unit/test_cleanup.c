@@ -8,6 +8,7 @@
  */
 #include "helpers.h"
 
+#include "bond.h"
 #include "chol.h"
 #include "cli.h"
 #include "bsr.h"
@@ -78,6 +79,7 @@ static void release_zeroed(void **s)
     TWICE(ep_gfhier, ep_gfhier_free);
     TWICE(ep_wavelet, ep_wavelet_free);
     TWICE(ep_cma, ep_cma_free);
+    TWICE(ep_bond, ep_bond_free);
     TWICE(ep_cma_cache, ep_cma_cache_free);
     TWICE(ep_cubic, ep_cubic_free);
     TWICE(ep_cubic_tangent, ep_cubic_tangent_free);
