@@ -10,7 +10,9 @@
  *   cma_cache.h  inverses (or factors) kept for contact sets that come back
  *   cubic_file.h the cubic polynomials of reduced StVK forces ("cubic")
  *   cubic.h      their evaluation: force, tangent stiffness
- *   reduced.h    reduced implicit Newmark on them (001 §2.7)
+ *   cubature_file.h  a cubature of reduced forces ("cubature", MATH.md §14)
+ *   cubature.h   its evaluation: force, tangent stiffness, any law
+ *   reduced.h    reduced implicit Newmark on either (001 §2.7)
  *   sdf.h        signed distance fields ("distfield"): trilinear lookups,
  *                the eq. 3.14 bound outside the box (001 §3.11)
  *   mg_file.h    multigrid hierarchies ("multigrid") and sparse matrices
@@ -35,6 +37,8 @@
 #include "cma_cache.h"
 #include "cubic.h"
 #include "cubic_file.h"
+#include "cubature.h"
+#include "cubature_file.h"
 #include "reduced.h"
 #include "sdf.h"
 #include "mg_file.h"
