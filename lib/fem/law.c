@@ -34,7 +34,7 @@ static double hooke(double lambda, double mu, const double E[3][3], double S[3][
 }
 
 /* StVK: P = F S, and dP = dF S + F S(sym(F^T dF)) for the nine unit dF
- * (MATH.md §2).  E = (D + D^T + D^T D)/2, not (F^T F - I)/2: the latter
+ * (MATH.md §2), in closed form.  E = (D + D^T + D^T D)/2, not (F^T F - I)/2: the latter
  * loses the digits of a small strain to I's (a strain of 1e-10 kept 6). */
 static double stvk(double lambda, double mu, const double D[3][3], double P[3][3], double C[9][9])
 {
@@ -51,18 +51,18 @@ static double stvk(double lambda, double mu, const double D[3][3], double P[3][3
             P[i][j] = F[i][0] * S[0][j] + F[i][1] * S[1][j] + F[i][2] * S[2][j];
     if (!C)
         return W;
-    for (int k = 0; k < 3; k++)
-        for (int l = 0; l < 3; l++) { /* dF = e_k e_l^T: (F^T dF)_ij = F_ki delta_lj */
-            double dE[3][3], dS[3][3];
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++)
-                    dE[i][j] = 0.5 * (F[k][i] * (l == j) + F[k][j] * (l == i));
-            hooke(lambda, mu, dE, dS);
-            for (int i = 0; i < 3; i++)
-                for (int j = 0; j < 3; j++)
-                    C[3 * i + j][3 * k + l] = (i == k) * S[l][j] + F[i][0] * dS[0][j] + F[i][1] * dS[1][j] +
-                                              F[i][2] * dS[2][j];
-        }
+    /* dF = e_k e_l^T: dE = sym(F^T dF), tr dE = F_kl, so
+     * dP_ij = delta_ik S_lj + lambda F_ij F_kl + mu (delta_lj (F F^T)_ik + F_il F_kj) */
+    double FF[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++)
+            FF[i][k] = F[i][0] * F[k][0] + F[i][1] * F[k][1] + F[i][2] * F[k][2];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++)
+                for (int l = 0; l < 3; l++)
+                    C[3 * i + j][3 * k + l] = (i == k) * S[l][j] + lambda * F[i][j] * F[k][l] +
+                                              mu * ((l == j) * FF[i][k] + F[i][l] * F[k][j]);
     return W;
 }
 

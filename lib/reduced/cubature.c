@@ -6,6 +6,7 @@
 #include "chol.h"
 #include "err.h"
 #include "fem.h"
+#include "kernel.h"
 #include "nnls.h"
 #include "rng.h"
 #include "sort.h"
@@ -41,6 +42,44 @@ static void gradient_rows(const ep_mesh *m, int e, const double *g, const double
                         row[k] += gj * U[(size_t)k * n3 + 3 * v + i];
             }
     }
+}
+
+/* z [9][r] = C [9][9] B [9][r]: 162 r flops. */
+EP_KERNEL static void times9(int r, const double *restrict C, const double *restrict B, double *restrict z)
+{
+    for (int p = 0; p < 9; p++) {
+        double *zp = z + (size_t)p * r;
+        const double *cp = C + 9 * p;
+#pragma omp simd
+        for (int j = 0; j < r; j++)
+            zp[j] = cp[0] * B[j] + cp[1] * B[r + j] + cp[2] * B[2 * r + j] + cp[3] * B[3 * r + j] +
+                    cp[4] * B[4 * r + j] + cp[5] * B[5 * r + j] + cp[6] * B[6 * r + j] + cp[7] * B[7 * r + j] +
+                    cp[8] * B[8 * r + j];
+    }
+}
+
+/* D [9] = B [9][r] q [r]: 18 r flops. */
+EP_KERNEL static void rows_times(int r, const double *restrict B, const double *restrict q, double *restrict D)
+{
+    for (int p = 0; p < 9; p++) {
+        const double *row = B + (size_t)p * r;
+        double s = 0;
+#pragma omp simd reduction(+ : s)
+        for (int j = 0; j < r; j++)
+            s += row[j] * q[j];
+        D[p] = s;
+    }
+}
+
+/* c [r] (+)= B^T P: 18 r flops; add: accumulate into c, else overwrite. */
+EP_KERNEL static void rows_transposed(int r, const double *restrict B, const double *restrict P, double *restrict c,
+                                      int add)
+{
+#pragma omp simd
+    for (int j = 0; j < r; j++)
+        c[j] = (add ? c[j] : 0) + P[0] * B[j] + P[1] * B[r + j] + P[2] * B[2 * r + j] + P[3] * B[3 * r + j] +
+               P[4] * B[4 * r + j] + P[5] * B[5 * r + j] + P[6] * B[6 * r + j] + P[7] * B[7 * r + j] +
+               P[8] * B[8 * r + j];
 }
 
 /* The law at the gradient D [9] with geo's Lame parameters: wV P into
@@ -139,19 +178,8 @@ void ep_cubature_eval(const ep_cubature *c, const double *q, double *R, double *
     for (int k = 0; k < n; k++) {
         double C[81];
         law_scaled(c->law, c->geo + (size_t)k * GEO, D + 9 * (size_t)k, P + 9 * (size_t)k, K ? C : NULL);
-        if (K) { /* Z_e = (w_e V_e C_e) B_e, 9 x 9 times 9 x r */
-            const double *B = c->B + (size_t)k * 9 * r;
-            double *z = Z + (size_t)k * 9 * r;
-            for (int p = 0; p < 9; p++) {
-                double *zp = z + (size_t)p * r;
-                memset(zp, 0, (size_t)r * sizeof *zp);
-                for (int s2 = 0; s2 < 9; s2++) {
-                    const double cps = C[9 * p + s2], *b = B + (size_t)s2 * r;
-                    for (int j = 0; j < r; j++)
-                        zp[j] += cps * b[j];
-                }
-            }
-        }
+        if (K) /* Z_e = (w_e V_e C_e) B_e, 9 x 9 times 9 x r */
+            times9(r, C, c->B + (size_t)k * 9 * r, Z + (size_t)k * 9 * r);
     }
     if (R) /* R = sum_e B_e^T (w_e V_e P_e) */
         cblas_dgemv(CblasRowMajor, CblasTrans, 9 * n, r, 1.0, c->B, r, P, 1, 0.0, R, 1);
@@ -193,27 +221,12 @@ int ep_cubature_contributions(const ep_mesh *m, const ep_material *mat, ep_law_k
             }
             gradient_rows(m, e, geo + 4, Ut, NULL, r, B);
             for (int t = 0; t < T; t++) {
-                const double *qt = Q + (size_t)t * r;
-                for (int p = 0; p < 9; p++) {
-                    const double *row = B + (size_t)p * r;
-                    double s = 0;
-                    for (int j = 0; j < r; j++)
-                        s += row[j] * qt[j];
-                    D[p] = s;
-                }
+                rows_times(r, B, Q + (size_t)t * r, D);
                 law_scaled(law, geo, D, P, NULL);
-                double *ct = C ? C + ((size_t)k * T + t) * r : NULL, *gt = g ? g + (size_t)t * r : NULL;
-                if (ct)
-                    memset(ct, 0, (size_t)r * sizeof *ct);
-                for (int p = 0; p < 9; p++) {
-                    const double *row = B + (size_t)p * r;
-                    if (ct)
-                        for (int j = 0; j < r; j++)
-                            ct[j] += row[j] * P[p];
-                    if (gt)
-                        for (int j = 0; j < r; j++)
-                            gt[j] += row[j] * P[p];
-                }
+                if (C)
+                    rows_transposed(r, B, P, C + ((size_t)k * T + t) * r, 0);
+                if (g)
+                    rows_transposed(r, B, P, g + (size_t)t * r, 1);
             }
         }
     }
