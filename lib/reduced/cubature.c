@@ -3,6 +3,7 @@
  * per-element contributions they are fitted to (cubature.h; MATH.md §14).
  */
 #include "cubature.h"
+#include "blas.h"
 #include "chol.h"
 #include "err.h"
 #include "fem.h"
@@ -376,8 +377,14 @@ int ep_cubature_fit_weights(ep_cubature_fit *fit, const ep_mesh *m, const ep_mat
         for (int t = 0; t < T; t++)
             cblas_dscal(r, 1 / gn[t], C + (size_t)k * tr + (size_t)t * r, 1);
     t0 = ep_now();
-    if ((st = ep_nnls_init(&s, C, Tt * r, (int)tr, (int)pool, b, o->max_elements)) ||
-        (st = o->greedy ? ep_nnls_greedy(&s, o->tau, o->sample, o->seed) : ep_nnls_lawson_hanson(&s, o->tau)))
+    /* the NNLS on one thread: thousands of small BLAS calls, each a team's
+     * fork and join on more (seconds each on a shared machine), and the
+     * same bits on any thread count */
+    ep_blas_threads bt = ep_blas_serial();
+    if (!(st = ep_nnls_init(&s, C, Tt * r, (int)tr, (int)pool, b, o->max_elements)))
+        st = o->greedy ? ep_nnls_greedy(&s, o->tau, o->sample, o->seed) : ep_nnls_lawson_hanson(&s, o->tau);
+    ep_blas_restore(bt);
+    if (st)
         goto out;
     fit->t_fit = ep_now() - t0;
     fit->entered = s.iterations, fit->removed = s.removals, fit->training_error = s.resid;
