@@ -109,7 +109,7 @@ fixed = np.array([int(t) - 1 for t in open(sys.argv[2]).read().replace(",", " ")
 d = np.linalg.norm(x - x[fixed].mean(0), axis=1)
 far = x[d >= 0.9 * d.max()]
 lo, hi = far.min(0) - 1e-9, far.max(0) + 1e-9
-print("force box %g %g %g %g %g %g 0 %g 0 ramp 0.05" % (*lo, *hi, -1e5 * (x.max(0) - x.min(0)).max() ** 2))
+print("force box %g %g %g %g %g %g 0 %g 0 ramp 0.05" % (*lo, *hi, -1e4 * (x.max(0) - x.min(0)).max() ** 2))
 PY
 "$BIN/fullsim" -q $MS --law neohookean "$W/far.loads" --dt 0.002 --steps 100 --alpha 1 -o "$W/nh.h5" || echo "bench cubature: fullsim (neo-Hookean) failed"
 "$BIN/cubature" "$W/small.h5" --law neohookean --trajectory "$W/nh.h5" --held-out 10 -o "$W/nhc.h5" || true
