@@ -77,7 +77,7 @@ int main(int argc, char **argv)
         {"load-steps", 0, EP_CLI_INT, &o.load_steps, 1, 1e6, .arg = "N", .help = "static load increments (default 10)"},
         {"alpha", 0, EP_CLI_DOUBLE, &o.alpha, 0, 1e12, .arg = "A", .help = "Rayleigh mass damping (1/s; default 0)"},
         {"beta", 0, EP_CLI_DOUBLE, &o.beta, 0, 1e12, .arg = "B", .help = "Rayleigh stiffness damping (s; default 0)"},
-        {"law", 0, EP_CLI_CHOICE, &o.law, .arg = "stvk|linear", .help = "material law (default stvk)"},
+        {"law", 0, EP_CLI_CHOICE, &o.law, .arg = EP_LAW_CHOICES, .help = "material law (default stvk)"},
         {"mass", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped", .help = "mass matrix (default consistent)"},
         {"tol", 0, EP_CLI_DOUBLE, &o.tol, 1e-15, 1e-2, .arg = "TOL", .help = "Newton's relative residual (default 1e-8)"},
         {"max-iter", 0, EP_CLI_INT, &o.max_iter, 1, 1000, .arg = "N",

@@ -3,13 +3,14 @@
  * on elastoprep's files, checks the answers and times them.  See rtcheck(1).
  *
  * The runs are library modules: rtgf.h (contact on GF files), rtcubic.h
- * (reduced dynamics on cubic files), rtembed.h (render meshes on embedding
+ * (reduced dynamics on cubic files), rtcubature.h (cubature files), rtembed.h (render meshes on embedding
  * files), rtmodes.h (modes and mesh files), rtdist.h (distance fields),
  * rtmg.h (multigrid files); the report they fill is rtreport.h's.
  */
 #include "cli.h"
 #include "err.h"
 #include "h5.h"
+#include "rtcubature.h"
 #include "rtcubic.h"
 #include "rtdist.h"
 #include "rtpshell.h"
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
          .help = "random node additions/deletions per scenario (default 100)"},
         {"reference", 0, EP_CLI_STRING, &o.gf.reference, .arg = "GF.h5|TRAJ.h5",
          .help = "the uncompressed GFs of a gf-wavelet file, or a fullsim\n"
-                 "trajectory to run a cubic or modes file along: report the error"},
+                 "trajectory to run a cubic, cubature or modes file along:\nreport the error"},
         {"reference-tol", 0, EP_CLI_DOUBLE, &o.gf.reference_tol, 0, INFINITY, .arg = "X", .what = "a number >= 0",
          .help = "allowed relative error against --reference (default 0.25)"},
         {"switched", 0, EP_CLI_STRING, &o.gf.switched, .arg = "GF.h5",
@@ -146,7 +147,10 @@ int main(int argc, char **argv)
         st = ep_rtgf_run(&rep, cli.inputs[0], &o.gf);
     } else if (!strcmp(f.kind, "cubic"))
         st = ep_rtcubic_run(&rep, &f, &o.cubic);
-    else if (!strcmp(f.kind, "modes"))
+    else if (!strcmp(f.kind, "cubature")) { /* --trials N: 10 N timed evaluations */
+        ep_rtcubature_opts co = {o.cubic.steps, 10 * o.trials, (unsigned long)o.seed};
+        st = ep_rtcubature_run(&rep, &f, &co);
+    } else if (!strcmp(f.kind, "modes"))
         st = ep_rtmodes_run(&rep, &f);
     else if (!strcmp(f.kind, "mesh"))
         st = ep_rtmodes_mesh(&rep, &f);

@@ -2,6 +2,8 @@
  * rtref.c — a reduced model run along a full-space trajectory (rtref.h).
  */
 #include "rtref.h"
+#include "cubature.h"
+#include "cubature_file.h"
 #include "cubic.h"
 #include "cubic_file.h"
 #include "err.h"
@@ -25,6 +27,9 @@ typedef struct {
     ep_trajectory tr;
     ep_cubic c;
     ep_cubic_tangent t;
+    ep_cubature cub;       /* a cubature file's (cub.n > 0 or is_cub) */
+    int is_cub;
+    double *P0;            /* [r][r] K(0): c.P, or the cubature's K at 0 */
     double *U;             /* [r][3nv] */
     int r, nv;
     cholmod_common cc;
@@ -54,8 +59,19 @@ static int read_model(run *X, ep_h5 *f)
         return ep_fail(EP_EINPUT, "%s: the model of another mesh than the trajectory's", f->path);
     if (!strcmp(f->kind, "cubic"))
         return ep_cubic_file_read(&X->c, f, X->nv, &X->U);
+    if (!strcmp(f->kind, "cubature")) { /* R, K from the cubature on the trajectory's model (its material) */
+        ep_cubature_file cf = {0};
+        if (!(st = ep_cubature_file_read(&cf, f, X->nv, X->m.ne)) && strcmp(ep_law_name(cf.law), X->tr.law))
+            st = ep_fail(EP_EINPUT, "%s: a cubature of law %s, the trajectory's law is %s", f->path,
+                         ep_law_name(cf.law), X->tr.law);
+        if (!st && !(st = ep_cubature_prepare(&X->cub, &X->m, X->m.material, cf.law, cf.U, cf.r, cf.elem, cf.w, cf.n)))
+            X->is_cub = 1, X->U = cf.U, cf.U = NULL, X->c.r = cf.r;
+        ep_cubature_file_free(&cf);
+        return st;
+    }
     if (strcmp(f->kind, "modes"))
-        return ep_fail(EP_EINPUT, "%s: a reduced model is a cubic or a modes file, not \"%s\"", f->path, f->kind);
+        return ep_fail(EP_EINPUT, "%s: a reduced model is a cubic, cubature or modes file, not \"%s\"", f->path,
+                       f->kind);
     double *lambda = NULL;
     int k, lumped;
     if (!(st = ep_modes_file_read_modes(f, X->nv, 0, &lambda, &X->U, &k, &lumped)) && !(st = ep_cubic_alloc(&X->c, k)))
@@ -74,7 +90,7 @@ static int frequencies(run *X, ep_h5 *traj, double *full, double *red, int *n)
         free(P), free(w);
         return EP_ECOMPUTE;
     }
-    memcpy(P, X->c.P, sizeof *P * (size_t)r * r);
+    memcpy(P, X->P0, sizeof *P * (size_t)r * r);
     st = LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'N', 'U', r, P, r, w) ? ep_fail(EP_ECOMPUTE, "eigenvalues of P failed") : 0;
     for (int i = 0; !st && i < nf; i++)
         red[i] = sqrt(fmax(w[i], 0)) / (2 * M_PI);
@@ -101,6 +117,8 @@ static void run_free(run *X)
 {
     ep_cubic_tangent_free(&X->t);
     ep_cubic_free(&X->c);
+    ep_cubature_free(&X->cub);
+    free(X->P0);
     ep_trajectory_free(&X->tr);
     ep_mesh_free(&X->m), ep_mesh_free(&X->mm);
     if (X->M)
@@ -139,7 +157,8 @@ static int simulate(run *X, double *e, double *step_us)
     double *qd = X->q + r, t_steps = 0;
     project(X, T->u, X->q);
     project(X, T->v, qd);
-    if (T->dynamic && (st = ep_reduced_init(&n, &X->t, T->dt, T->alpha, T->beta)))
+    if (T->dynamic && (st = X->is_cub ? ep_reduced_init_cubature(&n, &X->cub, T->dt, T->alpha, T->beta)
+                                      : ep_reduced_init(&n, &X->t, T->dt, T->alpha, T->beta)))
         return st;
     n.iterations = 20, n.tol = 1e-12;
     ep_trajectory_force(T, 0, X->f);
@@ -156,7 +175,9 @@ static int simulate(run *X, double *e, double *step_us)
             for (int i = 0; i < r; i++)
                 X->fr[i] *= time;
         double t0 = ep_now();
-        st = T->dynamic ? ep_reduced_step(&n, X->fr) : ep_reduced_static(&X->t, X->fr, X->q, 50, 1e-12, &it);
+        st = T->dynamic  ? ep_reduced_step(&n, X->fr)
+             : X->is_cub ? ep_reduced_static_cubature(&X->cub, X->fr, X->q, 50, 1e-12, &it)
+                         : ep_reduced_static(&X->t, X->fr, X->q, 50, 1e-12, &it);
         t_steps += ep_now() - t0;
         if (st)
             break;
@@ -217,7 +238,22 @@ int ep_rtref_run(ep_rtreport *rep, ep_h5 *traj, ep_h5 *model, double tol)
         st = EP_ECOMPUTE;
         goto out;
     }
-    if ((st = ep_cubic_tangent_prepare(&X.t, &X.c)) || (st = simulate(&X, e, &step_us)) ||
+    X.P0 = ep_calloc((size_t)X.r * X.r + 1, sizeof *X.P0);
+    if (!X.P0) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    if (X.is_cub) { /* K(0) from the cubature */
+        double *w = ep_malloc((size_t)ep_cubature_work(&X.cub) + 1, sizeof *w);
+        if (!w) {
+            st = EP_ECOMPUTE;
+            goto out;
+        }
+        ep_cubature_eval(&X.cub, X.q, NULL, X.P0, w); /* X.q is 0 here */
+        free(w);
+    } else
+        memcpy(X.P0, X.c.P, sizeof *X.P0 * (size_t)X.r * X.r);
+    if ((!X.is_cub && (st = ep_cubic_tangent_prepare(&X.t, &X.c))) || (st = simulate(&X, e, &step_us)) ||
         (st = frequencies(&X, traj, full, red, &nf)))
         goto out;
     double emax = 0;

@@ -3,8 +3,10 @@
  * under the same loads (rtcheck --reference TRAJ.h5 MODEL.h5; MATH.md §13,
  * 001 §2.13, Fig. 2.3, Table 2.1).
  *
- * The reduced model (a cubic file: polycoef's polynomials; or a modes
- * file: its linear modes, R(q) = diag(lambda) q) is run as a simulator runs
+ * The reduced model (a cubic file: polycoef's polynomials; a cubature
+ * file: cubature(1)'s weighted elements under its law, on the
+ * trajectory's material, MATH.md §14; or a modes file: its linear modes,
+ * R(q) = diag(lambda) q) is run as a simulator runs
  * it (reduced.h: implicit Newmark, its Newton iterated to convergence, the
  * trajectory's time step and Rayleigh factors; statics: ep_reduced_static
  * at each load factor), started from the mass projection of the full
@@ -24,7 +26,7 @@
 #include "h5.h"
 #include "rtreport.h"
 
-/* Run the reduced model of the open file model (kind cubic or modes) along
+/* Run the reduced model of the open file model (kind cubic, cubature or modes) along
  * the open trajectory traj into rep; tol: the allowed e_max.  Cost: the
  * reduced steps, T mass products O(nnz(M)), one factorization and eigen
  * solve of the full model for its lowest frequencies.  0 (the verdict in

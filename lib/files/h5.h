@@ -23,7 +23,7 @@ extern "C" {
 
 /* The kinds of file (man/man5/elastoprep.5), blank-separated with a
  * leading blank; ep_h5_open refuses any other. */
-#define EP_KINDS " mesh gf gf-wavelet modes cubic embedding distfield fem multigrid trajectory pointshell"
+#define EP_KINDS " mesh gf gf-wavelet modes cubic embedding distfield fem multigrid trajectory pointshell cubature"
 
 /* A string attribute read ahead (h5.c: the schema's vlen strings are read
  * together in one child process). */

@@ -385,7 +385,11 @@ static int mesh_fields(const ctx *c, const char *kind, hsize_t nv, const dset *c
         scalar(c, "level", "/mesh/level", &s, "Node");
     if (!strcmp(kind, "modes") && !(st = modes(c, nv)))
         st = derivatives(c, nv);
-    if (!st && (!strcmp(kind, "modes") || !strcmp(kind, "cubic") || !strcmp(kind, "embedding")))
+    if (!strcmp(kind, "cubature") && volume && shape(c->f, "/cubature/cell_weight", &s) && s.rank == 1 &&
+        s.d[0] == cells->d[0]) /* the chosen elements: their weights, 0 elsewhere */
+        scalar(c, "cubature weight", "/cubature/cell_weight", &s, "Cell");
+    if (!st && (!strcmp(kind, "modes") || !strcmp(kind, "cubic") || !strcmp(kind, "embedding") ||
+                !strcmp(kind, "cubature")))
         st = rows_as_vectors(c, "basis", "/basis/U", nv);
     return st;
 }

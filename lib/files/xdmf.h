@@ -13,6 +13,8 @@
  *   modes       "mode I" (/modes/U), "derivative I J" (/derivatives/Phi),
  *               "basis I" (/basis/U)
  *   cubic       "basis I"
+ *   cubature    "basis I", and "cubature weight" as a cell field (the
+ *               chosen elements' weights, 0 elsewhere)
  *   gf          "xi C A" (/gf/xi row 3C+A: the response to a unit load in
  *               direction A = x, y, z at col_vertex[C]) on the GF rows'
  *               vertices: on the mesh itself when the rows are all its

@@ -11,7 +11,9 @@
  *   bond.h       zones' GFs bonded at their seams, chains in their own frames
  *   cubic_file.h the cubic polynomials of reduced StVK forces ("cubic")
  *   cubic.h      their evaluation: force, tangent stiffness
- *   reduced.h    reduced implicit Newmark on them (001 §2.7)
+ *   cubature_file.h  a cubature of reduced forces ("cubature", MATH.md §14)
+ *   cubature.h   its evaluation: force, tangent stiffness, any law
+ *   reduced.h    reduced implicit Newmark on either (001 §2.7)
  *   sdf.h        signed distance fields ("distfield"): trilinear lookups,
  *                the eq. 3.14 bound outside the box (001 §3.11)
  *   pscontact.h  pointshell / distance-field contact: the nested tree's
@@ -40,6 +42,8 @@
 #include "bond.h"
 #include "cubic.h"
 #include "cubic_file.h"
+#include "cubature.h"
+#include "cubature_file.h"
 #include "reduced.h"
 #include "sdf.h"
 #include "pscontact.h"

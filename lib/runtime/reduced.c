@@ -24,20 +24,33 @@
 #define W_KV(n) (W_SPARE(n) + (size_t)(n)->r * (n)->r + (n)->r)
 #define W_EVAL(n) (W_KV(n) + (n)->r)
 
-static size_t eval_work(int r) { return (size_t)ep_cubic_tangent_work(r); }
-
-int ep_reduced_init(ep_reduced *n, const ep_cubic_tangent *t, double dt, double alpha, double beta)
+/* The forces' source: the polynomials t, or the cubature c. */
+static size_t eval_work(const ep_cubic_tangent *t, const ep_cubature *c)
 {
-    int r = t->r;
+    return (size_t)(c ? ep_cubature_work(c) : ep_cubic_tangent_work(t->r));
+}
+
+static void eval(const ep_cubic_tangent *t, const ep_cubature *c, const double *q, double *R, double *K, double *w)
+{
+    if (c)
+        ep_cubature_eval(c, q, R, K, w);
+    else
+        ep_cubic_tangent_eval(t, q, R, K, w);
+}
+
+static int setup(ep_reduced *n, const ep_cubic_tangent *t, const ep_cubature *c, double dt, double alpha,
+                 double beta)
+{
+    int r = c ? c->r : t->r;
     memset(n, 0, sizeof *n);
     if (!(dt > 0) || !(alpha >= 0) || !(beta >= 0))
         return ep_fail(EP_EUSAGE, "Newmark: time step %g and damping (%g, %g) must be positive", dt, alpha, beta);
-    n->t = t;
+    n->t = t, n->cub = c;
     n->r = r;
     n->iterations = 1;
     n->dt = dt, n->alpha = alpha, n->beta = beta;
     n->q = ep_calloc(3 * (size_t)r, sizeof *n->q);
-    n->work = ep_calloc(3 * (size_t)r * r + 6 * (size_t)r + eval_work(r), sizeof *n->work);
+    n->work = ep_calloc(3 * (size_t)r * r + 6 * (size_t)r + eval_work(t, c), sizeof *n->work);
     if (!n->q || !n->work) {
         ep_reduced_free(n);
         return EP_ECOMPUTE;
@@ -45,6 +58,16 @@ int ep_reduced_init(ep_reduced *n, const ep_cubic_tangent *t, double dt, double 
     n->qd = n->q + r;
     n->qdd = n->qd + r;
     return EP_OK;
+}
+
+int ep_reduced_init(ep_reduced *n, const ep_cubic_tangent *t, double dt, double alpha, double beta)
+{
+    return setup(n, t, NULL, dt, alpha, beta);
+}
+
+int ep_reduced_init_cubature(ep_reduced *n, const ep_cubature *c, double dt, double alpha, double beta)
+{
+    return setup(n, NULL, c, dt, alpha, beta);
 }
 
 void ep_reduced_free(ep_reduced *n)
@@ -59,7 +82,7 @@ void ep_reduced_start(ep_reduced *n, const double *q0, const double *qd0, const 
     double *R = W_R(n), *K = W_K(n);
     for (int i = 0; i < r; i++)
         n->q[i] = q0 ? q0[i] : 0, n->qd[i] = qd0 ? qd0[i] : 0;
-    ep_cubic_tangent_eval(n->t, n->q, R, K, W_EVAL(n));
+    eval(n->t, n->cub, n->q, R, K, W_EVAL(n));
     for (int i = 0; i < r; i++) { /* qdd = f - (alpha I + beta K) qd - R */
         double kd = 0;
         for (int j = 0; j < r; j++)
@@ -111,7 +134,7 @@ int ep_reduced_step(ep_reduced *n, const double *f)
     double *R = W_R(n), *K = W_K(n), *A = W_A(n), *res = W_RES(n), *qp = W_QP(n), *v = W_V(n), *kv = W_KV(n);
     memcpy(qp, n->q, (size_t)r * sizeof *qp);
     for (int it = 0; it < n->iterations; it++) {
-        ep_cubic_tangent_eval(n->t, n->q, R, K, W_EVAL(n));
+        eval(n->t, n->cub, n->q, R, K, W_EVAL(n));
         for (int i = 0; i < r; i++) /* the velocity the step implies, for the damping force */
             v[i] = a4 * (n->q[i] - qp[i]) + a5 * n->qd[i] + a6 * n->qdd[i];
         newton_system(r, K, v, 1 + a4 * n->beta, a1 + a4 * n->alpha, A, kv); /* alpha4 beta K + K */
@@ -136,17 +159,18 @@ int ep_reduced_step(ep_reduced *n, const double *f)
     return EP_OK;
 }
 
-int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol, int *iterations)
+static int static_solve(const ep_cubic_tangent *t, const ep_cubature *c, const double *f, double *q, int maxit,
+                        double tol, int *iterations)
 {
-    int r = t->r, it, st = EP_OK;
-    double *K = ep_malloc(2 * (size_t)r * r + 3 * (size_t)r + eval_work(r), sizeof *K);
+    int r = c ? c->r : t->r, it, st = EP_OK;
+    double *K = ep_malloc(2 * (size_t)r * r + 3 * (size_t)r + eval_work(t, c), sizeof *K);
     *iterations = 0;
     if (!K)
         return EP_ECOMPUTE;
     double *spare = K + (size_t)r * r, *R = spare + (size_t)r * r, *w = R + 2 * r;
     for (it = 1; it <= maxit; it++) {
         double dn = 0, qn = 0;
-        ep_cubic_tangent_eval(t, q, R, K, w);
+        eval(t, c, q, R, K, w);
         for (int i = 0; i < r; i++)
             R[i] = f[i] - R[i];
         if ((st = solve_sym(r, K, R, spare, (lapack_int *)(R + r))))
@@ -166,6 +190,17 @@ int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int
         return ep_fail(EP_ECOMPUTE, "static solve: Newton did not converge in %d iterations", maxit);
     *iterations = it;
     return EP_OK;
+}
+
+int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol, int *iterations)
+{
+    return static_solve(t, NULL, f, q, maxit, tol, iterations);
+}
+
+int ep_reduced_static_cubature(const ep_cubature *c, const double *f, double *q, int maxit, double tol,
+                               int *iterations)
+{
+    return static_solve(NULL, c, f, q, maxit, tol, iterations);
 }
 
 double ep_reduced_energy(const ep_cubic *c, const double *q, double *w)

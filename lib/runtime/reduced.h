@@ -5,11 +5,14 @@
  *
  * The basis is mass-orthonormal, so the reduced mass is I; the damping is
  * C(q) = alpha I + beta K(q).  Forces and tangents come from the runtime
- * stiffness polynomial (ep_cubic_tangent_eval).
+ * stiffness polynomial (ep_cubic_tangent_eval) or from a cubature
+ * (ep_cubature_eval, MATH.md §14: any law, cost |E| r^2): the step is the
+ * same, only the evaluation differs.
  */
 #ifndef EP_REDUCED_H
 #define EP_REDUCED_H
 
+#include "cubature.h"
 #include "cubic.h"
 
 #ifdef __cplusplus
@@ -17,18 +20,23 @@ extern "C" {
 #endif
 
 typedef struct ep_reduced {
-    const ep_cubic_tangent *t;
+    const ep_cubic_tangent *t; /* the polynomials, or NULL ... */
     int r, iterations;      /* Newton iterations per step at most (MATH.md §5: 1) */
     double tol;             /* stop iterating when |dq| <= tol |q| (default 0: never) */
     double dt, alpha, beta; /* time step; Rayleigh mass and stiffness factors */
     double *q, *qd, *qdd;   /* [r] state: position, velocity, acceleration */
     double *work;           /* R, K, A, residual, previous q, tangent workspace */
+    const ep_cubature *cub; /* ... the cubature (borrowed) */
 } ep_reduced;
 
 /* Set up for t at rest at q = 0.  0, EP_EUSAGE (dt <= 0, negative damping)
  * or EP_ECOMPUTE. */
 int ep_reduced_init(ep_reduced *n, const ep_cubic_tangent *t, double dt, double alpha, double beta);
 void ep_reduced_free(ep_reduced *n);
+
+/* The same on a cubature c (borrowed): R and K from ep_cubature_eval.
+ * 0, EP_EUSAGE, EP_ECOMPUTE. */
+int ep_reduced_init_cubature(ep_reduced *n, const ep_cubature *c, double dt, double alpha, double beta);
 
 /* Start from q0 (NULL: 0) with velocity qd0 (NULL: 0) under the reduced
  * external force f (NULL: 0): the acceleration satisfies the equation of
@@ -48,6 +56,10 @@ int ep_reduced_step(ep_reduced *n, const double *f);
  * iteration one tangent evaluation and r^3 / 3.  0 or EP_ECOMPUTE (not
  * converged, singular tangent, memory). */
 int ep_reduced_static(const ep_cubic_tangent *t, const double *f, double *q, int maxit, double tol, int *iterations);
+
+/* The same on a cubature (allocates O(r^2 + ep_cubature_work(c))). */
+int ep_reduced_static_cubature(const ep_cubature *c, const double *f, double *q, int maxit, double tol,
+                               int *iterations);
 
 /* Reduced strain energy V(q) with R = dV/dq: for the homogeneous parts R1,
  * R2, R3 of degrees 1, 2, 3, V = q.R1/2 + q.R2/3 + q.R3/4 (Euler).  The parts

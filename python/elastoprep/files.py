@@ -8,7 +8,7 @@ return them shaped [..., nv, 3].
 import h5py
 import numpy as np
 
-KINDS = ("mesh", "gf", "gf-wavelet", "modes", "cubic", "embedding")
+KINDS = ("mesh", "gf", "gf-wavelet", "modes", "cubic", "embedding", "cubature")
 
 
 def _attrs(obj):
@@ -111,13 +111,13 @@ class File:
     @property
     def basis(self):
         """[r][nv][3] the reduced basis U (u = sum_i q_i U_i)."""
-        self._need("modes", "cubic", "embedding")
+        self._need("modes", "cubic", "embedding", "cubature")
         U = self.data["basis/U"]
         return U.reshape(len(U), -1, 3)
 
     def displacement(self, q):
         """[nv][3] u = U q for reduced coordinates q[r]."""
-        self._need("modes", "cubic", "embedding")
+        self._need("modes", "cubic", "embedding", "cubature")
         return (np.asarray(q, float) @ self.data["basis/U"]).reshape(-1, 3)
 
     @property
@@ -125,6 +125,12 @@ class File:
         """(P [r][r], Q [pairs][r], S [triples][r]): R(q) = P q + Q (q q) + S (q q q)."""
         self._need("cubic")
         return self.data["cubic/P"], self.data["cubic/Q"], self.data["cubic/S"]
+
+    @property
+    def cubature(self):
+        """(elements [n] (0-based tet rows), weights [n]): R(q) ~ sum_k w_k U_e^T f_e(U_e q) (cubature(1))."""
+        self._need("cubature")
+        return self.data["cubature/elements"], self.data["cubature/weights"]
 
     # --- gf ------------------------------------------------------------------------
     @property

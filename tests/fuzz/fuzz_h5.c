@@ -4,7 +4,7 @@
  *
  * An input is not an HDF5 file but a program that damages one: its first
  * byte picks a valid seed file of one kind (tests/fuzz/h5seeds: mesh, gf,
- * gf-wavelet, modes, cubic, distfield, multigrid, pointshell), then each 8-byte record
+ * gf-wavelet, modes, cubic, distfield, multigrid, pointshell, cubature), then each 8-byte record
  *   op, a, b, c, d0 d1 d2 d3   (d: little-endian 32-bit)
  * changes the copy through libhdf5 — an attribute (op 0: deleted, made an
  * array of strings, a fixed string, a long string, a number, NaN) or a
@@ -21,7 +21,8 @@
  * through its index), the cubic reader, rtcheck's modes check, the distance
  * field's reader and runtime lookup (ep_sdf_open, a value), the multigrid
  * reader (ep_mg_file_read) and a V-cycle set up on what it took, the
- * pointshell reader and a contact cycle on what it took (ep_pscontact).  Any crash,
+ * pointshell reader and a contact cycle on what it took (ep_pscontact), the
+ * cubature reader with the cubature set up and evaluated.  Any crash,
  * leak or UB report is a bug: a reader must answer every file with a
  * status.
  */
@@ -34,6 +35,8 @@
 
 #include <hdf5.h>
 
+#include "cubature.h"
+#include "cubature_file.h"
 #include "cubic.h"
 #include "cubic_file.h"
 #include "distfield_file.h"
@@ -61,7 +64,7 @@
  * every dataset compared, concatenated, checked). */
 static const char *seeds[] = {"part.1"};
 #else
-static const char *seeds[] = {"mesh", "gf", "gfw", "modes", "cubic", "distfield", "multigrid", "pointshell"};
+static const char *seeds[] = {"mesh", "gf", "gfw", "modes", "cubic", "distfield", "multigrid", "pointshell", "cubature"};
 #endif
 
 static const char *attrs[][2] = {
@@ -72,6 +75,7 @@ static const char *attrs[][2] = {
     {"/distfield", "source_hash"},
     {"/multigrid", "levels"}, {"/multigrid/level0/K", "rows"}, {"/multigrid/level0/P", "cols"},
     {"/multigrid/level1/K", "block"}, {"/pointshell", "levels"}, {"/pointshell", "r"}, {"/pointshell", "order"},
+    {"/cubature", "law"}, {"/cubature", "basis_sha256"}, {"/cubature", "tau"},
 };
 
 static const char *dsets[] = {
@@ -88,6 +92,7 @@ static const char *dsets[] = {
     "/pointshell/tree/point", "/pointshell/tree/first", "/pointshell/tree/count", "/pointshell/tree/radius",
     "/pointshell/U", "/pointshell/tree/a", "/pointshell/normals", "/pointshell/level",
     "/constraints/seam",
+    "/cubature/elements", "/cubature/weights", "/cubature/heldout_q",
 };
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
@@ -304,6 +309,20 @@ static void read_all(const char *path)
         ep_cubic_file_read(&c, &f, m.nv, &U);
         ep_cubic_free(&c);
         free(U);
+        ep_mesh_free(&m);
+    } else if (!strcmp(kind, "cubature") && ep_model_load(&m, &f) == 0) {
+        ep_cubature_file cf;
+        ep_cubature c = {0};
+        if (ep_cubature_file_read(&cf, &f, m.nv, m.ne) == 0 && m.material &&
+            ep_cubature_prepare(&c, &m, m.material, cf.law, cf.U, cf.r, cf.elem, cf.w, cf.n) == 0) {
+            double *w = malloc(sizeof *w * (size_t)ep_cubature_work(&c)), *R = calloc((size_t)cf.r, sizeof *R),
+                   *K = malloc(sizeof *K * (size_t)cf.r * (size_t)cf.r);
+            if (w && R && K && cf.H)
+                ep_cubature_eval(&c, cf.heldout_q, R, K, w);
+            free(w), free(R), free(K);
+        }
+        ep_cubature_free(&c);
+        ep_cubature_file_free(&cf);
         ep_mesh_free(&m);
     } else if (!strcmp(kind, "trajectory") && ep_model_load(&m, &f) == 0) {
         ep_trajectory t;

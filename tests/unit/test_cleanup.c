@@ -16,6 +16,8 @@
 #include "cma.h"
 #include "cma_cache.h"
 #include "corot.h"
+#include "cubature.h"
+#include "cubature_file.h"
 #include "cubic.h"
 #include "distfield.h"
 #include "gf.h"
@@ -25,6 +27,7 @@
 #include "gfsrc.h"
 #include "gfw.h"
 #include "mghier.h"
+#include "nnls.h"
 #include "modal.h"
 #include "model.h"
 #include "team.h"
@@ -83,6 +86,10 @@ static void release_zeroed(void **s)
     TWICE(ep_cma_cache, ep_cma_cache_free);
     TWICE(ep_cubic, ep_cubic_free);
     TWICE(ep_cubic_tangent, ep_cubic_tangent_free);
+    TWICE(ep_cubature, ep_cubature_free);
+    TWICE(ep_cubature_fit, ep_cubature_fit_free);
+    TWICE(ep_cubature_file, ep_cubature_file_free);
+    TWICE(ep_nnls, ep_nnls_free);
     TWICE(ep_reduced, ep_reduced_free);
     TWICE(ep_stvk, ep_stvk_free);
     TWICE(ep_modal, ep_modal_free);

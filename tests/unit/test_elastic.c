@@ -1,6 +1,7 @@
 /*
  * test_elastic.c — the full-space body of fullsim (elastic.h, law.h):
- * the StVK law's stress and tangent are derivatives of its energy, the
+ * every law's stress and tangent are derivatives of its energy (corotated
+ * and neo-Hookean: rest, rotations, the linear limit, inversion), the
  * assembled force is the StVK force of stvk.h and the gradient of the
  * energy, the assembled tangent matrix is the derivative of the force, K(0)
  * is fem.h's stiffness, for tets and hexes, and the result does not depend
@@ -24,26 +25,77 @@
 #include "rng.h"
 #include "stvk.h"
 
-/* P = dW/dD and C = dP/dD by central differences, both laws. */
+/* P = dW/dD and C = dP/dD by central differences, every law, at random
+ * strains up to 0.3 (and, for the laws that allow it, an inverted element). */
 static void law_derivatives(void **state)
 {
     (void)state;
     ep_rng r = ep_rng_seed(7, 0);
-    for (int kind = 0; kind < 2; kind++) {
-        double D[3][3], P[3][3], C[9][9], Pp[3][3], Pm[3][3], h = 1e-6;
+    for (int kind = 0; kind < 4; kind++)
+        for (int trial = 0; trial < 6; trial++) {
+            double D[3][3], P[3][3], C[9][9], Pp[3][3], Pm[3][3], h = 1e-6, scale = 0;
+            for (int i = 0; i < 9; i++)
+                D[i / 3][i % 3] = 0.3 * centered_uniform(&r);
+            if (trial == 5 && kind >= EP_LAW_COROTATED) /* inverted: F = diag(1.1, 0.9, -0.4) + small */
+                for (int i = 0; i < 3; i++)
+                    D[i][i] += i == 2 ? -1.4 : 0.1 * (1 - 2 * i) - D[i][i] * 0.8;
+            ep_law_eval((ep_law_kind)kind, 2.0, 1.5, D, P, C);
+            for (int p = 0; p < 81; p++)
+                scale = fmax(scale, fabs(C[p / 9][p % 9]));
+            for (int q = 0; q < 9; q++) {
+                double Dp[3][3], Dm[3][3];
+                memcpy(Dp, D, sizeof D), memcpy(Dm, D, sizeof D);
+                Dp[q / 3][q % 3] += h, Dm[q / 3][q % 3] -= h;
+                double Wp = ep_law_eval((ep_law_kind)kind, 2.0, 1.5, Dp, Pp, NULL);
+                double Wm = ep_law_eval((ep_law_kind)kind, 2.0, 1.5, Dm, Pm, NULL);
+                assert_true(fabs((Wp - Wm) / (2 * h) - P[q / 3][q % 3]) < 1e-7 * scale);
+                for (int p = 0; p < 9; p++)
+                    assert_true(fabs((Pp[p / 3][p % 3] - Pm[p / 3][p % 3]) / (2 * h) - C[p][q]) < 1e-7 * scale);
+            }
+        }
+}
+
+/* Corotated and neo-Hookean: no energy or stress at rest and under a
+ * rotation, the linear law's tangent at rest, the same energy after a
+ * rotation; neo-Hookean: finite on inverted and flat elements, with a
+ * force that undoes the inversion. */
+static void law_properties(void **state)
+{
+    (void)state;
+    double Z[3][3] = {{0}}, P[3][3], C[9][9], Cl[9][9], Pl[3][3];
+    ep_law_eval(EP_LAW_LINEAR, 2.0, 1.5, Z, Pl, Cl);
+    double c = cos(0.7), s = sin(0.7), Q[3][3] = {{c, -s, 0}, {s * 0.6, c * 0.6, 0.8}, {-s * 0.8, -c * 0.8, 0.6}};
+    ep_rng r = ep_rng_seed(11, 0);
+    for (int kind = EP_LAW_COROTATED; kind <= EP_LAW_NEOHOOKEAN; kind++) {
+        assert_true(fabs(ep_law_eval((ep_law_kind)kind, 2.0, 1.5, Z, P, C)) < 1e-15);
+        for (int p = 0; p < 81; p++)
+            assert_true(fabs(C[p / 9][p % 9] - Cl[p / 9][p % 9]) < 1e-12);
+        for (int i = 0; i < 9; i++)
+            assert_true(fabs(P[i / 3][i % 3]) < 1e-15);
+        double D[3][3], QD[3][3];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++)
+                D[i][j] = Q[i][j] - (i == j); /* a pure rotation */
+        assert_true(fabs(ep_law_eval((ep_law_kind)kind, 2.0, 1.5, D, P, NULL)) < 1e-13);
+        for (int i = 0; i < 9; i++)
+            assert_true(fabs(P[i / 3][i % 3]) < 1e-13);
         for (int i = 0; i < 9; i++)
             D[i / 3][i % 3] = 0.3 * centered_uniform(&r);
-        ep_law_eval((ep_law_kind)kind, 2.0, 1.5, D, P, C);
-        for (int q = 0; q < 9; q++) {
-            double Dp[3][3], Dm[3][3];
-            memcpy(Dp, D, sizeof D), memcpy(Dm, D, sizeof D);
-            Dp[q / 3][q % 3] += h, Dm[q / 3][q % 3] -= h;
-            double Wp = ep_law_eval((ep_law_kind)kind, 2.0, 1.5, Dp, Pp, NULL);
-            double Wm = ep_law_eval((ep_law_kind)kind, 2.0, 1.5, Dm, Pm, NULL);
-            assert_true(fabs((Wp - Wm) / (2 * h) - P[q / 3][q % 3]) < 1e-7);
-            for (int p = 0; p < 9; p++)
-                assert_true(fabs((Pp[p / 3][p % 3] - Pm[p / 3][p % 3]) / (2 * h) - C[p][q]) < 1e-7);
-        }
+        for (int i = 0; i < 3; i++) /* Q F - I */
+            for (int j = 0; j < 3; j++)
+                QD[i][j] = Q[i][0] * ((0 == j) + D[0][j]) + Q[i][1] * ((1 == j) + D[1][j]) +
+                           Q[i][2] * ((2 == j) + D[2][j]) - (i == j);
+        double W0 = ep_law_eval((ep_law_kind)kind, 2.0, 1.5, D, P, NULL);
+        assert_true(W0 > 0 && fabs(ep_law_eval((ep_law_kind)kind, 2.0, 1.5, QD, P, NULL) - W0) < 1e-12 * W0);
+    }
+    double Dinv[3][3] = {{0}}, Dflat[3][3] = {{0}};
+    Dinv[2][2] = -1.5, Dflat[2][2] = -1; /* F = diag(1, 1, -0.5) and diag(1, 1, 0) */
+    for (int t = 0; t < 2; t++) {
+        double W = ep_law_eval(EP_LAW_NEOHOOKEAN, 2.0, 1.5, t ? Dflat : Dinv, P, C);
+        assert_true(isfinite(W) && W > 0);
+        for (int p = 0; p < 81; p++)
+            assert_true(isfinite(C[p / 9][p % 9]));
+        assert_true(P[2][2] < 0); /* dW/dF_33 < 0: the energy falls as F_33 grows back towards 1 */
     }
 }
 
@@ -137,5 +189,5 @@ static void cleanup(void **state)
     ep_elastic_free(&b);
 }
 
-EP_TEST_MAIN("elastic", cmocka_unit_test(law_derivatives), cmocka_unit_test(tets), cmocka_unit_test(hexes),
+EP_TEST_MAIN("elastic", cmocka_unit_test(law_derivatives), cmocka_unit_test(law_properties), cmocka_unit_test(tets), cmocka_unit_test(hexes),
              cmocka_unit_test(cleanup))
