@@ -117,6 +117,7 @@ int main(int argc, char **argv)
     double t_read = ep_now() - t0;
 
     /* compute: points, tree, binding */
+    ep_cli_stage(&cli, "compute");
     t0 = ep_now();
     if ((st = ep_pointshell_sample(&ps, &m, &po)))
         goto fail_named;

@@ -25,6 +25,7 @@ W=$WORK
 "$BIN/bemsolve" -q "$W/s.h5" -E 1e5 --nu 0.3 -o "$W/gf.h5"
 for i in 0 1; do "$BIN/polycoef" -q "$W/m.h5" --part $i/2 -o "$W/part.$i.h5"; done
 printf 'force region tip 0 0 -0.01\n' >"$W/tip.loads"
+$PY tests/cli/barmesh.py 8 2 2 4 1 1 2 "$W/bar2.msh"
 
 # One case a line: TOOL|STAGES (the stages -v must name, in order)|OUTPUT|ARGS
 # (OUT is the output's name, replaced per run).
@@ -44,6 +45,9 @@ fullsim|read set up simulate and write|t.h5|$D/beam-h0.05.msh --fixed-region fix
 mghier|read compute write|h.h5|$D/beam-h0.025.msh --coarse $D/beam-h0.05.msh --fixed-region fixed -E 1e7 --nu 0.3 --rho 1000 -o OUT
 distfield|read compute write|z.h5|$D/icosahedron.obj --res 12 -o OUT
 rtcheck|read check report||$W/m.h5
+cubature|read compute write|q.h5|$W/m.h5 -o OUT
+pointshell|read compute write|ps.h5|$D/icosahedron.obj --levels 2 --first 20 -o OUT
+zonesplit|read compute write|zs.h5|$W/bar2.msh --region 1 --fixed-box -1,-1,-1,1e-9,2,2 -o OUT
 EOF
 
 # every tool of cmd/ has a case
