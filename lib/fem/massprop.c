@@ -20,30 +20,52 @@ int ep_massprop_rigid(ep_massprop *r, const ep_mesh *m, const ep_material *mat)
     for (int e = 0; e < ne; e++)
         if (isnan(ep_material_rho(mat, e)))
             return ep_fail(EP_EINPUT, "%s: no density (rigid-body data need rho)", m->source);
-#pragma omp parallel for reduction(+ : mass, first[:3], S[:3][:3]) schedule(dynamic, 512)
-    for (int e = 0; e < ne; e++) {
-        double x[8][3], lambda, mu, A[24][24];
-        for (int a = 0; a < k; a++)
-            memcpy(x[a], &m->vertices[3 * (size_t)el[(size_t)k * e + a]], sizeof x[a]);
-        ep_material_lame(mat, e, &lambda, &mu);
-        if (k == 4) {
-            double T[12][12];
-            ep_fem_element(EP_FEM_MASS, x, lambda, mu, ep_material_rho(mat, e), T);
-            for (int a = 0; a < 12; a++)
-                memcpy(A[a], T[a], sizeof T[a]);
-        } else
-            ep_fem_hex_element(EP_FEM_MASS, x, lambda, mu, ep_material_rho(mat, e), A);
-        for (int a = 0; a < k; a++)
-            for (int b = 0; b < k; b++) {
-                double mab = A[3 * a][3 * b]; /* the scalar part: M_ab = m_ab I */
-                mass += mab;
-                for (int i = 0; i < 3; i++) {
-                    first[i] += mab * x[b][i];
-                    for (int j = 0; j < 3; j++)
-                        S[i][j] += mab * x[a][i] * x[b][j];
+    /* Each block of elements sums into its own slot, and the slots are
+     * added in block order: the same bits on any thread count and in every
+     * run (an OpenMP reduction adds in the order threads finish). */
+    enum { BLK = 512, SUMS = 13 }; /* mass, first moment (3), second moment (9) */
+    int nb = (ne + BLK - 1) / BLK;
+    double *part = ep_calloc((size_t)nb * SUMS, sizeof *part);
+    if (!part)
+        return EP_ECOMPUTE;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int blk = 0; blk < nb; blk++) {
+        double *p = &part[(size_t)SUMS * blk];
+        int e1 = blk * BLK + BLK < ne ? blk * BLK + BLK : ne;
+        for (int e = blk * BLK; e < e1; e++) {
+            double x[8][3], lambda, mu, A[24][24];
+            for (int a = 0; a < k; a++)
+                memcpy(x[a], &m->vertices[3 * (size_t)el[(size_t)k * e + a]], sizeof x[a]);
+            ep_material_lame(mat, e, &lambda, &mu);
+            if (k == 4) {
+                double T[12][12];
+                ep_fem_element(EP_FEM_MASS, x, lambda, mu, ep_material_rho(mat, e), T);
+                for (int a = 0; a < 12; a++)
+                    memcpy(A[a], T[a], sizeof T[a]);
+            } else
+                ep_fem_hex_element(EP_FEM_MASS, x, lambda, mu, ep_material_rho(mat, e), A);
+            for (int a = 0; a < k; a++)
+                for (int b = 0; b < k; b++) {
+                    double mab = A[3 * a][3 * b]; /* the scalar part: M_ab = m_ab I */
+                    p[0] += mab;
+                    for (int i = 0; i < 3; i++) {
+                        p[1 + i] += mab * x[b][i];
+                        for (int j = 0; j < 3; j++)
+                            p[4 + 3 * i + j] += mab * x[a][i] * x[b][j];
+                    }
                 }
-            }
+        }
     }
+    for (int blk = 0; blk < nb; blk++) {
+        const double *p = &part[(size_t)SUMS * blk];
+        mass += p[0];
+        for (int i = 0; i < 3; i++) {
+            first[i] += p[1 + i];
+            for (int j = 0; j < 3; j++)
+                S[i][j] += p[4 + 3 * i + j];
+        }
+    }
+    free(part);
     r->mass = mass;
     for (int i = 0; i < 3; i++)
         r->center[i] = first[i] / mass;

@@ -26,8 +26,12 @@ typedef struct ep_massprop {
 } ep_massprop;
 
 /* The rigid-body data of the tets or hexes of m with density rho of mat.
- *   Cost     O(ne) element mass matrices
- *   Returns  0; EP_EINPUT when rho is not given (NaN) or m has no elements. */
+ *   Cost     O(ne) element mass matrices, shared among the threads; the
+ *            same bits on any thread count (sums by blocks of elements,
+ *            added in block order)
+ *   Workspace 13 doubles per 512 elements
+ *   Returns  0; EP_EINPUT when rho is not given (NaN) or m has no elements;
+ *            EP_ECOMPUTE when the workspace cannot be had. */
 int ep_massprop_rigid(ep_massprop *r, const ep_mesh *m, const ep_material *mat);
 
 /* Reduced mass Mr = U^T M U [r][r] and reduced gravity G [r][3],

@@ -65,6 +65,12 @@ check "free-flying unit cube: mass rho, centre (1/2, 1/2, 1/2), inertia rho/6 I"
 "$BIN/femdata" -q "$WORK/vox.h5" -E 1e6 --nu 0.3 --rho 800 -o "$WORK/v.h5"
 check "hexes: 24 x 24 element matrices, element masses summing to rho V" [ "$(h5 "$WORK/v.h5" "f['fem/elements/K'].shape[1:], abs(f['fem/elements/M'][:, 0::3, 0::3].sum() - 800 * f['fem/elements/volume'][:].sum()) < 1e-9 * f['rigid'].attrs['mass']")" = "(24, 24) True" ]
 
+# the rigid-body sums: the same bits on 1 and 2 threads (sums by blocks of
+# elements in block order; an OpenMP reduction added them as threads finished)
+"$BIN/voxelize" -q $D/icosahedron.obj -R 24 -o "$WORK/vox24.h5"
+for t in 1 2; do OMP_NUM_THREADS=$t "$BIN/femdata" -q "$WORK/vox24.h5" -E 1e6 --nu 0.3 --rho 800 -o "$WORK/r$t.h5"; done
+check "rigid-body data: the same bits on 1 and 2 threads ($(h5 "$WORK/r1.h5" "len(f['mesh/hexes'])") hexes)" [ "$(h5 "$WORK/r1.h5" "all(np.array_equal(f[k][()], h5py.File('$WORK/r2.h5')[k][()]) for k in ('rigid/center', 'rigid/inertia')) and f['rigid'].attrs['mass'] == h5py.File('$WORK/r2.h5')['rigid'].attrs['mass']")" = True ]
+
 expect_fail "no density" 2 "no density: give --rho" femdata $D/cube.msh -E 1e6 --nu 0.3 -o "$O"
 expect_fail "--free with a support" 2 "exclude each other" femdata $D/cube.msh --free --fixed-region bottom -E 1e6 --nu 0.3 --rho 1 -o "$O"
 expect_fail "a surface" 3 "not a volumetric mesh" femdata $D/icosahedron.obj -E 1e6 --nu 0.3 --rho 1 -o "$O"

@@ -8,7 +8,7 @@
 #   - for an HDF5 output, the datasets -v lists (name, type, shape) are
 #     exactly those h5py finds in the file;
 #   - -v changes what is printed only: the two outputs hold the same data
-#     (floats to 1e-12: femdata's /rigid sums over threads in any order);
+#     (floats to 1e-12);
 #   - a tool of cmd/ without a case here fails the test.
 # And voxelize: its passes and the mesh's checks report progress (the
 # library's ep_progress_report, shown by lib/cli), which -v times.
