@@ -32,7 +32,8 @@ check "per-element material (-m): E doubled halves the linear displacement" $C s
 # --- dynamics: modes of the same model (moddesc), energy, frequency ---------------------
 "$BIN/moddesc" -q $BEAM --rho 1000 -k 3 -r 3 -o "$WORK/modes.h5"
 printf 'displacement mode modes.h5 1 1e-2\nvelocity mode modes.h5 3 1e-1\n' >"$WORK/lin.loads"
-"$F" -q $BEAM --rho 1000 --law linear "$WORK/lin.loads" --dt 0.01 --steps 100 -o "$WORK/lin.h5"
+"$F" $BEAM --rho 1000 --law linear "$WORK/lin.loads" --dt 0.01 --steps 100 -o "$WORK/lin.h5" >"$WORK/lin.txt" 2>/dev/null
+check "linear law: 100 Newton iterations on one factorization (its tangent does not change)" grep -q "100 Newton iterations (1.00 per step), 1 factorizations (0 shifted)" "$WORK/lin.txt"
 check "undamped linear run conserves energy to 1e-10 per step" $C energy "$WORK/lin.h5" 1e-10
 check "initial energies: 1/2 lambda_1 s^2 elastic, 1/2 s^2 kinetic" [ "$(h5 "$WORK/lin.h5" "bool(abs(f['trajectory/energy'][0, 1] / (0.5e-4 * __import__('h5py').File('$WORK/modes.h5')['modes/eigenvalues'][0]) - 1) < 1e-10 and abs(f['trajectory/energy'][0, 0] / 0.005 - 1) < 1e-10)")" = True ]
 "$F" -q $BEAM --rho 1000 --law linear --alpha 2 --beta 1e-3 "$WORK/lin.loads" --dt 0.01 --steps 100 -k 10 -o "$WORK/damped.h5"
