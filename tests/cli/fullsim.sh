@@ -91,6 +91,9 @@ check "rtcheck --reference: reduced and full frequencies, and both times per ste
 "$F" -q $BEAM --rho 1000 "$WORK/tip.loads" --dt 0.02 --steps 20 --alpha 1 -o "$WORK/pull.h5"
 "$BIN/rtcheck" --reference "$WORK/pull.h5" "$WORK/cubic.h5" --reference-tol 1 --json >"$WORK/rt.json"
 check "rtcheck --reference: a cubic model under the trajectory's loads, e_max reported" [ "$(/usr/bin/python3 -c "import json, sys; r = json.load(open(sys.argv[1])); e = [c for c in r['checks'] if c['name'].startswith('e_max')][0]['value']; print('    e_max', e, file=sys.stderr); print(0 < e < 1)" "$WORK/rt.json")" = True ]
+cp "$WORK/pull.h5" "$WORK/longstep.h5"
+/usr/bin/python3 -c "import h5py, sys; h5py.File(sys.argv[1], 'r+')['trajectory/step'][-1] = 2000000000" "$WORK/longstep.h5"
+expect_fail "rtcheck --reference: a damaged step number (2e9 reduced steps to run) is refused" 3 "/trajectory/step: step 2000000000 at row 20 does not follow every 1 up to steps 20" rtcheck --reference "$WORK/longstep.h5" "$WORK/cubic.h5"
 expect_fail "rtcheck --reference: a model of another mesh" 3 "the model of another mesh" rtcheck --reference "$WORK/hexdyn.h5" "$WORK/modes.h5"
 
 # --- moddesc --snapshots, --sketch: bases from full-space data -----------------------------
