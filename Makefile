@@ -3,7 +3,7 @@
 #   make                 library (build/opt/libelastoprep.a and .so) and every tool (bin/)
 #   make check           unit and command-line tests (SANITIZE=1: ASan + UBSan)
 #   make check-paraview  ParaView (installed on demand) opens every XDMF sidecar
-#   make check-cluster   a split run on a private single-node Slurm
+#   make check-cluster   a split run and the MPI bemsolve on a private single-node Slurm
 #   make mpi             bin/bemsolve-mpi: the BEM over MPI (ScaLAPACK, parallel HDF5)
 #   make check-mpi       bemsolve-mpi on 1, 2 and 4 ranks against the serial run
 #   make bench-mpi       pdgetrf beside LAPACK, bemsolve-mpi beside bemsolve, the model of scale
@@ -140,12 +140,13 @@ check-ownmesh:
 	@$(MAKE) --no-print-directory all
 	@tests/ownmesh/run.sh $(BINDIR)
 
-# A private single-node Slurm runs a split femcondense step (tests/cluster).
+# A private single-node Slurm runs a split femcondense step and the MPI
+# bemsolve's sbatch template through srun (tests/cluster).
 check-cluster:
-	@scripts/install-deps --if-missing --with-slurm
+	@scripts/install-deps --if-missing --with-slurm --with-mpi
 	@$(MAKE) --no-print-directory run-check-cluster
 
-run-check-cluster: all
+run-check-cluster: all $(BINDIR)/bemsolve-mpi
 	@BIN=$(BINDIR) sh tests/cluster/slurm.sh
 
 demo: deps

@@ -11,7 +11,9 @@
  * statics: H = 0, b = 0, f_ext scaled by the load step; Newmark:
  * H = a1 M + a4 D, b = -M (a2 v + a3 a) + D (a5 v + a6 a) (MATH.md §5's
  * a1..a6).  A step solves A delta = -r with CHOLMOD: one symbolic analysis
- * (ep_chol_analyze) for the run, a numeric factorization per iteration.
+ * (ep_chol_analyze) for the run, a numeric factorization per iteration
+ * (under the linear law, whose tangent is K(0) at every u, one for as long
+ * as H stays: one factorization for a linear Newmark or static run).
  * Then a backtracking line search (Armijo, halving) on Phi.
  *
  * Indefinite tangents: K(u) of StVK loses definiteness under large
@@ -82,6 +84,8 @@ typedef struct ep_nlsolve {
     long nhist;
     double t_factor, t_solve;   /* seconds in numeric factorizations and solves */
     long nfactor, nshift;       /* factorizations, and those shifted */
+    int held;                   /* F holds K(0) + held_cM M + held_cK K(0) unshifted (linear law) */
+    double held_cM, held_cK;
     double fl, lnz;             /* flops and nonzeros of one factorization (the symbolic analysis) */
     double last_residual;       /* relative residual of the last iteration */
     long last_step;             /* the last step finished (failed_step - 1) */
@@ -98,7 +102,8 @@ void ep_nlsolve_free(ep_nlsolve *s);
  * acceleration from M a = f_ext(0) - f(u) - D v.
  * report after every step (and for the initial state).  Cost per Newton
  * iteration: one ep_elastic_eval with the tangent, a numeric
- * factorization (more when shifted), a solve, O(nnz) products; line search
+ * factorization (more when shifted; none under the linear law while H is
+ * that of the last one), a solve, O(nnz) products; line search
  * trials one evaluation each.  Returns 0; EP_ECOMPUTE when a step's Newton
  * does not converge (message: step, iterations, residual; the states before
  * it were reported) or a matrix stays indefinite; the callback's status. */

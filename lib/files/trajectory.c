@@ -93,7 +93,7 @@ int ep_trajectory_read(ep_trajectory *t, ep_h5 *f, int nv)
     hsize_t n3 = 3 * (hsize_t)nv, d1[1] = {0}, d2[2] = {0, n3}, de[2] = {0, EP_NLSOLVE_NENERGY}, db[2] = {0, n3},
             dt[2] = {0, 3};
     char mode[16];
-    double every, complete;
+    double every, complete, steps;
     int st;
     memset(t, 0, sizeof *t);
     t->nv = nv;
@@ -103,6 +103,7 @@ int ep_trajectory_read(ep_trajectory *t, ep_h5 *f, int nv)
         (st = ep_h5_get_attr_double(f, g, "dt", &t->dt)) || (st = ep_h5_get_attr_double(f, g, "alpha", &t->alpha)) ||
         (st = ep_h5_get_attr_double(f, g, "beta", &t->beta)) || (st = ep_h5_get_attr_double(f, g, "every", &every)) ||
         (st = ep_h5_get_attr_double(f, g, "complete", &complete)) ||
+        (st = ep_h5_get_attr_double(f, g, "steps", &steps)) ||
         (ep_h5_attr_exists(f, g, "step_seconds") && (st = ep_h5_get_attr_double(f, g, "step_seconds", &t->step_seconds))) ||
         (st = ep_h5_read(f, "/trajectory/time", EP_F64, 1, d1, (void **)&t->time)))
         return st;
@@ -120,8 +121,24 @@ int ep_trajectory_read(ep_trajectory *t, ep_h5 *f, int nv)
     t->nitem = (int)db[0];
     if (t->T < 1)
         return ep_fail(EP_EINPUT, "%s: /trajectory: no state", f->path);
+    if (strcmp(mode, "dynamic") && strcmp(mode, "static"))
+        return ep_fail(EP_EINPUT, "%s: /trajectory: mode \"%s\", expected static or dynamic", f->path, mode);
+    if (strcmp(t->mass, "consistent") && strcmp(t->mass, "lumped"))
+        return ep_fail(EP_EINPUT, "%s: /trajectory: mass \"%s\", expected consistent or lumped", f->path, t->mass);
     if (t->dynamic && !(t->dt > 0))
         return ep_fail(EP_EINPUT, "%s: /trajectory: dt must be > 0", f->path);
+    if (!(every >= 1 && every <= 1e9 && every == floor(every)) || !(steps >= 0 && steps <= 1e9 && steps == floor(steps)))
+        return ep_fail(EP_EINPUT, "%s: /trajectory: every %.17g and steps %.17g, expected whole numbers up to 1e9",
+                       f->path, every, steps);
+    /* the writer's states (fullsim): steps 0, every, 2 every, .., then the
+     * last one (steps, or the last multiple before a failure); what a
+     * reader replays (rtcheck --reference) is bounded by them */
+    for (int s = 0; s < t->T; s++) {
+        long k = t->step[s], lo = s ? (long)(s - 1) * t->every : 0, hi = (long)s * t->every;
+        if (s < t->T - 1 ? k != hi : k < lo + (s > 0) || k > hi || k > (long)steps)
+            return ep_fail(EP_EINPUT, "%s: /trajectory/step: step %ld at row %d does not follow every %ld up to steps %.0f",
+                           f->path, k, s, t->every, steps);
+    }
     for (int i = 0; i < t->nitem; i++)
         if (t->tfun[3 * i] < 0 || t->tfun[3 * i] > EP_LOADS_IMPULSE)
             return ep_fail(EP_EINPUT, "%s: /loads/time: unknown time function at row %d", f->path, i);

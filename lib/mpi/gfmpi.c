@@ -50,7 +50,12 @@ int ep_gfmpi_open(ep_gfmpi *w, const ep_ranks_grid *g, ep_gfform *f, ep_cli *cli
     w->w.single = single;
     w->w.row_fixed = f->L->row_fixed;
     w->w.dxpl = H5Pcreate(H5P_DATASET_XFER);
+    /* A collective write whose MPI-IO is each rank's own: a rank's rows
+     * are one contiguous slab of /gf/xi, and two-phase I/O would route
+     * them through an aggregator (on one node rank 0, which then held 3/4
+     * of every block beside its share at P = 4: doc/DECISIONS.md). */
     H5Pset_dxpl_mpio(w->w.dxpl, H5FD_MPIO_COLLECTIVE);
+    H5Pset_dxpl_mpio_collective_opt(w->w.dxpl, H5FD_MPIO_INDIVIDUAL_IO);
     if (w->par.id < 0 || (w->w.xi = H5Dopen2(w->par.id, "/gf/xi", H5P_DEFAULT)) < 0)
         st = ep_fail(EP_EIO, "%s: cannot open for parallel writing (MPI-IO)", cli->output);
     return ep_ranks_agree(st);
@@ -167,7 +172,7 @@ ep_gf_sink ep_gfmpi_sink(ep_gfmpi *w, const char *tool, int quiet)
 {
     if (w->g->rank == 0)
         ep_progress_start(&w->form->bar, tool, 3L * w->form->L->m, quiet);
-    return (ep_gf_sink){put_rows, progress, w};
+    return (ep_gf_sink){.put = put_rows, .progress = progress, .ctx = w}; /* .stage NULL: bemmpi reports no stages */
 }
 
 int ep_gfmpi_close(ep_gfmpi *w)

@@ -32,7 +32,8 @@ check "per-element material (-m): E doubled halves the linear displacement" $C s
 # --- dynamics: modes of the same model (moddesc), energy, frequency ---------------------
 "$BIN/moddesc" -q $BEAM --rho 1000 -k 3 -r 3 -o "$WORK/modes.h5"
 printf 'displacement mode modes.h5 1 1e-2\nvelocity mode modes.h5 3 1e-1\n' >"$WORK/lin.loads"
-"$F" -q $BEAM --rho 1000 --law linear "$WORK/lin.loads" --dt 0.01 --steps 100 -o "$WORK/lin.h5"
+"$F" $BEAM --rho 1000 --law linear "$WORK/lin.loads" --dt 0.01 --steps 100 -o "$WORK/lin.h5" >"$WORK/lin.txt" 2>/dev/null
+check "linear law: 100 Newton iterations on one factorization (its tangent does not change)" grep -q "100 Newton iterations (1.00 per step), 1 factorizations (0 shifted)" "$WORK/lin.txt"
 check "undamped linear run conserves energy to 1e-10 per step" $C energy "$WORK/lin.h5" 1e-10
 check "initial energies: 1/2 lambda_1 s^2 elastic, 1/2 s^2 kinetic" [ "$(h5 "$WORK/lin.h5" "bool(abs(f['trajectory/energy'][0, 1] / (0.5e-4 * __import__('h5py').File('$WORK/modes.h5')['modes/eigenvalues'][0]) - 1) < 1e-10 and abs(f['trajectory/energy'][0, 0] / 0.005 - 1) < 1e-10)")" = True ]
 "$F" -q $BEAM --rho 1000 --law linear --alpha 2 --beta 1e-3 "$WORK/lin.loads" --dt 0.01 --steps 100 -k 10 -o "$WORK/damped.h5"
@@ -90,6 +91,9 @@ check "rtcheck --reference: reduced and full frequencies, and both times per ste
 "$F" -q $BEAM --rho 1000 "$WORK/tip.loads" --dt 0.02 --steps 20 --alpha 1 -o "$WORK/pull.h5"
 "$BIN/rtcheck" --reference "$WORK/pull.h5" "$WORK/cubic.h5" --reference-tol 1 --json >"$WORK/rt.json"
 check "rtcheck --reference: a cubic model under the trajectory's loads, e_max reported" [ "$(/usr/bin/python3 -c "import json, sys; r = json.load(open(sys.argv[1])); e = [c for c in r['checks'] if c['name'].startswith('e_max')][0]['value']; print('    e_max', e, file=sys.stderr); print(0 < e < 1)" "$WORK/rt.json")" = True ]
+cp "$WORK/pull.h5" "$WORK/longstep.h5"
+/usr/bin/python3 -c "import h5py, sys; h5py.File(sys.argv[1], 'r+')['trajectory/step'][-1] = 2000000000" "$WORK/longstep.h5"
+expect_fail "rtcheck --reference: a damaged step number (2e9 reduced steps to run) is refused" 3 "/trajectory/step: step 2000000000 at row 20 does not follow every 1 up to steps 20" rtcheck --reference "$WORK/longstep.h5" "$WORK/cubic.h5"
 expect_fail "rtcheck --reference: a model of another mesh" 3 "the model of another mesh" rtcheck --reference "$WORK/hexdyn.h5" "$WORK/modes.h5"
 
 # --- moddesc --snapshots, --sketch: bases from full-space data -----------------------------

@@ -2,7 +2,9 @@
 # make check-cluster: a private single-node Slurm (slurmctld and slurmd on
 # localhost, munge; configuration, key and state in a temporary folder) runs
 # scripts/slurm/split.sh: an array job of femcondense parts and a dependent
-# epmerge.  The merged file must equal the single run bit for bit.  The
+# epmerge.  The merged file must equal the single run bit for bit.  Then
+# scripts/slurm/bemsolve-mpi.sbatch runs bemsolve-mpi on 2 tasks through
+# srun --mpi=pmix; its file must equal the serial bemsolve's.  The
 # daemons started here are stopped whatever happens.
 . "$(dirname "$0")/../cli/common"
 for p in munged slurmctld slurmd sbatch squeue sinfo; do
@@ -77,19 +79,36 @@ until sinfo -h -o %T 2>/dev/null | grep -q idle; do
 done
 check "slurmctld and slurmd up: the node is idle" sh -c "sinfo -h -o %T | grep -q idle"
 
+# jobs_end: wait up to 180 s for the queue to empty; status 0 when it did.
+jobs_end() {
+    n=0
+    while [ -n "$(squeue -h 2>/dev/null)" ] && [ $n -lt 180 ]; do
+        n=$((n + 1))
+        sleep 1
+    done
+    [ -z "$(squeue -h 2>/dev/null)" ]
+}
+
 # the split run: 3 femcondense parts as an array job, epmerge after it
 ROOT=$PWD
 FC="$ROOT/data/cube.msh --fixed-region bottom -E 1e6 --nu 0.3 --block 16"
 "$BIN/femcondense" -q $FC -o "$T/single.h5"
 mid=$(cd "$T/jobs" && EP_BIN="$ROOT/$BIN" sh "$ROOT/scripts/slurm/split.sh" 3 "$T/jobs/gf" "$T/jobs/gf.h5" femcondense $FC)
 check "split.sh submitted the array and the merge (job $mid)" [ -n "$mid" ]
-n=0
-while [ -n "$(squeue -h 2>/dev/null)" ] && [ $n -lt 180 ]; do
-    n=$((n + 1))
-    sleep 1
-done
-check "the jobs ended within 180 s" [ -z "$(squeue -h 2>/dev/null)" ]
+check "the jobs ended within 180 s" jobs_end
 check "the merge job wrote the file and removed the parts" sh -c "[ -f '$T/jobs/gf.h5' ] && ! ls '$T/jobs'/gf.[0-9].h5 2>/dev/null"
 check "the merged file equals the single run bit for bit" /usr/bin/python3 "$ROOT/tests/cli/partcheck.py" "$T/single.h5" "$T/jobs/gf.h5"
+# the BEM over MPI: scripts/slurm/bemsolve-mpi.sbatch on 2 tasks, srun
+# --mpi=pmix (Debian's Open MPI takes PMIx from Slurm; it has no PMI-2
+# client), against the serial run entry by entry
+BEM="$T/jobs/ico2.h5 --fixed-box -2,-2,-2,2,2,-0.5 -E 2e5 --nu 0.3"
+"$BIN/loopsub" -q "$ROOT/data/icosahedron.obj" -l 2 -o "$T/jobs/ico2.h5"
+"$BIN/bemsolve" -q $BEM -o "$T/bem-serial.h5"
+bid=$(cd "$T/jobs" && EP_OUT="$T/jobs/bem.h5" EP_BIN="$ROOT/$BIN" EP_SRUN_MPI=pmix sbatch --parsable --ntasks=2 \
+    "$ROOT/scripts/slurm/bemsolve-mpi.sbatch" $BEM)
+check "bemsolve-mpi.sbatch submitted on 2 tasks (job $bid)" [ -n "$bid" ]
+check "the MPI job ended within 180 s" jobs_end
+check "the MPI job: one summary, from rank 0 of 2 MPI ranks" sh -c "[ \$(grep -c '2 MPI ranks on a 2 x 1 grid' '$T/jobs/ep-bem-mpi-$bid.out') = 1 ]"
+check "the MPI job's GF file equals the serial run's to 1e-12 in every entry" /usr/bin/python3 "$ROOT/tests/mpi/gfsame.py" "$T/jobs/bem.h5" "$T/bem-serial.h5" 1e-12
 [ "$failed" -gt 0 ] && tail -5 "$T"/*.log "$T"/jobs/*.out 2>/dev/null
 finish

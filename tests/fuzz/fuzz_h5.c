@@ -4,7 +4,8 @@
  *
  * An input is not an HDF5 file but a program that damages one: its first
  * byte picks a valid seed file of one kind (tests/fuzz/h5seeds: mesh, gf,
- * gf-wavelet, modes, cubic, distfield, multigrid, pointshell, cubature), then each 8-byte record
+ * gf-wavelet, modes, cubic, distfield, multigrid, pointshell, cubature,
+ * trajectory), then each 8-byte record
  *   op, a, b, c, d0 d1 d2 d3   (d: little-endian 32-bit)
  * changes the copy through libhdf5 — an attribute (op 0: deleted, made an
  * array of strings, a fixed string, a long string, a number, NaN) or a
@@ -22,7 +23,9 @@
  * field's reader and runtime lookup (ep_sdf_open, a value), the multigrid
  * reader (ep_mg_file_read) and a V-cycle set up on what it took, the
  * pointshell reader and a contact cycle on what it took (ep_pscontact), the
- * cubature reader with the cubature set up and evaluated.  Any crash,
+ * cubature reader with the cubature set up and evaluated, and the
+ * trajectory's readers (ep_trajectory_read, moddesc's ep_snapshots_read,
+ * rtcheck --reference's ep_rtref_run against the cubic seed).  Any crash,
  * leak or UB report is a bug: a reader must answer every file with a
  * status.
  */
@@ -49,7 +52,9 @@
 #include "part.h"
 #include "pscontact.h"
 #include "rtmodes.h"
+#include "rtref.h"
 #include "sdf.h"
+#include "snapshots.h"
 #include "vcycle.h"
 #include "trajectory.h"
 
@@ -64,7 +69,8 @@
  * every dataset compared, concatenated, checked). */
 static const char *seeds[] = {"part.1"};
 #else
-static const char *seeds[] = {"mesh", "gf", "gfw", "modes", "cubic", "distfield", "multigrid", "pointshell", "cubature"};
+static const char *seeds[] = {"mesh", "gf", "gfw", "modes", "cubic", "distfield", "multigrid", "pointshell", "cubature",
+                              "trajectory"};
 #endif
 
 static const char *attrs[][2] = {
@@ -76,6 +82,8 @@ static const char *attrs[][2] = {
     {"/multigrid", "levels"}, {"/multigrid/level0/K", "rows"}, {"/multigrid/level0/P", "cols"},
     {"/multigrid/level1/K", "block"}, {"/pointshell", "levels"}, {"/pointshell", "r"}, {"/pointshell", "order"},
     {"/cubature", "law"}, {"/cubature", "basis_sha256"}, {"/cubature", "tau"},
+    {"/trajectory", "mode"}, {"/trajectory", "law"}, {"/trajectory", "mass"}, {"/trajectory", "dt"},
+    {"/trajectory", "every"}, {"/trajectory", "complete"}, {"/trajectory", "steps"}, {"/trajectory", "step_seconds"},
 };
 
 static const char *dsets[] = {
@@ -93,6 +101,8 @@ static const char *dsets[] = {
     "/pointshell/U", "/pointshell/tree/a", "/pointshell/normals", "/pointshell/level",
     "/constraints/seam",
     "/cubature/elements", "/cubature/weights", "/cubature/heldout_q",
+    "/trajectory/step", "/trajectory/time", "/trajectory/u", "/trajectory/v", "/trajectory/f_ext",
+    "/trajectory/energy", "/trajectory/iterations", "/loads/base", "/loads/time", "/newton/history",
 };
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
@@ -325,9 +335,27 @@ static void read_all(const char *path)
         ep_cubature_file_free(&cf);
         ep_mesh_free(&m);
     } else if (!strcmp(kind, "trajectory") && ep_model_load(&m, &f) == 0) {
+        /* the readers of rtcheck --reference (against the cubic seed, the
+         * same mesh: the reduced run along the stored steps) and of
+         * moddesc --snapshots */
         ep_trajectory t;
-        ep_trajectory_read(&t, &f, m.nv);
+        ep_h5 mf;
+        ep_rtreport rep = {0};
+        double *X = NULL;
+        int ns = 0;
+        if (ep_trajectory_read(&t, &f, m.nv) == 0) {
+            double *fx = malloc(3 * sizeof *fx * (size_t)m.nv);
+            if (fx)
+                ep_trajectory_force(&t, 1.5 * t.dt, fx);
+            free(fx);
+        }
         ep_trajectory_free(&t);
+        ep_snapshots_read(&m, &path, 1, &X, &ns);
+        free(X);
+        rep.path = path;
+        if (ep_h5_open(&mf, EP_FUZZ_SEEDS "/cubic.h5", "cubic") == 0)
+            ep_rtref_run(&rep, &f, &mf, 1);
+        ep_h5_close(&mf);
         ep_mesh_free(&m);
     } else if (!strcmp(kind, "modes")) {
         ep_rtreport rep = {0};

@@ -20,6 +20,7 @@ KIND = {  # seed: (attributes, datasets)
     6: ([0, 2, 17, 18, 19, 20], MODEL_D + list(range(30, 39))),
     7: ([0, 2, 21, 22, 23], MODEL_D + list(range(40, 52))),
     8: ([0, 2, 24, 25, 26], MODEL_D + [23, 53, 54, 55]),
+    9: ([0, 2, 8, 10] + list(range(27, 35)), MODEL_D + list(range(56, 66))),
 }
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)

@@ -36,6 +36,22 @@ static void seeds_read(void **s)
     ep_gf_file_close(&g);
     assert_int_equal(ep_gfw_open(&w, EP_FUZZ_SEEDS "/gfw.h5"), EP_OK);
     ep_gfw_close(&w);
+    /* the trajectory seed reaches rtcheck --reference's run against the
+     * cubic seed (the same mesh), so the damaged copies do too */
+    ep_h5 f, mf;
+    ep_trajectory t;
+    ep_rtreport rep = {.path = "trajectory.h5"};
+    assert_int_equal(ep_h5_open(&f, EP_FUZZ_SEEDS "/trajectory.h5", "trajectory"), EP_OK);
+    assert_int_equal(ep_model_load(&m, &f), EP_OK);
+    assert_int_equal(ep_trajectory_read(&t, &f, m.nv), EP_OK);
+    assert_true(t.T == 5 && t.complete && t.dynamic && t.nitem == 1);
+    ep_trajectory_free(&t);
+    ep_mesh_free(&m);
+    assert_int_equal(ep_h5_open(&mf, EP_FUZZ_SEEDS "/cubic.h5", "cubic"), EP_OK);
+    assert_int_equal(ep_rtref_run(&rep, &f, &mf, 1), EP_OK);
+    assert_int_equal(rep.failed, 0);
+    ep_h5_close(&mf);
+    ep_h5_close(&f);
 }
 
 EP_TEST_MAIN("fuzz-h5", cmocka_unit_test(seeds_read), cmocka_unit_test(corpus), cmocka_unit_test(regressions))
