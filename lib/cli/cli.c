@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "blas.h"
 #include "embed.h"
 #include "err.h"
 #include "mem.h"
@@ -269,21 +270,35 @@ static void raise_stack(void)
     }
 }
 
-/* A soft stack limit below EP_CLI_STACK_MIN that the hard limit lets grow:
- * raised, and the tool started again (once), so that the threads libraries
- * start before main (OpenBLAS's) get stacks of the raised size too; under
- * "ulimit -S -s 128" they overflowed now and then (SIGSEGV). */
-static void restart_with_stack(char **argv)
+/* What the libraries that start before main must see (cli.h,
+ * ep_cli_restart):
+ *   - a soft stack limit below EP_CLI_STACK_MIN that the hard limit lets
+ *     grow, raised, so that the threads those libraries start (OpenBLAS's)
+ *     get stacks of the raised size too; under "ulimit -S -s 128" they
+ *     overflowed now and then (SIGSEGV);
+ *   - OpenBLAS's kernels where it fell back to its generic ones on a CPU it
+ *     does not know (ep_blas_kernels_for_cpu: dgemm 6.5 -> 74 GFlop/s on
+ *     the 2-core machine).  OPENBLAS_CORETYPE given by the user is kept. */
+void ep_cli_restart(char **argv)
 {
     struct rlimit rl;
-    if (getenv("EP_STACK_RAISED") || getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-        (double)rl.rlim_cur >= EP_CLI_STACK_MIN)
+    if (getenv("EP_RESTARTED"))
         return;
-    raise_stack();
-    if (getrlimit(RLIMIT_STACK, &rl) != 0 || (double)rl.rlim_cur < EP_CLI_STACK_MIN)
-        return; /* refused in threads_fit */
-    setenv("EP_STACK_RAISED", "1", 1);
-    execv("/proc/self/exe", argv); /* on failure: go on with the raised limit */
+    int again = 0;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (double)rl.rlim_cur < EP_CLI_STACK_MIN) {
+        raise_stack();
+        again = getrlimit(RLIMIT_STACK, &rl) == 0 && (double)rl.rlim_cur >= EP_CLI_STACK_MIN; /* else refused in threads_fit */
+    }
+    const char *kernels = ep_blas_kernels_for_cpu();
+    if (kernels) {
+        setenv("OPENBLAS_CORETYPE", kernels, 1);
+        again = 1;
+    }
+    if (!again)
+        return;
+    setenv("EP_RESTARTED", "1", 1);
+    execv("/proc/self/exe", argv); /* on failure: go on as things are */
 }
 
 static int threads_fit(ep_cli *cli)
@@ -331,7 +346,7 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
     main_cli = cli;
     cli->stage_cur = -1;
     cli->t0 = ep_now();
-    restart_with_stack(argv);
+    ep_cli_restart(argv);
     cli->E = cli->nu = cli->rho = NAN;
     cli->argv = argv;
     cli->argc = argc;

@@ -118,6 +118,14 @@ typedef struct ep_tool {
     const char *no_output;         /* -o is refused with this message (a tool that writes no file) */
 } ep_tool;
 
+/* Start the tool again (execv of /proc/self/exe, once: EP_RESTARTED) when
+ * a library that starts before main must see something else: a soft stack
+ * limit raised, OpenBLAS's kernels chosen where it fell back to its generic
+ * ones (ep_blas_kernels_for_cpu).  ep_cli_parse calls it first; a tool that
+ * starts MPI calls it before MPI_Init.  Returns when nothing is to change
+ * (or the execv failed: the tool goes on as it is).  Cost O(1). */
+void ep_cli_restart(char **argv);
+
 /* Parse argv into cli (zeroed here) for tool.  After --help or --version
  * (printed on stdout) cli->done is 1.  Installs the progress hook of the
  * library's long loops (ep_progress_hook: progress.h's stages; with -v each

@@ -2,6 +2,7 @@
  * ranks.c — MPI ranks, one status, the BLACS grid (ranks.h).
  */
 #include "ranks.h"
+#include "cli.h"
 #include "err.h"
 
 #include <stdio.h>
@@ -19,6 +20,7 @@ static void finalize(void)
 int ep_ranks_start(int *argc, char ***argv)
 {
     int rank = 0;
+    ep_cli_restart(*argv); /* before MPI_Init: a started rank must not exec */
     MPI_Init(argc, argv);
     atexit(finalize);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

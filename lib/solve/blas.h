@@ -26,4 +26,16 @@ ep_blas_threads ep_blas_serial(void);
 /* Put back the counts ep_blas_serial returned.  Cost O(1). */
 void ep_blas_restore(ep_blas_threads b);
 
+/* The OPENBLAS_CORETYPE this CPU should run when OpenBLAS fell back to its
+ * generic Prescott kernels, or NULL (a kernel chosen already, by OpenBLAS
+ * or by the environment).  OpenBLAS 0.3.21 (Debian 12) picks kernels by the
+ * CPU's model number, and one it does not know (the 2-core machine's Xeon,
+ * family 6 model 207, behind a hypervisor) gets the SSE3 kernels: dgemm
+ * 6.5 GFlop/s there, 74 with SkylakeX's (tests/bench/dgemm, both cores).
+ * The choice is by the instructions the CPU reports: SkylakeX for
+ * AVX-512 F, BW, DQ and VL; Haswell for AVX2 and FMA.  OpenBLAS reads the
+ * variable once, as it loads: a tool sets it and starts again
+ * (ep_cli_restart).  Cost O(1). */
+const char *ep_blas_kernels_for_cpu(void);
+
 #endif
