@@ -140,14 +140,15 @@ static inline double lookup(const ep_pscontact *c, const ep_sdf *sdf, int s, con
 }
 
 /* Forces, torques, the reduced force and derivatives of the contact set
- * (sorted ascending: the same sums whatever found it). */
-static void forces(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep_pscontact_pose *pose, int nc,
+ * (sorted ascending: the same sums whatever found it), with the field's
+ * values c->d[s] its finder stored (not looked up again). */
+static void forces(ep_pscontact *c, const double *q, const ep_pscontact_pose *pose, int nc,
                    ep_pscontact_out *out)
 {
     const ep_pointshell *ps = &c->ps;
     int r = ps->r;
     double k = c->kc, scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;
-    ep_sort_ints(c->contact, (size_t)nc);
+    ep_sort_ints_radix(c->contact, (size_t)nc, c->pending); /* pending: [S] */
     memset(out->F, 0, sizeof out->F);
     memset(out->T, 0, sizeof out->T);
     memset(out->dF_dt, 0, sizeof out->dF_dt), memset(out->dF_dw, 0, sizeof out->dF_dw);
@@ -161,7 +162,8 @@ static void forces(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep
     for (int e = 0; e < nc; e++) {
         int s = c->contact[e];
         double x[3], nb[3], n[3], a[3], f[3];
-        double d = lookup(c, sdf, s, q, pose, x);
+        double d = c->d[s];
+        ep_pscontact_point(c, s, q, pose, x);
         for (int i = 0; i < 3; i++) { /* eq. 3.8: N_s + dN_s q, normalized */
             double v = ps->N[3 * (size_t)s + i];
             const double *dn = r ? &ps->dN[((size_t)s * 3 + i) * r] : NULL;
@@ -285,7 +287,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
         n = m;
     }
     c->depth = depth;
-    forces(c, sdf, q, pose, nc, out);
+    forces(c, q, pose, nc, out);
     out->traversed = V;
     out->lookups = lookups;
     out->skipped = skipped;
@@ -299,10 +301,10 @@ int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
     int nc = 0, N = c->ps.level_start[depth < 1 ? 1 : depth > c->ps.L ? c->ps.L : depth];
     for (int s = 0; s < N; s++) {
         double x[3];
-        if (lookup(c, sdf, s, q, pose, x) < 0)
+        if ((c->d[s] = lookup(c, sdf, s, q, pose, x)) < 0)
             c->contact[nc++] = s;
     }
-    forces(c, sdf, q, pose, nc, out);
+    forces(c, q, pose, nc, out);
     out->traversed = out->lookups = N;
     out->skipped = 0;
     out->depth = depth;
