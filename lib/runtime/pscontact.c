@@ -64,17 +64,20 @@ int ep_pscontact_open(ep_pscontact *c, const char *path)
     return st ? st : cst;
 }
 
-/* Body position of point s at q (eq. 3.6). */
+/* Body position of point s at q (eq. 3.6): P_s + U_s q, the three rows
+ * summed together (three independent chains for the adder, each still
+ * in j order, so the sums are those of one row at a time). */
 static inline void body(const ep_pointshell *ps, int s, const double *q, double p[3])
 {
     int r = ps->r;
-    for (int a = 0; a < 3; a++) {
-        double v = ps->P[3 * (size_t)s + a];
-        const double *u = &ps->U[((size_t)s * 3 + a) * r];
-        for (int j = 0; j < r; j++)
-            v += u[j] * q[j];
-        p[a] = v;
+    const double *u = &ps->U[(size_t)s * 3 * r];
+    double v0 = ps->P[3 * (size_t)s], v1 = ps->P[3 * (size_t)s + 1], v2 = ps->P[3 * (size_t)s + 2];
+    for (int j = 0; j < r; j++) {
+        v0 += u[j] * q[j];
+        v1 += u[r + j] * q[j];
+        v2 += u[2 * r + j] * q[j];
     }
+    p[0] = v0, p[1] = v1, p[2] = v2;
 }
 
 static inline void rot(const double R[9], const double x[3], double y[3])
@@ -89,13 +92,19 @@ static inline void rot_t(const double R[9], const double x[3], double y[3])
         y[a] = R[a] * x[0] + R[3 + a] * x[1] + R[6 + a] * x[2];
 }
 
-void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
+/* World position of point s (ep_pscontact_point, inlined here). */
+static inline void world(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
 {
     double p[3];
     body(&c->ps, s, q, p);
     rot(pose->Rp, p, x);
     for (int a = 0; a < 3; a++)
         x[a] += pose->tp[a];
+}
+
+void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
+{
+    world(c, s, q, pose, x);
 }
 
 /* Points ahead whose rows are prefetched (about a memory latency's worth
@@ -117,7 +126,7 @@ static inline void field_point2(const ep_pscontact *c, int s, const double *q, c
                                 double x[3], double y[3])
 {
     double z[3];
-    ep_pscontact_point(c, s, q, pose, x);
+    world(c, s, q, pose, x);
     for (int a = 0; a < 3; a++)
         z[a] = x[a] - pose->tf[a];
     rot_t(pose->Rf, z, y);
@@ -163,13 +172,16 @@ static void forces(ep_pscontact *c, const double *q, const ep_pscontact_pose *po
         int s = c->contact[e];
         double x[3], nb[3], n[3], a[3], f[3];
         double d = c->d[s];
-        ep_pscontact_point(c, s, q, pose, x);
-        for (int i = 0; i < 3; i++) { /* eq. 3.8: N_s + dN_s q, normalized */
-            double v = ps->N[3 * (size_t)s + i];
-            const double *dn = r ? &ps->dN[((size_t)s * 3 + i) * r] : NULL;
-            for (int j = 0; j < r; j++)
-                v += dn[j] * q[j];
-            nb[i] = v;
+        world(c, s, q, pose, x);
+        { /* eq. 3.8: N_s + dN_s q (the rows together, each in j order), normalized */
+            const double *dn = &ps->dN[(size_t)s * 3 * r];
+            double v0 = ps->N[3 * (size_t)s], v1 = ps->N[3 * (size_t)s + 1], v2 = ps->N[3 * (size_t)s + 2];
+            for (int j = 0; j < r; j++) {
+                v0 += dn[j] * q[j];
+                v1 += dn[r + j] * q[j];
+                v2 += dn[2 * r + j] * q[j];
+            }
+            nb[0] = v0, nb[1] = v1, nb[2] = v2;
         }
         double l = sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
         for (int i = 0; i < 3; i++)
