@@ -70,7 +70,7 @@ int ep_pscontact_open(ep_pscontact *c, const char *path)
 static inline void body(const ep_pointshell *ps, int s, const double *q, double p[3])
 {
     int r = ps->r;
-    const double *u = &ps->U[(size_t)s * 3 * r];
+    const double *u = r ? &ps->U[(size_t)s * 3 * r] : NULL;
     double v0 = ps->P[3 * (size_t)s], v1 = ps->P[3 * (size_t)s + 1], v2 = ps->P[3 * (size_t)s + 2];
     for (int j = 0; j < r; j++) {
         v0 += u[j] * q[j];
@@ -111,14 +111,18 @@ void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_
  * of work at a few tens of nanoseconds a point). */
 #define AHEAD 8
 
-/* Prefetch the rows of point s: P_s and U_s (3 r doubles). */
-static inline void prefetch_point(const ep_pointshell *ps, int s)
+/* Prefetch the rows of point s: P_s and U_s (3 r doubles), with normals
+ * N_s and dN_s too. */
+static inline void prefetch_point(const ep_pointshell *ps, int s, int normals)
 {
-    const char *u = (const char *)&ps->U[(size_t)s * 3 * ps->r], *e = u + 3 * (size_t)ps->r * sizeof *ps->U;
-    __builtin_prefetch(&ps->P[3 * (size_t)s]);
-    for (; u < e; u += 64)
-        __builtin_prefetch(u);
-    __builtin_prefetch(e - 1); /* the last line when the row is not aligned */
+    size_t row = 3 * (size_t)ps->r * sizeof *ps->U;
+    for (int k = 0; k <= normals && ps->r; k++) { /* r = 0: no rows */
+        const char *u = (const char *)&(k ? ps->dN : ps->U)[(size_t)s * 3 * ps->r], *e = u + row;
+        __builtin_prefetch(&(k ? ps->N : ps->P)[3 * (size_t)s]);
+        for (; u < e; u += 64)
+            __builtin_prefetch(u);
+        __builtin_prefetch(e - 1); /* the last line when the row is not aligned */
+    }
 }
 
 /* Point s in the field's frame y (world x too). */
@@ -171,10 +175,12 @@ static void forces(ep_pscontact *c, const double *q, const ep_pscontact_pose *po
     for (int e = 0; e < nc; e++) {
         int s = c->contact[e];
         double x[3], nb[3], n[3], a[3], f[3];
+        if (e + AHEAD < nc) /* scattered rows: P_s, U_s, dN_s of the contacts ahead */
+            prefetch_point(ps, c->contact[e + AHEAD], 1);
         double d = c->d[s];
         world(c, s, q, pose, x);
         { /* eq. 3.8: N_s + dN_s q (the rows together, each in j order), normalized */
-            const double *dn = &ps->dN[(size_t)s * 3 * r];
+            const double *dn = r ? &ps->dN[(size_t)s * 3 * r] : NULL;
             double v0 = ps->N[3 * (size_t)s], v1 = ps->N[3 * (size_t)s + 1], v2 = ps->N[3 * (size_t)s + 2];
             for (int j = 0; j < r; j++) {
                 v0 += dn[j] * q[j];
@@ -265,7 +271,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
          * few cache lines) are prefetched ahead, so the latencies overlap */
         for (int k = 0; k < nb; k++) {
             if (k + AHEAD < nb)
-                prefetch_point(ps, c->pending[k + AHEAD]);
+                prefetch_point(ps, c->pending[k + AHEAD], 0);
             field_point(c, c->pending[k], q, pose, &c->y[3 * (size_t)k]);
         }
         ep_sdf_values(sdf, c->y, nb, c->yd);
