@@ -22,7 +22,7 @@ void ep_pscontact_pose_identity(ep_pscontact_pose *pose)
 void ep_pscontact_free(ep_pscontact *c)
 {
     ep_pointshell_free(&c->ps);
-    free(c->stamp), free(c->wake), free(c->d), free(c->pending), free(c->y), free(c->yd), free(c->list), free(c->next), free(c->contact), free(c->absq);
+    free(c->stamp), free(c->wake), free(c->d), free(c->x), free(c->pending), free(c->y), free(c->yd), free(c->list), free(c->next), free(c->contact), free(c->absq);
     memset(c, 0, sizeof *c);
 }
 
@@ -39,6 +39,7 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
             widest = c->ps.level_start[l];
     if (!(c->stamp = ep_calloc((size_t)S, sizeof *c->stamp)) ||
         !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->d = ep_calloc((size_t)S, sizeof *c->d)) ||
+        !(c->x = ep_malloc(3 * (size_t)S, sizeof *c->x)) ||
         !(c->list = ep_malloc((size_t)widest, sizeof *c->list)) ||
         !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
@@ -136,13 +137,6 @@ static inline void field_point2(const ep_pscontact *c, int s, const double *q, c
     rot_t(pose->Rf, z, y);
 }
 
-static inline void field_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose,
-                               double y[3])
-{
-    double x[3];
-    field_point2(c, s, q, pose, x, y);
-}
-
 /* The field's value at point s (world x too). */
 static inline double lookup(const ep_pscontact *c, const ep_sdf *sdf, int s, const double *q,
                             const ep_pscontact_pose *pose, double x[3])
@@ -154,7 +148,8 @@ static inline double lookup(const ep_pscontact *c, const ep_sdf *sdf, int s, con
 
 /* Forces, torques, the reduced force and derivatives of the contact set
  * (sorted ascending: the same sums whatever found it), with the field's
- * values c->d[s] its finder stored (not looked up again). */
+ * values c->d[s] and world positions c->x[s] its finder stored (not
+ * computed again). */
 static void forces(ep_pscontact *c, const double *q, const ep_pscontact_pose *pose, int nc,
                    ep_pscontact_out *out)
 {
@@ -178,7 +173,7 @@ static void forces(ep_pscontact *c, const double *q, const ep_pscontact_pose *po
         if (e + AHEAD < nc) /* scattered rows: P_s, U_s, dN_s of the contacts ahead */
             prefetch_point(ps, c->contact[e + AHEAD], 1);
         double d = c->d[s];
-        world(c, s, q, pose, x);
+        memcpy(x, &c->x[3 * (size_t)s], sizeof x);
         { /* eq. 3.8: N_s + dN_s q (the rows together, each in j order), normalized */
             const double *dn = r ? &ps->dN[(size_t)s * 3 * r] : NULL;
             double v0 = ps->N[3 * (size_t)s], v1 = ps->N[3 * (size_t)s + 1], v2 = ps->N[3 * (size_t)s + 2];
@@ -272,7 +267,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
         for (int k = 0; k < nb; k++) {
             if (k + AHEAD < nb)
                 prefetch_point(ps, c->pending[k + AHEAD], 0);
-            field_point(c, c->pending[k], q, pose, &c->y[3 * (size_t)k]);
+            field_point2(c, c->pending[k], q, pose, &c->x[3 * (size_t)c->pending[k]], &c->y[3 * (size_t)k]);
         }
         ep_sdf_values(sdf, c->y, nb, c->yd);
         for (int k = 0; k < nb; k++) {
@@ -318,8 +313,7 @@ int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
 {
     int nc = 0, N = c->ps.level_start[depth < 1 ? 1 : depth > c->ps.L ? c->ps.L : depth];
     for (int s = 0; s < N; s++) {
-        double x[3];
-        if ((c->d[s] = lookup(c, sdf, s, q, pose, x)) < 0)
+        if ((c->d[s] = lookup(c, sdf, s, q, pose, &c->x[3 * (size_t)s])) < 0)
             c->contact[nc++] = s;
     }
     forces(c, q, pose, nc, out);
