@@ -65,20 +65,25 @@ int ep_pscontact_open(ep_pscontact *c, const char *path)
     return st ? st : cst;
 }
 
-/* Body position of point s at q (eq. 3.6): P_s + U_s q, the three rows
- * summed together (three independent chains for the adder, each still
- * in j order, so the sums are those of one row at a time). */
+/* v + M q for a 3 x r row block M (row-major), the three rows summed
+ * together (three independent chains for the adder, each still in j
+ * order, so the sums are those of one row at a time). */
+static inline void affine3(const double v[3], const double *M, int r, const double *q, double p[3])
+{
+    double v0 = v[0], v1 = v[1], v2 = v[2];
+    for (int j = 0; j < r; j++) {
+        v0 += M[j] * q[j];
+        v1 += M[r + j] * q[j];
+        v2 += M[2 * r + j] * q[j];
+    }
+    p[0] = v0, p[1] = v1, p[2] = v2;
+}
+
+/* Body position of point s at q: P_s + U_s q (eq. 3.6). */
 static inline void body(const ep_pointshell *ps, int s, const double *q, double p[3])
 {
     int r = ps->r;
-    const double *u = r ? &ps->U[(size_t)s * 3 * r] : NULL;
-    double v0 = ps->P[3 * (size_t)s], v1 = ps->P[3 * (size_t)s + 1], v2 = ps->P[3 * (size_t)s + 2];
-    for (int j = 0; j < r; j++) {
-        v0 += u[j] * q[j];
-        v1 += u[r + j] * q[j];
-        v2 += u[2 * r + j] * q[j];
-    }
-    p[0] = v0, p[1] = v1, p[2] = v2;
+    affine3(&ps->P[3 * (size_t)s], r ? &ps->U[(size_t)s * 3 * r] : NULL, r, q, p);
 }
 
 static inline void rot(const double R[9], const double x[3], double y[3])
@@ -174,16 +179,8 @@ static void forces(ep_pscontact *c, const double *q, const ep_pscontact_pose *po
             prefetch_point(ps, c->contact[e + AHEAD], 1);
         double d = c->d[s];
         memcpy(x, &c->x[3 * (size_t)s], sizeof x);
-        { /* eq. 3.8: N_s + dN_s q (the rows together, each in j order), normalized */
-            const double *dn = r ? &ps->dN[(size_t)s * 3 * r] : NULL;
-            double v0 = ps->N[3 * (size_t)s], v1 = ps->N[3 * (size_t)s + 1], v2 = ps->N[3 * (size_t)s + 2];
-            for (int j = 0; j < r; j++) {
-                v0 += dn[j] * q[j];
-                v1 += dn[r + j] * q[j];
-                v2 += dn[2 * r + j] * q[j];
-            }
-            nb[0] = v0, nb[1] = v1, nb[2] = v2;
-        }
+        /* eq. 3.8: N_s + dN_s q, normalized */
+        affine3(&ps->N[3 * (size_t)s], r ? &ps->dN[(size_t)s * 3 * r] : NULL, r, q, nb);
         double l = sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
         for (int i = 0; i < 3; i++)
             nb[i] /= l;
