@@ -5,6 +5,7 @@
 #include "sort.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -23,6 +24,27 @@ void ep_sort_ints(int *v, size_t n)
 {
     if (n > 1)
         qsort(v, n, sizeof *v, cmp_int);
+}
+
+void ep_sort_ints_radix(int *v, size_t n, int *tmp)
+{
+    int big = 0;
+    for (size_t i = 0; i < n; i++)
+        big = v[i] > big ? v[i] : big;
+    int *src = v, *dst = tmp;
+    for (int shift = 0; shift < 32 && (big >> shift); shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((unsigned)src[i] >> shift & 255) + 1]++;
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (size_t i = 0; i < n; i++) /* stable: the lower bytes' order kept */
+            dst[count[(unsigned)src[i] >> shift & 255]++] = src[i];
+        int *t = src;
+        src = dst, dst = t;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
 }
 
 void ep_sort_doubles(double *v, size_t n)

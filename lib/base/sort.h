@@ -12,6 +12,12 @@
  * O(n log n) (qsort). */
 void ep_sort_ints(int *v, size_t n);
 
+/* Sort the non-negative v[n] ascending in place, least significant byte
+ * first (a counting pass a byte of the largest value).
+ *   Workspace  tmp [n] (the caller's).
+ *   Cost       O(n b) for b bytes of the largest value; no allocation. */
+void ep_sort_ints_radix(int *v, size_t n, int *tmp);
+
 /* Sort v[n] ascending in place (v may be NULL when n is 0); NaNs, which
  * the readers refuse before anything is sorted, would land anywhere.  Cost
  * O(n log n) (qsort). */

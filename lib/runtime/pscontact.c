@@ -22,7 +22,7 @@ void ep_pscontact_pose_identity(ep_pscontact_pose *pose)
 void ep_pscontact_free(ep_pscontact *c)
 {
     ep_pointshell_free(&c->ps);
-    free(c->stamp), free(c->wake), free(c->d), free(c->pending), free(c->y), free(c->yd), free(c->list), free(c->next), free(c->contact), free(c->absq);
+    free(c->stamp), free(c->wake), free(c->d), free(c->x), free(c->pending), free(c->y), free(c->yd), free(c->list), free(c->next), free(c->contact), free(c->absq);
     memset(c, 0, sizeof *c);
 }
 
@@ -39,6 +39,7 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
             widest = c->ps.level_start[l];
     if (!(c->stamp = ep_calloc((size_t)S, sizeof *c->stamp)) ||
         !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->d = ep_calloc((size_t)S, sizeof *c->d)) ||
+        !(c->x = ep_malloc(3 * (size_t)S, sizeof *c->x)) ||
         !(c->list = ep_malloc((size_t)widest, sizeof *c->list)) ||
         !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
@@ -64,17 +65,25 @@ int ep_pscontact_open(ep_pscontact *c, const char *path)
     return st ? st : cst;
 }
 
-/* Body position of point s at q (eq. 3.6). */
+/* v + M q for a 3 x r row block M (row-major), the three rows summed
+ * together (three independent chains for the adder, each still in j
+ * order, so the sums are those of one row at a time). */
+static inline void affine3(const double v[3], const double *M, int r, const double *q, double p[3])
+{
+    double v0 = v[0], v1 = v[1], v2 = v[2];
+    for (int j = 0; j < r; j++) {
+        v0 += M[j] * q[j];
+        v1 += M[r + j] * q[j];
+        v2 += M[2 * r + j] * q[j];
+    }
+    p[0] = v0, p[1] = v1, p[2] = v2;
+}
+
+/* Body position of point s at q: P_s + U_s q (eq. 3.6). */
 static inline void body(const ep_pointshell *ps, int s, const double *q, double p[3])
 {
     int r = ps->r;
-    for (int a = 0; a < 3; a++) {
-        double v = ps->P[3 * (size_t)s + a];
-        const double *u = &ps->U[((size_t)s * 3 + a) * r];
-        for (int j = 0; j < r; j++)
-            v += u[j] * q[j];
-        p[a] = v;
-    }
+    affine3(&ps->P[3 * (size_t)s], r ? &ps->U[(size_t)s * 3 * r] : NULL, r, q, p);
 }
 
 static inline void rot(const double R[9], const double x[3], double y[3])
@@ -89,7 +98,8 @@ static inline void rot_t(const double R[9], const double x[3], double y[3])
         y[a] = R[a] * x[0] + R[3 + a] * x[1] + R[6 + a] * x[2];
 }
 
-void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
+/* World position of point s (ep_pscontact_point, inlined here). */
+static inline void world(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
 {
     double p[3];
     body(&c->ps, s, q, p);
@@ -98,22 +108,38 @@ void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_
         x[a] += pose->tp[a];
 }
 
+void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
+{
+    world(c, s, q, pose, x);
+}
+
+/* Points ahead whose rows are prefetched (about a memory latency's worth
+ * of work at a few tens of nanoseconds a point). */
+#define AHEAD 8
+
+/* Prefetch the rows of point s: P_s and U_s (3 r doubles), with normals
+ * N_s and dN_s too. */
+static inline void prefetch_point(const ep_pointshell *ps, int s, int normals)
+{
+    size_t row = 3 * (size_t)ps->r * sizeof *ps->U;
+    for (int k = 0; k <= normals && ps->r; k++) { /* r = 0: no rows */
+        const char *u = (const char *)&(k ? ps->dN : ps->U)[(size_t)s * 3 * ps->r], *e = u + row;
+        __builtin_prefetch(&(k ? ps->N : ps->P)[3 * (size_t)s]);
+        for (; u < e; u += 64)
+            __builtin_prefetch(u);
+        __builtin_prefetch(e - 1); /* the last line when the row is not aligned */
+    }
+}
+
 /* Point s in the field's frame y (world x too). */
 static inline void field_point2(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose,
                                 double x[3], double y[3])
 {
     double z[3];
-    ep_pscontact_point(c, s, q, pose, x);
+    world(c, s, q, pose, x);
     for (int a = 0; a < 3; a++)
         z[a] = x[a] - pose->tf[a];
     rot_t(pose->Rf, z, y);
-}
-
-static inline void field_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose,
-                               double y[3])
-{
-    double x[3];
-    field_point2(c, s, q, pose, x, y);
 }
 
 /* The field's value at point s (world x too). */
@@ -126,14 +152,16 @@ static inline double lookup(const ep_pscontact *c, const ep_sdf *sdf, int s, con
 }
 
 /* Forces, torques, the reduced force and derivatives of the contact set
- * (sorted ascending: the same sums whatever found it). */
-static void forces(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep_pscontact_pose *pose, int nc,
+ * (sorted ascending: the same sums whatever found it), with the field's
+ * values c->d[s] and world positions c->x[s] its finder stored (not
+ * computed again). */
+static void forces(ep_pscontact *c, const double *q, const ep_pscontact_pose *pose, int nc,
                    ep_pscontact_out *out)
 {
     const ep_pointshell *ps = &c->ps;
     int r = ps->r;
     double k = c->kc, scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;
-    ep_sort_ints(c->contact, (size_t)nc);
+    ep_sort_ints_radix(c->contact, (size_t)nc, c->pending); /* pending: [S] */
     memset(out->F, 0, sizeof out->F);
     memset(out->T, 0, sizeof out->T);
     memset(out->dF_dt, 0, sizeof out->dF_dt), memset(out->dF_dw, 0, sizeof out->dF_dw);
@@ -147,14 +175,12 @@ static void forces(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep
     for (int e = 0; e < nc; e++) {
         int s = c->contact[e];
         double x[3], nb[3], n[3], a[3], f[3];
-        double d = lookup(c, sdf, s, q, pose, x);
-        for (int i = 0; i < 3; i++) { /* eq. 3.8: N_s + dN_s q, normalized */
-            double v = ps->N[3 * (size_t)s + i];
-            const double *dn = r ? &ps->dN[((size_t)s * 3 + i) * r] : NULL;
-            for (int j = 0; j < r; j++)
-                v += dn[j] * q[j];
-            nb[i] = v;
-        }
+        if (e + AHEAD < nc) /* scattered rows: P_s, U_s, dN_s of the contacts ahead */
+            prefetch_point(ps, c->contact[e + AHEAD], 1);
+        double d = c->d[s];
+        memcpy(x, &c->x[3 * (size_t)s], sizeof x);
+        /* eq. 3.8: N_s + dN_s q, normalized */
+        affine3(&ps->N[3 * (size_t)s], r ? &ps->dN[(size_t)s * 3 * r] : NULL, r, q, nb);
         double l = sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
         for (int i = 0; i < 3; i++)
             nb[i] /= l;
@@ -230,10 +256,15 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
             }
             if (c->stamp[s] != c->cycle) {
                 c->stamp[s] = c->cycle;
-                c->pending[nb] = s;
-                field_point(c, s, q, pose, &c->y[3 * (size_t)nb]);
-                nb++;
+                c->pending[nb++] = s;
             }
+        }
+        /* the points are scattered: their rows of P and U (3 r doubles, a
+         * few cache lines) are prefetched ahead, so the latencies overlap */
+        for (int k = 0; k < nb; k++) {
+            if (k + AHEAD < nb)
+                prefetch_point(ps, c->pending[k + AHEAD], 0);
+            field_point2(c, c->pending[k], q, pose, &c->x[3 * (size_t)c->pending[k]], &c->y[3 * (size_t)k]);
         }
         ep_sdf_values(sdf, c->y, nb, c->yd);
         for (int k = 0; k < nb; k++) {
@@ -266,7 +297,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
         n = m;
     }
     c->depth = depth;
-    forces(c, sdf, q, pose, nc, out);
+    forces(c, q, pose, nc, out);
     out->traversed = V;
     out->lookups = lookups;
     out->skipped = skipped;
@@ -279,11 +310,10 @@ int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
 {
     int nc = 0, N = c->ps.level_start[depth < 1 ? 1 : depth > c->ps.L ? c->ps.L : depth];
     for (int s = 0; s < N; s++) {
-        double x[3];
-        if (lookup(c, sdf, s, q, pose, x) < 0)
+        if ((c->d[s] = lookup(c, sdf, s, q, pose, &c->x[3 * (size_t)s])) < 0)
             c->contact[nc++] = s;
     }
-    forces(c, sdf, q, pose, nc, out);
+    forces(c, q, pose, nc, out);
     out->traversed = out->lookups = N;
     out->skipped = 0;
     out->depth = depth;

@@ -64,6 +64,7 @@ typedef struct ep_pscontact {
     long *stamp;        /* [S] cycle a point was last looked up */
     long *wake;         /* [nn] first cycle a culled node can touch again (vmax > 0) */
     double *d;          /* [S] its distance then */
+    double *x;          /* [S][3] its world position then */
     int *list, *next;   /* node lists of one level and the next */
     int *contact;       /* [S] points in contact */
     int *pending;       /* a level's points to look up, their field-frame positions y [3 n] and values yd */

@@ -15,6 +15,7 @@
 #include "pointshell.h"
 #include "pointshell_file.h"
 #include "pscontact.h"
+#include "sort.h"
 #include "vec3.h"
 
 /* A field of the half-space z > z0 + tx x (inside negative): d = (z0 + tx x
@@ -392,6 +393,29 @@ static void test_file(void **state)
     ep_mesh_free(&m);
 }
 
-EP_TEST_MAIN("pscontact", cmocka_unit_test(test_traversal_brute), cmocka_unit_test(test_coherence), cmocka_unit_test(test_gradients),
+/* The contact set's radix sort against qsort: values of one to four bytes,
+ * duplicates, zeros, the empty and one-element arrays. */
+static void test_radix_sort(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    static int v[N], w[N], tmp[N];
+    unsigned long x = 12345;
+    for (int bytes = 1; bytes <= 4; bytes++)
+        for (int n = 0; n <= N; n = n ? 5 * n : 1) {
+            for (int i = 0; i < n; i++) {
+                x = x * 6364136223846793005UL + 1442695040888963407UL;
+                v[i] = w[i] = (int)((x >> 33) & (bytes == 4 ? 0x7fffffffu : (1u << (8 * bytes)) - 1));
+                if (i % 7 == 0)
+                    v[i] = w[i] = 0;
+            }
+            ep_sort_ints_radix(v, (size_t)n, tmp);
+            ep_sort_ints(w, (size_t)n);
+            if (n)
+                assert_memory_equal(v, w, (size_t)n * sizeof *v);
+        }
+}
+
+EP_TEST_MAIN("pscontact", cmocka_unit_test(test_radix_sort), cmocka_unit_test(test_traversal_brute), cmocka_unit_test(test_coherence), cmocka_unit_test(test_gradients),
              cmocka_unit_test(test_reduced_force), cmocka_unit_test(test_plate_refinement),
              cmocka_unit_test(test_file))
