@@ -49,8 +49,9 @@ int main(int argc, char **argv)
     ep_tool tool = {
         .name = "epmerge",
         .synopsis = "PART.h5... [--virtual] -o OUT.h5",
-        .purpose = "Merge the parts of a split run (--part I/N) into the file the single run writes, after\n"
-                   "checking that they share inputs and options and that each part is there exactly once.",
+        .purpose = "Merge the parts of a split run (femcondense, bemsolve, moddesc or polycoef --part I/N)\n"
+                   "into the file the single run writes, after checking that they share inputs and options\n"
+                   "and that each part is there exactly once.",
         .options = options, .min_inputs = 1, .max_inputs = -1, .need_output = 1,
     };
     ep_cli cli;

@@ -59,7 +59,8 @@ static int make_base(ep_mesh *base, const ep_mesh *scan, const opts *o, const ep
                "%.2f s\n", base->nv, base->nf, scan->nv, sr.collapses, sr.flips, sr.min_angle, ep_now() - t0);
     if (base->nv > o->base && !cli->quiet)
         fprintf(stderr, "loopsub: warning: the base stops at %d vertices, above --base %ld: the topology "
-                "(link condition) and the angle bound allow no further collapse\n", base->nv, o->base);
+                "(link condition; %d closed part%s, 4 vertices or more each) and the angle bound allow no further "
+                "collapse\n", base->nv, o->base, sr.parts, sr.parts == 1 ? "" : "s");
     return EP_OK;
 }
 
@@ -75,12 +76,13 @@ static int report_quality(ep_surfdist *q, const ep_mesh *m, const ep_mesh *scan,
     if (st || cli->quiet)
         return st;
     printf("loopsub: quality: Hausdorff %.3f%%, RMS %.4f%% of the scan's diagonal (%ld samples); angles: smallest "
-           "%.1f, median %.1f deg; %d opposed normals; genus %d (scan %d)\n",
-           100 * q->hausdorff, 100 * q->rms, q->samples, q->min_angle, q->median_angle, q->opposed, q->genus,
-           q->ref_genus);
+           "%.1f, median %.1f deg; %d opposed normals, %d folded triangles; genus %d (scan %d)\n",
+           100 * q->hausdorff, 100 * q->rms, q->samples, q->min_angle, q->median_angle, q->opposed, q->folded,
+           q->genus, q->ref_genus);
     printf("loopsub: on the scan: %ld vertices at their closest point, %ld along the limit normal, %ld left where "
-           "subdivision put them, %ld moved off it so that no triangles cross (%ld pairs still cross)\n",
-           fr->projected, fr->along_normal, fr->kept, fr->untangled, q->intersecting);
+           "subdivision put them, %ld moved for their angles or folds, %ld moved off it so that no triangles "
+           "cross (%ld pairs still cross)\n", fr->projected, fr->along_normal, fr->kept, fr->settled, fr->untangled,
+           q->intersecting);
     return EP_OK;
 }
 
@@ -106,6 +108,7 @@ static int write_output(ep_cli *cli, const ep_mesh *m, const ep_surfdist *q, con
          (st = ep_h5_set_attr_double(f, "/mesh", "min_angle", q->min_angle)) ||
          (st = ep_h5_set_attr_double(f, "/mesh", "median_angle", q->median_angle)) ||
          (st = ep_h5_set_attr_int(f, "/mesh", "opposed_normals", q->opposed)) ||
+         (st = ep_h5_set_attr_int(f, "/mesh", "folded_triangles", q->folded)) ||
          (st = ep_h5_set_attr_int(f, "/mesh", "genus", q->genus)) ||
          (st = ep_h5_set_attr_int(f, "/mesh", "scan_genus", q->ref_genus))))
         return st;

@@ -509,9 +509,236 @@ out:
     return st;
 }
 
+/* ---- quality pass ---------------------------------------------------------- */
+
+/* The surface around the vertices the quality pass moves: faces of each
+ * vertex, unit face normals and their sums at the vertices
+ * (ep_surfdist_unit_normals), kept current as vertices move. */
+typedef struct {
+    const int *start, *vf;
+    double *fn, *vn;
+    double nn[64][3]; /* unit normals of the faces of the vertex being tried (degree <= 64) */
+} around;
+
+/* Unit normal of face t with vertex v at p. */
+static void unit_normal_moved(const ep_mesh *m, int t, int v, const double *p, double *n)
+{
+    const int *f = &m->triangles[3 * t];
+    const double *c[3];
+    for (int k = 0; k < 3; k++)
+        c[k] = f[k] == v ? p : &m->vertices[3 * f[k]];
+    ep_vec3_normal(c[0], c[1], c[2], n);
+    double l = ep_vec3_norm(n);
+    for (int d = 0; d < 3; d++)
+        n[d] = l > 0 ? n[d] / l : 0;
+}
+
+/* The normal sum at vertex u with v's faces turned to A->nn. */
+static void sum_moved(const ep_mesh *m, const around *A, int v, int u, double *out)
+{
+    memcpy(out, &A->vn[3 * u], 3 * sizeof *out);
+    for (int i = A->start[v]; i < A->start[v + 1]; i++) {
+        const int *f = &m->triangles[3 * A->vf[i]];
+        if (f[0] == u || f[1] == u || f[2] == u)
+            for (int d = 0; d < 3; d++)
+                out[d] += A->nn[i - A->start[v]][d] - A->fn[3 * A->vf[i] + d];
+    }
+}
+
+/* What moving vertex v to p leaves of the surface around it: minus the
+ * number of folds (ep_surfdist_folds) among the triangles with a corner at
+ * v or at one of its neighbours (some counted more than once, the same way
+ * for every p), else the smallest angle, in degrees, of v's faces.  Fills
+ * A->nn.  Cost O(degree^3). */
+static double local_quality(const ep_mesh *m, around *A, int v, const double *p)
+{
+    int s0 = A->start[v], deg = A->start[v + 1] - s0, folds = 0;
+    double worst = 180;
+    for (int i = 0; i < deg; i++) {
+        const int *f = &m->triangles[3 * A->vf[s0 + i]];
+        unit_normal_moved(m, A->vf[s0 + i], v, p, A->nn[i]);
+        const double *c[3];
+        for (int k = 0; k < 3; k++)
+            c[k] = f[k] == v ? p : &m->vertices[3 * f[k]];
+        worst = fmin(worst, ep_surfdist_min_angle(c[0], c[1], c[2]));
+    }
+    for (int i = 0; i < deg; i++) { /* v and its neighbours: every face at them */
+        const int *f = &m->triangles[3 * A->vf[s0 + i]];
+        for (int k = 0; k < 3; k++) {
+            int w = f[k];
+            for (int j = A->start[w]; j < A->start[w + 1]; j++) {
+                int g = A->vf[j];
+                const int *h = &m->triangles[3 * g];
+                double a[3], b[3], c[3];
+                const double *n = &A->fn[3 * g];
+                for (int q = 0; q < deg; q++)
+                    if (A->vf[s0 + q] == g)
+                        n = A->nn[q];
+                sum_moved(m, A, v, h[0], a);
+                sum_moved(m, A, v, h[1], b);
+                sum_moved(m, A, v, h[2], c);
+                folds += ep_surfdist_folded(n, a, b, c);
+            }
+        }
+    }
+    return folds ? -folds : worst;
+}
+
+/* Where no single move helps (a fold of several vertices), the flagged
+ * vertices and two rings around them take EP_FIT_SMOOTH_STEPS Jacobi steps
+ * half way to the centroid of their ring (off the reference: the patch
+ * flattens, and the next rounds of settle put it back where they can).
+ * flag: [nv] 1 on the flagged vertices (changed). */
+static void smooth_patch(ep_mesh *m, const int *start, const int *vf, char *flag, char *ever)
+{
+    for (int g = 1; g <= 2; g++)
+        for (int t = 0; t < m->nf; t++) {
+            const int *f = &m->triangles[3 * t];
+            if (flag[f[0]] == g || flag[f[1]] == g || flag[f[2]] == g)
+                for (int k = 0; k < 3; k++)
+                    flag[f[k]] = flag[f[k]] ? flag[f[k]] : (char)(g + 1);
+        }
+    for (int it = 0; it < EP_FIT_SMOOTH_STEPS; it++)
+        for (int v = 0; v < m->nv; v++) { /* Gauss-Seidel order: in place */
+            if (!flag[v])
+                continue;
+            double c[3] = {0, 0, 0};
+            int deg = start[v + 1] - start[v];
+            for (int i = start[v]; i < start[v + 1]; i++) {
+                const int *f = &m->triangles[3 * vf[i]];
+                int k = f[0] == v ? 0 : f[1] == v ? 1 : 2;
+                for (int d = 0; d < 3; d++)
+                    c[d] += (m->vertices[3 * f[(k + 1) % 3] + d] + m->vertices[3 * f[(k + 2) % 3] + d]) / (2 * deg);
+            }
+            for (int d = 0; d < 3; d++)
+                m->vertices[3 * v + d] = 0.5 * (m->vertices[3 * v + d] + c[d]);
+            ever[v] = 1;
+        }
+}
+
+/* Move the corners of folded triangles (ep_surfdist_folds) and of
+ * triangles with an angle under EP_FIT_AIM_ANGLE, one vertex at a time
+ * (Gauss-Seidel), each to the best of six places: the centroid c of its
+ * ring projected onto the reference (the closest point facing the ring's
+ * normal), c moved into the vertex's tangent plane, c itself, and the
+ * halves of the way to each.  The projected place is taken when it leaves
+ * no fold and reaches the aim; else the place that leaves the fewest folds
+ * around the vertex, then the largest smallest angle of its faces, if
+ * better than where it is.  A round that moves nothing smooths the patch
+ * around the bad triangles (smooth_patch, at most EP_FIT_SETTLE_SMOOTH
+ * times).  Rounds until no triangle is bad, nothing moves, or EP_FIT_SETTLE
+ * rounds.  ever[v] set
+ * for each vertex moved.  Cost per round O(nf + nv) plus O(degree^3) per
+ * flagged vertex. */
+static int settle(ep_mesh *m, const ep_closest *ref, char *ever, int smooth)
+{
+    int *start = NULL, *vf = NULL, st = EP_ECOMPUTE;
+    char *flag = ep_malloc((size_t)m->nv + 1, 1);
+    around A = {0};
+    A.fn = ep_malloc(3 * (size_t)m->nf + 1, sizeof *A.fn);
+    A.vn = ep_malloc(3 * (size_t)m->nv + 1, sizeof *A.vn);
+    if (!flag || !A.fn || !A.vn || vertex_faces(m, &start, &vf))
+        goto out;
+    A.start = start, A.vf = vf;
+    for (int round = 0, smoothed = 0; round < EP_FIT_SETTLE; round++) {
+        int any = 0, moved = 0;
+        ep_surfdist_unit_normals(m, A.fn, A.vn);
+        memset(flag, 0, (size_t)m->nv);
+        for (int t = 0; t < m->nf; t++) {
+            const int *f = &m->triangles[3 * t];
+            if (!ep_surfdist_folded(&A.fn[3 * t], &A.vn[3 * f[0]], &A.vn[3 * f[1]], &A.vn[3 * f[2]]) &&
+                ep_surfdist_min_angle(&m->vertices[3 * f[0]], &m->vertices[3 * f[1]], &m->vertices[3 * f[2]]) >=
+                    EP_FIT_AIM_ANGLE)
+                continue;
+            flag[f[0]] = flag[f[1]] = flag[f[2]] = 1;
+            any = 1;
+        }
+        for (int v = 0; v < m->nv && any; v++) {
+            int deg = start[v + 1] - start[v];
+            if (!flag[v] || deg > 64)
+                continue;
+            double *x = &m->vertices[3 * v], c[3] = {0, 0, 0}, n[3] = {0, 0, 0}, cand[9][3];
+            int nc = 0, tri;
+            for (int i = start[v]; i < start[v + 1]; i++) { /* each neighbour twice: once per face */
+                const int *f = &m->triangles[3 * vf[i]];
+                int k = f[0] == v ? 0 : f[1] == v ? 1 : 2;
+                const double *a = &m->vertices[3 * f[(k + 1) % 3]], *b = &m->vertices[3 * f[(k + 2) % 3]];
+                double ab[3];
+                ep_vec3_cross(a, b, ab); /* the ring's vector area: independent of x */
+                for (int d = 0; d < 3; d++) {
+                    c[d] += (a[d] + b[d]) / (2 * deg);
+                    n[d] += ab[d];
+                }
+            }
+            double ln = ep_vec3_norm(n), e[3], q[3], d2, reach = 0;
+            for (int d = 0; d < 3; d++)
+                n[d] = ln > 0 ? n[d] / ln : 0;
+            for (int i = start[v]; i < start[v + 1]; i++) { /* mean edge length at v */
+                const int *f = &m->triangles[3 * vf[i]];
+                int k = f[0] == v ? 0 : f[1] == v ? 1 : 2;
+                reach += sqrt(ep_vec3_dist2(x, &m->vertices[3 * f[(k + 1) % 3]])) / deg;
+            }
+            ep_vec3_sub(c, x, e);
+            double en = ep_vec3_dot(e, n);
+            ep_closest_query_facing(ref, c, n, q, &tri, &d2);
+            if (tri >= 0 && ep_vec3_dist2(q, x) > reach * reach)
+                tri = -1; /* a facing point farther than an edge: another part of the scan */
+            if (tri >= 0)
+                memcpy(cand[nc++], q, sizeof q);
+            for (int d = 0; d < 3; d++)
+                cand[nc][d] = x[d] + e[d] - en * n[d];
+            nc++;
+            memcpy(cand[nc++], c, sizeof c);
+            for (int i = 0, full = nc; i < full; i++) /* half and a quarter of the way to each */
+                for (int j = 1; j <= 2; j++, nc++)
+                    for (int d = 0; d < 3; d++)
+                        cand[nc][d] = x[d] + (cand[i][d] - x[d]) / (2 * j);
+            double best = local_quality(m, &A, v, x), nearest = INFINITY;
+            int pick = -1, good = -1;
+            for (int i = 0; i < nc; i++) {
+                double qi = local_quality(m, &A, v, cand[i]), di = ep_vec3_dist2(x, cand[i]);
+                if (qi >= EP_FIT_AIM_ANGLE && di < nearest) /* the nearest that is good */
+                    nearest = di, good = i;
+                if (qi > best)
+                    best = qi, pick = i;
+            }
+            pick = good >= 0 ? good : pick;
+            if (pick < 0)
+                continue;
+            local_quality(m, &A, v, cand[pick]); /* A.nn for the place taken */
+            for (int i = 0; i < deg; i++) { /* the sums at v and its neighbours, then the faces */
+                const int *f = &m->triangles[3 * vf[start[v] + i]];
+                for (int k = 0; k < 3; k++)
+                    for (int d = 0; d < 3; d++)
+                        A.vn[3 * f[k] + d] += A.nn[i][d] - A.fn[3 * vf[start[v] + i] + d];
+            }
+            for (int i = 0; i < deg; i++)
+                memcpy(&A.fn[3 * vf[start[v] + i]], A.nn[i], sizeof A.nn[i]);
+            memcpy(x, cand[pick], sizeof cand[pick]);
+            ever[v] = 1;
+            moved++;
+        }
+        if (!any || (!moved && smoothed == smooth))
+            break;
+        if (!moved) { /* stuck: smooth the patch, then settle it again */
+            smooth_patch(m, start, vf, flag, ever);
+            smoothed++;
+        }
+    }
+    st = ep_mesh_derive_boundary_data(m);
+out:
+    free(flag);
+    free(A.fn);
+    free(A.vn);
+    free(start);
+    free(vf);
+    return st;
+}
+
 int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *tref, ep_fit_report *r)
 {
     double *even = NULL, *rn = ep_malloc(3 * (size_t)ref->nv, sizeof *rn);
+    char *ever = NULL;
     cholmod_common c;
     int st = EP_OK;
     fitctx fc = {ref, tref, rn, EP_FIT_SPRING};
@@ -540,13 +767,40 @@ int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *
             break;
         ep_fit_report rr = {0};
         long moved = 0, left = 0;
-        if ((st = ep_fit_project(m, tref, l == levels ? r : &rr)) || (st = untangle(m, &moved, &left)))
+        if ((st = ep_fit_project(m, tref, l == levels ? r : &rr)))
             break;
-        if (l == levels)
+        /* Settle, then untangle what crosses; again while untangling moves
+         * vertices (its smoothing can leave a thin triangle). */
+        if ((st = ep_grow(&ever, (size_t)m->nv, 1)))
+            break;
+        memset(ever, 0, (size_t)m->nv);
+        for (int pass = 0; pass < 3 && !st; pass++)
+            if ((l < levels || !(st = settle(m, tref, ever, EP_FIT_SETTLE_SMOOTH))) &&
+                !(st = untangle(m, &moved, &left)) && !moved)
+                break;
+        if (st)
+            break;
+        if (l == levels) {
             r->untangled = moved, r->crossing = left;
+            for (int v = 0; v < m->nv; v++)
+                r->settled += ever[v];
+        }
+    }
+    if (!st && !(st = ep_surfdist_folds(m, NULL, &r->folded))) {
+        r->thin = 0;
+        for (int t = 0; t < m->nf; t++) {
+            const int *f = &m->triangles[3 * t];
+            r->thin += ep_surfdist_min_angle(&m->vertices[3 * f[0]], &m->vertices[3 * f[1]], &m->vertices[3 * f[2]]) <
+                       EP_SURFDIST_MIN_ANGLE;
+        }
+        if (r->folded || r->thin)
+            st = ep_fail(EP_ECOMPUTE, "%s: the fitted surface keeps %d folded triangle%s and %ld with an angle under "
+                         "%g degrees (a BEM and TetGen need neither); a base of another size may fit",
+                         ref->source, r->folded, r->folded == 1 ? "" : "s", r->thin, EP_SURFDIST_MIN_ANGLE);
     }
     cholmod_finish(&c);
     free(even);
+    free(ever);
     free(rn);
     return st;
 }

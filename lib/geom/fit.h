@@ -37,6 +37,17 @@
 #define EP_FIT_MU 0.3
 /* Rounds of smoothing the corners of crossing triangles (fit.c, untangle). */
 #define EP_FIT_UNTANGLE 30
+/* The quality pass after each level (fit.c, settle; issue 37, class 9):
+ * corners of folded triangles and of triangles with an angle under
+ * EP_FIT_AIM_ANGLE degrees are moved, one at a time, to the best of their
+ * ring's centroid projected onto the reference, that centroid in the
+ * tangent plane, and the centroid itself, for at most EP_FIT_SETTLE rounds.
+ * What is left folded or under EP_SURFDIST_MIN_ANGLE at the finest level
+ * is refused. */
+#define EP_FIT_AIM_ANGLE 10.0
+#define EP_FIT_SETTLE 40
+#define EP_FIT_SETTLE_SMOOTH 4
+#define EP_FIT_SMOOTH_STEPS 4
 
 typedef struct ep_fit_report {
     long projected;    /* vertices moved to their closest point */
@@ -44,6 +55,9 @@ typedef struct ep_fit_report {
     long kept;         /* vertices left at their subdivision position */
     long untangled;    /* vertices moved off the reference so that no triangles cross */
     long crossing;     /* pairs of triangles still crossing (0 unless EP_FIT_UNTANGLE ran out) */
+    long settled;      /* vertices moved by the quality pass (on the reference or off it) */
+    int folded;        /* triangles left folded (ep_surfdist_folds), finest level */
+    long thin;         /* triangles left with an angle under EP_SURFDIST_MIN_ANGLE, finest level */
 } ep_fit_report;
 
 /* Move every vertex of the closed surface m onto the reference ref: to its
@@ -67,17 +81,21 @@ int ep_fit_project(ep_mesh *m, const ep_closest *ref, ep_fit_report *r);
  * 0, EP_EINPUT (not a closed manifold) or EP_ECOMPUTE. */
 int ep_fit_limit_normals(const ep_mesh *m, double *n);
 
-/* Fit the base m and `levels` Loop levels onto ref (header comment).
+/* Fit the base m and `levels` Loop levels onto ref (header comment), each
+ * level then settled (EP_FIT_AIM_ANGLE) and untangled.
  *   Inputs     m: closed, consistently oriented base (ep_simplify_build);
  *              ref, tref: the reference and its hierarchy (borrowed)
  *   Outputs    m: the finest level, /mesh/level and /mesh/parents set
- *              (V_l = V_{l-1} + E_{l-1}); *r: the last projection's counts
+ *              (V_l = V_{l-1} + E_{l-1}); *r: the last projection's counts,
+ *              what the quality pass moved and left
  *   Workspace  allocates O(nv + nf) and one sparse factor of 3 nv unknowns
  *   Cost       per level EP_FIT_STEPS x (closest points both ways,
  *              O((nv + nv_ref) log nf), and a sparse Cholesky of a surface
  *              pattern); the finest level dominates
- *   Returns    0; EP_ECOMPUTE (memory, a failed factorization); EP_EINPUT
- *              when a level is not a closed manifold. */
+ *   Returns    0; EP_ECOMPUTE (memory, a failed factorization, or a finest
+ *              level with a folded triangle or an angle under
+ *              EP_SURFDIST_MIN_ANGLE: the message gives the counts, r too);
+ *              EP_EINPUT when a level is not a closed manifold. */
 int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *tref, ep_fit_report *r);
 
 #endif

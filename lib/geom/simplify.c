@@ -58,6 +58,7 @@ typedef struct {
     char *fdead, *vdead;
     int **vf, *nvf, *cvf; /* faces of each vertex */
     int *stamp, *mark, tick;
+    int *part, *part_nv;      /* connected part of each vertex; alive vertices of each part */
     int *nb, nnb, *nb2, nnb2; /* neighbour scratch */
     entry *heap;
     size_t nheap, cheap;
@@ -161,14 +162,39 @@ static entry heap_pop(S *s)
 
 /* Link condition on a closed manifold: a and b share exactly two neighbours
  * (the vertices opposite edge a b).  More shared neighbours mean the
- * collapse would pinch the surface or close a handle. */
+ * collapse would pinch the surface or close a handle.  A tetrahedron meets
+ * the condition too, so each connected part keeps 4 vertices or more: of
+ * two spheres, the smaller went on to 3 vertices on 2 faces (issue 37). */
 static int link_ok(S *s, int a, int b)
 {
     int na = neighbours(s, a, s->nb), common = 0;
     neighbours(s, b, s->nb2); /* marks b's ring with a new tick */
     for (int i = 0; i < na; i++)
         common += s->mark[s->nb[i]] == s->tick;
-    return common == 2 && s->alive_nv > 4;
+    return common == 2 && s->part_nv[s->part[a]] > 4;
+}
+
+/* Label the connected parts of the surface (s->part, s->part_nv); their
+ * number. */
+static int label_parts(S *s)
+{
+    int *p = s->part, n = 0;
+    for (int v = 0; v < s->nv; v++)
+        p[v] = v;
+    for (int t = 0; t < s->nf; t++)
+        for (int k = 0; k < 3; k++) { /* union by pointer jumping: find roots, link */
+            int a = s->f[3 * t + k], b = s->f[3 * t + (k + 1) % 3];
+            while (p[a] != a)
+                a = p[a] = p[p[a]];
+            while (p[b] != b)
+                b = p[b] = p[p[b]];
+            p[a < b ? b : a] = a < b ? a : b;
+        }
+    for (int v = 0; v < s->nv; v++) /* roots are the smallest ids: final labels in one pass */
+        p[v] = p[v] == v ? n++ : p[p[v]];
+    for (int v = 0; v < s->nv; v++)
+        s->part_nv[p[v]]++;
+    return n;
 }
 
 /* Do the faces around a and b stay unfolded and unsliver-like with the
@@ -324,6 +350,7 @@ static int collapse(S *s, int a, int b, const double *p)
     for (int k = 0; k < 10; k++)
         s->q[10 * a + k] += s->q[10 * b + k];
     s->vdead[b] = 1;
+    s->part_nv[s->part[b]]--;
     s->nvf[b] = 0;
     s->stamp[a]++;
     s->stamp[b]++;
@@ -427,6 +454,8 @@ static void free_state(S *s)
     free(s->vdead);
     free(s->stamp);
     free(s->mark);
+    free(s->part);
+    free(s->part_nv);
     free(s->nb);
     free(s->nb2);
     free(s->heap);
@@ -466,9 +495,13 @@ int ep_simplify_build(ep_mesh *base, const ep_mesh *m, const ep_simplify_opts *o
     s.mark = ep_calloc((size_t)s.nv, sizeof *s.mark);
     s.nb = ep_malloc((size_t)s.nv, sizeof *s.nb);
     s.nb2 = ep_malloc((size_t)s.nv, sizeof *s.nb2);
-    if (!s.q || !s.f || !s.fdead || !s.vdead || !s.vf || !s.nvf || !s.cvf || !s.stamp || !s.mark || !s.nb || !s.nb2)
+    s.part = ep_malloc((size_t)s.nv, sizeof *s.part);
+    s.part_nv = ep_calloc((size_t)s.nv, sizeof *s.part_nv);
+    if (!s.q || !s.f || !s.fdead || !s.vdead || !s.vf || !s.nvf || !s.cvf || !s.stamp || !s.mark || !s.nb || !s.nb2 ||
+        !s.part || !s.part_nv)
         goto out;
     memcpy(s.f, m->triangles, 3 * (size_t)s.nf * sizeof *s.f);
+    r->parts = label_parts(&s);
     for (int t = 0; t < s.nf; t++) {
         const int *f = &s.f[3 * t];
         double n[3];

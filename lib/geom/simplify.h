@@ -36,6 +36,7 @@ typedef struct ep_simplify_report {
     int shape_refused;  /* ... by the normal or the angle bound */
     double max_error;   /* largest quadric error of a collapse (squared length) */
     double min_angle;   /* smallest angle of the result, degrees */
+    int parts;          /* connected parts (each keeps 4 vertices or more: a tetrahedron) */
 } ep_simplify_report;
 
 void ep_simplify_opts_default(ep_simplify_opts *o, int target_nv);

@@ -138,7 +138,60 @@ int ep_surfdist_compare(ep_surfdist *d, const ep_mesh *m, const ep_closest *tm, 
     }
     free(vn);
     d->opposed = opposed;
+    for (int t = 0; t < m->nf; t++) {
+        const int *f = &m->triangles[3 * t];
+        d->thin += ep_surfdist_min_angle(&m->vertices[3 * f[0]], &m->vertices[3 * f[1]], &m->vertices[3 * f[2]]) <
+                   EP_SURFDIST_MIN_ANGLE;
+    }
+    if ((st = ep_surfdist_folds(m, NULL, &d->folded)))
+        return st;
     return ep_surfdist_intersections(m, tm, NULL, &d->intersecting);
+}
+
+void ep_surfdist_unit_normals(const ep_mesh *m, double *fn, double *vn)
+{
+    memset(vn, 0, 3 * (size_t)m->nv * sizeof *vn);
+    for (int t = 0; t < m->nf; t++) {
+        double *n = &fn[3 * t];
+        normal_of(m->vertices, &m->triangles[3 * t], n);
+        double l = sqrt(ep_vec3_dot(n, n));
+        for (int d = 0; d < 3; d++)
+            n[d] = l > 0 ? n[d] / l : 0;
+        for (int k = 0; k < 3; k++)
+            for (int d = 0; d < 3; d++)
+                vn[3 * m->triangles[3 * t + k] + d] += n[d];
+    }
+}
+
+int ep_surfdist_folded(const double *n, const double *a, const double *b, const double *c)
+{
+    double s[3];
+    for (int d = 0; d < 3; d++)
+        s[d] = a[d] + b[d] + c[d] - 3 * n[d];
+    return ep_vec3_dot(n, s) < 0;
+}
+
+int ep_surfdist_folds(const ep_mesh *m, char *flag, int *count)
+{
+    double *fn = ep_malloc(3 * (size_t)m->nf + 1, sizeof *fn), *vn = ep_malloc(3 * (size_t)m->nv + 1, sizeof *vn);
+    int n = 0;
+    if (!fn || !vn) {
+        free(fn);
+        free(vn);
+        return EP_ECOMPUTE;
+    }
+    ep_surfdist_unit_normals(m, fn, vn);
+    for (int t = 0; t < m->nf; t++) {
+        const int *f = &m->triangles[3 * t];
+        int x = ep_surfdist_folded(&fn[3 * t], &vn[3 * f[0]], &vn[3 * f[1]], &vn[3 * f[2]]);
+        n += x;
+        if (flag)
+            flag[t] = (char)x;
+    }
+    *count = n;
+    free(fn);
+    free(vn);
+    return EP_OK;
 }
 
 static int uf_find(int *p, int a)
@@ -182,6 +235,19 @@ int ep_surfdist_genus(const ep_mesh *m, int *genus)
     return EP_OK;
 }
 
+/* Angle at p of the triangle (p q r), degrees. */
+static double corner_angle(const double *p, const double *q, const double *r)
+{
+    double u[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, v[3] = {r[0] - p[0], r[1] - p[1], r[2] - p[2]};
+    double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
+    return atan2(sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) * 180 / M_PI;
+}
+
+double ep_surfdist_min_angle(const double *a, const double *b, const double *c)
+{
+    return fmin(corner_angle(a, b, c), fmin(corner_angle(b, c, a), corner_angle(c, a, b)));
+}
+
 int ep_surfdist_angles(const ep_mesh *m, double *min_deg, double *median_deg)
 {
     double *a = ep_malloc(3 * (size_t)m->nf + 1, sizeof *a);
@@ -193,10 +259,7 @@ int ep_surfdist_angles(const ep_mesh *m, double *min_deg, double *median_deg)
             corner(m, t, k, &p);
             corner(m, t, (k + 1) % 3, &q);
             corner(m, t, (k + 2) % 3, &r);
-            double u[3] = {q[0] - p[0], q[1] - p[1], q[2] - p[2]}, v[3] = {r[0] - p[0], r[1] - p[1], r[2] - p[2]};
-            double c[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]};
-            a[3 * t + k] = atan2(sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) *
-                           180 / M_PI;
+            a[3 * t + k] = corner_angle(p, q, r);
         }
     size_t n = 3 * (size_t)m->nf;
     ep_sort_doubles(a, n);

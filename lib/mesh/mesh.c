@@ -31,6 +31,10 @@ int ep_mesh_complete(ep_mesh *m)
             return ep_fail(EP_EINPUT, "%s: vertex %zu: coordinate %g %s", m->source, i / 3 + 1, m->vertices[i],
                            isfinite(m->vertices[i]) ? "beyond 1e100 (products of coordinates would overflow)"
                                                     : "is not finite");
+    double size = ep_mesh_diameter(m);
+    if (!(size >= EP_MESH_MIN_SIZE))
+        return ep_fail(EP_EINPUT, "%s: the model is %g across (its bounding-box diagonal), below %g: areas and "
+                       "volumes would underflow; scale it up", m->source, size, EP_MESH_MIN_SIZE);
     if (m->tets && m->hexes)
         return ep_fail(EP_EINPUT, "%s: both tetrahedra and hexahedra (a mesh holds one kind of element)", m->source);
     if (m->hexes) /* the quads are known through the triangles' order only: always derived */

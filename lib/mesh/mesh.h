@@ -71,6 +71,14 @@ typedef struct ep_mesh {
 /* Largest coordinate magnitude a mesh may have: volumes and stiffness take
  * products of three coordinates, which must stay within double range. */
 #define EP_MESH_MAX_COORD 1e100
+/* Smallest size (bounding-box diagonal) a mesh may have.  Masses, modes and
+ * their products take powers of the size that underflow on tiny models:
+ * the beam3 pipeline (moddesc, polycoef, femcondense, bemsolve, rtcheck)
+ * runs 1e-45 across and fails from 1e-50 with messages that name no size
+ * ("exceeds the rank", "eigen decomposition failed", "a rigid motion
+ * free", "zero area", from 1e-110 "non-positive volume 0") (issue 37,
+ * class 8).  Readers refuse a smaller model, naming its size. */
+#define EP_MESH_MIN_SIZE 1e-40
 
 void ep_mesh_init(ep_mesh *m);
 void ep_mesh_free(ep_mesh *m);

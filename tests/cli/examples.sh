@@ -84,6 +84,15 @@ check "contact: 12 frames printed" [ "$(grep -c '^ *[0-9]* *[0-9]* *-*[0-9]' "$W
 check "Newmark loop on a cubic file: its checks pass" [ $? -eq 0 ]
 "$WORK/ex/newmark-static" "$WORK/c.h5" >"$WORK/n2" 2>&1
 check "the statically linked one gives the same output" cmp -s "$WORK/n1" "$WORK/n2"
+# A NaN state (issue 37, class 7): the first stiffness coefficient negated, so
+# the start deflection sqrt(2e-8 / P11) is NaN; fmax dropped the NaN energy
+# and the loop said "ok".
+cp "$WORK/c.h5" "$WORK/neg.h5"
+/usr/bin/python3 -c "import sys, h5py
+f = h5py.File(sys.argv[1], 'a'); p = f['cubic/P'][()]; p[0, 0] = -p[0, 0]; f['cubic/P'][...] = p" "$WORK/neg.h5"
+"$WORK/ex/newmark" "$WORK/neg.h5" >"$WORK/n3" 2>&1
+got=$?
+check "Newmark loop on a NaN state: FAILED, exit 1, the step named (exit $got, was ok)" sh -c "[ $got -eq 1 ] && grep -q '^newmark: step 1: the state is not finite' '$WORK/n3' && grep -qx FAILED '$WORK/n3'"
 "$WORK/ex/contact" "$WORK/c.h5" >"$WORK/c3" 2>&1
 got=$?
 check "contact on a cubic file: exit 3, the reason named (got $got)" sh -c "[ $got -eq 3 ] && grep -q 'kind' '$WORK/c3'"

@@ -4,8 +4,12 @@ For every tool: (a) every option its man page's OPTIONS section documents
 is an option its --help defines; (b) every option --help mentions in its
 text is an option of some tool (a stale mention names none); (c) every
 numeric default --help gives for an option ("default: N", "default N") is
-in the man page's paragraph of that option.  Prints one line per tool,
-"ok TOOL" or "bad TOOL: what", and exits 1 on any bad line.
+in the man page's paragraph of that option; (d) every option a message
+names is one that exists (issue 37, class 8: hints name real options): the
+string literals of cmd/TOOL.c against TOOL's --help, those of lib/ against
+the tool the message names before the option ("femcondense --traction"),
+else against every tool.  Prints one line per tool, "ok TOOL" or
+"bad TOOL: what", then one for the hints, and exits 1 on any bad line.
 """
 import glob, os, re, subprocess, sys
 
@@ -69,4 +73,40 @@ for t in tools:
     print(("bad %s: " % t + "; ".join(problems)) if problems else "ok " + t)
     bad += bool(problems)
 print("%d numeric defaults compared" % ndefaults)
-sys.exit(1 if bad else 0)
+
+# (d) hints: options named in the messages of the sources.  Short options
+# count where a message gives them ("give -E and --nu, or -m FILE").
+SHORT = re.compile(r"(?:^|(?<=give )|(?<=try )|(?<=use )|(?<=\()|(?<=or )|(?<=and )|(?<=with ))-([A-Za-z])(?=[ ,)]|$)")
+mpi = os.path.exists(os.path.join(BIN, "bemsolve-mpi"))  # lib/mpi's tool, built by make mpi
+if mpi:
+    helps["bemsolve-mpi"] = help_of("bemsolve-mpi")
+    defs["bemsolve-mpi"] = defined(helps["bemsolve-mpi"])
+known = sorted(helps)
+letters = {t: set(re.findall(r"^ +-([a-zA-Z]), --", helps[t], re.M)) for t in known}
+every_letter = set().union(*letters.values())
+
+
+def literals(path):
+    src = re.sub(r"/\*.*?\*/|//[^\n]*", "", open(path).read(), flags=re.S)
+    for m in re.finditer(r'"((?:[^"\\\n]|\\.)*)"', src):
+        yield src.count("\n", 0, m.start()) + 1, re.sub(r"--[a-z-]+-\.\.\.", "", m.group(1))
+
+
+wrong, nhints = [], 0
+for path in sorted(glob.glob("cmd/*.c") + glob.glob("lib/*/*.c")):
+    own = os.path.basename(path)[:-2] if path.startswith("cmd/") else "bemsolve-mpi" if "/mpi/" in path else None
+    if own == "bemsolve-mpi" and not mpi:
+        continue
+    for line, s in literals(path):
+        for pat, is_long in ((OPT, True), (SHORT, False)):
+            for m in pat.finditer(s):
+                named = [w for w in re.findall(r"[a-z][a-z0-9-]*", s[:m.start()]) if w in known]
+                tool = named[-1] if named else own  # the tool named last before it, else the file's, else any
+                name = m.group(0) if is_long else m.group(1)
+                have = (set(defs[tool]) if is_long else letters[tool]) if tool else (every if is_long else every_letter)
+                nhints += 1
+                if name not in have:
+                    wrong.append("%s:%d: %s%s not an option of %s (\"%s\")" % (
+                        path, line, "" if is_long else "-", name, tool or "any tool", s if len(s) < 80 else s[:77] + "..."))
+print(("bad hints: " + "; ".join(wrong)) if wrong else "ok hints: %d options named in messages, each defined" % nhints)
+sys.exit(1 if bad or wrong else 0)

@@ -150,7 +150,7 @@ expect_fail "an empty soup" 3 "empty.obj: no" voxelize "$WORK/empty.obj" -R 8 -o
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\n' >"$WORK/points.obj"
 expect_fail "a soup of points, no triangles" 3 "points.obj: no" voxelize "$WORK/points.obj" -R 8 -o "$O"
 printf 'v 1 1 1\nv 1 1 1\nv 1 1 1\nf 1 2 3\n' >"$WORK/dot.obj"
-expect_fail "a soup of zero size" 3 "span no volume" voxelize "$WORK/dot.obj" -R 8 -o "$O"
+expect_fail "a soup of zero size (reported by its size, issue 37)" 3 "dot.obj: the model is 0 across" voxelize "$WORK/dot.obj" -R 8 -o "$O"
 expect_fail "no -R" 2 "no resolution" voxelize "$WORK/sphere.obj" -o "$O"
 expect_fail "-R not a number" 2 "option --resolution" voxelize "$WORK/sphere.obj" -R many -o "$O"
 expect_fail "an output of another kind" 2 "" voxelize "$WORK/sphere.obj" -R 8 -o "$WORK/out/v.msh"

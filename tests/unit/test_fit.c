@@ -251,6 +251,47 @@ static void report_values(void **s)
     ep_mesh_free(&inv);
 }
 
+/* Folds (issue 37, class 9): a sphere has none; a regular tetrahedron's
+ * faces each oppose their three neighbours (normals at 109.5 degrees); a
+ * vertex of the sphere pushed through to the far side of its ring turns its
+ * fan over: its faces fold and so do the faces across the fan's rim, and
+ * nothing else. */
+static void folds(void **s)
+{
+    (void)s;
+    const char *tet = "v 1 1 1\nv 1 -1 -1\nv -1 1 -1\nv -1 -1 1\nf 1 2 3\nf 1 4 2\nf 1 3 4\nf 2 4 3\n";
+    ep_mesh m;
+    int n;
+    char *flag;
+    assert_int_equal(ep_model_read(&m, write_scratch("tet.obj", tet, -1)), EP_OK);
+    assert_int_equal(ep_surfdist_folds(&m, NULL, &n), EP_OK);
+    assert_int_equal(n, 4);
+    ep_mesh_free(&m);
+    make_sphere(&m, 2);
+    assert_int_equal(ep_surfdist_folds(&m, NULL, &n), EP_OK);
+    assert_int_equal(n, 0);
+    for (int k = 0; k < 3; k++) /* vertex 0 (valence 5) to -0.8 of its place: through the sphere */
+        m.vertices[k] *= -0.8;
+    flag = malloc((size_t)m.nf);
+    assert_int_equal(ep_surfdist_folds(&m, flag, &n), EP_OK);
+    int fan = 0, rim = 0;
+    for (int t = 0; t < m.nf; t++) {
+        const int *f = &m.triangles[3 * t];
+        int at = f[0] == 0 || f[1] == 0 || f[2] == 0;
+        fan += at;
+        rim += flag[t] && !at;
+        if (at)
+            assert_true(flag[t]);
+    }
+    assert_int_equal(fan, 5);
+    assert_int_equal(n, fan + rim);
+    assert_true(rim <= 5);
+    double a = ep_surfdist_min_angle(&m.vertices[3], &m.vertices[6], &m.vertices[9]);
+    assert_true(a > 0 && a <= 60);
+    free(flag);
+    ep_mesh_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +300,7 @@ int main(void)
         cmocka_unit_test(genus2),
         cmocka_unit_test(intersections),
         cmocka_unit_test(report_values),
+        cmocka_unit_test(folds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

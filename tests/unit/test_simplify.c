@@ -145,6 +145,32 @@ static void refusals(void **s)
     ep_mesh_free(&m);
 }
 
+/* Two closed parts, a sphere and one 20 times smaller (issue 37): each
+ * keeps 4 vertices or more, every vertex on 3 faces or more, so no part
+ * ends as 3 vertices on 2 faces (the small one did, the link condition
+ * holding on a tetrahedron); the report counts 2 parts. */
+static void parts_kept(void **s)
+{
+    (void)s;
+    ep_mesh a, m;
+    ep_simplify_report r;
+    make_sphere(&a, 3);
+    make_pair(&m, &a, 0.05, 3);
+    simplify_ok(&m, 6, &r);
+    assert_int_equal(r.parts, 2);
+    int *faces = calloc((size_t)m.nv, sizeof *faces), small = 0;
+    for (int t = 0; t < 3 * m.nf; t++)
+        faces[m.triangles[t]]++;
+    for (int v = 0; v < m.nv; v++) {
+        assert_true(faces[v] >= 3);
+        small += m.vertices[3 * v] > 2;
+    }
+    assert_true(small >= 4 && m.nv - small >= 4);
+    free(faces);
+    ep_mesh_free(&a);
+    ep_mesh_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +178,7 @@ int main(void)
         cmocka_unit_test(link_condition_stops),
         cmocka_unit_test(no_folds_no_slivers),
         cmocka_unit_test(refusals),
+        cmocka_unit_test(parts_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
