@@ -72,7 +72,7 @@ int main(int argc, char **argv)
          .help = "allowed undamped energy drift (default 0.01)"},
         {"seed", 0, EP_CLI_INT, &o.seed, 0, 2147483647, .arg = "N", .help = "random seed (default 1)"},
         {"zones", 0, EP_CLI_FLAG, &o.zones,
-         .help = "the inputs are the GF files of zones (zonesplit): bond them at\ntheir seams, load, contact, check and time (--reference: the\nwhole model's GFs)"},
+         .help = "the inputs are the GF files of zones: bond them at their seams,\nload, contact, check and time (--reference: the whole model's\nGFs; the zones come from zonesplit)"},
         {"json", 0, EP_CLI_FLAG, &o.json, .help = "print the report as JSON"},
         {0}};
     ep_tool tool = {
