@@ -100,7 +100,10 @@ expect_fail "rtcheck --reference: a model of another mesh" 3 "the model of anoth
 "$BIN/moddesc" -q $BEAM --rho 1000 -k 3 -r 2 --basis pod --snapshots "$WORK/lin.h5" -o "$WORK/pod.h5"
 check "POD of a motion in span(psi_1, psi_3) recovers it: principal angles <= 1e-10" [ "$(h5 "$WORK/pod.h5" "(lambda B, P: (lambda Q1, Q2: bool(max(np.linalg.norm(Q2 - Q1 @ (Q1.T @ Q2), 2), np.linalg.norm(Q1 - Q2 @ (Q2.T @ Q1), 2)) <= 1e-10))(np.linalg.qr(B.T)[0], np.linalg.qr(P.T)[0]))(f['basis/U'][()], __import__('h5py').File('$WORK/modes.h5')['modes/U'][[0, 2]])")" = True ]
 check "POD basis: mass-orthonormal (rtcheck's modes check)" sh -c "'$BIN/rtcheck' -q '$WORK/pod.h5'"
-"$BIN/moddesc" -q $BEAM --rho 1000 -k 3 -r 5 --basis pod --sketch "$WORK/tip.loads" -o "$WORK/sketch.h5"
+# r = 4: the fifth singular value of these solves lies at round-off (the
+# Gram matrix of mass-PCA squares it below double precision), kept or not
+# by the BLAS kernels' rounding; four hold the solution to 2.5e-10
+"$BIN/moddesc" -q $BEAM --rho 1000 -k 3 -r 4 --basis pod --sketch "$WORK/tip.loads" -o "$WORK/sketch.h5"
 check "sketch basis: holds the static solution of its load to 1e-6" [ "$(h5 "$WORK/sketch.h5" "(lambda Q, u: bool(np.linalg.norm(u - Q @ (Q.T @ u)) <= 1e-6 * np.linalg.norm(u)))(np.linalg.qr(f['basis/U'][()].T)[0], __import__('h5py').File('$WORK/static.h5')['trajectory/u'][-1])")" = True ]
 "$BIN/moddesc" -q $BEAM --rho 1000 -k 3 -r 8 --snapshots "$WORK/lin.h5" --snapshots "$WORK/vib.h5" -o "$WORK/mixed.h5"
 check "modes, derivatives and snapshots mixed: 8 mass-orthonormal vectors, 3 modes + 6 derivatives + 101 + 601 states" [ "$(h5 "$WORK/mixed.h5" "f['basis/U'].shape[0], f['basis/sigma'].shape[0]")" = "8 711" ] && "$BIN/rtcheck" -q "$WORK/mixed.h5"
