@@ -111,12 +111,13 @@ int main(int argc, char **argv)
         st = st ? st : ep_rtreport_verdict(&rep);
         goto out;
     }
-    if (cli.ninputs > 2) {
-        st = ep_fail(EP_EUSAGE, "%d files: more than two go with --zones only", cli.ninputs);
-        goto out;
-    }
     if ((st = ep_h5_open(&f, cli.inputs[0], NULL)))
         goto out;
+    if (cli.ninputs > (strcmp(f.kind, "pointshell") ? 2 : 3)) { /* a pointshell: its field and its cubic file */
+        st = ep_fail(EP_EUSAGE, "%d files: more than %s go with --zones only", cli.ninputs,
+                     strcmp(f.kind, "pointshell") ? "two" : "three");
+        goto out;
+    }
     if (o.gf.reference && strcmp(f.kind, "gf") && strcmp(f.kind, "gf-wavelet")) { /* a reduced model's error */
         if (!(st = ep_h5_open(&rf, o.gf.reference, "trajectory")) &&
             !(st = ep_rtref_run(&rep, &rf, &f, o.gf.reference_tol)) && (o.json || !cli.quiet))
@@ -134,7 +135,7 @@ int main(int argc, char **argv)
         goto report;
     }
     ep_cli_stage(&cli, "check");
-    if (cli.ninputs > 2 || (cli.ninputs > 1 && strcmp(f.kind, "embedding"))) {
+    if (cli.ninputs > 1 && strcmp(f.kind, "embedding")) {
         st = ep_fail(EP_EUSAGE, "a second file (%s) goes with an embedding file only", cli.inputs[1]);
         goto out;
     }
