@@ -34,6 +34,8 @@
 #                        $(OUT)/gf-wavelet.txt)
 #   $(OUT)/modes.h5      moddesc: modes, modal derivatives and the reduced basis
 #   $(OUT)/cubic.h5      polycoef: cubic polynomials of the reduced StVK forces
+#   $(OUT)/cubature.h5   cubature: weighted elements for the same reduced forces
+#                        (sampled poses, StVK), checked by rtcheck beside cubic.h5
 #   $(OUT)/vega/         epexport: the model, its support, basis and cubic
 #                        polynomials in Vega FEM's formats (.veg .bou .U .cub)
 #   $(OUT)/gf-fem-level.h5  femcondense --constraint-level LEVEL (when LEVEL is
@@ -212,7 +214,7 @@ LEVEL_GF := $(if $(LEVEL),$(OUT)/gf-fem-level.h5)
 
 .PHONY: all
 all: $(OUT)/surface.h5 $(OUT)/surface.obj $(DENSE_GF) $(OUT)/gf-wavelet.h5 $(LEVEL_GF) \
-     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(VEGA) $(OUT)/fem.h5 $(OUT)/multigrid.h5 $(OUT)/rtcheck.txt \
+     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/cubature.h5 $(VEGA) $(OUT)/fem.h5 $(OUT)/multigrid.h5 $(OUT)/rtcheck.txt \
      $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5)
 	@echo "pipeline: done; outputs in $(OUT)/"
 
@@ -280,6 +282,11 @@ $(OUT)/cubic.h5: $(OUT)/modes.h5 $(BIN)/polycoef
 	$(BIN)/polycoef $< -o $@
 endif
 
+# Hyper-reduction (issue 42): a cubature of the modes' basis, the other
+# answer to the reduced forces (cubature(1) says when to choose which).
+$(OUT)/cubature.h5: $(OUT)/modes.h5 $(BIN)/cubature
+	$(BIN)/cubature $< -o $@
+
 # Georgii's data (issue 44): the matrices a simulator loads, with the reduced
 # mass and gravity of the modes' basis (femdata(1)); a multigrid hierarchy,
 # which rtcheck runs V-cycles and a corotated step on (mghier(1)).
@@ -309,7 +316,8 @@ $(OUT)/vega/model.%: $(OUT)/cubic.h5 $(BIN)/epexport
 
 # The demo ends by verifying every file the pipeline made.
 # Direct runs have no dense GFs to compare the wavelet ones with.
-RTCHECK_FILES := $(OUT)/surface.h5 $(DENSE_GF) $(LEVEL_GF) $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/multigrid.h5
+RTCHECK_FILES := $(OUT)/surface.h5 $(DENSE_GF) $(LEVEL_GF) $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/cubature.h5 \
+                 $(OUT)/multigrid.h5
 $(OUT)/rtcheck.txt: $(RTCHECK_FILES) $(OUT)/gf-wavelet.h5 $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5) $(BIN)/rtcheck
 	@rm -f $@.tmp
 	@for f in $(RTCHECK_FILES); do \
