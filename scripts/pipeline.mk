@@ -89,6 +89,8 @@
 #            the hierarchy), and 2.3e4 at 0.003, as for the dense GFs]
 #   MODES    moddesc options [-k 20 -r 30]
 #   MG_LEVELS  levels of mghier's hierarchy, the finest included [3]
+#   CUBATURE   make cubature.h5 [yes]; empty for a hexahedral MESH, which
+#              cubature(1) refuses (tetrahedra only)
 #   LOADS    fullsim's load file [$(OUT)/gravity.loads: gravity ramped over 0.05 s]
 #   FULLSIM  fullsim options [--dt 0.0033333333333333335 -n 60 --alpha 0.5]
 #   PARTS    split femcondense, bemsolve, moddesc and polycoef into PARTS
@@ -139,7 +141,7 @@
 #   options     the same and blanks, = and :
 EP_NAME_VARS := BIN SCAN MESH OUT PROJECT SOUP CONTACT
 EP_OPT_VARS  := BASE TETGEN MATERIAL SURFACE_FIXED MODES FIXED LEVELS LEVEL EPS DIRECT PARTS RES VOXEL SOUP_FIXED \
-                MG_LEVELS POINTSHELL CONTACT_RES
+                MG_LEVELS POINTSHELL CONTACT_RES CUBATURE
 ep_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z \
             0 1 2 3 4 5 6 7 8 9 _ . / , + - @ ~
 ep_strip = $(if $(2),$(call ep_strip,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
@@ -182,6 +184,8 @@ SCHEME   ?= $(if $(DEMO),loop,linear)
 PROJECT  ?=
 MODES    ?= -k 20 -r 30
 MG_LEVELS ?= 3
+CUBATURE ?= yes
+CUBATURE_H5 = $(if $(CUBATURE),$(OUT)/cubature.h5)
 LOADS    ?= $(OUT)/gravity.loads
 FULLSIM  ?= --dt 0.0033333333333333335 -n 60 --alpha 0.5
 OUT      ?= demo-out
@@ -214,7 +218,7 @@ LEVEL_GF := $(if $(LEVEL),$(OUT)/gf-fem-level.h5)
 
 .PHONY: all
 all: $(OUT)/surface.h5 $(OUT)/surface.obj $(DENSE_GF) $(OUT)/gf-wavelet.h5 $(LEVEL_GF) \
-     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/cubature.h5 $(VEGA) $(OUT)/fem.h5 $(OUT)/multigrid.h5 $(OUT)/rtcheck.txt \
+     $(OUT)/modes.h5 $(OUT)/cubic.h5 $(CUBATURE_H5) $(VEGA) $(OUT)/fem.h5 $(OUT)/multigrid.h5 $(OUT)/rtcheck.txt \
      $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5)
 	@echo "pipeline: done; outputs in $(OUT)/"
 
@@ -316,7 +320,7 @@ $(OUT)/vega/model.%: $(OUT)/cubic.h5 $(BIN)/epexport
 
 # The demo ends by verifying every file the pipeline made.
 # Direct runs have no dense GFs to compare the wavelet ones with.
-RTCHECK_FILES := $(OUT)/surface.h5 $(DENSE_GF) $(LEVEL_GF) $(OUT)/modes.h5 $(OUT)/cubic.h5 $(OUT)/cubature.h5 \
+RTCHECK_FILES := $(OUT)/surface.h5 $(DENSE_GF) $(LEVEL_GF) $(OUT)/modes.h5 $(OUT)/cubic.h5 $(CUBATURE_H5) \
                  $(OUT)/multigrid.h5
 $(OUT)/rtcheck.txt: $(RTCHECK_FILES) $(OUT)/gf-wavelet.h5 $(if $(SCAN),$(OUT)/gf-fem-wavelet.h5) $(BIN)/rtcheck
 	@rm -f $@.tmp
