@@ -1,0 +1,234 @@
+/*
+ * pscycle — one pointshell contact cycle (ep_pscontact_cycle) at the
+ * deepest pose of rtcheck's scripted trajectory, timed beside its bounds
+ * (tests/bench/pointshell.sh):
+ *   pscycle PS.h5 FIELD.h5 [READ_GBS INDEP_NS]
+ * The field object is placed as rtcheck places it (lib/check/rtpshell.c:
+ * its box centred over the pointshell's, lowered to first touch by
+ * bisection on brute force, pushed in 2 % of the pointshell's size and slid
+ * 12.5 %), at q = 0 (rtcheck's pose without a cubic file) and at a random q
+ * moving the model by 1 % (U_s q and the a_ij |q_j| of the spheres at
+ * work).  For each: wall and thread-CPU microseconds a cycle (best and
+ * median of 31), nodes traversed, points looked up, points in contact; the
+ * bytes the cycle must touch (each looked-up point's P_s and U_s rows, each
+ * contact's N_s and dN_s rows, each inner node's R_i,0 and a_i row, all at
+ * the precision the runtime holds them, and the distinct 64-byte lines of
+ * the field its lookups read), that over READ_GBS (membw's one-core read
+ * rate of the same run) as the bandwidth bound, and the distinct lines
+ * (rows and field) times INDEP_NS (sdf's independent random load of the same
+ * run) as the latency bound; then the speed-up over brute force and
+ * whether the cycle's answer equals brute force's bit for bit.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "err.h"
+#include "h5.h"
+#include "mesh.h"
+#include "model.h"
+#include "pscontact.h"
+#include "rng.h"
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    double lo[3], hi[3], flo[3], fhi[3], size;
+} boxes;
+
+/* rtcheck's placement (rtpshell.c place). */
+static void place(const boxes *B, double z, double dx, ep_pscontact_pose *p)
+{
+    ep_pscontact_pose_identity(p);
+    for (int a = 0; a < 2; a++)
+        p->tf[a] = 0.5 * (B->lo[a] + B->hi[a]) - 0.5 * (B->flo[a] + B->fhi[a]);
+    p->tf[0] += dx;
+    p->tf[2] = z - B->flo[2];
+    for (int a = 0; a < 3; a++)
+        p->xc[a] = 0.5 * (B->lo[a] + B->hi[a]);
+}
+
+static void bbox(const double *x, int n, double lo[3], double hi[3])
+{
+    for (int a = 0; a < 3; a++)
+        lo[a] = INFINITY, hi[a] = -INFINITY;
+    for (int i = 0; i < n; i++)
+        for (int a = 0; a < 3; a++)
+            lo[a] = fmin(lo[a], x[3 * (size_t)i + a]), hi[a] = fmax(hi[a], x[3 * (size_t)i + a]);
+}
+
+static int cmp_line(const void *x, const void *y)
+{
+    uintptr_t u = *(const uintptr_t *)x, v = *(const uintptr_t *)y;
+    return (u > v) - (u < v);
+}
+
+/* Distinct 64-byte lines among n addresses (sorted in place). */
+static long distinct_lines(uintptr_t *a, long n)
+{
+    long k = 0;
+    for (long i = 0; i < n; i++)
+        a[i] >>= 6;
+    qsort(a, (size_t)n, sizeof *a, cmp_line);
+    for (long i = 0; i < n; i++)
+        k += i == 0 || a[i] != a[i - 1];
+    return k;
+}
+
+/* The field lines the looked-up points of the last cycle read (the eight
+ * corners of each one's voxel), and their count of points. */
+static long field_lines(ep_pscontact *c, const ep_sdf *s, const double *q, const ep_pscontact_pose *p, long *points)
+{
+    uintptr_t *a = malloc(8 * sizeof *a * (size_t)c->ps.S);
+    long n = 0, m = s->n + 1;
+    *points = 0;
+    for (int i = 0; i < c->ps.S; i++) {
+        if (c->stamp[i] != c->cycle)
+            continue;
+        ++*points;
+        double x[3], z[3], y[3];
+        ep_pscontact_point(c, i, q, p, x);
+        for (int k = 0; k < 3; k++)
+            z[k] = x[k] - p->tf[k];
+        for (int k = 0; k < 3; k++)
+            y[k] = p->Rf[k] * z[0] + p->Rf[3 + k] * z[1] + p->Rf[6 + k] * z[2];
+        long ijk[3];
+        int in = 1;
+        for (int k = 0; k < 3; k++) {
+            double u = (y[k] - s->origin[k]) * s->inv_h;
+            in &= u >= 0 && u <= s->n;
+            ijk[k] = (long)u - ((long)u == s->n);
+        }
+        if (!in)
+            continue;
+        const float *v = s->value + ijk[0] + m * (ijk[1] + m * ijk[2]);
+        for (int k = 0; k < 8; k++)
+            a[n++] = (uintptr_t)(v + (k & 1) + m * (k >> 1 & 1) + m * m * (k >> 2));
+    }
+    long lines = distinct_lines(a, n);
+    free(a);
+    return lines;
+}
+
+static int same(const ep_pscontact_out *a, const ep_pscontact_out *b, int r)
+{
+    return !memcmp(a->F, b->F, sizeof a->F) && !memcmp(a->T, b->T, sizeof a->T) &&
+           !memcmp(a->g, b->g, (size_t)r * sizeof *a->g) && a->contacts == b->contacts;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 && argc != 5) {
+        fprintf(stderr, "usage: pscycle PS.h5 FIELD.h5 [READ_GBS INDEP_NS]\n");
+        return 2;
+    }
+    double gbs = argc == 5 ? atof(argv[3]) : NAN, indep = argc == 5 ? atof(argv[4]) : NAN;
+    ep_pscontact c;
+    ep_sdf s;
+    ep_mesh fm = {0};
+    ep_h5 f = {0};
+    if (ep_pscontact_open(&c, argv[1]) || ep_sdf_open(&s, argv[2]) || ep_h5_open(&f, argv[2], "distfield") ||
+        ep_model_load(&fm, &f) || ep_h5_close(&f)) {
+        fprintf(stderr, "pscycle: %s\n", ep_errmsg());
+        return 1;
+    }
+    const ep_pointshell *ps = &c.ps;
+    int r = ps->r;
+    boxes B;
+    bbox(ps->P, ps->S, B.lo, B.hi);
+    bbox(fm.vertices, fm.nv, B.flo, B.fhi);
+    double d[3] = {B.hi[0] - B.lo[0], B.hi[1] - B.lo[1], B.hi[2] - B.lo[2]};
+    B.size = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double *q = calloc(3 * (size_t)r + 3, sizeof *q), *g = q + r, *g2 = g + r;
+    ep_pscontact_out a = {.g = g}, b = {.g = g2};
+    ep_pscontact_pose p;
+    double lo = B.lo[2] - (B.fhi[2] - B.flo[2]), hi = B.hi[2] + 0.05 * B.size;
+    for (int it = 0; it < 40; it++) { /* rtpshell.c touch_height */
+        double m = 0.5 * (lo + hi);
+        place(&B, m, 0, &p);
+        ep_pscontact_brute(&c, &s, q, &p, ps->L, &b);
+        if (b.contacts > 0)
+            lo = m;
+        else
+            hi = m;
+    }
+    place(&B, hi - 0.02 * B.size, 0.125 * B.size, &p);
+    printf("pointshell: %d points, %d levels, %d nodes, r = %d; field %d^3; U_s, dN_s, a_ij held in %zu-byte values\n",
+           ps->S, ps->L, ps->nn, r, s.n, sizeof *c.Uf);
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) { /* q moving the model by 1 % of its size */
+            ep_rng rg = ep_rng_seed(7, 39);
+            double umax = 0;
+            for (int j = 0; j < r; j++)
+                q[j] = 2 * ep_rng_uniform(&rg) - 1;
+            for (int i = 0; i < ps->S; i++) {
+                double u2 = 0;
+                for (int k = 0; k < 3; k++) {
+                    double v = 0;
+                    for (int j = 0; j < r; j++)
+                        v += ps->U[((size_t)i * 3 + k) * r + j] * q[j];
+                    u2 += v * v;
+                }
+                umax = fmax(umax, u2);
+            }
+            for (int j = 0; j < r; j++)
+                q[j] *= umax > 0 ? 0.01 * B.size / sqrt(umax) : 0;
+        }
+        enum { REPS = 31 };
+        double tw[REPS], tc[REPS];
+        for (int k = 0; k < REPS; k++) {
+            double w0 = ep_now(), c0 = cpu_now();
+            ep_pscontact_cycle(&c, &s, q, &p, &a);
+            tc[k] = 1e6 * (cpu_now() - c0);
+            tw[k] = 1e6 * (ep_now() - w0);
+        }
+        long looked;
+        long flines = field_lines(&c, &s, q, &p, &looked);
+        double tb = INFINITY;
+        for (int k = 0; k < 3; k++) {
+            double w0 = cpu_now();
+            ep_pscontact_brute(&c, &s, q, &p, a.depth, &b);
+            tb = fmin(tb, 1e6 * (cpu_now() - w0));
+        }
+        qsort(tw, REPS, sizeof *tw, cmp_double);
+        qsort(tc, REPS, sizeof *tc, cmp_double);
+        /* bytes: rows of the looked-up points and the contacts, inner nodes, field lines */
+        double es = sizeof *c.Uf; /* P_s, N_s in double, the rows in es */
+        double row = 3 * 8 + 3.0 * r * es, bytes = a.lookups * row + a.contacts * row + a.traversed * (8 + r * es + 12.0) +
+                                               64.0 * flines; /* a node: R_i,0, a_i, point, first child, children */
+        double lines = a.lookups * ceil(row / 64) + a.contacts * ceil(row / 64) + flines;
+        double bw_us = bytes / (gbs * 1e3), lat_us = lines * indep * 1e-3;
+        printf("pscycle %s: %ld nodes traversed, %ld points looked up, %d in contact, depth %d\n",
+               pass ? "q moving 1 %" : "q = 0", a.traversed, a.lookups, a.contacts, a.depth);
+        printf("pscycle %s: %.1f us wall best, %.1f median; %.1f us CPU best, %.1f median (target 150 us)\n",
+               pass ? "q moving 1 %" : "q = 0", tw[0], tw[REPS / 2], tc[0], tc[REPS / 2]);
+        printf("pscycle %s: bound: %.3g bytes (%.0f a contact; %ld distinct field lines) at %.2f GB/s: %.1f us; "
+               "%.0f lines at %.2f ns an independent random load: %.1f us; the cycle takes %.1fx the larger "
+               "(CPU best)\n",
+               pass ? "q moving 1 %" : "q = 0", bytes, bytes / (a.contacts ? a.contacts : 1), flines, gbs, bw_us,
+               lines, indep, lat_us, tc[0] / fmax(bw_us, lat_us));
+        printf("pscycle %s: %.1f ns CPU a contact, %.1f ns a node; brute force %.0f us CPU: %.1fx; traversal %s "
+               "brute force\n",
+               pass ? "q moving 1 %" : "q = 0", 1e3 * tc[0] / (a.contacts ? a.contacts : 1), 1e3 * tc[0] / a.traversed,
+               tb, tb / tc[0], same(&a, &b, r) ? "equals (bit for bit)" : "DIFFERS FROM");
+    }
+    free(q);
+    ep_mesh_free(&fm);
+    ep_sdf_free(&s);
+    ep_pscontact_free(&c);
+    return 0;
+}
