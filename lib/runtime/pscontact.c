@@ -14,7 +14,6 @@
 #include "h5.h"
 #include "kernel.h"
 #include "pointshell_file.h"
-#include "sort.h"
 
 #include <float.h>
 #include <math.h>
@@ -62,8 +61,10 @@ static void permute(double *v, int S, int k, const int *nw, double *tmp)
 
 /* Number the points of each level in the order the traversal meets them
  * (the new points of tree level l in node order; level 1 is node order
- * already), so that a level's looked-up points are increasing addresses
- * and a node's new children are neighbours.  Cost O(S (6 + 6r)). */
+ * already), so that a level's looked-up points are increasing addresses,
+ * a node's new children are neighbours, and a traversal meets its
+ * contacts in ascending order, as brute force does.  Cost O(S (6 + 6r)).
+ * 0, EP_EINPUT (a tree that does not nest its levels) or EP_ECOMPUTE. */
 static int renumber(ep_pscontact *c)
 {
     ep_pointshell *ps = &c->ps;
@@ -80,14 +81,12 @@ static int renumber(ep_pscontact *c)
             if (s >= ps->level_start[l - 1] && s < ps->level_start[l])
                 nw[s] = next++;
         }
-        if (next != ps->level_start[l]) { /* not a nested tree: keep the file's order */
-            next = -1;
-            break;
+        if (next != ps->level_start[l]) { /* ep_pointshell_tree and the file's checks make it so */
+            free(nw), free(tmp);
+            return ep_fail(EP_EINPUT, "the pointshell's tree level %d does not hold each new point once", l);
         }
     }
-    for (int s = 0; s < S; s++)
-        c->file_point[s] = s;
-    if (next == S) {
+    {
         permute(ps->P, S, 3, nw, tmp);
         permute(ps->N, S, 3, nw, tmp);
         if (r) {
@@ -167,7 +166,7 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
     memset(ps, 0, sizeof *ps);
     c->kc = 1;
     c->lc = 10;
-    int S = c->ps.S, widest = 1, r = c->ps.r;
+    int S = c->ps.S, widest = 1, r = c->ps.r, st = EP_ECOMPUTE;
     for (int l = 1; l <= c->ps.L; l++)
         if (c->ps.level_start[l] > widest)
             widest = c->ps.level_start[l];
@@ -180,9 +179,10 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
         !(c->pending = ep_malloc((size_t)widest, sizeof *c->pending)) ||
         !(c->y = ep_malloc(3 * (size_t)widest, sizeof *c->y)) || !(c->yd = ep_malloc((size_t)widest, sizeof *c->yd)) ||
         !(c->absq = ep_calloc(2 * (size_t)r + 4, sizeof *c->absq)) ||
-        !(c->file_point = ep_malloc((size_t)S + 1, sizeof *c->file_point)) || renumber(c) || pack(c)) {
+        !(c->file_point = ep_malloc((size_t)S + 1, sizeof *c->file_point)) || (st = renumber(c)) ||
+        (st = pack(c))) {
         ep_pscontact_free(c);
-        return EP_ECOMPUTE;
+        return st;
     }
     return EP_OK;
 }
@@ -202,7 +202,7 @@ int ep_pscontact_open(ep_pscontact *c, const char *path)
 
 /* p = v + sum_j q_j M_j for the rows M [r][3] (floats), in double: lanes
  * 0-2 (lane 3 is not used). */
-static inline void affine4(const double v[3], const float *M, int r, const double *q, ep_v4d *out)
+static inline __attribute__((always_inline)) void affine4(const double v[3], const float *M, int r, const double *q, ep_v4d *out)
 {
     ep_v4d p = {v[0], v[1], v[2], 0}, p1 = {0, 0, 0, 0};
     int j = 0;
@@ -228,7 +228,7 @@ static inline void rot_t(const double R[9], const double x[3], double y[3])
 }
 
 /* World position of point s: R_p (P_s + U_s q) + t_p (eq. 3.6). */
-static inline void world(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
+static inline __attribute__((always_inline)) void world(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
 {
     int r = c->ps.r;
     ep_v4d p4;
@@ -244,12 +244,17 @@ void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_
     world(c, s, q, pose, x);
 }
 
-/* Points ahead whose rows are prefetched (about a memory latency's worth
- * of work at a few tens of nanoseconds a point). */
+/* The pipeline of a batch of points (process): rows prefetched AHEAD
+ * points before they are moved, a moved point's voxel prefetched LAG
+ * points before it is read, a contact's normal rows prefetched LAGC
+ * contacts before its force is summed (each about a memory latency of
+ * work ahead). */
 #define AHEAD 8
+#define LAG 16
+#define LAGC 8
 
-/* Prefetch the rows of point s: P_s and U_s (3 r floats), with N_s and
- * dN_s instead when normals. */
+/* Prefetch the rows of point s: P_s and U_s (3 r floats), or N_s and dN_s
+ * when normals. */
 static inline void prefetch_point(const ep_pscontact *c, int s, int normals)
 {
     int r = c->ps.r;
@@ -262,130 +267,162 @@ static inline void prefetch_point(const ep_pscontact *c, int s, int normals)
     __builtin_prefetch(e - 1); /* the last line when the row is not aligned */
 }
 
-/* The points pts [n] moved: world positions into c->x [S][3] and
- * field-frame positions into c->y [n][3], rows prefetched ahead (the
- * points are scattered).  Cost O(n (3r + 18)). */
-EP_KERNEL static void move_points(ep_pscontact *c, const int *pts, int n, const double *q,
-                                  const ep_pscontact_pose *pose)
+/* The running sums of a cycle's forces, before the Lc / l scale: F, T
+ * (sum of f_s and of (x_s - x_c) x f_s, eqs. 3.1, 3.3), G (c->G) and the
+ * derivatives into out (k, not k s). */
+typedef struct {
+    double F[3], T[3];
+} sums;
+
+/* Contact s's force added to the sums (its d and world x stored by its
+ * lookup): f_s = -k d n_s with n_s = R_p (N_s + dN_s q) / |.| (eq. 3.8),
+ * G_j += (U_s)_j f_b, f_b = -k d n_body (U_s^T R_p^T f_s, a row of three
+ * a mode).  Cost O(9r + 30), O(r^2) more with derivatives. */
+static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, sums *z,
+                                 ep_pscontact_out *out)
 {
-    for (int k = 0; k < n; k++) {
-        if (k + AHEAD < n)
-            prefetch_point(c, pts[k + AHEAD], 0);
-        int s = pts[k];
-        double *x = &c->x[3 * (size_t)s], z[3];
-        world(c, s, q, pose, x);
-        for (int a = 0; a < 3; a++)
-            z[a] = x[a] - pose->tf[a];
-        rot_t(pose->Rf, z, &c->y[3 * (size_t)k]);
+    const ep_pointshell *ps = &c->ps;
+    int r = ps->r;
+    double k = c->kc, d = c->d[s], nb[3], n[3], a[3], f[3];
+    const double *x = &c->x[3 * (size_t)s];
+    ep_v4d nb4;
+    affine4(&ps->N[3 * (size_t)s], r ? &c->dNf[(size_t)s * 3 * r] : NULL, r, q, &nb4);
+    double il = 1 / sqrt(nb4[0] * nb4[0] + nb4[1] * nb4[1] + nb4[2] * nb4[2]);
+    for (int i = 0; i < 3; i++)
+        nb[i] = nb4[i] * il;
+    rot(pose->Rp, nb, n);
+    for (int i = 0; i < 3; i++) {
+        f[i] = -k * d * n[i]; /* eq. 3.1 */
+        a[i] = x[i] - pose->xc[i];
+        z->F[i] += f[i];
+    }
+    z->T[0] += a[1] * f[2] - a[2] * f[1]; /* eq. 3.3 */
+    z->T[1] += a[2] * f[0] - a[0] * f[2];
+    z->T[2] += a[0] * f[1] - a[1] * f[0];
+    const float *Us = r ? &c->Uf[(size_t)s * 3 * r] : NULL;
+    if (out->g) {
+        ep_v4d *G = (ep_v4d *)c->G, fb = {-k * d * nb[0], -k * d * nb[1], -k * d * nb[2], 0};
+        for (int j = 0; j < r; j++)
+            G[j] += ROW4(&Us[3 * j]) * fb;
+    }
+    if (!out->derivatives)
+        return;
+    double axn[3] = {a[1] * n[2] - a[2] * n[1], a[2] * n[0] - a[0] * n[2], a[0] * n[1] - a[1] * n[0]};
+    for (int i = 0; i < 3; i++)
+        for (int m = 0; m < 3; m++) {
+            out->dF_dt[3 * i + m] += k * n[i] * n[m];
+            out->dF_dw[3 * i + m] += k * n[i] * axn[m];
+            out->dT_dt[3 * i + m] += k * axn[i] * n[m]; /* [a]x n n^T = (a x n) n^T */
+            out->dT_dw[3 * i + m] += k * axn[i] * axn[m];
+        }
+    if (!r)
+        return;
+    double *wv = c->absq + r; /* w = U_s^T n_body */
+    for (int j = 0; j < r; j++)
+        wv[j] = (double)Us[3 * j] * nb[0] + (double)Us[3 * j + 1] * nb[1] + (double)Us[3 * j + 2] * nb[2];
+    for (int i = 0; i < r; i++) {
+        if (out->dg_dq)
+            for (int j = 0; j < r; j++)
+                out->dg_dq[(size_t)i * r + j] -= k * wv[i] * wv[j];
+        if (out->dg_dt)
+            for (int m = 0; m < 3; m++)
+                out->dg_dt[(size_t)i * 3 + m] += k * wv[i] * n[m];
     }
 }
 
-/* Look up the points pts [n] (moved, then one batch of ep_sdf_values) into
- * c->d; the contacts (d < 0) appended to c->contact from nc.  Returns the
- * new count. */
-static int look_up(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n, const double *q,
-                   const ep_pscontact_pose *pose, int nc)
+/* The points pts [n] (ascending) moved (world x into c->x, field-frame y
+ * into c->y [n][3]) and looked up (c->d); the contacts (d < 0) appended to
+ * c->contact from nc and, with out, their forces added to the running
+ * sums (c->G; F and T carried in out->F, out->T; the derivatives) in that
+ * order, so that a traversal, which meets its contacts in ascending order
+ * (adopt's numbering), and brute force sum the same terms in the same
+ * order.  One pass, three stages LAG and LAGC apart, so that each row or
+ * voxel is in cache when it is read and a contact's U_s row still is when
+ * its force is summed.  Returns the contacts.  Cost O(n (3r + 40)) and
+ * contact_force's per contact. */
+EP_KERNEL static int process(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n, const double *q,
+                             const ep_pscontact_pose *pose, int nc, ep_pscontact_out *out)
 {
-    move_points(c, pts, n, q, pose);
-    ep_sdf_values(sdf, c->y, n, c->yd);
-    for (int k = 0; k < n; k++) {
-        int s = pts[k];
-        c->d[s] = c->yd[k];
-        if (c->d[s] < 0)
-            c->contact[nc++] = s;
+    long m = sdf->n + 1, mm = m * m;
+    int done = nc;
+    sums z;
+    if (out)
+        memcpy(z.F, out->F, sizeof z.F), memcpy(z.T, out->T, sizeof z.T);
+    for (int k = 0; k < n + LAG; k++) {
+        double w[3];
+        if (k < n) { /* move point k, prefetch its voxel */
+            if (k + AHEAD < n)
+                prefetch_point(c, pts[k + AHEAD], 0);
+            int s = pts[k];
+            double *x = &c->x[3 * (size_t)s], *y = &c->y[3 * (size_t)k], t[3];
+            world(c, s, q, pose, x);
+            for (int a = 0; a < 3; a++)
+                t[a] = x[a] - pose->tf[a];
+            rot_t(pose->Rf, t, y);
+            long id = ep_sdf_voxel(sdf, y, w);
+            if (id >= 0) {
+                const float *v = sdf->value + id;
+                __builtin_prefetch(v), __builtin_prefetch(v + m);
+                __builtin_prefetch(v + mm), __builtin_prefetch(v + mm + m);
+            }
+        }
+        if (k >= LAG) { /* look point k - LAG up */
+            int s = pts[k - LAG];
+            const double *y = &c->y[3 * (size_t)(k - LAG)];
+            long id = ep_sdf_voxel(sdf, y, w);
+            double d = id >= 0 ? ep_sdf_trilinear(sdf, id, w) : ep_sdf_value(sdf, y);
+            c->d[s] = d;
+            if (d < 0) {
+                c->contact[nc++] = s;
+                if (out)
+                    prefetch_point(c, s, 1);
+            }
+        }
+        if (out && nc - done > LAGC)
+            contact_force(c, c->contact[done++], q, pose, &z, out);
+    }
+    if (out) {
+        while (done < nc)
+            contact_force(c, c->contact[done++], q, pose, &z, out);
+        memcpy(out->F, z.F, sizeof z.F), memcpy(out->T, z.T, sizeof z.T);
     }
     return nc;
 }
 
-/* Forces, torques, the reduced force and derivatives of the contact set
- * (sorted ascending: the same sums whatever found it), with the field's
- * values c->d[s] and world positions c->x[s] its finder stored (not
- * computed again).  The reduced force is summed as G_j += (U_s)_j f_b (a
- * row of three, f_b = -k d n_body) over the contacts, then g_j = s (G_j,x
- * + G_j,y + G_j,z).  Cost O(nc (9r + 30)), O(nc r^2) more with
- * derivatives. */
-EP_KERNEL static void forces_sum(ep_pscontact *c, const double *q, const ep_pscontact_pose *pose, int nc,
-                                 double scale, ep_pscontact_out *out)
-{
-    const ep_pointshell *ps = &c->ps;
-    int r = ps->r;
-    double k = c->kc, ks = k * scale;
-    ep_v4d *G = (ep_v4d *)c->G;
-    for (int j = 0; j < r && out->g; j++)
-        G[j] = (ep_v4d){0, 0, 0, 0};
-    for (int e = 0; e < nc; e++) {
-        int s = c->contact[e];
-        double x[3], nb[3], n[3], a[3], f[3];
-        if (e + AHEAD < nc) /* scattered rows: N_s, dN_s of the contacts ahead */
-            prefetch_point(c, c->contact[e + AHEAD], 1);
-        double d = c->d[s];
-        memcpy(x, &c->x[3 * (size_t)s], sizeof x);
-        /* eq. 3.8: N_s + dN_s q, normalized */
-        ep_v4d nb4;
-        affine4(&ps->N[3 * (size_t)s], r ? &c->dNf[(size_t)s * 3 * r] : NULL, r, q, &nb4);
-        double l = sqrt(nb4[0] * nb4[0] + nb4[1] * nb4[1] + nb4[2] * nb4[2]);
-        for (int i = 0; i < 3; i++)
-            nb[i] = nb4[i] / l;
-        rot(pose->Rp, nb, n);
-        for (int i = 0; i < 3; i++) {
-            f[i] = -k * d * n[i]; /* eq. 3.1 */
-            a[i] = x[i] - pose->xc[i];
-            out->F[i] += scale * f[i];
-        }
-        double axf[3] = {a[1] * f[2] - a[2] * f[1], a[2] * f[0] - a[0] * f[2], a[0] * f[1] - a[1] * f[0]};
-        for (int i = 0; i < 3; i++)
-            out->T[i] += scale * axf[i]; /* eq. 3.3 */
-        const float *Us = r ? &c->Uf[(size_t)s * 3 * r] : NULL;
-        if (out->g) { /* U_s^T R_p^T f_s = U_s^T (-k d n_body) */
-            ep_v4d fb = {-k * d * nb[0], -k * d * nb[1], -k * d * nb[2], 0};
-            for (int j = 0; j < r; j++)
-                G[j] += ROW4(&Us[3 * j]) * fb;
-        }
-        if (!out->derivatives)
-            continue;
-        double axn[3] = {a[1] * n[2] - a[2] * n[1], a[2] * n[0] - a[0] * n[2], a[0] * n[1] - a[1] * n[0]};
-        for (int i = 0; i < 3; i++)
-            for (int m = 0; m < 3; m++) {
-                out->dF_dt[3 * i + m] += ks * n[i] * n[m];
-                out->dF_dw[3 * i + m] += ks * n[i] * axn[m];
-                out->dT_dt[3 * i + m] += ks * axn[i] * n[m]; /* [a]x n n^T = (a x n) n^T */
-                out->dT_dw[3 * i + m] += ks * axn[i] * axn[m];
-            }
-        if (!r)
-            continue;
-        double *wv = c->absq + r; /* w = U_s^T n_body */
-        for (int j = 0; j < r; j++)
-            wv[j] = (double)Us[3 * j] * nb[0] + (double)Us[3 * j + 1] * nb[1] + (double)Us[3 * j + 2] * nb[2];
-        for (int i = 0; i < r; i++) {
-            if (out->dg_dq)
-                for (int j = 0; j < r; j++)
-                    out->dg_dq[(size_t)i * r + j] -= ks * wv[i] * wv[j];
-            if (out->dg_dt)
-                for (int m = 0; m < 3; m++)
-                    out->dg_dt[(size_t)i * 3 + m] += ks * wv[i] * n[m];
-        }
-    }
-    for (int j = 0; j < r && out->g; j++)
-        out->g[j] = scale * (G[j][0] + G[j][1] + G[j][2]);
-}
-
-static void forces(ep_pscontact *c, const double *q, const ep_pscontact_pose *pose, int nc,
-                   ep_pscontact_out *out)
+/* Zero out's sums (and c->G) before a cycle's first process. */
+static void sums_start(ep_pscontact *c, ep_pscontact_out *out)
 {
     int r = c->ps.r;
-    double scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;
-    ep_sort_ints_radix(c->contact, (size_t)nc, c->pending); /* pending: [S] */
     memset(out->F, 0, sizeof out->F);
     memset(out->T, 0, sizeof out->T);
     memset(out->dF_dt, 0, sizeof out->dF_dt), memset(out->dF_dw, 0, sizeof out->dF_dw);
     memset(out->dT_dt, 0, sizeof out->dT_dt), memset(out->dT_dw, 0, sizeof out->dT_dw);
-    if (out->g)
-        memset(out->g, 0, (size_t)r * sizeof *out->g);
+    if (r)
+        memset(c->G, 0, 4 * (size_t)r * sizeof *c->G);
     if (out->derivatives && out->dg_dq)
         memset(out->dg_dq, 0, (size_t)r * r * sizeof *out->dg_dq);
     if (out->derivatives && out->dg_dt)
         memset(out->dg_dt, 0, (size_t)r * 3 * sizeof *out->dg_dt);
-    forces_sum(c, q, pose, nc, scale, out);
+}
+
+/* The sums scaled by Lc / l (001 §3.5) into out, g_j = s (G_j,x + G_j,y +
+ * G_j,z). */
+static void sums_finish(ep_pscontact *c, int nc, ep_pscontact_out *out)
+{
+    int r = c->ps.r;
+    double scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;
+    for (int i = 0; i < 3; i++)
+        out->F[i] *= scale, out->T[i] *= scale;
+    for (int j = 0; j < r && out->g; j++)
+        out->g[j] = scale * (c->G[4 * j] + c->G[4 * j + 1] + c->G[4 * j + 2]);
+    if (out->derivatives) {
+        for (int i = 0; i < 9; i++)
+            out->dF_dt[i] *= scale, out->dF_dw[i] *= scale, out->dT_dt[i] *= scale, out->dT_dw[i] *= scale;
+        for (int i = 0; i < r * r && out->dg_dq; i++)
+            out->dg_dq[i] *= scale;
+        for (int i = 0; i < 3 * r && out->dg_dt; i++)
+            out->dg_dt[i] *= scale;
+    }
     out->contacts = nc;
     out->scale = scale;
 }
@@ -429,6 +466,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
     int r = ps->r, L = ps->L, n = ps->node_start[1], nc = 0, depth = 0;
     long V = 0, lookups = 0, skipped = 0, cold = c->cold > 0 ? c->cold : (long)(0.8 * c->warm);
     c->cycle++;
+    sums_start(c, out);
     for (int j = 0; j < r; j++)
         c->absq[j] = fabs(q[j]);
     for (int j = r; j < (r + 3) / 4 * 4; j++)
@@ -456,7 +494,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
                 c->pending[nb++] = s;
             }
         }
-        nc = look_up(c, sdf, c->pending, nb, q, pose, nc);
+        nc = process(c, sdf, c->pending, nb, q, pose, nc, out);
         lookups += nb;
         int m = expand(c, n, l == L, &V);
         int *t = c->list;
@@ -465,7 +503,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
         n = m;
     }
     c->depth = depth;
-    forces(c, q, pose, nc, out);
+    sums_finish(c, nc, out);
     out->traversed = V;
     out->lookups = lookups;
     out->skipped = skipped;
@@ -473,22 +511,23 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
     return EP_OK;
 }
 
-/* Every point of levels 1..depth looked up (the traversal's arithmetic):
- * the contact count. */
+/* Every point of levels 1..depth looked up (the traversal's arithmetic),
+ * the forces summed with out: the contact count. */
 static int look_up_all(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep_pscontact_pose *pose,
-                       int depth, int *N)
+                       int depth, int *N, ep_pscontact_out *out)
 {
     *N = c->ps.level_start[depth < 1 ? 1 : depth > c->ps.L ? c->ps.L : depth];
     for (int s = 0; s < *N; s++)
         c->pending[s] = s;
-    return look_up(c, sdf, c->pending, *N, q, pose, 0);
+    return process(c, sdf, c->pending, *N, q, pose, 0, out);
 }
 
 int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep_pscontact_pose *pose, int depth,
                        ep_pscontact_out *out)
 {
-    int N, nc = look_up_all(c, sdf, q, pose, depth, &N);
-    forces(c, q, pose, nc, out);
+    int N;
+    sums_start(c, out);
+    sums_finish(c, look_up_all(c, sdf, q, pose, depth, &N, out), out);
     out->traversed = out->lookups = N;
     out->skipped = 0;
     out->depth = depth;
@@ -498,7 +537,7 @@ int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
 double ep_pscontact_energy(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep_pscontact_pose *pose,
                            int depth)
 {
-    int N, nc = look_up_all(c, sdf, q, pose, depth, &N);
+    int N, nc = look_up_all(c, sdf, q, pose, depth, &N, NULL);
     double E = 0;
     for (int e = 0; e < nc; e++)
         E += c->d[c->contact[e]] * c->d[c->contact[e]];

@@ -116,7 +116,8 @@ int ep_pscontact_open(ep_pscontact *c, const char *path);
  * the sphere coefficients of those rows rounded up (c->af): every
  * position, normal and force below is computed from them, in double.
  *   Cost       O(S (L + 6) r) and the copies (2 S 3r floats).
- *   Returns    0 or EP_ECOMPUTE. */
+ *   Returns    0; EP_EINPUT (a tree level that does not hold each new
+ *              point of its level once); EP_ECOMPUTE. */
 int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps);
 
 void ep_pscontact_free(ep_pscontact *c);

@@ -18,6 +18,8 @@
  * (rows and field) times INDEP_NS (sdf's independent random load of the same
  * run) as the latency bound; then the speed-up over brute force and
  * whether the cycle's answer equals brute force's bit for bit.
+ * PSCYCLE_PROFILE=N in the environment runs N cycles at the deepest pose
+ * first (q = 0), for perf record.
  */
 #include <math.h>
 #include <stdint.h>
@@ -167,6 +169,9 @@ int main(int argc, char **argv)
             hi = m;
     }
     place(&B, hi - 0.02 * B.size, 0.125 * B.size, &p);
+    if (getenv("PSCYCLE_PROFILE")) /* only cycles at that pose, for perf record */
+        for (long k = 0, n = atol(getenv("PSCYCLE_PROFILE")); k < n; k++)
+            ep_pscontact_cycle(&c, &s, q, &p, &a);
     printf("pointshell: %d points, %d levels, %d nodes, r = %d; field %d^3; U_s, dN_s, a_ij held in %zu-byte values\n",
            ps->S, ps->L, ps->nn, r, s.n, sizeof *c.Uf);
     for (int pass = 0; pass < 2; pass++) {
