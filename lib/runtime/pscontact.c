@@ -464,7 +464,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
 {
     const ep_pointshell *ps = &c->ps;
     int r = ps->r, L = ps->L, n = ps->node_start[1], nc = 0, depth = 0;
-    long V = 0, lookups = 0, skipped = 0, cold = c->cold > 0 ? c->cold : (long)(0.8 * c->warm);
+    long V = 0, inner = 0, lookups = 0, skipped = 0, cold = c->cold > 0 ? c->cold : (long)(0.8 * c->warm);
     c->cycle++;
     sums_start(c, out);
     for (int j = 0; j < r; j++)
@@ -496,7 +496,9 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
         }
         nc = process(c, sdf, c->pending, nb, q, pose, nc, out);
         lookups += nb;
+        long V0 = V;
         int m = expand(c, n, l == L, &V);
+        inner += l < L ? V - V0 : 0;
         int *t = c->list;
         c->list = c->next;
         c->next = t;
@@ -505,6 +507,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
     c->depth = depth;
     sums_finish(c, nc, out);
     out->traversed = V;
+    out->inner = inner;
     out->lookups = lookups;
     out->skipped = skipped;
     out->depth = depth;
@@ -529,6 +532,7 @@ int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
     sums_start(c, out);
     sums_finish(c, look_up_all(c, sdf, q, pose, depth, &N, out), out);
     out->traversed = out->lookups = N;
+    out->inner = 0;
     out->skipped = 0;
     out->depth = depth;
     return EP_OK;

@@ -88,6 +88,7 @@ typedef struct ep_pscontact_out {
     double dF_dt[9], dF_dw[9], dT_dt[9], dT_dw[9];
     double *dg_dq, *dg_dt;
     long traversed;        /* node visits */
+    long inner;            /* of them, nodes above the last level (their a_i read) */
     long lookups;          /* distance lookups (points moved) */
     long skipped;          /* nodes skipped by temporal coherence */
     int contacts;          /* points in contact (before scaling) */

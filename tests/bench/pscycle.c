@@ -11,13 +11,18 @@
  * work).  For each: wall and thread-CPU microseconds a cycle (best and
  * median of 31), nodes traversed, points looked up, points in contact; the
  * bytes the cycle must touch (each looked-up point's P_s and U_s rows, each
- * contact's N_s and dN_s rows, each inner node's R_i,0 and a_i row, all at
- * the precision the runtime holds them, and the distinct 64-byte lines of
- * the field its lookups read), that over READ_GBS (membw's one-core read
- * rate of the same run) as the bandwidth bound, and the distinct lines
- * (rows and field) times INDEP_NS (sdf's independent random load of the same
- * run) as the latency bound; then the speed-up over brute force and
- * whether the cycle's answer equals brute force's bit for bit.
+ * contact's N_s and dN_s rows, each node's R_i,0 and links, each inner
+ * node's a_i row, all at the precision the runtime holds them, and the
+ * distinct 64-byte lines of the field its lookups read; not the
+ * workspace), that over READ_GBS (membw's one-core read rate of the same
+ * run) as the bandwidth bound, and the field's distinct lines times
+ * INDEP_NS (sdf's independent random load of the same run: the rate at
+ * which random lines arrive when their addresses are known ahead) as the
+ * lookups' latency bound; the time one core takes to read as many bytes
+ * kept warm in its caches (a sweep repeated, as the cycle's data is when
+ * cycles repeat at one pose: the bound when the working set stays
+ * cached); then the speed-up over brute force and whether
+ * the cycle's answer equals brute force's bit for bit.
  * PSCYCLE_PROFILE=N in the environment runs N cycles at the deepest pose
  * first (q = 0), for perf record.
  */
@@ -126,6 +131,26 @@ static long field_lines(ep_pscontact *c, const ep_sdf *s, const double *q, const
     return lines;
 }
 
+/* Best seconds of a read sweep over bytes (4 adder chains), warm: the
+ * rate one core reads a working set of the cycle's size kept in cache
+ * between cycles, as the cycle's own data is when it repeats. */
+static double warm_read(double bytes)
+{
+    size_t n = ((size_t)bytes / sizeof(double) + 3) / 4 * 4;
+    double *v = malloc(n * sizeof *v), best = INFINITY, sink = 0;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (double)(i & 255);
+    for (int pass = 0; pass < 50; pass++) {
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = cpu_now();
+        for (size_t i = 0; i < n; i += 4)
+            s0 += v[i], s1 += v[i + 1], s2 += v[i + 2], s3 += v[i + 3];
+        best = fmin(best, cpu_now() - t0);
+        sink += s0 + s1 + s2 + s3;
+    }
+    free(v);
+    return sink == -1 ? 0 : best;
+}
+
 static int same(const ep_pscontact_out *a, const ep_pscontact_out *b, int r)
 {
     return !memcmp(a->F, b->F, sizeof a->F) && !memcmp(a->T, b->T, sizeof a->T) &&
@@ -213,19 +238,23 @@ int main(int argc, char **argv)
         qsort(tc, REPS, sizeof *tc, cmp_double);
         /* bytes: rows of the looked-up points and the contacts, inner nodes, field lines */
         double es = sizeof *c.Uf; /* P_s, N_s in double, the rows in es */
-        double row = 3 * 8 + 3.0 * r * es, bytes = a.lookups * row + a.contacts * row + a.traversed * (8 + r * es + 12.0) +
-                                               64.0 * flines; /* a node: R_i,0, a_i, point, first child, children */
-        double lines = a.lookups * ceil(row / 64) + a.contacts * ceil(row / 64) + flines;
-        double bw_us = bytes / (gbs * 1e3), lat_us = lines * indep * 1e-3;
+        double row = 3 * 8 + 3.0 * r * es, node = 8 + 12.0; /* a node: R_i,0, point, first child, children */
+        double bytes = (a.lookups + a.contacts) * row + a.traversed * node + a.inner * r * es + 64.0 * flines;
+        double lines = flines;
+        double bw_us = bytes / (gbs * 1e3), lat_us = lines * indep * 1e-3, warm_us = 1e6 * warm_read(bytes);
         printf("pscycle %s: %ld nodes traversed, %ld points looked up, %d in contact, depth %d\n",
                pass ? "q moving 1 %" : "q = 0", a.traversed, a.lookups, a.contacts, a.depth);
         printf("pscycle %s: %.1f us wall best, %.1f median; %.1f us CPU best, %.1f median (target 150 us)\n",
                pass ? "q moving 1 %" : "q = 0", tw[0], tw[REPS / 2], tc[0], tc[REPS / 2]);
-        printf("pscycle %s: bound: %.3g bytes (%.0f a contact; %ld distinct field lines) at %.2f GB/s: %.1f us; "
-               "%.0f lines at %.2f ns an independent random load: %.1f us; the cycle takes %.1fx the larger "
-               "(CPU best)\n",
-               pass ? "q moving 1 %" : "q = 0", bytes, bytes / (a.contacts ? a.contacts : 1), flines, gbs, bw_us,
-               lines, indep, lat_us, tc[0] / fmax(bw_us, lat_us));
+        printf("pscycle %s: bound: %.3g bytes (%.0f a contact: rows %.0f B a point looked up or in contact, %ld inner "
+               "nodes' a_i, %ld distinct field lines) at %.2f GB/s (one core's read rate, this run): %.1f us; the "
+               "field's %.0f lines at %.2f ns an independent random load (this run): %.1f us; the cycle (CPU best) "
+               "takes %.1fx the larger\n",
+               pass ? "q moving 1 %" : "q = 0", bytes, bytes / (a.contacts ? a.contacts : 1), row, a.inner, flines,
+               gbs, bw_us, lines, indep, lat_us, tc[0] / fmax(bw_us, lat_us));
+        printf("pscycle %s: warm bound: one core reads the same %.3g bytes in cache (a sequential sweep, repeated, "
+               "CPU) in %.1f us (%.1f GB/s): the cycle takes %.1fx that\n",
+               pass ? "q moving 1 %" : "q = 0", bytes, warm_us, bytes / warm_us * 1e-3, tc[0] / warm_us);
         printf("pscycle %s: %.1f ns CPU a contact, %.1f ns a node; brute force %.0f us CPU: %.1fx; traversal %s "
                "brute force\n",
                pass ? "q moving 1 %" : "q = 0", 1e3 * tc[0] / (a.contacts ? a.contacts : 1), 1e3 * tc[0] / a.traversed,
