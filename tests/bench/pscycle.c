@@ -3,10 +3,9 @@
  * deepest pose of rtcheck's scripted trajectory, timed beside its bounds
  * (tests/bench/pointshell.sh):
  *   pscycle PS.h5 FIELD.h5 [READ_GBS INDEP_NS]
- * The field object is placed as rtcheck places it (lib/check/rtpshell.c:
- * its box centred over the pointshell's, lowered to first touch by
- * bisection on brute force, pushed in 2 % of the pointshell's size and slid
- * 12.5 %), at q = 0 (rtcheck's pose without a cubic file) and at a random q
+ * The field object is placed as rtcheck places it (rtpshell.h: its box
+ * centred over the pointshell's, lowered to first touch by bisection on
+ * brute force, pushed in 2 % of the pointshell's size and slid 12.5 %), at q = 0 (rtcheck's pose without a cubic file) and at a random q
  * moving the model by 1 % (U_s q and the a_ij |q_j| of the spheres at
  * work).  For each: wall and thread-CPU microseconds a cycle (best and
  * median of 31), nodes traversed, points looked up, points in contact; the
@@ -39,6 +38,7 @@
 #include "model.h"
 #include "pscontact.h"
 #include "rng.h"
+#include "rtpshell.h"
 
 static double cpu_now(void)
 {
@@ -51,31 +51,6 @@ static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-typedef struct {
-    double lo[3], hi[3], flo[3], fhi[3], size;
-} boxes;
-
-/* rtcheck's placement (rtpshell.c place). */
-static void place(const boxes *B, double z, double dx, ep_pscontact_pose *p)
-{
-    ep_pscontact_pose_identity(p);
-    for (int a = 0; a < 2; a++)
-        p->tf[a] = 0.5 * (B->lo[a] + B->hi[a]) - 0.5 * (B->flo[a] + B->fhi[a]);
-    p->tf[0] += dx;
-    p->tf[2] = z - B->flo[2];
-    for (int a = 0; a < 3; a++)
-        p->xc[a] = 0.5 * (B->lo[a] + B->hi[a]);
-}
-
-static void bbox(const double *x, int n, double lo[3], double hi[3])
-{
-    for (int a = 0; a < 3; a++)
-        lo[a] = INFINITY, hi[a] = -INFINITY;
-    for (int i = 0; i < n; i++)
-        for (int a = 0; a < 3; a++)
-            lo[a] = fmin(lo[a], x[3 * (size_t)i + a]), hi[a] = fmax(hi[a], x[3 * (size_t)i + a]);
 }
 
 static int cmp_line(const void *x, const void *y)
@@ -113,16 +88,11 @@ static long field_lines(ep_pscontact *c, const ep_sdf *s, const double *q, const
             z[k] = x[k] - p->tf[k];
         for (int k = 0; k < 3; k++)
             y[k] = p->Rf[k] * z[0] + p->Rf[3 + k] * z[1] + p->Rf[6 + k] * z[2];
-        long ijk[3];
-        int in = 1;
-        for (int k = 0; k < 3; k++) {
-            double u = (y[k] - s->origin[k]) * s->inv_h;
-            in &= u >= 0 && u <= s->n;
-            ijk[k] = (long)u - ((long)u == s->n);
-        }
-        if (!in)
+        double w[3];
+        long id = ep_sdf_voxel(s, y, w);
+        if (id < 0)
             continue;
-        const float *v = s->value + ijk[0] + m * (ijk[1] + m * ijk[2]);
+        const float *v = s->value + id;
         for (int k = 0; k < 8; k++)
             a[n++] = (uintptr_t)(v + (k & 1) + m * (k >> 1 & 1) + m * m * (k >> 2));
     }
@@ -175,25 +145,12 @@ int main(int argc, char **argv)
     }
     const ep_pointshell *ps = &c.ps;
     int r = ps->r;
-    boxes B;
-    bbox(ps->P, ps->S, B.lo, B.hi);
-    bbox(fm.vertices, fm.nv, B.flo, B.fhi);
-    double d[3] = {B.hi[0] - B.lo[0], B.hi[1] - B.lo[1], B.hi[2] - B.lo[2]};
-    B.size = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     double *q = calloc(3 * (size_t)r + 3, sizeof *q), *g = q + r, *g2 = g + r;
     ep_pscontact_out a = {.g = g}, b = {.g = g2};
     ep_pscontact_pose p;
-    double lo = B.lo[2] - (B.fhi[2] - B.flo[2]), hi = B.hi[2] + 0.05 * B.size;
-    for (int it = 0; it < 40; it++) { /* rtpshell.c touch_height */
-        double m = 0.5 * (lo + hi);
-        place(&B, m, 0, &p);
-        ep_pscontact_brute(&c, &s, q, &p, ps->L, &b);
-        if (b.contacts > 0)
-            lo = m;
-        else
-            hi = m;
-    }
-    place(&B, hi - 0.02 * B.size, 0.125 * B.size, &p);
+    ep_rtpshell_frame B;
+    ep_rtpshell_frame_init(&B, &c, &s, &fm, q);
+    ep_rtpshell_place(&B, B.z0 - 0.02 * B.size, 0.125 * B.size, &p); /* rtcheck's deepest pose */
     if (getenv("PSCYCLE_PROFILE")) /* only cycles at that pose, for perf record */
         for (long k = 0, n = atol(getenv("PSCYCLE_PROFILE")); k < n; k++)
             ep_pscontact_cycle(&c, &s, q, &p, &a);
