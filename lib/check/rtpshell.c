@@ -221,6 +221,64 @@ out:
     return st;
 }
 
+/* The trajectory's pose at cycle k of n: lowered from 2 % above first
+ * touch to 2 % in over the first half, then slid by a quarter of the size. */
+static void trajectory_pose(const run *X, long k, long n, ep_pscontact_pose *p)
+{
+    double size = X->fr.size, deep_z = X->fr.z0 - 0.02 * size, s = (double)k / (n - 1);
+    double z = s < 0.5 ? X->fr.z0 + 0.02 * size - 4 * s * 0.04 * size : deep_z;
+    ep_rtpshell_place(&X->fr, z < deep_z ? deep_z : z, s < 0.5 ? 0 : (s - 0.5) * 2 * 0.25 * size, p);
+}
+
+/* Temporal coherence (001 §3.10.2) along the trajectory again, with the q
+ * of each cycle as the first pass had them (qs [n][r]): vmax the largest
+ * motion of any point relative to the field in one cycle (the field's step
+ * plus max_s |U_s| |dq|, U_s the runtime's rows); every cycle's answer
+ * against brute force, the node visits skipped. */
+static void coherence(run *X, ep_rtreport *rep, long n, const double *qs)
+{
+    ep_pscontact *c = &X->c;
+    int r = X->r;
+    double umax = 0, vmax = 0, worst = 0, tsum = 0;
+    long skipped = 0, visits = 0;
+    for (size_t i = 0; r && i < (size_t)c->ps.S; i++) {
+        double u2 = 0;
+        for (int j = 0; j < 3 * r; j++)
+            u2 += (double)c->Uf[i * 3 * r + j] * c->Uf[i * 3 * r + j];
+        umax = fmax(umax, u2);
+    }
+    ep_pscontact_pose p, p0;
+    for (long k = 1; k < n; k++) {
+        trajectory_pose(X, k - 1, n, &p0);
+        trajectory_pose(X, k, n, &p);
+        double dq = 0, dt = sqrt(ep_vec3_dist2(p.tf, p0.tf));
+        for (int j = 0; j < r; j++)
+            dq += (qs[k * r + j] - qs[(k - 1) * r + j]) * (qs[k * r + j] - qs[(k - 1) * r + j]);
+        vmax = fmax(vmax, dt + sqrt(umax * dq));
+    }
+    c->vmax = vmax * (1 + 1e-9) + 1e-15 * X->fr.size;
+    memset(c->wake, 0, (size_t)c->ps.nn * sizeof *c->wake);
+    ep_pscontact_out a = {.g = X->g}, b = {.g = X->g2};
+    for (long k = 0; k < n; k++) {
+        trajectory_pose(X, k, n, &p);
+        double t0 = ep_now();
+        ep_pscontact_cycle(c, &X->s, r ? &qs[k * r] : NULL, &p, &a);
+        tsum += ep_now() - t0;
+        skipped += a.skipped, visits += a.traversed + a.skipped;
+        ep_pscontact_brute(c, &X->s, r ? &qs[k * r] : NULL, &p, a.depth, &b);
+        worst = fmax(worst, fmax(rel3(a.F, b.F, 3), rel3(a.T, b.T, 3)));
+        if (r)
+            worst = fmax(worst, rel3(a.g, b.g, r));
+        if (a.contacts != b.contacts)
+            worst = fmax(worst, 1);
+    }
+    c->vmax = 0;
+    ep_rtreport_fact(rep, "temporal coherence: vmax, a point's largest motion a cycle (of the size)", vmax / X->fr.size);
+    ep_rtreport_fact(rep, "temporal coherence: node visits skipped (fraction)", visits ? (double)skipped / visits : 0);
+    ep_rtreport_time(rep, "contact cycle with temporal coherence, mean", 1e6 * tsum / n);
+    ep_rtreport_check_value(rep, "temporal coherence: every cycle against brute force (relative)", worst, 1e-12);
+}
+
 /* The trajectory, the refinement, the budget and the speed. */
 static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
 {
@@ -257,11 +315,14 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     ep_pscontact_pose p;
     ep_pscontact_out a = {.g = X->g}, b = {.g = X->g2};
     c->warm = 0;
+    double *qs = ep_malloc((size_t)n * r + 1, sizeof *qs);
+    if (!qs) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
     for (long k = 0; k < n; k++) {
-        double s = (double)k / (n - 1), z = s < 0.5 ? z0 + 0.02 * X->fr.size - 4 * s * (0.02 * X->fr.size + depth) : deep_z;
-        if (z < deep_z)
-            z = deep_z;
-        ep_rtpshell_place(&X->fr, z, s < 0.5 ? 0 : (s - 0.5) * 2 * slide, &p);
+        trajectory_pose(X, k, n, &p);
+        memcpy(&qs[k * r], X->q, (size_t)r * sizeof *qs);
         double t0 = ep_now();
         ep_pscontact_cycle(c, &X->s, X->q, &p, &a);
         double dt = ep_now() - t0;
@@ -280,8 +341,10 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
             memcpy(X->q, nm.q, (size_t)r * sizeof *X->q);
         }
     }
-    if (st)
+    if (st) {
+        free(qs);
         goto out;
+    }
     ep_rtreport_fact(rep, "cycles (lowered, pushed in 2 %, slid 25 % of the size)", (double)n);
     ep_rtreport_fact(rep, "nodes traversed a cycle, mean", (double)sumnodes / n);
     ep_rtreport_fact(rep, "nodes traversed a cycle, max", (double)maxnodes);
@@ -293,6 +356,8 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     ep_rtreport_fact(rep, "nodes traversed per microsecond", sumnodes / (1e6 * tsum));
     ep_rtreport_check_value(rep, "traversal's force, torque, reduced force against brute force (relative)", worst,
                             1e-12);
+    coherence(X, rep, n, qs);
+    free(qs);
 
     /* the deepest pose: refinement, budget, speed (q as the run left it) */
     ep_rtpshell_place(&X->fr, deep_z, slide / 2, &p);

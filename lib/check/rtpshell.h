@@ -13,6 +13,11 @@
  *                        time, nodes traversed, contacts; every cycle's
  *                        force, torque and reduced force against brute
  *                        force over all points (equal: the same contact set)
+ *   temporal coherence   the trajectory again with the q of the first pass
+ *                        and vmax the largest motion of a point relative
+ *                        to the field in one cycle (the field's step plus
+ *                        max |U_s| |dq|): the node visits skipped, and
+ *                        every cycle's answer against brute force (equal)
  *   refinement           at the deepest pose, the force of levels 2..L
  *   budget               the same pose under a warm threshold of a tenth of
  *                        the nodes a full traversal visits: the level
