@@ -32,8 +32,10 @@ static inline v4f load4(const float *u)
 }
 
 /* The four as doubles (a macro: a function returning a 32-byte vector
- * would change the ABI of the baseline build). */
-#define ROW4(u) __builtin_convertvector(load4(u), ep_v4d)
+ * would change the ABI of the baseline build).  Built element by element:
+ * GCC 12 makes one vcvtps2pd of this, but splits __builtin_convertvector
+ * into two halves and an insert. */
+#define ROW4(u) ({ v4f f_ = load4(u); (ep_v4d){f_[0], f_[1], f_[2], f_[3]}; })
 
 void ep_pscontact_pose_identity(ep_pscontact_pose *pose)
 {
