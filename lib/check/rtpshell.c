@@ -30,7 +30,7 @@ typedef struct {
     ep_cubic_tangent t;
     double *U;            /* the model's basis [r][3nv] (cubic file) */
     int r, have_model;
-    double size, lo[3], hi[3], flo[3], fhi[3];
+    ep_rtpshell_frame fr;
     double *q, *g, *g2;
 } run;
 
@@ -55,36 +55,36 @@ static void bbox(const double *x, int n, double lo[3], double hi[3])
             lo[a] = fmin(lo[a], x[3 * (size_t)i + a]), hi[a] = fmax(hi[a], x[3 * (size_t)i + a]);
 }
 
-/* The field object's pose: its own frame's box centred above the
- * pointshell's, its lowest point at height z, shifted by dx along x. */
-static void place(const run *X, double z, double dx, ep_pscontact_pose *p)
+void ep_rtpshell_place(const ep_rtpshell_frame *f, double z, double dx, ep_pscontact_pose *p)
 {
     ep_pscontact_pose_identity(p);
     for (int a = 0; a < 2; a++)
-        p->tf[a] = 0.5 * (X->lo[a] + X->hi[a]) - 0.5 * (X->flo[a] + X->fhi[a]);
+        p->tf[a] = 0.5 * (f->lo[a] + f->hi[a]) - 0.5 * (f->flo[a] + f->fhi[a]);
     p->tf[0] += dx;
-    p->tf[2] = z - X->flo[2];
+    p->tf[2] = z - f->flo[2];
     for (int a = 0; a < 3; a++)
-        p->xc[a] = 0.5 * (X->lo[a] + X->hi[a]);
+        p->xc[a] = 0.5 * (f->lo[a] + f->hi[a]);
 }
 
-/* The height at which the field object first touches (bisection on brute
- * force over every point, q = 0). */
-static double touch_height(run *X)
+void ep_rtpshell_frame_init(ep_rtpshell_frame *f, ep_pscontact *c, const ep_sdf *s, const ep_mesh *fm,
+                            const double *q)
 {
-    double a = X->lo[2] - (X->fhi[2] - X->flo[2]), b = X->hi[2] + 0.05 * X->size;
+    bbox(c->ps.P, c->ps.S, f->lo, f->hi);
+    bbox(fm->vertices, fm->nv, f->flo, f->fhi);
+    f->size = sqrt(ep_vec3_dist2(f->lo, f->hi));
+    double a = f->lo[2] - (f->fhi[2] - f->flo[2]), b = f->hi[2] + 0.05 * f->size;
     ep_pscontact_out o = {0};
     ep_pscontact_pose p;
     for (int it = 0; it < 40; it++) {
         double m = 0.5 * (a + b);
-        place(X, m, 0, &p);
-        ep_pscontact_brute(&X->c, &X->s, X->q, &p, X->c.ps.L, &o);
+        ep_rtpshell_place(f, m, 0, &p);
+        ep_pscontact_brute(c, s, q, &p, c->ps.L, &o);
         if (o.contacts > 0)
             a = m;
         else
             b = m;
     }
-    return b;
+    f->z0 = b;
 }
 
 static double rel3(const double *a, const double *b, int n)
@@ -139,7 +139,7 @@ static void check_bound(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     ep_rng g = ep_rng_seed(o->seed, 391);
     long trials = r ? o->trials : 1;
     for (long k = 0; k < trials; k++) {
-        random_q(ps, &g, (k % 2 ? 0.2 : 0.01) * X->size, X->q);
+        random_q(ps, &g, (k % 2 ? 0.2 : 0.01) * X->fr.size, X->q);
         for (int s = 0; s < ps->S; s++) {
             ep_pscontact_pose id;
             ep_pscontact_pose_identity(&id);
@@ -149,9 +149,9 @@ static void check_bound(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
             for (int a = up[i]; a >= 0; a = up[a]) {
                 double R = ps->R0[a];
                 for (int j = 0; j < r; j++)
-                    R += ps->a[(size_t)a * r + j] * fabs(X->q[j]);
+                    R += X->c.af[(size_t)a * r + j] * fabs(X->q[j]); /* the runtime's (float rows) */
                 double d = sqrt(ep_vec3_dist2(&p[3 * (size_t)ps->node_point[i]], &p[3 * (size_t)ps->node_point[a]]));
-                worst = fmax(worst, (d - R) / X->size);
+                worst = fmax(worst, (d - R) / X->fr.size);
             }
     }
     ep_rtreport_fact(rep, "sphere bound: random q (half moving the model 20 % of its size)", (double)trials);
@@ -173,11 +173,11 @@ static int check_normals(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     if (!du)
         return EP_ECOMPUTE;
     if ((st = ep_embed_build(&b, X->mm.vertices, X->mm.nv, k == 4 ? X->mm.tets : X->mm.hexes,
-                             k == 4 ? X->mm.ne : X->mm.nh, k, X->sm.vertices, X->sm.nv, X->size)) ||
+                             k == 4 ? X->mm.ne : X->mm.nh, k, X->sm.vertices, X->sm.nv, X->fr.size)) ||
         (st = ep_closest_build(&cl, &X->sm)))
         goto out;
     ep_rng g = ep_rng_seed(o->seed, 392);
-    random_q(ps, &g, 0.05 * X->size, X->q);
+    random_q(ps, &g, 0.05 * X->fr.size, X->q);
     for (int v = 0; v < X->sm.nv; v++) /* the source's displacement W U q */
         for (int c = 0; c < k; c++)
             for (int j = 0; j < r; j++)
@@ -221,13 +221,71 @@ out:
     return st;
 }
 
+/* The trajectory's pose at cycle k of n: lowered from 2 % above first
+ * touch to 2 % in over the first half, then slid by a quarter of the size. */
+static void trajectory_pose(const run *X, long k, long n, ep_pscontact_pose *p)
+{
+    double size = X->fr.size, deep_z = X->fr.z0 - 0.02 * size, s = (double)k / (n - 1);
+    double z = s < 0.5 ? X->fr.z0 + 0.02 * size - 4 * s * 0.04 * size : deep_z;
+    ep_rtpshell_place(&X->fr, z < deep_z ? deep_z : z, s < 0.5 ? 0 : (s - 0.5) * 2 * 0.25 * size, p);
+}
+
+/* Temporal coherence (001 §3.10.2) along the trajectory again, with the q
+ * of each cycle as the first pass had them (qs [n][r]): vmax the largest
+ * motion of any point relative to the field in one cycle (the field's step
+ * plus max_s |U_s| |dq|, U_s the runtime's rows); every cycle's answer
+ * against brute force, the node visits skipped. */
+static void coherence(run *X, ep_rtreport *rep, long n, const double *qs)
+{
+    ep_pscontact *c = &X->c;
+    int r = X->r;
+    double umax = 0, vmax = 0, worst = 0, tsum = 0;
+    long skipped = 0, visits = 0;
+    for (size_t i = 0; r && i < (size_t)c->ps.S; i++) {
+        double u2 = 0;
+        for (int j = 0; j < 3 * r; j++)
+            u2 += (double)c->Uf[i * 3 * r + j] * c->Uf[i * 3 * r + j];
+        umax = fmax(umax, u2);
+    }
+    ep_pscontact_pose p, p0;
+    for (long k = 1; k < n; k++) {
+        trajectory_pose(X, k - 1, n, &p0);
+        trajectory_pose(X, k, n, &p);
+        double dq = 0, dt = sqrt(ep_vec3_dist2(p.tf, p0.tf));
+        for (int j = 0; j < r; j++)
+            dq += (qs[k * r + j] - qs[(k - 1) * r + j]) * (qs[k * r + j] - qs[(k - 1) * r + j]);
+        vmax = fmax(vmax, dt + sqrt(umax * dq));
+    }
+    c->vmax = vmax * (1 + 1e-9) + 1e-15 * X->fr.size;
+    memset(c->wake, 0, (size_t)c->ps.nn * sizeof *c->wake);
+    ep_pscontact_out a = {.g = X->g}, b = {.g = X->g2};
+    for (long k = 0; k < n; k++) {
+        trajectory_pose(X, k, n, &p);
+        double t0 = ep_now();
+        ep_pscontact_cycle(c, &X->s, r ? &qs[k * r] : NULL, &p, &a);
+        tsum += ep_now() - t0;
+        skipped += a.skipped, visits += a.traversed + a.skipped;
+        ep_pscontact_brute(c, &X->s, r ? &qs[k * r] : NULL, &p, a.depth, &b);
+        worst = fmax(worst, fmax(rel3(a.F, b.F, 3), rel3(a.T, b.T, 3)));
+        if (r)
+            worst = fmax(worst, rel3(a.g, b.g, r));
+        if (a.contacts != b.contacts)
+            worst = fmax(worst, 1);
+    }
+    c->vmax = 0;
+    ep_rtreport_fact(rep, "temporal coherence: vmax, a point's largest motion a cycle (of the size)", vmax / X->fr.size);
+    ep_rtreport_fact(rep, "temporal coherence: node visits skipped (fraction)", visits ? (double)skipped / visits : 0);
+    ep_rtreport_time(rep, "contact cycle with temporal coherence, mean", 1e6 * tsum / n);
+    ep_rtreport_check_value(rep, "temporal coherence: every cycle against brute force (relative)", worst, 1e-12);
+}
+
 /* The trajectory, the refinement, the budget and the speed. */
 static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
 {
     ep_pscontact *c = &X->c;
     int r = X->r, L = c->ps.L, st = EP_OK;
     ep_reduced nm = {0};
-    double z0 = touch_height(X), depth = 0.02 * X->size, slide = 0.25 * X->size;
+    double z0 = X->fr.z0, depth = 0.02 * X->fr.size, slide = 0.25 * X->fr.size;
     if (X->have_model) {
         double *P = ep_malloc((size_t)r * r + r, sizeof *P), *ev = P ? P + (size_t)r * r : NULL, umax = 0;
         if (!P)
@@ -257,11 +315,14 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     ep_pscontact_pose p;
     ep_pscontact_out a = {.g = X->g}, b = {.g = X->g2};
     c->warm = 0;
+    double *qs = ep_malloc((size_t)n * r + 1, sizeof *qs);
+    if (!qs) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
     for (long k = 0; k < n; k++) {
-        double s = (double)k / (n - 1), z = s < 0.5 ? z0 + 0.02 * X->size - 4 * s * (0.02 * X->size + depth) : deep_z;
-        if (z < deep_z)
-            z = deep_z;
-        place(X, z, s < 0.5 ? 0 : (s - 0.5) * 2 * slide, &p);
+        trajectory_pose(X, k, n, &p);
+        memcpy(&qs[k * r], X->q, (size_t)r * sizeof *qs);
         double t0 = ep_now();
         ep_pscontact_cycle(c, &X->s, X->q, &p, &a);
         double dt = ep_now() - t0;
@@ -280,8 +341,10 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
             memcpy(X->q, nm.q, (size_t)r * sizeof *X->q);
         }
     }
-    if (st)
+    if (st) {
+        free(qs);
         goto out;
+    }
     ep_rtreport_fact(rep, "cycles (lowered, pushed in 2 %, slid 25 % of the size)", (double)n);
     ep_rtreport_fact(rep, "nodes traversed a cycle, mean", (double)sumnodes / n);
     ep_rtreport_fact(rep, "nodes traversed a cycle, max", (double)maxnodes);
@@ -293,9 +356,11 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     ep_rtreport_fact(rep, "nodes traversed per microsecond", sumnodes / (1e6 * tsum));
     ep_rtreport_check_value(rep, "traversal's force, torque, reduced force against brute force (relative)", worst,
                             1e-12);
+    coherence(X, rep, n, qs);
+    free(qs);
 
     /* the deepest pose: refinement, budget, speed (q as the run left it) */
-    place(X, deep_z, slide / 2, &p);
+    ep_rtpshell_place(&X->fr, deep_z, slide / 2, &p);
     ep_pscontact_brute(c, &X->s, X->q, &p, L, &b);
     double FL = ep_vec3_norm(b.F);
     for (int l = 2; l < L; l++) {
@@ -372,9 +437,7 @@ int ep_rtpshell_run(ep_rtreport *rep, ep_h5 *psf, ep_h5 *df, ep_h5 *cf, const ep
         goto out;
     }
     X.g = X.q + X.r, X.g2 = X.g + X.r;
-    bbox(X.c.ps.P, X.c.ps.S, X.lo, X.hi);
-    bbox(X.fm.vertices, X.fm.nv, X.flo, X.fhi);
-    X.size = sqrt(ep_vec3_dist2(X.lo, X.hi));
+    ep_rtpshell_frame_init(&X.fr, &X.c, &X.s, &X.fm, X.q);
     ep_rtreport_fact(rep, "points", X.c.ps.S);
     ep_rtreport_fact(rep, "levels", X.c.ps.L);
     ep_rtreport_fact(rep, "tree nodes", X.c.ps.nn);

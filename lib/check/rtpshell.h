@@ -13,6 +13,11 @@
  *                        time, nodes traversed, contacts; every cycle's
  *                        force, torque and reduced force against brute
  *                        force over all points (equal: the same contact set)
+ *   temporal coherence   the trajectory again with the q of the first pass
+ *                        and vmax the largest motion of a point relative
+ *                        to the field in one cycle (the field's step plus
+ *                        max |U_s| |dq|): the node visits skipped, and
+ *                        every cycle's answer against brute force (equal)
  *   refinement           at the deepest pose, the force of levels 2..L
  *   budget               the same pose under a warm threshold of a tenth of
  *                        the nodes a full traversal visits: the level
@@ -33,7 +38,29 @@
 #define EP_RTPSHELL_H
 
 #include "h5.h"
+#include "mesh.h"
+#include "pscontact.h"
 #include "rtreport.h"
+
+/* The trajectory's frame (also tests/bench/pscycle.c): the pointshell's
+ * rest box lo..hi and size (its diagonal), the field object's box
+ * flo..fhi (its model's vertices), and z0, the height of the field
+ * object's lowest point at which it first touches the pointshell object at
+ * q (bisection on brute force over every point). */
+typedef struct ep_rtpshell_frame {
+    double lo[3], hi[3], flo[3], fhi[3], size, z0;
+} ep_rtpshell_frame;
+
+/* The frame of the pointshell c and the field s of the model fm, at q.
+ * Cost 40 brute-force passes (ep_pscontact_brute). */
+void ep_rtpshell_frame_init(ep_rtpshell_frame *f, ep_pscontact *c, const ep_sdf *s, const ep_mesh *fm,
+                            const double *q);
+
+/* The field object's pose in f: its box centred over the pointshell's,
+ * its lowest point at height z, shifted by dx along x; x_c the centre of
+ * the pointshell's box.  The trajectory's deepest pose is z = f->z0 - 0.02
+ * f->size, dx = 0.125 f->size. */
+void ep_rtpshell_place(const ep_rtpshell_frame *f, double z, double dx, ep_pscontact_pose *p);
 
 typedef struct ep_rtpshell_opts {
     long cycles;        /* trajectory cycles (>= 10) */

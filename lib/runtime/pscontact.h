@@ -8,7 +8,9 @@
  * world; a world point y is R_f^T (y - t_f) in the field's frame.  With
  * reduced coordinates q, point s is at p_s = P_s + U_s q (eq. 3.6) and its
  * inward normal n_s = (N_s + dN_s q) / |N_s + dN_s q| (eq. 3.8); r = 0
- * (an unbound pointshell) is the rigid case.
+ * (an unbound pointshell) is the rigid case.  U_s and dN_s are taken in
+ * single precision (rounded once at adopt; the field's values are floats
+ * too), every sum in double.
  *
  * A cycle (ep_pscontact_cycle) traverses the nested point tree breadth
  * first (001 §3.10): a node's point is moved (3r flops), taken to the
@@ -69,7 +71,12 @@ typedef struct ep_pscontact {
     int *contact;       /* [S] points in contact */
     int *pending;       /* a level's points to look up, their field-frame positions y [3 n] and values yd */
     double *y, *yd;
-    double *absq;       /* [2r]: |q|, then w of a contact */
+    double *absq;       /* [2r + 4]: |q| (zeros to a multiple of 4), then w of a contact */
+    /* the runtime's copy of the shell (ep_pscontact_adopt) */
+    int *file_point;    /* [S] the point's number in the file (or in the ps adopted) */
+    float *Uf, *dNf;    /* [S][r][3] U_s and dN_s in single precision (NULL when r = 0) */
+    float *af;          /* [nn][r] a_ij of the rows Uf, rounded up */
+    double *G;          /* [r][4] the reduced force's sums */
 } ep_pscontact;
 
 /* One cycle's answer.  g, dg_dq, dg_dt: the caller's arrays (r, r x r,
@@ -81,6 +88,7 @@ typedef struct ep_pscontact_out {
     double dF_dt[9], dF_dw[9], dT_dt[9], dT_dw[9];
     double *dg_dq, *dg_dt;
     long traversed;        /* node visits */
+    long inner;            /* of them, nodes above the last level (their a_i read) */
     long lookups;          /* distance lookups (points moved) */
     long skipped;          /* nodes skipped by temporal coherence */
     int contacts;          /* points in contact (before scaling) */
@@ -102,7 +110,15 @@ typedef struct ep_pscontact_pose {
 int ep_pscontact_open(ep_pscontact *c, const char *path);
 
 /* Take over ps (sampled, with its tree; bound or not; ps is left empty).
- * 0 or EP_ECOMPUTE. */
+ * The points of each level are renumbered in the order the traversal
+ * meets them (a node's new children neighbours in memory; c->ps, its
+ * parents and tree follow, c->file_point[s] is point s's old number), and
+ * the rows U_s, dN_s are copied to single precision (c->Uf, c->dNf) with
+ * the sphere coefficients of those rows rounded up (c->af): every
+ * position, normal and force below is computed from them, in double.
+ *   Cost       O(S (L + 6) r) and the copies (2 S 3r floats).
+ *   Returns    0; EP_EINPUT (a tree level that does not hold each new
+ *              point of its level once); EP_ECOMPUTE. */
 int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps);
 
 void ep_pscontact_free(ep_pscontact *c);

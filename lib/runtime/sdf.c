@@ -53,42 +53,13 @@ double ep_sdf_box_distance(const ep_sdf *s, const double p[3])
     return sqrt(d2);
 }
 
-/* The voxel of p: its first grid point's index and the weights in it, or
- * -1 outside the box (or p not finite). */
-static inline long voxel(const ep_sdf *s, const double p[3], double w[3])
-{
-    int ijk[3];
-    for (int a = 0; a < 3; a++) {
-        double x = (p[a] - s->origin[a]) * s->inv_h;
-        if (!(x >= 0 && x <= s->n))
-            return -1;
-        int i = (int)x; /* 001 eq. 3.15 */
-        i -= i == s->n;
-        ijk[a] = i;
-        w[a] = x - i;
-    }
-    long m = s->n + 1;
-    return ijk[0] + m * (ijk[1] + m * (long)ijk[2]);
-}
-
-/* Trilinear interpolation in the voxel at id (001 eq. 3.10). */
-static inline double trilinear(const ep_sdf *s, long id, const double w[3])
-{
-    long m = s->n + 1, mm = m * m;
-    const float *v = s->value + id;
-    double x0 = v[0] + w[0] * (v[1] - v[0]), x1 = v[m] + w[0] * (v[m + 1] - v[m]);
-    double x2 = v[mm] + w[0] * (v[mm + 1] - v[mm]), x3 = v[mm + m] + w[0] * (v[mm + m + 1] - v[mm + m]);
-    double y0 = x0 + w[1] * (x1 - x0), y1 = x2 + w[1] * (x3 - x2);
-    return y0 + w[2] * (y1 - y0);
-}
-
 double ep_sdf_value(const ep_sdf *s, const double p[3])
 {
     double w[3];
-    long id = voxel(s, p, w);
+    long id = ep_sdf_voxel(s, p, w);
     if (id < 0) /* 001 eq. 3.14 */
         return ep_sdf_box_distance(s, p) + s->d_boundary;
-    return trilinear(s, id, w);
+    return ep_sdf_trilinear(s, id, w);
 }
 
 /* Queries ahead whose voxels are prefetched. */
@@ -100,7 +71,7 @@ void ep_sdf_values(const ep_sdf *s, const double *p, long n, double *d)
     double w[3];
     for (long i = 0; i < n; i++) {
         if (i + AHEAD < n) {
-            long id = voxel(s, &p[3 * (i + AHEAD)], w);
+            long id = ep_sdf_voxel(s, &p[3 * (i + AHEAD)], w);
             if (id >= 0) {
                 const float *v = s->value + id;
                 __builtin_prefetch(v);

@@ -8,7 +8,11 @@
 #     rtcheck's scripted trajectory: 150 us or less on one core (the thesis,
 #     001 Table 3.1, 2.66 GHz Core 2: 750 us for dragon + Buddha), with the
 #     nodes traversed per microsecond and the speed-up over brute force
-#     (thesis: about 40), beside the machine's dependent-load latency.
+#     (thesis: about 40), beside the machine's dependent-load latency; and
+#     the cycle at the deepest pose alone (pscycle: wall and CPU time, at
+#     q = 0 and at q moving the model 1 %) beside the bytes it must touch
+#     over one core's read rate and the field lines over the random-load
+#     rate, both measured in the same run.
 . "$(dirname "$0")/common"
 MESH=../shared/models/asianDragon/asianDragon-155k.veg
 SCAN=data/models/asianDragon/asianDragon.obj
@@ -32,6 +36,12 @@ done
 "$BIN/distfield" -q "$OTHER" --res 256 -o "$W/field.h5"
 "$BENCH/sdf" "$W/field.h5" >"$W/sdf"
 lat=$(awk '/^latency/ {print $2}' "$W/sdf")
+indep=$(awk '/^latency/ {print $3}' "$W/sdf")
+read1=$("$BENCH/membw" | awk '{print $1}')
+# the cycle at rtcheck's deepest pose beside its bounds (bytes over one
+# core's read rate; the field's lines at the random-load rate), this run's
+echo "machine: one core reads $read1 GB/s (membw); a dependent load takes $lat ns, an independent random one $indep ns (sdf)"
+"$BENCH/pscycle" "$W/ps15.h5" "$W/field.h5" "$read1" "$indep" | sed 's/^/  /'
 "$BIN/rtcheck" "$W/ps15.h5" "$W/field.h5" --steps 200 --trials 1 >"$W/rt" || true
 grep -E "contact cycle|nodes|speed-up|budget|FAIL" "$W/rt" | sed 's/^/  /'
 awk -v lat="$lat" '

@@ -109,6 +109,8 @@ st=$?
 check "rtcheck: pointshell + distfield + cubic passes" [ $st -eq 0 ] || cat "$WORK/rt"
 check "rtcheck: traversal equals brute force, the sphere bound, the normals, times" sh -c \
     "grep -q 'traversal.s force, torque, reduced force against brute force .* ok' '$WORK/rt' && grep -q 'outside its node.s sphere .* ok' '$WORK/rt' && grep -q 'deformed normal .* ok' '$WORK/rt' && grep -q 'contact cycle, mean .* us' '$WORK/rt' && grep -q 'budget: level reached' '$WORK/rt'"
+check "rtcheck: temporal coherence with the Newmark q in the loop skips nodes and equals brute force" sh -c \
+    "grep -q 'temporal coherence: every cycle against brute force .* ok' '$WORK/rt' && awk '/node visits skipped/ {f = \$NF} END {exit !(f > 0)}' '$WORK/rt'"
 "$BIN/rtcheck" -q "$WORK/ico.h5" "$WORK/field.h5" >"$WORK/rt" 2>&1
 check "rtcheck: a rigid pointshell (r = 0) without a model" [ $? -eq 0 ] || cat "$WORK/rt"
 cp "$WORK/ico.h5" "$WORK/bad.h5"
