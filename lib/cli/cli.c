@@ -374,7 +374,7 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
     snprintf(xdmf_help, sizeof xdmf_help, "GF columns the sidecar shows (0-based, e.g. 0,4-7;\n"
              "default: all up to %d, else the first %d)", EP_XDMF_ALL_COLUMNS, EP_XDMF_FIRST_COLUMNS);
     const ep_cli_opt xdmf[] = { /* the XDMF sidecar of an HDF5 output (xdmf.h) */
-        {"no-xdmf", 0, EP_CLI_FLAG, &cli->no_xdmf, .help = "no XDMF sidecar OUT.xmf beside an HDF5 output"},
+        {"no-xdmf", 0, EP_CLI_FLAG, &cli->no_xdmf, .help = "no XDMF sidecars (OUT.xmf, one per grid) beside an HDF5 output"},
         {"xdmf-columns", 0, EP_CLI_CALL, &cli->xdmf_columns, .arg = "all|LIST", .help = xdmf_help,
          .call = parse_xdmf_columns},
         {0}};
