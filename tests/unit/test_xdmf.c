@@ -217,20 +217,18 @@ static void names_and_columns(void **s)
 {
     (void)s;
     char n[64];
-    assert_int_equal(ep_xdmf_name("a/b.h5", EP_XDMF_MESH, n, sizeof n), EP_OK);
-    assert_string_equal(n, "a/b.xmf");
-    assert_int_equal(ep_xdmf_name("a/b.h5", EP_XDMF_SURFACE, n, sizeof n), EP_OK);
-    assert_string_equal(n, "a/b.surface.xmf");
-    assert_int_equal(ep_xdmf_name("x.hdf5", EP_XDMF_RENDER, n, sizeof n), EP_OK);
-    assert_string_equal(n, "x.render.xmf");
-    assert_int_equal(ep_xdmf_name("d.h5/gf", EP_XDMF_GF, n, sizeof n), EP_OK);
-    assert_string_equal(n, "d.h5/gf.gf.xmf");
-    assert_int_equal(ep_xdmf_name(".h5", EP_XDMF_MESH, n, sizeof n), EP_OK);
-    assert_string_equal(n, ".h5.xmf");
-    assert_int_equal(ep_xdmf_name("p.he5", EP_XDMF_POINTSHELL, n, sizeof n), EP_OK);
-    assert_string_equal(n, "p.pointshell.xmf");
-    assert_int_equal(ep_xdmf_name("q", EP_XDMF_DISTANCE, n, sizeof n), EP_OK);
-    assert_string_equal(n, "q.distance.xmf");
+    static const struct {
+        const char *h5;
+        int part;
+        const char *xmf;
+    } names[] = {{"a/b.h5", EP_XDMF_MESH, "a/b.xmf"},          {"a/b.h5", EP_XDMF_SURFACE, "a/b.surface.xmf"},
+                 {"x.hdf5", EP_XDMF_RENDER, "x.render.xmf"},   {"d.h5/gf", EP_XDMF_GF, "d.h5/gf.gf.xmf"},
+                 {".h5", EP_XDMF_MESH, ".h5.xmf"},             {"p.he5", EP_XDMF_POINTSHELL, "p.pointshell.xmf"},
+                 {"q", EP_XDMF_DISTANCE, "q.distance.xmf"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        assert_int_equal(ep_xdmf_name(names[i].h5, names[i].part, n, sizeof n), EP_OK);
+        assert_string_equal(n, names[i].xmf);
+    }
     expect_error(ep_xdmf_name("0123456789012345678901234567890123456789012345678901234567890.h5", EP_XDMF_MESH, n,
                               sizeof n),
                  EP_EIO, "name too long", NULL);
