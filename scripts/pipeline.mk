@@ -109,7 +109,7 @@
 #              $(OUT)/rtcheck-soup.txt rtcheck of the cubic and the render files
 #   SDF      a mesh or soup to make the signed distance field of (contact
 #            data), or empty [empty]: then the pipeline is distfield -> rtcheck:
-#              $(OUT)/distfield.h5     distfield --res RES (and its .xmf)
+#              $(OUT)/distfield.h5     distfield --res RES (and its .xmf sidecars)
 #              $(OUT)/distfield.dist   the same in Vega's .dist layout
 #              $(OUT)/rtcheck-sdf.txt  rtcheck: values, signs, the eq. 3.14
 #                                      bound, lookups timed

@@ -374,7 +374,7 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
     snprintf(xdmf_help, sizeof xdmf_help, "GF columns the sidecar shows (0-based, e.g. 0,4-7;\n"
              "default: all up to %d, else the first %d)", EP_XDMF_ALL_COLUMNS, EP_XDMF_FIRST_COLUMNS);
     const ep_cli_opt xdmf[] = { /* the XDMF sidecar of an HDF5 output (xdmf.h) */
-        {"no-xdmf", 0, EP_CLI_FLAG, &cli->no_xdmf, .help = "no XDMF sidecar OUT.xmf beside an HDF5 output"},
+        {"no-xdmf", 0, EP_CLI_FLAG, &cli->no_xdmf, .help = "no XDMF sidecars (OUT.xmf, one per grid) beside an HDF5 output"},
         {"xdmf-columns", 0, EP_CLI_CALL, &cli->xdmf_columns, .arg = "all|LIST", .help = xdmf_help,
          .call = parse_xdmf_columns},
         {0}};
@@ -459,10 +459,10 @@ int ep_cli_parse(ep_cli *cli, const ep_tool *tool, int argc, char **argv)
     main_output = &cli->out;
     cli->out.no_xdmf = cli->no_xdmf;
     cli->out.xdmf_columns = cli->xdmf_columns;
-    if (cli->output && !cli->no_xdmf) { /* the sidecar's name, too, before any work */
+    for (int p = 0; cli->output && !cli->no_xdmf && p < EP_XDMF_NPARTS; p++) { /* the sidecars' names, too */
         char side[4096];
         ep_output o;
-        if ((st = ep_xdmf_name(cli->output, side, sizeof side)) || (st = ep_output_check_sidecar(&o, side)))
+        if ((st = ep_xdmf_name(cli->output, p, side, sizeof side)) || (st = ep_output_check_sidecar(&o, side)))
             return st;
     }
     for (int i = 0; cli->output && i < cli->ninputs; i++)
@@ -800,9 +800,10 @@ static void report_files(const ep_cli *cli)
     }
     ep_h5_close(&f);
     char side[4096];
-    if (!cli->no_xdmf && !ep_xdmf_name(cli->output, side, sizeof side) && !stat(side, &st) &&
-        (double)st.st_mtime >= floor(cli->t0) - 1)
-        fprintf(stderr, "%s: output %s: %s (XDMF sidecar)\n", cli->prog, side, ep_mem_text((double)st.st_size));
+    for (int p = 0; !cli->no_xdmf && p < EP_XDMF_NPARTS; p++)
+        if (!ep_xdmf_name(cli->output, p, side, sizeof side) && !stat(side, &st) &&
+            (double)st.st_mtime >= floor(cli->t0) - 1)
+            fprintf(stderr, "%s: output %s: %s (XDMF sidecar)\n", cli->prog, side, ep_mem_text((double)st.st_size));
 }
 
 static void verbose_report(ep_cli *cli)

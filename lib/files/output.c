@@ -23,7 +23,7 @@
  * slot's name is written before it is marked live, with the catchable
  * signals blocked, so a handler never sees half a name. */
 
-#define MAX_OUT 8
+#define MAX_OUT 64 /* outputs and their sidecars (xdmf.h: up to EP_XDMF_NPARTS each) */
 static char pending[MAX_OUT][4096];
 static volatile sig_atomic_t live[MAX_OUT];
 static ep_output *owner[MAX_OUT];
@@ -279,46 +279,94 @@ int ep_output_create_file(ep_output *o)
     return EP_OK;
 }
 
-/* Write the XDMF sidecar of the open HDF5 output o under a temporary
- * (side), flushed and closed, to be renamed just before o (issue 37, class
- * 4: both appear, or neither).  A symbolic link at the sidecar's name is
- * replaced, never followed.  A name an XDMF reader cannot resolve
- * (ep_xdmf_href_ok) gets no sidecar and a note in o->note.  side->tmp stays
- * "" when there is none. */
-static int sidecar(ep_output *o, ep_output *side)
+/* 1 when the sidecar name a is the output o itself (a symbolic link at
+ * o's name pointing there): committing both would leave one of them. */
+static int is_output(const ep_output *o, const char *a)
 {
-    char name[4096];
+    struct stat sa, sb;
+    if (!strcmp(a, o->path) || !strcmp(a, o->name))
+        return 1;
+    return lstat(a, &sa) == 0 && stat(o->path, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Write the XDMF sidecars of the open HDF5 output o, one per grid (xdmf.h),
+ * each under a temporary (side[part]), flushed, synced and closed, to be
+ * renamed just before o (issue 37, class 4: all appear, or none).  The text
+ * is made in memory first, so a file that fails (a dataset's shape) leaves
+ * no temporary.  A symbolic link at a sidecar's name is replaced, never
+ * followed.  A name an XDMF reader cannot resolve (ep_xdmf_href_ok) gets no
+ * sidecar and a note in o->note.  side[part].tmp stays "" for a grid the
+ * file does not have; *parts receives the set written. */
+static int sidecars(ep_output *o, ep_output side[EP_XDMF_NPARTS], unsigned *parts)
+{
+    char name[4096], *text[EP_XDMF_NPARTS] = {0};
+    size_t len[EP_XDMF_NPARTS] = {0};
+    FILE *mem[EP_XDMF_NPARTS] = {0};
     const char *slash = strrchr(o->name, '/'), *base = slash ? slash + 1 : o->name;
-    int st;
-    memset(side, 0, sizeof *side);
-    if (o->no_xdmf || o->h5.id <= 0 || !ep_xdmf_wanted(&o->h5) || ep_xdmf_name(o->name, name, sizeof name) ||
-        !strcmp(name, o->name))
+    int st = EP_OK;
+    *parts = 0;
+    memset(side, 0, EP_XDMF_NPARTS * sizeof *side);
+    if (o->no_xdmf || o->h5.id <= 0 || !ep_xdmf_wanted(&o->h5))
         return EP_OK;
     if (!ep_xdmf_href_ok(base)) {
         snprintf(o->note, sizeof o->note, "%.200s: no XDMF sidecar: an XDMF reader cannot resolve this name (it cuts "
                  "at ':' and '|', and XML holds no control characters); rename the file to view it", o->name);
         return EP_OK;
     }
-    if ((st = ep_output_check_sidecar(side, name)) || (st = ep_output_create_file(side)) ||
-        (st = ep_xdmf_write(side->fp, &o->h5, base, o->xdmf_columns)))
-        goto fail;
-    int bad = fflush(side->fp) != 0 || ferror(side->fp) || fsync(fileno(side->fp)) != 0, e = errno;
-    bad |= fclose(side->fp) != 0;
-    side->fp = NULL;
-    if (bad) {
-        st = ep_fail(EP_EIO, "%s: write error: %s", side->name, strerror(e ? e : errno));
-        goto fail;
+    for (int p = 0; p < EP_XDMF_NPARTS && !st; p++)
+        if (!(mem[p] = open_memstream(&text[p], &len[p])))
+            st = ep_fail(EP_ECOMPUTE, "%s: out of memory for its XDMF sidecars", o->name);
+    if (!st)
+        st = ep_xdmf_write(mem, &o->h5, base, o->xdmf_columns, parts);
+    for (int p = 0; p < EP_XDMF_NPARTS; p++)
+        if (mem[p] && fclose(mem[p]) && !st)
+            st = ep_fail(EP_ECOMPUTE, "%s: out of memory for its XDMF sidecars", o->name);
+    for (int p = 0; p < EP_XDMF_NPARTS && !st; p++) {
+        if (!(*parts & 1u << p))
+            continue;
+        if ((st = ep_xdmf_name(o->name, p, name, sizeof name)) || (st = ep_output_check_sidecar(&side[p], name)))
+            break;
+        if (is_output(o, side[p].path)) {
+            st = ep_fail(EP_EIO, "%s: the XDMF sidecar's name is the output itself", name);
+            break;
+        }
+        if ((st = ep_output_create_file(&side[p])))
+            break;
+        int bad = fwrite(text[p], 1, len[p], side[p].fp) != len[p], e = errno;
+        bad |= fflush(side[p].fp) != 0 || ferror(side[p].fp) || fsync(fileno(side[p].fp)) != 0;
+        e = e ? e : errno;
+        bad |= fclose(side[p].fp) != 0;
+        side[p].fp = NULL;
+        if (bad)
+            st = ep_fail(EP_EIO, "%s: write error: %s", side[p].name, strerror(e ? e : errno));
     }
-    return EP_OK;
-fail:
-    ep_output_abort(side);
+    for (int p = 0; p < EP_XDMF_NPARTS; p++) {
+        free(text[p]);
+        if (st)
+            ep_output_abort(&side[p]);
+    }
+    if (st)
+        *parts = 0;
     return st;
+}
+
+/* After a commit: a sidecar of a grid the new file does not have, left by
+ * an earlier output of that name, is removed when it is one (its header
+ * names this file), so no sidecar describes datasets that are gone. */
+static void remove_stale(const ep_output *o, unsigned parts)
+{
+    char name[4096];
+    const char *slash = strrchr(o->name, '/'), *base = slash ? slash + 1 : o->name;
+    for (int p = 0; p < EP_XDMF_NPARTS; p++)
+        if (!(parts & 1u << p) && !ep_xdmf_name(o->name, p, name, sizeof name) && ep_xdmf_is_sidecar_of(name, base))
+            unlink(name);
 }
 
 int ep_output_commit(ep_output *o)
 {
-    int st = EP_OK;
-    ep_output side;
+    int st = EP_OK, sidecar_set = o->h5.id > 0 && !o->no_xdmf;
+    unsigned parts = 0;
+    ep_output side[EP_XDMF_NPARTS];
     mode_t mask = umask(0);
     umask(mask);
     if (!o->tmp[0])
@@ -328,10 +376,11 @@ int ep_output_commit(ep_output *o)
         ep_output_abort(o);
         return st;
     }
-    if ((st = sidecar(o, &side))) {
+    if ((st = sidecars(o, side, &parts))) {
         ep_output_abort(o);
         return st;
     }
+    sidecar_set = sidecar_set && !o->note[0];
     if (o->fp) {
         int bad = fflush(o->fp) != 0 || ferror(o->fp), e = errno;
         bad |= fclose(o->fp) != 0;
@@ -341,33 +390,39 @@ int ep_output_commit(ep_output *o)
     }
     if (o->h5.id > 0 && ep_h5_close(&o->h5))
         st = EP_EIO;
-    if (st) {
-        ep_output_abort(&side);
-        ep_output_abort(o);
-        return st;
-    }
-    /* the sidecar first, then the file: a failed rename of the file takes
-     * the new sidecar back */
-    if (side.tmp[0]) {
-        chmod(side.tmp, 0666 & ~mask);
-        if (rename(side.tmp, side.path) != 0) {
-            st = ep_fail(EP_EIO, "%s: cannot write: %s", side.name, strerror(errno));
-            ep_output_abort(&side);
-            ep_output_abort(o);
-            return st;
+    /* the sidecars first, then the file: a failed rename takes the new
+     * sidecars back */
+    unsigned renamed = 0;
+    for (int p = 0; !st && p < EP_XDMF_NPARTS; p++) {
+        if (!side[p].tmp[0])
+            continue;
+        chmod(side[p].tmp, 0666 & ~mask);
+        if (rename(side[p].tmp, side[p].path) != 0)
+            st = ep_fail(EP_EIO, "%s: cannot write: %s", side[p].name, strerror(errno));
+        else {
+            renamed |= 1u << p;
+            unregister(&side[p]);
+            side[p].tmp[0] = '\0';
         }
-        unregister(&side);
     }
-    chmod(o->tmp, 0666 & ~mask);
-    if (rename(o->tmp, o->path) != 0) {
-        st = ep_fail(EP_EIO, "%s: cannot write: %s", o->name, strerror(errno));
-        if (side.tmp[0])
-            unlink(side.path);
+    if (!st) {
+        chmod(o->tmp, 0666 & ~mask);
+        if (rename(o->tmp, o->path) != 0)
+            st = ep_fail(EP_EIO, "%s: cannot write: %s", o->name, strerror(errno));
+    }
+    if (st) {
+        for (int p = 0; p < EP_XDMF_NPARTS; p++) {
+            if (renamed & 1u << p)
+                unlink(side[p].path);
+            ep_output_abort(&side[p]);
+        }
         ep_output_abort(o);
         return st;
     }
     unregister(o);
     o->tmp[0] = '\0';
+    if (sidecar_set)
+        remove_stale(o, parts);
     return EP_OK;
 }
 

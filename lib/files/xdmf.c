@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct dset {
     int rank;
@@ -27,7 +28,11 @@ typedef struct dset {
 } dset;
 
 typedef struct ctx {
-    FILE *fp;
+    FILE *fp;            /* the stream of the grid being written: one of out[] */
+    FILE *const *out;    /* a stream per part (xdmf.h) */
+    unsigned used;       /* the parts begun: bit 1 << part */
+    const char *kind;    /* the file's kind */
+    char *note;          /* its name for the header's comment, escaped for one */
     ep_h5 *f;
     char href[4096 * 6]; /* the HDF5 file's name, XML-escaped */
     const char *columns;
@@ -357,6 +362,26 @@ static int gf_row_kinds(ctx *c, hsize_t n)
 
 /* ---- grids ------------------------------------------------------------------------ */
 
+static const char *const part_names[EP_XDMF_NPARTS] = {"", "surface", "gf", "render", "distance", "pointshell"};
+
+const char *ep_xdmf_part_name(int part) { return part >= 0 && part < EP_XDMF_NPARTS ? part_names[part] : ""; }
+
+/* Write the following grids to part's sidecar, its header first when it is
+ * the first. */
+static void use(ctx *c, int part)
+{
+    c->fp = c->out[part];
+    if (c->used & 1u << part)
+        return;
+    c->used |= 1u << part;
+    fprintf(c->fp, "<?xml version=\"1.0\" ?>\n"
+                   "<!-- XDMF 3 sidecar of %s (elastoprep kind \"%s\"), grid \"%s\": every array is read from it in\n"
+                   "     place.  Each grid of the file has a sidecar of its own; open it in ParaView; elastoprep(5),\n"
+                   "     XDMF SIDECARS. -->\n"
+                   "<Xdmf Version=\"3.0\">\n  <Domain>\n",
+            c->note, c->kind, part ? part_names[part] : "mesh");
+}
+
 static void grid_begin(const ctx *c, const char *gname, const char *topo, const char *cells, const dset *cs,
                        const char *verts, const dset *vs, unsigned long long prefix)
 {
@@ -423,6 +448,7 @@ static int gf_grid(ctx *c, const dset *vs, const dset *tris, const dset *xi, int
     int prefix = is_prefix(rows, (long)n);
     if (!strcmp(entity, "triangle")) { /* bem-constant: rows are triangles */
         if (prefix && tris->rank == 2 && n == tris->d[0]) {
+            use(c, EP_XDMF_GF);
             grid_begin(c, "gf", "Triangle", "/mesh/triangles", tris, "/mesh/vertices", vs, 0);
             st = gf_fields(c, xi, "Cell");
             grid_end(c);
@@ -431,11 +457,13 @@ static int gf_grid(ctx *c, const dset *vs, const dset *tris, const dset *xi, int
         *on_mesh = 1; /* the mesh grid carries them */
     } else if (prefix && tris->rank == 2) {
         /* the surface of a tet mesh whose boundary is numbered first */
+        use(c, EP_XDMF_GF);
         grid_begin(c, "gf", "Triangle", "/mesh/triangles", tris, "/mesh/vertices", vs, n);
         st = gf_fields(c, xi, "Node");
         grid_end(c);
     } else {
         /* any other numbering: one vertex cell per row, values on the cells */
+        use(c, EP_XDMF_GF);
         grid_begin(c, "gf", "Polyvertex", "/gf/row_vertex", &rs, "/mesh/vertices", vs, 0);
         st = gf_fields(c, xi, "Cell");
         grid_end(c);
@@ -528,24 +556,47 @@ int ep_xdmf_wanted(ep_h5 *f)
     return shape(f, "/mesh/vertices", &s) && s.rank == 2 && s.d[1] == 3;
 }
 
-int ep_xdmf_name(const char *h5name, char *out, size_t cap)
+int ep_xdmf_name(const char *h5name, int part, char *out, size_t cap)
 {
     const char *slash = strrchr(h5name, '/'), *base = slash ? slash + 1 : h5name, *dot = strrchr(base, '.');
+    const char *pn = ep_xdmf_part_name(part);
     size_t keep = strlen(h5name);
     if (dot && dot != base && (!strcmp(dot, ".h5") || !strcmp(dot, ".hdf5") || !strcmp(dot, ".he5")))
         keep = (size_t)(dot - h5name);
-    if (keep + 5 > cap)
+    if (keep + strlen(pn) + 6 > cap)
         return ep_fail(EP_EIO, "%.80s...: name too long for its XDMF sidecar", h5name);
-    snprintf(out, cap, "%.*s.xmf", (int)keep, h5name);
+    snprintf(out, cap, "%.*s%s%s.xmf", (int)keep, h5name, *pn ? "." : "", pn);
     return EP_OK;
 }
 
-int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
+int ep_xdmf_is_sidecar_of(const char *path, const char *href)
 {
-    ctx c = {.fp = fp, .f = f, .columns = columns};
+    enum { CAP = 4096 * 6 + 256 }; /* the header of the longest name */
+    char *head = ep_malloc(CAP, 1), *note = ep_malloc(CAP, 1), *want = ep_malloc(CAP + 64, 1);
+    struct stat sb;
+    int yes = 0;
+    FILE *fp = NULL;
+    if (head && note && want && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (fp = fopen(path, "r"))) {
+        size_t n = fread(head, 1, CAP - 1, fp);
+        head[n] = '\0';
+        escape_comment(href, note, CAP);
+        snprintf(want, CAP + 64, "\n<!-- XDMF 3 sidecar of %s (elastoprep kind \"", note); /* no '"' in note */
+        yes = !strncmp(head, "<?xml", 5) && strstr(head, want) != NULL;
+        fclose(fp);
+    }
+    free(head);
+    free(note);
+    free(want);
+    return yes;
+}
+
+int ep_xdmf_write(FILE *const fp[EP_XDMF_NPARTS], ep_h5 *f, const char *href, const char *columns, unsigned *parts)
+{
+    ctx c = {.out = fp, .f = f, .columns = columns};
     dset vs, tets, hexes, tris, xi;
     char kind[32] = "";
     int st = EP_OK, on_mesh = 0;
+    *parts = 0;
     if (columns && (st = ep_xdmf_columns_check(columns)))
         return st;
     if (!shape(f, "/mesh/vertices", &vs) || vs.rank != 2 || vs.d[1] != 3)
@@ -554,31 +605,27 @@ int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
     if (!ep_xdmf_href_ok(href))
         return ep_fail(EP_EUSAGE, "%s: no XDMF reference resolves this name", href);
     escape(href, c.href, sizeof c.href);
-    char *note = ep_malloc(sizeof c.href, 1);
-    if (!note)
+    if (!(c.note = ep_malloc(sizeof c.href, 1)))
         return EP_ECOMPUTE;
-    escape_comment(href, note, sizeof c.href);
+    escape_comment(href, c.note, sizeof c.href);
+    c.kind = kind;
     int has_tets = shape(f, "/mesh/tets", &tets) && tets.rank == 2 && tets.d[0] > 0;
     int has_hexes = shape(f, "/mesh/hexes", &hexes) && hexes.rank == 2 && hexes.d[0] > 0;
     int has_tris = shape(f, "/mesh/triangles", &tris) && tris.rank == 2 && tris.d[0] > 0;
     int is_gf = !strcmp(kind, "gf") && shape(f, "/gf/xi", &xi);
-    fprintf(fp, "<?xml version=\"1.0\" ?>\n"
-                "<!-- XDMF 3 sidecar of %s (elastoprep kind \"%s\"): every array is read from it in place.\n"
-                "     Open this file in ParaView; elastoprep(5), XDMF SIDECARS. -->\n"
-                "<Xdmf Version=\"3.0\">\n  <Domain>\n",
-            note, kind);
-    free(note);
-    /* The simulation mesh: tets and hexes (a spatial collection when both), or the surface. */
+    /* The GF rows' own grid (OUT.gf.xmf) when they are not the mesh's vertices. */
     int nvol = has_tets + has_hexes;
     if (is_gf && !(st = gf_grid(&c, &vs, &tris, &xi, &on_mesh)) && !on_mesh)
         is_gf = 0; /* shown on its own grid */
-    if (nvol == 1 && !strcmp(kind, "trajectory")) { /* the motion in place of the still mesh */
+    /* The simulation mesh (OUT.xmf): tets and hexes (a spatial collection when both), or the surface. */
+    use(&c, EP_XDMF_MESH);
+    if (!st && nvol == 1 && !strcmp(kind, "trajectory")) { /* the motion in place of the still mesh */
         st = trajectory_grids(&c, has_tets ? "Tetrahedron" : "Hexahedron", has_tets ? "/mesh/tets" : "/mesh/hexes",
                               has_tets ? &tets : &hexes, &vs);
         nvol = -1;
     }
     if (nvol > 1)
-        fprintf(fp, "    <Grid Name=\"volume\" GridType=\"Collection\" CollectionType=\"Spatial\">\n");
+        fprintf(c.fp, "    <Grid Name=\"volume\" GridType=\"Collection\" CollectionType=\"Spatial\">\n");
     for (int part = 0; !st && part < 3; part++) {
         const char *topo = part == 0 ? "Tetrahedron" : part == 1 ? "Hexahedron" : "Triangle";
         const char *cells = part == 0 ? "/mesh/tets" : part == 1 ? "/mesh/hexes" : "/mesh/triangles";
@@ -592,14 +639,16 @@ int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
         grid_end(&c);
     }
     if (nvol > 1)
-        fprintf(fp, "    </Grid>\n");
-    /* A volume's boundary as its own grid, so a viewer shows and hides it apart. */
+        fprintf(c.fp, "    </Grid>\n");
+    /* A volume's boundary (OUT.surface.xmf), so a viewer shows and hides it apart. */
     if (!st && nvol && has_tris) {
-        grid_begin(&c, "boundary", "Triangle", "/mesh/triangles", &tris, "/mesh/vertices", &vs, 0);
+        use(&c, EP_XDMF_SURFACE);
+        grid_begin(&c, "surface", "Triangle", "/mesh/triangles", &tris, "/mesh/vertices", &vs, 0);
         grid_end(&c);
     }
     dset rv, rt, dist;
     if (!st && !strcmp(kind, "embedding") && shape(f, "/render/vertices", &rv) && shape(f, "/render/triangles", &rt)) {
+        use(&c, EP_XDMF_RENDER);
         grid_begin(&c, "render", "Triangle", "/render/triangles", &rt, "/render/vertices", &rv, 0);
         if (shape(f, "/embedding/distance", &dist) && dist.rank == 1 && dist.d[0] == rv.d[0])
             scalar(&c, "distance", "/embedding/distance", &dist, "Node");
@@ -607,12 +656,21 @@ int ep_xdmf_write(FILE *fp, ep_h5 *f, const char *href, const char *columns)
         grid_end(&c);
     }
     dset dvals;
-    if (!st && !strcmp(kind, "distfield") && shape(f, "/distfield/values", &dvals))
+    if (!st && !strcmp(kind, "distfield") && shape(f, "/distfield/values", &dvals)) {
+        use(&c, EP_XDMF_DISTANCE);
         st = distfield_grid(&c, &dvals);
-    if (!st && !strcmp(kind, "pointshell") && shape(f, "/pointshell/points", &dvals))
+    }
+    if (!st && !strcmp(kind, "pointshell") && shape(f, "/pointshell/points", &dvals)) {
+        use(&c, EP_XDMF_POINTSHELL);
         st = pointshell_grid(&c, &dvals);
-    fprintf(fp, "  </Domain>\n</Xdmf>\n");
-    if (!st && ferror(fp))
-        st = ep_fail(EP_EIO, "%s: cannot write its XDMF sidecar", f->path);
+    }
+    for (int part = 0; part < EP_XDMF_NPARTS; part++)
+        if (c.used & 1u << part) {
+            fprintf(fp[part], "  </Domain>\n</Xdmf>\n");
+            if (!st && ferror(fp[part]))
+                st = ep_fail(EP_EIO, "%s: cannot write its XDMF sidecar", f->path);
+        }
+    free(c.note);
+    *parts = st ? 0 : c.used;
     return st;
 }

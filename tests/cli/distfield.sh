@@ -79,9 +79,9 @@ PY
 check "values equal brute force to 1e-6, .dist equals .h5 bit for bit" grep -q "^ok" "$WORK/py"
 [ "$(grep -c ^ok "$WORK/py")" -eq 1 ] || cat "$WORK/py"
 
-check "XDMF sidecar: a 3DCoRectMesh of 17^3 with the values" \
-    grep -q 'TopologyType="3DCoRectMesh" Dimensions="17 17 17"' "$WORK/ico.xmf"
-check "XDMF sidecar: the values from the file" grep -q 'ico.h5:/distfield/values' "$WORK/ico.xmf"
+check "XDMF sidecar: a 3DCoRectMesh of 17^3 with the values, in its own ico.distance.xmf" \
+    grep -q 'TopologyType="3DCoRectMesh" Dimensions="17 17 17"' "$WORK/ico.distance.xmf"
+check "XDMF sidecar: the values from the file, the surface alone in ico.xmf" sh -c "grep -q 'ico.h5:/distfield/values' '$WORK/ico.distance.xmf' && ! grep -q /distfield/ '$WORK/ico.xmf'"
 
 # rtcheck: the field passes; a field with one far value's sign flipped, or a
 # value off by 1e-4, fails (exit 1) naming the check

@@ -111,10 +111,26 @@ for c in : '|'; do
     check "class 4: a name with '$c': the file, no sidecar pointing elsewhere, one warning" \
         sh -c "[ -f '$WORK/x/a${c}b.h5' ] && [ ! -e '$WORK/x/a${c}b.xmf' ] && [ \$(wc -l <'$WORK/stderr') -eq 1 ] && grep -q '^loopsub: warning: .*no XDMF sidecar' '$WORK/stderr'"
 done
+# one sidecar per grid (issue 45): a tet model's surface has its own, under the same rules
+ln -s target.txt "$WORK/x/t.surface.xmf"
+"$BIN/moddesc" -q $D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e7 --nu 0.4 --rho 1000 \
+    -k 2 -r 2 -o "$WORK/x/t--<&>.h5"
+"$BIN/moddesc" -q $D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e7 --nu 0.4 --rho 1000 \
+    -k 2 -r 2 -o "$WORK/x/t.h5"
+check "class 4: the surface sidecar: a symbolic link there replaced, not followed; names escaped" \
+    sh -c "[ \"\$(cat '$WORK/x/target.txt')\" = secret ] && [ ! -L '$WORK/x/t.surface.xmf' ] && grep -q Xdmf '$WORK/x/t.surface.xmf' && xmllint --noout '$WORK/x/t--<&>.xmf' '$WORK/x/t--<&>.surface.xmf'"
+"$BIN/moddesc" -q $D/models/beam3/beam3_tet.veg --fixed-ids $D/models/beam3/beam3.bou -E 1e7 --nu 0.4 --rho 1000 \
+    -k 2 -r 2 -o "$WORK/x/a:t.h5" 2>"$WORK/stderr"
+check "class 4: a name with ':' and two grids: no sidecar at all, one warning" \
+    sh -c "[ -f '$WORK/x/a:t.h5' ] && [ -z \"\$(ls '$WORK/x' | grep '^a:t.*xmf')\" ] && [ \$(wc -l <'$WORK/stderr') -eq 1 ]"
 if command -v strace >/dev/null; then
     strace -f -e trace=rename,renameat,renameat2 -o "$WORK/trace" "$BIN/loopsub" -q $D/icosahedron.obj -l 1 -o "$WORK/x/order.h5"
     check "class 4: the sidecar is renamed into place before the HDF5 file" \
         sh -c "grep -n 'order\\.xmf\"' '$WORK/trace' | head -1 | cut -d: -f1 >'$WORK/a'; grep -n 'order\\.h5\"' '$WORK/trace' | head -1 | cut -d: -f1 >'$WORK/b'; [ -s '$WORK/a' ] && [ \$(cat '$WORK/a') -lt \$(cat '$WORK/b') ]"
+    strace -f -e trace=rename,renameat,renameat2 -o "$WORK/trace" "$BIN/moddesc" -q $D/models/beam3/beam3_tet.veg \
+        --fixed-ids $D/models/beam3/beam3.bou -E 1e7 --nu 0.4 --rho 1000 -k 2 -r 2 -o "$WORK/x/order2.h5"
+    check "class 4: both sidecars (mesh, surface) renamed into place before the HDF5 file" \
+        sh -c "grep -n 'rename' '$WORK/trace' | grep -v '= -1' | sed 's/.*\\(order2[.a-z0-9]*\\)\"[^\"]*\$/\\1/' | tr '\\n' ' ' >'$WORK/a'; [ \"\$(cat '$WORK/a')\" = 'order2.xmf order2.surface.xmf order2.h5 ' ]"
 fi
 
 # --- class 5: thread stacks ----------------------------------------------------------

@@ -45,7 +45,7 @@ print("ok")
 PY
 check "points on the surface, inward normals, nested levels, radii cover subtrees" grep -q "^ok" "$WORK/py" || cat "$WORK/py"
 check "XDMF sidecar: the points as a Polyvertex grid coloured by level" sh -c \
-    "grep -q 'Grid Name=\"pointshell\"' '$WORK/ico.xmf' && grep -q 'TopologyType=\"Polyvertex\" NumberOfElements=\"420\"' '$WORK/ico.xmf' && grep -q 'ico.h5:/pointshell/level' '$WORK/ico.xmf'"
+    "grep -q 'Grid Name=\"pointshell\"' '$WORK/ico.pointshell.xmf' && grep -q 'TopologyType=\"Polyvertex\" NumberOfElements=\"420\"' '$WORK/ico.pointshell.xmf' && grep -q 'ico.h5:/pointshell/level' '$WORK/ico.pointshell.xmf' && ! grep -q /pointshell/ '$WORK/ico.xmf'"
 "$BIN/pointshell" -q $ICO --levels 3 --first 20 -o "$WORK/ico2.h5"
 a=$(h5 "$WORK/ico.h5" 'f["pointshell/points"][:].tobytes().hex()')
 b=$(h5 "$WORK/ico2.h5" 'f["pointshell/points"][:].tobytes().hex()')

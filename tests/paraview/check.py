@@ -3,10 +3,14 @@
     pvpython tests/paraview/check.py FILE.xmf...                 (no display needed)
     pvpython tests/paraview/check.py --render FILE.xmf FIELD PNG (an X display)
 
-For each sidecar: ParaView's own choice of reader (OpenDataFile) loads it;
-every grid's points, cells and fields are compared with what h5py reads from
-the HDF5 file beside it, by the field names' meaning (elastoprep(5), XDMF
-SIDECARS), not by re-reading the sidecar's references:
+For each sidecar: ParaView's own choice of reader (OpenDataFile) loads it
+and must give the one grid its name says (OUT.xmf the simulation mesh,
+OUT.surface.xmf a volume's boundary, OUT.gf.xmf the GF rows' grid,
+OUT.render.xmf the render mesh, OUT.distance.xmf a distance field,
+OUT.pointshell.xmf the points: issue 45, ParaView's default reader merged
+the grids of one file); its points, cells and fields are compared with what
+h5py reads from the HDF5 file beside it, by the field names' meaning
+(elastoprep(5), XDMF SIDECARS), not by re-reading the sidecar's references:
   mode I / basis I / derivative I J   rows of /modes/U, /basis/U, /derivatives/Phi
   xi C A displacement, xi C A traction
                     row 3C+A of /gf/xi on the GF rows' vertices, at its free
@@ -14,6 +18,8 @@ SIDECARS), not by re-reading the sidecar's references:
                     the others
   render basis I    row I-1 of /embedding/Ubar on the render mesh
   region, level, distance             /mesh/region, /mesh/level, /embedding/distance
+                                      (/distfield/values on a distance grid)
+  level, normal (pointshell)          /pointshell/level, /pointshell/normals
 With --render, the grid of FILE is drawn warped by FIELD into PNG.  Prints
 "ok - ..." / "not ok - ..." lines (tests/paraview/run.sh counts them).
 """
@@ -61,9 +67,25 @@ def cells(b):
     return conn.reshape(b.GetNumberOfCells(), -1)
 
 
-def expected(f, kind, name, rows):
+PARTS = ("surface", "gf", "render", "distance", "pointshell")
+
+
+def part_of(xmf):
+    """(the HDF5 file's path, the grid the sidecar's name says)."""
+    stem = os.path.splitext(xmf)[0]
+    head, _, last = stem.rpartition(".")
+    if head and last in PARTS:
+        return head + ".h5", last
+    return stem + ".h5", "mesh"
+
+
+def expected(f, kind, name, part):
     """The array a field of that name must hold, or None when unknown."""
     w = name.split()
+    if part == "pointshell":
+        return {"level": f["pointshell/level"][()], "normal": f["pointshell/normals"][()]}.get(name)
+    if part == "distance" and name == "distance":
+        return f["distfield/values"][()].ravel()
     if w[0] == "mode":
         return f["modes/U"][int(w[1]) - 1].reshape(-1, 3)
     if w[0] == "basis":
@@ -88,7 +110,7 @@ def expected(f, kind, name, rows):
 
 
 def check_file(xmf):
-    h5path = os.path.splitext(xmf)[0] + ".h5"
+    h5path, part = part_of(xmf)
     f = h5py.File(h5path, "r")
     kind = f.attrs["kind"].decode() if isinstance(f.attrs["kind"], bytes) else f.attrs["kind"]
     base = os.path.basename(xmf)
@@ -96,19 +118,31 @@ def check_file(xmf):
     reader.UpdatePipeline()
     data = sm.Fetch(reader)
     got = blocks(data)
-    check("%s (%s): ParaView's %s reads %d grid(s)" % (base, kind, reader.GetXMLName(), len(got)), len(got) > 0)
+    # the one grid apart: a single dataset; only a model of tets and hexes
+    # shows its volume as two pieces (a spatial collection), a trajectory
+    # one grid a time step
+    nvol = ("mesh/tets" in f) + ("mesh/hexes" in f)
+    apart = len(got) == 1 or (part == "mesh" and nvol == 2 and len(got) == 2)
+    check("%s (%s): ParaView's %s (its choice) shows the %s grid apart (%d dataset(s), %s)"
+          % (base, kind, reader.GetXMLName(), part, len(got), data.GetClassName()), apart)
     V = f["mesh/vertices"][()]
     nfields = 0
     for _, b in got:
-        pts = vtk_to_numpy(b.GetPoints().GetData())
-        conn = cells(b)
-        names = [b.GetPointData().GetArrayName(i) for i in range(b.GetPointData().GetNumberOfArrays())]
-        names += [b.GetCellData().GetArrayName(i) for i in range(b.GetCellData().GetNumberOfArrays())]
-        # Readers drop the grid names: tell the grids apart by what they show.
-        gname = ("render" if "distance" in names or any(n.startswith("render") for n in names)
-                 else "gf" if any(n.startswith("xi ") for n in names) and (len(pts) != len(V) or conn.shape[1] == 1)
-                 else "mesh")
-        if gname == "render":
+        if part == "distance":  # a uniform grid: its size and the values at its nodes
+            d = f["distfield/values"].shape
+            check("%s: distance grid of %s nodes" % (base, "x".join(map(str, d))),
+                  b.IsA("vtkImageData") and sorted(b.GetDimensions()) == sorted(d))
+            gname = part
+        else:
+            pts = vtk_to_numpy(b.GetPoints().GetData())
+            conn = cells(b)
+            gname = "mesh" if part == "surface" else part
+        if part == "distance":
+            pass
+        elif part == "pointshell":
+            check("%s: points are /pointshell/points" % base, np.array_equal(pts, f["pointshell/points"][()]))
+            check("%s: a vertex cell per point" % base, conn.shape[1] == 1 and np.array_equal(conn[:, 0], f["pointshell/cells"][()]))
+        elif gname == "render":
             check("%s: render points are /render/vertices" % base, np.array_equal(pts, f["render/vertices"][()]))
             check("%s: render cells are /render/triangles" % base, np.array_equal(conn, f["render/triangles"][()]))
         elif gname == "gf":
@@ -121,13 +155,17 @@ def check_file(xmf):
                 ds = "mesh/triangles"
                 check("%s: gf cells are %s" % (base, ds), np.array_equal(conn, f[ds][()]))
         else:
-            check("%s: %s points are /mesh/vertices" % (base, gname or "mesh"), np.array_equal(pts, V))
+            check("%s: %s points are /mesh/vertices" % (base, part), np.array_equal(pts, V))
             ds = {4: "mesh/tets", 8: "mesh/hexes", 3: "mesh/triangles"}[conn.shape[1]]
-            check("%s: %s cells are /%s" % (base, gname or "mesh", ds), np.array_equal(conn, f[ds][()]))
+            check("%s: %s cells are /%s" % (base, part, ds), np.array_equal(conn, f[ds][()]))
+            if part == "surface" or (part == "mesh" and nvol == 0):
+                check("%s: the %s grid is the triangles" % (base, part), ds == "mesh/triangles")
+            elif part == "mesh":
+                check("%s: the mesh grid is the volume, not its surface" % base, ds != "mesh/triangles")
         for attrs, where in ((b.GetPointData(), "point"), (b.GetCellData(), "cell")):
             for i in range(attrs.GetNumberOfArrays()):
                 a = attrs.GetArray(i)
-                want = expected(f, kind, a.GetName(), None)
+                want = expected(f, kind, a.GetName(), part)
                 if want is None:
                     continue
                 nfields += 1
@@ -136,7 +174,11 @@ def check_file(xmf):
                 check("%s: %s data \"%s\" equal the HDF5 data" % (base, where, a.GetName()), ok,
                       "shape %s vs %s, max diff %s" % (have.shape, want.shape,
                                                         np.abs(have - want).max() if ok is False and have.shape == want.shape else "-"))
-    want_fields = {"modes": "modes/U", "cubic": "basis/U", "gf": "gf/xi", "embedding": "embedding/Ubar"}.get(kind)
+    want_fields = {"modes": "modes/U", "cubic": "basis/U", "embedding": "basis/U"}.get(kind) if part == "mesh" else \
+        {"gf": "gf/xi", "render": "embedding/Ubar", "distance": "distfield/values",
+         "pointshell": "pointshell/level"}.get(part)
+    if kind == "gf" and part == "mesh" and not os.path.exists(os.path.splitext(h5path)[0] + ".gf.xmf"):
+        want_fields = "gf/xi"  # on the mesh's own vertices
     if want_fields:
         check("%s: fields of %s shown" % (base, want_fields), nfields > 0)
     # every field the sidecar names is read: none skipped (ParaView 5.11 skipped

@@ -7,9 +7,12 @@
 # tet mesh whose boundary TetGen numbers first), their wavelet compression
 # (gf-wavelet), modes and cubic polynomials of the beam, modes of a hex
 # model (Vega CUBIC voxels), the beam's subdivided surface embedded in it
-# with its render basis (embedding).  Debian's pvpython
-# (under Xvfb: Debian builds ParaView for X, not for EGL or OSMesa) loads each
-# .xmf with the reader it picks itself and compares every grid and field with
+# with its render basis (embedding), a distance field and a pointshell.
+# Each file has one sidecar per grid (OUT.xmf, OUT.surface.xmf, OUT.gf.xmf,
+# OUT.render.xmf, OUT.distance.xmf, OUT.pointshell.xmf; issue 45).  Debian's
+# pvpython (under Xvfb: Debian builds ParaView for X, not for EGL or OSMesa)
+# loads every .xmf with the reader it picks itself, which must show the one
+# grid the name says, and compares it and every field with
 # h5py (tests/paraview/check.py); the shipped scripts/epview draws the
 # first mode and a GF column into OUTDIR/mode1.png and gf-column.png, kept,
 # and tests/paraview/notblank.py checks that each shows something.  Ends
@@ -60,13 +63,18 @@ PY
 "$BIN/femcondense" -q "$W/cube-rev.ele" --fixed-box -0.1,-0.1,-0.1,1.1,1.1,0.1 -E 1 --nu 0.3 --xdmf-columns 0-2 \
     -o "$W/gf-reversed.h5"
 "$BIN/femcondense" -q $D/cube.msh --fixed-region bottom -E 1 --nu 0.3 --xdmf-columns 2,7 -o "$W/gf-cube.h5"
+"$BIN/distfield" -q $D/icosahedron.obj --res 8 -o "$W/distfield.h5"
+"$BIN/pointshell" -q $D/icosahedron.obj --levels 3 --first 20 -o "$W/pointshell.h5"
 
 cd "$W"
 for f in *.xmf; do cp "$f" "$OUT/"; done # the sidecars tested, kept beside the picture
 command -v xvfb-run >/dev/null || { echo "xvfb-run missing: scripts/install-deps --paraview"; exit 1; }
 status=0
-pvpython "$OLDPWD/tests/paraview/check.py" modes.xmf cubic.xmf hexes.xmf embedding.xmf surface.xmf gf-bem.xmf gf-wavelet.xmf \
-    gf-fem.xmf gf-cube.xmf gf-reversed.xmf >"$W/checks" 2>"$W/stderr" || status=$?
+pvpython "$OLDPWD/tests/paraview/check.py" *.xmf >"$W/checks" 2>"$W/stderr" || status=$?
+for want in modes.surface.xmf embedding.render.xmf gf-fem.gf.xmf gf-reversed.gf.xmf distfield.distance.xmf \
+    pointshell.pointshell.xmf; do # each kind of grid apart was checked
+    if [ -e "$want" ]; then echo "ok - $want written and checked"; else echo "not ok - $want missing"; status=1; fi
+done >>"$W/checks"
 cat "$W/checks"
 [ $status -eq 0 ] || grep -v '^ *[0-9]* *0x' "$W/stderr" | tail -20
 # The picture needs an X display.  Debian's ParaView under Xvfb fails to
@@ -76,6 +84,8 @@ cat "$W/checks"
 # The shipped script (scripts/epview) draws the first mode and a GF column,
 # each sidecar given by its bare name (ParaView's Xdmf3 readers alone take
 # x.xmf for a folder), and each picture must show something (notblank.py).
+# The GF column is asked of gf-fem.xmf, whose fields are in gf-fem.gf.xmf:
+# epview finds a field in the file's other sidecars.
 # Debian's ParaView under Xvfb fails to connect to the server now and then
 # ("bad X server connection", SIGABRT, and xvfb-run's own exit status 5
 # after it), before drawing anything: such a run is tried again, up to five
