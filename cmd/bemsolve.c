@@ -73,41 +73,13 @@ static int surface_support(const ep_mesh *m, char *fixed, int *nfixed, int quiet
     return ep_mesh_check_support(m, fixed, 1);
 }
 
+/* parse_command_line: the options and --help of cmd/spec/bemsolve.json (scripts/toolspec.py). */
+#include "bemsolve_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {0};
     ep_gfform_init(&o.form);
-    const ep_cli_opt options[] = {
-        {"elements", 0, EP_CLI_CHOICE, &o.constant, .arg = "linear|constant",
-         .help = "hat functions at the vertices (default), or one constant\n"
-                 "value per triangle collocated at its centroid"},
-        {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
-        {"interior", 0, EP_CLI_STRING, &o.interior, .arg = "POINTS",
-         .help = "also write interior rows (displacement, stress) at these\npoints (text \"x y z\" lines, or .h5 with /points)"},
-        {"body-force", 0, EP_CLI_FLAG, &o.body,
-         .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
-        {"check", 0, EP_CLI_FLAG, &o.check,
-         .help = "report the rigid-rotation residual, sampled column residuals\nand the condition estimate of A"},
-        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
-         .help = "refuse runs needing more (default: 90% of the machine's)"},
-        {"block", 0, EP_CLI_INT, &o.block, 1, 65536, .arg = "K",
-         .help = "GF columns per block of right-hand sides (default 128)"},
-        EP_GFFORM_OPTIONS(o.form),
-        EP_PART_OPTION(o.part, "compute only part I of N of the columns"),
-#ifdef EP_MPI
-        {"grid", 0, EP_CLI_STRING, &o.grid, .arg = "PRxPC",
-         .help = "the process grid, PR x PC = the ranks (default: the most\nnearly square)"},
-#endif
-        {0}};
-    ep_tool tool = {
-        .name = "bemsolve",
-        .synopsis = "SURFACE --fixed-... -E PA --nu V [options] -o GF.h5\n"
-                    "       bemsolve SURFACE ... [--wavelet linear|butterfly --eps E] [--constraint-level L] -o GF.h5",
-        .purpose = "Boundary Green's functions of a homogeneous elastic solid by the boundary element method:\n"
-                   "linear elements, vertex collocation, one dense LU, all columns by back-substitution.",
-        .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
@@ -121,7 +93,7 @@ int main(int argc, char **argv)
     int rank = ep_ranks_start(&argc, &argv);
 #endif
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
 #ifdef EP_MPI /* what the MPI solve does not do is refused (bemsolve(1), OVER MPI) */
     if (o.check || o.part.count || o.body || o.interior)
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s is for the serial bemsolve", o.check ? "--check" : o.part.count ? "--part"

@@ -12,7 +12,6 @@
 #include "meshio.h"
 #include "model.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,26 +45,12 @@ static int check_simulation(const ep_mesh *m)
     return EP_OK;
 }
 
+/* parse_command_line: the options and --help of cmd/spec/embed.json (scripts/toolspec.py). */
+#include "embed_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {NULL, 0};
-    const ep_cli_opt options[] = {
-        {"modes", 0, EP_CLI_STRING, &o.modes, .arg = "FILE",
-         .help = "an elastoprep file with a basis /basis/U of the simulation mesh\n"
-                 "(moddesc, polycoef output): also write Ubar = W U"},
-        {"max-distance", 0, EP_CLI_DOUBLE, &o.max_distance, DBL_TRUE_MIN, INFINITY, .arg = "D",
-         .what = "a distance > 0",
-         .help = "refuse render vertices farther than D from every element\n"
-                 "(default: twice the mean element edge length)"},
-        {0}};
-    ep_tool tool = {
-        .name = "embed",
-        .synopsis = "SIMULATION RENDER.obj [--modes FILE.h5] [--max-distance D] -o OUT.h5|OUT.interp",
-        .purpose = "Bind each vertex of a render mesh to the simulation element (tet or hex) containing it,\n"
-                   "or the nearest one, with barycentric or trilinear weights: the sparse matrix W, and with\n"
-                   "--modes the render-mesh basis Ubar = W U.",
-        .options = options, .min_inputs = 2, .max_inputs = 2, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh sim = {0}, ren = {0};
     ep_embed b = {0};
@@ -73,7 +58,7 @@ int main(int argc, char **argv)
     double *U = NULL, *Ubar = NULL;
     int st, r = 0;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     if (o.modes && is_interp(cli.output))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--modes: a .interp file holds weights only (write .h5 for Ubar)"));
 

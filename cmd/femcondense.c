@@ -30,35 +30,13 @@ typedef struct {
     ep_part part;
 } opts;
 
+/* parse_command_line: the options and --help of cmd/spec/femcondense.json (scripts/toolspec.py). */
+#include "femcondense_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {.block = 64};
     ep_gfform_init(&o.form);
-    const ep_cli_opt options[] = {
-        {"traction", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped",
-         .help = "surface load of a unit traction: hat-function mass (default)\nor vertex area"},
-        {"condensed", 0, EP_CLI_FLAG, &o.condensed, .help = "also write the condensed stiffness /gf/condensed"},
-        {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
-        {"interior", 0, EP_CLI_STRING, &o.interior, .arg = "POINTS",
-         .help = "also write interior rows (displacement, stress) at these\npoints (text \"x y z\" lines, or .h5 with /points)"},
-        {"body-force", 0, EP_CLI_FLAG, &o.body,
-         .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
-        {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
-        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
-         .help = "refuse runs needing more (default: 90% of the machine's)"},
-        EP_GFFORM_OPTIONS(o.form),
-        EP_PART_OPTION(o.part, "compute only part I of N of the columns"),
-        {0}};
-    ep_tool tool = {
-        .name = "femcondense",
-        .synopsis = "MESH --fixed-... [-E PA --nu V | -m FILE] [options] -o GF.h5\n"
-                    "       femcondense MESH ... [--wavelet linear|butterfly --eps E] [--constraint-level L]\n"
-                    "                   [--hierarchy SURFACE.h5] -o GF.h5",
-        .purpose = "Boundary Green's functions (and condensed stiffness) of a tetrahedral model by sparse\n"
-                   "Cholesky: one factorization, then every column solved in blocks of right-hand sides.",
-        .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
@@ -70,7 +48,7 @@ int main(int argc, char **argv)
     double *S = NULL, *body = NULL, *pts = NULL, *pw = NULL, *irows = NULL, t0 = ep_now();
     int np = 0, *ptet = NULL;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
     if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
         ep_cli_exit(st);

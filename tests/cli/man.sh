@@ -21,6 +21,7 @@ check "every man page documents only options --help defines, --help names no opt
 abs=$(cd "$BIN" && pwd)
 mkdir -p "$WORK/tree/man/man1" "$WORK/tree/cmd" && cp man/man1/*.1 "$WORK/tree/man/man1" && cp tests/cli/helpman.py "$WORK/tree"
 for c in cmd/*.c; do : >"$WORK/tree/$c"; done
+cp -r cmd/spec "$WORK/tree/cmd/"
 printf '.TP\n.BR \\-\\-bogus " " \\fIN\\fR\nGone.\n' | sed -i '/^\.SH OPTIONS/r /dev/stdin' "$WORK/tree/man/man1/embed.1"
 sed -i 's/default 10)/default 12)/' "$WORK/tree/man/man1/rtcheck.1"
 (cd "$WORK/tree" && /usr/bin/python3 helpman.py "$abs" >"$WORK/helpman2.txt" 2>&1)
