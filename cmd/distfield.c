@@ -42,12 +42,6 @@ static int parse_box(void *target, const char *opt, const char *arg)
     return EP_OK;
 }
 
-static int is_dist(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 5 && !strcmp(path + n - 5, ".dist");
-}
-
 /* parse_command_line: the options and --help of cmd/spec/distfield.json (scripts/toolspec.py). */
 #include "distfield_spec.h"
 
@@ -63,7 +57,7 @@ int main(int argc, char **argv)
 
     parse_command_line(&cli, &o, argc, argv);
     const char *ext = strrchr(cli.output, '.');
-    if (!is_dist(cli.output) && !(ext && (!strcmp(ext, ".h5") || !strcmp(ext, ".hdf5"))))
+    if (!ep_cli_output_is(&cli, ".dist") && !(ext && (!strcmp(ext, ".h5") || !strcmp(ext, ".hdf5"))))
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s: the output is an elastoprep .h5 or Vega's .dist", cli.output));
     if (o.res == LONG_MIN)
         ep_cli_exit(ep_fail(EP_EUSAGE, "no resolution: give --res N (cells a side)"));
@@ -108,15 +102,13 @@ int main(int argc, char **argv)
     double t_field = ep_now() - t0;
 
     /* write */
-    ep_cli_stage(&cli, "write");
-    if (is_dist(cli.output)) {
-        if ((st = ep_output_create_file(&cli.out)))
-            goto out;
+    if ((st = ep_cli_create_output(&cli, ep_cli_output_is(&cli, ".dist"), "distfield", &m, NULL, &out)))
+        goto out;
+    if (!out)
         ep_distfield_file_write_vega(cli.out.fp, &g);
-    } else {
+    else {
         ep_distfield_file_hash(&m, hash);
-        if ((st = ep_cli_create_h5(&cli, "distfield", &out)) || (st = ep_model_write(out, &m, NULL, NULL)) ||
-            (st = ep_distfield_file_write(out, &g, hash)))
+        if ((st = ep_distfield_file_write(out, &g, hash)))
             goto out;
     }
     if ((st = ep_output_commit(&cli.out)))

@@ -30,13 +30,6 @@ typedef struct {
     double max_distance; /* 0: EP_EMBED_REACH element sizes */
 } opts;
 
-/* Whether the output is Vega's text interpolation file. */
-static int is_interp(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 7 && !strcmp(path + n - 7, ".interp");
-}
-
 /* The simulation mesh: volumetric (tets or hexes; the readers refuse a mix). */
 static int check_simulation(const ep_mesh *m)
 {
@@ -59,7 +52,7 @@ int main(int argc, char **argv)
     int st, r = 0;
 
     parse_command_line(&cli, &o, argc, argv);
-    if (o.modes && is_interp(cli.output))
+    if (o.modes && ep_cli_output_is(&cli, ".interp"))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--modes: a .interp file holds weights only (write .h5 for Ubar)"));
 
     /* read -> validate */
@@ -95,14 +88,12 @@ int main(int argc, char **argv)
     }
     double t_bind = ep_now() - t0;
 
-    /* write */
-    ep_cli_stage(&cli, "write");
-    if (is_interp(cli.output)) {
-        if ((st = ep_output_create_file(&cli.out)))
-            goto out;
+    /* write (Vega's text interpolation file, or HDF5) */
+    if ((st = ep_cli_create_output(&cli, ep_cli_output_is(&cli, ".interp"), "embedding", &sim, NULL, &out)))
+        goto out;
+    if (!out)
         ep_embed_file_write_interp(cli.out.fp, &b);
-    } else if ((st = ep_cli_create_h5(&cli, "embedding", &out)) || (st = ep_model_write(out, &sim, NULL, NULL)) ||
-               (st = ep_embed_file_write(out, &b, &ren, limit, Ubar, r)))
+    else if ((st = ep_embed_file_write(out, &b, &ren, limit, Ubar, r)))
         goto out;
     if (U && !st) {
         hsize_t d[2] = {(hsize_t)r, 3 * (hsize_t)sim.nv};

@@ -93,13 +93,10 @@ static int write_output(ep_cli *cli, const ep_mesh *m, const ep_surfdist *q, con
 {
     int format = ep_meshio_format(cli->output), st;
     ep_h5 *f;
-    ep_cli_stage(cli, "write");
-    if (format >= 0) {
-        if ((st = ep_output_create_file(&cli->out)))
-            return st;
-        ep_meshio_write(cli->out.fp, m, format);
-    } else if ((st = ep_cli_create_h5(cli, "mesh", &f)) || (st = ep_model_write(f, m, NULL, NULL)))
+    if ((st = ep_cli_create_output(cli, format >= 0, "mesh", m, NULL, &f)))
         return st;
+    if (format >= 0)
+        ep_meshio_write(cli->out.fp, m, format);
     if (format < 0 && q &&
         ((st = ep_h5_set_attr_string(f, "/mesh", "scan", scan)) ||
          (st = ep_h5_set_attr_double(f, "/mesh", "hausdorff", q->hausdorff)) ||

@@ -104,13 +104,8 @@ int main(int argc, char **argv)
     double t_vox = ep_now() - t0;
 
     /* write */
-    ep_cli_stage(&cli, "write");
-    if (veg) {
-        if ((st = ep_output_create_file(&cli.out)) ||
-            (st = ep_meshio_write_veg(cli.out.fp, &hm, have_mat ? &mat : NULL)))
-            goto out;
-    } else if ((st = ep_cli_create_h5(&cli, "mesh", &out)) ||
-               (st = ep_model_write(out, &hm, have_mat ? &mat : NULL, NULL)))
+    if ((st = ep_cli_create_output(&cli, veg, "mesh", &hm, have_mat ? &mat : NULL, &out)) ||
+        (veg && (st = ep_meshio_write_veg(cli.out.fp, &hm, have_mat ? &mat : NULL))))
         goto out;
     if ((st = ep_output_commit(&cli.out)))
         goto out;

@@ -212,6 +212,22 @@ int ep_cli_columns(const ep_cli *cli, const ep_mesh *m, int **cols, int *ncols);
  * by cli->out until ep_output_commit(&cli->out) or the exit.  0 or EP_EIO. */
 int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f);
 
+/* Whether the output -o ends in ext (".dist", ".interp", ".veg"; case
+ * counts).  Cost O(length). */
+int ep_cli_output_is(const ep_cli *cli, const char *ext);
+
+/* The output -o of a tool that writes either a text format or an
+ * elastoprep HDF5 file (distfield .dist, embed .interp, voxelize .veg,
+ * loopsub .obj/.off): starts the stage "write"; text nonzero, creates the
+ * plain file (ep_output_create_file), which the tool writes through
+ * cli->out.fp, and sets *f NULL; else creates the HDF5 file of kind
+ * (ep_cli_create_h5) with the model m and its material mat (NULL: none)
+ * written (ep_model_write), *f the open file.  Either is committed by
+ * ep_output_commit(&cli->out).  0 or the status of the create or the write
+ * (EP_EIO).  Cost: the model's write. */
+int ep_cli_create_output(ep_cli *cli, int text, const char *kind, const ep_mesh *m, const ep_material *mat,
+                         ep_h5 **f);
+
 /* Read the volumetric model of path for a tool that needs elements
  * (ep_model_read, then EP_EINPUT "PATH: not a volumetric mesh (PROG needs
  * tets or hexes)" when it has none).  m is set up here.  0 or a status. */
