@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "gfhier.h"
 #include "gfsink.h"
+#include "part.h"
 #include "progress.h"
 #include "wavelet.h"
 
@@ -34,6 +35,12 @@ typedef struct ep_gfform {
     double eps;                 /* NaN: not given */
     const char *hierarchy;      /* borrowed: --hierarchy */
     long level;                 /* --constraint-level, -1: none */
+    /* what else the file holds (the tool's own options, with its spec's
+     * targets form.single, form.body, form.interior, form.part) */
+    int single;                 /* --single: dense GFs stored as float32 */
+    int body;                   /* --body-force: also /gf/body */
+    const char *interior;       /* borrowed: --interior POINTS, or NULL */
+    ep_part part;               /* --part I/N; count 0: the whole run */
     /* settled by ep_gfform_check */
     int wavelet;                /* 1: --wavelet given */
     ep_wavelet_kind kind;
@@ -56,13 +63,13 @@ typedef struct ep_gfform {
 void ep_gfform_init(ep_gfform *f);
 
 /* After the parse: the settled values (linear lifted wavelets, eps 0.05
- * unless given), and the options that do not go together: --eps,
- * --unlifted, --threshold-base without --wavelet (unless allow_eps: gfcompress,
- * which always compresses), --hierarchy without either form, --single with
- * --wavelet, a column selection with --constraint-level, --part (parts > 0:
- * the run is one of that many) with --wavelet (epmerge merges dense GF
- * columns only).  0 or EP_EUSAGE. */
-int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps, int parts);
+ * unless given), and the options that do not go together: --body-force or
+ * --interior with --part (epmerge merges GF columns), --eps, --unlifted,
+ * --threshold-base without --wavelet (unless allow_eps: gfcompress, which
+ * always compresses), --hierarchy without either form, --single with
+ * --wavelet, a column selection with --constraint-level, --part with
+ * --wavelet (epmerge merges dense GF columns only).  0 or EP_EUSAGE. */
+int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int allow_eps);
 
 /* Solve and write the columns of layout L (borrowed: a part's share of the
  * plan's, ep_part_gf_share) instead of the plan's, after checking that
