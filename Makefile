@@ -97,10 +97,20 @@ $(LIBA): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
+# A tool's command line is data (doc/DECISIONS.md, "Tool descriptions are
+# data"): cmd/spec/TOOL.json, with the option groups of cmd/spec/groups/,
+# becomes build/gen/TOOL_spec.h, which cmd/TOOL.c includes; a malformed spec
+# stops the build with the generator's message.
+GEN        := build/gen
+SPEC_DEPS  := scripts/toolspec.py $(wildcard cmd/spec/groups/*.json)
+$(GEN)/%_spec.h: cmd/spec/%.json $(SPEC_DEPS)
+	python3 scripts/toolspec.py $< $@
+.SECONDARY: $(TOOLS:%=$(GEN)/%_spec.h)
+
 # Tools that run helper scripts (gfcompress --plot) also look in the source tree.
-$(BINDIR)/%: cmd/%.c $(LIBA) $(LIB_HDR)
+$(BINDIR)/%: cmd/%.c $(GEN)/%_spec.h $(LIBA) $(LIB_HDR)
 	@mkdir -p $(BINDIR)
-	$(CC) $(CFLAGS) -DEP_SOURCE_SCRIPTS='"$(CURDIR)/scripts"' $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
+	$(CC) $(CFLAGS) -I$(GEN) -DEP_SOURCE_SCRIPTS='"$(CURDIR)/scripts"' $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/helpers.h tests/fuzz/fuzz_mesh.c tests/fuzz/fuzz_h5.c $(LIBA) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/unit $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS) $(CMOCKA_LIBS)
@@ -262,9 +272,9 @@ $(MPI_BUILD)/lib/%.o: lib/%.c $(LIB_HDR) $(wildcard lib/mpi/*.h)
 $(MPI_LIBA): $(MPI_OBJ)
 	$(AR) rcs $@ $^
 
-$(BINDIR)/bemsolve-mpi: cmd/bemsolve.c $(MPI_LIBA)
+$(BINDIR)/bemsolve-mpi: cmd/bemsolve.c $(GEN)/bemsolve_spec.h $(MPI_LIBA)
 	@mkdir -p $(BINDIR)
-	$(MPICC) $(MPI_FLAGS) $< -o $@ -fopenmp $(MPI_LIBA) $(MPI_LDLIBS)
+	$(MPICC) $(MPI_FLAGS) -I$(GEN) $< -o $@ -fopenmp $(MPI_LIBA) $(MPI_LDLIBS)
 
 # The LU over MPI beside LAPACK, and the model of scale (tests/bench/mpi/run.sh).
 $(MPI_BUILD)/bench/%: tests/bench/mpi/%.c $(MPI_LIBA)

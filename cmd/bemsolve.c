@@ -26,12 +26,10 @@
 #include <string.h>
 
 typedef struct {
-    int single, check, constant, body;
-    const char *interior;
+    int check, constant;
     long block;
     double max_memory;
-    ep_gfform form;
-    ep_part part;
+    ep_gfform form; /* also --single, --body-force, --interior, --part */
     const char *grid;
 } opts;
 
@@ -73,41 +71,13 @@ static int surface_support(const ep_mesh *m, char *fixed, int *nfixed, int quiet
     return ep_mesh_check_support(m, fixed, 1);
 }
 
+/* parse_command_line: the options and --help of cmd/spec/bemsolve.json (scripts/toolspec.py). */
+#include "bemsolve_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {0};
     ep_gfform_init(&o.form);
-    const ep_cli_opt options[] = {
-        {"elements", 0, EP_CLI_CHOICE, &o.constant, .arg = "linear|constant",
-         .help = "hat functions at the vertices (default), or one constant\n"
-                 "value per triangle collocated at its centroid"},
-        {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
-        {"interior", 0, EP_CLI_STRING, &o.interior, .arg = "POINTS",
-         .help = "also write interior rows (displacement, stress) at these\npoints (text \"x y z\" lines, or .h5 with /points)"},
-        {"body-force", 0, EP_CLI_FLAG, &o.body,
-         .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
-        {"check", 0, EP_CLI_FLAG, &o.check,
-         .help = "report the rigid-rotation residual, sampled column residuals\nand the condition estimate of A"},
-        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
-         .help = "refuse runs needing more (default: 90% of the machine's)"},
-        {"block", 0, EP_CLI_INT, &o.block, 1, 65536, .arg = "K",
-         .help = "GF columns per block of right-hand sides (default 128)"},
-        EP_GFFORM_OPTIONS(o.form),
-        EP_PART_OPTION(o.part, "compute only part I of N of the columns"),
-#ifdef EP_MPI
-        {"grid", 0, EP_CLI_STRING, &o.grid, .arg = "PRxPC",
-         .help = "the process grid, PR x PC = the ranks (default: the most\nnearly square)"},
-#endif
-        {0}};
-    ep_tool tool = {
-        .name = "bemsolve",
-        .synopsis = "SURFACE --fixed-... -E PA --nu V [options] -o GF.h5\n"
-                    "       bemsolve SURFACE ... [--wavelet linear|butterfly --eps E] [--constraint-level L] -o GF.h5",
-        .purpose = "Boundary Green's functions of a homogeneous elastic solid by the boundary element method:\n"
-                   "linear elements, vertex collocation, one dense LU, all columns by back-substitution.",
-        .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
@@ -121,28 +91,25 @@ int main(int argc, char **argv)
     int rank = ep_ranks_start(&argc, &argv);
 #endif
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
 #ifdef EP_MPI /* what the MPI solve does not do is refused (bemsolve(1), OVER MPI) */
-    if (o.check || o.part.count || o.body || o.interior)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "%s is for the serial bemsolve", o.check ? "--check" : o.part.count ? "--part"
-                                                                        : o.body ? "--body-force" : "--interior"));
+    if (o.check || o.form.part.count || o.form.body || o.form.interior)
+        ep_cli_exit(ep_fail(EP_EUSAGE, "%s is for the serial bemsolve", o.check ? "--check" : o.form.part.count ? "--part"
+                                                                        : o.form.body ? "--body-force" : "--interior"));
     if ((st = ep_ranks_grid_init(&grid, o.grid)))
         ep_cli_exit(st);
     cli.quiet |= rank != 0;
 #endif
     o.max_memory = ep_mem_limit(o.max_memory);
-    if (o.constant && (ep_select_given(&cli.columns) || o.body || o.interior))
+    if (o.constant && (ep_select_given(&cli.columns) || o.form.body || o.form.interior))
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s need linear elements",
-                            o.body ? "--body-force" : o.interior ? "--interior" : "column selections (--col-...)"));
-    if ((o.body || o.interior) && o.part.count)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "%s and --part do not go together (epmerge merges GF columns)",
-                            o.body ? "--body-force" : "--interior"));
-    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
+                            o.form.body ? "--body-force" : o.form.interior ? "--interior" : "column selections (--col-...)"));
+    if ((st = ep_gfform_check(&o.form, &cli, 0)))
         ep_cli_exit(st);
 
     /* read -> validate */
     if ((st = ep_cli_read_closed_surface(&cli, &m, cli.inputs[0])) || (st = validate_surface(&m, cli.quiet)) ||
-        (st = ep_cli_material(&cli, &m, 0.5 + 1e-12, &mat)) || (st = ep_cli_body_density(&mat, o.body, m.source)))
+        (st = ep_cli_material(&cli, &m, 0.5 + 1e-12, &mat)) || (st = ep_cli_body_density(&mat, o.form.body, m.source)))
         goto out;
     if (mat.ne) {
         st = ep_fail(EP_EINPUT, "%s: the material varies per element; the BEM needs a homogeneous one "
@@ -153,7 +120,7 @@ int main(int argc, char **argv)
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = o.constant ? ep_gf_layout_triangles(&L, &m, fixed, cli.all_columns)
                          : ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.interior && (st = ep_cli_interior_surface(&m, o.interior, &pts, &np))))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.form.interior && (st = ep_cli_interior_surface(&m, o.form.interior, &pts, &np))))
         goto out;
     ep_cli_model_summary(&cli, &m, &mat);
     /* A part: whole blocks of right-hand sides of the single run (bemgf.h),
@@ -163,17 +130,17 @@ int main(int argc, char **argv)
     char creator[64], optstr[128];
     snprintf(creator, sizeof creator, "bemsolve %s", EP_VERSION);
     snprintf(optstr, sizeof optstr, "elements=%s single=%d block=%ld level=%ld", o.constant ? "constant" : "linear",
-             o.single, ncb, o.form.level);
-    if ((st = ep_part_gf_share(&o.part, &Lp, creator, &m, &mat, fixed, o.form.L, optstr, ncb)))
+             o.form.single, ncb, o.form.level);
+    if ((st = ep_part_gf_share(&o.form.part, &Lp, creator, &m, &mat, fixed, o.form.L, optstr, ncb)))
         goto out;
-    if ((st = ep_gfform_use_layout(&o.form, &Lp, &cli.out, o.single)))
+    if ((st = ep_gfform_use_layout(&o.form, &Lp, &cli.out, o.form.single)))
         goto out;
 
     /* compute -> write: each block of solved GF rows goes to the file at
      * once, dense or compressed (gfform.h); an empty part (more parts than
      * blocks) solves nothing */
     const char *method = o.constant ? "bem-constant" : "bem-linear";
-    if ((o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
+    if ((o.form.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
         (pts && !(irows = ep_malloc(27 * (size_t)np * ((size_t)o.form.L->m + (body ? 1 : 0)), sizeof *irows)))) {
         st = EP_ECOMPUTE;
         goto out;
@@ -183,7 +150,7 @@ int main(int argc, char **argv)
     memset(&stats, 0, sizeof stats);
 #ifdef EP_MPI /* every rank its blocks; one file from all (gfmpi.h) */
     ep_gfmpi gm;
-    if (!(st = ep_gfmpi_open(&gm, &grid, &o.form, &cli, &m, &mat, fixed, method, o.single))) {
+    if (!(st = ep_gfmpi_open(&gm, &grid, &o.form, &cli, &m, &mat, fixed, method, o.form.single))) {
         ep_gf_sink sink = ep_gfmpi_sink(&gm, "bemsolve", cli.quiet);
         if (!(st = ep_bemmpi_solve(&grid, &m, &Lp, &bo, &sink, &stats)))
             st = ep_gfmpi_close(&gm);
@@ -193,13 +160,13 @@ int main(int argc, char **argv)
         goto out;
     double peak = ep_ranks_max(ep_mem_peak()); /* every rank's, before rank 0 reports */
 #else
-    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, method, "consistent", o.single)))
+    if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, method, "consistent", o.form.single)))
         goto out;
     ep_gf_sink sink = ep_gfform_sink(&o.form, "bemsolve", cli.quiet);
     if (Lp.m)
         st = ep_bemgf_solve(&m, &Lp, &bo, &sink, &stats);
     ep_progress_end(&o.form.bar);
-    if (st || (st = ep_gfsink_close(&o.form.sink)) || (o.part.count && (st = ep_part_write(&cli.out.h5, &o.part))) ||
+    if (st || (st = ep_gfsink_close(&o.form.sink)) || (o.form.part.count && (st = ep_part_write(&cli.out.h5, &o.form.part))) ||
         (body && (st = ep_gf_write_body(&cli.out.h5, &L, body))) ||
         (pts && (st = ep_gf_write_interior(&cli.out.h5, o.form.L, pts, np, irows, body != NULL))) ||
         (st = ep_output_commit(&cli.out)))
@@ -207,13 +174,13 @@ int main(int argc, char **argv)
 #endif
 
     if (!cli.quiet) {
-        if (o.part.count)
+        if (o.form.part.count)
             printf("bemsolve: %s: part %d of %d: columns %ld..%ld of %d (each part repeats the assembly and LU)\n",
-                   cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, L.m);
+                   cli.output, o.form.part.index, o.form.part.count, o.form.part.lo, o.form.part.hi, L.m);
         printf("bemsolve: %s: %d x %d GF blocks (%s %s elements, %s columns%s), %d triangles, %d fixed vertices, "
                "nu = %g\n",
                cli.output, Lp.m, L.n, o.constant ? "constant" : "linear", o.constant ? "triangle" : "vertex",
-               o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free", o.single ? ", float32" : "", m.nf, nfixed, mat.nu);
+               o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free", o.form.single ? ", float32" : "", m.nf, nfixed, mat.nu);
         printf("bemsolve: A is %d x %d; assemble %.2f s (right-hand sides %.2f s), LU %.2f s (%.1f GFlop/s), solve %.2f s (%.1f GFlop/s) "
                "on %d threads; memory %.0f MiB; total %.2f s\n",
                stats.n3, stats.n3, stats.t_assemble, stats.t_rhs, stats.t_lu, stats.lu_flops / fmax(stats.t_lu, 1e-9) / 1e9,

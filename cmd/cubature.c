@@ -90,40 +90,13 @@ static void hold_out(double *Q, int T, int r, int H, unsigned long seed)
     }
 }
 
+/* parse_command_line: the options and --help of cmd/spec/cubature.json (scripts/toolspec.py). */
+#include "cubature_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {.dataset = "/basis/U", .poses = 50, .heldout = 10, .max_elements = 2000, .sample = 400, .seed = 1,
               .tau = 1e-2, .amplitude = 0.1, .pool_bytes = 1 << 30};
-    const ep_cli_opt options[] = {
-        {"basis", 0, EP_CLI_STRING, &o.dataset, .arg = "DATASET", .help = "the basis, rows of length 3nv (default /basis/U)"},
-        {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 1000, .arg = "N", .help = "use the first N basis vectors (default: all)"},
-        {"law", 0, EP_CLI_CHOICE, &o.law, .arg = EP_LAW_CHOICES, .help = "material law (default stvk)"},
-        {"tau", 0, EP_CLI_DOUBLE, &o.tau, .arg = "TAU", .help = "relative training residual to reach (default 1e-2)"},
-        {"method", 0, EP_CLI_CHOICE, &o.method, .arg = "greedy|lawson-hanson",
-         .help = "greedy of An et al. with NNLS on the set (default),\nor Lawson-Hanson over every candidate"},
-        {"poses", 0, EP_CLI_INT, &o.poses, 1, 100000, .arg = "T", .help = "sampled training poses (default 50)"},
-        {"held-out", 0, EP_CLI_INT, &o.heldout, 0, 100000, .arg = "H", .help = "more poses held out to measure (default 10)"},
-        {"amplitude", 0, EP_CLI_DOUBLE, &o.amplitude, 0, 10, .arg = "A",
-         .help = "sampled poses move a vertex up to A times the\nmodel's diameter (default 0.1)"},
-        {"trajectory", 0, EP_CLI_STRING, &o.trajectory, .arg = "TRAJ.h5",
-         .help = "train on a fullsim trajectory's states projected\non the basis instead of sampled poses"},
-        {"poses-file", 0, EP_CLI_STRING, &o.poses_file, .arg = "Q.txt", .help = "train on these poses (r numbers a line)"},
-        {"max-elements", 0, EP_CLI_INT, &o.max_elements, 1, 10000000, .arg = "N", .help = "most elements kept (default 2000)"},
-        {"sample", 0, EP_CLI_INT, &o.sample, 1, 100000000, .arg = "N", .help = "greedy: candidates drawn per step (default 400)"},
-        {"pool", 0, EP_CLI_INT, &o.pool, 0, 2147483647, .arg = "N",
-         .help = "candidate elements (default: all whose training\ncolumns fit in --pool-memory)"},
-        {"pool-memory", 0, EP_CLI_BYTES, &o.pool_bytes, .arg = "SIZE", .help = "memory for the candidates (default 1G)"},
-        {"seed", 0, EP_CLI_INT, &o.seed, 0, 2147483647, .arg = "N", .help = "random seed (default 1)"},
-        {0}};
-    ep_tool tool = {
-        .name = "cubature",
-        .synopsis = "BASIS.h5 [-r N] [--law LAW] [--tau TAU] [--method greedy|lawson-hanson]\n"
-                    "       [--poses T --amplitude A | --trajectory TRAJ.h5 | --poses-file Q.txt] [--held-out H] -o CUB.h5",
-        .purpose = "Weighted elements whose sum approximates the reduced internal force U^T f(U q) of a basis\n"
-                   "(a moddesc or polycoef file) at any r and for any law: nonnegative least squares on\n"
-                   "per-pose normalized element contributions, to a relative residual tau.",
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_h5 in = {0}, *out;
@@ -131,7 +104,7 @@ int main(int argc, char **argv)
     double *U = NULL, *Q = NULL, t0 = ep_now();
     int st, r = 0, T = 0, H = (int)o.heldout;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     H = (int)o.heldout;
     if (o.trajectory && o.poses_file)
         ep_cli_exit(ep_fail(EP_EUSAGE, "give --trajectory or --poses-file, not both"));

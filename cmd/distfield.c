@@ -42,42 +42,12 @@ static int parse_box(void *target, const char *opt, const char *arg)
     return EP_OK;
 }
 
-static int is_dist(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 5 && !strcmp(path + n - 5, ".dist");
-}
+/* parse_command_line: the options and --help of cmd/spec/distfield.json (scripts/toolspec.py). */
+#include "distfield_spec.h"
 
 int main(int argc, char **argv)
 {
     opts o = {.res = LONG_MIN, .expand = 1.5};
-    const ep_cli_opt options[] = {
-        /* any integer: a resolution below 1 is invalid input (exit 3), refused by ep_distfield_setup */
-        {"res", 0, EP_CLI_INT, &o.res, INT_MIN, INT_MAX, .arg = "N", .help = "cells a side of the cubic grid (required)"},
-        {"unsigned", 0, EP_CLI_FLAG, &o.unsign, .help = "unsigned distances"},
-        {"sign", 0, EP_CLI_CHOICE, &o.sign, .arg = "auto|pseudonormal|winding",
-         .help = "the sign: auto (default) takes pseudonormals for a closed oriented manifold,\n"
-                 "the generalized winding number for anything else"},
-        {"offset", 0, EP_CLI_DOUBLE, &o.offset, -INFINITY, INFINITY, .arg = "D",
-         .help = "store d - D (thin objects: the offset surface at D is the zero set)"},
-        {"expand", 0, EP_CLI_DOUBLE, &o.expand, 1, 1e6, .arg = "F", .what = "a factor >= 1",
-         .help = "the cube's side: F times the object's longest extent (default 1.5)"},
-        {"box", 0, EP_CLI_CALL, &o, .arg = "X,Y,Z,SIDE", .call = parse_box,
-         .help = "the cube itself: lower corner and side (instead of --expand)"},
-        {"band", 0, EP_CLI_DOUBLE, &o.band, 0, INFINITY, .arg = "W", .what = "a width >= 0",
-         .help = "exact within W of the surface only; farther points are interpolated\n"
-                 "from a coarser exact grid, with the error bound printed"},
-        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
-         .help = "refuse resolutions needing more (default: 90% of the machine's)"},
-        {0}};
-    ep_tool tool = {
-        .name = "distfield",
-        .synopsis = "MESH --res N [--unsigned | --sign auto|pseudonormal|winding] [--offset D] [--expand F | --box "
-                    "X,Y,Z,SIDE] [--band W] -o OUT.h5|OUT.dist",
-        .purpose = "The signed distance field of a mesh or polygon soup: exact Euclidean distances at the (N+1)^3\n"
-                   "points of a cube around it, negative inside, for distance-field contact (001 §3.11).",
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_distfield g = {0};
@@ -85,9 +55,9 @@ int main(int argc, char **argv)
     char why[EP_ERRMSG_MAX] = "", hash[EP_DISTFIELD_FILE_HASH];
     int st, sign;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     const char *ext = strrchr(cli.output, '.');
-    if (!is_dist(cli.output) && !(ext && (!strcmp(ext, ".h5") || !strcmp(ext, ".hdf5"))))
+    if (!ep_cli_output_is(&cli, ".dist") && !(ext && (!strcmp(ext, ".h5") || !strcmp(ext, ".hdf5"))))
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s: the output is an elastoprep .h5 or Vega's .dist", cli.output));
     if (o.res == LONG_MIN)
         ep_cli_exit(ep_fail(EP_EUSAGE, "no resolution: give --res N (cells a side)"));
@@ -132,15 +102,13 @@ int main(int argc, char **argv)
     double t_field = ep_now() - t0;
 
     /* write */
-    ep_cli_stage(&cli, "write");
-    if (is_dist(cli.output)) {
-        if ((st = ep_output_create_file(&cli.out)))
-            goto out;
+    if ((st = ep_cli_create_output(&cli, ep_cli_output_is(&cli, ".dist"), "distfield", &m, NULL, &out)))
+        goto out;
+    if (!out)
         ep_distfield_file_write_vega(cli.out.fp, &g);
-    } else {
+    else {
         ep_distfield_file_hash(&m, hash);
-        if ((st = ep_cli_create_h5(&cli, "distfield", &out)) || (st = ep_model_write(out, &m, NULL, NULL)) ||
-            (st = ep_distfield_file_write(out, &g, hash)))
+        if ((st = ep_distfield_file_write(out, &g, hash)))
             goto out;
     }
     if ((st = ep_output_commit(&cli.out)))

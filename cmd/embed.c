@@ -12,7 +12,6 @@
 #include "meshio.h"
 #include "model.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +30,6 @@ typedef struct {
     double max_distance; /* 0: EP_EMBED_REACH element sizes */
 } opts;
 
-/* Whether the output is Vega's text interpolation file. */
-static int is_interp(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 7 && !strcmp(path + n - 7, ".interp");
-}
-
 /* The simulation mesh: volumetric (tets or hexes; the readers refuse a mix). */
 static int check_simulation(const ep_mesh *m)
 {
@@ -46,26 +38,12 @@ static int check_simulation(const ep_mesh *m)
     return EP_OK;
 }
 
+/* parse_command_line: the options and --help of cmd/spec/embed.json (scripts/toolspec.py). */
+#include "embed_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {NULL, 0};
-    const ep_cli_opt options[] = {
-        {"modes", 0, EP_CLI_STRING, &o.modes, .arg = "FILE",
-         .help = "an elastoprep file with a basis /basis/U of the simulation mesh\n"
-                 "(moddesc, polycoef output): also write Ubar = W U"},
-        {"max-distance", 0, EP_CLI_DOUBLE, &o.max_distance, DBL_TRUE_MIN, INFINITY, .arg = "D",
-         .what = "a distance > 0",
-         .help = "refuse render vertices farther than D from every element\n"
-                 "(default: twice the mean element edge length)"},
-        {0}};
-    ep_tool tool = {
-        .name = "embed",
-        .synopsis = "SIMULATION RENDER.obj [--modes FILE.h5] [--max-distance D] -o OUT.h5|OUT.interp",
-        .purpose = "Bind each vertex of a render mesh to the simulation element (tet or hex) containing it,\n"
-                   "or the nearest one, with barycentric or trilinear weights: the sparse matrix W, and with\n"
-                   "--modes the render-mesh basis Ubar = W U.",
-        .options = options, .min_inputs = 2, .max_inputs = 2, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh sim = {0}, ren = {0};
     ep_embed b = {0};
@@ -73,8 +51,8 @@ int main(int argc, char **argv)
     double *U = NULL, *Ubar = NULL;
     int st, r = 0;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-    if (o.modes && is_interp(cli.output))
+    parse_command_line(&cli, &o, argc, argv);
+    if (o.modes && ep_cli_output_is(&cli, ".interp"))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--modes: a .interp file holds weights only (write .h5 for Ubar)"));
 
     /* read -> validate */
@@ -110,14 +88,12 @@ int main(int argc, char **argv)
     }
     double t_bind = ep_now() - t0;
 
-    /* write */
-    ep_cli_stage(&cli, "write");
-    if (is_interp(cli.output)) {
-        if ((st = ep_output_create_file(&cli.out)))
-            goto out;
+    /* write (Vega's text interpolation file, or HDF5) */
+    if ((st = ep_cli_create_output(&cli, ep_cli_output_is(&cli, ".interp"), "embedding", &sim, NULL, &out)))
+        goto out;
+    if (!out)
         ep_embed_file_write_interp(cli.out.fp, &b);
-    } else if ((st = ep_cli_create_h5(&cli, "embedding", &out)) || (st = ep_model_write(out, &sim, NULL, NULL)) ||
-               (st = ep_embed_file_write(out, &b, &ren, limit, Ubar, r)))
+    else if ((st = ep_embed_file_write(out, &b, &ren, limit, Ubar, r)))
         goto out;
     if (U && !st) {
         hsize_t d[2] = {(hsize_t)r, 3 * (hsize_t)sim.nv};

@@ -55,22 +55,16 @@ static int read_basis(ep_h5 *f, const char *asked, int nv, double **U, int *r, l
     return st;
 }
 
+typedef struct {
+    const char *dataset; /* --basis */
+} opts;
+
+/* parse_command_line: the options and --help of cmd/spec/epexport.json (scripts/toolspec.py). */
+#include "epexport_spec.h"
+
 int main(int argc, char **argv)
 {
-    const char *dataset = NULL;
-    const ep_cli_opt options[] = {
-        {"basis", 0, EP_CLI_STRING, &dataset, .arg = "DATASET",
-         .help = "the basis a .U gets (default /basis/U, else /modes/U;\n"
-                 "/derivatives/Phi, /embedding/Ubar, ...)"},
-        {0}};
-    ep_tool tool = {
-        .name = "epexport",
-        .synopsis = "FILE.h5 [--basis DATASET] -o OUT.veg|OUT.bou|OUT.U|OUT.cub|OUT.interp",
-        .purpose = "An elastoprep file in Vega FEM's formats, chosen by the output's extension:\n"
-                   "the model (.veg), its fixed vertices (.bou), a basis (ModalMatrix .U), the\n"
-                   "cubic polynomials of the reduced StVK force (.cub), an embedding (.interp).",
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
+    opts o = {NULL};
     ep_cli cli;
     ep_mesh m = {0};
     ep_h5 in = {0};
@@ -80,11 +74,11 @@ int main(int argc, char **argv)
     int st, r = 0;
     long len = 0;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     int format = format_of(cli.output);
     if (format < 0)
         ep_cli_exit(ep_fail(EP_EUSAGE, "%s: the output must end in .veg, .bou, .U, .cub or .interp", cli.output));
-    if (dataset && format != OUT_U)
+    if (o.dataset && format != OUT_U)
         ep_cli_exit(ep_fail(EP_EUSAGE, "option --basis: only a .U output takes a basis"));
 
     /* read -> validate */
@@ -96,7 +90,7 @@ int main(int argc, char **argv)
         st = ep_fail(EP_EINPUT, "%s: no /constraints/fixed to export", m.source);
     else if (format == OUT_U &&
              !(st = ep_h5_open(&in, cli.inputs[0], NULL)))
-        st = read_basis(&in, dataset, m.nv, &U, &r, &len);
+        st = read_basis(&in, o.dataset, m.nv, &U, &r, &len);
     else if (format == OUT_CUB && !(st = ep_h5_open(&in, cli.inputs[0], "cubic")))
         st = ep_cubic_file_read(&c, &in, m.nv, &U);
     else if (format == OUT_INTERP && !(st = ep_h5_open(&in, cli.inputs[0], "embedding")))

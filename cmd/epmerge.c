@@ -38,22 +38,12 @@ static int source_name(const char *path, const char *output, char *name, size_t 
     return EP_OK;
 }
 
+/* parse_command_line: the options and --help of cmd/spec/epmerge.json (scripts/toolspec.py). */
+#include "epmerge_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {0};
-    const ep_cli_opt options[] = {
-        {"virtual", 0, EP_CLI_FLAG, &o.is_virtual,
-         .help = "write HDF5 virtual datasets that present the parts as one\n"
-                 "(nothing copied; the parts must stay where they are)"},
-        {0}};
-    ep_tool tool = {
-        .name = "epmerge",
-        .synopsis = "PART.h5... [--virtual] -o OUT.h5",
-        .purpose = "Merge the parts of a split run (femcondense, bemsolve, moddesc or polycoef --part I/N)\n"
-                   "into the file the single run writes, after checking that they share inputs and options\n"
-                   "and that each part is there exactly once.",
-        .options = options, .min_inputs = 1, .max_inputs = -1, .need_output = 1,
-    };
     ep_cli cli;
     ep_h5 f = {.id = H5I_INVALID_HID};
     ep_part *parts = NULL;
@@ -61,7 +51,7 @@ int main(int argc, char **argv)
     int *order = NULL, st = EP_OK, n;
     double t0 = ep_now(), bytes = 0;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     n = cli.ninputs;
 
     /* read -> validate: one part open at a time (bounded open files) */

@@ -22,43 +22,19 @@
 #include <string.h>
 
 typedef struct {
-    int lumped, condensed, single, body;
-    const char *interior;
+    int lumped, condensed;
     long block;
     double max_memory;
-    ep_gfform form;
-    ep_part part;
+    ep_gfform form; /* also --single, --body-force, --interior, --part */
 } opts;
+
+/* parse_command_line: the options and --help of cmd/spec/femcondense.json (scripts/toolspec.py). */
+#include "femcondense_spec.h"
 
 int main(int argc, char **argv)
 {
     opts o = {.block = 64};
     ep_gfform_init(&o.form);
-    const ep_cli_opt options[] = {
-        {"traction", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped",
-         .help = "surface load of a unit traction: hat-function mass (default)\nor vertex area"},
-        {"condensed", 0, EP_CLI_FLAG, &o.condensed, .help = "also write the condensed stiffness /gf/condensed"},
-        {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
-        {"interior", 0, EP_CLI_STRING, &o.interior, .arg = "POINTS",
-         .help = "also write interior rows (displacement, stress) at these\npoints (text \"x y z\" lines, or .h5 with /points)"},
-        {"body-force", 0, EP_CLI_FLAG, &o.body,
-         .help = "also write /gf/body: the responses to a unit acceleration\ntimes the density (needs --rho)"},
-        {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
-        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
-         .help = "refuse runs needing more (default: 90% of the machine's)"},
-        EP_GFFORM_OPTIONS(o.form),
-        EP_PART_OPTION(o.part, "compute only part I of N of the columns"),
-        {0}};
-    ep_tool tool = {
-        .name = "femcondense",
-        .synopsis = "MESH --fixed-... [-E PA --nu V | -m FILE] [options] -o GF.h5\n"
-                    "       femcondense MESH ... [--wavelet linear|butterfly --eps E] [--constraint-level L]\n"
-                    "                   [--hierarchy SURFACE.h5] -o GF.h5",
-        .purpose = "Boundary Green's functions (and condensed stiffness) of a tetrahedral model by sparse\n"
-                   "Cholesky: one factorization, then every column solved in blocks of right-hand sides.",
-        .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
@@ -70,21 +46,18 @@ int main(int argc, char **argv)
     double *S = NULL, *body = NULL, *pts = NULL, *pw = NULL, *irows = NULL, t0 = ep_now();
     int np = 0, *ptet = NULL;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     o.max_memory = ep_mem_limit(o.max_memory);
-    if ((st = ep_gfform_check(&o.form, &cli, o.single, 0, o.part.count)))
+    if ((st = ep_gfform_check(&o.form, &cli, 0)))
         ep_cli_exit(st);
-    if ((o.body || o.interior) && o.part.count)
-        ep_cli_exit(ep_fail(EP_EUSAGE, "%s and --part do not go together (epmerge merges GF columns)",
-                            o.body ? "--body-force" : "--interior"));
 
     /* read -> validate */
     if ((st = ep_cli_read_volume(&cli, &m, cli.inputs[0])))
         goto out;
-    if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_body_density(&mat, o.body, m.source)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
+    if ((st = ep_cli_material(&cli, &m, 0.5, &mat)) || (st = ep_cli_body_density(&mat, o.form.body, m.source)) || (st = ep_cli_fixed(&cli, &m, &fixed, &nfixed)) ||
         (st = ep_cli_columns(&cli, &m, &cols, &ncols)) ||
         (st = ep_gf_layout_build(&L, &m, fixed, cli.all_columns, cols, ncols)) ||
-        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.interior && (st = ep_cli_interior(&m, o.interior, &pts, &np, &ptet, &pw))))
+        (st = ep_gfform_plan(&o.form, &m, &L, m.source)) || (o.form.interior && (st = ep_cli_interior(&m, o.form.interior, &pts, &np, &ptet, &pw))))
         goto out;
     ep_cli_model_summary(&cli, &m, &mat);
     /* A part solves whole blocks of the single run, of the columns the run
@@ -94,21 +67,21 @@ int main(int argc, char **argv)
     char creator[64], optstr[160];
     snprintf(creator, sizeof creator, "femcondense %s", EP_VERSION);
     snprintf(optstr, sizeof optstr, "traction=%s condensed=%d single=%d block=%ld level=%ld",
-             o.lumped ? "lumped" : "consistent", o.condensed, o.single, o.block, o.form.level);
-    int condensed = o.condensed && o.part.index == 0; /* the condensed stiffness goes with part 0 */
-    if ((st = ep_part_gf_share(&o.part, &Lp, creator, &m, &mat, fixed, o.form.L, optstr,
+             o.lumped ? "lumped" : "consistent", o.condensed, o.form.single, o.block, o.form.level);
+    int condensed = o.condensed && o.form.part.index == 0; /* the condensed stiffness goes with part 0 */
+    if ((st = ep_part_gf_share(&o.form.part, &Lp, creator, &m, &mat, fixed, o.form.L, optstr,
                                o.block % 3 ? o.block : o.block / 3)))
         goto out;
-    if ((st = ep_gfform_use_layout(&o.form, &Lp, &cli.out, o.single)))
+    if ((st = ep_gfform_use_layout(&o.form, &Lp, &cli.out, o.form.single)))
         goto out;
 
     /* compute -> write: each block of solved GF rows goes to the file at
      * once, dense or compressed (gfform.h) */
     if ((st = ep_gfform_open(&o.form, &cli, &m, &mat, fixed, m.hexes ? "fem-hex8" : "fem-tet4", o.lumped ? "lumped" : "consistent",
-                             o.single)))
+                             o.form.single)))
         goto out;
     f = &cli.out.h5;
-    if ((o.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
+    if ((o.form.body && !(body = ep_malloc(9 * (size_t)L.n, sizeof *body))) ||
         (pts && !(irows = ep_malloc(9 * (size_t)np * (3 * (size_t)o.form.L->m + 3), sizeof *irows)))) {
         st = EP_ECOMPUTE;
         goto out;
@@ -123,17 +96,17 @@ int main(int argc, char **argv)
     if (st || (st = ep_gfsink_close(&o.form.sink)) ||
         (S && (st = ep_h5_write(f, "/gf/condensed", EP_F64, 2, d, S))) ||
         (body && (st = ep_gf_write_body(f, &L, body))) ||
-        (pts && (st = ep_gf_write_interior(f, o.form.L, pts, np, irows, o.body))) ||
-        (o.part.count && (st = ep_part_write(f, &o.part))) || (st = ep_output_commit(&cli.out)))
+        (pts && (st = ep_gf_write_interior(f, o.form.L, pts, np, irows, o.form.body))) ||
+        (o.form.part.count && (st = ep_part_write(f, &o.form.part))) || (st = ep_output_commit(&cli.out)))
         goto out;
 
     if (!cli.quiet) {
-        if (o.part.count)
+        if (o.form.part.count)
             printf("femcondense: %s: part %d of %d: columns %ld..%ld of %d (each part repeats the factorization)\n",
-                   cli.output, o.part.index, o.part.count, o.part.lo, o.part.hi, L.m);
+                   cli.output, o.form.part.index, o.form.part.count, o.form.part.lo, o.form.part.hi, L.m);
         printf("femcondense: %s: %d x %d GF blocks (%s columns, %s traction%s) from %d %s, %d fixed vertices\n",
                cli.output, Lp.m, L.n, o.form.level >= 0 ? "hat-load" : cols ? "selected" : cli.all_columns ? "all" : "free",
-               o.lumped ? "lumped" : "consistent", o.single ? ", float32" : "", ep_mesh_nelements(&m),
+               o.lumped ? "lumped" : "consistent", o.form.single ? ", float32" : "", ep_mesh_nelements(&m),
                m.hexes ? "hexes" : "tets", nfixed);
         printf("femcondense: %d unknowns, factor %.3g nonzeros; assemble %.2f s, factor %.2f s, "
                "solve %.2f s (%.3g flops, %.0f%% of full solves; %.1f GFlop/s on %d threads, %.1f per CPU second), write %.2f s%s; memory estimate %.0f MiB, "
@@ -141,9 +114,9 @@ int main(int argc, char **argv)
                stats.ndof, stats.lnz, stats.t_assemble, stats.t_factor, stats.t_solve, stats.solve_flops,
                stats.full_flops > 0 ? 100 * stats.solve_flops / stats.full_flops : 0.0, stats.t_solve > 0 ? stats.solve_flops / stats.t_solve / 1e9 : 0.0, omp_get_max_threads(),
                stats.t_solve_cpu > 0 ? stats.solve_flops / stats.t_solve_cpu / 1e9 : 0.0,
-               stats.t_write, o.condensed ? "; condensed stiffness written" : o.body ? "; body-force rows written" : "", stats.memory / EP_MEM_MIB,
+               stats.t_write, o.condensed ? "; condensed stiffness written" : o.form.body ? "; body-force rows written" : "", stats.memory / EP_MEM_MIB,
                ep_mem_peak() / EP_MEM_MIB, ep_now() - t0);
-        if (o.body) /* issue 40: at most 3 right-hand sides' worth */
+        if (o.form.body) /* issue 40: at most 3 right-hand sides' worth */
             printf("femcondense: body-force rows: %.3g flops in %.3f s, %.2f full solves (%.2f GF columns' average)\n",
                    stats.body_flops, stats.t_body, stats.body_flops / (4 * stats.lnz),
                    stats.body_flops / ((stats.solve_flops - stats.body_flops) / (3.0 * Lp.m)));

@@ -41,26 +41,12 @@ static int read_basis(const opts *o, const char *input, int nv, double **U, int 
     return st;
 }
 
+/* parse_command_line: the options and --help of cmd/spec/femdata.json (scripts/toolspec.py). */
+#include "femdata_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {0};
-    const ep_cli_opt options[] = {
-        {"basis", 0, EP_CLI_STRING, &o.basis, .arg = "FILE",
-         .help = "the reduced basis /basis/U of FILE (moddesc, polycoef output; default:\n"
-                 "the input's own, when it is such a file)"},
-        {"mass", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped",
-         .help = "mass of the reduced mass and gravity (default consistent)"},
-        {"free", 0, EP_CLI_FLAG, &o.free, .help = "free-flying model: no support, rigid-body data written"},
-        {0}};
-    ep_tool tool = {
-        .name = "femdata",
-        .synopsis = "MODEL [--fixed-...|--free] [-E PA --nu V --rho KG_PER_M3 | -m FILE] [--basis FILE] -o OUT.h5",
-        .purpose = "The matrices a simulator loads: K and M (consistent, lumped) as CSR, the corotated element\n"
-                   "data (volumes, shape gradients, K_e, M_e), the reduced mass U^T M U and gravity U^T M g of a\n"
-                   "basis, and the rigid-body data (mass, centre, inertia) of a free-flying model.",
-        .common = EP_CLI_MATERIAL | EP_CLI_FIXED,
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
@@ -72,7 +58,7 @@ int main(int argc, char **argv)
     int st, nfixed = 0, r = 0, *map = NULL, ndof;
     double *U = NULL, *Mr = NULL, *G = NULL, t0 = ep_now();
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     if (o.free && ep_select_given(&cli.fixed))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--free and --fixed-... exclude each other"));
     cholmod_start(&cc);

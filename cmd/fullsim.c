@@ -66,33 +66,12 @@ static int check_options(const opts *o, const ep_cli *cli)
     return EP_OK;
 }
 
+/* parse_command_line: the options and --help of cmd/spec/fullsim.json (scripts/toolspec.py). */
+#include "fullsim_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {.dt = NAN, .tol = 1e-8, .steps = 100, .every = 1, .load_steps = 10, .max_iter = 30};
-    const ep_cli_opt options[] = {
-        {"static", 0, EP_CLI_FLAG, &o.is_static, .help = "static equilibrium under the full loads, in load steps"},
-        {"dt", 0, EP_CLI_DOUBLE, &o.dt, .arg = "DT", .help = "time step of implicit Newmark (s; dynamics)"},
-        {"steps", 'n', EP_CLI_INT, &o.steps, 1, 1e9, .arg = "N", .help = "time steps (default 100)"},
-        {"every", 'k', EP_CLI_INT, &o.every, 1, 1e9, .arg = "K", .help = "store every K-th state (default 1)"},
-        {"load-steps", 0, EP_CLI_INT, &o.load_steps, 1, 1e6, .arg = "N", .help = "static load increments (default 10)"},
-        {"alpha", 0, EP_CLI_DOUBLE, &o.alpha, 0, 1e12, .arg = "A", .help = "Rayleigh mass damping (1/s; default 0)"},
-        {"beta", 0, EP_CLI_DOUBLE, &o.beta, 0, 1e12, .arg = "B", .help = "Rayleigh stiffness damping (s; default 0)"},
-        {"law", 0, EP_CLI_CHOICE, &o.law, .arg = EP_LAW_CHOICES, .help = "material law (default stvk)"},
-        {"mass", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped", .help = "mass matrix (default consistent)"},
-        {"tol", 0, EP_CLI_DOUBLE, &o.tol, 1e-15, 1e-2, .arg = "TOL", .help = "Newton's relative residual (default 1e-8)"},
-        {"max-iter", 0, EP_CLI_INT, &o.max_iter, 1, 1000, .arg = "N",
-         .help = "Newton iterations per step (default 30); more: exit 1"},
-        {"free", 0, EP_CLI_FLAG, &o.free, .help = "no support (dynamics only)"},
-        {0}};
-    ep_tool tool = {
-        .name = "fullsim",
-        .synopsis = "MESH LOADS --fixed-...|--free [-E PA --nu V --rho KG_PER_M3 | -m FILE] --static|--dt DT "
-                    "[options] -o TRAJ.h5",
-        .purpose = "Full-space nonlinear statics (Newton, load steps, line search) or implicit Newmark dynamics\n"
-                   "of a tet or hex model under the loads of a load file (elastoprep(5)).",
-        .common = EP_CLI_MATERIAL | EP_CLI_FIXED, .options = options,
-        .min_inputs = 2, .max_inputs = 2, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
@@ -104,7 +83,7 @@ int main(int argc, char **argv)
     double *u = NULL, *v = NULL, t0 = ep_now();
     int st, nfixed = 0;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     if ((st = check_options(&o, &cli)))
         ep_cli_exit(st);
 

@@ -178,37 +178,12 @@ out:
     return st;
 }
 
+/* parse_command_line: the options and --help of cmd/spec/gfcompress.json (scripts/toolspec.py). */
+#include "gfcompress_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {.kind = EP_WAVELET_LINEAR, .eps = 0.05, .level = -1};
-    const ep_cli_opt options[] = {
-        {"wavelet", 0, EP_CLI_CHOICE, &o.kind, .arg = "linear|butterfly",
-         .help = "predict filter (default linear)"},
-        {"unlifted", 0, EP_CLI_FLAG, &o.unlifted, .help = "skip the lifting step (interpolating wavelets)"},
-        {"eps", 0, EP_CLI_DOUBLE, &o.eps, 0, EP_GFFORM_MAX_EPS, .arg = "E", .what = "a threshold >= 0",
-         .help = "relative threshold (default 0.05); 0 keeps every block"},
-        {"threshold-base", 0, EP_CLI_FLAG, &o.threshold_base, .help = "also threshold the base-level blocks"},
-        {"hierarchy", 0, EP_CLI_STRING, &o.hierarchy, .arg = "FILE",
-         .help = "the loopsub surface giving /mesh/level and /mesh/parents,\n"
-                 "for GFs whose own mesh has none (e.g. femcondense on a\n"
-                 "tet mesh of that surface); rows are matched by position"},
-        {"sweep", 0, EP_CLI_CALL, &o.sweep, .arg = "LIST", .call = ep_sweep_parse,
-         .help = "print errors and compression for each threshold in LIST\n"
-                 "(comma separated) in one pass; -o is then optional"},
-        {"plot", 0, EP_CLI_STRING, &o.plot, .arg = "FILE.png",
-         .help = "draw the --sweep table (python3, matplotlib)"},
-        {"constraint-level", 0, EP_CLI_INT, &o.level, 0, EP_MESH_MAX_LEVEL, .arg = "L",
-         .help = "write GF columns of level-L hat constraints (kind gf)"},
-        {0}};
-    ep_tool tool = {
-        .name = "gfcompress",
-        .synopsis = "GF.h5 [--wavelet linear|butterfly] [--unlifted] [--eps E] [--threshold-base]\n"
-                    "       [--hierarchy SURFACE.h5] [--sweep E1,E2,...] [--plot FILE.png] -o GFW.h5\n"
-                    "       gfcompress GF.h5 --constraint-level L [--hierarchy SURFACE.h5] -o GFL.h5",
-        .purpose = "Wavelet compression of boundary Green's functions on a subdivision-connectivity\n"
-                   "surface (kind gf-wavelet), or GFs of hierarchical constraints at a coarser level.",
-        .options = options, .min_inputs = 1, .max_inputs = 1,
-    };
     ep_cli cli;
     ep_gf_file g = {0};
     ep_gfhier H = {0};
@@ -217,7 +192,7 @@ int main(int argc, char **argv)
     int st;
 
     /* parse */
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     check_options(&cli, &o, &png);
 
     /* read -> validate */

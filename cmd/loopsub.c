@@ -93,13 +93,10 @@ static int write_output(ep_cli *cli, const ep_mesh *m, const ep_surfdist *q, con
 {
     int format = ep_meshio_format(cli->output), st;
     ep_h5 *f;
-    ep_cli_stage(cli, "write");
-    if (format >= 0) {
-        if ((st = ep_output_create_file(&cli->out)))
-            return st;
-        ep_meshio_write(cli->out.fp, m, format);
-    } else if ((st = ep_cli_create_h5(cli, "mesh", &f)) || (st = ep_model_write(f, m, NULL, NULL)))
+    if ((st = ep_cli_create_output(cli, format >= 0, "mesh", m, NULL, &f)))
         return st;
+    if (format >= 0)
+        ep_meshio_write(cli->out.fp, m, format);
     if (format < 0 && q &&
         ((st = ep_h5_set_attr_string(f, "/mesh", "scan", scan)) ||
          (st = ep_h5_set_attr_double(f, "/mesh", "hausdorff", q->hausdorff)) ||
@@ -115,31 +112,12 @@ static int write_output(ep_cli *cli, const ep_mesh *m, const ep_surfdist *q, con
     return ep_output_commit(&cli->out);
 }
 
+/* parse_command_line: the options and --help of cmd/spec/loopsub.json (scripts/toolspec.py). */
+#include "loopsub_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {-1, -1, NULL, 0, NULL};
-    const ep_cli_opt options[] = {
-        {"levels", 'l', EP_CLI_INT, &o.levels, 0, 12, .arg = "L", .help = "subdivision steps, 0..12 (required)"},
-        {"base", 0, EP_CLI_INT, &o.base, 4, 100000000, .arg = "N",
-         .help = "the input is a scan: clean it up, simplify it to about N\n"
-                 "vertices (topology kept), fit every level onto it"},
-        {"base-mesh", 0, EP_CLI_STRING, &o.base_mesh, .arg = "FILE",
-         .help = "the same with FILE as the base (no simplification)"},
-        {"scheme", 0, EP_CLI_CHOICE, &o.scheme, .arg = "loop|linear",
-         .help = "loop (default) or linear (midpoints, flat faces stay flat)"},
-        {"project-onto", 0, EP_CLI_STRING, &o.project, .arg = "FINE",
-         .help = "move each new vertex to the closest point of surface FINE"},
-        {0}};
-    ep_tool tool = {
-        .name = "loopsub",
-        .synopsis = "BASE.{obj,off,veg,msh,node,h5} -l LEVELS [options] -o OUT.{h5,obj,off}\n"
-                    "       loopsub SCAN.{obj,off,...} {--base N | --base-mesh BASE} -l LEVELS [options] -o OUT",
-        .purpose = "Loop subdivision of a closed triangle surface (or of a tet mesh's boundary),\n"
-                   "recording vertex levels and parents for multiresolution tools; from a scan,\n"
-                   "a base mesh by simplification and every level fitted onto the scan.",
-        .common = EP_CLI_FIXED,
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0}, fine = {0}, scan = {0};
     ep_closest tree = {0};
@@ -149,7 +127,7 @@ int main(int argc, char **argv)
     int st, base_nv, fitting;
     double t0 = ep_now();
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     if (o.levels < 0)
         ep_cli_exit(ep_fail(EP_EUSAGE, "the number of levels is required (-l LEVELS)"));
     const char *ext = ep_text_ext(cli.output);

@@ -108,31 +108,12 @@ static int embed_levels(ep_mghier *h, const opts *o, const ep_mesh *fine)
     return st;
 }
 
+/* parse_command_line: the options and --help of cmd/spec/mghier.json (scripts/toolspec.py). */
+#include "mghier_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {.levels = 3};
-    const ep_cli_opt options[] = {
-        {"levels", 'l', EP_CLI_INT, &o.levels, 1, EP_MG_FILE_MAX_LEVELS, .arg = "L",
-         .help = "levels of the hierarchy, the finest included (default 3)"},
-        {"nested", 0, EP_CLI_FLAG, &o.nested,
-         .help = "MESH is the coarsest level, refined 1 -> 8 into each finer one"},
-        {"coarse", 0, EP_CLI_CALL, &o, .arg = "FILE", .call = coarse_arg,
-         .help = "a coarse level's tet mesh, finest first (repeat; default: made by\n"
-                 "TetGen from MESH's boundary simplified 4x a level)"},
-        {"max-distance", 0, EP_CLI_DOUBLE, &o.max_distance, 1e-300, INFINITY, .arg = "D", .what = "a distance > 0",
-         .help = "farthest a vertex may lie outside the next coarser mesh given\n(default 5% of MESH's bounding-box diagonal)"},
-        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
-         .help = "memory the refined levels may take (default 90% of the machine's)"},
-        {0}};
-    ep_tool tool = {
-        .name = "mghier",
-        .synopsis = "MESH --fixed-... [-l L] [--nested | --coarse FILE...] [material] -o OUT.h5",
-        .purpose = "A multigrid hierarchy of a tet mesh: the level meshes (nested by 1 -> 8 refinement, or coarse\n"
-                   "meshes given or made by TetGen), prolongations P (barycentric, extrapolated outside) and\n"
-                   "Galerkin coarse operators P^T K P, for a V-cycle solver (rtcheck runs one).",
-        .common = EP_CLI_MATERIAL | EP_CLI_FIXED,
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
@@ -141,7 +122,7 @@ int main(int argc, char **argv)
     int st, nfixed;
     double t0 = ep_now();
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     if (o.nested && o.ncoarse)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--nested and --coarse exclude each other"));
     if (o.ncoarse)

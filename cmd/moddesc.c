@@ -82,38 +82,12 @@ static int check_basis_size(const opts *o, int k)
     return EP_OK;
 }
 
+/* parse_command_line: the options and --help of cmd/spec/moddesc.json (scripts/toolspec.py). */
+#include "moddesc_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {.k = 20, .r = 30, .basis = EP_MODAL_BASIS_PCA}; /* block 0: ep_modal_block's */
-    const ep_cli_opt options[] = {
-        {"modes", 'k', EP_CLI_CALL, &o, .arg = "K|FILE", .call = modes_arg,
-         .help = "linear modes (default 20), or the modes of FILE (a moddesc\n"
-                 "output or part of the same model; -k K then takes its first K)"},
-        {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 100000, .arg = "R",
-         .help = "basis vectors (default 30; at most K + K(K+1)/2)"},
-        {"free", 0, EP_CLI_FLAG, &o.free, .help = "free-flying model: no support, six rigid modes excluded"},
-        {"mass", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped", .help = "mass matrix (default consistent)"},
-        {"basis", 0, EP_CLI_CHOICE, &o.basis, .arg = "pca|gram-schmidt|linear|pod",
-         .help = "basis from modes and derivatives: mass-PCA (default),\n"
-                 "mass-Gram-Schmidt in order, the first R modes alone, or\n"
-                 "the mass-PCA of the snapshots alone (POD)"},
-        {"snapshots", 0, EP_CLI_CALL, &o, .arg = "TRAJ.h5", .call = snapshots_arg,
-         .help = "the states of a fullsim trajectory join the mass-PCA\n(repeatable)"},
-        {"sketch", 0, EP_CLI_STRING, &o.sketch, .arg = "LOADS",
-         .help = "static StVK solutions under each load of LOADS (5 load\nsteps each) join the mass-PCA"},
-        {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K",
-         .help = "derivative right-hand sides per solve (default: the\n"
-                 "k(k+1)/2 pairs in 4 ceil(k(k+1)/1024) blocks)"},
-        EP_PART_OPTION(o.part, "compute only part I of N of the derivatives"),
-        {0}};
-    ep_tool tool = {
-        .name = "moddesc",
-        .synopsis = "MESH --fixed-...|--free [-E PA --nu V --rho KG_PER_M3 | -m FILE] [options] -o MODES.h5",
-        .purpose = "Vibration modes, modal derivatives and a mass-orthonormal reduced basis of a tetrahedral\n"
-                   "St. Venant-Kirchhoff model (ARPACK shift-invert on a CHOLMOD factor).",
-        .common = EP_CLI_MATERIAL | EP_CLI_FIXED,
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_material mat = {0};
@@ -122,7 +96,7 @@ int main(int argc, char **argv)
     int st, nfixed = 0, *pairs = NULL, k = 0;
     double *lambda = NULL, *U = NULL, *Phi = NULL, *B = NULL, *sigma = NULL, *X = NULL, t0 = ep_now(), t; /* X: snapshots */
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     if (o.free && ep_select_given(&cli.fixed))
         ep_cli_exit(ep_fail(EP_EUSAGE, "--free and --fixed-... exclude each other"));
     int nsnap = 0, snapped = o.nsnaps || o.sketch, pod = o.basis == EP_MODAL_BASIS_POD;

@@ -13,7 +13,6 @@
 #include "pointshell.h"
 #include "pointshell_file.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,46 +25,12 @@ typedef struct {
     const char *modes;
 } opts;
 
+/* parse_command_line: the options and --help of cmd/spec/pointshell.json (scripts/toolspec.py). */
+#include "pointshell_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {.levels = 4, .first = 320, .res = 128, .iterations = 30, .seed = 1};
-    const ep_cli_opt options[] = {
-        /* any integer: levels out of range are invalid input (exit 3), refused by ep_pointshell_sample */
-        {"levels", 'l', EP_CLI_INT, &o.levels, INT_MIN, INT_MAX, .arg = "L",
-         .help = "levels of the nested pointshell, each adding 4x the points\n"
-                 "the one before added (default 4)"},
-        {"first", 0, EP_CLI_INT, &o.first, 1, INT_MAX, .arg = "N",
-         .help = "points on level 1 (default 320): L levels hold N (4^L - 1) / 3"},
-        {"order", 0, EP_CLI_CHOICE, &o.order, .arg = "repulsion|farthest|vertices",
-         .help = "repulsion (default): particle repulsion on the level set, level by level;\n"
-                 "farthest: area-weighted samples ordered farthest first; vertices: the\n"
-                 "surface's vertices ordered farthest first (001 §3.9.1)"},
-        {"offset", 0, EP_CLI_DOUBLE, &o.offset, 0, INFINITY, .arg = "D", .what = "a distance >= 0",
-         .help = "sample the offset surface at distance D (soups, thin parts), its\n"
-                 "interior components removed; 0 (default): the closed surface itself"},
-        {"res", 0, EP_CLI_INT, &o.res, 4, 2048, .arg = "N",
-         .help = "cells a side of the unsigned field that finds the offset's interior\n"
-                 "components (default 128)"},
-        {"iterations", 0, EP_CLI_INT, &o.iterations, 0, 100000, .arg = "K",
-         .help = "repulsion steps a level (default 30)"},
-        {"seed", 0, EP_CLI_INT, &o.seed, 0, LONG_MAX, .arg = "S", .help = "random samples' seed (default 1)"},
-        {"modes", 0, EP_CLI_STRING, &o.modes, .arg = "FILE",
-         .help = "a moddesc or polycoef output (/basis/U on tets or hexes): bind the points,\n"
-                 "with U_s, dN_s and the BD-tree coefficients"},
-        {"rank", 0, EP_CLI_INT, &o.rank, 1, INT_MAX, .arg = "R",
-         .help = "with --modes, the basis' first R columns (default all)"},
-        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
-         .help = "refuse runs needing more (default: 90% of the machine's)"},
-        {0}};
-    ep_tool tool = {
-        .name = "pointshell",
-        .synopsis = "SURFACE [--levels L] [--first N] [--order repulsion|farthest|vertices] [--offset D [--res N]] "
-                    "[--modes FILE [--rank R]] -o OUT.h5",
-        .purpose = "A nested multiresolution pointshell of a closed surface (or the offset surface of a soup) with\n"
-                   "inward normals and its nested point tree; with --modes, bound into a reduced model with the\n"
-                   "BD-tree coefficients, for pointshell / distance-field contact (001 §3.6-3.9).",
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0}, sim = {0};
     ep_pointshell ps = {0};
@@ -73,7 +38,7 @@ int main(int argc, char **argv)
     double *U = NULL;
     int st, r = 0;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     if (o.rank && !o.modes)
         ep_cli_exit(ep_fail(EP_EUSAGE, "--rank: give --modes FILE"));
     if (o.order == EP_POINTSHELL_VERTICES && o.offset > 0)

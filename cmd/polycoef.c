@@ -52,28 +52,12 @@ static int read_vega_basis(const char *path, int nv, int rows, double **U, int *
     return st;
 }
 
+/* parse_command_line: the options and --help of cmd/spec/polycoef.json (scripts/toolspec.py). */
+#include "polycoef_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {.dataset = "/basis/U"};
-    const ep_cli_opt options[] = {
-        {"basis", 0, EP_CLI_STRING, &o.dataset, .arg = "DATASET",
-         .help = "the basis, rows of length 3nv (default /basis/U)"},
-        {"basis-file", 0, EP_CLI_STRING, &o.basis_file, .arg = "FILE.U",
-         .help = "the basis from a Vega ModalMatrix file instead; the\n"
-                 "input is then any model with a material (.veg, .h5)"},
-        {"basis-size", 'r', EP_CLI_INT, &o.r, 1, 1000, .arg = "N",
-         .help = "use the first N basis vectors (default: all)"},
-        {"split-material", 0, EP_CLI_FLAG, &o.split, .help = "also write the lambda-only and mu-only coefficient sets"},
-        EP_PART_OPTION(o.part, "sum only part I of N of the elements"),
-        {0}};
-    ep_tool tool = {
-        .name = "polycoef",
-        .synopsis = "MODES.h5 [--basis DATASET] [-r N] [--split-material] -o CUBIC.h5\n"
-                    "       polycoef MODEL --basis-file FILE.U [-r N] [--split-material] -o CUBIC.h5",
-        .purpose = "Cubic polynomial coefficients of the reduced St. Venant-Kirchhoff internal force\n"
-                   "R(q) = U^T f(U q) for a basis U; mesh, material and support come from the input.",
-        .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh m = {0};
     ep_h5 in = {0}, *out;
@@ -81,7 +65,7 @@ int main(int argc, char **argv)
     double *U = NULL, t0 = ep_now();
     int st, r = 0;
 
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     if (o.basis_file && strcmp(o.dataset, "/basis/U"))
         ep_cli_exit(ep_fail(EP_EUSAGE, "give --basis or --basis-file, not both"));
 

@@ -23,7 +23,6 @@
 #include "rtzones.h"
 
 #include <cblas.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +34,9 @@ typedef struct {
     int json, zones;
 } opts;
 
+/* parse_command_line: the options and --help of cmd/spec/rtcheck.json (scripts/toolspec.py). */
+#include "rtcheck_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {
@@ -42,60 +44,13 @@ int main(int argc, char **argv)
         .cubic = {.steps = 1000, .beta = NAN, .energy_tol = 0.01},
         .contacts = 10, .trials = 20, .seed = 1,
     };
-    const ep_cli_opt options[] = {
-        {"contacts", 0, EP_CLI_INT, &o.contacts, 1, 100000, .arg = "S",
-         .help = "contact nodes per scenario (default 10)"},
-        {"trials", 0, EP_CLI_INT, &o.trials, 1, 1000000, .arg = "N",
-         .help = "contact scenarios, or random force checks (default 20)"},
-        {"ops", 0, EP_CLI_INT, &o.gf.ops, 0, 1000000, .arg = "N",
-         .help = "random node additions/deletions per scenario (default 100)"},
-        {"reference", 0, EP_CLI_STRING, &o.gf.reference, .arg = "GF.h5|TRAJ.h5",
-         .help = "the uncompressed GFs of a gf-wavelet file, or a fullsim\n"
-                 "trajectory to run a cubic, cubature or modes file along:\nreport the error"},
-        {"reference-tol", 0, EP_CLI_DOUBLE, &o.gf.reference_tol, 0, INFINITY, .arg = "X", .what = "a number >= 0",
-         .help = "allowed relative error against --reference (default 0.25)"},
-        {"switched", 0, EP_CLI_STRING, &o.gf.switched, .arg = "GF.h5",
-         .help = "GFs recomputed with more fixed nodes: the capacitance\nsolution must reproduce every column"},
-        {"factor", 0, EP_CLI_CHOICE, &o.gf.lu, .arg = "auto|lu",
-         .help = "capacitance inverses: Cholesky where the GFs allow it\n(femcondense --traction lumped; default), or LU always"},
-        {"mask-radius", 0, EP_CLI_DOUBLE, &o.gf.mask_radius, 0, INFINITY, .arg = "R", .what = "a number >= 0",
-         .help = "pressure-mask radius (default 5% of the model size)"},
-        {"steps", 0, EP_CLI_INT, &o.cubic.steps, 1, 100000000, .arg = "N",
-         .help = "Newmark steps of the released model (default 1000)"},
-        {"dt", 0, EP_CLI_DOUBLE, &o.cubic.dt, DBL_TRUE_MIN, INFINITY, .arg = "T", .what = "a time step > 0",
-         .help = "time step (default: 1/20 of the fastest basis period)"},
-        {"damping-mass", 0, EP_CLI_DOUBLE, &o.cubic.alpha, 0, INFINITY, .arg = "A", .what = "a number >= 0",
-         .help = "Rayleigh alpha (default 0)"},
-        {"damping-stiffness", 0, EP_CLI_DOUBLE, &o.cubic.beta, 0, INFINITY, .arg = "B", .what = "a number >= 0",
-         .help = "Rayleigh beta (default: 1% damping of the slowest mode)"},
-        {"energy-tol", 0, EP_CLI_DOUBLE, &o.cubic.energy_tol, 0, INFINITY, .arg = "X", .what = "a number >= 0",
-         .help = "allowed undamped energy drift (default 0.01)"},
-        {"seed", 0, EP_CLI_INT, &o.seed, 0, 2147483647, .arg = "N", .help = "random seed (default 1)"},
-        {"zones", 0, EP_CLI_FLAG, &o.zones,
-         .help = "the inputs are the GF files of zones: bond them at their seams,\nload, contact, check and time (--reference: the whole model's\nGFs; the zones come from zonesplit)"},
-        {"json", 0, EP_CLI_FLAG, &o.json, .help = "print the report as JSON"},
-        {0}};
-    ep_tool tool = {
-        .name = "rtcheck",
-        .synopsis = "FILE.h5 [CUBIC.h5 | DIST.h5 [CUBIC.h5]] [--contacts S] [--trials N] [--ops N] [--steps N] [--dt T] [--seed N]\n"
-                    "       [--reference GF.h5|TRAJ.h5] [--switched GF.h5] [--json]\n"
-                    "       --zones ZONE.h5 ZONE.h5... [--reference WHOLE.h5]",
-        .purpose = "Run what a real-time simulator runs on an elastoprep file (capacitance-matrix contact\n"
-                   "on gf/gf-wavelet files, reduced Newmark dynamics on cubic files, render updates on\n"
-                   "embedding files, with CUBIC.h5 timed beside the Newmark step, lookups on distfield\n"
-                   "files, V-cycles and a corotated step on multigrid files, pointshell contact against a\n"
-                   "distfield file (with its model's cubic file), check the answers and\n"
-                   "time them; also checks mesh and modes files, and bonds zones' GF files (--zones).",
-        .options = options, .min_inputs = 1, .max_inputs = -1,
-        .no_output = "rtcheck writes no file (redirect --json instead of -o)",
-    };
     ep_cli cli;
     ep_h5 f = {0}, cf = {0}, rf = {0};
     ep_rtreport rep = {0};
     int st;
 
     /* parse */
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     o.gf.contacts = (int)o.contacts;
     o.gf.trials = o.cubic.trials = o.trials;
     o.gf.seed = o.cubic.seed = (unsigned long)o.seed;

@@ -51,25 +51,12 @@ static void print_components(const ep_voxel *g)
     printf("%s cells)", g->ncomp > 4 ? ", ..." : "");
 }
 
+/* parse_command_line: the options and --help of cmd/spec/voxelize.json (scripts/toolspec.py). */
+#include "voxelize_spec.h"
+
 int main(int argc, char **argv)
 {
     opts o = {.res = LONG_MIN};
-    const ep_cli_opt options[] = {
-        /* any integer: a resolution below 1 is invalid input (exit 3), refused by ep_voxel_setup */
-        {"resolution", 'R', EP_CLI_INT, &o.res, INT_MIN, INT_MAX, .arg = "RES",
-         .help = "cells along the longest side of the bounding box (required)"},
-        {"shell", 0, EP_CLI_FLAG, &o.shell, .help = "only the touched cells (thin objects; no fill)"},
-        {"largest", 0, EP_CLI_FLAG, &o.largest, .help = "keep only the largest face-connected component"},
-        {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
-         .help = "refuse resolutions needing more (default: 90% of the machine's)"},
-        {0}};
-    ep_tool tool = {
-        .name = "voxelize",
-        .synopsis = "SOUP.obj|SOUP.off -R RES [--shell] [--largest] [-E PA --nu V --rho RHO] -o OUT.veg|OUT.h5",
-        .purpose = "A hexahedral mesh of the voxels a triangle soup touches and encloses (the soup need not be\n"
-                   "closed, manifold or oriented), at RES cells along its longest side.",
-        .common = EP_CLI_MATERIAL, .options = options, .min_inputs = 1, .max_inputs = 1, .need_output = 1,
-    };
     ep_cli cli;
     ep_mesh soup = {0}, hm = {0};
     ep_material mat;
@@ -79,7 +66,7 @@ int main(int argc, char **argv)
     double t0 = ep_now();
 
     ep_material_init(&mat);
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+    parse_command_line(&cli, &o, argc, argv);
     const char *ext = strrchr(cli.output, '.');
     int veg = ext && !strcmp(ext, ".veg");
     if (!veg && !(ext && (!strcmp(ext, ".h5") || !strcmp(ext, ".hdf5"))))
@@ -117,13 +104,8 @@ int main(int argc, char **argv)
     double t_vox = ep_now() - t0;
 
     /* write */
-    ep_cli_stage(&cli, "write");
-    if (veg) {
-        if ((st = ep_output_create_file(&cli.out)) ||
-            (st = ep_meshio_write_veg(cli.out.fp, &hm, have_mat ? &mat : NULL)))
-            goto out;
-    } else if ((st = ep_cli_create_h5(&cli, "mesh", &out)) ||
-               (st = ep_model_write(out, &hm, have_mat ? &mat : NULL, NULL)))
+    if ((st = ep_cli_create_output(&cli, veg, "mesh", &hm, have_mat ? &mat : NULL, &out)) ||
+        (veg && (st = ep_meshio_write_veg(cli.out.fp, &hm, have_mat ? &mat : NULL))))
         goto out;
     if ((st = ep_output_commit(&cli.out)))
         goto out;

@@ -15,23 +15,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+typedef struct {
+    long tag; /* --region; LONG_MIN: not given */
+} opts;
+
+/* parse_command_line: the options and --help of cmd/spec/zonesplit.json (scripts/toolspec.py). */
+#include "zonesplit_spec.h"
+
 int main(int argc, char **argv)
 {
-    long tag = LONG_MIN;
-    const ep_cli_opt options[] = {
-        {"region", 'r', EP_CLI_INT, &tag, INT_MIN, INT_MAX, .arg = "TAG",
-         .help = "the region tag of the zone's elements (required)"},
-        {0}};
-    ep_tool tool = {
-        .name = "zonesplit",
-        .synopsis = "MESH --region TAG [--fixed-...] [-E PA --nu V --rho RHO | -m FILE] -o ZONE.h5",
-        .purpose = "One zone of a multizone model (000 §5.1): the elements of MESH with region tag TAG, with\n"
-                   "/constraints/seam (the vertices it shares with the other regions) and /constraints/fixed\n"
-                   "(the seam and the zone's share of the --fixed-... support): the input of femcondense or\n"
-                   "bemsolve for the zone's GFs, which rtcheck --zones and ep_bond(3) bond at the seams.",
-        .common = EP_CLI_MATERIAL | EP_CLI_FIXED, .options = options, .min_inputs = 1, .max_inputs = 1,
-        .need_output = 1,
-    };
+    opts o = {LONG_MIN};
     ep_cli cli;
     ep_mesh m = {0}, z = {0};
     ep_material mat;
@@ -40,8 +33,8 @@ int main(int argc, char **argv)
     int st, nsupport = 0;
 
     ep_material_init(&mat);
-    ep_cli_parse_or_exit(&cli, &tool, argc, argv);
-    if (tag == LONG_MIN)
+    parse_command_line(&cli, &o, argc, argv);
+    if (o.tag == LONG_MIN)
         ep_cli_exit(ep_fail(EP_EUSAGE, "no zone: give --region TAG"));
 
     /* read -> validate: the mesh, its material and support when given */
@@ -58,7 +51,7 @@ int main(int argc, char **argv)
     ep_cli_model_summary(&cli, &m, m.material);
 
     /* compute: the zone, its seam and support */
-    if ((st = ep_zonemesh_extract(&z, &m, (int)tag, support, NULL)))
+    if ((st = ep_zonemesh_extract(&z, &m, (int)o.tag, support, NULL)))
         goto out;
 
     /* write */
@@ -67,7 +60,7 @@ int main(int argc, char **argv)
         goto out;
     if (!cli.quiet)
         printf("zonesplit: %s: region %ld: %d vertices, %d %s, %d seam vertices, %d fixed (%d of the support)\n",
-               cli.output, tag, z.nv, z.tets ? z.ne : z.nh, z.tets ? "tets" : "hexes", z.nseam, z.nfixed,
+               cli.output, o.tag, z.nv, z.tets ? z.ne : z.nh, z.tets ? "tets" : "hexes", z.nseam, z.nfixed,
                z.nfixed - z.nseam);
 out:
     free(support);

@@ -486,6 +486,25 @@ void ep_cli_parse_or_exit(ep_cli *cli, const ep_tool *tool, int argc, char **arg
         ep_cli_exit(st);
 }
 
+int ep_cli_output_is(const ep_cli *cli, const char *ext)
+{
+    size_t n = cli->output ? strlen(cli->output) : 0, e = strlen(ext);
+    return n >= e && !strcmp(cli->output + n - e, ext);
+}
+
+int ep_cli_create_output(ep_cli *cli, int text, const char *kind, const ep_mesh *m, const ep_material *mat,
+                         ep_h5 **f)
+{
+    int st;
+    *f = NULL;
+    ep_cli_stage(cli, "write");
+    if (text)
+        return ep_output_create_file(&cli->out);
+    if ((st = ep_cli_create_h5(cli, kind, f)) || (st = ep_model_write(*f, m, mat, NULL)))
+        return st;
+    return EP_OK;
+}
+
 int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f)
 {
     char creator[128];

@@ -12,24 +12,33 @@
  * generates --help from the tables.  Command-line layer (doc/MODULES.md): the
  * only module that knows getopt; the only one, with progress.h, that prints.
  *
- * A tool's options, the whole of it (femcondense):
+ * A tool of cmd/ writes neither table in C: its description is the data
+ * file cmd/spec/TOOL.json, from which scripts/toolspec.py generates the
+ * ep_tool, the ep_cli_opt table and parse_command_line(cli, o, argc, argv)
+ * into build/gen/TOOL_spec.h (doc/CONVENTIONS.md §6).  The whole of it
+ * (femcondense, shortened):
  *
- *     opts o = {.block = 64};
- *     const ep_cli_opt options[] = {
- *         {"traction", 0, EP_CLI_CHOICE, &o.lumped, .arg = "consistent|lumped",
- *          .help = "surface load of a unit traction: hat-function mass (default)\n"
- *                  "or vertex area"},
- *         {"single", 0, EP_CLI_FLAG, &o.single, .help = "store /gf/xi as float32"},
- *         {"block", 0, EP_CLI_INT, &o.block, 1, 4096, .arg = "K", .help = "right-hand sides per solve (default 64)"},
- *         {"max-memory", 0, EP_CLI_BYTES, &o.max_memory, .arg = "SIZE",
- *          .help = "refuse runs needing more (default: 90% of the machine's)"},
- *         {0}};
- *     ep_tool tool = {.name = "femcondense", .synopsis = "MESH --fixed-... [options] -o GF.h5",
- *                     .purpose = "Boundary Green's functions ...", .options = options,
- *                     .common = EP_CLI_MATERIAL | EP_CLI_FIXED | EP_CLI_COLUMNS,
- *                     .min_inputs = 1, .max_inputs = 1, .need_output = 1};
- *     ep_cli cli;
- *     ep_cli_parse_or_exit(&cli, &tool, argc, argv);
+ *     cmd/spec/femcondense.json:
+ *     {"name": "femcondense",
+ *      "synopsis": "MESH --fixed-... [options] -o GF.h5",
+ *      "purpose": "Boundary Green's functions ...",
+ *      "common": ["material", "fixed", "columns"],
+ *      "inputs": {"min": 1, "max": 1}, "output": "required",
+ *      "options": [
+ *        {"name": "traction", "kind": "choice", "target": "lumped", "arg": "consistent|lumped",
+ *         "help": ["surface load of a unit traction: hat-function mass (default)",
+ *                  "or vertex area"]},
+ *        {"name": "block", "kind": "int", "target": "block", "lo": 1, "hi": 4096, "arg": "K",
+ *         "help": "right-hand sides per solve (default 64)"},
+ *        {"include": "gfform", "target": "form"}]}
+ *
+ *     cmd/femcondense.c:
+ *     typedef struct { int lumped; long block; ep_gfform form; ... } opts;
+ *     #include "femcondense_spec.h"
+ *     ...
+ *         opts o = {.block = 64};
+ *         ep_cli cli;
+ *         parse_command_line(&cli, &o, argc, argv);
  *
  * The targets keep their initial values (the defaults) unless the option is
  * given; checks between options (A excludes B) stay in the tool's main.
@@ -202,6 +211,22 @@ int ep_cli_columns(const ep_cli *cli, const ep_mesh *m, int **cols, int *ncols);
  * creator "TOOL VERSION" and the command line): *f is the open file, owned
  * by cli->out until ep_output_commit(&cli->out) or the exit.  0 or EP_EIO. */
 int ep_cli_create_h5(ep_cli *cli, const char *kind, ep_h5 **f);
+
+/* Whether the output -o ends in ext (".dist", ".interp", ".veg"; case
+ * counts).  Cost O(length). */
+int ep_cli_output_is(const ep_cli *cli, const char *ext);
+
+/* The output -o of a tool that writes either a text format or an
+ * elastoprep HDF5 file (distfield .dist, embed .interp, voxelize .veg,
+ * loopsub .obj/.off): starts the stage "write"; text nonzero, creates the
+ * plain file (ep_output_create_file), which the tool writes through
+ * cli->out.fp, and sets *f NULL; else creates the HDF5 file of kind
+ * (ep_cli_create_h5) with the model m and its material mat (NULL: none)
+ * written (ep_model_write), *f the open file.  Either is committed by
+ * ep_output_commit(&cli->out).  0 or the status of the create or the write
+ * (EP_EIO).  Cost: the model's write. */
+int ep_cli_create_output(ep_cli *cli, int text, const char *kind, const ep_mesh *m, const ep_material *mat,
+                         ep_h5 **f);
 
 /* Read the volumetric model of path for a tool that needs elements
  * (ep_model_read, then EP_EINPUT "PATH: not a volumetric mesh (PROG needs

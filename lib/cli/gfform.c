@@ -20,7 +20,7 @@ void ep_gfform_init(ep_gfform *f)
     f->level = -1;
 }
 
-int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps, int parts)
+int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int allow_eps)
 {
     f->wavelet = f->choice >= 0;
     f->kind = f->choice == 1 ? EP_WAVELET_BUTTERFLY : EP_WAVELET_LINEAR;
@@ -28,13 +28,16 @@ int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps, 
     f->eps_given = !isnan(f->eps);
     if (!f->eps_given)
         f->eps = 0.05;
+    if ((f->body || f->interior) && f->part.count)
+        return ep_fail(EP_EUSAGE, "%s and --part do not go together (epmerge merges GF columns)",
+                       f->body ? "--body-force" : "--interior");
     if (!allow_eps && !f->wavelet && (f->eps_given || f->unlifted || f->threshold_base))
         return ep_fail(EP_EUSAGE, "--eps, --unlifted and --threshold-base go with --wavelet");
     if (!allow_eps && !f->wavelet && f->level < 0 && f->hierarchy)
         return ep_fail(EP_EUSAGE, "--hierarchy goes with --wavelet or --constraint-level");
-    if (f->wavelet && single)
+    if (f->wavelet && f->single)
         return ep_fail(EP_EUSAGE, "--single stores dense GFs; --wavelet blocks are float32 already");
-    if (f->wavelet && parts)
+    if (f->wavelet && f->part.count)
         return ep_fail(EP_EUSAGE, "--part and --wavelet exclude each other (split a dense run, then gfcompress)");
     if (f->level >= 0 && (cli->all_columns || ep_select_given(&cli->columns)))
         return ep_fail(EP_EUSAGE, "--constraint-level solves the hat loads of the free level-L vertices; "

@@ -18,39 +18,29 @@
 #include "cli.h"
 #include "gfhier.h"
 #include "gfsink.h"
+#include "part.h"
 #include "progress.h"
 #include "wavelet.h"
 
 #define EP_GFFORM_MAX_EPS 1e6 /* --eps values are in [0, EP_GFFORM_MAX_EPS], as gfcompress's */
 
-/* The entries of a tool's option table (ep_cli_opt, inside its {...} list)
- * for the ep_gfform f (an lvalue); ep_gfform_check settles them after the
- * parse. */
-#define EP_GFFORM_OPTIONS(f)                                                                                        \
-    {"wavelet", 0, EP_CLI_CHOICE, &(f).choice, .arg = "linear|butterfly",                                           \
-     .help = "compress each block of columns as it is solved (kind\n"                                                \
-             "gf-wavelet, as gfcompress; the dense GFs never exist)"},                                              \
-        {"eps", 0, EP_CLI_DOUBLE, &(f).eps, 0, EP_GFFORM_MAX_EPS, .arg = "E", .what = "a threshold >= 0",           \
-         .help = "relative wavelet threshold (default 0.05)"},                                                      \
-        {"unlifted", 0, EP_CLI_FLAG, &(f).unlifted, .help = "skip the lifting step"},                                \
-        {"threshold-base", 0, EP_CLI_FLAG, &(f).threshold_base, .help = "also threshold the base-level blocks"},    \
-        {"hierarchy", 0, EP_CLI_STRING, &(f).hierarchy, .arg = "FILE",                                              \
-         .help = "the loopsub surface giving /mesh/level and /mesh/parents,\n"                                       \
-                 "for a mesh that has none (a tet mesh of that surface);\n"                                          \
-                 "rows are matched by position"},                                                                   \
-    {                                                                                                               \
-        "constraint-level", 0, EP_CLI_INT, &(f).level, 0, EP_MESH_MAX_LEVEL, .arg = "L",                            \
-            .help = "only the hat loads of the level-L vertices: GFs of\n"                                           \
-                    "hierarchical constraints (as gfcompress --constraint-level)"                                   \
-    }
-
+/* The options themselves (--wavelet, --eps, --unlifted, --threshold-base,
+ * --hierarchy, --constraint-level) are the option group
+ * cmd/spec/groups/gfform.json, which a tool's spec includes with its
+ * ep_gfform as target; ep_gfform_check settles them after the parse. */
 typedef struct ep_gfform {
-    /* options, as parsed (EP_GFFORM_OPTIONS) */
+    /* options, as parsed (cmd/spec/groups/gfform.json) */
     int choice;                 /* --wavelet: 0 linear, 1 butterfly; -1 not given */
     int unlifted, threshold_base;
     double eps;                 /* NaN: not given */
     const char *hierarchy;      /* borrowed: --hierarchy */
     long level;                 /* --constraint-level, -1: none */
+    /* what else the file holds (the tool's own options, with its spec's
+     * targets form.single, form.body, form.interior, form.part) */
+    int single;                 /* --single: dense GFs stored as float32 */
+    int body;                   /* --body-force: also /gf/body */
+    const char *interior;       /* borrowed: --interior POINTS, or NULL */
+    ep_part part;               /* --part I/N; count 0: the whole run */
     /* settled by ep_gfform_check */
     int wavelet;                /* 1: --wavelet given */
     ep_wavelet_kind kind;
@@ -73,13 +63,13 @@ typedef struct ep_gfform {
 void ep_gfform_init(ep_gfform *f);
 
 /* After the parse: the settled values (linear lifted wavelets, eps 0.05
- * unless given), and the options that do not go together: --eps,
- * --unlifted, --threshold-base without --wavelet (unless allow_eps: gfcompress,
- * which always compresses), --hierarchy without either form, --single with
- * --wavelet, a column selection with --constraint-level, --part (parts > 0:
- * the run is one of that many) with --wavelet (epmerge merges dense GF
- * columns only).  0 or EP_EUSAGE. */
-int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int single, int allow_eps, int parts);
+ * unless given), and the options that do not go together: --body-force or
+ * --interior with --part (epmerge merges GF columns), --eps, --unlifted,
+ * --threshold-base without --wavelet (unless allow_eps: gfcompress, which
+ * always compresses), --hierarchy without either form, --single with
+ * --wavelet, a column selection with --constraint-level, --part with
+ * --wavelet (epmerge merges dense GF columns only).  0 or EP_EUSAGE. */
+int ep_gfform_check(ep_gfform *f, const ep_cli *cli, int allow_eps);
 
 /* Solve and write the columns of layout L (borrowed: a part's share of the
  * plan's, ep_part_gf_share) instead of the plan's, after checking that

@@ -3,7 +3,7 @@
 
 Prints one line per problem and exits 1 when there is any:
 - a citation "NNN §..", "NNN eq. ..", "NNN Fig. .." (also "\\(sc" in man
-  pages) in lib/, cmd/ or man/ whose code NNN is not keyed in
+  pages) in lib/, cmd/ (the tools and their specs) or man/ whose code NNN is not keyed in
   doc/REFERENCES.md;
 - a "MATH.md §N" (or §N.M, §N-M) whose section has no heading in
   doc/MATH.md;
@@ -41,7 +41,7 @@ CITE = re.compile(r"(?<![\w.])(\d{3}) (?:" + SEC + r"|eqs?\.|App\.|Table|Figs?\.
 MATH = re.compile(r"MATH(?:\.md)? " + SEC + r" ?(\d+(?:\.\d+)?)(?:\s*(?:-|–|\\\(en)\s*(\d+(?:\.\d+)?))?")
 
 files = []
-for pattern in ("lib/*/*.[ch]", "cmd/*.c", "man/man*/*.[0-9]"):
+for pattern in ("lib/*/*.[ch]", "cmd/*.c", "cmd/spec/*.json", "cmd/spec/groups/*.json", "man/man*/*.[0-9]"):
     files += sorted(glob.glob(os.path.join(root, pattern)))
 for path in files:
     rel = os.path.relpath(path, root)

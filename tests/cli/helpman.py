@@ -1,7 +1,11 @@
 """helpman.py BIN: --help against the man pages (issue 45 item 8).
 
-For every tool: (a) every option its man page's OPTIONS section documents
-is an option its --help defines; (b) every option --help mentions in its
+A tool's own options, with their help text, are read from its spec
+cmd/spec/TOOL.json (and the groups it includes), the one source --help is
+generated from; the common options of lib/cli from --help.  For every tool:
+(a) every option its man page's OPTIONS section documents is one of these
+(and every option of the spec is in --help: the tool is built from its
+spec); (b) every option --help mentions in its
 text is an option of some tool (a stale mention names none); (c) every
 numeric default --help gives for an option ("default: N", "default N") is
 in the man page's paragraph of that option; (d) every option a message
@@ -11,7 +15,7 @@ the tool the message names before the option ("femcondense --traction"),
 else against every tool.  Prints one line per tool, "ok TOOL" or
 "bad TOOL: what", then one for the hints, and exits 1 on any bad line.
 """
-import glob, os, re, subprocess, sys
+import glob, json, os, re, subprocess, sys
 
 BIN = sys.argv[1]
 tools = sorted(os.path.basename(p)[:-2] for p in glob.glob("cmd/*.c"))
@@ -51,8 +55,22 @@ def man_paragraphs(t):
     return paras
 
 
+def spec_options(t):
+    """option -> its help text, from the spec of t and the groups it includes."""
+    out = {}
+    for o in json.load(open("cmd/spec/%s.json" % t))["options"]:
+        group = json.load(open("cmd/spec/groups/%s.json" % o["include"]))["options"] if "include" in o else [o]
+        for g in group:
+            if "if" in g:  # in another build only (EP_MPI: bemsolve-mpi, checked by its --help below)
+                continue
+            h = g["help"]
+            out["--" + g["name"]] = " ".join(h) if isinstance(h, list) else h
+    return out
+
+
 helps = {t: help_of(t) for t in tools}
-defs = {t: defined(helps[t]) for t in tools}
+specs = {t: spec_options(t) for t in tools}
+defs = {t: {**defined(helps[t]), **specs[t]} for t in tools}
 every = set().union(*[set(d) for d in defs.values()])
 bad = ndefaults = 0
 for t in tools:
@@ -61,6 +79,9 @@ for t in tools:
     extra = sorted(set(paras) - set(defs[t]))
     if extra:
         problems.append("man page documents options --help does not define: " + " ".join(extra))
+    unbuilt = sorted(set(specs[t]) - set(defined(helps[t])))
+    if unbuilt:
+        problems.append("--help lacks options of cmd/spec/%s.json (built from an older spec?): %s" % (t, " ".join(unbuilt)))
     stale = sorted(set(OPT.findall(helps[t])) - every)
     if stale:
         problems.append("--help names options no tool has: " + " ".join(stale))

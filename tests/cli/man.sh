@@ -21,9 +21,12 @@ check "every man page documents only options --help defines, --help names no opt
 abs=$(cd "$BIN" && pwd)
 mkdir -p "$WORK/tree/man/man1" "$WORK/tree/cmd" && cp man/man1/*.1 "$WORK/tree/man/man1" && cp tests/cli/helpman.py "$WORK/tree"
 for c in cmd/*.c; do : >"$WORK/tree/$c"; done
+cp -r cmd/spec "$WORK/tree/cmd/"
 printf '.TP\n.BR \\-\\-bogus " " \\fIN\\fR\nGone.\n' | sed -i '/^\.SH OPTIONS/r /dev/stdin' "$WORK/tree/man/man1/embed.1"
 sed -i 's/default 10)/default 12)/' "$WORK/tree/man/man1/rtcheck.1"
+sed -i 's/"options": \[/"options": [{"name": "stale", "kind": "flag", "target": "x", "help": "h"}, /' "$WORK/tree/cmd/spec/femdata.json"
 (cd "$WORK/tree" && /usr/bin/python3 helpman.py "$abs" >"$WORK/helpman2.txt" 2>&1)
+check "... and a tool not built from its spec" grep -q '^bad femdata: --help lacks options of cmd/spec/femdata.json (built from an older spec?): --stale' "$WORK/helpman2.txt"
 check "... the check finds a man page's option --help lacks and a default that changed" sh -c "grep -q '^bad embed: man page documents options --help does not define: --bogus' '$WORK/helpman2.txt' && grep -q '^bad rtcheck: --contacts: --help gives default 10, the man page does not' '$WORK/helpman2.txt'"
 # hints that name no option (issue 37, class 8): embed's own, and one in lib/ naming femcondense
 printf 'return ep_fail(EP_EINPUT, "far vertex (raise it with --max-dist D)");\n' >"$WORK/tree/cmd/embed.c"
