@@ -43,6 +43,10 @@ typedef struct ep_vcycle {
     int *gwhere;
     struct ep_vcycle_coarse *coarse; /* the coarsest level's CHOLMOD factor and workspace
                                       * (vcycle.c: CHOLMOD's types stay out of the API) */
+    struct ep_sgs *sgs;    /* [nlevels - 1] Gauss-Seidel: the compact float copies the sweeps read,
+                            * each in its own vertex order (sgs.h, not an installed header);
+                            * NULL for Jacobi */
+    ep_csr *Pc, *Ptc;      /* [nlevels - 1] Gauss-Seidel: P and P^T in those orders */
 } ep_vcycle;
 
 /* Set up the solver on h (borrowed; levels with operators): inverse
