@@ -318,6 +318,28 @@ int ep_vcycle_solve(ep_vcycle *v, const double *b, double *x, double tol, int ma
     return it;
 }
 
+void ep_vcycle_bytes(const ep_vcycle *v, double *once, double *shape)
+{
+    const ep_mghier *h = v->h;
+    *once = *shape = 0;
+    for (int l = 0; l + 1 < h->nlevels; l++) {
+        int post = l ? v->o.coarse_post : v->o.post, pre = v->o.pre;
+        double P = ep_csr_bytes(v->sgs ? &v->Pc[l] : &h->level[l].P) + ep_csr_bytes(v->sgs ? &v->Ptc[l] : &v->Pt[l]);
+        double K = v->sgs ? ep_sgs_bytes(&v->sgs[l]) : ep_bsr_bytes(&h->level[l].K);
+        *once += K + P;
+        if (v->sgs) /* the first forward sweep from zero reads the copy once, the others twice */
+            *shape += P + K * (pre ? 2 * pre - 1 : 0) + K * post;
+        else /* Jacobi: the first sweep from zero reads no K, the residual after the last does */
+            *shape += P + K * (pre ? pre : 0) + K * post;
+    }
+    const cholmod_factor *L = v->coarse->L;
+    double f = 0;
+    if (L && !L->is_super)
+        for (size_t j = 0; j < L->n; j++)
+            f += (double)((const int *)L->nz)[j] * (sizeof(double) + sizeof(int)) + 2 * sizeof(int);
+    *once += f, *shape += 2 * f;
+}
+
 static double dot(const double *a, const double *b, size_t n)
 {
     double s = 0;

@@ -68,6 +68,16 @@ int ep_vcycle_update(ep_vcycle *v);
  * each).  Cost: per level pre + post + 1 passes over K, one over P. */
 void ep_vcycle_cycle(ep_vcycle *v, const double *b, double *x);
 
+/* The bytes of operator data one cycle from zero reads (vectors not
+ * counted): *once, every operator the cycle uses read once (Gauss-Seidel:
+ * each level's compact copy, P and P^T in its order, the coarsest factor;
+ * Jacobi: K, P, P^T, the factor); *shape, as this cycle's passes read them
+ * (a level's copy once a sweep, twice for a forward sweep from a nonzero x;
+ * Jacobi: K once a sweep but the first and once for the residual; the
+ * factor twice, L then L^T).  Cost O(nlevels) and the coarsest factor's
+ * columns. */
+void ep_vcycle_bytes(const ep_vcycle *v, double *once, double *shape);
+
 /* V-cycles from x until |b - K x| <= tol |b| or maxcycles; res[i] (may be
  * NULL; maxcycles + 1 values): the relative residual before cycle i and
  * after the last.  Returns the cycles run. */
