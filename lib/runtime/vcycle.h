@@ -10,6 +10,11 @@
  *
  * One thread: the cost of a cycle is a few passes over the operators, so
  * memory bandwidth bounds it (tests/bench/vcycle.sh prints the bound).
+ * Gauss-Seidel sweeps read a compact copy of each level but the coarsest
+ * (sgs.h: the lower triangle in float, in reverse Cuthill-McKee order): a
+ * quarter of the bytes of a sweep over K.  The sweeps then solve with a
+ * float-rounded K~; a cycle from a nonzero x is x + B (b - K x) with K's
+ * residual in double, so plain cycles converge to K's own answer.
  */
 #ifndef EP_VCYCLE_H
 #define EP_VCYCLE_H
@@ -65,7 +70,12 @@ void ep_vcycle_free(ep_vcycle *v);
 int ep_vcycle_update(ep_vcycle *v);
 
 /* One V-cycle on level 0: x improved in place toward K x = b (3 nv values
- * each).  Cost: per level pre + post + 1 passes over K, one over P. */
+ * each).  From x = 0 (every element zero) the cycle proper; otherwise
+ * x += B (b - K x), B the cycle from zero (the same in exact arithmetic).
+ * Cost (Gauss-Seidel): per level pre + post passes over its compact copy
+ * (one more for each forward sweep after the first), one over P and one
+ * over P^T, the coarsest solve; from a nonzero x a product with K
+ * (ep_vcycle_bytes). */
 void ep_vcycle_cycle(ep_vcycle *v, const double *b, double *x);
 
 /* The bytes of operator data one cycle from zero reads (vectors not
