@@ -75,10 +75,6 @@ int ep_sgs_order(const ep_bsr *K, int *perm)
         }
     }
 #undef DEG
-    for (int i = 0, j = n - 1; i < j; i++, j--) { /* reversed */
-        int t = perm[i];
-        perm[i] = perm[j], perm[j] = t;
-    }
     free(stamp), free(queue);
     return EP_OK;
 }
@@ -140,20 +136,20 @@ void ep_sgs_values(ep_sgs *S, const ep_bsr *K, const double *Dinv)
     size_t nnz = (size_t)S->rowptr[S->n];
     for (size_t k = 0; k < nnz; k++) { /* block (J, I) of the order is K's (perm J, perm I) */
         const double *src = &K->val[9 * (size_t)S->src[k]];
-        float *dst = &S->val[9 * k];
+        ep_sgs_real *dst = &S->val[9 * k];
         for (int e = 0; e < 9; e++)
-            dst[e] = (float)src[e];
+            dst[e] = (ep_sgs_real)src[e];
     }
     for (int J = 0; J < S->n; J++) {
         const double *D = &Dinv[9 * (size_t)(S->perm ? S->perm[J] : J)];
-        float *d = &S->dinv[6 * (size_t)J];
-        d[0] = (float)D[0], d[3] = (float)D[4], d[5] = (float)D[8]; /* symmetric to rounding: the mean */
-        d[1] = (float)(0.5 * (D[1] + D[3])), d[2] = (float)(0.5 * (D[2] + D[6])), d[4] = (float)(0.5 * (D[5] + D[7]));
+        ep_sgs_real *d = &S->dinv[6 * (size_t)J];
+        d[0] = (ep_sgs_real)D[0], d[3] = (ep_sgs_real)D[4], d[5] = (ep_sgs_real)D[8]; /* symmetric to rounding: the mean */
+        d[1] = (ep_sgs_real)(0.5 * (D[1] + D[3])), d[2] = (ep_sgs_real)(0.5 * (D[2] + D[6])), d[4] = (ep_sgs_real)(0.5 * (D[5] + D[7]));
     }
 }
 
 /* s -= B y, B 3 x 3 row-major float. */
-static inline void gather(const float *B, const double *y, double *s0, double *s1, double *s2)
+static inline void gather(const ep_sgs_real *B, const double *y, double *s0, double *s1, double *s2)
 {
     *s0 -= (double)B[0] * y[0] + (double)B[1] * y[1] + (double)B[2] * y[2];
     *s1 -= (double)B[3] * y[0] + (double)B[4] * y[1] + (double)B[5] * y[2];
@@ -161,7 +157,7 @@ static inline void gather(const float *B, const double *y, double *s0, double *s
 }
 
 /* q += B^T d. */
-static inline void push(const float *B, double d0, double d1, double d2, double *q)
+static inline void push(const ep_sgs_real *B, double d0, double d1, double d2, double *q)
 {
     q[0] += (double)B[0] * d0 + (double)B[3] * d1 + (double)B[6] * d2;
     q[1] += (double)B[1] * d0 + (double)B[4] * d1 + (double)B[7] * d2;
@@ -169,7 +165,7 @@ static inline void push(const float *B, double d0, double d1, double d2, double 
 }
 
 /* x_J = D~^-1 s (D~^-1 the 6 floats of a symmetric block). */
-static inline void diag(const float *D, double s0, double s1, double s2, double *y)
+static inline void diag(const ep_sgs_real *D, double s0, double s1, double s2, double *y)
 {
     y[0] = (double)D[0] * s0 + (double)D[1] * s1 + (double)D[2] * s2;
     y[1] = (double)D[1] * s0 + (double)D[3] * s1 + (double)D[4] * s2;
@@ -179,7 +175,7 @@ static inline void diag(const float *D, double s0, double s1, double s2, double 
 EP_KERNEL void ep_sgs_forward(const ep_sgs *S, const double *b, double *x, double *r, int zero)
 {
     const int *rp = S->rowptr, *col = S->col;
-    const float *val = S->val;
+    const ep_sgs_real *val = S->val;
     if (!zero) { /* r_J = sum_{I>J} K~_JI x_I: row I pushes K~_IJ^T x_I */
         memset(r, 0, 3 * (size_t)S->n * sizeof *r);
         for (int I = 0; I < S->n; I++)
@@ -206,7 +202,7 @@ EP_KERNEL void ep_sgs_forward(const ep_sgs *S, const double *b, double *x, doubl
 EP_KERNEL void ep_sgs_backward(const ep_sgs *S, const double *b, double *x, double *acc)
 {
     const int *rp = S->rowptr, *col = S->col;
-    const float *val = S->val;
+    const ep_sgs_real *val = S->val;
     memset(acc, 0, 3 * (size_t)S->n * sizeof *acc);
     for (int J = S->n - 1; J >= 0; J--) {
         double s0 = b[3 * J] - acc[3 * J], s1 = b[3 * J + 1] - acc[3 * J + 1], s2 = b[3 * J + 2] - acc[3 * J + 2];
@@ -222,6 +218,6 @@ EP_KERNEL void ep_sgs_backward(const ep_sgs *S, const double *b, double *x, doub
 
 double ep_sgs_bytes(const ep_sgs *S)
 {
-    return (double)(S->n + 1) * sizeof(int) + (double)S->n * 6 * sizeof(float) +
-           (double)S->rowptr[S->n] * (sizeof(int) + 9 * sizeof(float));
+    return (double)(S->n + 1) * sizeof(int) + (double)S->n * 6 * sizeof(ep_sgs_real) +
+           (double)S->rowptr[S->n] * (sizeof(int) + 9 * sizeof(ep_sgs_real));
 }

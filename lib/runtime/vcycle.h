@@ -11,7 +11,7 @@
  * One thread: the cost of a cycle is a few passes over the operators, so
  * memory bandwidth bounds it (tests/bench/vcycle.sh prints the bound).
  * Gauss-Seidel sweeps read a compact copy of each level but the coarsest
- * (sgs.h: the lower triangle in float, in reverse Cuthill-McKee order): a
+ * (sgs.h: the lower triangle in float, in Cuthill-McKee order): a
  * quarter of the bytes of a sweep over K.  The sweeps then solve with a
  * float-rounded K~; a cycle from a nonzero x is x + B (b - K x) with K's
  * residual in double, so plain cycles converge to K's own answer.

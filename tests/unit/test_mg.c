@@ -408,7 +408,7 @@ static double *dense_sgs(const ep_sgs *S)
                 for (int b = 0; b < 3; b++)
                     D[(3 * pJ + a) * N + 3 * pI + b] = D[(3 * pI + b) * N + 3 * pJ + a] = S->val[9 * (size_t)k + 3 * a + b];
         }
-        const float *d = &S->dinv[6 * (size_t)J];
+        const ep_sgs_real *d = &S->dinv[6 * (size_t)J];
         double Dinv[9] = {d[0], d[1], d[2], d[1], d[3], d[4], d[2], d[4], d[5]};
         for (int c = 0; c < 3; c++) { /* the block = Dinv^-1, column by column */
             double e[3] = {c == 0, c == 1, c == 2}, A[9];
@@ -447,7 +447,7 @@ static void vcycle_dense(void **s)
         double *bs = malloc(nf * sizeof *bs), *x0 = malloc(nf * sizeof *x0);
         double *Ks = jac ? Kd : dense_sgs(&v.sgs[0]); /* the matrix the sweeps run on */
         const int *order = jac ? NULL : v.sgs[0].perm;
-        if (!jac) { /* a float copy, in its own order: the reverse Cuthill-McKee of K's graph */
+        if (!jac) { /* a float copy, in its own order: the Cuthill-McKee order of K's graph */
             char *seen = calloc(nf / 3, 1);
             for (size_t i = 0; i < nf / 3; i++)
                 seen[order[i]]++;
