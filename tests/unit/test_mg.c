@@ -421,6 +421,63 @@ static double *dense_sgs(const ep_sgs *S)
     return D;
 }
 
+/* ep_sgs_order finds the locality a scrambled numbering hides: an m x m
+ * grid of vertices (8 neighbours each) numbered at random, whose blocks
+ * then span most of the rows, comes back with every block within the
+ * breadth-first front, 2 m + 2 rows of its diagonal (a chain, m = 1: the
+ * neighbours only).  A permutation of the rows, each connected part. */
+static void sgs_order_grid(void **s)
+{
+    (void)s;
+    for (int m = 1; m <= 24; m += 23) {
+        int nrow = m == 1 ? 200 : m, ncol = m == 1 ? 1 : m, n = nrow * ncol;
+        int *label = malloc((size_t)n * sizeof *label), *perm = malloc((size_t)n * sizeof *perm);
+        int *inv = malloc((size_t)n * sizeof *inv);
+        for (int i = 0; i < n; i++)
+            label[i] = i;
+        unsigned seed = 12345;
+        for (int i = n - 1; i > 0; i--) { /* Fisher-Yates with a fixed LCG */
+            seed = seed * 1103515245u + 12345u;
+            int j = (int)((seed >> 8) % (unsigned)(i + 1)), t = label[i];
+            label[i] = label[j], label[j] = t;
+        }
+        ep_bsr K;
+        assert_int_equal(ep_bsr_alloc(&K, n, n, 9 * (size_t)n), EP_OK);
+        int q = 0, spread = 0;
+        for (int r = 0; r < n; r++) { /* row r is grid point inv_label(r) */
+            int p = 0;
+            while (label[p] != r)
+                p++;
+            int i = p / ncol, j = p % ncol, start = q;
+            for (int di = -1; di <= 1; di++)
+                for (int dj = -1; dj <= 1; dj++)
+                    if (i + di >= 0 && i + di < nrow && j + dj >= 0 && j + dj < ncol) {
+                        int c = label[(i + di) * ncol + j + dj], t = q++;
+                        for (; t > start && K.col[t - 1] > c; t--)
+                            K.col[t] = K.col[t - 1];
+                        K.col[t] = c, spread = abs(c - r) > spread ? abs(c - r) : spread;
+                    }
+            K.rowptr[r + 1] = q;
+        }
+        assert_int_equal(ep_sgs_order(&K, perm), EP_OK);
+        for (int i = 0; i < n; i++)
+            inv[i] = -1;
+        for (int i = 0; i < n; i++) {
+            assert_true(perm[i] >= 0 && perm[i] < n && inv[perm[i]] < 0);
+            inv[perm[i]] = i;
+        }
+        int width = 0;
+        for (int r = 0; r < n; r++)
+            for (int k = K.rowptr[r]; k < K.rowptr[r + 1]; k++)
+                width = abs(inv[r] - inv[K.col[k]]) > width ? abs(inv[r] - inv[K.col[k]]) : width;
+        print_message("%d x %d grid: blocks within %d rows of the diagonal, %d scrambled\n", nrow, ncol, width, spread);
+        assert_true(spread > n / 2);
+        assert_true(width <= (m == 1 ? 1 : 2 * m + 2));
+        ep_bsr_free(&K);
+        free(label), free(perm), free(inv);
+    }
+}
+
 /* A two-level cycle of each smoother equals the dense algebra: pre-smooth,
  * restrict the residual, solve the coarse operator exactly, prolong, post-
  * smooth (002 Algorithm 1), from a nonzero start, on the non-nested pair.
@@ -664,6 +721,6 @@ static void coverage(void **s)
 }
 
 EP_TEST_MAIN("mg", cmocka_unit_test(galerkin_dense), cmocka_unit_test(prolongation_affine),
-             cmocka_unit_test(vcycle_levels), cmocka_unit_test(vcycle_jacobi_levels), cmocka_unit_test(vcycle_dense),
+             cmocka_unit_test(vcycle_levels), cmocka_unit_test(vcycle_jacobi_levels), cmocka_unit_test(vcycle_dense), cmocka_unit_test(sgs_order_grid),
              cmocka_unit_test(rigid_box), cmocka_unit_test(corotated),
              cmocka_unit_test(reduced_mass), cmocka_unit_test(coverage))
