@@ -224,6 +224,24 @@ int ep_csr_transpose(ep_csr *Pt, const ep_csr *P)
     return EP_OK;
 }
 
+int ep_csr_permute(ep_csr *Q, const ep_csr *P, const int *rowperm, const int *colinv)
+{
+    if (ep_csr_alloc(Q, P->n, P->m, (size_t)P->rowptr[P->n]))
+        return EP_ECOMPUTE;
+    int q = 0;
+    for (int i = 0; i < P->n; i++) {
+        int o = rowperm ? rowperm[i] : i, start = q;
+        for (int k = P->rowptr[o]; k < P->rowptr[o + 1]; k++) {
+            int c = colinv ? colinv[P->col[k]] : P->col[k], t = q++;
+            for (; t > start && Q->col[t - 1] > c; t--) /* insertion: rows are short */
+                Q->col[t] = Q->col[t - 1], Q->val[t] = Q->val[t - 1];
+            Q->col[t] = c, Q->val[t] = P->val[k];
+        }
+        Q->rowptr[i + 1] = q;
+    }
+    return EP_OK;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;

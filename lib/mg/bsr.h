@@ -81,6 +81,11 @@ int ep_bsr_fill_empty_diagonal(ep_bsr *A);
  * O(log row length). */
 long ep_bsr_find(const ep_bsr *A, int i, int j);
 
+/* Q = P renumbered: Q's row i is P's row rowperm[i] (new to old; NULL:
+ * the same), its columns colinv[j] for P's j (old to new; NULL: the same),
+ * ascending.  Cost O(nnz log row length).  0 or EP_ECOMPUTE. */
+int ep_csr_permute(ep_csr *Q, const ep_csr *P, const int *rowperm, const int *colinv);
+
 /* Pt = P^T.  Cost O(nnz).  0 or EP_ECOMPUTE. */
 int ep_csr_transpose(ep_csr *Pt, const ep_csr *P);
 

@@ -10,6 +10,11 @@
  *
  * One thread: the cost of a cycle is a few passes over the operators, so
  * memory bandwidth bounds it (tests/bench/vcycle.sh prints the bound).
+ * Gauss-Seidel sweeps read a compact copy of each level but the coarsest
+ * (sgs.h: the lower triangle in float, in Cuthill-McKee order): a
+ * quarter of the bytes of a sweep over K.  The sweeps then solve with a
+ * float-rounded K~; a cycle from a nonzero x is x + B (b - K x) with K's
+ * residual in double, so plain cycles converge to K's own answer.
  */
 #ifndef EP_VCYCLE_H
 #define EP_VCYCLE_H
@@ -43,6 +48,10 @@ typedef struct ep_vcycle {
     int *gwhere;
     struct ep_vcycle_coarse *coarse; /* the coarsest level's CHOLMOD factor and workspace
                                       * (vcycle.c: CHOLMOD's types stay out of the API) */
+    struct ep_sgs *sgs;    /* [nlevels - 1] Gauss-Seidel: the compact float copies the sweeps read,
+                            * each in its own vertex order (sgs.h, not an installed header);
+                            * NULL for Jacobi */
+    ep_csr *Pc, *Ptc;      /* [nlevels - 1] Gauss-Seidel: P and P^T in those orders */
 } ep_vcycle;
 
 /* Set up the solver on h (borrowed; levels with operators): inverse
@@ -61,8 +70,23 @@ void ep_vcycle_free(ep_vcycle *v);
 int ep_vcycle_update(ep_vcycle *v);
 
 /* One V-cycle on level 0: x improved in place toward K x = b (3 nv values
- * each).  Cost: per level pre + post + 1 passes over K, one over P. */
+ * each).  From x = 0 (every element zero) the cycle proper; otherwise
+ * x += B (b - K x), B the cycle from zero (the same in exact arithmetic).
+ * Cost (Gauss-Seidel): per level pre + post passes over its compact copy
+ * (one more for each forward sweep after the first), one over P and one
+ * over P^T, the coarsest solve; from a nonzero x a product with K
+ * (ep_vcycle_bytes). */
 void ep_vcycle_cycle(ep_vcycle *v, const double *b, double *x);
+
+/* The bytes of operator data one cycle from zero reads (vectors not
+ * counted): *once, every operator the cycle uses read once (Gauss-Seidel:
+ * each level's compact copy, P and P^T in its order, the coarsest factor;
+ * Jacobi: K, P, P^T, the factor); *shape, as this cycle's passes read them
+ * (a level's copy once a sweep, twice for a forward sweep from a nonzero x;
+ * Jacobi: K once a sweep but the first and once for the residual; the
+ * factor twice, L then L^T).  Cost O(nlevels) and the coarsest factor's
+ * columns. */
+void ep_vcycle_bytes(const ep_vcycle *v, double *once, double *shape);
 
 /* V-cycles from x until |b - K x| <= tol |b| or maxcycles; res[i] (may be
  * NULL; maxcycles + 1 values): the relative residual before cycle i and

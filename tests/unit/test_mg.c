@@ -16,6 +16,7 @@
 #include "massprop.h"
 #include "tet.h"
 #include "mghier.h"
+#include "sgs.h"
 #include "vcycle.h"
 #include "warp.h"
 
@@ -361,9 +362,10 @@ static void dense_solve(double *A, double *b, size_t n)
 }
 
 /* One smoothing sweep by dense algebra: Jacobi x += omega D^-1 (b - K x),
- * or block Gauss-Seidel row by row, forward or backward (D the 3 x 3
- * diagonal blocks). */
-static void dense_smooth(const double *K, size_t n, const double *b, double *x, int jacobi, double omega, int forward)
+ * or block Gauss-Seidel row by row, forward or backward, through the rows
+ * in the order order[] (NULL: ascending) (D the 3 x 3 diagonal blocks). */
+static void dense_smooth(const double *K, size_t n, const double *b, double *x, int jacobi, double omega, int forward,
+                         const int *order)
 {
     double *r = malloc(n * sizeof *r);
     if (jacobi)
@@ -374,6 +376,7 @@ static void dense_smooth(const double *K, size_t n, const double *b, double *x, 
         }
     for (size_t t = 0; t < n / 3; t++) {
         size_t I = forward || jacobi ? t : n / 3 - 1 - t;
+        I = order ? (size_t)order[I] : I;
         double D[9], s[3];
         for (int a = 0; a < 3; a++) {
             s[a] = jacobi ? r[3 * I + a] : b[3 * I + a];
@@ -389,9 +392,99 @@ static void dense_smooth(const double *K, size_t n, const double *b, double *x, 
     free(r);
 }
 
+/* The dense matrix K~ the Gauss-Seidel sweeps of S run on, in K's
+ * numbering (sgs.h): S's float lower blocks, their transposes, and the
+ * inverses of its inverse diagonal blocks. */
+static double *dense_sgs(const ep_sgs *S)
+{
+    size_t N = 3 * (size_t)S->n;
+    double *D = calloc(N * N, sizeof *D);
+    assert_non_null(D);
+    for (int J = 0; J < S->n; J++) {
+        size_t pJ = (size_t)(S->perm ? S->perm[J] : J);
+        for (int k = S->rowptr[J]; k < S->rowptr[J + 1]; k++) {
+            size_t pI = (size_t)(S->perm ? S->perm[S->col[k]] : S->col[k]);
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    D[(3 * pJ + a) * N + 3 * pI + b] = D[(3 * pI + b) * N + 3 * pJ + a] = S->val[9 * (size_t)k + 3 * a + b];
+        }
+        const ep_sgs_real *d = &S->dinv[6 * (size_t)J];
+        double Dinv[9] = {d[0], d[1], d[2], d[1], d[3], d[4], d[2], d[4], d[5]};
+        for (int c = 0; c < 3; c++) { /* the block = Dinv^-1, column by column */
+            double e[3] = {c == 0, c == 1, c == 2}, A[9];
+            memcpy(A, Dinv, sizeof A);
+            dense_solve(A, e, 3);
+            for (int a = 0; a < 3; a++)
+                D[(3 * pJ + a) * N + 3 * pJ + c] = e[a];
+        }
+    }
+    return D;
+}
+
+/* ep_sgs_order finds the locality a scrambled numbering hides: an m x m
+ * grid of vertices (8 neighbours each) numbered at random, whose blocks
+ * then span most of the rows, comes back with every block within the
+ * breadth-first front, 2 m + 2 rows of its diagonal (a chain, m = 1: the
+ * neighbours only).  A permutation of the rows, each connected part. */
+static void sgs_order_grid(void **s)
+{
+    (void)s;
+    for (int m = 1; m <= 24; m += 23) {
+        int nrow = m == 1 ? 200 : m, ncol = m == 1 ? 1 : m, n = nrow * ncol;
+        int *label = malloc((size_t)n * sizeof *label), *perm = malloc((size_t)n * sizeof *perm);
+        int *inv = malloc((size_t)n * sizeof *inv);
+        for (int i = 0; i < n; i++)
+            label[i] = i;
+        unsigned seed = 12345;
+        for (int i = n - 1; i > 0; i--) { /* Fisher-Yates with a fixed LCG */
+            seed = seed * 1103515245u + 12345u;
+            int j = (int)((seed >> 8) % (unsigned)(i + 1)), t = label[i];
+            label[i] = label[j], label[j] = t;
+        }
+        ep_bsr K;
+        assert_int_equal(ep_bsr_alloc(&K, n, n, 9 * (size_t)n), EP_OK);
+        int q = 0, spread = 0;
+        for (int r = 0; r < n; r++) { /* row r is grid point inv_label(r) */
+            int p = 0;
+            while (label[p] != r)
+                p++;
+            int i = p / ncol, j = p % ncol, start = q;
+            for (int di = -1; di <= 1; di++)
+                for (int dj = -1; dj <= 1; dj++)
+                    if (i + di >= 0 && i + di < nrow && j + dj >= 0 && j + dj < ncol) {
+                        int c = label[(i + di) * ncol + j + dj], t = q++;
+                        for (; t > start && K.col[t - 1] > c; t--)
+                            K.col[t] = K.col[t - 1];
+                        K.col[t] = c, spread = abs(c - r) > spread ? abs(c - r) : spread;
+                    }
+            K.rowptr[r + 1] = q;
+        }
+        assert_int_equal(ep_sgs_order(&K, perm), EP_OK);
+        for (int i = 0; i < n; i++)
+            inv[i] = -1;
+        for (int i = 0; i < n; i++) {
+            assert_true(perm[i] >= 0 && perm[i] < n && inv[perm[i]] < 0);
+            inv[perm[i]] = i;
+        }
+        int width = 0;
+        for (int r = 0; r < n; r++)
+            for (int k = K.rowptr[r]; k < K.rowptr[r + 1]; k++)
+                width = abs(inv[r] - inv[K.col[k]]) > width ? abs(inv[r] - inv[K.col[k]]) : width;
+        print_message("%d x %d grid: blocks within %d rows of the diagonal, %d scrambled\n", nrow, ncol, width, spread);
+        assert_true(spread > n / 2);
+        assert_true(width <= (m == 1 ? 1 : 2 * m + 2));
+        ep_bsr_free(&K);
+        free(label), free(perm), free(inv);
+    }
+}
+
 /* A two-level cycle of each smoother equals the dense algebra: pre-smooth,
  * restrict the residual, solve the coarse operator exactly, prolong, post-
- * smooth (002 Algorithm 1), from a nonzero start, on the non-nested pair. */
+ * smooth (002 Algorithm 1), from a nonzero start, on the non-nested pair.
+ * Gauss-Seidel runs on the float copy K~ in its vertex order (sgs.h), from
+ * zero: from x0 the cycle is x0 + B (b - K x0), K's residual in double
+ * (vcycle.c), and so is the reference.  Also pre = post = 2 (the second
+ * forward sweep from a nonzero x: the pass gathering the upper part). */
 static void vcycle_dense(void **s)
 {
     (void)s;
@@ -401,24 +494,45 @@ static void vcycle_dense(void **s)
     two_levels(&h, &fine, &coarse, &fixed);
     double *Kd = dense_bsr(&h.level[0].K), *Pd = dense_csr3(&h.level[0].P), *Cd = dense_bsr(&h.level[1].K);
     size_t nf = 3 * (size_t)h.level[0].K.n, nc = 3 * (size_t)h.level[1].K.n;
-    for (int pass = 0; pass < 4; pass++) { /* each smoother from a nonzero start and from zero (its half sweep) */
-        int jac = pass & 1, zero = pass >> 1;
-        ep_vcycle_opts o = {jac ? EP_VCYCLE_JACOBI : EP_VCYCLE_GAUSS_SEIDEL, 1, 1, 0.7, 1};
+    for (int pass = 0; pass < 6; pass++) { /* each smoother from a nonzero start and from zero (its half sweep) */
+        int jac = pass & 1, zero = (pass >> 1) & 1, sweeps = pass >= 4 ? 2 : 1;
+        ep_vcycle_opts o = {jac ? EP_VCYCLE_JACOBI : EP_VCYCLE_GAUSS_SEIDEL, sweeps, sweeps, 0.7, sweeps};
         ep_vcycle v;
         assert_int_equal(ep_vcycle_init(&v, &h, &o), EP_OK);
         double *b = malloc(nf * sizeof *b), *x = malloc(nf * sizeof *x), *y = malloc(nf * sizeof *y);
         double *r = malloc(nf * sizeof *r), *rc = calloc(nc, sizeof *rc), *C = malloc(nc * nc * sizeof *C);
+        double *bs = malloc(nf * sizeof *bs), *x0 = malloc(nf * sizeof *x0);
+        double *Ks = jac ? Kd : dense_sgs(&v.sgs[0]); /* the matrix the sweeps run on */
+        const int *order = jac ? NULL : v.sgs[0].perm;
+        if (!jac) { /* a float copy, in its own order: the Cuthill-McKee order of K's graph */
+            char *seen = calloc(nf / 3, 1);
+            for (size_t i = 0; i < nf / 3; i++)
+                seen[order[i]]++;
+            for (size_t i = 0; i < nf / 3; i++)
+                assert_int_equal(seen[i], 1);
+            free(seen);
+            double dk = 0;
+            for (size_t i = 0; i < nf * nf; i++)
+                dk = fmax(dk, fabs(Ks[i] - Kd[i]));
+            assert_true(dk > 0 && dk < 1e-6 * maxabs(Kd, nf * nf));
+        }
         for (size_t i = 0; i < nf; i++) {
             int held = fixed[i / 3];
             b[i] = held ? 0 : sin(1.3 * (double)i);
-            x[i] = y[i] = held || zero ? 0 : cos(0.7 * (double)i);
+            x[i] = x0[i] = held || zero ? 0 : cos(0.7 * (double)i);
         }
         ep_vcycle_cycle(&v, b, x);
-        dense_smooth(Kd, nf, b, y, jac, 0.7, 1);
-        for (size_t i = 0; i < nf; i++) {
-            r[i] = b[i];
+        for (size_t i = 0; i < nf; i++) { /* the reference from zero on bs = b - K x0 */
+            bs[i] = b[i], y[i] = 0;
             for (size_t j = 0; j < nf; j++)
-                r[i] -= Kd[i * nf + j] * y[j];
+                bs[i] -= Kd[i * nf + j] * x0[j];
+        }
+        for (int t = 0; t < sweeps; t++)
+            dense_smooth(Ks, nf, bs, y, jac, 0.7, 1, order);
+        for (size_t i = 0; i < nf; i++) {
+            r[i] = bs[i];
+            for (size_t j = 0; j < nf; j++)
+                r[i] -= Ks[i * nf + j] * y[j];
         }
         for (size_t I = 0; I < nc; I++)
             for (size_t i = 0; i < nf; i++)
@@ -428,14 +542,17 @@ static void vcycle_dense(void **s)
         for (size_t i = 0; i < nf; i++)
             for (size_t I = 0; I < nc; I++)
                 y[i] += Pd[i * nc + I] * rc[I];
-        dense_smooth(Kd, nf, b, y, jac, 0.7, 0);
+        for (int t = 0; t < sweeps; t++)
+            dense_smooth(Ks, nf, bs, y, jac, 0.7, 0, order);
         double d = 0;
         for (size_t i = 0; i < nf; i++)
-            d = fmax(d, fabs(x[i] - y[i]));
-        print_message("%s from %s: the cycle against dense algebra %.2e of %.2e\n", jac ? "Jacobi" : "Gauss-Seidel",
-                      zero ? "zero" : "x0", d, maxabs(y, nf));
+            y[i] += x0[i], d = fmax(d, fabs(x[i] - y[i]));
+        print_message("%s V(%d,%d) from %s: the cycle against dense algebra %.2e of %.2e\n",
+                      jac ? "Jacobi" : "Gauss-Seidel", sweeps, sweeps, zero ? "zero" : "x0", d, maxabs(y, nf));
         assert_true(d < 1e-10 * maxabs(y, nf));
-        free(b), free(x), free(y), free(r), free(rc), free(C);
+        if (!jac)
+            free(Ks);
+        free(b), free(x), free(y), free(r), free(rc), free(C), free(bs), free(x0);
         ep_vcycle_free(&v);
     }
     free(Kd), free(Pd), free(Cd), free(fixed);
@@ -604,6 +721,6 @@ static void coverage(void **s)
 }
 
 EP_TEST_MAIN("mg", cmocka_unit_test(galerkin_dense), cmocka_unit_test(prolongation_affine),
-             cmocka_unit_test(vcycle_levels), cmocka_unit_test(vcycle_jacobi_levels), cmocka_unit_test(vcycle_dense),
+             cmocka_unit_test(vcycle_levels), cmocka_unit_test(vcycle_jacobi_levels), cmocka_unit_test(vcycle_dense), cmocka_unit_test(sgs_order_grid),
              cmocka_unit_test(rigid_box), cmocka_unit_test(corotated),
              cmocka_unit_test(reduced_mass), cmocka_unit_test(coverage))
