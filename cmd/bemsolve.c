@@ -13,7 +13,6 @@
 #include "mesh.h"
 #include "model.h"
 #include "part.h"
-#include "points.h"
 #ifdef EP_MPI /* make mpi: bin/bemsolve-mpi (bemsolve(1), OVER MPI) */
 #include "bemmpi.h"
 #include "gfmpi.h"
@@ -190,6 +189,9 @@ int main(int argc, char **argv)
             printf("bemsolve: interior rows: %d points in %.2f s, %.3g us a point a column, %.1f GFlop/s with the "
                    "products' %.3g flops\n", np, stats.t_interior, 1e6 * stats.t_interior / np / (3.0 * Lp.m),
                    144.0 * L.n * 3.0 * Lp.m * np / fmax(stats.t_interior, 1e-9) / 1e9, 144.0 * L.n * 3.0 * Lp.m * np);
+        if (body) /* issue 40: beside 3 GF columns of this run (tests/bench/bemsolve.sh times the assembly's share) */
+            printf("bemsolve: body-force rows: boundary data %.3g flops, solve %.4f s; 3 GF columns %.4f s\n",
+                   stats.body_data_flops, stats.t_body_solve, (stats.t_rhs + stats.t_solve) / Lp.m);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);
 #ifdef EP_MPI
         printf("bemsolve: %d MPI ranks on a %d x %d grid (blocks of %d); memory a rank: estimate %.0f MiB, "

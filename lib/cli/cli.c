@@ -723,9 +723,10 @@ int ep_cli_interior(const ep_mesh *m, const char *path, double **p, int *np, int
     if ((st = ep_points_read(path, p, np)))
         return st;
     if ((st = ep_embed_build(&b, m->vertices, m->nv, m->tets, m->ne, 4, *p, *np, 1e-9 * ep_mesh_diameter(m)))) {
+        char why[EP_ERRMSG_MAX]; /* ep_fail writes the buffer ep_errmsg() reads */
+        snprintf(why, sizeof why, "%s", ep_errmsg());
         ep_embed_free(&b);
-        return st == EP_EINPUT ? ep_fail(EP_EINPUT, "%s: a point lies outside the body %s (%s)", path, m->source,
-                                         ep_errmsg())
+        return st == EP_EINPUT ? ep_fail(EP_EINPUT, "%s: a point lies outside the body %s (%s)", path, m->source, why)
                                : st;
     }
     *tet = ep_malloc((size_t)*np, sizeof **tet);

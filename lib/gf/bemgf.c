@@ -58,32 +58,38 @@ static void particular_traction(const bemsys *s, const double y[3], const double
 }
 
 /* Collocation node i, triangle t: the body-force right-hand sides' share
- * (bemgf.h): + h u_p at fixed corners (not i: its H_ii comes from hsum),
- * - g t_p at free ones. */
-static void body_terms(bemsys *s, int i, int t, const int jb[3], double g[3][3][3], double h[3][3][3])
+ * (bemgf.h) into acc[k][l] (row 3i + l of column k): + h u_p at fixed
+ * corners (not i: its H_ii comes from hsum), - g t_p at free ones.  Cost
+ * at most 162 flops (27 multiply-adds a corner). */
+static void body_terms(const bemsys *s, int i, int t, const int jb[3], double g[3][3][3], double h[3][3][3],
+                       double acc[3][3])
 {
     for (int a = 0; a < 3; a++) {
         int j = jb[a];
-        for (int k = 0; k < 3; k++) {
-            double *col = s->bb + (size_t)k * s->N + 3 * i;
-            const double *tp = s->tp + 27 * (size_t)t + 9 * a + 3 * k;
-            for (int l = 0; l < 3; l++) {
-                if (s->fixedb[j] && j != i)
-                    col[l] += h[a][l][k] * up_nd(s, j);
-                else if (!s->fixedb[j])
-                    col[l] -= g[a][l][0] * tp[0] + g[a][l][1] * tp[1] + g[a][l][2] * tp[2];
-            }
+        if (s->fixedb[j]) {
+            if (j == i)
+                continue;
+            double u = up_nd(s, j);
+            for (int k = 0; k < 3; k++)
+                for (int l = 0; l < 3; l++)
+                    acc[k][l] += h[a][l][k] * u;
+            continue;
         }
+        const double *tp = s->tp + 27 * (size_t)t + 9 * a;
+        for (int k = 0; k < 3; k++)
+            for (int l = 0; l < 3; l++)
+                acc[k][l] -= g[a][l][0] * tp[3 * k] + g[a][l][1] * tp[3 * k + 1] + g[a][l][2] * tp[3 * k + 2];
     }
 }
 
 /* One collocation node i: its three rows of A, in place (MATH.md §6: A_:j =
  * -G_:j at fixed j, H_:j at free j), with H_ii = -sum_{j != i} h_ij (000 eq.
- * B.6), kept in hsum for the right-hand sides of fixed columns. */
+ * B.6), kept in hsum for the right-hand sides of fixed columns; with body
+ * rows, their right-hand sides' rows 3i.. from the same integrals. */
 static void assemble_row(bemsys *s, int i)
 {
     const ep_mesh *m = s->m;
-    double hsum[3][3] = {{0}}, ui[3], res[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
+    double hsum[3][3] = {{0}}, bacc[3][3] = {{0}}, ui[3], res[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
     const double *xi = &s->x[3 * i];
     ui[0] = s->rot[1] * xi[2] - s->rot[2] * xi[1];
     ui[1] = s->rot[2] * xi[0] - s->rot[0] * xi[2];
@@ -92,7 +98,7 @@ static void assemble_row(bemsys *s, int i)
         double g[3][3][3], h[3][3][3];
         int jb[3], corners = ep_bemgf_integrals(s, i, t, jb, g, h);
         if (s->bb)
-            body_terms(s, i, t, jb, g, h);
+            body_terms(s, i, t, jb, g, h, bacc);
         for (int a = 0; a < corners; a++) {
             int j = jb[a];
             const double *xj = &s->x[3 * j];
@@ -111,6 +117,9 @@ static void assemble_row(bemsys *s, int i)
             }
         }
     }
+    for (int k = 0; k < 3 && s->bb; k++)
+        for (int l = 0; l < 3; l++)
+            s->bb[(size_t)k * s->N + 3 * i + l] += bacc[k][l];
     for (int l = 0; l < 3; l++) {
         double *arow = s->At + (size_t)(3 * i + l) * (size_t)s->N;
         for (int k = 0; k < 3; k++) {
@@ -199,15 +208,14 @@ static int body_setup(bemsys *s, const ep_bemgf_opts *o)
     return EP_OK;
 }
 
-/* The body-force rows (bemgf.h): the three right-hand sides summed in the
- * assembly, solved on the LU, then u_p added at free rows (physical
- * units) and sigma(u_p) nbar at fixed ones. */
-static int body_solve(bemsys *s, const ep_bemgf_opts *o)
+/* The body-force rows (bemgf.h) from the three right-hand sides summed in
+ * the assembly, solved on the LU (three more columns of the first block:
+ * solve_blocks): u_p added at free rows (physical units) and sigma(u_p)
+ * nbar at fixed ones. */
+static void body_rows(bemsys *s, const ep_bemgf_opts *o)
 {
     const ep_mesh *m = s->m;
     double G = o->E / (2.0 * (1.0 + o->nu));
-    if (LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', s->N, 3, s->At, s->N, s->ipiv, s->bb, s->N) != 0)
-        return ep_fail(EP_ECOMPUTE, "back-substitution failed (body force)");
     for (int j = 0; j < s->n; j++) {
         double nbar[3] = {0, 0, 0}, y[3], t[3];
         for (int a = 0; a < 3; a++)
@@ -232,7 +240,6 @@ static int body_solve(bemsys *s, const ep_bemgf_opts *o)
                     out[b] = col[b] * s->len / G + (b == k) * up_nd(s, j) * s->len / G;
         }
     }
-    return EP_OK;
 }
 
 /* Bytes of the serial solve: A (and its copy with check), one block of nq
@@ -242,7 +249,8 @@ static double solve_memory(const ep_mesh *m, const ep_gf_layout *L, const ep_bem
 {
     double N = 3.0 * L->n;
     return 8.0 * N * (N * (o->check ? 2 : 1) + nq) + 4.0 * N + 72.0 * L->n + 24.0 * m->nf + o->sink_memory +
-           (o->body ? 24.0 * N + 216.0 * m->nf : 0) + (o->npoints ? 16.0 * N * 3.0 * L->m : 0);
+           (o->body ? 48.0 * N + 216.0 * m->nf : 0) +
+           (o->npoints ? 16.0 * N * 3.0 * L->m : 0);
 }
 
 int ep_bemgf_sys_init(bemsys *s, const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts *o, int with_matrix)
@@ -342,6 +350,7 @@ static void assemble(bemsys *s, int check, const ep_gf_sink *sink, ep_bemgf_stat
         if (sink->stage && omp_get_thread_num() == 0)
             sink->stage(sink->ctx, "assembly", d, s->n);
     }
+    stats->body_data_flops = s->bb ? 162.0 * s->n * s->m->nf : 0;
     if (sink->stage)
         sink->stage(sink->ctx, "assembly", s->n, s->n);
     stats->t_assemble = ep_now() - t0;
@@ -587,7 +596,7 @@ static int solve_blocks(bemsys *s, const ep_gf_layout *L, int ncb, const double 
                         ep_bemgf_stats *stats)
 {
     int st = EP_OK, nsample = s->M < 8 ? s->M : 8;
-    double *B = ep_malloc((size_t)s->N * 3 * (size_t)ncb, sizeof *B),
+    double *B = ep_malloc((size_t)s->N * (3 * (size_t)ncb + (s->bb ? 3 : 0)), sizeof *B),
            *Bs = Acopy ? ep_malloc((size_t)s->N * 8, sizeof *Bs) : NULL;
     if (!B || (Acopy && !Bs)) {
         st = EP_ECOMPUTE;
@@ -596,39 +605,49 @@ static int solve_blocks(bemsys *s, const ep_gf_layout *L, int ncb, const double 
     double worst = 0;
     for (int c0 = 0; c0 < L->m && !st; c0 += ncb) {
         int nc = L->m - c0 < ncb ? L->m - c0 : ncb, nq = 3 * nc;
-        double t0 = ep_now();
-        ep_bemgf_rhs(s, L, c0, nc, B);
+        /* the body rows: three more columns, first in the first block (so
+         * their bits do not depend on the block's width) */
+        int nb = s->bb && c0 == 0 ? 3 : 0;
+        double t0 = ep_now(), *Bg = B + (size_t)nb * s->N;
+        ep_bemgf_rhs(s, L, c0, nc, Bg);
         stats->t_rhs += ep_now() - t0;
         int samp[8], ns = 0; /* sampled GF rows in this block: keep their right-hand sides */
         for (int k = 0; Acopy && k < nsample; k++) {
             long q = (long)k * (s->M - 1) / (nsample > 1 ? nsample - 1 : 1) - 3L * c0;
             if (q >= 0 && q < nq && (ns == 0 || samp[ns - 1] != q)) {
-                memcpy(Bs + (size_t)ns * s->N, B + (size_t)q * s->N, sizeof(double) * (size_t)s->N);
+                memcpy(Bs + (size_t)ns * s->N, Bg + (size_t)q * s->N, sizeof(double) * (size_t)s->N);
                 samp[ns++] = (int)q;
             }
         }
+        if (nb)
+            memcpy(B, s->bb, sizeof(double) * 3 * (size_t)s->N);
         t0 = ep_now();
         /* A x = b with A^T factored: the transposed solve */
-        if (LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', s->N, nq, s->At, s->N, s->ipiv, B, s->N) != 0) {
+        if (LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'T', s->N, nq + nb, s->At, s->N, s->ipiv, B, s->N) != 0) {
             st = ep_fail(EP_ECOMPUTE, "back-substitution failed");
             break;
         }
-        stats->t_solve += ep_now() - t0;
+        double dt = ep_now() - t0;
+        stats->t_solve += dt * nq / (nq + nb);
+        if (nb) {
+            stats->t_body_solve = dt * nb / (nq + nb);
+            memcpy(s->bb, B, sizeof(double) * 3 * (size_t)s->N);
+        }
         for (int k = 0; k < ns; k++) { /* r = A xi - b, with A = Acopy^T */
             double bn = 0, rn = 0, *r = Bs + (size_t)k * s->N;
             for (int p = 0; p < s->N; p++)
                 bn = fmax(bn, fabs(r[p]));
-            cblas_dgemv(CblasColMajor, CblasTrans, s->N, s->N, 1.0, Acopy, s->N, B + (size_t)samp[k] * s->N, 1,
+            cblas_dgemv(CblasColMajor, CblasTrans, s->N, s->N, 1.0, Acopy, s->N, Bg + (size_t)samp[k] * s->N, 1,
                         -1.0, r, 1);
             for (int p = 0; p < s->N; p++)
                 rn = fmax(rn, fabs(r[p]));
             worst = fmax(worst, rn / bn);
         }
-        ep_bemgf_units(s, L, c0, nc, B);
+        ep_bemgf_units(s, L, c0, nc, Bg);
         if (s->sol)
-            keep_solution(s, L, c0, nc, B);
+            keep_solution(s, L, c0, nc, Bg);
         t0 = ep_now();
-        if ((st = sink->put(sink->ctx, 3L * c0, nq, B)))
+        if ((st = sink->put(sink->ctx, 3L * c0, nq, Bg)))
             break;
         stats->t_write += ep_now() - t0;
         if (sink->progress)
@@ -686,13 +705,13 @@ int ep_bemgf_solve(const ep_mesh *m, const ep_gf_layout *L, const ep_bemgf_opts 
     stats->lu_flops = 2.0 / 3.0 * (double)s.N * s.N * s.N;
     if (o->check)
         LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', s.N, s.At, s.N, anorm, &stats->rcond);
-    if (s.bb && (st = body_solve(&s, o)))
-        goto out;
     if (o->npoints && !(s.sol = ep_malloc(6 * (size_t)s.n * 3 * ((size_t)L->m + (s.tp ? 1 : 0)), sizeof *s.sol))) {
         st = EP_ECOMPUTE;
         goto out;
     }
-    if (!(st = solve_blocks(&s, L, ncb, Acopy, sink, stats)) && o->npoints) {
+    if (!(st = solve_blocks(&s, L, ncb, Acopy, sink, stats)) && s.bb)
+        body_rows(&s, o);
+    if (!st && o->npoints) {
         double t1 = ep_now();
         if (s.tp)
             keep_body(&s, o, 3 * L->m);

@@ -51,6 +51,8 @@ typedef struct ep_bemgf_stats {
     double rcond;                    /* reciprocal condition estimate of A (check) */
     double length;                   /* the length scale used */
     double t_interior;               /* seconds for the interior rows */
+    double body_data_flops;          /* body rows: their boundary data's, summed in the assembly */
+    double t_body_solve;             /* body rows: their share of the first block's solve (3 columns more) */
 } ep_bemgf_stats;
 
 /* Solve the GF columns of layout L on the boundary surface of m (triangles,

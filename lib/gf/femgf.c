@@ -1044,7 +1044,7 @@ static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, 
  * (or blocks of s->k) on the same factor, on the calling thread. */
 static int solve_body(const gfsys *s, worker *w, double *body, ep_femgf_stats *stats)
 {
-    double t0 = ep_now(), f0 = w->flops;
+    double t0 = ep_now(), c0 = ep_stats_thread_cpu(), f0 = w->flops;
     ep_blas_threads blas = ep_blas_serial(); /* as the blocks' solves run: the same bits on any count */
     for (int q = 0; q < 3; q += s->k) {
         int nq = 3 - q < s->k ? 3 - q : s->k, st = solve_block(s, s->qbody + q, nq, w, w->rows[0]);
@@ -1057,6 +1057,7 @@ static int solve_body(const gfsys *s, worker *w, double *body, ep_femgf_stats *s
     ep_blas_restore(blas);
     stats->body_flops = w->flops - f0;
     stats->t_body = ep_now() - t0;
+    stats->t_body_cpu = ep_stats_thread_cpu() - c0;
     stats->solve_flops += stats->body_flops;
     stats->t_solve += stats->t_body;
     return EP_OK;

@@ -53,6 +53,7 @@ typedef struct ep_femgf_stats {
     double t_solve_cpu; /* CPU seconds of the solving threads in the solves: a rate on a shared machine */
     double full_flops;  /* of full solves: 4 lnz per right-hand side */
     double body_flops, t_body; /* of the body-force rows (o->body; in solve_flops, t_solve too) */
+    double t_body_cpu;  /* their CPU seconds (not in t_solve_cpu: that stays the GF columns') */
     int border_rank;    /* consistent traction: the support border's Woodbury rank (3 x its vertices), or 0 */
     int border_rows, border_supernodes; /* the rows its forward term F z is added to, and their supernodes */
 } ep_femgf_stats;
