@@ -585,61 +585,101 @@ static double local_quality(const ep_mesh *m, around *A, int v, const double *p)
 }
 
 /* Where no single move helps (a fold of several vertices), the flagged
- * vertices and two rings around them take EP_FIT_SMOOTH_STEPS Jacobi steps
- * half way to the centroid of their ring (off the reference: the patch
- * flattens, and the next rounds of settle put it back where they can).
- * flag: [nv] 1 on the flagged vertices (changed). */
-static void smooth_patch(ep_mesh *m, const int *start, const int *vf, char *flag, char *ever)
+ * vertices and `rings` rings around them take one Gauss-Seidel step half
+ * way to the centroid of their ring (off the reference: the patch flattens,
+ * and the next rounds of settle put it back where they can).  flag: [nv] 1
+ * on the flagged vertices (changed).  Cost O(nf rings + nv). */
+static void smooth_patch(ep_mesh *m, const int *start, const int *vf, char *flag, char *ever, int rings)
 {
-    for (int g = 1; g <= 2; g++)
+    for (int g = 1; g <= rings; g++)
         for (int t = 0; t < m->nf; t++) {
             const int *f = &m->triangles[3 * t];
             if (flag[f[0]] == g || flag[f[1]] == g || flag[f[2]] == g)
                 for (int k = 0; k < 3; k++)
                     flag[f[k]] = flag[f[k]] ? flag[f[k]] : (char)(g + 1);
         }
-    for (int it = 0; it < EP_FIT_SMOOTH_STEPS; it++)
-        for (int v = 0; v < m->nv; v++) { /* Gauss-Seidel order: in place */
-            if (!flag[v])
-                continue;
-            double c[3] = {0, 0, 0};
-            int deg = start[v + 1] - start[v];
-            for (int i = start[v]; i < start[v + 1]; i++) {
-                const int *f = &m->triangles[3 * vf[i]];
-                int k = f[0] == v ? 0 : f[1] == v ? 1 : 2;
-                for (int d = 0; d < 3; d++)
-                    c[d] += (m->vertices[3 * f[(k + 1) % 3] + d] + m->vertices[3 * f[(k + 2) % 3] + d]) / (2 * deg);
-            }
+    for (int v = 0; v < m->nv; v++) { /* Gauss-Seidel order: in place */
+        if (!flag[v])
+            continue;
+        double c[3] = {0, 0, 0};
+        int deg = start[v + 1] - start[v];
+        for (int i = start[v]; i < start[v + 1]; i++) {
+            const int *f = &m->triangles[3 * vf[i]];
+            int k = f[0] == v ? 0 : f[1] == v ? 1 : 2;
             for (int d = 0; d < 3; d++)
-                m->vertices[3 * v + d] = 0.5 * (m->vertices[3 * v + d] + c[d]);
-            ever[v] = 1;
+                c[d] += (m->vertices[3 * f[(k + 1) % 3] + d] + m->vertices[3 * f[(k + 2) % 3] + d]) / (2 * deg);
         }
+        for (int d = 0; d < 3; d++)
+            m->vertices[3 * v + d] = 0.5 * (m->vertices[3 * v + d] + c[d]);
+        ever[v] = 1;
+    }
+}
+
+/* The neighbour of v that follows it in face f (each neighbour of a vertex
+ * of a closed surface once over its faces). */
+static int next_corner(const int *f, int v) { return f[0] == v ? f[1] : f[1] == v ? f[2] : f[0]; }
+
+/* How far moving vertex v to p takes the surface from where it was before
+ * the pass: the largest distance from x0[u], u being v or one of its
+ * neighbours, to the faces around v's neighbours (v's own among them, v at
+ * p).  Where nothing moved it is 0 for a vertex that was on its faces.
+ * Cost O(degree^3). */
+static double uncovered(const ep_mesh *m, const around *A, int v, const double *p, const double *x0)
+{
+    double worst = 0;
+    for (int i = A->start[v]; i <= A->start[v + 1]; i++) {
+        int u = i < A->start[v + 1] ? next_corner(&m->triangles[3 * A->vf[i]], v) : v;
+        double best = INFINITY;
+        for (int i2 = A->start[v]; i2 < A->start[v + 1] && best > 0; i2++) {
+            int w = next_corner(&m->triangles[3 * A->vf[i2]], v);
+            for (int j = A->start[w]; j < A->start[w + 1]; j++) {
+                const int *g = &m->triangles[3 * A->vf[j]];
+                const double *c[3];
+                double q[3];
+                for (int h = 0; h < 3; h++)
+                    c[h] = g[h] == v ? p : &m->vertices[3 * g[h]];
+                ep_closest_on_triangle(&x0[3 * u], c[0], c[1], c[2], q);
+                best = fmin(best, ep_vec3_dist2(q, &x0[3 * u]));
+            }
+        }
+        worst = fmax(worst, best);
+    }
+    return sqrt(worst);
 }
 
 /* Move the corners of folded triangles (ep_surfdist_folds) and of
  * triangles with an angle under EP_FIT_AIM_ANGLE, one vertex at a time
- * (Gauss-Seidel), each to the best of six places: the centroid c of its
- * ring projected onto the reference (the closest point facing the ring's
- * normal), c moved into the vertex's tangent plane, c itself, and the
- * halves of the way to each.  The projected place is taken when it leaves
- * no fold and reaches the aim; else the place that leaves the fewest folds
- * around the vertex, then the largest smallest angle of its faces, if
- * better than where it is.  A round that moves nothing smooths the patch
- * around the bad triangles (smooth_patch, at most EP_FIT_SETTLE_SMOOTH
- * times).  Rounds until no triangle is bad, nothing moves, or EP_FIT_SETTLE
- * rounds.  ever[v] set
- * for each vertex moved.  Cost per round O(nf + nv) plus O(degree^3) per
- * flagged vertex. */
-static int settle(ep_mesh *m, const ep_closest *ref, char *ever, int smooth)
+ * (Gauss-Seidel), each to the best of its candidate places: the centroid c
+ * of its ring projected onto the reference (the closest point facing the
+ * ring's normal), c moved into the vertex's tangent plane, c itself, a
+ * half and a quarter of the way to each; a half, a quarter and an eighth of
+ * its mean edge towards each neighbour and both ways along the ring's
+ * normal.  A candidate counts only if it leaves the surface around v within
+ * v's bound of where it was before the pass (uncovered, x0): the bound
+ * starts at tol and doubles for the corners of what is still bad whenever
+ * a round moves nothing, so the surface gives way only where it must, and
+ * only as far.  The nearest candidate that leaves no fold around the vertex
+ * and reaches the aim is taken; else the one with the fewest folds, then
+ * the largest smallest angle of its faces, if better than where it is.
+ * When nothing moves with every bound past the diagonal, the patch around
+ * the bad triangles is smoothed (smooth_patch: the corners, then one ring,
+ * then two; at most EP_FIT_SETTLE_SMOOTH times).  Rounds until no triangle
+ * is bad or EP_FIT_SETTLE rounds.  ever[v] set for each vertex moved.
+ * Cost per round O(nf + nv) plus O(degree^3) per candidate of a flagged
+ * vertex. */
+static int settle(ep_mesh *m, const ep_closest *ref, char *ever, const double *x0, double tol, double diag)
 {
     int *start = NULL, *vf = NULL, st = EP_ECOMPUTE;
     char *flag = ep_malloc((size_t)m->nv + 1, 1);
+    double *bound = ep_malloc((size_t)m->nv + 1, sizeof *bound);
     around A = {0};
     A.fn = ep_malloc(3 * (size_t)m->nf + 1, sizeof *A.fn);
     A.vn = ep_malloc(3 * (size_t)m->nv + 1, sizeof *A.vn);
-    if (!flag || !A.fn || !A.vn || vertex_faces(m, &start, &vf))
+    if (!flag || !bound || !A.fn || !A.vn || vertex_faces(m, &start, &vf))
         goto out;
     A.start = start, A.vf = vf;
+    for (int v = 0; v < m->nv; v++)
+        bound[v] = tol;
     for (int round = 0, smoothed = 0; round < EP_FIT_SETTLE; round++) {
         int any = 0, moved = 0;
         ep_surfdist_unit_normals(m, A.fn, A.vn);
@@ -657,7 +697,7 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, int smooth)
             int deg = start[v + 1] - start[v];
             if (!flag[v] || deg > 64)
                 continue;
-            double *x = &m->vertices[3 * v], c[3] = {0, 0, 0}, n[3] = {0, 0, 0}, cand[9][3];
+            double *x = &m->vertices[3 * v], c[3] = {0, 0, 0}, n[3] = {0, 0, 0}, cand[9 + 3 * (64 + 2)][3];
             int nc = 0, tri;
             for (int i = start[v]; i < start[v + 1]; i++) { /* each neighbour twice: once per face */
                 const int *f = &m->triangles[3 * vf[i]];
@@ -693,9 +733,25 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, int smooth)
                 for (int j = 1; j <= 2; j++, nc++)
                     for (int d = 0; d < 3; d++)
                         cand[nc][d] = x[d] + (cand[i][d] - x[d]) / (2 * j);
+            for (int i = start[v]; i < start[v + 1] + 2; i++) { /* steps to each neighbour, along +-n */
+                double dir[3];
+                if (i < start[v + 1]) {
+                    ep_vec3_sub(&m->vertices[3 * next_corner(&m->triangles[3 * vf[i]], v)], x, dir);
+                    double l = ep_vec3_norm(dir);
+                    for (int d = 0; d < 3; d++)
+                        dir[d] *= l > 0 ? reach / l : 0;
+                } else
+                    for (int d = 0; d < 3; d++)
+                        dir[d] = (i == start[v + 1] ? reach : -reach) * n[d];
+                for (int j = 2; j <= 8; j *= 2, nc++)
+                    for (int d = 0; d < 3; d++)
+                        cand[nc][d] = x[d] + dir[d] / j;
+            }
             double best = local_quality(m, &A, v, x), nearest = INFINITY;
             int pick = -1, good = -1;
             for (int i = 0; i < nc; i++) {
+                if (uncovered(m, &A, v, cand[i], x0) > bound[v])
+                    continue;
                 double qi = local_quality(m, &A, v, cand[i]), di = ep_vec3_dist2(x, cand[i]);
                 if (qi >= EP_FIT_AIM_ANGLE && di < nearest) /* the nearest that is good */
                     nearest = di, good = i;
@@ -718,16 +774,27 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, int smooth)
             ever[v] = 1;
             moved++;
         }
-        if (!any || (!moved && smoothed == smooth))
+        if (!any)
             break;
-        if (!moved) { /* stuck: smooth the patch, then settle it again */
-            smooth_patch(m, start, vf, flag, ever);
+        if (!moved) { /* stuck: relax the bounds of the stuck corners, or smooth their patch */
+            int relaxed = 0;
+            for (int v = 0; v < m->nv; v++)
+                if (flag[v] && bound[v] <= diag) {
+                    bound[v] *= 2;
+                    relaxed = 1;
+                }
+            if (relaxed)
+                continue;
+            if (smoothed == EP_FIT_SETTLE_SMOOTH)
+                break;
+            smooth_patch(m, start, vf, flag, ever, smoothed < 2 ? smoothed : 2);
             smoothed++;
         }
     }
     st = ep_mesh_derive_boundary_data(m);
 out:
     free(flag);
+    free(bound);
     free(A.fn);
     free(A.vn);
     free(start);
@@ -737,7 +804,8 @@ out:
 
 int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *tref, ep_fit_report *r)
 {
-    double *even = NULL, *rn = ep_malloc(3 * (size_t)ref->nv, sizeof *rn);
+    double *even = NULL, *x0 = NULL, *rn = ep_malloc(3 * (size_t)ref->nv, sizeof *rn);
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, diag;
     char *ever = NULL;
     cholmod_common c;
     int st = EP_OK;
@@ -745,6 +813,10 @@ int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *
     if (!rn)
         return EP_ECOMPUTE;
     vertex_normals(ref, rn);
+    for (int v = 0; v < ref->nv; v++)
+        for (int d = 0; d < 3; d++)
+            lo[d] = fmin(lo[d], ref->vertices[3 * v + d]), hi[d] = fmax(hi[d], ref->vertices[3 * v + d]);
+    diag = sqrt(ep_vec3_dist2(lo, hi));
     ep_chol_start(&c);
     for (int l = 0; l <= levels; l++) {
         int nv = m->nv;
@@ -770,12 +842,14 @@ int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *
         if ((st = ep_fit_project(m, tref, l == levels ? r : &rr)))
             break;
         /* Settle, then untangle what crosses; again while untangling moves
-         * vertices (its smoothing can leave a thin triangle). */
-        if ((st = ep_grow(&ever, (size_t)m->nv, 1)))
+         * vertices (its smoothing can leave a thin triangle).  Settling is
+         * bounded by where the projection put the vertices (x0). */
+        if ((st = ep_grow(&ever, (size_t)m->nv, 1)) || (st = ep_grow(&x0, 3 * (size_t)m->nv, sizeof *x0)))
             break;
         memset(ever, 0, (size_t)m->nv);
+        memcpy(x0, m->vertices, 3 * (size_t)m->nv * sizeof *x0);
         for (int pass = 0; pass < 3 && !st; pass++)
-            if ((l < levels || !(st = settle(m, tref, ever, EP_FIT_SETTLE_SMOOTH))) &&
+            if ((l < levels || !(st = settle(m, tref, ever, x0, EP_FIT_SETTLE_TOL * diag, diag))) &&
                 !(st = untangle(m, &moved, &left)) && !moved)
                 break;
         if (st)
@@ -800,6 +874,7 @@ int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *
     }
     cholmod_finish(&c);
     free(even);
+    free(x0);
     free(ever);
     free(rn);
     return st;

@@ -37,17 +37,22 @@
 #define EP_FIT_MU 0.3
 /* Rounds of smoothing the corners of crossing triangles (fit.c, untangle). */
 #define EP_FIT_UNTANGLE 30
-/* The quality pass after each level (fit.c, settle; issue 37, class 9):
- * corners of folded triangles and of triangles with an angle under
- * EP_FIT_AIM_ANGLE degrees are moved, one at a time, to the best of their
- * ring's centroid projected onto the reference, that centroid in the
- * tangent plane, and the centroid itself, for at most EP_FIT_SETTLE rounds.
- * What is left folded or under EP_SURFDIST_MIN_ANGLE at the finest level
- * is refused. */
+/* The quality pass after the finest level (fit.c, settle; issue 37, class
+ * 9): corners of folded triangles and of triangles with an angle under
+ * EP_FIT_AIM_ANGLE degrees are moved, one at a time, to the best of a few
+ * places near them (their ring's centroid projected onto the reference, in
+ * the tangent plane or as it is; steps towards each neighbour and along the
+ * normal), for at most EP_FIT_SETTLE rounds.  A move may take the surface
+ * around the vertex no farther from where the projection left it than a
+ * bound: EP_FIT_SETTLE_TOL of the reference's bounding-box diagonal at
+ * first, doubled for the corners of what is still bad whenever a round
+ * moves nothing; a patch still stuck when the bounds pass the diagonal is
+ * smoothed, at most EP_FIT_SETTLE_SMOOTH times.  What is left folded or
+ * under EP_SURFDIST_MIN_ANGLE is refused. */
 #define EP_FIT_AIM_ANGLE 10.0
-#define EP_FIT_SETTLE 40
-#define EP_FIT_SETTLE_SMOOTH 4
-#define EP_FIT_SMOOTH_STEPS 4
+#define EP_FIT_SETTLE 60
+#define EP_FIT_SETTLE_TOL 0.001
+#define EP_FIT_SETTLE_SMOOTH 6
 
 typedef struct ep_fit_report {
     long projected;    /* vertices moved to their closest point */
