@@ -517,7 +517,9 @@ out:
 typedef struct {
     const int *start, *vf;
     double *fn, *vn;
+    int *slot;        /* [nv] -1, or the place of a vertex of the tried vertex's ring in sum */
     double nn[64][3]; /* unit normals of the faces of the vertex being tried (degree <= 64) */
+    double sum[65][3]; /* the normal sums at it (0) and its neighbours with those faces */
 } around;
 
 /* Unit normal of face t with vertex v at p. */
@@ -533,54 +535,57 @@ static void unit_normal_moved(const ep_mesh *m, int t, int v, const double *p, d
         n[d] = l > 0 ? n[d] / l : 0;
 }
 
-/* The normal sum at vertex u with v's faces turned to A->nn. */
-static void sum_moved(const ep_mesh *m, const around *A, int v, int u, double *out)
-{
-    memcpy(out, &A->vn[3 * u], 3 * sizeof *out);
-    for (int i = A->start[v]; i < A->start[v + 1]; i++) {
-        const int *f = &m->triangles[3 * A->vf[i]];
-        if (f[0] == u || f[1] == u || f[2] == u)
-            for (int d = 0; d < 3; d++)
-                out[d] += A->nn[i - A->start[v]][d] - A->fn[3 * A->vf[i] + d];
-    }
-}
+/* The neighbour of v that follows it in face f (each neighbour of a vertex
+ * of a closed surface once over its faces). */
+static int next_corner(const int *f, int v) { return f[0] == v ? f[1] : f[1] == v ? f[2] : f[0]; }
 
 /* What moving vertex v to p leaves of the surface around it: minus the
  * number of folds (ep_surfdist_folds) among the triangles with a corner at
- * v or at one of its neighbours (some counted more than once, the same way
- * for every p), else the smallest angle, in degrees, of v's faces.  Fills
- * A->nn.  Cost O(degree^3). */
+ * v (each counted degree(v) times) or at one of its neighbours (twice),
+ * else the smallest angle, in degrees, of v's faces.  Fills A->nn and
+ * A->sum.  Cost O(degree^2). */
 static double local_quality(const ep_mesh *m, around *A, int v, const double *p)
 {
     int s0 = A->start[v], deg = A->start[v + 1] - s0, folds = 0;
     double worst = 180;
+    A->slot[v] = 0;
+    memcpy(A->sum[0], &A->vn[3 * v], sizeof A->sum[0]);
     for (int i = 0; i < deg; i++) {
-        const int *f = &m->triangles[3 * A->vf[s0 + i]];
-        unit_normal_moved(m, A->vf[s0 + i], v, p, A->nn[i]);
+        int w = next_corner(&m->triangles[3 * A->vf[s0 + i]], v);
+        A->slot[w] = i + 1;
+        memcpy(A->sum[i + 1], &A->vn[3 * w], sizeof A->sum[0]);
+    }
+    for (int i = 0; i < deg; i++) { /* v's faces turned: their normals and the sums at their corners */
+        int t = A->vf[s0 + i];
+        const int *f = &m->triangles[3 * t];
         const double *c[3];
-        for (int k = 0; k < 3; k++)
+        unit_normal_moved(m, t, v, p, A->nn[i]);
+        for (int k = 0; k < 3; k++) {
             c[k] = f[k] == v ? p : &m->vertices[3 * f[k]];
+            for (int d = 0; d < 3; d++)
+                A->sum[A->slot[f[k]]][d] += A->nn[i][d] - A->fn[3 * t + d];
+        }
         worst = fmin(worst, ep_surfdist_min_angle(c[0], c[1], c[2]));
     }
-    for (int i = 0; i < deg; i++) { /* v and its neighbours: every face at them */
-        const int *f = &m->triangles[3 * A->vf[s0 + i]];
-        for (int k = 0; k < 3; k++) {
-            int w = f[k];
-            for (int j = A->start[w]; j < A->start[w + 1]; j++) {
-                int g = A->vf[j];
-                const int *h = &m->triangles[3 * g];
-                double a[3], b[3], c[3];
-                const double *n = &A->fn[3 * g];
-                for (int q = 0; q < deg; q++)
-                    if (A->vf[s0 + q] == g)
-                        n = A->nn[q];
-                sum_moved(m, A, v, h[0], a);
-                sum_moved(m, A, v, h[1], b);
-                sum_moved(m, A, v, h[2], c);
-                folds += ep_surfdist_folded(n, a, b, c);
-            }
+    for (int i = 0; i <= deg; i++) { /* every face at v's neighbours, then at v */
+        int u = i < deg ? next_corner(&m->triangles[3 * A->vf[s0 + i]], v) : v, fu = 0;
+        for (int j = A->start[u]; j < A->start[u + 1]; j++) {
+            const int *h = &m->triangles[3 * A->vf[j]];
+            const double *n = &A->fn[3 * A->vf[j]], *c[3];
+            for (int q = 0; q < deg && (h[0] == v || h[1] == v || h[2] == v); q++)
+                if (A->vf[s0 + q] == A->vf[j]) {
+                    n = A->nn[q];
+                    break;
+                }
+            for (int k = 0; k < 3; k++)
+                c[k] = A->slot[h[k]] >= 0 ? A->sum[A->slot[h[k]]] : &A->vn[3 * h[k]];
+            fu += ep_surfdist_folded(n, c[0], c[1], c[2]);
         }
+        folds += (i < deg ? 2 : deg) * fu;
     }
+    A->slot[v] = -1;
+    for (int i = 0; i < deg; i++)
+        A->slot[next_corner(&m->triangles[3 * A->vf[s0 + i]], v)] = -1;
     return folds ? -folds : worst;
 }
 
@@ -614,10 +619,6 @@ static void smooth_patch(ep_mesh *m, const int *start, const int *vf, char *flag
         ever[v] = 1;
     }
 }
-
-/* The neighbour of v that follows it in face f (each neighbour of a vertex
- * of a closed surface once over its faces). */
-static int next_corner(const int *f, int v) { return f[0] == v ? f[1] : f[1] == v ? f[2] : f[0]; }
 
 /* How far moving vertex v to p takes the surface from where it was before
  * the pass: the largest distance from x0[u], u being v or one of its
@@ -671,15 +672,17 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, const double *x
 {
     int *start = NULL, *vf = NULL, st = EP_ECOMPUTE;
     char *flag = ep_malloc((size_t)m->nv + 1, 1);
+    char *idle = ep_calloc((size_t)m->nv + 1, 1); /* tried, and nothing near it changed since */
     double *bound = ep_malloc((size_t)m->nv + 1, sizeof *bound);
     around A = {0};
+    A.slot = ep_malloc((size_t)m->nv + 1, sizeof *A.slot);
     A.fn = ep_malloc(3 * (size_t)m->nf + 1, sizeof *A.fn);
     A.vn = ep_malloc(3 * (size_t)m->nv + 1, sizeof *A.vn);
-    if (!flag || !bound || !A.fn || !A.vn || vertex_faces(m, &start, &vf))
+    if (!flag || !idle || !bound || !A.slot || !A.fn || !A.vn || vertex_faces(m, &start, &vf))
         goto out;
     A.start = start, A.vf = vf;
     for (int v = 0; v < m->nv; v++)
-        bound[v] = tol;
+        bound[v] = tol, A.slot[v] = -1;
     for (int round = 0, smoothed = 0; round < EP_FIT_SETTLE; round++) {
         int any = 0, moved = 0;
         ep_surfdist_unit_normals(m, A.fn, A.vn);
@@ -695,7 +698,7 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, const double *x
         }
         for (int v = 0; v < m->nv && any; v++) {
             int deg = start[v + 1] - start[v];
-            if (!flag[v] || deg > 64)
+            if (!flag[v] || idle[v] || deg > 64)
                 continue;
             double *x = &m->vertices[3 * v], c[3] = {0, 0, 0}, n[3] = {0, 0, 0}, cand[9 + 3 * (64 + 2)][3];
             int nc = 0, tri;
@@ -750,15 +753,17 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, const double *x
             double best = local_quality(m, &A, v, x), nearest = INFINITY;
             int pick = -1, good = -1;
             for (int i = 0; i < nc; i++) {
-                if (uncovered(m, &A, v, cand[i], x0) > bound[v])
-                    continue;
                 double qi = local_quality(m, &A, v, cand[i]), di = ep_vec3_dist2(x, cand[i]);
-                if (qi >= EP_FIT_AIM_ANGLE && di < nearest) /* the nearest that is good */
+                int nearer = qi >= EP_FIT_AIM_ANGLE && di < nearest; /* the nearest that is good */
+                if ((!nearer && qi <= best) || uncovered(m, &A, v, cand[i], x0) > bound[v])
+                    continue;
+                if (nearer)
                     nearest = di, good = i;
                 if (qi > best)
                     best = qi, pick = i;
             }
             pick = good >= 0 ? good : pick;
+            idle[v] = pick < 0;
             if (pick < 0)
                 continue;
             local_quality(m, &A, v, cand[pick]); /* A.nn for the place taken */
@@ -771,6 +776,10 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, const double *x
             for (int i = 0; i < deg; i++)
                 memcpy(&A.fn[3 * vf[start[v] + i]], A.nn[i], sizeof A.nn[i]);
             memcpy(x, cand[pick], sizeof cand[pick]);
+            for (int i = start[v]; i < start[v + 1]; i++) /* what v's place changes: wake them */
+                for (int j = start[next_corner(&m->triangles[3 * vf[i]], v)]; j < start[next_corner(&m->triangles[3 * vf[i]], v) + 1]; j++)
+                    for (int k = 0; k < 3; k++)
+                        idle[m->triangles[3 * vf[j] + k]] = 0;
             ever[v] = 1;
             moved++;
         }
@@ -781,6 +790,7 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, const double *x
             for (int v = 0; v < m->nv; v++)
                 if (flag[v] && bound[v] <= diag) {
                     bound[v] *= 2;
+                    idle[v] = 0;
                     relaxed = 1;
                 }
             if (relaxed)
@@ -788,13 +798,16 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, const double *x
             if (smoothed == EP_FIT_SETTLE_SMOOTH)
                 break;
             smooth_patch(m, start, vf, flag, ever, smoothed < 2 ? smoothed : 2);
+            memset(idle, 0, (size_t)m->nv);
             smoothed++;
         }
     }
     st = ep_mesh_derive_boundary_data(m);
 out:
     free(flag);
+    free(idle);
     free(bound);
+    free(A.slot);
     free(A.fn);
     free(A.vn);
     free(start);
