@@ -87,7 +87,8 @@ int ep_fit_project(ep_mesh *m, const ep_closest *ref, ep_fit_report *r);
 int ep_fit_limit_normals(const ep_mesh *m, double *n);
 
 /* Fit the base m and `levels` Loop levels onto ref (header comment), each
- * level then settled (EP_FIT_AIM_ANGLE) and untangled.
+ * level then untangled, the finest also settled (EP_FIT_AIM_ANGLE, moves
+ * bounded from EP_FIT_SETTLE_TOL of the reference's diagonal).
  *   Inputs     m: closed, consistently oriented base (ep_simplify_build);
  *              ref, tref: the reference and its hierarchy (borrowed)
  *   Outputs    m: the finest level, /mesh/level and /mesh/parents set
@@ -96,10 +97,13 @@ int ep_fit_limit_normals(const ep_mesh *m, double *n);
  *   Workspace  allocates O(nv + nf) and one sparse factor of 3 nv unknowns
  *   Cost       per level EP_FIT_STEPS x (closest points both ways,
  *              O((nv + nv_ref) log nf), and a sparse Cholesky of a surface
- *              pattern); the finest level dominates
+ *              pattern); the finest level dominates; the quality pass
+ *              O(nf) a round (at most EP_FIT_SETTLE) plus O(degree^3)
+ *              per candidate place of each bad triangle's corners
  *   Returns    0; EP_ECOMPUTE (memory, a failed factorization, or a finest
  *              level with a folded triangle or an angle under
- *              EP_SURFDIST_MIN_ANGLE: the message gives the counts, r too);
+ *              EP_SURFDIST_MIN_ANGLE: the message gives the counts, r too,
+ *              and m is left as the pass left it);
  *              EP_EINPUT when a level is not a closed manifold. */
 int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *tref, ep_fit_report *r);
 
