@@ -517,7 +517,9 @@ out:
 typedef struct {
     const int *start, *vf;
     double *fn, *vn;
+    int *slot;        /* [nv] -1, or the place of a vertex of the tried vertex's ring in sum */
     double nn[64][3]; /* unit normals of the faces of the vertex being tried (degree <= 64) */
+    double sum[65][3]; /* the normal sums at it (0) and its neighbours with those faces */
 } around;
 
 /* Unit normal of face t with vertex v at p. */
@@ -533,113 +535,154 @@ static void unit_normal_moved(const ep_mesh *m, int t, int v, const double *p, d
         n[d] = l > 0 ? n[d] / l : 0;
 }
 
-/* The normal sum at vertex u with v's faces turned to A->nn. */
-static void sum_moved(const ep_mesh *m, const around *A, int v, int u, double *out)
-{
-    memcpy(out, &A->vn[3 * u], 3 * sizeof *out);
-    for (int i = A->start[v]; i < A->start[v + 1]; i++) {
-        const int *f = &m->triangles[3 * A->vf[i]];
-        if (f[0] == u || f[1] == u || f[2] == u)
-            for (int d = 0; d < 3; d++)
-                out[d] += A->nn[i - A->start[v]][d] - A->fn[3 * A->vf[i] + d];
-    }
-}
+/* The neighbour of v that follows it in face f (each neighbour of a vertex
+ * of a closed surface once over its faces). */
+static int next_corner(const int *f, int v) { return f[0] == v ? f[1] : f[1] == v ? f[2] : f[0]; }
 
 /* What moving vertex v to p leaves of the surface around it: minus the
  * number of folds (ep_surfdist_folds) among the triangles with a corner at
- * v or at one of its neighbours (some counted more than once, the same way
- * for every p), else the smallest angle, in degrees, of v's faces.  Fills
- * A->nn.  Cost O(degree^3). */
+ * v (each counted degree(v) times) or at one of its neighbours (twice),
+ * else the smallest angle, in degrees, of v's faces.  Fills A->nn and
+ * A->sum.  Cost O(degree^2). */
 static double local_quality(const ep_mesh *m, around *A, int v, const double *p)
 {
     int s0 = A->start[v], deg = A->start[v + 1] - s0, folds = 0;
     double worst = 180;
+    A->slot[v] = 0;
+    memcpy(A->sum[0], &A->vn[3 * v], sizeof A->sum[0]);
     for (int i = 0; i < deg; i++) {
-        const int *f = &m->triangles[3 * A->vf[s0 + i]];
-        unit_normal_moved(m, A->vf[s0 + i], v, p, A->nn[i]);
+        int w = next_corner(&m->triangles[3 * A->vf[s0 + i]], v);
+        A->slot[w] = i + 1;
+        memcpy(A->sum[i + 1], &A->vn[3 * w], sizeof A->sum[0]);
+    }
+    for (int i = 0; i < deg; i++) { /* v's faces turned: their normals and the sums at their corners */
+        int t = A->vf[s0 + i];
+        const int *f = &m->triangles[3 * t];
         const double *c[3];
-        for (int k = 0; k < 3; k++)
+        unit_normal_moved(m, t, v, p, A->nn[i]);
+        for (int k = 0; k < 3; k++) {
             c[k] = f[k] == v ? p : &m->vertices[3 * f[k]];
+            for (int d = 0; d < 3; d++)
+                A->sum[A->slot[f[k]]][d] += A->nn[i][d] - A->fn[3 * t + d];
+        }
         worst = fmin(worst, ep_surfdist_min_angle(c[0], c[1], c[2]));
     }
-    for (int i = 0; i < deg; i++) { /* v and its neighbours: every face at them */
-        const int *f = &m->triangles[3 * A->vf[s0 + i]];
-        for (int k = 0; k < 3; k++) {
-            int w = f[k];
-            for (int j = A->start[w]; j < A->start[w + 1]; j++) {
-                int g = A->vf[j];
-                const int *h = &m->triangles[3 * g];
-                double a[3], b[3], c[3];
-                const double *n = &A->fn[3 * g];
-                for (int q = 0; q < deg; q++)
-                    if (A->vf[s0 + q] == g)
-                        n = A->nn[q];
-                sum_moved(m, A, v, h[0], a);
-                sum_moved(m, A, v, h[1], b);
-                sum_moved(m, A, v, h[2], c);
-                folds += ep_surfdist_folded(n, a, b, c);
-            }
+    for (int i = 0; i <= deg; i++) { /* every face at v's neighbours, then at v */
+        int u = i < deg ? next_corner(&m->triangles[3 * A->vf[s0 + i]], v) : v, fu = 0;
+        for (int j = A->start[u]; j < A->start[u + 1]; j++) {
+            const int *h = &m->triangles[3 * A->vf[j]];
+            const double *n = &A->fn[3 * A->vf[j]], *c[3];
+            for (int q = 0; q < deg && (h[0] == v || h[1] == v || h[2] == v); q++)
+                if (A->vf[s0 + q] == A->vf[j]) {
+                    n = A->nn[q];
+                    break;
+                }
+            for (int k = 0; k < 3; k++)
+                c[k] = A->slot[h[k]] >= 0 ? A->sum[A->slot[h[k]]] : &A->vn[3 * h[k]];
+            fu += ep_surfdist_folded(n, c[0], c[1], c[2]);
         }
+        folds += (i < deg ? 2 : deg) * fu;
     }
+    A->slot[v] = -1;
+    for (int i = 0; i < deg; i++)
+        A->slot[next_corner(&m->triangles[3 * A->vf[s0 + i]], v)] = -1;
     return folds ? -folds : worst;
 }
 
 /* Where no single move helps (a fold of several vertices), the flagged
- * vertices and two rings around them take EP_FIT_SMOOTH_STEPS Jacobi steps
- * half way to the centroid of their ring (off the reference: the patch
- * flattens, and the next rounds of settle put it back where they can).
- * flag: [nv] 1 on the flagged vertices (changed). */
-static void smooth_patch(ep_mesh *m, const int *start, const int *vf, char *flag, char *ever)
+ * vertices and `rings` rings around them take one Gauss-Seidel step half
+ * way to the centroid of their ring (off the reference: the patch flattens,
+ * and the next rounds of settle put it back where they can).  flag: [nv] 1
+ * on the flagged vertices (changed).  Cost O(nf rings + nv). */
+static void smooth_patch(ep_mesh *m, const int *start, const int *vf, char *flag, char *ever, int rings)
 {
-    for (int g = 1; g <= 2; g++)
+    for (int g = 1; g <= rings; g++)
         for (int t = 0; t < m->nf; t++) {
             const int *f = &m->triangles[3 * t];
             if (flag[f[0]] == g || flag[f[1]] == g || flag[f[2]] == g)
                 for (int k = 0; k < 3; k++)
                     flag[f[k]] = flag[f[k]] ? flag[f[k]] : (char)(g + 1);
         }
-    for (int it = 0; it < EP_FIT_SMOOTH_STEPS; it++)
-        for (int v = 0; v < m->nv; v++) { /* Gauss-Seidel order: in place */
-            if (!flag[v])
-                continue;
-            double c[3] = {0, 0, 0};
-            int deg = start[v + 1] - start[v];
-            for (int i = start[v]; i < start[v + 1]; i++) {
-                const int *f = &m->triangles[3 * vf[i]];
-                int k = f[0] == v ? 0 : f[1] == v ? 1 : 2;
-                for (int d = 0; d < 3; d++)
-                    c[d] += (m->vertices[3 * f[(k + 1) % 3] + d] + m->vertices[3 * f[(k + 2) % 3] + d]) / (2 * deg);
-            }
+    for (int v = 0; v < m->nv; v++) { /* Gauss-Seidel order: in place */
+        if (!flag[v])
+            continue;
+        double c[3] = {0, 0, 0};
+        int deg = start[v + 1] - start[v];
+        for (int i = start[v]; i < start[v + 1]; i++) {
+            const int *f = &m->triangles[3 * vf[i]];
+            int k = f[0] == v ? 0 : f[1] == v ? 1 : 2;
             for (int d = 0; d < 3; d++)
-                m->vertices[3 * v + d] = 0.5 * (m->vertices[3 * v + d] + c[d]);
-            ever[v] = 1;
+                c[d] += (m->vertices[3 * f[(k + 1) % 3] + d] + m->vertices[3 * f[(k + 2) % 3] + d]) / (2 * deg);
         }
+        for (int d = 0; d < 3; d++)
+            m->vertices[3 * v + d] = 0.5 * (m->vertices[3 * v + d] + c[d]);
+        ever[v] = 1;
+    }
+}
+
+/* How far moving vertex v to p takes the surface from where it was before
+ * the pass: the largest distance from x0[u], u being v or one of its
+ * neighbours, to the faces around v's neighbours (v's own among them, v at
+ * p).  Where nothing moved it is 0 for a vertex that was on its faces.
+ * Cost O(degree^3). */
+static double uncovered(const ep_mesh *m, const around *A, int v, const double *p, const double *x0)
+{
+    double worst = 0;
+    for (int i = A->start[v]; i <= A->start[v + 1]; i++) {
+        int u = i < A->start[v + 1] ? next_corner(&m->triangles[3 * A->vf[i]], v) : v;
+        double best = INFINITY;
+        for (int i2 = A->start[v]; i2 < A->start[v + 1] && best > 0; i2++) {
+            int w = next_corner(&m->triangles[3 * A->vf[i2]], v);
+            for (int j = A->start[w]; j < A->start[w + 1]; j++) {
+                const int *g = &m->triangles[3 * A->vf[j]];
+                const double *c[3];
+                double q[3];
+                for (int h = 0; h < 3; h++)
+                    c[h] = g[h] == v ? p : &m->vertices[3 * g[h]];
+                ep_closest_on_triangle(&x0[3 * u], c[0], c[1], c[2], q);
+                best = fmin(best, ep_vec3_dist2(q, &x0[3 * u]));
+            }
+        }
+        worst = fmax(worst, best);
+    }
+    return sqrt(worst);
 }
 
 /* Move the corners of folded triangles (ep_surfdist_folds) and of
  * triangles with an angle under EP_FIT_AIM_ANGLE, one vertex at a time
- * (Gauss-Seidel), each to the best of six places: the centroid c of its
- * ring projected onto the reference (the closest point facing the ring's
- * normal), c moved into the vertex's tangent plane, c itself, and the
- * halves of the way to each.  The projected place is taken when it leaves
- * no fold and reaches the aim; else the place that leaves the fewest folds
- * around the vertex, then the largest smallest angle of its faces, if
- * better than where it is.  A round that moves nothing smooths the patch
- * around the bad triangles (smooth_patch, at most EP_FIT_SETTLE_SMOOTH
- * times).  Rounds until no triangle is bad, nothing moves, or EP_FIT_SETTLE
- * rounds.  ever[v] set
- * for each vertex moved.  Cost per round O(nf + nv) plus O(degree^3) per
- * flagged vertex. */
-static int settle(ep_mesh *m, const ep_closest *ref, char *ever, int smooth)
+ * (Gauss-Seidel), each to the best of its candidate places: the centroid c
+ * of its ring projected onto the reference (the closest point facing the
+ * ring's normal), c moved into the vertex's tangent plane, c itself, a
+ * half and a quarter of the way to each; a half, a quarter and an eighth of
+ * its mean edge towards each neighbour and both ways along the ring's
+ * normal.  A candidate counts only if it leaves the surface around v within
+ * v's bound of where it was before the pass (uncovered, x0): the bound
+ * starts at tol and doubles for the corners of what is still bad whenever
+ * a round moves nothing, so the surface gives way only where it must, and
+ * only as far.  The nearest candidate that leaves no fold around the vertex
+ * and reaches the aim is taken; else the one with the fewest folds, then
+ * the largest smallest angle of its faces, if better than where it is.
+ * When nothing moves with every bound past the diagonal, the patch around
+ * the bad triangles is smoothed (smooth_patch: the corners, then one ring,
+ * then two; at most EP_FIT_SETTLE_SMOOTH times).  Rounds until no triangle
+ * is bad or EP_FIT_SETTLE rounds.  ever[v] set for each vertex moved.
+ * Cost per round O(nf + nv) plus O(degree^3) per candidate of a flagged
+ * vertex. */
+static int settle(ep_mesh *m, const ep_closest *ref, char *ever, const double *x0, double tol, double diag)
 {
     int *start = NULL, *vf = NULL, st = EP_ECOMPUTE;
     char *flag = ep_malloc((size_t)m->nv + 1, 1);
+    char *idle = ep_calloc((size_t)m->nv + 1, 1); /* tried, and nothing near it changed since */
+    double *bound = ep_malloc((size_t)m->nv + 1, sizeof *bound);
     around A = {0};
+    A.slot = ep_malloc((size_t)m->nv + 1, sizeof *A.slot);
     A.fn = ep_malloc(3 * (size_t)m->nf + 1, sizeof *A.fn);
     A.vn = ep_malloc(3 * (size_t)m->nv + 1, sizeof *A.vn);
-    if (!flag || !A.fn || !A.vn || vertex_faces(m, &start, &vf))
+    if (!flag || !idle || !bound || !A.slot || !A.fn || !A.vn || vertex_faces(m, &start, &vf))
         goto out;
     A.start = start, A.vf = vf;
+    for (int v = 0; v < m->nv; v++)
+        bound[v] = tol, A.slot[v] = -1;
     for (int round = 0, smoothed = 0; round < EP_FIT_SETTLE; round++) {
         int any = 0, moved = 0;
         ep_surfdist_unit_normals(m, A.fn, A.vn);
@@ -655,9 +698,9 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, int smooth)
         }
         for (int v = 0; v < m->nv && any; v++) {
             int deg = start[v + 1] - start[v];
-            if (!flag[v] || deg > 64)
+            if (!flag[v] || idle[v] || deg > 64)
                 continue;
-            double *x = &m->vertices[3 * v], c[3] = {0, 0, 0}, n[3] = {0, 0, 0}, cand[9][3];
+            double *x = &m->vertices[3 * v], c[3] = {0, 0, 0}, n[3] = {0, 0, 0}, cand[9 + 3 * (64 + 2)][3];
             int nc = 0, tri;
             for (int i = start[v]; i < start[v + 1]; i++) { /* each neighbour twice: once per face */
                 const int *f = &m->triangles[3 * vf[i]];
@@ -693,16 +736,34 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, int smooth)
                 for (int j = 1; j <= 2; j++, nc++)
                     for (int d = 0; d < 3; d++)
                         cand[nc][d] = x[d] + (cand[i][d] - x[d]) / (2 * j);
+            for (int i = start[v]; i < start[v + 1] + 2; i++) { /* steps to each neighbour, along +-n */
+                double dir[3];
+                if (i < start[v + 1]) {
+                    ep_vec3_sub(&m->vertices[3 * next_corner(&m->triangles[3 * vf[i]], v)], x, dir);
+                    double l = ep_vec3_norm(dir);
+                    for (int d = 0; d < 3; d++)
+                        dir[d] *= l > 0 ? reach / l : 0;
+                } else
+                    for (int d = 0; d < 3; d++)
+                        dir[d] = (i == start[v + 1] ? reach : -reach) * n[d];
+                for (int j = 2; j <= 8; j *= 2, nc++)
+                    for (int d = 0; d < 3; d++)
+                        cand[nc][d] = x[d] + dir[d] / j;
+            }
             double best = local_quality(m, &A, v, x), nearest = INFINITY;
             int pick = -1, good = -1;
             for (int i = 0; i < nc; i++) {
                 double qi = local_quality(m, &A, v, cand[i]), di = ep_vec3_dist2(x, cand[i]);
-                if (qi >= EP_FIT_AIM_ANGLE && di < nearest) /* the nearest that is good */
+                int nearer = qi >= EP_FIT_AIM_ANGLE && di < nearest; /* the nearest that is good */
+                if ((!nearer && qi <= best) || uncovered(m, &A, v, cand[i], x0) > bound[v])
+                    continue;
+                if (nearer)
                     nearest = di, good = i;
                 if (qi > best)
                     best = qi, pick = i;
             }
             pick = good >= 0 ? good : pick;
+            idle[v] = pick < 0;
             if (pick < 0)
                 continue;
             local_quality(m, &A, v, cand[pick]); /* A.nn for the place taken */
@@ -715,19 +776,38 @@ static int settle(ep_mesh *m, const ep_closest *ref, char *ever, int smooth)
             for (int i = 0; i < deg; i++)
                 memcpy(&A.fn[3 * vf[start[v] + i]], A.nn[i], sizeof A.nn[i]);
             memcpy(x, cand[pick], sizeof cand[pick]);
+            for (int i = start[v]; i < start[v + 1]; i++) /* what v's place changes: wake them */
+                for (int j = start[next_corner(&m->triangles[3 * vf[i]], v)]; j < start[next_corner(&m->triangles[3 * vf[i]], v) + 1]; j++)
+                    for (int k = 0; k < 3; k++)
+                        idle[m->triangles[3 * vf[j] + k]] = 0;
             ever[v] = 1;
             moved++;
         }
-        if (!any || (!moved && smoothed == smooth))
+        if (!any)
             break;
-        if (!moved) { /* stuck: smooth the patch, then settle it again */
-            smooth_patch(m, start, vf, flag, ever);
+        if (!moved) { /* stuck: relax the bounds of the stuck corners, or smooth their patch */
+            int relaxed = 0;
+            for (int v = 0; v < m->nv; v++)
+                if (flag[v] && bound[v] <= diag) {
+                    bound[v] *= 2;
+                    idle[v] = 0;
+                    relaxed = 1;
+                }
+            if (relaxed)
+                continue;
+            if (smoothed == EP_FIT_SETTLE_SMOOTH)
+                break;
+            smooth_patch(m, start, vf, flag, ever, smoothed < 2 ? smoothed : 2);
+            memset(idle, 0, (size_t)m->nv);
             smoothed++;
         }
     }
     st = ep_mesh_derive_boundary_data(m);
 out:
     free(flag);
+    free(idle);
+    free(bound);
+    free(A.slot);
     free(A.fn);
     free(A.vn);
     free(start);
@@ -737,7 +817,8 @@ out:
 
 int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *tref, ep_fit_report *r)
 {
-    double *even = NULL, *rn = ep_malloc(3 * (size_t)ref->nv, sizeof *rn);
+    double *even = NULL, *x0 = NULL, *rn = ep_malloc(3 * (size_t)ref->nv, sizeof *rn);
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, diag;
     char *ever = NULL;
     cholmod_common c;
     int st = EP_OK;
@@ -745,6 +826,10 @@ int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *
     if (!rn)
         return EP_ECOMPUTE;
     vertex_normals(ref, rn);
+    for (int v = 0; v < ref->nv; v++)
+        for (int d = 0; d < 3; d++)
+            lo[d] = fmin(lo[d], ref->vertices[3 * v + d]), hi[d] = fmax(hi[d], ref->vertices[3 * v + d]);
+    diag = sqrt(ep_vec3_dist2(lo, hi));
     ep_chol_start(&c);
     for (int l = 0; l <= levels; l++) {
         int nv = m->nv;
@@ -770,12 +855,14 @@ int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *
         if ((st = ep_fit_project(m, tref, l == levels ? r : &rr)))
             break;
         /* Settle, then untangle what crosses; again while untangling moves
-         * vertices (its smoothing can leave a thin triangle). */
-        if ((st = ep_grow(&ever, (size_t)m->nv, 1)))
+         * vertices (its smoothing can leave a thin triangle).  Settling is
+         * bounded by where the projection put the vertices (x0). */
+        if ((st = ep_grow(&ever, (size_t)m->nv, 1)) || (st = ep_grow(&x0, 3 * (size_t)m->nv, sizeof *x0)))
             break;
         memset(ever, 0, (size_t)m->nv);
+        memcpy(x0, m->vertices, 3 * (size_t)m->nv * sizeof *x0);
         for (int pass = 0; pass < 3 && !st; pass++)
-            if ((l < levels || !(st = settle(m, tref, ever, EP_FIT_SETTLE_SMOOTH))) &&
+            if ((l < levels || !(st = settle(m, tref, ever, x0, EP_FIT_SETTLE_TOL * diag, diag))) &&
                 !(st = untangle(m, &moved, &left)) && !moved)
                 break;
         if (st)
@@ -800,6 +887,7 @@ int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *
     }
     cholmod_finish(&c);
     free(even);
+    free(x0);
     free(ever);
     free(rn);
     return st;

@@ -37,17 +37,22 @@
 #define EP_FIT_MU 0.3
 /* Rounds of smoothing the corners of crossing triangles (fit.c, untangle). */
 #define EP_FIT_UNTANGLE 30
-/* The quality pass after each level (fit.c, settle; issue 37, class 9):
- * corners of folded triangles and of triangles with an angle under
- * EP_FIT_AIM_ANGLE degrees are moved, one at a time, to the best of their
- * ring's centroid projected onto the reference, that centroid in the
- * tangent plane, and the centroid itself, for at most EP_FIT_SETTLE rounds.
- * What is left folded or under EP_SURFDIST_MIN_ANGLE at the finest level
- * is refused. */
+/* The quality pass after the finest level (fit.c, settle; issue 37, class
+ * 9): corners of folded triangles and of triangles with an angle under
+ * EP_FIT_AIM_ANGLE degrees are moved, one at a time, to the best of a few
+ * places near them (their ring's centroid projected onto the reference, in
+ * the tangent plane or as it is; steps towards each neighbour and along the
+ * normal), for at most EP_FIT_SETTLE rounds.  A move may take the surface
+ * around the vertex no farther from where the projection left it than a
+ * bound: EP_FIT_SETTLE_TOL of the reference's bounding-box diagonal at
+ * first, doubled for the corners of what is still bad whenever a round
+ * moves nothing; a patch still stuck when the bounds pass the diagonal is
+ * smoothed, at most EP_FIT_SETTLE_SMOOTH times.  What is left folded or
+ * under EP_SURFDIST_MIN_ANGLE is refused. */
 #define EP_FIT_AIM_ANGLE 10.0
-#define EP_FIT_SETTLE 40
-#define EP_FIT_SETTLE_SMOOTH 4
-#define EP_FIT_SMOOTH_STEPS 4
+#define EP_FIT_SETTLE 60
+#define EP_FIT_SETTLE_TOL 0.001
+#define EP_FIT_SETTLE_SMOOTH 6
 
 typedef struct ep_fit_report {
     long projected;    /* vertices moved to their closest point */
@@ -82,7 +87,8 @@ int ep_fit_project(ep_mesh *m, const ep_closest *ref, ep_fit_report *r);
 int ep_fit_limit_normals(const ep_mesh *m, double *n);
 
 /* Fit the base m and `levels` Loop levels onto ref (header comment), each
- * level then settled (EP_FIT_AIM_ANGLE) and untangled.
+ * level then untangled, the finest also settled (EP_FIT_AIM_ANGLE, moves
+ * bounded from EP_FIT_SETTLE_TOL of the reference's diagonal).
  *   Inputs     m: closed, consistently oriented base (ep_simplify_build);
  *              ref, tref: the reference and its hierarchy (borrowed)
  *   Outputs    m: the finest level, /mesh/level and /mesh/parents set
@@ -91,10 +97,13 @@ int ep_fit_limit_normals(const ep_mesh *m, double *n);
  *   Workspace  allocates O(nv + nf) and one sparse factor of 3 nv unknowns
  *   Cost       per level EP_FIT_STEPS x (closest points both ways,
  *              O((nv + nv_ref) log nf), and a sparse Cholesky of a surface
- *              pattern); the finest level dominates
+ *              pattern); the finest level dominates; the quality pass
+ *              O(nf) a round (at most EP_FIT_SETTLE) plus O(degree^3)
+ *              per candidate place of each bad triangle's corners
  *   Returns    0; EP_ECOMPUTE (memory, a failed factorization, or a finest
  *              level with a folded triangle or an angle under
- *              EP_SURFDIST_MIN_ANGLE: the message gives the counts, r too);
+ *              EP_SURFDIST_MIN_ANGLE: the message gives the counts, r too,
+ *              and m is left as the pass left it);
  *              EP_EINPUT when a level is not a closed manifold. */
 int ep_fit_levels(ep_mesh *m, int levels, const ep_mesh *ref, const ep_closest *tref, ep_fit_report *r);
 

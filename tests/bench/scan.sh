@@ -15,12 +15,11 @@ dgemm=$("$BENCH/dgemm")
 now() { date +%s.%N; }
 verdict() { awk -v a="$1" -v b="$2" -v op="$3" 'BEGIN { ok = op == "<=" ? a <= b : a >= b; print ok ? "met" : "MISSED" }'; }
 
-# run LEVELS: loopsub on the scan, its wall time and quality report -> $W/dL.*
+# run LEVELS: loopsub on the scan, its wall and CPU seconds ("WALL USER SYS")
+# and quality report -> $W/dL.*
 run() {
-    t0=$(now)
-    "$BIN/loopsub" "$SCAN" --base 150 -l "$1" -o "$W/d$1.h5" >"$W/d$1.txt" 2>"$W/d$1.err"
-    t1=$(now)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f\n", b - a }' >"$W/d$1.time"
+    /usr/bin/time -f "%e %U %S" -o "$W/d$1.time" "$BIN/loopsub" "$SCAN" --base 150 -l "$1" -o "$W/d$1.h5" \
+        >"$W/d$1.txt" 2>"$W/d$1.err"
 }
 
 run 3
@@ -31,7 +30,7 @@ w, dgemm = sys.argv[1], float(sys.argv[2])
 def v(ok): return "met" if ok else "MISSED"
 for L, limit in ((3, 5.0), (4, 20.0)):
     s = open("%s/d%d.txt" % (w, L)).read()
-    t = float(open("%s/d%d.time" % (w, L)).read())
+    t, user, sys_ = map(float, open("%s/d%d.time" % (w, L)).read().split()[-3:])
     nv = int(re.search(r": (\d+) vertices, (\d+) triangles, %d levels" % L, s).group(1))
     base = re.search(r"loopsub: base: (\d+) vertices.*?; ([\d.]+) s", s)
     h, rms = map(float, re.search(r"Hausdorff ([\d.]+)%, RMS ([\d.]+)%", s).groups())
@@ -41,9 +40,10 @@ for L, limit in ((3, 5.0), (4, 20.0)):
     g, gs = map(int, re.search(r"genus (\d+) \(scan (\d+)\)", s).groups())
     onscan = re.search(r"on the scan: (\d+) .*?, (\d+) along .*?, (\d+) left .*?, (\d+) moved for .*?, (\d+) moved off"
                        r" .*?\((\d+) pairs", s).groups()
-    print("bench scan L=%d: %d vertices from a base of %s (simplified in %s s): whole loopsub run %.2f s "
-          "(target under %.0f s: %s; machine: %.1f GFlop/s dgemm; published: Dragon 3, 9,920 vertices, no time given)"
-          % (L, nv, base.group(1), base.group(2), t, limit, v(t < limit), dgemm))
+    print("bench scan L=%d: %d vertices from a base of %s (simplified in %s s): whole loopsub run %.2f s, %.2f CPU-s "
+          "(target under %.0f s: %s; machine: %.1f GFlop/s dgemm, load average %s; published: Dragon 3, 9,920 "
+          "vertices, no time given)" % (L, nv, base.group(1), base.group(2), t, user + sys_, limit, v(t < limit), dgemm,
+                                        open("/proc/loadavg").read().split()[0]))
     if L == 3:
         print("bench scan L=3: Hausdorff %.3f%% of the diagonal (target <= 0.5%%: %s), RMS %.4f%% (target <= 0.1%%: %s)"
               % (h, v(h <= 0.5), rms, v(rms <= 0.1)))

@@ -285,6 +285,25 @@ check "class 9: ... no folded triangle (counted here: ${1:-none})" [ "${1:-x}" =
 check "class 9: ... no angle under 5 degrees (smallest: ${2:-none})" awk -v a="${2:-0}" 'BEGIN { exit !(a >= 5) }'
 attrs=$(h5 "$WORK/dragon.h5" "int(f['mesh'].attrs['folded_triangles']), bool(f['mesh'].attrs['min_angle'] >= 5)" 2>&1)
 check "class 9: ... the report and /mesh's attributes say so ($attrs)" sh -c "grep -q ', 0 folded triangles;' '$WORK/dragon.txt' && [ '$attrs' = '0 True' ]"
+dist=$(h5 "$WORK/dragon.h5" "'%.4f %.3f' % (100 * f['mesh'].attrs['rms_distance'], 100 * f['mesh'].attrs['hausdorff'])" 2>&1)
+check "class 9: ... and the pass keeps it on the scan: RMS <= 0.1%, Hausdorff <= 1.1% of the diagonal (RMS, Hausdorff %: $dist; 0.117 and 2.91 when the pass moved whole patches)" \
+    awk -v r="${dist%% *}" -v h="${dist##* }" 'BEGIN { exit !(r + 0 > 0 && r <= 0.1 && h <= 1.1) }'
+# What the pass cannot fix is refused with the counts (exit 1, nothing
+# written): a base whose two apexes have 80 faces each.  The faces at a
+# vertex of a smooth surface share about 360 degrees, so one keeps an angle
+# under 360/80 = 4.5 whatever the pass does.  With 40 faces (9 degrees
+# each) the same scan fits.
+/usr/bin/python3 tests/cli/surfaces.py sphere "$WORK/s3.obj" 3
+/usr/bin/python3 tests/cli/surfaces.py bipyramid "$WORK/bip80.obj" 80
+/usr/bin/python3 tests/cli/surfaces.py bipyramid "$WORK/bip40.obj" 40
+expect_fail "class 9: a base with 80 faces at a vertex: refused with the counts" 1 \
+    "s3\.obj: the fitted surface keeps [0-9]+ folded triangles? and [1-9][0-9]* with an angle under 5 degrees" \
+    loopsub -q "$WORK/s3.obj" --base-mesh "$WORK/bip80.obj" -l 1 -o "$WORK/out/b80.h5"
+"$BIN/loopsub" -q "$WORK/s3.obj" --base-mesh "$WORK/bip40.obj" -l 1 -o "$WORK/b40.h5"
+got=$?
+set -- $(surface_quality "$WORK/b40.h5" 2>/dev/null)
+check "class 9: ... with 40 faces it fits (exit $got; folded ${1:-none}, smallest angle ${2:-none})" \
+    sh -c "[ $got -eq 0 ] && [ '${1:-x}' = 0 ] && awk -v a='${2:-0}' 'BEGIN { exit !(a >= 5) }'"
 
 # --- class 5: every catchable signal cleans up -----------------------------------------
 ulimit -c 0

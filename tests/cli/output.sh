@@ -80,7 +80,8 @@ if mount -t tmpfs -o size=64k tmpfs "$FULL" 2>/dev/null; then
         esac
         got=$?
         check "$tool: full disk: exit 4, no crash in libhdf5's exit handler (got $got)" [ $got -eq 4 ]
-        check "$tool: full disk: one line on stderr" [ "$(wc -l <"$WORK/stderr")" -eq 1 ]
+        check "$tool: full disk: one line on stderr, naming the output (issue 37, class 8)" \
+            sh -c "[ \$(wc -l <'$WORK/stderr') -eq 1 ] && grep -q '$FULL/x.$(ext)' '$WORK/stderr'"
         check "$tool: full disk: nothing left" [ -z "$(ls -A "$FULL")" ]
     done
     umount "$FULL"

@@ -7,6 +7,9 @@ constructions as tests/unit/surfaces.h:
   torus OUT NU NW R r        torus sampled on an NU x NW grid
   genus2 OUT K SMOOTH        5 x 3 x 1 voxel slab without voxels (1,1), (3,1):
                              faces split K x K, SMOOTH umbrella steps
+  bipyramid OUT N            two cones on an N-gon of the unit circle, apexes
+                             (0, 0, +-1): N faces at each apex, so at most
+                             360/N degrees at it where the surface is smooth
   defects IN OUT             IN with the defects clean-up repairs (every 7th
                              face reversed, the corners of every 5th face
                              duplicated, every 11th face twice, a zero-area
@@ -115,6 +118,13 @@ def genus2(k, smooth):
     return v, f
 
 
+def bipyramid(n):
+    v = [[math.cos(2 * math.pi * i / n), math.sin(2 * math.pi * i / n), 0] for i in range(n)]
+    v += [[0, 0, 1], [0, 0, -1]]
+    f = [[i, (i + 1) % n, n] for i in range(n)] + [[(i + 1) % n, i, n + 1] for i in range(n)]
+    return v, f
+
+
 def defects(v, f):
     v, f = [list(x) for x in v], [list(t) for t in f]
     nv, nf = len(v), len(f)
@@ -143,6 +153,8 @@ if __name__ == "__main__":
         write(out, *torus(int(a[0]), int(a[1]), float(a[2]), float(a[3])))
     elif kind == "genus2":
         write(out, *genus2(int(a[0]), int(a[1])))
+    elif kind == "bipyramid":
+        write(out, *bipyramid(int(a[0])))
     elif kind == "defects":
         write(a[0], *defects(*read(out)))
     else:

@@ -292,6 +292,70 @@ static void folds(void **s)
     ep_mesh_free(&m);
 }
 
+/* Degrees of the smallest corner of triangle (a b c), by the law of
+ * cosines (not ep_surfdist_min_angle's atan2). */
+static double smallest_corner(const double *a, const double *b, const double *c)
+{
+    const double *p[3] = {a, b, c};
+    double worst = 180;
+    for (int k = 0; k < 3; k++) {
+        const double *o = p[k], *u = p[(k + 1) % 3], *w = p[(k + 2) % 3];
+        double uu = 0, ww = 0, uw = 0;
+        for (int d = 0; d < 3; d++) {
+            uu += (u[d] - o[d]) * (u[d] - o[d]);
+            ww += (w[d] - o[d]) * (w[d] - o[d]);
+            uw += (u[d] - o[d]) * (w[d] - o[d]);
+        }
+        worst = fmin(worst, acos(fmax(-1, fmin(1, uw / sqrt(uu * ww)))) * 180 / M_PI);
+    }
+    return worst;
+}
+
+/* The refusal: a base whose two apexes have 80 faces each (two cones on an
+ * 80-gon of the unit circle) fitted onto a sphere.  The faces at a vertex
+ * of a smooth surface share about 360 degrees, so one of them keeps an
+ * angle under 360 / 80 = 4.5 degrees whatever the quality pass does: the
+ * fit fails with EP_ECOMPUTE, and the counts it reports (and names in the
+ * message) are those of the surface it leaves. */
+static void refused(void **s)
+{
+    (void)s;
+    enum { N = 80 };
+    char text[N * 64 + 2 * N * 32 + 64], *o = text;
+    for (int i = 0; i < N; i++)
+        o += sprintf(o, "v %.17g %.17g 0\n", cos(2 * M_PI * i / N), sin(2 * M_PI * i / N));
+    o += sprintf(o, "v 0 0 1\nv 0 0 -1\n");
+    for (int i = 0; i < N; i++)
+        o += sprintf(o, "f %d %d %d\nf %d %d %d\n", i + 1, (i + 1) % N + 1, N + 1, (i + 1) % N + 1, i + 1, N + 2);
+    ep_mesh m, ref;
+    ep_closest tref;
+    ep_fit_report r = {0};
+    make_sphere(&ref, 3);
+    assert_int_equal(ep_model_read(&m, write_scratch("bipyramid.obj", text, -1)), EP_OK);
+    assert_int_equal(ep_mesh_check_closed(&m), EP_OK);
+    assert_int_equal(ep_closest_build(&tref, &ref), EP_OK);
+    assert_int_equal(ep_fit_levels(&m, 1, &ref, &tref, &r), EP_ECOMPUTE);
+    long thin = 0, apex = 0;
+    for (int t = 0; t < m.nf; t++) {
+        const int *f = &m.triangles[3 * t];
+        int under = smallest_corner(&m.vertices[3 * f[0]], &m.vertices[3 * f[1]], &m.vertices[3 * f[2]]) < 5;
+        thin += under;
+        apex += under && (f[0] == N || f[1] == N || f[2] == N || f[0] == N + 1 || f[1] == N + 1 || f[2] == N + 1);
+    }
+    int folded;
+    assert_int_equal(ep_surfdist_folds(&m, NULL, &folded), EP_OK);
+    assert_true(apex >= 1);
+    assert_int_equal(r.thin, thin);
+    assert_int_equal(r.folded, folded);
+    char want[160];
+    snprintf(want, sizeof want, "keeps %d folded triangle%s and %ld with an angle under 5 degrees", folded,
+             folded == 1 ? "" : "s", thin);
+    assert_non_null(strstr(ep_errmsg(), want));
+    ep_closest_free(&tref);
+    ep_mesh_free(&m);
+    ep_mesh_free(&ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -301,6 +365,7 @@ int main(void)
         cmocka_unit_test(intersections),
         cmocka_unit_test(report_values),
         cmocka_unit_test(folds),
+        cmocka_unit_test(refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
