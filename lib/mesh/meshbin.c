@@ -225,14 +225,31 @@ static int entities41(cursor *c, text *o)
     return EP_OK;
 }
 
+/* 4.1: the line that opens $Nodes and $Elements (section): the block count
+ * *nb, the item count *n (each item at least item_bytes of what is left),
+ * the least and greatest tag; written back as text.  0 or EP_EINPUT naming
+ * the count ("node block", "node") or the section. */
+static int header41(cursor *c, text *o, const char *section, const char *item, size_t item_bytes, size_t *nb,
+                    size_t *n)
+{
+    char block[32], cut[32];
+    size_t lo = 0, hi = 0;
+    int st;
+    snprintf(block, sizeof block, "%s block", item);
+    snprintf(cut, sizeof cut, "truncated $%s", section);
+    if ((st = take_size(c, nb, MAX_ITEMS, 20, block)) || (st = take_size(c, n, MAX_ITEMS, item_bytes, item)) ||
+        (st = take(c, &lo, 8, cut)) || (st = take(c, &hi, 8, cut)))
+        return st;
+    put(o, "$%s\n%zu %zu %zu %zu\n", section, *nb, *n, lo, hi);
+    return EP_OK;
+}
+
 static int nodes41(cursor *c, text *o)
 {
-    size_t nb, n, lo = 0, hi = 0;
+    size_t nb, n;
     int st;
-    if ((st = take_size(c, &nb, MAX_ITEMS, 20, "node block")) || (st = take_size(c, &n, MAX_ITEMS, 32, "node")) ||
-        (st = take(c, &lo, 8, "truncated $Nodes")) || (st = take(c, &hi, 8, "truncated $Nodes")))
+    if ((st = header41(c, o, "Nodes", "node", 32, &nb, &n)))
         return st;
-    put(o, "$Nodes\n%zu %zu %zu %zu\n", nb, n, lo, hi);
     for (size_t b = 0; b < nb; b++) {
         long dim, tag, param;
         size_t k;
@@ -262,12 +279,10 @@ static int nodes41(cursor *c, text *o)
 
 static int elements41(cursor *c, text *o)
 {
-    size_t nb, n, lo = 0, hi = 0;
+    size_t nb, n;
     int st;
-    if ((st = take_size(c, &nb, MAX_ITEMS, 20, "element block")) || (st = take_size(c, &n, MAX_ITEMS, 16, "element")) ||
-        (st = take(c, &lo, 8, "truncated $Elements")) || (st = take(c, &hi, 8, "truncated $Elements")))
+    if ((st = header41(c, o, "Elements", "element", 16, &nb, &n)))
         return st;
-    put(o, "$Elements\n%zu %zu %zu %zu\n", nb, n, lo, hi);
     for (size_t b = 0; b < nb; b++) {
         long dim, tag, type;
         size_t k;
