@@ -35,6 +35,29 @@
         return cmocka_run_group_tests_name(group, tests_, NULL, NULL);          \
     }
 
+/* Fixtures for a test on one mesh (cmocka's setup and teardown): the
+ * test's prestate names the mesh, setup builds it into *state (allocated),
+ * and teardown frees it, whatever the test asserted.  The test reads it
+ * as ep_mesh *m = *state and may change it.
+ *   EP_MODEL_TEST(f, path)  ep_model_read of path (relative to the repo). */
+static inline int mesh_teardown(void **state)
+{
+    ep_mesh_free(*state);
+    free(*state);
+    return 0;
+}
+
+static inline int model_setup(void **state)
+{
+    ep_mesh *m = malloc(sizeof *m);
+    assert_non_null(m);
+    assert_int_equal(ep_model_read(m, *state), EP_OK);
+    *state = m;
+    return 0;
+}
+
+#define EP_MODEL_TEST(f, path) cmocka_unit_test_prestate_setup_teardown(f, model_setup, mesh_teardown, (void *)(path))
+
 /* A scratch folder for this test binary, removed at exit. */
 static char scratch_dir[256];
 
