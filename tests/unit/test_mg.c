@@ -76,31 +76,28 @@ static char *clamp_x0(const ep_mesh *m)
     return f;
 }
 
-/* Dense (3n x 3m) copies. */
-static double *dense_bsr(const ep_bsr *A)
+/* Dense (3n x 3m) copy of an n x m matrix of 3 x 3 blocks stored by rows
+ * (rowptr, col): block k is val[9k ..] row-major when full, else val[k] I. */
+static double *dense3(int n, int m, const int *rowptr, const int *col, const double *val, int full)
 {
-    size_t N = 3 * (size_t)A->n, M = 3 * (size_t)A->m;
-    double *D = calloc(N * M, sizeof *D);
+    size_t M = 3 * (size_t)m;
+    double *D = calloc(3 * (size_t)n * M, sizeof *D);
     assert_non_null(D);
-    for (int I = 0; I < A->n; I++)
-        for (int k = A->rowptr[I]; k < A->rowptr[I + 1]; k++)
+    for (int I = 0; I < n; I++)
+        for (int k = rowptr[I]; k < rowptr[I + 1]; k++)
             for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++)
-                    D[(3 * (size_t)I + a) * M + 3 * (size_t)A->col[k] + b] = A->val[9 * (size_t)k + 3 * a + b];
+                for (int b = 0; b < 3; b++) {
+                    double v = full ? val[9 * (size_t)k + 3 * a + b] : val[k];
+                    if (full || a == b)
+                        D[(3 * (size_t)I + a) * M + 3 * (size_t)col[k] + b] = v;
+                }
     return D;
 }
 
-static double *dense_csr3(const ep_csr *P)
-{
-    size_t N = 3 * (size_t)P->n, M = 3 * (size_t)P->m;
-    double *D = calloc(N * M, sizeof *D);
-    assert_non_null(D);
-    for (int i = 0; i < P->n; i++)
-        for (int k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
-            for (int a = 0; a < 3; a++)
-                D[(3 * (size_t)i + a) * M + 3 * (size_t)P->col[k] + a] = P->val[k];
-    return D;
-}
+static double *dense_bsr(const ep_bsr *A) { return dense3(A->n, A->m, A->rowptr, A->col, A->val, 1); }
+
+/* P (I) 3 x 3, as the solver applies the scalar prolongation. */
+static double *dense_csr3(const ep_csr *P) { return dense3(P->n, P->m, P->rowptr, P->col, P->val, 0); }
 
 /* A two-level non-nested hierarchy: the fine box bound to a coarser box
  * that is shifted and shrunk, so some fine vertices lie outside it. */
