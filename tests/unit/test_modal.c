@@ -175,6 +175,26 @@ static void beam_close(beam *b)
     ep_mesh_free(&b->m);
 }
 
+/* Fixture: the beam, supported (prestate 0) or free-flying (1), in *state. */
+static int beam_setup(void **state)
+{
+    beam *b = malloc(sizeof *b);
+    assert_non_null(b);
+    beam_open(b, (int)(intptr_t)*state);
+    *state = b;
+    return 0;
+}
+
+static int beam_teardown(void **state)
+{
+    beam_close(*state);
+    free(*state);
+    return 0;
+}
+
+#define BEAM_TEST(f, free_flying)                                                                                  \
+    cmocka_unit_test_prestate_setup_teardown(f, beam_setup, beam_teardown, (void *)(intptr_t)(free_flying))
+
 /* Dense K and M over the unknowns, for residuals and the LAPACK comparison. */
 static void dense_km(beam *b, double **Kd, double **Md)
 {
@@ -221,17 +241,15 @@ static double dot(const double *a, const double *b, int n)
  * dense K, M gives the same first 10 eigenvalues to 1e-9. */
 static void modes_against_lapack(void **state)
 {
-    (void)state;
-    beam b;
-    beam_open(&b, 0);
-    int k = 10, n = b.s.ndof;
-    size_t n3 = 3 * (size_t)b.m.nv;
+    beam *b = *state; /* supported */
+    int k = 10, n = b->s.ndof;
+    size_t n3 = 3 * (size_t)b->m.nv;
     double lambda[10], *U = malloc(k * n3 * sizeof *U), *Kd, *Md;
-    assert_int_equal(ep_modal_eigs(&b.s, k, lambda, U), EP_OK);
-    dense_km(&b, &Kd, &Md);
+    assert_int_equal(ep_modal_eigs(&b->s, k, lambda, U), EP_OK);
+    dense_km(b, &Kd, &Md);
     double *u = malloc(k * (size_t)n * sizeof *u), *Ku = malloc(n * sizeof *Ku), *Mu = malloc(k * (size_t)n * sizeof *Mu);
     for (int i = 0; i < k; i++) {
-        reduce(&b, U + i * n3, u + (size_t)i * n);
+        reduce(b, U + i * n3, u + (size_t)i * n);
         matvec(Kd, u + (size_t)i * n, Ku, n);
         matvec(Md, u + (size_t)i * n, Mu + (size_t)i * n, n);
         double r = 0, mn = 0;
@@ -256,27 +274,24 @@ static void modes_against_lapack(void **state)
     free(Kd);
     free(Md);
     free(U);
-    beam_close(&b);
 }
 
 /* Free-flying: six rigid modes found and excluded; the kept modes are
  * M-orthogonal to translations and infinitesimal rotations. */
 static void free_flying(void **state)
 {
-    (void)state;
-    beam b;
-    beam_open(&b, 1);
-    int k = 6, n = b.s.ndof;
-    size_t n3 = 3 * (size_t)b.m.nv;
+    beam *b = *state; /* free-flying */
+    int k = 6, n = b->s.ndof;
+    size_t n3 = 3 * (size_t)b->m.nv;
     double lambda[6], *U = malloc(k * n3 * sizeof *U), *MU = malloc(k * n3 * sizeof *MU);
-    assert_true(b.s.free);
-    assert_int_equal(ep_modal_eigs(&b.s, k, lambda, U), EP_OK);
-    assert_non_null(b.s.R);
+    assert_true(b->s.free);
+    assert_int_equal(ep_modal_eigs(&b->s, k, lambda, U), EP_OK);
+    assert_non_null(b->s.R);
     assert_true(lambda[0] > 1e-3); /* elastic: well above zero */
-    assert_int_equal(ep_modal_mass_times(&b.s, U, MU, k), EP_OK);
+    assert_int_equal(ep_modal_mass_times(&b->s, U, MU, k), EP_OK);
     for (int r = 0; r < 6; r++) {
         double *rig = malloc(n3 * sizeof *rig);
-        rigid_motion(r, b.m.vertices, b.m.nv, rig);
+        rigid_motion(r, b->m.vertices, b->m.nv, rig);
         double rn = sqrt(maxabs(rig, n3));
         for (int i = 0; i < k; i++)
             assert_true(fabs(dot(rig, MU + i * n3, (int)n3)) < 1e-10 * rn * maxabs(MU + i * n3, n3) * n3);
@@ -285,7 +300,6 @@ static void free_flying(void **state)
     (void)n;
     free(U);
     free(MU);
-    beam_close(&b);
 }
 
 /* Modal derivatives: K Phi_ij = -(H:psi_j) psi_i, the Hessian symmetric in
@@ -293,24 +307,22 @@ static void free_flying(void **state)
  * response to M U Lambda p equals U p + 1/2 sum Phi_ij p_i p_j to O(|p|^3). */
 static void derivatives_and_basis(void **state)
 {
-    (void)state;
-    beam b;
-    beam_open(&b, 0);
-    int k = 4, np = k * (k + 1) / 2, n = b.s.ndof;
-    size_t n3 = 3 * (size_t)b.m.nv;
+    beam *b = *state; /* supported */
+    int k = 4, np = k * (k + 1) / 2, n = b->s.ndof;
+    size_t n3 = 3 * (size_t)b->m.nv;
     double lambda[4], *U = malloc(k * n3 * sizeof *U), *Phi = malloc(np * n3 * sizeof *Phi), *Kd, *Md;
     int pairs[20];
-    assert_int_equal(ep_modal_eigs(&b.s, k, lambda, U), EP_OK);
-    assert_int_equal(ep_modal_derivatives(&b.s, U, k, 0, k * (k + 1) / 2, ep_modal_block(k * (k + 1) / 2), pairs, Phi), EP_OK);
-    dense_km(&b, &Kd, &Md);
+    assert_int_equal(ep_modal_eigs(&b->s, k, lambda, U), EP_OK);
+    assert_int_equal(ep_modal_derivatives(&b->s, U, k, 0, k * (k + 1) / 2, ep_modal_block(k * (k + 1) / 2), pairs, Phi), EP_OK);
+    dense_km(b, &Kd, &Md);
     double *H = malloc(2 * n3 * sizeof *H), *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *h = malloc(n * sizeof *h);
     for (int p = 0; p < np; p++) {
         int i = pairs[2 * p], j = pairs[2 * p + 1], ij[4] = {i, j, j, i};
-        assert_int_equal(ep_stvk_hessian_pairs(&b.s.stvk, U, k, ij, 2, H), EP_OK);
+        assert_int_equal(ep_stvk_hessian_pairs(&b->s.stvk, U, k, ij, 2, H), EP_OK);
         for (size_t q = 0; q < n3; q++)
             assert_true(fabs(H[q] - H[n3 + q]) <= 1e-12 * maxabs(H, n3));
-        reduce(&b, Phi + p * n3, x);
-        reduce(&b, H, h);
+        reduce(b, Phi + p * n3, x);
+        reduce(b, H, h);
         matvec(Kd, x, y, n);
         for (int q = 0; q < n; q++)
             y[q] += h[q];
@@ -320,8 +332,8 @@ static void derivatives_and_basis(void **state)
     for (int kind = EP_MODAL_BASIS_PCA; kind <= EP_MODAL_BASIS_LINEAR; kind++) {
         int r = kind == EP_MODAL_BASIS_LINEAR ? k : 10;
         double *B = malloc(r * n3 * sizeof *B), *MB = malloc(r * n3 * sizeof *MB), sigma[14];
-        assert_int_equal(ep_modal_basis(&b.s, (ep_modal_basis_kind)kind, lambda, U, k, Phi, r, B, sigma), EP_OK);
-        assert_int_equal(ep_modal_mass_times(&b.s, B, MB, r), EP_OK);
+        assert_int_equal(ep_modal_basis(&b->s, (ep_modal_basis_kind)kind, lambda, U, k, Phi, r, B, sigma), EP_OK);
+        assert_int_equal(ep_modal_mass_times(&b->s, B, MB, r), EP_OK);
         for (int i = 0; i < r; i++)
             for (int j = 0; j < r; j++)
                 assert_true(fabs(dot(B + i * n3, MB + j * n3, (int)n3) - (i == j)) < 1e-10);
@@ -334,7 +346,7 @@ static void derivatives_and_basis(void **state)
     double err[2], pscale = 0.002;
     double *fext = malloc(n3 * sizeof *fext), *u = malloc(n3 * sizeof *u), *fu = malloc(n3 * sizeof *fu);
     double *MUl = malloc(k * n3 * sizeof *MUl), *pred = malloc(n3 * sizeof *pred);
-    assert_int_equal(ep_modal_mass_times(&b.s, U, MUl, k), EP_OK);
+    assert_int_equal(ep_modal_mass_times(&b->s, U, MUl, k), EP_OK);
     for (int t = 0; t < 2; t++, pscale /= 2) {
         double p[4] = {pscale, -0.7 * pscale, 0.4 * pscale, 0.2 * pscale};
         memset(fext, 0, n3 * sizeof *fext);
@@ -353,20 +365,20 @@ static void derivatives_and_basis(void **state)
         memcpy(u, pred, n3 * sizeof *u);
         int converged = 0;
         for (int it = 0; it < 200 && !converged; it++) {
-            assert_int_equal(ep_stvk_force(&b.s.stvk, u, fu), EP_OK);
-            reduce(&b, fext, x);
-            reduce(&b, fu, y);
+            assert_int_equal(ep_stvk_force(&b->s.stvk, u, fu), EP_OK);
+            reduce(b, fext, x);
+            reduce(b, fu, y);
             for (int q = 0; q < n; q++)
                 h[q] = x[q] - y[q];
             if ((converged = maxabs(h, n) < 1e-9 * maxabs(x, n))) /* the round-off floor is ~1e-10 */
                 break;
             cholmod_dense rhs = {.nrow = (size_t)n, .ncol = 1, .nzmax = (size_t)n, .d = (size_t)n, .x = h,
                                  .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
-            cholmod_dense *du = cholmod_solve(CHOLMOD_A, b.s.F, &rhs, &b.s.c);
-            for (int v = 0; v < b.m.nv; v++)
-                for (int a = 0; b.s.map[v] >= 0 && a < 3; a++)
-                    u[3 * v + a] += ((double *)du->x)[b.s.map[v] + a];
-            cholmod_free_dense(&du, &b.s.c);
+            cholmod_dense *du = cholmod_solve(CHOLMOD_A, b->s.F, &rhs, &b->s.c);
+            for (int v = 0; v < b->m.nv; v++)
+                for (int a = 0; b->s.map[v] >= 0 && a < 3; a++)
+                    u[3 * v + a] += ((double *)du->x)[b->s.map[v] + a];
+            cholmod_free_dense(&du, &b->s.c);
         }
         assert_true(converged);
         for (size_t q = 0; q < n3; q++)
@@ -388,7 +400,6 @@ static void derivatives_and_basis(void **state)
     free(Md);
     free(U);
     free(Phi);
-    beam_close(&b);
 }
 
 /* Issue 21: the derivatives solved as blocks shared over the threads equal
@@ -563,6 +574,6 @@ static void block_against_arpack(void **state)
 }
 
 EP_TEST_MAIN("modal", cmocka_unit_test(stvk_identities), cmocka_unit_test(hessian_pair_runs),
-             cmocka_unit_test(modes_against_lapack), cmocka_unit_test(free_flying),
-             cmocka_unit_test(derivatives_and_basis), cmocka_unit_test(blocked_derivatives),
+             BEAM_TEST(modes_against_lapack, 0), BEAM_TEST(free_flying, 1),
+             BEAM_TEST(derivatives_and_basis, 0), cmocka_unit_test(blocked_derivatives),
              cmocka_unit_test(block_against_arpack))
