@@ -24,13 +24,36 @@ static void random_field(double *u, size_t n, double scale, unsigned *seed)
         u[i] = scale * (2.0 * rand_r(seed) / RAND_MAX - 1.0);
 }
 
-/* The StVK forces of data/cube.msh with the beam's material. */
-static void cube_stvk(ep_mesh *m, ep_material *mat, ep_stvk *s)
+/* The StVK forces of data/cube.msh with the beam's material: a fixture,
+ * CUBE_TEST(f); the test reads it as stvk_cube *cube = *state. */
+typedef struct {
+    ep_mesh m;
+    ep_material mat;
+    ep_stvk s;
+} stvk_cube;
+
+static int cube_setup(void **state)
 {
-    *mat = beam_material();
-    assert_int_equal(ep_model_read(m, "data/cube.msh"), EP_OK);
-    assert_int_equal(ep_stvk_init(s, m, mat), EP_OK);
+    stvk_cube *c = malloc(sizeof *c);
+    assert_non_null(c);
+    c->mat = beam_material();
+    assert_int_equal(ep_model_read(&c->m, "data/cube.msh"), EP_OK);
+    assert_int_equal(ep_stvk_init(&c->s, &c->m, &c->mat), EP_OK);
+    *state = c;
+    return 0;
 }
+
+static int cube_teardown(void **state)
+{
+    stvk_cube *c = *state;
+    ep_stvk_free(&c->s);
+    ep_material_free(&c->mat);
+    ep_mesh_free(&c->m);
+    free(c);
+    return 0;
+}
+
+#define CUBE_TEST(f) cmocka_unit_test_setup_teardown(f, cube_setup, cube_teardown)
 
 /* f is a cubic in u: f(u) + f(-u) = 2 f2(u), so the Hessian product must
  * satisfy d2f[a, b] = f2(a + b) - f2(a) - f2(b) (MATH.md §2): true when h
@@ -61,37 +84,34 @@ static int polarization_holds(const ep_stvk *s, const double *a, const double *b
  * o(u) = (f(u) - f(-u)) / 2. */
 static void stvk_identities(void **state)
 {
-    (void)state;
-    ep_mesh m;
-    ep_material mat;
-    ep_stvk s;
-    cube_stvk(&m, &mat, &s);
-    size_t n = 3 * (size_t)m.nv;
+    stvk_cube *cube = *state;
+    const ep_stvk *s = &cube->s;
+    size_t n = 3 * (size_t)cube->m.nv;
     unsigned seed = 11;
     double *ab = malloc(2 * n * sizeof *ab), *f = malloc(8 * n * sizeof *f), *h = malloc(n * sizeof *h);
     double *a = ab, *b = ab + n;
     random_field(a, n, 0.05, &seed);
     random_field(b, n, 0.05, &seed);
     int pair[2] = {0, 1};
-    assert_int_equal(ep_stvk_hessian_pairs(&s, ab, 2, pair, 1, h), EP_OK);
+    assert_int_equal(ep_stvk_hessian_pairs(s, ab, 2, pair, 1, h), EP_OK);
     double *fp = f, *fm = f + n, *tmp = f + 2 * n;
-    assert_true(polarization_holds(&s, a, b, h, n, f + 3 * n));
+    assert_true(polarization_holds(s, a, b, h, n, f + 3 * n));
 
     /* linear limit against the assembled K */
     int *map, nd;
     cholmod_common cc;
     cholmod_start(&cc);
-    assert_int_equal(ep_fem_dofmap(&m, NULL, &map, &nd), EP_OK);
-    cholmod_sparse *K = ep_fem_assemble(&m, &mat, EP_FEM_STIFFNESS, map, nd, map, nd, 1, &cc);
+    assert_int_equal(ep_fem_dofmap(&cube->m, NULL, &map, &nd), EP_OK);
+    cholmod_sparse *K = ep_fem_assemble(&cube->m, &cube->mat, EP_FEM_STIFFNESS, map, nd, map, nd, 1, &cc);
     double *o1 = f + 4 * n, *o2 = f + 5 * n;
     for (int scale = 1; scale <= 2; scale++) {
         double *o = scale == 1 ? o1 : o2;
         for (size_t i = 0; i < n; i++)
             tmp[i] = scale * a[i];
-        ep_stvk_force(&s, tmp, fp);
+        ep_stvk_force(s, tmp, fp);
         for (size_t i = 0; i < n; i++)
             tmp[i] = -scale * a[i];
-        ep_stvk_force(&s, tmp, fm);
+        ep_stvk_force(s, tmp, fm);
         for (size_t i = 0; i < n; i++)
             o[i] = 0.5 * (fp[i] - fm[i]);
     }
@@ -109,8 +129,6 @@ static void stvk_identities(void **state)
     free(ab);
     free(f);
     free(h);
-    ep_stvk_free(&s);
-    ep_mesh_free(&m);
 }
 
 /* Many pairs at once (stvk.c's runs of consecutive b, four a vector):
@@ -123,13 +141,10 @@ static void stvk_identities(void **state)
  * wherever it sits). */
 static void hessian_pair_runs(void **state)
 {
-    (void)state;
-    ep_mesh m;
-    ep_material mat;
-    ep_stvk s;
-    cube_stvk(&m, &mat, &s);
+    stvk_cube *cube = *state;
+    const ep_stvk *s = &cube->s;
     enum { k = 7, p0 = 3, p1 = 20 };
-    size_t n = 3 * (size_t)m.nv;
+    size_t n = 3 * (size_t)cube->m.nv;
     unsigned seed = 5;
     int pairs[2 * (p1 - p0)], reversed[2 * (p1 - p0)], np = 0;
     for (int a = 0, p = 0; a < k; a++)
@@ -142,16 +157,14 @@ static void hessian_pair_runs(void **state)
     double *U = malloc(k * n * sizeof *U), *H = malloc(np * n * sizeof *H), *R = malloc(np * n * sizeof *R);
     double *w = malloc(4 * n * sizeof *w);
     random_field(U, k * n, 0.05, &seed);
-    assert_int_equal(ep_stvk_hessian_pairs(&s, U, k, pairs, np, H), EP_OK);
-    assert_int_equal(ep_stvk_hessian_pairs(&s, U, k, reversed, np, R), EP_OK);
+    assert_int_equal(ep_stvk_hessian_pairs(s, U, k, pairs, np, H), EP_OK);
+    assert_int_equal(ep_stvk_hessian_pairs(s, U, k, reversed, np, R), EP_OK);
     for (int p = 0; p < np; p++) {
         const double *a = U + pairs[2 * p] * n, *b = U + pairs[2 * p + 1] * n, *h = H + p * n;
         assert_memory_equal(h, R + (np - 1 - p) * n, n * sizeof *h);
-        assert_true(polarization_holds(&s, a, b, h, n, w));
+        assert_true(polarization_holds(s, a, b, h, n, w));
     }
     free(U), free(H), free(R), free(w);
-    ep_stvk_free(&s);
-    ep_mesh_free(&m);
 }
 
 typedef struct {
@@ -573,7 +586,7 @@ static void block_against_arpack(void **state)
     block_against_arpack_of(1);
 }
 
-EP_TEST_MAIN("modal", cmocka_unit_test(stvk_identities), cmocka_unit_test(hessian_pair_runs),
+EP_TEST_MAIN("modal", CUBE_TEST(stvk_identities), CUBE_TEST(hessian_pair_runs),
              BEAM_TEST(modes_against_lapack, 0), BEAM_TEST(free_flying, 1),
              BEAM_TEST(derivatives_and_basis, 0), cmocka_unit_test(blocked_derivatives),
              cmocka_unit_test(block_against_arpack))
