@@ -121,16 +121,42 @@ static void two_levels(ep_mghier *h, ep_mesh *fine, ep_mesh *coarse, char **fixe
     assert_int_equal(ep_mghier_operators(h, fine, &mat, *fixed), EP_OK);
 }
 
-/* P^T K P by dense products equals the Galerkin operator in the hierarchy. */
-static void galerkin_dense(void **s)
-{
-    (void)s;
+/* two_levels as a fixture: TWO_LEVEL_TEST(f); the test reads it as
+ * two_level *t = *state. */
+typedef struct {
     ep_mghier h;
     ep_mesh fine, coarse;
     char *fixed;
-    two_levels(&h, &fine, &coarse, &fixed);
-    const ep_bsr *K = &h.level[0].K, *Kc = &h.level[1].K;
-    double *Kd = dense_bsr(K), *Pd = dense_csr3(&h.level[0].P), *Cd = dense_bsr(Kc);
+} two_level;
+
+static int two_level_setup(void **state)
+{
+    two_level *t = malloc(sizeof *t);
+    assert_non_null(t);
+    two_levels(&t->h, &t->fine, &t->coarse, &t->fixed);
+    *state = t;
+    return 0;
+}
+
+static int two_level_teardown(void **state)
+{
+    two_level *t = *state;
+    free(t->fixed);
+    ep_mghier_free(&t->h);
+    ep_mesh_free(&t->fine);
+    ep_mesh_free(&t->coarse);
+    free(t);
+    return 0;
+}
+
+#define TWO_LEVEL_TEST(f) cmocka_unit_test_setup_teardown(f, two_level_setup, two_level_teardown)
+
+/* P^T K P by dense products equals the Galerkin operator in the hierarchy. */
+static void galerkin_dense(void **state)
+{
+    two_level *t = *state;
+    const ep_bsr *K = &t->h.level[0].K, *Kc = &t->h.level[1].K;
+    double *Kd = dense_bsr(K), *Pd = dense_csr3(&t->h.level[0].P), *Cd = dense_bsr(Kc);
     size_t nf = 3 * (size_t)K->n, nc = 3 * (size_t)Kc->n;
     double worst = 0, scale = maxabs(Cd, nc * nc);
     for (size_t I = 0; I < nc; I++)
@@ -150,10 +176,7 @@ static void galerkin_dense(void **s)
             worst = fmax(worst, fabs(sum - Cd[I * nc + J]));
         }
     assert_true(worst <= 1e-13 * scale);
-    free(Kd), free(Pd), free(Cd), free(fixed);
-    ep_mghier_free(&h);
-    ep_mesh_free(&fine);
-    ep_mesh_free(&coarse);
+    free(Kd), free(Pd), free(Cd);
 }
 
 /* Embedded and nested prolongations reproduce affine fields exactly, inside
@@ -389,24 +412,20 @@ static void dense_smooth(const double *K, size_t n, const double *b, double *x, 
 /* A two-level cycle of each smoother equals the dense algebra: pre-smooth,
  * restrict the residual, solve the coarse operator exactly, prolong, post-
  * smooth (002 Algorithm 1), from a nonzero start, on the non-nested pair. */
-static void vcycle_dense(void **s)
+static void vcycle_dense(void **state)
 {
-    (void)s;
-    ep_mghier h;
-    ep_mesh fine, coarse;
-    char *fixed;
-    two_levels(&h, &fine, &coarse, &fixed);
-    double *Kd = dense_bsr(&h.level[0].K), *Pd = dense_csr3(&h.level[0].P), *Cd = dense_bsr(&h.level[1].K);
-    size_t nf = 3 * (size_t)h.level[0].K.n, nc = 3 * (size_t)h.level[1].K.n;
+    two_level *t = *state;
+    double *Kd = dense_bsr(&t->h.level[0].K), *Pd = dense_csr3(&t->h.level[0].P), *Cd = dense_bsr(&t->h.level[1].K);
+    size_t nf = 3 * (size_t)t->h.level[0].K.n, nc = 3 * (size_t)t->h.level[1].K.n;
     for (int pass = 0; pass < 4; pass++) { /* each smoother from a nonzero start and from zero (its half sweep) */
         int jac = pass & 1, zero = pass >> 1;
         ep_vcycle_opts o = {jac ? EP_VCYCLE_JACOBI : EP_VCYCLE_GAUSS_SEIDEL, 1, 1, 0.7, 1};
         ep_vcycle v;
-        assert_int_equal(ep_vcycle_init(&v, &h, &o), EP_OK);
+        assert_int_equal(ep_vcycle_init(&v, &t->h, &o), EP_OK);
         double *b = malloc(nf * sizeof *b), *x = malloc(nf * sizeof *x), *y = malloc(nf * sizeof *y);
         double *r = malloc(nf * sizeof *r), *rc = calloc(nc, sizeof *rc), *C = malloc(nc * nc * sizeof *C);
         for (size_t i = 0; i < nf; i++) {
-            int held = fixed[i / 3];
+            int held = t->fixed[i / 3];
             b[i] = held ? 0 : sin(1.3 * (double)i);
             x[i] = y[i] = held || zero ? 0 : cos(0.7 * (double)i);
         }
@@ -435,10 +454,7 @@ static void vcycle_dense(void **s)
         free(b), free(x), free(y), free(r), free(rc), free(C);
         ep_vcycle_free(&v);
     }
-    free(Kd), free(Pd), free(Cd), free(fixed);
-    ep_mghier_free(&h);
-    ep_mesh_free(&fine);
-    ep_mesh_free(&coarse);
+    free(Kd), free(Pd), free(Cd);
 }
 
 /* Rigid-body data of a box: mass rho abc, centre at the middle, inertia
@@ -600,7 +616,7 @@ static void coverage(void **s)
     ep_mesh_free(&fine), ep_mesh_free(&coarse);
 }
 
-EP_TEST_MAIN("mg", cmocka_unit_test(galerkin_dense), cmocka_unit_test(prolongation_affine),
-             cmocka_unit_test(vcycle_levels), cmocka_unit_test(vcycle_jacobi_levels), cmocka_unit_test(vcycle_dense),
+EP_TEST_MAIN("mg", TWO_LEVEL_TEST(galerkin_dense), cmocka_unit_test(prolongation_affine),
+             cmocka_unit_test(vcycle_levels), cmocka_unit_test(vcycle_jacobi_levels), TWO_LEVEL_TEST(vcycle_dense),
              cmocka_unit_test(rigid_box), cmocka_unit_test(corotated),
              cmocka_unit_test(reduced_mass), cmocka_unit_test(coverage))
