@@ -44,26 +44,21 @@ typedef struct {
     double *U;
 } reduced_beam;
 
-static inline int reduced_beam_setup(void **state)
+static inline void reduced_beam_open(reduced_beam *b, void *unused)
 {
-    reduced_beam *b = malloc(sizeof *b);
-    assert_non_null(b);
+    (void)unused;
     b->mat = test_material(1e7, 0.45, 1000);
     b->U = beam_basis(&b->m, &b->mat, &b->fixed);
-    *state = b;
-    return 0;
 }
 
-static inline int reduced_beam_teardown(void **state)
+static inline void reduced_beam_close(reduced_beam *b)
 {
-    reduced_beam *b = *state;
     free(b->U), free(b->fixed);
     ep_material_free(&b->mat);
     ep_mesh_free(&b->m);
-    free(b);
-    return 0;
 }
 
-#define EP_BEAM_BASIS_TEST(f) cmocka_unit_test_setup_teardown(f, reduced_beam_setup, reduced_beam_teardown)
+EP_FIXTURE(reduced_beam, reduced_beam, reduced_beam_open, reduced_beam_close)
+#define EP_BEAM_BASIS_TEST(f) EP_FIXTURE_TEST(f, reduced_beam, NULL)
 
 #endif

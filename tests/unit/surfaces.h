@@ -30,19 +30,11 @@ static inline void make_sphere(ep_mesh *m, int levels)
     assert_int_equal(ep_mesh_derive_boundary_data(m), EP_OK);
 }
 
-/* Fixture (helpers.h): make_sphere of the prestate's levels.
- *   EP_SPHERE_TEST(f, levels) */
-static inline int sphere_setup(void **state)
-{
-    ep_mesh *m = malloc(sizeof *m);
-    assert_non_null(m);
-    make_sphere(m, (int)(intptr_t)*state);
-    *state = m;
-    return 0;
-}
-
-#define EP_SPHERE_TEST(f, levels)                                                                                  \
-    cmocka_unit_test_prestate_setup_teardown(f, sphere_setup, mesh_teardown, (void *)(intptr_t)(levels))
+/* The sphere of make_sphere as a fixture (helpers.h):
+ * EP_SPHERE_TEST(f, levels). */
+static inline void sphere_open(ep_mesh *m, void *levels) { make_sphere(m, (int)(intptr_t)levels); }
+EP_FIXTURE(sphere, ep_mesh, sphere_open, ep_mesh_free)
+#define EP_SPHERE_TEST(f, levels) EP_FIXTURE_TEST(f, sphere, (intptr_t)(levels))
 
 /* Two copies of surface a in one mesh: a itself, then a scaled by s and
  * moved by dx along x (a hollow ball, two crossing spheres...). */

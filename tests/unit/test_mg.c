@@ -129,27 +129,22 @@ typedef struct {
     char *fixed;
 } two_level;
 
-static int two_level_setup(void **state)
+static void two_level_open(two_level *t, void *unused)
 {
-    two_level *t = malloc(sizeof *t);
-    assert_non_null(t);
+    (void)unused;
     two_levels(&t->h, &t->fine, &t->coarse, &t->fixed);
-    *state = t;
-    return 0;
 }
 
-static int two_level_teardown(void **state)
+static void two_level_close(two_level *t)
 {
-    two_level *t = *state;
     free(t->fixed);
     ep_mghier_free(&t->h);
     ep_mesh_free(&t->fine);
     ep_mesh_free(&t->coarse);
-    free(t);
-    return 0;
 }
 
-#define TWO_LEVEL_TEST(f) cmocka_unit_test_setup_teardown(f, two_level_setup, two_level_teardown)
+EP_FIXTURE(two_level, two_level, two_level_open, two_level_close)
+#define TWO_LEVEL_TEST(f) EP_FIXTURE_TEST(f, two_level, NULL)
 
 /* P^T K P by dense products equals the Galerkin operator in the hierarchy. */
 static void galerkin_dense(void **state)

@@ -32,28 +32,23 @@ typedef struct {
     ep_stvk s;
 } stvk_cube;
 
-static int cube_setup(void **state)
+static void cube_open(stvk_cube *c, void *unused)
 {
-    stvk_cube *c = malloc(sizeof *c);
-    assert_non_null(c);
+    (void)unused;
     c->mat = beam_material();
     assert_int_equal(ep_model_read(&c->m, "data/cube.msh"), EP_OK);
     assert_int_equal(ep_stvk_init(&c->s, &c->m, &c->mat), EP_OK);
-    *state = c;
-    return 0;
 }
 
-static int cube_teardown(void **state)
+static void cube_close(stvk_cube *c)
 {
-    stvk_cube *c = *state;
     ep_stvk_free(&c->s);
     ep_material_free(&c->mat);
     ep_mesh_free(&c->m);
-    free(c);
-    return 0;
 }
 
-#define CUBE_TEST(f) cmocka_unit_test_setup_teardown(f, cube_setup, cube_teardown)
+EP_FIXTURE(cube, stvk_cube, cube_open, cube_close)
+#define CUBE_TEST(f) EP_FIXTURE_TEST(f, cube, NULL)
 
 /* f is a cubic in u: f(u) + f(-u) = 2 f2(u), so the Hessian product must
  * satisfy d2f[a, b] = f2(a + b) - f2(a) - f2(b) (MATH.md §2): true when h
@@ -188,25 +183,10 @@ static void beam_close(beam *b)
     ep_mesh_free(&b->m);
 }
 
-/* Fixture: the beam, supported (prestate 0) or free-flying (1), in *state. */
-static int beam_setup(void **state)
-{
-    beam *b = malloc(sizeof *b);
-    assert_non_null(b);
-    beam_open(b, (int)(intptr_t)*state);
-    *state = b;
-    return 0;
-}
-
-static int beam_teardown(void **state)
-{
-    beam_close(*state);
-    free(*state);
-    return 0;
-}
-
-#define BEAM_TEST(f, free_flying)                                                                                  \
-    cmocka_unit_test_prestate_setup_teardown(f, beam_setup, beam_teardown, (void *)(intptr_t)(free_flying))
+/* The beam as a fixture: BEAM_TEST(f, free_flying). */
+static void beam_fixture_open(beam *b, void *free_flying) { beam_open(b, (int)(intptr_t)free_flying); }
+EP_FIXTURE(beam, beam, beam_fixture_open, beam_close)
+#define BEAM_TEST(f, free_flying) EP_FIXTURE_TEST(f, beam, (intptr_t)(free_flying))
 
 /* Dense K and M over the unknowns, for residuals and the LAPACK comparison. */
 static void dense_km(beam *b, double **Kd, double **Md)
