@@ -20,6 +20,13 @@ static ep_pointshell_opts opts(int levels, int first, int order)
     return o;
 }
 
+/* Sample ps on m with opts(levels, first, order), which must succeed. */
+static void sample_ok(ep_pointshell *ps, const ep_mesh *m, int levels, int first, int order)
+{
+    ep_pointshell_opts o = opts(levels, first, order);
+    assert_int_equal(ep_pointshell_sample(ps, m, &o), EP_OK);
+}
+
 /* Every point of every level: on the level set to eps, unit normals. */
 static void check_on_set(const ep_pointshell *ps, const ep_mesh *m, double D, double eps)
 {
@@ -58,8 +65,7 @@ static void test_sphere(void **state)
 {
     const ep_mesh *m = *state; /* a sphere, 3 levels */
     ep_pointshell ps;
-    ep_pointshell_opts o = opts(3, 40, EP_POINTSHELL_REPULSION);
-    assert_int_equal(ep_pointshell_sample(&ps, m, &o), EP_OK);
+    sample_ok(&ps, m, 3, 40, EP_POINTSHELL_REPULSION);
     assert_int_equal(ps.S, 40 * 21); /* 40 + 160 + 640 */
     assert_int_equal(ps.level_start[1], 40);
     assert_int_equal(ps.level_start[2], 200);
@@ -77,8 +83,7 @@ static void test_torus(void **state)
     ep_mesh m;
     ep_pointshell ps;
     make_torus(&m, 64, 24, 1, 0.35);
-    ep_pointshell_opts o = opts(3, 150, EP_POINTSHELL_REPULSION); /* 7 points round the tube on level 1 */
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
+    sample_ok(&ps, &m, 3, 150, EP_POINTSHELL_REPULSION); /* 7 points round the tube on level 1 */
     check_on_set(&ps, &m, 0, 1e-12);
     for (int s = 0; s < ps.S; s++) {
         const double *p = &ps.P[3 * s];
@@ -132,8 +137,7 @@ static void test_bind_bound(void **state)
     ep_mesh m;
     ep_pointshell ps;
     assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
-    ep_pointshell_opts o = opts(3, 24, EP_POINTSHELL_REPULSION);
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
+    sample_ok(&ps, &m, 3, 24, EP_POINTSHELL_REPULSION);
     assert_int_equal(ep_pointshell_tree(&ps), EP_OK);
     check_tree(&ps);
     int r = 4;
@@ -226,16 +230,14 @@ static void test_orderings(void **state)
 {
     const ep_mesh *m = *state; /* a sphere, 2 levels */
     ep_pointshell ps;
-    ep_pointshell_opts o = opts(3, 10, EP_POINTSHELL_VERTICES);
-    assert_int_equal(ep_pointshell_sample(&ps, m, &o), EP_OK);
+    sample_ok(&ps, m, 3, 10, EP_POINTSHELL_VERTICES);
     assert_int_equal(ps.S, m->nv);
     check_on_set(&ps, m, 0, 1e-12);
     assert_int_equal(ep_pointshell_tree(&ps), EP_OK);
     check_tree(&ps);
     check_farthest(&ps);
     ep_pointshell_free(&ps);
-    o = opts(2, 20, EP_POINTSHELL_FARTHEST);
-    assert_int_equal(ep_pointshell_sample(&ps, m, &o), EP_OK);
+    sample_ok(&ps, m, 2, 20, EP_POINTSHELL_FARTHEST);
     assert_int_equal(ps.S, 100);
     check_on_set(&ps, m, 0, 1e-12);
     check_farthest(&ps);
