@@ -112,7 +112,7 @@ $(BINDIR)/%: cmd/%.c $(GEN)/%_spec.h $(LIBA) $(LIB_HDR)
 	@mkdir -p $(BINDIR)
 	$(CC) $(CFLAGS) -I$(GEN) -DEP_SOURCE_SCRIPTS='"$(CURDIR)/scripts"' $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/helpers.h tests/fuzz/fuzz_mesh.c tests/fuzz/fuzz_h5.c $(LIBA) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) tests/fuzz/fuzz_mesh.c tests/fuzz/fuzz_h5.c $(LIBA) | $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests/unit $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS) $(CMOCKA_LIBS)
 
 $(BUILD)/bench/%: tests/bench/%.c tests/bench/bench.h $(LIBA) | $(BUILD)/bench

@@ -216,6 +216,17 @@ DENSE_GF := $(if $(DIRECT),,$(OUT)/gf-fem.h5 $(OUT)/gf-bem.h5)
 VEGA     := $(addprefix $(OUT)/vega/model.,veg bou U cub)
 LEVEL_GF := $(if $(LEVEL),$(OUT)/gf-fem-level.h5)
 
+# $(call pipeline_goal,GOAL,VAR,OUTPUTS): a pipeline other than the demo's,
+# the default goal when VAR is set on the command line (SOUP=, SDF=...).
+define pipeline_goal
+ifneq ($$($2),)
+.DEFAULT_GOAL := $1
+endif
+.PHONY: $1
+$1: $3
+	@echo "pipeline: done; outputs in $$(OUT)/"
+endef
+
 .PHONY: all
 all: $(OUT)/surface.h5 $(OUT)/surface.obj $(DENSE_GF) $(OUT)/gf-wavelet.h5 $(LEVEL_GF) \
      $(OUT)/modes.h5 $(OUT)/cubic.h5 $(CUBATURE_H5) $(VEGA) $(OUT)/fem.h5 $(OUT)/multigrid.h5 $(OUT)/rtcheck.txt \
@@ -336,13 +347,7 @@ $(OUT)/rtcheck.txt: $(RTCHECK_FILES) $(OUT)/gf-wavelet.h5 $(if $(SCAN),$(OUT)/gf
 RES        ?= 32
 VOXEL      ?= --largest
 SOUP_FIXED ?= --free
-ifneq ($(SOUP),)
-.DEFAULT_GOAL := soup
-endif
-
-.PHONY: soup
-soup: $(OUT)/rtcheck-soup.txt
-	@echo "pipeline: done; outputs in $(OUT)/"
+$(eval $(call pipeline_goal,soup,SOUP,$(OUT)/rtcheck-soup.txt))
 
 $(OUT)/voxels.h5: $(SOUP) $(BIN)/voxelize
 	@mkdir -p $(OUT)
@@ -365,13 +370,7 @@ $(OUT)/rtcheck-soup.txt: $(OUT)/voxel-cubic.h5 $(OUT)/render.h5 $(BIN)/rtcheck
 
 # --- contact data from a mesh or soup (SDF=...): distfield -> rtcheck.
 DISTFIELD ?=
-ifneq ($(SDF),)
-.DEFAULT_GOAL := sdf
-endif
-
-.PHONY: sdf
-sdf: $(OUT)/rtcheck-sdf.txt $(OUT)/distfield.dist
-	@echo "pipeline: done; outputs in $(OUT)/"
+$(eval $(call pipeline_goal,sdf,SDF,$(OUT)/rtcheck-sdf.txt $(OUT)/distfield.dist))
 
 $(OUT)/distfield.h5: $(SDF) $(BIN)/distfield
 	@mkdir -p $(OUT)
@@ -390,13 +389,7 @@ $(OUT)/rtcheck-sdf.txt: $(OUT)/distfield.h5 $(BIN)/rtcheck
 # the field of a second object, with the Newmark step in the loop.
 POINTSHELL ?= --levels 4 --first 320
 CONTACT_RES ?= 128
-ifneq ($(CONTACT),)
-.DEFAULT_GOAL := contact
-endif
-
-.PHONY: contact
-contact: $(OUT)/rtcheck-contact.txt
-	@echo "pipeline: done; outputs in $(OUT)/"
+$(eval $(call pipeline_goal,contact,CONTACT,$(OUT)/rtcheck-contact.txt))
 
 $(OUT)/pointshell.h5: $(MESH) $(OUT)/modes.h5 $(BIN)/pointshell
 	$(BIN)/pointshell $(MESH) --modes $(OUT)/modes.h5 $(POINTSHELL) -o $@

@@ -80,3 +80,28 @@ void ep_sort_by_key(int *items, size_t n, const int *key)
     if (n > 1)
         qsort_r(items, n, sizeof *items, cmp_key, (void *)key);
 }
+
+/* By key, then by id. */
+static int cmp_pair(const void *a, const void *b)
+{
+    const ep_sort_pair *x = a, *y = b;
+    return x->key != y->key ? (x->key > y->key) - (x->key < y->key) : (x->id > y->id) - (x->id < y->id);
+}
+
+void ep_sort_pairs(ep_sort_pair *v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_pair);
+}
+
+/* By key alone: bsearch's key against an element. */
+static int cmp_pair_key(const void *key, const void *elem)
+{
+    int64_t x = *(const int64_t *)key, y = ((const ep_sort_pair *)elem)->key;
+    return (x > y) - (x < y);
+}
+
+const ep_sort_pair *ep_sort_pairs_find(const ep_sort_pair *v, size_t n, int64_t key)
+{
+    return n ? bsearch(&key, v, n, sizeof *v, cmp_pair_key) : NULL;
+}

@@ -7,6 +7,7 @@
 #define EP_SORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Sort v[n] ascending in place (v may be NULL when n is 0).  Cost
  * O(n log n) (qsort). */
@@ -33,6 +34,22 @@ void ep_sort_heaviest(int *items, size_t n, const double *weight);
  * (the capacitance matrix's nodes by id).  Cost O(n log n) (qsort_r), no
  * allocation. */
 void ep_sort_by_key(int *items, size_t n, const int *key);
+
+/* A 64-bit key and the id it stands for: a Morton code and its point, a
+ * Gmsh node tag and its vertex. */
+typedef struct {
+    int64_t key;
+    int id;
+} ep_sort_pair;
+
+/* Sort v[n] by ascending key, equal keys by ascending id: an order that
+ * the pairs alone fix, whatever qsort does with ties (v may be NULL when n
+ * is 0).  Cost O(n log n) (qsort), no allocation. */
+void ep_sort_pairs(ep_sort_pair *v, size_t n);
+
+/* The pair of v[n] (sorted by ep_sort_pairs) whose key is key; NULL when
+ * none (with equal keys, any of them).  Cost O(log n) (bsearch). */
+const ep_sort_pair *ep_sort_pairs_find(const ep_sort_pair *v, size_t n, int64_t key);
 
 /* The first position i (a size_t) of the ascending v[n] with v[i] >= x;
  * n when every value is smaller.  The binary search of the sorted ids of a

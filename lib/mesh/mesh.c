@@ -7,6 +7,7 @@
 #include "err.h"
 #include "halfedge.h"
 #include "hex.h"
+#include "sort.h"
 #include "tet.h"
 #include "vec3.h"
 
@@ -517,22 +518,11 @@ static uint64_t spread3(uint64_t x)
     return x;
 }
 
-typedef struct {
-    uint64_t code;
-    int id;
-} keyed;
-
-static int cmp_keyed(const void *a, const void *b)
-{
-    const keyed *x = a, *y = b;
-    return x->code != y->code ? (x->code > y->code) - (x->code < y->code) : (x->id > y->id) - (x->id < y->id);
-}
-
 /* Sort the n points p[n][3] by Morton code within the box lo + [0, len]^3:
  * out order[n] (ids in order).  0 or EP_ECOMPUTE. */
 static int morton_sort(int n, const double *p, const double lo[3], double len, int *order)
 {
-    keyed *k = ep_malloc((size_t)n + 1, sizeof *k);
+    ep_sort_pair *k = ep_malloc((size_t)n + 1, sizeof *k);
     if (!k)
         return EP_ECOMPUTE;
     double scale = len > 0 ? 2097151.0 / len : 0;
@@ -542,9 +532,9 @@ static int morton_sort(int n, const double *p, const double lo[3], double len, i
             double t = (p[3 * i + a] - lo[a]) * scale;
             c |= spread3((uint64_t)(t < 0 ? 0 : t > 2097151.0 ? 2097151.0 : t)) << a;
         }
-        k[i].code = c, k[i].id = i;
+        k[i].key = (int64_t)c, k[i].id = i; /* 63 bits: the order of c */
     }
-    qsort(k, (size_t)n, sizeof *k, cmp_keyed);
+    ep_sort_pairs(k, (size_t)n);
     for (int i = 0; i < n; i++)
         order[i] = k[i].id;
     free(k);

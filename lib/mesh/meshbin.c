@@ -225,71 +225,83 @@ static int entities41(cursor *c, text *o)
     return EP_OK;
 }
 
-static int nodes41(cursor *c, text *o)
+/* One block of a 4.1 $Nodes or $Elements section, after its entity
+ * dimension, entity tag and third number (parametric flag, element type)
+ * have been read: reads the rest and writes the block as text; n is the
+ * section's item count.  0 or EP_EINPUT. */
+typedef int (*block41)(cursor *c, text *o, size_t n, long dim, long tag, long third);
+
+/* 4.1: a $Nodes or $Elements section (name section): the block count, the
+ * item count (each item at least item_bytes of what is left: "node",
+ * "element"), the least and greatest tag, then the blocks, each by block();
+ * written back as text.  0 or EP_EINPUT naming the count or the section. */
+static int section41(cursor *c, text *o, const char *section, const char *item, size_t item_bytes, block41 block)
 {
+    char blocks[32], cut[32];
     size_t nb, n, lo = 0, hi = 0;
     int st;
-    if ((st = take_size(c, &nb, MAX_ITEMS, 20, "node block")) || (st = take_size(c, &n, MAX_ITEMS, 32, "node")) ||
-        (st = take(c, &lo, 8, "truncated $Nodes")) || (st = take(c, &hi, 8, "truncated $Nodes")))
+    snprintf(blocks, sizeof blocks, "%s block", item);
+    snprintf(cut, sizeof cut, "truncated $%s", section);
+    if ((st = take_size(c, &nb, MAX_ITEMS, 20, blocks)) || (st = take_size(c, &n, MAX_ITEMS, item_bytes, item)) ||
+        (st = take(c, &lo, 8, cut)) || (st = take(c, &hi, 8, cut)))
         return st;
-    put(o, "$Nodes\n%zu %zu %zu %zu\n", nb, n, lo, hi);
+    put(o, "$%s\n%zu %zu %zu %zu\n", section, nb, n, lo, hi);
     for (size_t b = 0; b < nb; b++) {
-        long dim, tag, param;
-        size_t k;
-        if ((st = take_int(c, &dim)) || (st = take_int(c, &tag)) || (st = take_int(c, &param)) ||
-            (st = take_size(c, &k, n, 32, "node")))
+        long dim, tag, third;
+        if ((st = take_int(c, &dim)) || (st = take_int(c, &tag)) || (st = take_int(c, &third)) ||
+            (st = block(c, o, n, dim, tag, third)))
             return st;
-        if (param)
-            return cur_fail(c, "parametric nodes not supported");
-        put(o, "%ld %ld 0 %zu\n", dim, tag, k);
-        const unsigned char *tags = c->p;
-        c->p += 8 * k;
-        for (size_t i = 0; i < k; i++) {
-            uint64_t t;
-            memcpy(&t, tags + 8 * i, 8);
-            put(o, "%llu\n", (unsigned long long)t);
-        }
-        for (size_t i = 0; i < k; i++) {
-            double x[3];
-            if ((st = take(c, x, sizeof x, "truncated node coordinates")))
-                return st;
-            put(o, "%.17g %.17g %.17g\n", x[0], x[1], x[2]);
-        }
     }
-    put(o, "$EndNodes\n");
+    put(o, "$End%s\n", section);
     return EP_OK;
 }
 
-static int elements41(cursor *c, text *o)
+/* A node block: its tags, then its coordinates (param: parametric nodes,
+ * refused). */
+static int node_block(cursor *c, text *o, size_t n, long dim, long tag, long param)
 {
-    size_t nb, n, lo = 0, hi = 0;
+    size_t k;
     int st;
-    if ((st = take_size(c, &nb, MAX_ITEMS, 20, "element block")) || (st = take_size(c, &n, MAX_ITEMS, 16, "element")) ||
-        (st = take(c, &lo, 8, "truncated $Elements")) || (st = take(c, &hi, 8, "truncated $Elements")))
+    if ((st = take_size(c, &k, n, 32, "node")))
         return st;
-    put(o, "$Elements\n%zu %zu %zu %zu\n", nb, n, lo, hi);
-    for (size_t b = 0; b < nb; b++) {
-        long dim, tag, type;
-        size_t k;
-        int nn;
-        if ((st = take_int(c, &dim)) || (st = take_int(c, &tag)) || (st = take_int(c, &type)))
-            return st;
-        if (!(nn = type_nodes(type)))
-            return unknown_type(c, type);
-        if ((st = take_size(c, &k, n, 8 * (size_t)(nn + 1), "element")))
-            return st;
-        put(o, "%ld %ld %ld %zu\n", dim, tag, type, k);
-        for (size_t i = 0; i < k; i++) {
-            for (int j = 0; j <= nn; j++) {
-                uint64_t t;
-                memcpy(&t, c->p, 8);
-                c->p += 8;
-                put(o, j ? " %llu" : "%llu", (unsigned long long)t);
-            }
-            put(o, "\n");
-        }
+    if (param)
+        return cur_fail(c, "parametric nodes not supported");
+    put(o, "%ld %ld 0 %zu\n", dim, tag, k);
+    const unsigned char *tags = c->p;
+    c->p += 8 * k;
+    for (size_t i = 0; i < k; i++) {
+        uint64_t t;
+        memcpy(&t, tags + 8 * i, 8);
+        put(o, "%llu\n", (unsigned long long)t);
     }
-    put(o, "$EndElements\n");
+    for (size_t i = 0; i < k; i++) {
+        double x[3];
+        if ((st = take(c, x, sizeof x, "truncated node coordinates")))
+            return st;
+        put(o, "%.17g %.17g %.17g\n", x[0], x[1], x[2]);
+    }
+    return EP_OK;
+}
+
+/* An element block of one type: each element's tag and node tags. */
+static int element_block(cursor *c, text *o, size_t n, long dim, long tag, long type)
+{
+    size_t k;
+    int st, nn;
+    if (!(nn = type_nodes(type)))
+        return unknown_type(c, type);
+    if ((st = take_size(c, &k, n, 8 * (size_t)(nn + 1), "element")))
+        return st;
+    put(o, "%ld %ld %ld %zu\n", dim, tag, type, k);
+    for (size_t i = 0; i < k; i++) {
+        for (int j = 0; j <= nn; j++) {
+            uint64_t t;
+            memcpy(&t, c->p, 8);
+            c->p += 8;
+            put(o, j ? " %llu" : "%llu", (unsigned long long)t);
+        }
+        put(o, "\n");
+    }
     return EP_OK;
 }
 
@@ -449,9 +461,12 @@ int ep_meshbin_msh_text(const char *path, char **text_out, size_t *len)
         }
         char *name = line + 1;
         if (!strcmp(name, "Nodes") || !strcmp(name, "Elements") || (v41 && !strcmp(name, "Entities"))) {
-            st = !strcmp(name, "Nodes")      ? (v41 ? nodes41(&c, &o) : nodes22(&c, &o))
-                 : !strcmp(name, "Elements") ? (v41 ? elements41(&c, &o) : elements22(&c, &o))
-                                             : entities41(&c, &o);
+            if (!strcmp(name, "Nodes"))
+                st = v41 ? section41(&c, &o, "Nodes", "node", 32, node_block) : nodes22(&c, &o);
+            else if (!strcmp(name, "Elements"))
+                st = v41 ? section41(&c, &o, "Elements", "element", 16, element_block) : elements22(&c, &o);
+            else
+                st = entities41(&c, &o);
             if (!st)
                 st = end_of(&c, name);
             continue;

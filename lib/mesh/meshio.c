@@ -291,17 +291,6 @@ out:
 /* ---- Gmsh .msh 2.2 and 4.1 ASCII ------------------------------------------- */
 
 typedef struct {
-    long tag;
-    int index;
-} nodetag;
-
-static int cmp_nodetag(const void *a, const void *b)
-{
-    long x = ((const nodetag *)a)->tag, y = ((const nodetag *)b)->tag;
-    return (x > y) - (x < y);
-}
-
-typedef struct {
     int dim, tag, nphys;
     int phys[8];
 } entity;
@@ -310,7 +299,7 @@ typedef struct {
     ep_text t;
     double version;
     dvec x;
-    nodetag *tags;      /* node tag -> vertex index, sorted by tag after $Nodes */
+    ep_sort_pair *tags; /* node tag -> vertex index, sorted by tag after $Nodes */
     size_t ntags;
     ivec tets, hexes, region, tris;
     entity *ent;        /* 4.1 $Entities */
@@ -344,11 +333,10 @@ static int text_int(ep_text *t, int *v, const char *what)
 
 static int msh_node(msh *s, long tag, int *index)
 {
-    nodetag key = {tag, 0}, *hit;
-    hit = bsearch(&key, s->tags, s->ntags, sizeof key, cmp_nodetag);
+    const ep_sort_pair *hit = ep_sort_pairs_find(s->tags, s->ntags, tag);
     if (!hit)
         return ep_text_fail(&s->t, EP_EINPUT, "node %ld not defined in $Nodes", tag);
-    *index = hit->index;
+    *index = hit->id;
     return EP_OK;
 }
 
@@ -362,19 +350,18 @@ static int msh_add_node(msh *s, long tag)
         return st;
     if (ep_grow(&s->tags, s->ntags + 1, sizeof *s->tags))
         return EP_ECOMPUTE;
-    s->tags[s->ntags].tag = tag;
-    s->tags[s->ntags].index = (int)(s->x.n / 3);
+    s->tags[s->ntags].key = tag;
+    s->tags[s->ntags].id = (int)(s->x.n / 3);
     s->ntags++;
     return dvec_push3(&s->x, p);
 }
 
 static int msh_sort_tags(msh *s)
 {
-    if (s->ntags > 1) /* qsort's array must not be NULL, even when empty */
-        qsort(s->tags, s->ntags, sizeof *s->tags, cmp_nodetag);
+    ep_sort_pairs(s->tags, s->ntags);
     for (size_t i = 1; i < s->ntags; i++)
-        if (s->tags[i].tag == s->tags[i - 1].tag)
-            return ep_fail(EP_EINPUT, "%s: node %ld defined twice", s->t.path, s->tags[i].tag);
+        if (s->tags[i].key == s->tags[i - 1].key)
+            return ep_fail(EP_EINPUT, "%s: node %ld defined twice", s->t.path, (long)s->tags[i].key);
     return EP_OK;
 }
 

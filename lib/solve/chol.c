@@ -397,6 +397,70 @@ static supernode supernode_of(const ep_chol_rplan *p, int s, double *Z, int k, d
     return v;
 }
 
+/* Forward, L y = P b, at supernode v = s by BLAS: in the transposed
+ * (column-major k x n) view, Y1^T L11^T = B1^T, then E^T = Y1^T L21^T
+ * scattered into the rows below.  Workspace E [nr k]. */
+static void blas_forward(const ep_chol_rplan *p, int s, const supernode *v, double *Z, int k, double *E)
+{
+    size_t uk = (size_t)k;
+    int nscol = v->nscol, nsrow = v->nsrow, nr = v->nr;
+    const double *Ld = v->Ld;
+    double *Y1 = v->X1;
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, Y1, k);
+    if (!nr)
+        return;
+    if (p->run_ptr[s] < p->run_ptr[s + 1]) { /* Z's rows r..r+len are a k x len block: update in place */
+        for (int q = p->run_ptr[s], r = 0, len; q < p->run_ptr[s + 1]; q++, r += len) {
+            len = p->run_len[q];
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, len, nscol, -1.0, Y1, k, Ld + nscol + r, nsrow,
+                        1.0, Z + (size_t)v->rows[r] * uk, k);
+        }
+        return;
+    }
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, nr, nscol, 1.0, Y1, k, Ld + nscol, nsrow, 0.0, E, k);
+    for (int r = 0; r < nr; r++) {
+        double *z = Z + (size_t)v->rows[r] * uk;
+        const double *e = E + (size_t)r * uk;
+#pragma omp simd
+        for (size_t j = 0; j < uk; j++)
+            z[j] -= e[j];
+    }
+}
+
+/* Backward, L^T x = y, at supernode v = s by BLAS: gather the rows below,
+ * X1^T -= E^T L21, then X1^T L11 = Y1^T.  Workspace E [nr k]. */
+static void blas_backward(const ep_chol_rplan *p, int s, const supernode *v, double *Z, int k, double *E)
+{
+    size_t uk = (size_t)k;
+    int nscol = v->nscol, nsrow = v->nsrow, nr = v->nr;
+    const double *Ld = v->Ld;
+    double *X1 = v->X1;
+    if (p->run_ptr[s] < p->run_ptr[s + 1]) {
+        for (int q = p->run_ptr[s], r = 0, len; q < p->run_ptr[s + 1]; q++, r += len) {
+            len = p->run_len[q];
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, len, -1.0, Z + (size_t)v->rows[r] * uk, k,
+                        Ld + nscol + r, nsrow, 1.0, X1, k);
+        }
+    } else if (nr) {
+        for (int r = 0; r < nr; r++)
+            memcpy(E + (size_t)r * uk, Z + (size_t)v->rows[r] * uk, uk * sizeof *E);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, nr, -1.0, E, k, Ld + nscol, nsrow, 1.0, X1, k);
+    }
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, X1, k);
+}
+
+/* Supernode s's part of the forward sweep (backward = 0) or of the
+ * backward one: narrow.c's loops when they take k, else BLAS.  Adds its
+ * flops to *flops.  Workspace E [nr k]. */
+static void sweep(const ep_chol_rplan *p, int s, double *Z, int k, double *E, double *flops, int backward)
+{
+    supernode v = supernode_of(p, s, Z, k, flops);
+    if (ep_narrow_takes(k))
+        (backward ? ep_narrow_backward : ep_narrow_forward)(k, k, v.nscol, v.nsrow, v.Ld, v.rows, v.X1, Z);
+    else
+        (backward ? blas_backward : blas_forward)(p, s, &v, Z, k, E);
+}
+
 double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, const char *loaded)
 {
     size_t n = (size_t)p->n, uk = (size_t)k;
@@ -416,72 +480,17 @@ double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, 
             fwd[p->snode[i]] = 1;
     }
     ep_chol_rplan_ancestors(p, fwd);
-    /* Forward, L y = P b: in the transposed (column-major k x n) view, Y1^T
-     * L11^T = B1^T, then E^T = Y1^T L21^T scattered into the rows below. */
-    for (int s = 0; s < p->nsuper; s++) {
-        if (!fwd[s])
-            continue;
-        supernode v = supernode_of(p, s, Z, k, &flops);
-        if (ep_narrow_takes(k)) {
-            ep_narrow_forward(k, k, v.nscol, v.nsrow, v.Ld, v.rows, v.X1, Z);
-            continue;
-        }
-        int nscol = v.nscol, nsrow = v.nsrow, nr = v.nr;
-        const double *Ld = v.Ld;
-        double *Y1 = v.X1;
-        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, Y1, k);
-        if (!nr)
-            continue;
-        if (p->run_ptr[s] < p->run_ptr[s + 1]) { /* Z's rows r..r+len are a k x len block: update in place */
-            for (int q = p->run_ptr[s], r = 0, len; q < p->run_ptr[s + 1]; q++, r += len) {
-                len = p->run_len[q];
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, len, nscol, -1.0, Y1, k, Ld + nscol + r, nsrow,
-                            1.0, Z + (size_t)v.rows[r] * uk, k);
-            }
-            continue;
-        }
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, k, nr, nscol, 1.0, Y1, k, Ld + nscol, nsrow, 0.0, E, k);
-        for (int r = 0; r < nr; r++) {
-            double *z = Z + (size_t)v.rows[r] * uk;
-            const double *e = E + (size_t)r * uk;
-#pragma omp simd
-            for (size_t j = 0; j < uk; j++)
-                z[j] -= e[j];
-        }
-    }
+    for (int s = 0; s < p->nsuper; s++)
+        if (fwd[s])
+            sweep(p, s, Z, k, E, &flops, 0);
     return flops;
 }
 
 double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work)
 {
-    size_t uk = (size_t)k;
-    double *E = work, flops = 0;
-    /* Backward, L^T x = y: gather the rows below, X1^T -= E^T L21, then
-     * X1^T L11 = Y1^T. */
-    for (int s = p->nsuper - 1; s >= 0; s--) {
-        if (!p->want[s])
-            continue;
-        supernode v = supernode_of(p, s, Z, k, &flops);
-        if (ep_narrow_takes(k)) {
-            ep_narrow_backward(k, k, v.nscol, v.nsrow, v.Ld, v.rows, v.X1, Z);
-            continue;
-        }
-        int nscol = v.nscol, nsrow = v.nsrow, nr = v.nr;
-        const double *Ld = v.Ld;
-        double *X1 = v.X1;
-        if (p->run_ptr[s] < p->run_ptr[s + 1]) {
-            for (int q = p->run_ptr[s], r = 0, len; q < p->run_ptr[s + 1]; q++, r += len) {
-                len = p->run_len[q];
-                cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, len, -1.0, Z + (size_t)v.rows[r] * uk,
-                            k, Ld + nscol + r, nsrow, 1.0, X1, k);
-            }
-        } else if (nr) {
-            for (int r = 0; r < nr; r++)
-                memcpy(E + (size_t)r * uk, Z + (size_t)v.rows[r] * uk, uk * sizeof *E);
-            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, k, nscol, nr, -1.0, E, k, Ld + nscol, nsrow, 1.0,
-                        X1, k);
-        }
-        cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, k, nscol, 1.0, Ld, nsrow, X1, k);
-    }
+    double flops = 0;
+    for (int s = p->nsuper - 1; s >= 0; s--)
+        if (p->want[s])
+            sweep(p, s, Z, k, work, &flops, 1);
     return flops;
 }

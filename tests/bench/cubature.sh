@@ -99,16 +99,11 @@ PY
 SMALL=../shared/models/asianDragon/asianDragon.veg
 MS="$SMALL --fixed-ids ${SMALL%.veg}.bou -E 1e7 --nu 0.4 --rho 1000"
 "$BIN/moddesc" -q $MS -k 10 -r 20 -o "$W/small.h5"
-/usr/bin/python3 - "$SMALL" "${SMALL%.veg}.bou" >"$W/far.loads" <<'PY'
-import sys, numpy as np
-lines = open(sys.argv[1]).read().split("\n")
-i = next(k for k, l in enumerate(lines) if l.strip() == "*VERTICES")
-n = int(lines[i + 1].split()[0])
-x = np.array([[float(t) for t in l.split()[1:4]] for l in lines[i + 2:i + 2 + n]])
-fixed = np.array([int(t) - 1 for t in open(sys.argv[2]).read().replace(",", " ").split() if t.strip().isdigit()])
-d = np.linalg.norm(x - x[fixed].mean(0), axis=1)
-far = x[d >= 0.9 * d.max()]
-lo, hi = far.min(0) - 1e-9, far.max(0) + 1e-9
+/usr/bin/python3 - "$(dirname "$0")" "$SMALL" "${SMALL%.veg}.bou" >"$W/far.loads" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from farend import far_end
+x, c, d, lo, hi = far_end(sys.argv[2], sys.argv[3], 0.9)
 print("force box %g %g %g %g %g %g 0 %g 0 ramp 0.05" % (*lo, *hi, -1e4 * (x.max(0) - x.min(0)).max() ** 2))
 PY
 "$BIN/fullsim" -q $MS --law neohookean "$W/far.loads" --dt 0.002 --steps 100 --alpha 1 -o "$W/nh.h5" || echo "bench cubature: fullsim (neo-Hookean) failed"

@@ -23,17 +23,11 @@ need_model "$MESH" fullsim
 MODEL="$MESH --fixed-ids ${MESH%.veg}.bou -E 1e7 --nu 0.4 --rho 1000"
 dgemm=$("$BENCH/dgemm")
 # the far end: vertices beyond 97% of the way from the support's centroid, pulled across
-/usr/bin/python3 - "$MESH" "${MESH%.veg}.bou" >"$W/box" <<'PY'
+/usr/bin/python3 - "$(dirname "$0")" "$MESH" "${MESH%.veg}.bou" >"$W/box" <<'PY'
 import sys, numpy as np
-lines = open(sys.argv[1]).read().split("\n")
-i = next(k for k, l in enumerate(lines) if l.strip() == "*VERTICES")
-n = int(lines[i + 1].split()[0])
-x = np.array([[float(t) for t in l.split()[1:4]] for l in lines[i + 2:i + 2 + n]])
-fixed = np.array([int(t) - 1 for t in open(sys.argv[2]).read().replace(",", " ").split() if t.strip().isdigit()])
-c = x[fixed].mean(0)
-d = np.linalg.norm(x - c, axis=1)
-far = x[d >= 0.97 * d.max()]
-lo, hi = far.min(0) - 1e-9, far.max(0) + 1e-9
+sys.path.insert(0, sys.argv[1])
+from farend import far_end
+x, c, d, lo, hi = far_end(sys.argv[2], sys.argv[3], 0.97)
 axis = int(np.argmax(np.abs(x[np.argmax(d)] - c)))
 side = (axis + 1) % 3  # pull across the long direction
 print(" ".join("%.9g" % v for v in (*lo, *hi)), side, np.linalg.norm(x.max(0) - x.min(0)))

@@ -39,18 +39,13 @@
 #include "pscontact.h"
 #include "rng.h"
 #include "rtpshell.h"
+#include "sort.h"
 
 static double cpu_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static int cmp_line(const void *x, const void *y)
@@ -191,8 +186,8 @@ int main(int argc, char **argv)
             ep_pscontact_brute(&c, &s, q, &p, a.depth, &b);
             tb = fmin(tb, 1e6 * (cpu_now() - w0));
         }
-        qsort(tw, REPS, sizeof *tw, cmp_double);
-        qsort(tc, REPS, sizeof *tc, cmp_double);
+        ep_sort_doubles(tw, REPS);
+        ep_sort_doubles(tc, REPS);
         /* bytes: rows of the looked-up points and the contacts, inner nodes, field lines */
         double es = sizeof *c.Uf; /* P_s, N_s in double, the rows in es */
         double row = 3 * 8 + 3.0 * r * es, node = 8 + 12.0; /* a node: R_i,0, point, first child, children */

@@ -35,6 +35,36 @@
         return cmocka_run_group_tests_name(group, tests_, NULL, NULL);          \
     }
 
+/* cmocka fixtures.  EP_FIXTURE(name, T, open, close) defines name_setup,
+ * which allocates a T and builds it by open(T *, prestate), and
+ * name_teardown, which calls close(T *) and frees it, whatever the test
+ * asserted.  EP_FIXTURE_TEST(f, name, prestate) runs test f on one: f
+ * reads it as T *x = *state and may change it. */
+#define EP_FIXTURE(name, T, open, close)                                                                           \
+    static inline int name##_setup(void **state)                                                                   \
+    {                                                                                                              \
+        T *x_ = malloc(sizeof *x_);                                                                                \
+        assert_non_null(x_);                                                                                       \
+        open(x_, *state);                                                                                          \
+        *state = x_;                                                                                               \
+        return 0;                                                                                                  \
+    }                                                                                                              \
+    static inline int name##_teardown(void **state)                                                                \
+    {                                                                                                              \
+        close(*state);                                                                                             \
+        free(*state);                                                                                              \
+        return 0;                                                                                                  \
+    }
+
+#define EP_FIXTURE_TEST(f, name, prestate)                                                                         \
+    cmocka_unit_test_prestate_setup_teardown(f, name##_setup, name##_teardown, (void *)(prestate))
+
+/* A mesh read by ep_model_read: EP_MODEL_TEST(f, path) (relative to the
+ * repository). */
+static inline void model_open(ep_mesh *m, void *path) { assert_int_equal(ep_model_read(m, path), EP_OK); }
+EP_FIXTURE(model, ep_mesh, model_open, ep_mesh_free)
+#define EP_MODEL_TEST(f, path) EP_FIXTURE_TEST(f, model, path)
+
 /* A scratch folder for this test binary, removed at exit. */
 static char scratch_dir[256];
 

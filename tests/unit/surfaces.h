@@ -30,6 +30,12 @@ static inline void make_sphere(ep_mesh *m, int levels)
     assert_int_equal(ep_mesh_derive_boundary_data(m), EP_OK);
 }
 
+/* The sphere of make_sphere as a fixture (helpers.h):
+ * EP_SPHERE_TEST(f, levels). */
+static inline void sphere_open(ep_mesh *m, void *levels) { make_sphere(m, (int)(intptr_t)levels); }
+EP_FIXTURE(sphere, ep_mesh, sphere_open, ep_mesh_free)
+#define EP_SPHERE_TEST(f, levels) EP_FIXTURE_TEST(f, sphere, (intptr_t)(levels))
+
 /* Two copies of surface a in one mesh: a itself, then a scaled by s and
  * moved by dx along x (a hollow ball, two crossing spheres...). */
 static inline void make_pair(ep_mesh *m, const ep_mesh *a, double s, double dx)

@@ -7,7 +7,7 @@
  * random poses of the training range to within tau; bad element sets are
  * refused; the reduced Newmark step runs on either source.
  */
-#include "helpers.h"
+#include "beam.h"
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -20,56 +20,36 @@
 #include "nnls.h"
 #include "reduced.h"
 
-/* The beam's basis: k = 5 modes and their derivatives, r = 8 vectors by
- * mass-PCA, in U[8][3 nv] (allocated). */
-static double *beam_basis(ep_mesh *m, const ep_material *mat, char **fixed)
-{
-    ep_modal md;
-    int k = 5, r = 8, np = k * (k + 1) / 2, pairs[30];
-    read_beam3(m, fixed, 1);
-    assert_int_equal(ep_modal_setup(&md, m, mat, *fixed, 0), EP_OK);
-    size_t n3 = 3 * (size_t)m->nv;
-    double lambda[5], sig[20], *Um = malloc(k * n3 * sizeof *Um), *Phi = malloc(np * n3 * sizeof *Phi),
-                               *U = malloc(r * n3 * sizeof *U);
-    assert_int_equal(ep_modal_eigs(&md, k, lambda, Um), EP_OK);
-    assert_int_equal(ep_modal_derivatives(&md, Um, k, 0, np, ep_modal_block(np), pairs, Phi), EP_OK);
-    assert_int_equal(ep_modal_basis(&md, EP_MODAL_BASIS_PCA, lambda, Um, k, Phi, r, U, sig), EP_OK);
-    free(Um), free(Phi);
-    ep_modal_free(&md);
-    return U;
-}
-
 /* Every element with weight 1: R and K against the full body's U^T f(Uq)
  * and U^T K(Uq) U, each law, at a pose moving the tip by 10% of the beam. */
 static void all_elements(void **state)
 {
-    (void)state;
-    ep_mesh m;
-    ep_material mat = test_material(1e7, 0.45, 1000);
-    char *fixed;
+    reduced_beam *beam = *state; /* beam.h */
+    ep_mesh *m = &beam->m;
+    const ep_material *mat = &beam->mat;
     int r = 8;
-    double *U = beam_basis(&m, &mat, &fixed);
-    size_t n3 = 3 * (size_t)m.nv;
-    int *all = malloc(sizeof *all * (size_t)m.ne);
-    double *ones = malloc(sizeof *ones * (size_t)m.ne), q[8], R[8], K[64], Rf[8], Kf[64];
+    double *U = beam->U;
+    size_t n3 = 3 * (size_t)m->nv;
+    int *all = malloc(sizeof *all * (size_t)m->ne);
+    double *ones = malloc(sizeof *ones * (size_t)m->ne), q[8], R[8], K[64], Rf[8], Kf[64];
     double *u = calloc(n3, sizeof *u), *f = calloc(n3, sizeof *f), *x = NULL, *y = NULL, *full = calloc(n3, sizeof *full);
-    for (int e = 0; e < m.ne; e++)
+    for (int e = 0; e < m->ne; e++)
         all[e] = e, ones[e] = 1;
     ep_rng g = ep_rng_seed(2, 0);
     for (int i = 0; i < r; i++)
         q[i] = centered_uniform(&g);
     cblas_dgemv(CblasRowMajor, CblasTrans, r, (int)n3, 1.0, U, (int)n3, q, 1, 0.0, u, 1);
-    double s = 0.1 * ep_mesh_diameter(&m) / maxabs(u, n3);
+    double s = 0.1 * ep_mesh_diameter(m) / maxabs(u, n3);
     for (int i = 0; i < r; i++)
         q[i] *= s;
     cblas_dscal((int)n3, s, u, 1);
     for (int law = 0; law < 4; law++) {
         ep_cubature c;
         ep_elastic b;
-        assert_int_equal(ep_cubature_prepare(&c, &m, &mat, (ep_law_kind)law, U, r, all, ones, m.ne), EP_OK);
+        assert_int_equal(ep_cubature_prepare(&c, m, mat, (ep_law_kind)law, U, r, all, ones, m->ne), EP_OK);
         double *w = malloc(sizeof *w * (size_t)ep_cubature_work(&c));
         ep_cubature_eval(&c, q, R, K, w);
-        assert_int_equal(ep_elastic_init(&b, &m, &mat, (ep_law_kind)law, NULL, 0), EP_OK);
+        assert_int_equal(ep_elastic_init(&b, m, mat, (ep_law_kind)law, NULL, 0), EP_OK);
         assert_int_equal(ep_elastic_eval(&b, u, NULL, f, 1), EP_OK);
         x = realloc(x, sizeof *x * (size_t)b.ndof), y = realloc(y, sizeof *y * (size_t)b.ndof);
         for (int i = 0; i < r; i++) {
@@ -86,16 +66,14 @@ static void all_elements(void **state)
             assert_true(fabs(K[i] - Kf[i]) <= 1e-12 * maxabs(Kf, (size_t)(r * r)));
         /* the training contributions sum to the same force */
         double G[8];
-        assert_int_equal(ep_cubature_contributions(&m, &mat, (ep_law_kind)law, U, r, NULL, 0, q, 1, NULL, G), EP_OK);
+        assert_int_equal(ep_cubature_contributions(m, mat, (ep_law_kind)law, U, r, NULL, 0, q, 1, NULL, G), EP_OK);
         for (int i = 0; i < r; i++)
             assert_true(fabs(G[i] - Rf[i]) <= 1e-12 * maxabs(Rf, (size_t)r));
         free(w);
         ep_elastic_free(&b);
         ep_cubature_free(&c);
     }
-    free(all), free(ones), free(u), free(f), free(x), free(y), free(full), free(U), free(fixed);
-    ep_material_free(&mat);
-    ep_mesh_free(&m);
+    free(all), free(ones), free(u), free(f), free(x), free(y), free(full);
 }
 
 /* The NNLS optimum by brute force over every set of columns: least squares
@@ -180,24 +158,23 @@ static void nnls_optimum(void **state)
  * the reduced Newmark step on both sources stays close over a short run. */
 static void stvk_against_polynomials(void **state)
 {
-    (void)state;
-    ep_mesh m;
-    ep_material mat = test_material(1e7, 0.45, 1000);
-    char *fixed;
+    reduced_beam *beam = *state; /* beam.h */
+    ep_mesh *m = &beam->m;
+    const ep_material *mat = &beam->mat;
     int r = 8, T = 60, H = 10, P = 20;
-    double tau = 1e-2, *U = beam_basis(&m, &mat, &fixed);
+    double tau = 1e-2, *U = beam->U;
     double *Q = malloc(sizeof *Q * (size_t)T * r), *Qt = malloc(sizeof *Qt * (size_t)P * r);
-    assert_int_equal(ep_cubature_sample(&m, &mat, U, r, T, 0.1, 1, Q), EP_OK);
-    assert_int_equal(ep_cubature_sample(&m, &mat, U, r, P, 0.1, 99, Qt), EP_OK);
+    assert_int_equal(ep_cubature_sample(m, mat, U, r, T, 0.1, 1, Q), EP_OK);
+    assert_int_equal(ep_cubature_sample(m, mat, U, r, P, 0.1, 99, Qt), EP_OK);
     for (int greedy = 0; greedy < 2; greedy++) {
         ep_cubature_fit fit;
         ep_cubature_fit_opts o = {greedy, tau, 400, 50, 0, 1e9, 3};
-        assert_int_equal(ep_cubature_fit_weights(&fit, &m, &mat, EP_LAW_STVK, U, r, Q, T, H, &o), EP_OK);
-        assert_true(fit.training_error <= tau && fit.n > 0 && fit.n < m.ne / 2);
+        assert_int_equal(ep_cubature_fit_weights(&fit, m, mat, EP_LAW_STVK, U, r, Q, T, H, &o), EP_OK);
+        assert_true(fit.training_error <= tau && fit.n > 0 && fit.n < m->ne / 2);
         ep_cubature c;
         ep_cubic cub;
-        assert_int_equal(ep_cubature_prepare(&c, &m, &mat, EP_LAW_STVK, U, r, fit.elem, fit.w, fit.n), EP_OK);
-        assert_int_equal(ep_cubic_compute(&cub, NULL, NULL, &m, &mat, U, r), EP_OK);
+        assert_int_equal(ep_cubature_prepare(&c, m, mat, EP_LAW_STVK, U, r, fit.elem, fit.w, fit.n), EP_OK);
+        assert_int_equal(ep_cubic_compute(&cub, NULL, NULL, m, mat, U, r), EP_OK);
         double *w = malloc(sizeof *w * (size_t)ep_cubature_work(&c)), *wc = malloc(sizeof *wc * 200), R[8], Rp[8],
                sum = 0;
         for (int t = 0; t < P; t++) {
@@ -254,36 +231,30 @@ static void stvk_against_polynomials(void **state)
         ep_cubature_fit_free(&fit);
         free(w), free(wc);
     }
-    free(Q), free(Qt), free(U), free(fixed);
-    ep_material_free(&mat);
-    ep_mesh_free(&m);
+    free(Q), free(Qt);
 }
 
 /* Element ids out of range and negative or NaN weights: EP_EINPUT. */
 static void bad_sets(void **state)
 {
-    (void)state;
-    ep_mesh m;
-    ep_material mat = test_material(1e7, 0.45, 1000);
-    char *fixed;
-    double *U = beam_basis(&m, &mat, &fixed);
-    int el[2] = {0, m.ne};
+    reduced_beam *beam = *state; /* beam.h */
+    ep_mesh *m = &beam->m;
+    const ep_material *mat = &beam->mat;
+    double *U = beam->U;
+    int el[2] = {0, m->ne};
     double w[2] = {1, 1};
     ep_cubature c;
-    expect_error(ep_cubature_prepare(&c, &m, &mat, EP_LAW_STVK, U, 8, el, w, 2), EP_EINPUT, "out of range", NULL);
+    expect_error(ep_cubature_prepare(&c, m, mat, EP_LAW_STVK, U, 8, el, w, 2), EP_EINPUT, "out of range", NULL);
     ep_cubature_free(&c);
     el[1] = 1, w[1] = -1;
-    expect_error(ep_cubature_prepare(&c, &m, &mat, EP_LAW_STVK, U, 8, el, w, 2), EP_EINPUT, "not a finite number >= 0",
+    expect_error(ep_cubature_prepare(&c, m, mat, EP_LAW_STVK, U, 8, el, w, 2), EP_EINPUT, "not a finite number >= 0",
                  NULL);
     ep_cubature_free(&c);
     w[1] = NAN;
-    expect_error(ep_cubature_prepare(&c, &m, &mat, EP_LAW_STVK, U, 8, el, w, 2), EP_EINPUT, "weight 2", NULL);
+    expect_error(ep_cubature_prepare(&c, m, mat, EP_LAW_STVK, U, 8, el, w, 2), EP_EINPUT, "weight 2", NULL);
     ep_cubature_free(&c);
     ep_cubature_free(&c);
-    free(U), free(fixed);
-    ep_material_free(&mat);
-    ep_mesh_free(&m);
 }
 
-EP_TEST_MAIN("cubature", cmocka_unit_test(all_elements), cmocka_unit_test(nnls_optimum),
-             cmocka_unit_test(stvk_against_polynomials), cmocka_unit_test(bad_sets))
+EP_TEST_MAIN("cubature", EP_BEAM_BASIS_TEST(all_elements), cmocka_unit_test(nnls_optimum),
+             EP_BEAM_BASIS_TEST(stvk_against_polynomials), EP_BEAM_BASIS_TEST(bad_sets))

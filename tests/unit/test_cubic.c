@@ -4,7 +4,7 @@
  * P = U^T K U, the split into lambda and mu parts, the index layout and the
  * storage sizes of 001 Fig. 2.8.
  */
-#include "helpers.h"
+#include "beam.h"
 
 #include <math.h>
 
@@ -76,36 +76,13 @@ static double force_error(ep_stvk *sv, const ep_cubic *c, const double *U, const
     return e / maxabs(Rf, r);
 }
 
-/* The beam's basis: k = 5 modes and their derivatives, r = 8 vectors by
- * PCA, in U[8][3 nv] (allocated). */
-static double *beam_basis(ep_mesh *m, const ep_material *mat)
-{
-    ep_modal md;
-    int k = 5, r = 8, np = k * (k + 1) / 2;
-    char *fixed;
-    read_beam3(m, &fixed, 1);
-    assert_int_equal(ep_modal_setup(&md, m, mat, fixed, 0), EP_OK);
-    size_t n3 = 3 * (size_t)m->nv;
-    double lambda[5], sig[20], *Um = malloc(k * n3 * sizeof *Um), *Phi = malloc(np * n3 * sizeof *Phi),
-                               *U = malloc(r * n3 * sizeof *U);
-    int pairs[30];
-    assert_int_equal(ep_modal_eigs(&md, k, lambda, Um), EP_OK);
-    assert_int_equal(ep_modal_derivatives(&md, Um, k, 0, k * (k + 1) / 2, ep_modal_block(k * (k + 1) / 2), pairs, Phi), EP_OK);
-    assert_int_equal(ep_modal_basis(&md, EP_MODAL_BASIS_PCA, lambda, Um, k, Phi, r, U, sig), EP_OK);
-    free(Um);
-    free(Phi);
-    free(fixed);
-    ep_modal_free(&md);
-    return U;
-}
-
 static void polynomial(void **state)
 {
     (void)state;
     ep_mesh m;
     ep_material mat = test_material(1e7, 0.45, 1000);
     int r = 8;
-    double *U = beam_basis(&m, &mat);
+    double *U = beam_basis(&m, &mat, NULL);
     size_t n3 = 3 * (size_t)m.nv;
 
     ep_cubic tot, lam, mu;
@@ -226,7 +203,7 @@ static void heterogeneous(void **state)
     ep_mesh m;
     ep_material hom = test_material(1e7, 0.45, 1000), het;
     int r = 8;
-    double *U = beam_basis(&m, &hom);
+    double *U = beam_basis(&m, &hom, NULL);
     size_t n3 = 3 * (size_t)m.nv;
     double *E = malloc(m.ne * sizeof *E), *nu = malloc(m.ne * sizeof *nu), *rho = malloc(m.ne * sizeof *rho);
     for (int e = 0; e < m.ne; e++) {

@@ -187,15 +187,14 @@ static void check_sign(const ep_mesh *m, int n, long samples, const char *what)
  * tree's dipole error may round them either way). */
 static void test_open_bowl(void **state)
 {
-    (void)state;
-    ep_mesh s, b;
+    ep_mesh *s = *state; /* a sphere, 3 levels */
+    ep_mesh b;
     ep_distfield g = {0};
-    make_sphere(&s, 3);
-    copy_surface(&b, &s);
+    copy_surface(&b, s);
     b.nf = 0;
-    for (int t = 0; t < s.nf; t++) {
-        const int *f = &s.triangles[3 * t];
-        if (s.vertices[3 * f[0] + 2] < 0.2 && s.vertices[3 * f[1] + 2] < 0.2 && s.vertices[3 * f[2] + 2] < 0.2)
+    for (int t = 0; t < s->nf; t++) {
+        const int *f = &s->triangles[3 * t];
+        if (s->vertices[3 * f[0] + 2] < 0.2 && s->vertices[3 * f[1] + 2] < 0.2 && s->vertices[3 * f[2] + 2] < 0.2)
             memcpy(&b.triangles[3 * b.nf++], f, 3 * sizeof(int));
     }
     field(&g, &b, 24, EP_DISTFIELD_WINDING);
@@ -214,7 +213,6 @@ static void test_open_bowl(void **state)
     assert_true(checked > np / 2);
     ep_distfield_free(&g);
     ep_mesh_free(&b);
-    ep_mesh_free(&s);
 }
 
 static void test_sign_soups(void **state)
@@ -327,26 +325,24 @@ static void test_band(void **state)
 
 static void test_bad_input(void **state)
 {
-    (void)state;
-    ep_mesh s, b;
+    ep_mesh *s = *state; /* a sphere, 1 level */
+    ep_mesh b;
     ep_distfield g = {0};
-    make_sphere(&s, 1);
-    copy_surface(&b, &s);
+    copy_surface(&b, s);
     b.nf = 0;
     expect_error(ep_distfield_setup(&g, &b, 16, 1.5, NULL), EP_EINPUT, "no triangles", NULL);
-    b.nf = s.nf;
+    b.nf = s->nf;
     b.vertices[4] = NAN;
     expect_error(ep_distfield_setup(&g, &b, 16, 1.5, NULL), EP_EINPUT, "not finite", NULL);
-    expect_error(ep_distfield_setup(&g, &s, 0, 1.5, NULL), EP_EINPUT, "resolution 0", NULL);
+    expect_error(ep_distfield_setup(&g, s, 0, 1.5, NULL), EP_EINPUT, "resolution 0", NULL);
     ep_mesh_free(&b);
-    defect(&b, &s, HOLES, 1);
+    defect(&b, s, HOLES, 1);
     assert_int_equal(detect(&b), EP_DISTFIELD_WINDING);
     assert_int_equal(ep_distfield_setup(&g, &b, 8, 1.5, NULL), EP_OK);
     expect_error(ep_distfield_compute(&g, &b, EP_DISTFIELD_PSEUDONORMAL, 0, 0, 1), EP_EINPUT, "open", NULL);
     assert_null(g.value);
     ep_distfield_free(&g);
     ep_mesh_free(&b);
-    ep_mesh_free(&s);
 }
 
 /* The HDF5 file and Vega's .dist give the values back bit for bit. */
@@ -427,6 +423,6 @@ static void test_lookup(void **state)
 }
 
 EP_TEST_MAIN("distfield", cmocka_unit_test(test_sphere_analytic), cmocka_unit_test(test_torus_analytic),
-             cmocka_unit_test(test_sign_soups), cmocka_unit_test(test_open_bowl), cmocka_unit_test(test_exact), cmocka_unit_test(test_band),
-             cmocka_unit_test(test_bad_input), cmocka_unit_test(test_files), cmocka_unit_test(test_lookup),
+             cmocka_unit_test(test_sign_soups), EP_SPHERE_TEST(test_open_bowl, 3), cmocka_unit_test(test_exact), cmocka_unit_test(test_band),
+             EP_SPHERE_TEST(test_bad_input, 1), cmocka_unit_test(test_files), cmocka_unit_test(test_lookup),
              cmocka_unit_test(test_crossings))

@@ -177,21 +177,19 @@ static void patch_test(void **s)
  * areas, which the lumped model puts on the diagonal. */
 static void surface_mass(void **s)
 {
-    (void)s;
-    ep_mesh m;
+    ep_mesh *m = *s; /* data/cube.msh */
     cholmod_common c;
-    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
     cholmod_start(&c);
-    cholmod_sparse *Mc = ep_fem_surface_mass(&m, 0, &c), *Ml = ep_fem_surface_mass(&m, 1, &c);
+    cholmod_sparse *Mc = ep_fem_surface_mass(m, 0, &c), *Ml = ep_fem_surface_mass(m, 1, &c);
     cholmod_dense *dc = cholmod_sparse_to_dense(Mc, &c), *dl = cholmod_sparse_to_dense(Ml, &c);
     double total = 0;
-    for (int j = 0; j < m.nb; j++) {
+    for (int j = 0; j < m->nb; j++) {
         double rc = 0, rl = 0;
-        for (int k = 0; k < m.nb; k++) {
-            rc += ((double *)dc->x)[(size_t)k * m.nb + j];
-            rl += ((double *)dl->x)[(size_t)k * m.nb + j];
+        for (int k = 0; k < m->nb; k++) {
+            rc += ((double *)dc->x)[(size_t)k * m->nb + j];
+            rl += ((double *)dl->x)[(size_t)k * m->nb + j];
         }
-        assert_true(fabs(rc - m.vertex_area[j]) < 1e-14 && fabs(rl - m.vertex_area[j]) < 1e-14);
+        assert_true(fabs(rc - m->vertex_area[j]) < 1e-14 && fabs(rl - m->vertex_area[j]) < 1e-14);
         total += rc;
     }
     assert_true(fabs(total - 6.0) < 1e-12);
@@ -200,7 +198,6 @@ static void surface_mass(void **s)
     cholmod_free_sparse(&Mc, &c);
     cholmod_free_sparse(&Ml, &c);
     cholmod_finish(&c);
-    ep_mesh_free(&m);
 }
 
 /* The support must hold every part with three non-collinear vertices. */
@@ -230,4 +227,5 @@ static void support_check(void **s)
 }
 
 EP_TEST_MAIN("fem", cmocka_unit_test(element_matrices), cmocka_unit_test(assembly_matches_dense),
-             cmocka_unit_test(patch_test), cmocka_unit_test(surface_mass), cmocka_unit_test(support_check))
+             cmocka_unit_test(patch_test), EP_MODEL_TEST(surface_mass, "data/cube.msh"),
+             cmocka_unit_test(support_check))

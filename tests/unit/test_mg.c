@@ -77,31 +77,28 @@ static char *clamp_x0(const ep_mesh *m)
     return f;
 }
 
-/* Dense (3n x 3m) copies. */
-static double *dense_bsr(const ep_bsr *A)
+/* Dense (3n x 3m) copy of an n x m matrix of 3 x 3 blocks stored by rows
+ * (rowptr, col): block k is val[9k ..] row-major when full, else val[k] I. */
+static double *dense3(int n, int m, const int *rowptr, const int *col, const double *val, int full)
 {
-    size_t N = 3 * (size_t)A->n, M = 3 * (size_t)A->m;
-    double *D = calloc(N * M, sizeof *D);
+    size_t M = 3 * (size_t)m;
+    double *D = calloc(3 * (size_t)n * M, sizeof *D);
     assert_non_null(D);
-    for (int I = 0; I < A->n; I++)
-        for (int k = A->rowptr[I]; k < A->rowptr[I + 1]; k++)
+    for (int I = 0; I < n; I++)
+        for (int k = rowptr[I]; k < rowptr[I + 1]; k++)
             for (int a = 0; a < 3; a++)
-                for (int b = 0; b < 3; b++)
-                    D[(3 * (size_t)I + a) * M + 3 * (size_t)A->col[k] + b] = A->val[9 * (size_t)k + 3 * a + b];
+                for (int b = 0; b < 3; b++) {
+                    double v = full ? val[9 * (size_t)k + 3 * a + b] : val[k];
+                    if (full || a == b)
+                        D[(3 * (size_t)I + a) * M + 3 * (size_t)col[k] + b] = v;
+                }
     return D;
 }
 
-static double *dense_csr3(const ep_csr *P)
-{
-    size_t N = 3 * (size_t)P->n, M = 3 * (size_t)P->m;
-    double *D = calloc(N * M, sizeof *D);
-    assert_non_null(D);
-    for (int i = 0; i < P->n; i++)
-        for (int k = P->rowptr[i]; k < P->rowptr[i + 1]; k++)
-            for (int a = 0; a < 3; a++)
-                D[(3 * (size_t)i + a) * M + 3 * (size_t)P->col[k] + a] = P->val[k];
-    return D;
-}
+static double *dense_bsr(const ep_bsr *A) { return dense3(A->n, A->m, A->rowptr, A->col, A->val, 1); }
+
+/* P (I) 3 x 3, as the solver applies the scalar prolongation. */
+static double *dense_csr3(const ep_csr *P) { return dense3(P->n, P->m, P->rowptr, P->col, P->val, 0); }
 
 /* A two-level non-nested hierarchy: the fine box bound to a coarser box
  * that is shifted and shrunk, so some fine vertices lie outside it. */
@@ -125,16 +122,37 @@ static void two_levels(ep_mghier *h, ep_mesh *fine, ep_mesh *coarse, char **fixe
     assert_int_equal(ep_mghier_operators(h, fine, &mat, *fixed), EP_OK);
 }
 
-/* P^T K P by dense products equals the Galerkin operator in the hierarchy. */
-static void galerkin_dense(void **s)
-{
-    (void)s;
+/* two_levels as a fixture: TWO_LEVEL_TEST(f); the test reads it as
+ * two_level *t = *state. */
+typedef struct {
     ep_mghier h;
     ep_mesh fine, coarse;
     char *fixed;
-    two_levels(&h, &fine, &coarse, &fixed);
-    const ep_bsr *K = &h.level[0].K, *Kc = &h.level[1].K;
-    double *Kd = dense_bsr(K), *Pd = dense_csr3(&h.level[0].P), *Cd = dense_bsr(Kc);
+} two_level;
+
+static void two_level_open(two_level *t, void *unused)
+{
+    (void)unused;
+    two_levels(&t->h, &t->fine, &t->coarse, &t->fixed);
+}
+
+static void two_level_close(two_level *t)
+{
+    free(t->fixed);
+    ep_mghier_free(&t->h);
+    ep_mesh_free(&t->fine);
+    ep_mesh_free(&t->coarse);
+}
+
+EP_FIXTURE(two_level, two_level, two_level_open, two_level_close)
+#define TWO_LEVEL_TEST(f) EP_FIXTURE_TEST(f, two_level, NULL)
+
+/* P^T K P by dense products equals the Galerkin operator in the hierarchy. */
+static void galerkin_dense(void **state)
+{
+    two_level *t = *state;
+    const ep_bsr *K = &t->h.level[0].K, *Kc = &t->h.level[1].K;
+    double *Kd = dense_bsr(K), *Pd = dense_csr3(&t->h.level[0].P), *Cd = dense_bsr(Kc);
     size_t nf = 3 * (size_t)K->n, nc = 3 * (size_t)Kc->n;
     double worst = 0, scale = maxabs(Cd, nc * nc);
     for (size_t I = 0; I < nc; I++)
@@ -154,10 +172,7 @@ static void galerkin_dense(void **s)
             worst = fmax(worst, fabs(sum - Cd[I * nc + J]));
         }
     assert_true(worst <= 1e-13 * scale);
-    free(Kd), free(Pd), free(Cd), free(fixed);
-    ep_mghier_free(&h);
-    ep_mesh_free(&fine);
-    ep_mesh_free(&coarse);
+    free(Kd), free(Pd), free(Cd);
 }
 
 /* Embedded and nested prolongations reproduce affine fields exactly, inside
@@ -485,20 +500,16 @@ static void sgs_order_grid(void **s)
  * zero: from x0 the cycle is x0 + B (b - K x0), K's residual in double
  * (vcycle.c), and so is the reference.  Also pre = post = 2 (the second
  * forward sweep from a nonzero x: the pass gathering the upper part). */
-static void vcycle_dense(void **s)
+static void vcycle_dense(void **state)
 {
-    (void)s;
-    ep_mghier h;
-    ep_mesh fine, coarse;
-    char *fixed;
-    two_levels(&h, &fine, &coarse, &fixed);
-    double *Kd = dense_bsr(&h.level[0].K), *Pd = dense_csr3(&h.level[0].P), *Cd = dense_bsr(&h.level[1].K);
-    size_t nf = 3 * (size_t)h.level[0].K.n, nc = 3 * (size_t)h.level[1].K.n;
+    two_level *t = *state;
+    double *Kd = dense_bsr(&t->h.level[0].K), *Pd = dense_csr3(&t->h.level[0].P), *Cd = dense_bsr(&t->h.level[1].K);
+    size_t nf = 3 * (size_t)t->h.level[0].K.n, nc = 3 * (size_t)t->h.level[1].K.n;
     for (int pass = 0; pass < 6; pass++) { /* each smoother from a nonzero start and from zero (its half sweep) */
         int jac = pass & 1, zero = (pass >> 1) & 1, sweeps = pass >= 4 ? 2 : 1;
         ep_vcycle_opts o = {jac ? EP_VCYCLE_JACOBI : EP_VCYCLE_GAUSS_SEIDEL, sweeps, sweeps, 0.7, sweeps};
         ep_vcycle v;
-        assert_int_equal(ep_vcycle_init(&v, &h, &o), EP_OK);
+        assert_int_equal(ep_vcycle_init(&v, &t->h, &o), EP_OK);
         double *b = malloc(nf * sizeof *b), *x = malloc(nf * sizeof *x), *y = malloc(nf * sizeof *y);
         double *r = malloc(nf * sizeof *r), *rc = calloc(nc, sizeof *rc), *C = malloc(nc * nc * sizeof *C);
         double *bs = malloc(nf * sizeof *bs), *x0 = malloc(nf * sizeof *x0);
@@ -517,7 +528,7 @@ static void vcycle_dense(void **s)
             assert_true(dk > 0 && dk < 1e-6 * maxabs(Kd, nf * nf));
         }
         for (size_t i = 0; i < nf; i++) {
-            int held = fixed[i / 3];
+            int held = t->fixed[i / 3];
             b[i] = held ? 0 : sin(1.3 * (double)i);
             x[i] = x0[i] = held || zero ? 0 : cos(0.7 * (double)i);
         }
@@ -527,7 +538,7 @@ static void vcycle_dense(void **s)
             for (size_t j = 0; j < nf; j++)
                 bs[i] -= Kd[i * nf + j] * x0[j];
         }
-        for (int t = 0; t < sweeps; t++)
+        for (int k = 0; k < sweeps; k++)
             dense_smooth(Ks, nf, bs, y, jac, 0.7, 1, order);
         for (size_t i = 0; i < nf; i++) {
             r[i] = bs[i];
@@ -542,7 +553,7 @@ static void vcycle_dense(void **s)
         for (size_t i = 0; i < nf; i++)
             for (size_t I = 0; I < nc; I++)
                 y[i] += Pd[i * nc + I] * rc[I];
-        for (int t = 0; t < sweeps; t++)
+        for (int k = 0; k < sweeps; k++)
             dense_smooth(Ks, nf, bs, y, jac, 0.7, 0, order);
         double d = 0;
         for (size_t i = 0; i < nf; i++)
@@ -555,10 +566,7 @@ static void vcycle_dense(void **s)
         free(b), free(x), free(y), free(r), free(rc), free(C), free(bs), free(x0);
         ep_vcycle_free(&v);
     }
-    free(Kd), free(Pd), free(Cd), free(fixed);
-    ep_mghier_free(&h);
-    ep_mesh_free(&fine);
-    ep_mesh_free(&coarse);
+    free(Kd), free(Pd), free(Cd);
 }
 
 /* Rigid-body data of a box: mass rho abc, centre at the middle, inertia
@@ -720,7 +728,7 @@ static void coverage(void **s)
     ep_mesh_free(&fine), ep_mesh_free(&coarse);
 }
 
-EP_TEST_MAIN("mg", cmocka_unit_test(galerkin_dense), cmocka_unit_test(prolongation_affine),
-             cmocka_unit_test(vcycle_levels), cmocka_unit_test(vcycle_jacobi_levels), cmocka_unit_test(vcycle_dense), cmocka_unit_test(sgs_order_grid),
+EP_TEST_MAIN("mg", TWO_LEVEL_TEST(galerkin_dense), cmocka_unit_test(prolongation_affine),
+             cmocka_unit_test(vcycle_levels), cmocka_unit_test(vcycle_jacobi_levels), TWO_LEVEL_TEST(vcycle_dense), cmocka_unit_test(sgs_order_grid),
              cmocka_unit_test(rigid_box), cmocka_unit_test(corotated),
              cmocka_unit_test(reduced_mass), cmocka_unit_test(coverage))

@@ -24,13 +24,31 @@ static void random_field(double *u, size_t n, double scale, unsigned *seed)
         u[i] = scale * (2.0 * rand_r(seed) / RAND_MAX - 1.0);
 }
 
-/* The StVK forces of data/cube.msh with the beam's material. */
-static void cube_stvk(ep_mesh *m, ep_material *mat, ep_stvk *s)
+/* The StVK forces of data/cube.msh with the beam's material: a fixture,
+ * CUBE_TEST(f); the test reads it as stvk_cube *cube = *state. */
+typedef struct {
+    ep_mesh m;
+    ep_material mat;
+    ep_stvk s;
+} stvk_cube;
+
+static void cube_open(stvk_cube *c, void *unused)
 {
-    *mat = beam_material();
-    assert_int_equal(ep_model_read(m, "data/cube.msh"), EP_OK);
-    assert_int_equal(ep_stvk_init(s, m, mat), EP_OK);
+    (void)unused;
+    c->mat = beam_material();
+    assert_int_equal(ep_model_read(&c->m, "data/cube.msh"), EP_OK);
+    assert_int_equal(ep_stvk_init(&c->s, &c->m, &c->mat), EP_OK);
 }
+
+static void cube_close(stvk_cube *c)
+{
+    ep_stvk_free(&c->s);
+    ep_material_free(&c->mat);
+    ep_mesh_free(&c->m);
+}
+
+EP_FIXTURE(cube, stvk_cube, cube_open, cube_close)
+#define CUBE_TEST(f) EP_FIXTURE_TEST(f, cube, NULL)
 
 /* f is a cubic in u: f(u) + f(-u) = 2 f2(u), so the Hessian product must
  * satisfy d2f[a, b] = f2(a + b) - f2(a) - f2(b) (MATH.md §2): true when h
@@ -61,37 +79,34 @@ static int polarization_holds(const ep_stvk *s, const double *a, const double *b
  * o(u) = (f(u) - f(-u)) / 2. */
 static void stvk_identities(void **state)
 {
-    (void)state;
-    ep_mesh m;
-    ep_material mat;
-    ep_stvk s;
-    cube_stvk(&m, &mat, &s);
-    size_t n = 3 * (size_t)m.nv;
+    stvk_cube *cube = *state;
+    const ep_stvk *s = &cube->s;
+    size_t n = 3 * (size_t)cube->m.nv;
     unsigned seed = 11;
     double *ab = malloc(2 * n * sizeof *ab), *f = malloc(8 * n * sizeof *f), *h = malloc(n * sizeof *h);
     double *a = ab, *b = ab + n;
     random_field(a, n, 0.05, &seed);
     random_field(b, n, 0.05, &seed);
     int pair[2] = {0, 1};
-    assert_int_equal(ep_stvk_hessian_pairs(&s, ab, 2, pair, 1, h), EP_OK);
+    assert_int_equal(ep_stvk_hessian_pairs(s, ab, 2, pair, 1, h), EP_OK);
     double *fp = f, *fm = f + n, *tmp = f + 2 * n;
-    assert_true(polarization_holds(&s, a, b, h, n, f + 3 * n));
+    assert_true(polarization_holds(s, a, b, h, n, f + 3 * n));
 
     /* linear limit against the assembled K */
     int *map, nd;
     cholmod_common cc;
     cholmod_start(&cc);
-    assert_int_equal(ep_fem_dofmap(&m, NULL, &map, &nd), EP_OK);
-    cholmod_sparse *K = ep_fem_assemble(&m, &mat, EP_FEM_STIFFNESS, map, nd, map, nd, 1, &cc);
+    assert_int_equal(ep_fem_dofmap(&cube->m, NULL, &map, &nd), EP_OK);
+    cholmod_sparse *K = ep_fem_assemble(&cube->m, &cube->mat, EP_FEM_STIFFNESS, map, nd, map, nd, 1, &cc);
     double *o1 = f + 4 * n, *o2 = f + 5 * n;
     for (int scale = 1; scale <= 2; scale++) {
         double *o = scale == 1 ? o1 : o2;
         for (size_t i = 0; i < n; i++)
             tmp[i] = scale * a[i];
-        ep_stvk_force(&s, tmp, fp);
+        ep_stvk_force(s, tmp, fp);
         for (size_t i = 0; i < n; i++)
             tmp[i] = -scale * a[i];
-        ep_stvk_force(&s, tmp, fm);
+        ep_stvk_force(s, tmp, fm);
         for (size_t i = 0; i < n; i++)
             o[i] = 0.5 * (fp[i] - fm[i]);
     }
@@ -109,8 +124,6 @@ static void stvk_identities(void **state)
     free(ab);
     free(f);
     free(h);
-    ep_stvk_free(&s);
-    ep_mesh_free(&m);
 }
 
 /* Many pairs at once (stvk.c's runs of consecutive b, four a vector):
@@ -123,13 +136,10 @@ static void stvk_identities(void **state)
  * wherever it sits). */
 static void hessian_pair_runs(void **state)
 {
-    (void)state;
-    ep_mesh m;
-    ep_material mat;
-    ep_stvk s;
-    cube_stvk(&m, &mat, &s);
+    stvk_cube *cube = *state;
+    const ep_stvk *s = &cube->s;
     enum { k = 7, p0 = 3, p1 = 20 };
-    size_t n = 3 * (size_t)m.nv;
+    size_t n = 3 * (size_t)cube->m.nv;
     unsigned seed = 5;
     int pairs[2 * (p1 - p0)], reversed[2 * (p1 - p0)], np = 0;
     for (int a = 0, p = 0; a < k; a++)
@@ -142,16 +152,14 @@ static void hessian_pair_runs(void **state)
     double *U = malloc(k * n * sizeof *U), *H = malloc(np * n * sizeof *H), *R = malloc(np * n * sizeof *R);
     double *w = malloc(4 * n * sizeof *w);
     random_field(U, k * n, 0.05, &seed);
-    assert_int_equal(ep_stvk_hessian_pairs(&s, U, k, pairs, np, H), EP_OK);
-    assert_int_equal(ep_stvk_hessian_pairs(&s, U, k, reversed, np, R), EP_OK);
+    assert_int_equal(ep_stvk_hessian_pairs(s, U, k, pairs, np, H), EP_OK);
+    assert_int_equal(ep_stvk_hessian_pairs(s, U, k, reversed, np, R), EP_OK);
     for (int p = 0; p < np; p++) {
         const double *a = U + pairs[2 * p] * n, *b = U + pairs[2 * p + 1] * n, *h = H + p * n;
         assert_memory_equal(h, R + (np - 1 - p) * n, n * sizeof *h);
-        assert_true(polarization_holds(&s, a, b, h, n, w));
+        assert_true(polarization_holds(s, a, b, h, n, w));
     }
     free(U), free(H), free(R), free(w);
-    ep_stvk_free(&s);
-    ep_mesh_free(&m);
 }
 
 typedef struct {
@@ -174,6 +182,11 @@ static void beam_close(beam *b)
     free(b->fixed);
     ep_mesh_free(&b->m);
 }
+
+/* The beam as a fixture: BEAM_TEST(f, free_flying). */
+static void beam_fixture_open(beam *b, void *free_flying) { beam_open(b, (int)(intptr_t)free_flying); }
+EP_FIXTURE(beam, beam, beam_fixture_open, beam_close)
+#define BEAM_TEST(f, free_flying) EP_FIXTURE_TEST(f, beam, (intptr_t)(free_flying))
 
 /* Dense K and M over the unknowns, for residuals and the LAPACK comparison. */
 static void dense_km(beam *b, double **Kd, double **Md)
@@ -221,17 +234,15 @@ static double dot(const double *a, const double *b, int n)
  * dense K, M gives the same first 10 eigenvalues to 1e-9. */
 static void modes_against_lapack(void **state)
 {
-    (void)state;
-    beam b;
-    beam_open(&b, 0);
-    int k = 10, n = b.s.ndof;
-    size_t n3 = 3 * (size_t)b.m.nv;
+    beam *b = *state; /* supported */
+    int k = 10, n = b->s.ndof;
+    size_t n3 = 3 * (size_t)b->m.nv;
     double lambda[10], *U = malloc(k * n3 * sizeof *U), *Kd, *Md;
-    assert_int_equal(ep_modal_eigs(&b.s, k, lambda, U), EP_OK);
-    dense_km(&b, &Kd, &Md);
+    assert_int_equal(ep_modal_eigs(&b->s, k, lambda, U), EP_OK);
+    dense_km(b, &Kd, &Md);
     double *u = malloc(k * (size_t)n * sizeof *u), *Ku = malloc(n * sizeof *Ku), *Mu = malloc(k * (size_t)n * sizeof *Mu);
     for (int i = 0; i < k; i++) {
-        reduce(&b, U + i * n3, u + (size_t)i * n);
+        reduce(b, U + i * n3, u + (size_t)i * n);
         matvec(Kd, u + (size_t)i * n, Ku, n);
         matvec(Md, u + (size_t)i * n, Mu + (size_t)i * n, n);
         double r = 0, mn = 0;
@@ -256,27 +267,24 @@ static void modes_against_lapack(void **state)
     free(Kd);
     free(Md);
     free(U);
-    beam_close(&b);
 }
 
 /* Free-flying: six rigid modes found and excluded; the kept modes are
  * M-orthogonal to translations and infinitesimal rotations. */
 static void free_flying(void **state)
 {
-    (void)state;
-    beam b;
-    beam_open(&b, 1);
-    int k = 6, n = b.s.ndof;
-    size_t n3 = 3 * (size_t)b.m.nv;
+    beam *b = *state; /* free-flying */
+    int k = 6, n = b->s.ndof;
+    size_t n3 = 3 * (size_t)b->m.nv;
     double lambda[6], *U = malloc(k * n3 * sizeof *U), *MU = malloc(k * n3 * sizeof *MU);
-    assert_true(b.s.free);
-    assert_int_equal(ep_modal_eigs(&b.s, k, lambda, U), EP_OK);
-    assert_non_null(b.s.R);
+    assert_true(b->s.free);
+    assert_int_equal(ep_modal_eigs(&b->s, k, lambda, U), EP_OK);
+    assert_non_null(b->s.R);
     assert_true(lambda[0] > 1e-3); /* elastic: well above zero */
-    assert_int_equal(ep_modal_mass_times(&b.s, U, MU, k), EP_OK);
+    assert_int_equal(ep_modal_mass_times(&b->s, U, MU, k), EP_OK);
     for (int r = 0; r < 6; r++) {
         double *rig = malloc(n3 * sizeof *rig);
-        rigid_motion(r, b.m.vertices, b.m.nv, rig);
+        rigid_motion(r, b->m.vertices, b->m.nv, rig);
         double rn = sqrt(maxabs(rig, n3));
         for (int i = 0; i < k; i++)
             assert_true(fabs(dot(rig, MU + i * n3, (int)n3)) < 1e-10 * rn * maxabs(MU + i * n3, n3) * n3);
@@ -285,7 +293,6 @@ static void free_flying(void **state)
     (void)n;
     free(U);
     free(MU);
-    beam_close(&b);
 }
 
 /* Modal derivatives: K Phi_ij = -(H:psi_j) psi_i, the Hessian symmetric in
@@ -293,24 +300,22 @@ static void free_flying(void **state)
  * response to M U Lambda p equals U p + 1/2 sum Phi_ij p_i p_j to O(|p|^3). */
 static void derivatives_and_basis(void **state)
 {
-    (void)state;
-    beam b;
-    beam_open(&b, 0);
-    int k = 4, np = k * (k + 1) / 2, n = b.s.ndof;
-    size_t n3 = 3 * (size_t)b.m.nv;
+    beam *b = *state; /* supported */
+    int k = 4, np = k * (k + 1) / 2, n = b->s.ndof;
+    size_t n3 = 3 * (size_t)b->m.nv;
     double lambda[4], *U = malloc(k * n3 * sizeof *U), *Phi = malloc(np * n3 * sizeof *Phi), *Kd, *Md;
     int pairs[20];
-    assert_int_equal(ep_modal_eigs(&b.s, k, lambda, U), EP_OK);
-    assert_int_equal(ep_modal_derivatives(&b.s, U, k, 0, k * (k + 1) / 2, ep_modal_block(k * (k + 1) / 2), pairs, Phi), EP_OK);
-    dense_km(&b, &Kd, &Md);
+    assert_int_equal(ep_modal_eigs(&b->s, k, lambda, U), EP_OK);
+    assert_int_equal(ep_modal_derivatives(&b->s, U, k, 0, k * (k + 1) / 2, ep_modal_block(k * (k + 1) / 2), pairs, Phi), EP_OK);
+    dense_km(b, &Kd, &Md);
     double *H = malloc(2 * n3 * sizeof *H), *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *h = malloc(n * sizeof *h);
     for (int p = 0; p < np; p++) {
         int i = pairs[2 * p], j = pairs[2 * p + 1], ij[4] = {i, j, j, i};
-        assert_int_equal(ep_stvk_hessian_pairs(&b.s.stvk, U, k, ij, 2, H), EP_OK);
+        assert_int_equal(ep_stvk_hessian_pairs(&b->s.stvk, U, k, ij, 2, H), EP_OK);
         for (size_t q = 0; q < n3; q++)
             assert_true(fabs(H[q] - H[n3 + q]) <= 1e-12 * maxabs(H, n3));
-        reduce(&b, Phi + p * n3, x);
-        reduce(&b, H, h);
+        reduce(b, Phi + p * n3, x);
+        reduce(b, H, h);
         matvec(Kd, x, y, n);
         for (int q = 0; q < n; q++)
             y[q] += h[q];
@@ -320,8 +325,8 @@ static void derivatives_and_basis(void **state)
     for (int kind = EP_MODAL_BASIS_PCA; kind <= EP_MODAL_BASIS_LINEAR; kind++) {
         int r = kind == EP_MODAL_BASIS_LINEAR ? k : 10;
         double *B = malloc(r * n3 * sizeof *B), *MB = malloc(r * n3 * sizeof *MB), sigma[14];
-        assert_int_equal(ep_modal_basis(&b.s, (ep_modal_basis_kind)kind, lambda, U, k, Phi, r, B, sigma), EP_OK);
-        assert_int_equal(ep_modal_mass_times(&b.s, B, MB, r), EP_OK);
+        assert_int_equal(ep_modal_basis(&b->s, (ep_modal_basis_kind)kind, lambda, U, k, Phi, r, B, sigma), EP_OK);
+        assert_int_equal(ep_modal_mass_times(&b->s, B, MB, r), EP_OK);
         for (int i = 0; i < r; i++)
             for (int j = 0; j < r; j++)
                 assert_true(fabs(dot(B + i * n3, MB + j * n3, (int)n3) - (i == j)) < 1e-10);
@@ -334,7 +339,7 @@ static void derivatives_and_basis(void **state)
     double err[2], pscale = 0.002;
     double *fext = malloc(n3 * sizeof *fext), *u = malloc(n3 * sizeof *u), *fu = malloc(n3 * sizeof *fu);
     double *MUl = malloc(k * n3 * sizeof *MUl), *pred = malloc(n3 * sizeof *pred);
-    assert_int_equal(ep_modal_mass_times(&b.s, U, MUl, k), EP_OK);
+    assert_int_equal(ep_modal_mass_times(&b->s, U, MUl, k), EP_OK);
     for (int t = 0; t < 2; t++, pscale /= 2) {
         double p[4] = {pscale, -0.7 * pscale, 0.4 * pscale, 0.2 * pscale};
         memset(fext, 0, n3 * sizeof *fext);
@@ -353,20 +358,20 @@ static void derivatives_and_basis(void **state)
         memcpy(u, pred, n3 * sizeof *u);
         int converged = 0;
         for (int it = 0; it < 200 && !converged; it++) {
-            assert_int_equal(ep_stvk_force(&b.s.stvk, u, fu), EP_OK);
-            reduce(&b, fext, x);
-            reduce(&b, fu, y);
+            assert_int_equal(ep_stvk_force(&b->s.stvk, u, fu), EP_OK);
+            reduce(b, fext, x);
+            reduce(b, fu, y);
             for (int q = 0; q < n; q++)
                 h[q] = x[q] - y[q];
             if ((converged = maxabs(h, n) < 1e-9 * maxabs(x, n))) /* the round-off floor is ~1e-10 */
                 break;
             cholmod_dense rhs = {.nrow = (size_t)n, .ncol = 1, .nzmax = (size_t)n, .d = (size_t)n, .x = h,
                                  .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
-            cholmod_dense *du = cholmod_solve(CHOLMOD_A, b.s.F, &rhs, &b.s.c);
-            for (int v = 0; v < b.m.nv; v++)
-                for (int a = 0; b.s.map[v] >= 0 && a < 3; a++)
-                    u[3 * v + a] += ((double *)du->x)[b.s.map[v] + a];
-            cholmod_free_dense(&du, &b.s.c);
+            cholmod_dense *du = cholmod_solve(CHOLMOD_A, b->s.F, &rhs, &b->s.c);
+            for (int v = 0; v < b->m.nv; v++)
+                for (int a = 0; b->s.map[v] >= 0 && a < 3; a++)
+                    u[3 * v + a] += ((double *)du->x)[b->s.map[v] + a];
+            cholmod_free_dense(&du, &b->s.c);
         }
         assert_true(converged);
         for (size_t q = 0; q < n3; q++)
@@ -388,7 +393,6 @@ static void derivatives_and_basis(void **state)
     free(Md);
     free(U);
     free(Phi);
-    beam_close(&b);
 }
 
 /* Issue 21: the derivatives solved as blocks shared over the threads equal
@@ -562,7 +566,7 @@ static void block_against_arpack(void **state)
     block_against_arpack_of(1);
 }
 
-EP_TEST_MAIN("modal", cmocka_unit_test(stvk_identities), cmocka_unit_test(hessian_pair_runs),
-             cmocka_unit_test(modes_against_lapack), cmocka_unit_test(free_flying),
-             cmocka_unit_test(derivatives_and_basis), cmocka_unit_test(blocked_derivatives),
+EP_TEST_MAIN("modal", CUBE_TEST(stvk_identities), CUBE_TEST(hessian_pair_runs),
+             BEAM_TEST(modes_against_lapack, 0), BEAM_TEST(free_flying, 1),
+             BEAM_TEST(derivatives_and_basis, 0), cmocka_unit_test(blocked_derivatives),
              cmocka_unit_test(block_against_arpack))

@@ -20,6 +20,13 @@ static ep_pointshell_opts opts(int levels, int first, int order)
     return o;
 }
 
+/* Sample ps on m with opts(levels, first, order), which must succeed. */
+static void sample_ok(ep_pointshell *ps, const ep_mesh *m, int levels, int first, int order)
+{
+    ep_pointshell_opts o = opts(levels, first, order);
+    assert_int_equal(ep_pointshell_sample(ps, m, &o), EP_OK);
+}
+
 /* Every point of every level: on the level set to eps, unit normals. */
 static void check_on_set(const ep_pointshell *ps, const ep_mesh *m, double D, double eps)
 {
@@ -56,21 +63,17 @@ static void check_spacing(const ep_pointshell *ps)
 /* Unit sphere: points on it, normals -P (inward), spacing per level. */
 static void test_sphere(void **state)
 {
-    (void)state;
-    ep_mesh m;
+    const ep_mesh *m = *state; /* a sphere, 3 levels */
     ep_pointshell ps;
-    make_sphere(&m, 3);
-    ep_pointshell_opts o = opts(3, 40, EP_POINTSHELL_REPULSION);
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
+    sample_ok(&ps, m, 3, 40, EP_POINTSHELL_REPULSION);
     assert_int_equal(ps.S, 40 * 21); /* 40 + 160 + 640 */
     assert_int_equal(ps.level_start[1], 40);
     assert_int_equal(ps.level_start[2], 200);
-    check_on_set(&ps, &m, 0, 1e-12);
+    check_on_set(&ps, m, 0, 1e-12);
     for (int s = 0; s < ps.S; s++) /* inward: within the faceting of the radial direction */
         assert_true(ep_vec3_dot(&ps.N[3 * s], &ps.P[3 * s]) < -0.9);
     check_spacing(&ps);
     ep_pointshell_free(&ps);
-    ep_mesh_free(&m);
 }
 
 /* Torus R = 1, r = 0.35: normals point to the tube's centre circle. */
@@ -80,8 +83,7 @@ static void test_torus(void **state)
     ep_mesh m;
     ep_pointshell ps;
     make_torus(&m, 64, 24, 1, 0.35);
-    ep_pointshell_opts o = opts(3, 150, EP_POINTSHELL_REPULSION); /* 7 points round the tube on level 1 */
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
+    sample_ok(&ps, &m, 3, 150, EP_POINTSHELL_REPULSION); /* 7 points round the tube on level 1 */
     check_on_set(&ps, &m, 0, 1e-12);
     for (int s = 0; s < ps.S; s++) {
         const double *p = &ps.P[3 * s];
@@ -135,8 +137,7 @@ static void test_bind_bound(void **state)
     ep_mesh m;
     ep_pointshell ps;
     assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
-    ep_pointshell_opts o = opts(3, 24, EP_POINTSHELL_REPULSION);
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
+    sample_ok(&ps, &m, 3, 24, EP_POINTSHELL_REPULSION);
     assert_int_equal(ep_pointshell_tree(&ps), EP_OK);
     check_tree(&ps);
     int r = 4;
@@ -227,25 +228,20 @@ static void check_farthest(const ep_pointshell *ps)
  * orders area-weighted samples farthest first. */
 static void test_orderings(void **state)
 {
-    (void)state;
-    ep_mesh m;
+    const ep_mesh *m = *state; /* a sphere, 2 levels */
     ep_pointshell ps;
-    make_sphere(&m, 2);
-    ep_pointshell_opts o = opts(3, 10, EP_POINTSHELL_VERTICES);
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
-    assert_int_equal(ps.S, m.nv);
-    check_on_set(&ps, &m, 0, 1e-12);
+    sample_ok(&ps, m, 3, 10, EP_POINTSHELL_VERTICES);
+    assert_int_equal(ps.S, m->nv);
+    check_on_set(&ps, m, 0, 1e-12);
     assert_int_equal(ep_pointshell_tree(&ps), EP_OK);
     check_tree(&ps);
     check_farthest(&ps);
     ep_pointshell_free(&ps);
-    o = opts(2, 20, EP_POINTSHELL_FARTHEST);
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
+    sample_ok(&ps, m, 2, 20, EP_POINTSHELL_FARTHEST);
     assert_int_equal(ps.S, 100);
-    check_on_set(&ps, &m, 0, 1e-12);
+    check_on_set(&ps, m, 0, 1e-12);
     check_farthest(&ps);
     ep_pointshell_free(&ps);
-    ep_mesh_free(&m);
 }
 
 /* A closed sphere as a soup at offset D: every point at distance D, none
@@ -300,42 +296,40 @@ static void test_offset(void **state)
  * a NaN vertex, no triangles; a point outside the simulation mesh. */
 static void test_bad_input(void **state)
 {
-    (void)state;
-    ep_mesh m, cube;
+    ep_mesh *m = *state; /* a sphere, 1 level */
+    ep_mesh cube;
     ep_pointshell ps;
-    make_sphere(&m, 1);
     ep_pointshell_opts o = opts(0, 10, EP_POINTSHELL_REPULSION);
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_EINPUT);
+    assert_int_equal(ep_pointshell_sample(&ps, m, &o), EP_EINPUT);
     assert_non_null(strstr(ep_errmsg(), "levels 0"));
     o = opts(EP_POINTSHELL_MAX_LEVELS + 1, 10, EP_POINTSHELL_REPULSION);
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_EINPUT);
+    assert_int_equal(ep_pointshell_sample(&ps, m, &o), EP_EINPUT);
     o = opts(2, 10, EP_POINTSHELL_REPULSION);
-    m.nf--; /* a hole */
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_EINPUT);
+    m->nf--; /* a hole */
+    assert_int_equal(ep_pointshell_sample(&ps, m, &o), EP_EINPUT);
     assert_non_null(strstr(ep_errmsg(), "--offset"));
-    m.nf++;
-    m.vertices[4] = NAN;
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_EINPUT);
+    m->nf++;
+    m->vertices[4] = NAN;
+    assert_int_equal(ep_pointshell_sample(&ps, m, &o), EP_EINPUT);
     assert_non_null(strstr(ep_errmsg(), "not finite"));
-    m.vertices[4] = 0.5;
-    int nf = m.nf;
-    m.nf = 0;
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_EINPUT);
-    m.nf = nf;
+    m->vertices[4] = 0.5;
+    int nf = m->nf;
+    m->nf = 0;
+    assert_int_equal(ep_pointshell_sample(&ps, m, &o), EP_EINPUT);
+    m->nf = nf;
     /* the unit sphere moved 10 away from the unit cube's tets */
-    for (int v = 0; v < m.nv; v++)
-        m.vertices[3 * v] += 10;
+    for (int v = 0; v < m->nv; v++)
+        m->vertices[3 * v] += 10;
     assert_int_equal(ep_model_read(&cube, "data/cube.msh"), EP_OK);
-    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
+    assert_int_equal(ep_pointshell_sample(&ps, m, &o), EP_OK);
     assert_int_equal(ep_pointshell_tree(&ps), EP_OK);
     double *U = calloc(3 * (size_t)cube.nv, sizeof *U);
     assert_int_equal(ep_pointshell_bind(&ps, &cube, U, 1, ep_mesh_diameter(&cube)), EP_EINPUT);
     free(U);
     ep_pointshell_free(&ps);
     ep_mesh_free(&cube);
-    ep_mesh_free(&m);
 }
 
-EP_TEST_MAIN("pointshell", cmocka_unit_test(test_sphere), cmocka_unit_test(test_torus),
-             cmocka_unit_test(test_bind_bound), cmocka_unit_test(test_orderings), cmocka_unit_test(test_offset),
-             cmocka_unit_test(test_bad_input))
+EP_TEST_MAIN("pointshell", EP_SPHERE_TEST(test_sphere, 3), cmocka_unit_test(test_torus),
+             cmocka_unit_test(test_bind_bound), EP_SPHERE_TEST(test_orderings, 2), cmocka_unit_test(test_offset),
+             EP_SPHERE_TEST(test_bad_input, 1))

@@ -86,17 +86,51 @@ static void pose_random(ep_pscontact_pose *p, ep_rng *g, double amount)
     p->xc[0] = p->xc[1] = p->xc[2] = 0.5;
 }
 
+/* A contact scene as a fixture (helpers.h): the cube's pointshell with
+ * r fields (cube_shell) and, unless z0 is NaN, the plane field z0, tx
+ * (plane_field); the test's prestate is its scene_opts, and it reads
+ * scene *x = *state. */
+typedef struct {
+    int r, levels, first;
+    double z0, tx;
+} scene_opts;
+
+typedef struct {
+    ep_pscontact c;
+    ep_mesh m;
+    ep_sdf s;
+    double *U;
+} scene;
+
+static void scene_open(scene *x, void *opts)
+{
+    const scene_opts *o = opts;
+    x->U = cube_shell(&x->c, &x->m, o->r, o->levels, o->first);
+    memset(&x->s, 0, sizeof x->s);
+    if (!isnan(o->z0))
+        plane_field(&x->s, o->z0, o->tx);
+}
+
+static void scene_close(scene *x)
+{
+    free(x->U);
+    ep_sdf_free(&x->s);
+    ep_pscontact_free(&x->c);
+    ep_mesh_free(&x->m);
+}
+
+EP_FIXTURE(scene, scene, scene_open, scene_close)
+/* Test f on the scene f_scene (a scene_opts). */
+#define SCENE_TEST(f) EP_FIXTURE_TEST(f, scene, &f##_scene)
+
+static const scene_opts test_traversal_brute_scene = {3, 3, 12, 0.9, 0.1};
 /* Traversal = brute force to the depth it reached, exactly (same contact
  * set, same order of sums); under a budget the depth shrinks. */
 static void test_traversal_brute(void **state)
 {
-    (void)state;
-    ep_pscontact c;
-    ep_mesh m;
-    ep_sdf s;
-    int r = 3;
-    double *U = cube_shell(&c, &m, r, 3, 12), q[3], g1[3], g2[3];
-    plane_field(&s, 0.9, 0.1);
+    scene *x = *state;
+    int r = x->c.ps.r;
+    double q[3], g1[3], g2[3];
     ep_rng g = ep_rng_seed(1, 2);
     long visited = 0, all = 0;
     for (int trial = 0; trial < 50; trial++) {
@@ -105,9 +139,9 @@ static void test_traversal_brute(void **state)
         for (int j = 0; j < r; j++)
             q[j] = 0.05 * (ep_rng_uniform(&g) - 0.5);
         ep_pscontact_out a = {.g = g1}, b = {.g = g2};
-        c.warm = trial % 2 ? 0 : 40;
-        assert_int_equal(ep_pscontact_cycle(&c, &s, q, &p, &a), EP_OK);
-        assert_int_equal(ep_pscontact_brute(&c, &s, q, &p, a.depth, &b), EP_OK);
+        x->c.warm = trial % 2 ? 0 : 40;
+        assert_int_equal(ep_pscontact_cycle(&x->c, &x->s, q, &p, &a), EP_OK);
+        assert_int_equal(ep_pscontact_brute(&x->c, &x->s, q, &p, a.depth, &b), EP_OK);
         assert_int_equal(a.contacts, b.contacts);
         for (int i = 0; i < 3; i++) {
             assert_true(a.F[i] == b.F[i]);
@@ -115,41 +149,33 @@ static void test_traversal_brute(void **state)
         }
         for (int j = 0; j < r; j++)
             assert_true(g1[j] == g2[j]);
-        if (!c.warm) {
+        if (!x->c.warm) {
             assert_int_equal(a.depth, 3);
             visited += a.traversed;
-            all += c.ps.nn;
+            all += x->c.ps.nn;
         }
     }
     assert_true(visited < all); /* the tree culled something */
-    free(U);
-    ep_sdf_free(&s);
-    ep_pscontact_free(&c);
-    ep_mesh_free(&m);
 }
 
+static const scene_opts test_coherence_scene = {3, 3, 12, 0.95, 0.1};
 /* Temporal coherence: the field slides by a known step a cycle (vmax the
  * step), the deformation frozen; every cycle equals brute force, and the
  * cycles skip nodes, visiting fewer than without coherence. */
 static void test_coherence(void **state)
 {
-    (void)state;
-    ep_pscontact c;
-    ep_mesh m;
-    ep_sdf s;
-    int r = 3;
-    double *U = cube_shell(&c, &m, r, 3, 12), q[3] = {0.01, -0.01, 0.02}, g1[3], g2[3], step = 0.002;
-    plane_field(&s, 0.95, 0.1);
+    scene *x = *state;
+    double q[3] = {0.01, -0.01, 0.02}, g1[3], g2[3], step = 0.002;
     long with = 0, without = 0, skipped = 0;
     for (int pass = 0; pass < 2; pass++) {
-        c.vmax = pass ? step : 0;
+        x->c.vmax = pass ? step : 0;
         for (int k = 0; k < 100; k++) {
             ep_pscontact_pose p;
             ep_pscontact_pose_identity(&p);
             p.tf[0] = -0.1 + step * k / sqrt(1.25), p.tf[2] = -0.02 + 0.5 * step * k / sqrt(1.25); /* step a cycle */
             ep_pscontact_out a = {.g = g1}, b = {.g = g2};
-            assert_int_equal(ep_pscontact_cycle(&c, &s, q, &p, &a), EP_OK);
-            assert_int_equal(ep_pscontact_brute(&c, &s, q, &p, 3, &b), EP_OK);
+            assert_int_equal(ep_pscontact_cycle(&x->c, &x->s, q, &p, &a), EP_OK);
+            assert_int_equal(ep_pscontact_brute(&x->c, &x->s, q, &p, 3, &b), EP_OK);
             assert_int_equal(a.contacts, b.contacts);
             for (int i = 0; i < 3; i++)
                 assert_true(a.F[i] == b.F[i] && a.T[i] == b.T[i] && g1[i] == g2[i]);
@@ -159,47 +185,40 @@ static void test_coherence(void **state)
     }
     print_message("nodes visited: %ld without coherence, %ld with (%ld skipped)\n", without, with, skipped);
     assert_true(skipped > 0 && with < without);
-    free(U);
-    ep_sdf_free(&s);
-    ep_pscontact_free(&c);
-    ep_mesh_free(&m);
 }
 
+static const scene_opts test_gradients_scene = {3, 2, 24, 0.93, 0};
 /* Normals = grad d (the multiplane model is then exact): F = dE/dt_f,
  * T = dE/dw_f, g = -dE/dq, and the derivatives by central differences. */
 static void test_gradients(void **state)
 {
-    (void)state;
-    ep_pscontact c;
-    ep_mesh m;
-    ep_sdf s;
-    int r = 3;
-    double *U = cube_shell(&c, &m, r, 2, 24), q[3] = {0.01, -0.02, 0.015}, g0[3], dgq[9], dgt[9];
-    plane_field(&s, 0.93, 0);
-    for (int i = 0; i < c.ps.S; i++) { /* grad d = (0, 0, -1) */
-        c.ps.N[3 * i] = c.ps.N[3 * i + 1] = 0, c.ps.N[3 * i + 2] = -1;
+    scene *x = *state;
+    int r = x->c.ps.r;
+    double q[3] = {0.01, -0.02, 0.015}, g0[3], dgq[9], dgt[9];
+    for (int i = 0; i < x->c.ps.S; i++) { /* grad d = (0, 0, -1) */
+        x->c.ps.N[3 * i] = x->c.ps.N[3 * i + 1] = 0, x->c.ps.N[3 * i + 2] = -1;
         for (int j = 0; j < 3 * r; j++)
-            c.ps.dN[(size_t)i * 3 * r + j] = c.dNf[(size_t)i * 3 * r + j] = 0; /* and the runtime's rows */
+            x->c.ps.dN[(size_t)i * 3 * r + j] = x->c.dNf[(size_t)i * 3 * r + j] = 0; /* and the runtime's rows */
     }
-    c.kc = 7;
+    x->c.kc = 7;
     ep_pscontact_pose p;
     ep_pscontact_pose_identity(&p);
     p.xc[0] = 0.3, p.xc[1] = 0.6, p.xc[2] = 0.2;
     ep_pscontact_out o = {.g = g0, .derivatives = 1, .dg_dq = dgq, .dg_dt = dgt};
-    assert_int_equal(ep_pscontact_brute(&c, &s, q, &p, 2, &o), EP_OK);
+    assert_int_equal(ep_pscontact_brute(&x->c, &x->s, q, &p, 2, &o), EP_OK);
     assert_true(o.contacts > 10); /* so the L / l scaling is on */
     double h = 1e-6, tol = 1e-6 * (fabs(o.F[2]) + 1);
     for (int a = 0; a < 3; a++) {
         ep_pscontact_pose pp = p, pm = p;
         pp.tf[a] += h, pm.tf[a] -= h;
-        double Ep = ep_pscontact_energy(&c, &s, q, &pp, 2), Em = ep_pscontact_energy(&c, &s, q, &pm, 2);
+        double Ep = ep_pscontact_energy(&x->c, &x->s, q, &pp, 2), Em = ep_pscontact_energy(&x->c, &x->s, q, &pm, 2);
         assert_true(fabs((Ep - Em) / (2 * h) - o.F[a]) < tol);
         ep_pscontact_out op = {0}, om = {0};
-        ep_pscontact_brute(&c, &s, q, &pp, 2, &op);
-        ep_pscontact_brute(&c, &s, q, &pm, 2, &om);
+        ep_pscontact_brute(&x->c, &x->s, q, &pp, 2, &op);
+        ep_pscontact_brute(&x->c, &x->s, q, &pm, 2, &om);
         for (int i = 0; i < 3; i++) {
-            assert_true(fabs((op.F[i] - om.F[i]) / (2 * h) - o.dF_dt[3 * i + a]) < 1e-4 * c.kc);
-            assert_true(fabs((op.T[i] - om.T[i]) / (2 * h) - o.dT_dt[3 * i + a]) < 1e-4 * c.kc);
+            assert_true(fabs((op.F[i] - om.F[i]) / (2 * h) - o.dF_dt[3 * i + a]) < 1e-4 * x->c.kc);
+            assert_true(fabs((op.T[i] - om.T[i]) / (2 * h) - o.dT_dt[3 * i + a]) < 1e-4 * x->c.kc);
         }
         /* a rotation of the field about x_c by h about axis a */
         double R[9];
@@ -217,33 +236,30 @@ static void test_gradients(void **state)
                     t->Rf[3 * i + k] = R[3 * i] * p.Rf[k] + R[3 * i + 1] * p.Rf[3 + k] + R[3 * i + 2] * p.Rf[6 + k];
             }
         }
-        Ep = ep_pscontact_energy(&c, &s, q, &pp, 2), Em = ep_pscontact_energy(&c, &s, q, &pm, 2);
+        Ep = ep_pscontact_energy(&x->c, &x->s, q, &pp, 2), Em = ep_pscontact_energy(&x->c, &x->s, q, &pm, 2);
         assert_true(fabs((Ep - Em) / (2 * h) - o.T[a]) < tol);
-        ep_pscontact_brute(&c, &s, q, &pp, 2, &op);
-        ep_pscontact_brute(&c, &s, q, &pm, 2, &om);
+        ep_pscontact_brute(&x->c, &x->s, q, &pp, 2, &op);
+        ep_pscontact_brute(&x->c, &x->s, q, &pm, 2, &om);
         for (int i = 0; i < 3; i++) {
-            assert_true(fabs((op.F[i] - om.F[i]) / (2 * h) - o.dF_dw[3 * i + a]) < 1e-4 * c.kc);
-            assert_true(fabs((op.T[i] - om.T[i]) / (2 * h) - o.dT_dw[3 * i + a]) < 1e-4 * c.kc);
+            assert_true(fabs((op.F[i] - om.F[i]) / (2 * h) - o.dF_dw[3 * i + a]) < 1e-4 * x->c.kc);
+            assert_true(fabs((op.T[i] - om.T[i]) / (2 * h) - o.dT_dw[3 * i + a]) < 1e-4 * x->c.kc);
         }
     }
     for (int j = 0; j < r; j++) { /* g = -dE/dq; dg/dq */
         double qp[3], qm[3], gp[3], gm[3];
         memcpy(qp, q, sizeof qp), memcpy(qm, q, sizeof qm);
         qp[j] += h, qm[j] -= h;
-        double Ep = ep_pscontact_energy(&c, &s, qp, &p, 2), Em = ep_pscontact_energy(&c, &s, qm, &p, 2);
+        double Ep = ep_pscontact_energy(&x->c, &x->s, qp, &p, 2), Em = ep_pscontact_energy(&x->c, &x->s, qm, &p, 2);
         assert_true(fabs(-(Ep - Em) / (2 * h) - g0[j]) < tol);
         ep_pscontact_out op = {.g = gp}, om = {.g = gm};
-        ep_pscontact_brute(&c, &s, qp, &p, 2, &op);
-        ep_pscontact_brute(&c, &s, qm, &p, 2, &om);
+        ep_pscontact_brute(&x->c, &x->s, qp, &p, 2, &op);
+        ep_pscontact_brute(&x->c, &x->s, qm, &p, 2, &om);
         for (int i = 0; i < r; i++)
-            assert_true(fabs((gp[i] - gm[i]) / (2 * h) - dgq[i * r + j]) < 1e-4 * c.kc);
+            assert_true(fabs((gp[i] - gm[i]) / (2 * h) - dgq[i * r + j]) < 1e-4 * x->c.kc);
     }
-    free(U);
-    ep_sdf_free(&s);
-    ep_pscontact_free(&c);
-    ep_mesh_free(&m);
 }
 
+static const scene_opts test_reduced_force_scene = {4, 2, 24, 0.9, 0.2};
 /* g = U^T f_full: the point forces spread to the simulation vertices by
  * the embedding's weights, then projected by the basis.  The runtime holds
  * U_s and dN_s in single precision (pscontact.h), so g equals it to float
@@ -252,56 +268,52 @@ static void test_gradients(void **state)
  * to 1e-12. */
 static void test_reduced_force(void **state)
 {
-    (void)state;
-    ep_pscontact c;
-    ep_mesh m;
-    ep_sdf s;
-    int r = 4;
-    double *U = cube_shell(&c, &m, r, 2, 24), q[4] = {0.02, 0.01, -0.03, 0.02}, g0[4], gf[4] = {0, 0, 0, 0};
-    plane_field(&s, 0.9, 0.2);
+    scene *sc = *state;
+    int r = sc->c.ps.r;
+    double *U = sc->U, q[4] = {0.02, 0.01, -0.03, 0.02}, g0[4], gf[4] = {0, 0, 0, 0};
     ep_pscontact_pose p;
     ep_rng g = ep_rng_seed(4, 4);
     pose_random(&p, &g, 0.1);
     for (int i = 0; i < 9; i++)
         p.Rp[i] = p.Rf[i]; /* the pointshell object rotated too */
-    c.lc = 0;
+    sc->c.lc = 0;
     ep_pscontact_out o = {.g = g0};
-    assert_int_equal(ep_pscontact_brute(&c, &s, q, &p, 2, &o), EP_OK);
+    assert_int_equal(ep_pscontact_brute(&sc->c, &sc->s, q, &p, 2, &o), EP_OK);
     assert_true(o.contacts > 0);
     ep_embed b;
-    assert_int_equal(ep_embed_build(&b, m.vertices, m.nv, m.tets, m.ne, 4, c.ps.P, c.ps.S, 1), EP_OK);
-    double *ff = calloc(3 * (size_t)m.nv, sizeof *ff), scale = 0;
+    assert_int_equal(ep_embed_build(&b, sc->m.vertices, sc->m.nv, sc->m.tets, sc->m.ne, 4, sc->c.ps.P, sc->c.ps.S, 1), EP_OK);
+    double *ff = calloc(3 * (size_t)sc->m.nv, sizeof *ff), scale = 0;
     for (int e = 0; e < o.contacts; e++) {
-        int sp = c.contact[e];
+        int sp = sc->c.contact[e];
         double x[3], nb[3], n[3], y[3], z[3], nf[3];
-        ep_pscontact_point(&c, sp, q, &p, x);
+        ep_pscontact_point(&sc->c, sp, q, &p, x);
         for (int i = 0; i < 3; i++)
             z[i] = x[i] - p.tf[i];
         for (int i = 0; i < 3; i++)
             y[i] = p.Rf[i] * z[0] + p.Rf[3 + i] * z[1] + p.Rf[6 + i] * z[2];
-        double d = ep_sdf_value(&s, y);
+        double d = ep_sdf_value(&sc->s, y);
         for (int i = 0; i < 3; i++) {
-            nb[i] = nf[i] = c.ps.N[3 * sp + i];
+            nb[i] = nf[i] = sc->c.ps.N[3 * sp + i];
             for (int j = 0; j < r; j++) {
-                nb[i] += c.ps.dN[((size_t)sp * 3 + i) * r + j] * q[j];
-                nf[i] += (double)c.dNf[((size_t)sp * r + j) * 3 + i] * q[j];
+                nb[i] += sc->c.ps.dN[((size_t)sp * 3 + i) * r + j] * q[j];
+                nf[i] += (double)sc->c.dNf[((size_t)sp * r + j) * 3 + i] * q[j];
             }
         }
         double l = ep_vec3_norm(nb), lf = ep_vec3_norm(nf);
         for (int i = 0; i < 3; i++)
-            n[i] = -c.kc * d * nb[i] / l; /* the body-frame force R_p^T f_s */
+            n[i] = -sc->c.kc * d * nb[i] / l; /* the body-frame force R_p^T f_s */
         for (int k = 0; k < 4; k++)
             for (int i = 0; i < 3; i++)
                 ff[3 * b.col[4 * sp + k] + i] += b.w[4 * sp + k] * n[i];
         for (int j = 0; j < r; j++)
             for (int i = 0; i < 3; i++)
-                gf[j] += (double)c.Uf[((size_t)sp * r + j) * 3 + i] * -c.kc * d * nf[i] / lf;
+                gf[j] += (double)sc->c.Uf[((size_t)sp * r + j) * 3 + i] * -sc->c.kc * d * nf[i] / lf;
     }
     double v[4], big = 0;
     for (int j = 0; j < r; j++) {
         v[j] = 0;
-        for (long i = 0; i < 3L * m.nv; i++)
-            v[j] += U[(size_t)j * 3 * m.nv + i] * ff[i];
+        for (long i = 0; i < 3L * sc->m.nv; i++)
+            v[j] += U[(size_t)j * 3 * sc->m.nv + i] * ff[i];
         big = fmax(big, fabs(v[j]));
     }
     for (int j = 0; j < r; j++) {
@@ -311,11 +323,7 @@ static void test_reduced_force(void **state)
     }
     assert_true(scale > 0);
     free(ff);
-    free(U);
     ep_embed_free(&b);
-    ep_sdf_free(&s);
-    ep_pscontact_free(&c);
-    ep_mesh_free(&m);
 }
 
 /* Flat plate (the cube's top) against a tilted plane: with the L / l
@@ -374,37 +382,33 @@ static void test_plate_refinement(void **state)
     ep_mesh_free(&m);
 }
 
+static const scene_opts test_file_scene = {2, 3, 12, NAN, 0};
 /* The file: written and read back equal; a damaged tree is refused. */
 static void test_file(void **state)
 {
-    (void)state;
-    ep_pscontact c, d;
-    ep_mesh m;
-    double *U = cube_shell(&c, &m, 2, 3, 12);
+    scene *x = *state;
+    ep_pscontact d;
     const char *path = scratch("ps.h5");
     ep_h5 f;
     assert_int_equal(ep_h5_create(&f, path, "pointshell", "test", ""), EP_OK);
-    assert_int_equal(ep_pointshell_file_write(&f, &c.ps), EP_OK);
+    assert_int_equal(ep_pointshell_file_write(&f, &x->c.ps), EP_OK);
     assert_int_equal(ep_h5_close(&f), EP_OK);
     assert_int_equal(ep_pscontact_open(&d, path), EP_OK);
-    assert_int_equal(d.ps.S, c.ps.S);
-    assert_int_equal(d.ps.nn, c.ps.nn);
+    assert_int_equal(d.ps.S, x->c.ps.S);
+    assert_int_equal(d.ps.nn, x->c.ps.nn);
     assert_int_equal(d.ps.r, 2);
-    assert_memory_equal(d.ps.P, c.ps.P, sizeof *c.ps.P * 3 * c.ps.S);
-    assert_memory_equal(d.ps.U, c.ps.U, sizeof *c.ps.U * 3 * 2 * c.ps.S);
-    assert_memory_equal(d.ps.a, c.ps.a, sizeof *c.ps.a * 2 * c.ps.nn);
-    assert_memory_equal(d.ps.R0, c.ps.R0, sizeof *c.ps.R0 * c.ps.nn);
+    assert_memory_equal(d.ps.P, x->c.ps.P, sizeof *x->c.ps.P * 3 * x->c.ps.S);
+    assert_memory_equal(d.ps.U, x->c.ps.U, sizeof *x->c.ps.U * 3 * 2 * x->c.ps.S);
+    assert_memory_equal(d.ps.a, x->c.ps.a, sizeof *x->c.ps.a * 2 * x->c.ps.nn);
+    assert_memory_equal(d.ps.R0, x->c.ps.R0, sizeof *x->c.ps.R0 * x->c.ps.nn);
     ep_pscontact_free(&d);
     /* a radius too small: refused */
-    c.ps.R0[0] *= 0.5;
+    x->c.ps.R0[0] *= 0.5;
     assert_int_equal(ep_h5_create(&f, path, "pointshell", "test", ""), EP_OK);
-    assert_int_equal(ep_pointshell_file_write(&f, &c.ps), EP_OK);
+    assert_int_equal(ep_pointshell_file_write(&f, &x->c.ps), EP_OK);
     assert_int_equal(ep_h5_close(&f), EP_OK);
     assert_int_equal(ep_pscontact_open(&d, path), EP_EINPUT);
     assert_non_null(strstr(ep_errmsg(), "/tree/radius"));
-    free(U);
-    ep_pscontact_free(&c);
-    ep_mesh_free(&m);
 }
 
 /* The contact set's radix sort against qsort: values of one to four bytes,
@@ -430,6 +434,6 @@ static void test_radix_sort(void **state)
         }
 }
 
-EP_TEST_MAIN("pscontact", cmocka_unit_test(test_radix_sort), cmocka_unit_test(test_traversal_brute), cmocka_unit_test(test_coherence), cmocka_unit_test(test_gradients),
-             cmocka_unit_test(test_reduced_force), cmocka_unit_test(test_plate_refinement),
-             cmocka_unit_test(test_file))
+EP_TEST_MAIN("pscontact", cmocka_unit_test(test_radix_sort), SCENE_TEST(test_traversal_brute),
+             SCENE_TEST(test_coherence), SCENE_TEST(test_gradients), SCENE_TEST(test_reduced_force),
+             cmocka_unit_test(test_plate_refinement), SCENE_TEST(test_file))

@@ -87,43 +87,38 @@ static void clean_surface_unchanged(void **s)
 /* Every face reversed: the whole part is turned outward (positive volume). */
 static void inside_out_turned(void **s)
 {
-    (void)s;
-    ep_mesh m;
+    ep_mesh *m = *s; /* a sphere, 2 levels */
     ep_repair_report r;
     double area, vol;
-    make_sphere(&m, 2);
-    for (int t = 0; t < m.nf; t++) {
-        int x = m.triangles[3 * t + 1];
-        m.triangles[3 * t + 1] = m.triangles[3 * t + 2];
-        m.triangles[3 * t + 2] = x;
+    for (int t = 0; t < m->nf; t++) {
+        int x = m->triangles[3 * t + 1];
+        m->triangles[3 * t + 1] = m->triangles[3 * t + 2];
+        m->triangles[3 * t + 2] = x;
     }
-    ep_mesh_surface_measures(&m, &area, &vol);
+    ep_mesh_surface_measures(m, &area, &vol);
     assert_true(vol < 0);
-    repair_ok(&m, &r);
-    ep_mesh_surface_measures(&m, &area, &vol);
+    repair_ok(m, &r);
+    ep_mesh_surface_measures(m, &area, &vol);
     assert_true(vol > 0);
-    assert_int_equal(r.flipped, m.nf);
+    assert_int_equal(r.flipped, m->nf);
     ep_repair_report_free(&r);
-    ep_mesh_free(&m);
 }
 
 /* A sphere inside a sphere (a hollow ball): the inner wall faces the
  * cavity, whatever the input orientation. */
 static void cavity_faces_inward(void **s)
 {
-    (void)s;
-    ep_mesh a, m;
+    const ep_mesh *a = *s; /* a sphere, 2 levels */
+    ep_mesh m;
     ep_repair_report r;
-    make_sphere(&a, 2);
-    make_pair(&m, &a, 0.5, 0); /* the inner sphere outward: wrong for a cavity */
+    make_pair(&m, a, 0.5, 0); /* the inner sphere outward: wrong for a cavity */
     repair_ok(&m, &r);
     assert_int_equal(r.parts, 2);
-    assert_int_equal(r.flipped, a.nf);
+    assert_int_equal(r.flipped, a->nf);
     double area, vol;
     ep_mesh_surface_measures(&m, &area, &vol);
     assert_true(fabs(vol - (1 - 0.125) * 4.0 / 3 * M_PI) < 0.15 * vol); /* shell volume */
     ep_repair_report_free(&r);
-    ep_mesh_free(&a);
     ep_mesh_free(&m);
 }
 
@@ -132,21 +127,18 @@ static void cavity_faces_inward(void **s)
  * copies and the vertex leaves a closed sphere-like surface. */
 static void dragon_fin(void **s)
 {
-    (void)s;
-    ep_mesh m;
+    ep_mesh *m = *s; /* the shipped dragon's .obj */
     ep_repair_report r;
-    assert_int_equal(ep_model_read(&m, "data/models/asianDragon/asianDragon.obj"), EP_OK);
-    expect_error(ep_mesh_check_closed(&m), EP_EINPUT, "edge (23470 23486) has 4 faces", NULL);
-    repair_ok(&m, &r);
+    expect_error(ep_mesh_check_closed(m), EP_EINPUT, "edge (23470 23486) has 4 faces", NULL);
+    repair_ok(m, &r);
     assert_int_equal(r.fins, 2);
     assert_int_equal(r.unused, 1);
     assert_int_equal(r.welded + r.duplicate + r.degenerate + r.caps + r.flipped, 0);
     assert_non_null(strstr(r.log, "vertex 23455"));
-    assert_int_equal(m.nv, 25001);
-    assert_int_equal(m.nf, 49998);
-    assert_int_equal(m.nv - m.nf / 2, 2); /* V - E + F of a sphere */
+    assert_int_equal(m->nv, 25001);
+    assert_int_equal(m->nf, 49998);
+    assert_int_equal(m->nv - m->nf / 2, 2); /* V - E + F of a sphere */
     ep_repair_report_free(&r);
-    ep_mesh_free(&m);
 }
 
 /* A zero-area face with three distinct vertices (a vertex on the opposite
@@ -228,25 +220,23 @@ static void refusals(void **s)
 /* Vertices apart by less than the weld distance merge; farther ones not. */
 static void weld_tolerance(void **s)
 {
-    (void)s;
-    ep_mesh a, b;
+    const ep_mesh *a = *s; /* a sphere, 2 levels */
+    ep_mesh b;
     ep_repair_report r;
-    make_sphere(&a, 2);
-    inject_defects(&b, &a);
-    double h = ep_mesh_diameter(&a);
-    for (int v = a.nv; v < b.nv; v++) /* copies off by 1/10 of the weld distance */
+    inject_defects(&b, a);
+    double h = ep_mesh_diameter(a);
+    for (int v = a->nv; v < b.nv; v++) /* copies off by 1/10 of the weld distance */
         b.vertices[3 * v] += 0.1 * EP_REPAIR_WELD_TOL * h;
     repair_ok(&b, &r);
-    assert_int_equal(b.nv, a.nv);
+    assert_int_equal(b.nv, a->nv);
     ep_repair_report_free(&r);
     ep_mesh_free(&b);
-    inject_defects(&b, &a);
-    for (int v = a.nv; v < b.nv; v++) /* 10 weld distances: separate vertices, open seams */
+    inject_defects(&b, a);
+    for (int v = a->nv; v < b.nv; v++) /* 10 weld distances: separate vertices, open seams */
         b.vertices[3 * v] += 10 * EP_REPAIR_WELD_TOL * h;
     ep_repair_report_init(&r);
     expect_error(ep_repair_surface(&b, EP_REPAIR_WELD_TOL, &r), EP_EINPUT, NULL);
     ep_repair_report_free(&r);
-    ep_mesh_free(&a);
     ep_mesh_free(&b);
 }
 
@@ -255,12 +245,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(injected_defects_restore_clean),
         cmocka_unit_test(clean_surface_unchanged),
-        cmocka_unit_test(inside_out_turned),
-        cmocka_unit_test(cavity_faces_inward),
-        cmocka_unit_test(dragon_fin),
+        EP_SPHERE_TEST(inside_out_turned, 2),
+        EP_SPHERE_TEST(cavity_faces_inward, 2),
+        EP_MODEL_TEST(dragon_fin, "data/models/asianDragon/asianDragon.obj"),
         cmocka_unit_test(cap_absorbed),
         cmocka_unit_test(refusals),
-        cmocka_unit_test(weld_tolerance),
+        EP_SPHERE_TEST(weld_tolerance, 2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -176,21 +176,19 @@ static void projection(void **s)
 /* The hierarchy query equals brute force over all triangles. */
 static void closest_brute_force(void **s)
 {
-    (void)s;
-    ep_mesh m;
+    const ep_mesh *m = *s; /* data/models/turtle/turtle-volumetric-homogeneous.veg */
     ep_closest tree;
-    assert_int_equal(ep_model_read(&m, "data/models/turtle/turtle-volumetric-homogeneous.veg"), EP_OK);
-    assert_int_equal(ep_closest_build(&tree, &m), EP_OK);
+    assert_int_equal(ep_closest_build(&tree, m), EP_OK);
     srand(7);
     for (int i = 0; i < 500; i++) {
         double p[3], q[3], best = INFINITY, d2;
         int t;
         for (int c = 0; c < 3; c++)
             p[c] = -5 + 10.0 * rand() / (double)RAND_MAX;
-        for (int k = 0; k < m.nf; k++) {
+        for (int k = 0; k < m->nf; k++) {
             double r[3];
-            const int *f = &m.triangles[3 * k];
-            ep_closest_on_triangle(p, &m.vertices[3 * f[0]], &m.vertices[3 * f[1]], &m.vertices[3 * f[2]], r);
+            const int *f = &m->triangles[3 * k];
+            ep_closest_on_triangle(p, &m->vertices[3 * f[0]], &m->vertices[3 * f[1]], &m->vertices[3 * f[2]], r);
             double d = (r[0] - p[0]) * (r[0] - p[0]) + (r[1] - p[1]) * (r[1] - p[1]) + (r[2] - p[2]) * (r[2] - p[2]);
             best = fmin(best, d);
         }
@@ -198,7 +196,6 @@ static void closest_brute_force(void **s)
         assert_true(fabs(d2 - best) <= 1e-12 * (1 + best));
     }
     ep_closest_free(&tree);
-    ep_mesh_free(&m);
 }
 
 /* Closest point on a triangle: the interior, edge and vertex regions. */
@@ -221,5 +218,6 @@ static void closest_on_triangle(void **s)
 
 EP_TEST_MAIN("subdiv", cmocka_unit_test(icosahedron_counts), cmocka_unit_test(parents_are_edges),
              cmocka_unit_test(linear_on_parent_edge), cmocka_unit_test(loop_stencils),
-             cmocka_unit_test(projection), cmocka_unit_test(closest_brute_force),
+             cmocka_unit_test(projection),
+             EP_MODEL_TEST(closest_brute_force, "data/models/turtle/turtle-volumetric-homogeneous.veg"),
              cmocka_unit_test(closest_on_triangle))
