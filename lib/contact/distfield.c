@@ -3,6 +3,7 @@
  */
 #include "distfield.h"
 #include "closest.h"
+#include "closest4.h"
 #include "err.h"
 #include "pseudonormal.h"
 #include "vec3.h"
@@ -70,11 +71,12 @@ double ep_distfield_bytes(int n, int nt, int nv)
 {
     double pts = (double)ep_distfield_points(n);
     /* the field; the fill's bits (two sets when a region is re-signed);
-     * per triangle: its box (48), Embree's float copy and BVH (about 150),
+     * per triangle: its box (48), the 4-wide hierarchy (about 120) and its
+     * build's binary tree, boxes and centres (about 230),
      * the winding tree's hierarchy and sums (two nodes of 64 + 56) or the
      * pseudonormals (96), the ids (12); per vertex: its float copy and
      * vertex normal (36) */
-    return 4 * pts + pts / 4 + (48.0 + 150 + 240 + 12) * nt + 36.0 * nv;
+    return 4 * pts + pts / 4 + (48.0 + 350 + 240 + 12) * nt + 36.0 * nv;
 }
 
 static double tri_dist2(const ep_mesh *m, int t, const double *p)
@@ -131,6 +133,7 @@ typedef struct {
     double *tbox;              /* [nt][6] each triangle's box (lo, hi) */
     RTCScene scene;            /* the triangles in float, for the queries */
     double slack;              /* what float rounding may move a box: added to the query radius */
+    const ep_closest4 *w;      /* non-NULL: the 4-wide hierarchy answers the queries */
 } pass_ctx;
 
 
@@ -178,6 +181,16 @@ static bool visit(struct RTCPointQueryFunctionArguments *a)
  * Squared distance, *tri. */
 static double closest(const pass_ctx *x, const double p[3], int hint, int *tri, double *tests)
 {
+    if (x->w) {
+        double d2 = INFINITY;
+        *tri = hint;
+        if (hint >= 0) {
+            d2 = tri_dist2(x->m, hint, p);
+            *tests += 1;
+        }
+        ep_closest4_query(x->w, p, tri, &d2, tests);
+        return d2;
+    }
     query q = {x, {p[0], p[1], p[2]}, INFINITY, -1, 0};
     if (hint >= 0) {
         q.best = tri_dist2(x->m, hint, p);
@@ -494,6 +507,7 @@ static double boundary_min(const ep_distfield *g)
 int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double offset, double band, int threads)
 {
     ep_closest c = {0};
+    ep_closest4 c4 = {0};
     ep_pseudonormal pn = {0};
     double *tbox = NULL;
     RTCDevice dev = NULL;
@@ -512,6 +526,8 @@ int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double off
          (st = ep_pseudonormal_build(&pn, m->vertices, m->nv, m->triangles, m->nf))))
         goto out;
     if (sign == EP_DISTFIELD_WINDING && (st = ep_closest_build(&c, m)))
+        goto out;
+    if (getenv("EP_DISTFIELD_EMBREE") == NULL && (st = ep_closest4_build(&c4, m)))
         goto out;
     free(g->value);
     if (!(g->value = ep_malloc((size_t)np, sizeof *g->value)) ||
@@ -535,7 +551,8 @@ int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double off
         goto out;
     /* float rounding of a vertex or of the query point moves a box by at
      * most 2^-24 of the largest coordinate; 8 times that, three axes */
-    pass_ctx x = {m, sign == EP_DISTFIELD_PSEUDONORMAL ? &pn : NULL, g, 1, 0, tbox, scene, 8 * 3 * big / 16777216.0};
+    pass_ctx x = {m, sign == EP_DISTFIELD_PSEUDONORMAL ? &pn : NULL, g, 1, 0, tbox, scene, 8 * 3 * big / 16777216.0,
+                  c4.node ? &c4 : NULL};
     if (g->band > 0) {
         x.stride = EP_DISTFIELD_COARSE;
         if ((st = pass(&x, threads)))
@@ -557,6 +574,7 @@ out:
     if (dev)
         rtcReleaseDevice(dev);
     free(tbox);
+    ep_closest4_free(&c4);
     ep_closest_free(&c);
     ep_pseudonormal_free(&pn);
     return st;
