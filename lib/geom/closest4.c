@@ -21,7 +21,8 @@ static double area(const ep_closest_node *n)
     return e0 * e1 + e1 * e2 + e2 * e0;
 }
 
-/* The leaf of binary leaf b: its triangles' corners, the last repeated. */
+/* The leaf of binary leaf b: its triangles' corners, the last repeated,
+ * and what the test would otherwise divide by. */
 static int make_leaf(builder *B, const ep_closest_node *b)
 {
     const ep_closest *c = B->c;
@@ -33,6 +34,25 @@ static int make_leaf(builder *B, const ep_closest_node *b)
         for (int v = 0; v < 3; v++)
             for (int a = 0; a < 3; a++)
                 l->v[3 * v + a][k] = c->x[3 * c->tri[3 * t + v] + a];
+        double ab[3], bc[3], ca[3], n[3];
+        for (int a = 0; a < 3; a++) {
+            ab[a] = l->v[3 + a][k] - l->v[a][k];
+            bc[a] = l->v[6 + a][k] - l->v[3 + a][k];
+            ca[a] = l->v[a][k] - l->v[6 + a][k];
+        }
+        /* n = ab x ac = ca x ab */
+        n[0] = ca[1] * ab[2] - ca[2] * ab[1];
+        n[1] = ca[2] * ab[0] - ca[0] * ab[2];
+        n[2] = ca[0] * ab[1] - ca[1] * ab[0];
+        double ab2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2], bc2 = bc[0] * bc[0] + bc[1] * bc[1] + bc[2] * bc[2],
+               ca2 = ca[0] * ca[0] + ca[1] * ca[1] + ca[2] * ca[2], nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+        for (int a = 0; a < 3; a++)
+            l->n[a][k] = n[a];
+        /* no face region when sin(angle at a)^2 <= 1e-12 (closest4.h) */
+        l->inv[0][k] = ab2 > 0 ? 1 / ab2 : 0;
+        l->inv[1][k] = bc2 > 0 ? 1 / bc2 : 0;
+        l->inv[2][k] = ca2 > 0 ? 1 / ca2 : 0;
+        l->inv[3][k] = nn > 1e-12 * ab2 * ca2 ? 1 / nn : 0;
     }
     return id;
 }
@@ -301,13 +321,13 @@ static inline __attribute__((always_inline)) ep_v4d vmax(ep_v4d a, ep_v4d b)
 }
 
 /* Squared distance from the origin (p moved there) to the segment from
- * u (relative to p) along e, e2 = e.e: the parameter clamped to [0, 1]
- * (0 for a point-like edge). */
+ * u (relative to p) along e, ie = 1 / e.e (0 for a point-like edge): the
+ * parameter clamped to [0, 1]. */
 static inline __attribute__((always_inline)) ep_v4d seg2(ep_v4d ux, ep_v4d uy, ep_v4d uz, ep_v4d ex, ep_v4d ey,
-                                                          ep_v4d ez, ep_v4d e2)
+                                                          ep_v4d ez, ep_v4d ie)
 {
     const ep_v4d zero = {0, 0, 0, 0}, one = {1, 1, 1, 1};
-    ep_v4d t = sel(e2 > zero, -(ux * ex + uy * ey + uz * ez) / sel(e2 > zero, e2, one), zero);
+    ep_v4d t = -(ux * ex + uy * ey + uz * ez) * ie;
     t = vmin(vmax(t, zero), one);
     ep_v4d qx = ux + t * ex, qy = uy + t * ey, qz = uz + t * ez;
     return qx * qx + qy * qy + qz * qz;
@@ -315,12 +335,11 @@ static inline __attribute__((always_inline)) ep_v4d seg2(ep_v4d ux, ep_v4d uy, e
 
 /* Squared distances from p to the four triangles of l, branch-free: the
  * minimum of the edges' segment distances and, when p projects inside,
- * the plane's (n . (e x (p - e's start)) >= 0 for each edge, n = ab x ac). */
+ * the plane's (n . (e x (p - e's start)) >= 0 for each edge). */
 static inline __attribute__((always_inline)) ep_v4d leaf_dist2(const ep_closest4_leaf *l, ep_v4d px, ep_v4d py,
                                                                 ep_v4d pz)
 {
-    const ep_v4d zero = {0, 0, 0, 0}, inf = {INFINITY, INFINITY, INFINITY, INFINITY},
-                 tiny = {1e-12, 1e-12, 1e-12, 1e-12};
+    const ep_v4d zero = {0, 0, 0, 0}, inf = {INFINITY, INFINITY, INFINITY, INFINITY};
     /* corners relative to p */
     ep_v4d ax = l->v[0] - px, ay = l->v[1] - py, az = l->v[2] - pz;
     ep_v4d bx = l->v[3] - px, by = l->v[4] - py, bz = l->v[5] - pz;
@@ -329,19 +348,16 @@ static inline __attribute__((always_inline)) ep_v4d leaf_dist2(const ep_closest4
     ep_v4d abx = l->v[3] - l->v[0], aby = l->v[4] - l->v[1], abz = l->v[5] - l->v[2];
     ep_v4d bcx = l->v[6] - l->v[3], bcy = l->v[7] - l->v[4], bcz = l->v[8] - l->v[5];
     ep_v4d cax = l->v[0] - l->v[6], cay = l->v[1] - l->v[7], caz = l->v[2] - l->v[8];
-    /* n = ab x ac = ca x ab */
-    ep_v4d nx = cay * abz - caz * aby, ny = caz * abx - cax * abz, nz = cax * aby - cay * abx;
-    ep_v4d ab2 = abx * abx + aby * aby + abz * abz, bc2 = bcx * bcx + bcy * bcy + bcz * bcz,
-           ca2 = cax * cax + cay * cay + caz * caz, nn = nx * nx + ny * ny + nz * nz;
+    ep_v4d nx = l->n[0], ny = l->n[1], nz = l->n[2];
     /* inside: n . (e x (p - start)) = n . (start x e) with start relative to p */
     ep_v4d wab = nx * (ay * abz - az * aby) + ny * (az * abx - ax * abz) + nz * (ax * aby - ay * abx);
     ep_v4d wbc = nx * (by * bcz - bz * bcy) + ny * (bz * bcx - bx * bcz) + nz * (bx * bcy - by * bcx);
     ep_v4d wca = nx * (cy * caz - cz * cay) + ny * (cz * cax - cx * caz) + nz * (cx * cay - cy * cax);
-    v4i inside = (wab >= zero) & (wbc >= zero) & (wca >= zero) & (nn > tiny * ab2 * ca2);
+    v4i inside = (wab >= zero) & (wbc >= zero) & (wca >= zero) & (l->inv[3] > zero);
     ep_v4d s = nx * ax + ny * ay + nz * az;
-    ep_v4d plane = sel(inside, s * s / sel(inside, nn, tiny + 1), inf);
-    ep_v4d e = vmin(seg2(ax, ay, az, abx, aby, abz, ab2), seg2(bx, by, bz, bcx, bcy, bcz, bc2));
-    return vmin(vmin(e, seg2(cx, cy, cz, cax, cay, caz, ca2)), plane);
+    ep_v4d plane = sel(inside, s * s * l->inv[3], inf);
+    ep_v4d e = vmin(seg2(ax, ay, az, abx, aby, abz, l->inv[0]), seg2(bx, by, bz, bcx, bcy, bcz, l->inv[1]));
+    return vmin(vmin(e, seg2(cx, cy, cz, cax, cay, caz, l->inv[2])), plane);
 }
 
 EP_KERNEL void ep_closest4_query(const ep_closest4 *w, const double p[3], int *tri, double *d2, double *tests)
@@ -350,17 +366,11 @@ EP_KERNEL void ep_closest4_query(const ep_closest4 *w, const double p[3], int *t
         int id;
         double g;
     } st[256];
-    int sp = 0, bt = *tri;
+    int sp = 0, bt = *tri, id = 0;
     double best = *d2, ntest = 0;
     const ep_v4d px = {p[0], p[0], p[0], p[0]}, py = {p[1], p[1], p[1], p[1]}, pz = {p[2], p[2], p[2], p[2]},
                  zero = {0, 0, 0, 0};
-    st[sp].id = 0;
-    st[sp++].g = 0;
-    while (sp) {
-        --sp;
-        if (!(st[sp].g < best))
-            continue;
-        int id = st[sp].id;
+    for (;;) {
         if (id < 0) {
             const ep_closest4_leaf *l = &w->leaf[-1 - id];
             ep_v4d d = leaf_dist2(l, px, py, pz);
@@ -370,32 +380,45 @@ EP_KERNEL void ep_closest4_query(const ep_closest4 *w, const double p[3], int *t
                     best = d[k];
                     bt = l->tri[k];
                 }
-            continue;
-        }
-        const ep_closest4_node *n = &w->node[id];
-        /* distance to a box: per axis the larger of lo - p and p - hi, if positive */
-        ep_v4d dx = vmax(vmax(n->lo[0] - px, px - n->hi[0]), zero);
-        ep_v4d dy = vmax(vmax(n->lo[1] - py, py - n->hi[1]), zero);
-        ep_v4d dz = vmax(vmax(n->lo[2] - pz, pz - n->hi[2]), zero);
-        ep_v4d g = dx * dx + dy * dy + dz * dz;
-        /* push the children nearer than best, the nearest last (popped first) */
-        int o[4], m = 0;
-        for (int k = 0; k < 4; k++) {
-            if (!(g[k] < best))
+        } else {
+            const ep_closest4_node *n = &w->node[id];
+            /* distance to a box: per axis the larger of lo - p and p - hi, if positive */
+            ep_v4d dx = vmax(vmax(n->lo[0] - px, px - n->hi[0]), zero);
+            ep_v4d dy = vmax(vmax(n->lo[1] - py, py - n->hi[1]), zero);
+            ep_v4d dz = vmax(vmax(n->lo[2] - pz, pz - n->hi[2]), zero);
+            ep_v4d g = dx * dx + dy * dy + dz * dz;
+            ep_v4d bv = {best, best, best, best};
+            v4i lt = g < bv;
+            int bits = (int)((lt[0] & 1) | (lt[1] & 2) | (lt[2] & 4) | (lt[3] & 8));
+            if (bits) {
+                /* the nearest child next; the others pushed, nearer last (popped first) */
+                int o[4], m = 0;
+                for (int k = 0; k < 4; k++) {
+                    if (!(bits >> k & 1))
+                        continue;
+                    int j = m++;
+                    while (j > 0 && g[o[j - 1]] < g[k]) {
+                        o[j] = o[j - 1];
+                        j--;
+                    }
+                    o[j] = k;
+                }
+                if (sp + m > (int)(sizeof st / sizeof *st))
+                    m = 1; /* cannot happen: depth below SAH_DEPTH + 32 */
+                for (int j = 0; j < m - 1; j++) {
+                    st[sp].id = n->child[o[j]];
+                    st[sp++].g = g[o[j]];
+                }
+                id = n->child[o[m - 1]];
                 continue;
-            int j = m++;
-            while (j > 0 && g[o[j - 1]] < g[k]) {
-                o[j] = o[j - 1];
-                j--;
             }
-            o[j] = k;
         }
-        if (sp + m > (int)(sizeof st / sizeof *st))
-            m = 0; /* cannot happen: depth below 64 */
-        for (int j = 0; j < m; j++) {
-            st[sp].id = n->child[o[j]];
-            st[sp++].g = g[o[j]];
-        }
+        /* the next node still nearer than best */
+        while (sp && !(st[sp - 1].g < best))
+            sp--;
+        if (!sp)
+            break;
+        id = st[--sp].id;
     }
     *tri = bt;
     *d2 = best;

@@ -35,6 +35,8 @@ typedef struct ep_closest4_node {
 
 typedef struct ep_closest4_leaf {
     ep_v4d v[9];         /* corners a, b, c of up to four triangles: ax ay az bx by bz cx cy cz */
+    ep_v4d n[3];         /* normals ab x ac */
+    ep_v4d inv[4];       /* 1 / |ab|^2, 1 / |bc|^2, 1 / |ca|^2, 1 / |n|^2; 0: point-like edge, no face region */
     int tri[4];          /* their ids; a short leaf repeats its last triangle */
 } ep_closest4_leaf;
 
@@ -48,7 +50,7 @@ typedef struct ep_closest4 {
  * into the leaves, so m may change after).
  *   Workspace  a binary tree (2 nt nodes), boxes and centres (O(nt)).
  *   Cost       O(nt log nt) (binned surface-area heuristic); memory about
- *              110 bytes a triangle.
+ *              150 bytes a triangle.
  *   Returns    0; EP_EINPUT for no triangles; EP_ECOMPUTE (memory). */
 int ep_closest4_build(ep_closest4 *w, const ep_mesh *m);
 void ep_closest4_free(ep_closest4 *w);
