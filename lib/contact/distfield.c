@@ -362,46 +362,64 @@ static long sign_points(ep_distfield *g, const ep_winding *w, const long *ids, l
 
 /* The far region of seed (unvisited, far): visited set, its points
  * negated when inside; samples gathered; mixed regions re-walked from
- * their seed with all their points signed one by one. */
+ * their seed with all their points signed one by one.  Scanline fill: a
+ * popped point claims the run of unvisited far points along x through it,
+ * and each run of candidates in the four neighbouring rows (y +- 1, z +- 1)
+ * gets one seed in the queue, so a point costs a few bit tests and no
+ * division; a seed claimed meanwhile by another run is passed over. */
 static int fill(ep_distfield *g, const ep_winding *w, uint64_t *seen, long seed, double far, int mode, int inside,
                 stack *st, stack *batch, int threads)
 {
-    long m = g->n + 1, step[3] = {1, m, m * m};
+    long m = g->n + 1, mm = m * m;
     int s = EP_OK;
+    float *v = g->value;
     st->n = st->head = batch->n = batch->head = 0;
-    SETBIT(seen, seed);
     if ((s = push(st, seed)))
         return s;
     while (st->head < st->n) {
         long id = st->a[st->head++];
-        long c[3] = {id % m, id / m % m, id / (m * m)};
-        if (mode == 0) {
+        if (BIT(seen, id))
+            continue;
+        long x = id % m, row = id - x, y = row / m % m, z = row / mm, x0 = x, x1 = x;
+        while (x0 > 0 && !BIT(seen, row + x0 - 1) && fabsf(v[row + x0 - 1]) > far)
+            x0--;
+        while (x1 < g->n && !BIT(seen, row + x1 + 1) && fabsf(v[row + x1 + 1]) > far)
+            x1++;
+        int sample_row = y % EP_DISTFIELD_SAMPLE == 0 && z % EP_DISTFIELD_SAMPLE == 0;
+        for (long i = row + x0; i <= row + x1; i++) {
+            SETBIT(seen, i);
             if (inside)
-                g->value[id] = -g->value[id];
-            if (c[0] % EP_DISTFIELD_SAMPLE == 0 && c[1] % EP_DISTFIELD_SAMPLE == 0 &&
-                c[2] % EP_DISTFIELD_SAMPLE == 0 && (s = push(batch, id)))
-                return s;
-        } else {
-            if (inside)
-                g->value[id] = -g->value[id]; /* undo the region's sign */
-            if ((s = push(batch, id)))
-                return s;
-            if (batch->n == 65536) {
-                sign_points(g, w, batch->a, batch->n, -1, threads);
-                batch->n = batch->head = 0;
+                v[i] = -v[i]; /* mode 0: the region's sign; mode 1: undone */
+            if (mode == 0) {
+                if (sample_row && (i - row) % EP_DISTFIELD_SAMPLE == 0 && (s = push(batch, i)))
+                    return s;
+            } else {
+                if ((s = push(batch, i)))
+                    return s;
+                if (batch->n == 65536) {
+                    sign_points(g, w, batch->a, batch->n, -1, threads);
+                    batch->n = batch->head = 0;
+                }
             }
         }
-        for (int a = 0; a < 3; a++)
-            for (int d = -1; d <= 1; d += 2) {
-                if ((d < 0 && c[a] == 0) || (d > 0 && c[a] == g->n))
-                    continue;
-                long nb = id + d * step[a];
-                if (BIT(seen, nb) || !(fabsf(g->value[nb]) > far))
-                    continue;
-                SETBIT(seen, nb);
-                if ((s = push(st, nb)))
+        long nbr[4], nn = 0;
+        if (y > 0)
+            nbr[nn++] = row - m;
+        if (y < g->n)
+            nbr[nn++] = row + m;
+        if (z > 0)
+            nbr[nn++] = row - mm;
+        if (z < g->n)
+            nbr[nn++] = row + mm;
+        for (long r = 0; r < nn; r++) {
+            int open = 0; /* inside a run of candidates already seeded */
+            for (long i = nbr[r] + x0; i <= nbr[r] + x1; i++) {
+                int cand = !BIT(seen, i) && fabsf(v[i]) > far;
+                if (cand && !open && (s = push(st, i)))
                     return s;
+                open = cand;
             }
+        }
     }
     if (mode == 1)
         sign_points(g, w, batch->a, batch->n, -1, threads);
