@@ -72,7 +72,8 @@ double ep_distfield_bytes(int n, int nt, int nv)
     double pts = (double)ep_distfield_points(n);
     /* the field; the fill's bits (two sets when a region is re-signed);
      * per triangle: its box (48), the 4-wide hierarchy (about 120) and its
-     * build's binary tree, boxes and centres (about 230),
+     * build's binary tree, boxes and centres (about 230; Embree's BVH
+     * and float copy, about 150, when EP_DISTFIELD_EMBREE is set),
      * the winding tree's hierarchy and sums (two nodes of 64 + 56) or the
      * pseudonormals (96), the ids (12); per vertex: its float copy and
      * vertex normal (36) */
@@ -545,17 +546,18 @@ int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double off
         goto out;
     if (sign == EP_DISTFIELD_WINDING && (st = ep_closest_build(&c, m)))
         goto out;
-    const char *embree = getenv("EP_DISTFIELD_EMBREE"); /* the benchmark's comparison */
-    if (!(embree && strcmp(embree, "0")) && (st = ep_closest4_build(&c4, m)))
+    const char *env = getenv("EP_DISTFIELD_EMBREE"); /* the benchmark's comparison */
+    int embree = env && strcmp(env, "0");
+    if (!embree && (st = ep_closest4_build(&c4, m)))
         goto out;
     free(g->value);
     if (!(g->value = ep_malloc((size_t)np, sizeof *g->value)) ||
-        !(tbox = ep_malloc(6 * (size_t)m->nf, sizeof *tbox))) {
+        (embree && !(tbox = ep_malloc(6 * (size_t)m->nf, sizeof *tbox)))) {
         st = EP_ECOMPUTE;
         goto out;
     }
     double big = fmax(fabs(g->origin[0]), fmax(fabs(g->origin[1]), fabs(g->origin[2]))) + g->n * g->h;
-    for (int t = 0; t < m->nf; t++) {
+    for (int t = 0; embree && t < m->nf; t++) {
         const int *f = &m->triangles[3 * t];
         for (int a = 0; a < 3; a++) {
             double u = m->vertices[3 * f[0] + a], v = m->vertices[3 * f[1] + a], z = m->vertices[3 * f[2] + a];
@@ -566,7 +568,7 @@ int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double off
     }
     char config[32];
     snprintf(config, sizeof config, "threads=%d", threads);
-    if ((st = scene_build(&dev, &scene, m, config)))
+    if (embree && (st = scene_build(&dev, &scene, m, config)))
         goto out;
     /* float rounding of a vertex or of the query point moves a box by at
      * most 2^-24 of the largest coordinate; 8 times that, three axes */
