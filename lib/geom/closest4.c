@@ -57,13 +57,13 @@ static int make_leaf(builder *B, const ep_closest_node *b)
     return id;
 }
 
-/* The 4-wide node of binary inner node b: its two children, then the
- * children of the inner child of largest box area, until four. */
+/* The wide node of binary inner node b: its two children, then the
+ * children of the inner child of largest box area, until eight. */
 static int collapse(builder *B, int b)
 {
     const ep_closest_node *bn = B->c->node;
-    int kid[4] = {bn[b].left, bn[b].right, -1, -1}, nk = 2;
-    while (nk < 4) {
+    int kid[8] = {bn[b].left, bn[b].right}, nk = 2;
+    while (nk < 8) {
         int pick = -1;
         double best = -1;
         for (int i = 0; i < nk; i++)
@@ -78,7 +78,7 @@ static int collapse(builder *B, int b)
         kid[nk++] = bn[in].right;
     }
     int id = B->w->nnodes++;
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 8; i++) {
         int child = 0;
         if (i < nk)
             child = bn[kid[i]].count ? -1 - make_leaf(B, &bn[kid[i]]) : collapse(B, kid[i]);
@@ -270,7 +270,7 @@ int ep_closest4_build(ep_closest4 *w, const ep_mesh *m)
     sah(&S, 0, nt, 0, key);
     if (c.node[0].count) { /* the root is a leaf: one node above it */
         ep_closest4_node *n = &w->node[w->nnodes++];
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < 8; i++) {
             n->child[i] = 0;
             for (int a = 0; a < 3; a++) {
                 n->lo[a][i] = i ? INFINITY : c.node[0].lo[a];
@@ -303,11 +303,17 @@ void ep_closest4_free(ep_closest4 *w)
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 typedef long long v4i __attribute__((vector_size(32)));
+typedef long long v8i __attribute__((vector_size(64)));
 
 /* Lanes of a where m, of b elsewhere. */
 static inline __attribute__((always_inline)) ep_v4d sel(v4i m, ep_v4d a, ep_v4d b)
 {
     return (ep_v4d)(((v4i)a & m) | ((v4i)b & ~m));
+}
+
+static inline __attribute__((always_inline)) ep_v8d vmax8(ep_v8d a, ep_v8d b)
+{
+    return (ep_v8d)(((v8i)a & (a > b)) | ((v8i)b & ~(a > b)));
 }
 
 static inline __attribute__((always_inline)) ep_v4d vmin(ep_v4d a, ep_v4d b)
@@ -373,11 +379,13 @@ CLONES void ep_closest4_query(const ep_closest4 *w, const double p[3], int *tri,
     struct {
         int id;
         double g;
-    } st[256];
+    } st[512];
     int sp = 0, bt = *tri, id = 0;
     double best = *d2, ntest = 0;
-    const ep_v4d px = {p[0], p[0], p[0], p[0]}, py = {p[1], p[1], p[1], p[1]}, pz = {p[2], p[2], p[2], p[2]},
-                 zero = {0, 0, 0, 0};
+    const ep_v4d px = {p[0], p[0], p[0], p[0]}, py = {p[1], p[1], p[1], p[1]}, pz = {p[2], p[2], p[2], p[2]};
+    const ep_v8d px8 = {p[0], p[0], p[0], p[0], p[0], p[0], p[0], p[0]},
+                 py8 = {p[1], p[1], p[1], p[1], p[1], p[1], p[1], p[1]},
+                 pz8 = {p[2], p[2], p[2], p[2], p[2], p[2], p[2], p[2]}, zero8 = {0, 0, 0, 0, 0, 0, 0, 0};
     for (;;) {
         if (id < 0) {
             const ep_closest4_leaf *l = &w->leaf[-1 - id];
@@ -391,17 +399,19 @@ CLONES void ep_closest4_query(const ep_closest4 *w, const double p[3], int *tri,
         } else {
             const ep_closest4_node *n = &w->node[id];
             /* distance to a box: per axis the larger of lo - p and p - hi, if positive */
-            ep_v4d dx = vmax(vmax(n->lo[0] - px, px - n->hi[0]), zero);
-            ep_v4d dy = vmax(vmax(n->lo[1] - py, py - n->hi[1]), zero);
-            ep_v4d dz = vmax(vmax(n->lo[2] - pz, pz - n->hi[2]), zero);
-            ep_v4d g = dx * dx + dy * dy + dz * dz;
-            ep_v4d bv = {best, best, best, best};
-            v4i lt = g < bv;
-            int bits = (int)((lt[0] & 1) | (lt[1] & 2) | (lt[2] & 4) | (lt[3] & 8));
+            ep_v8d dx = vmax8(vmax8(n->lo[0] - px8, px8 - n->hi[0]), zero8);
+            ep_v8d dy = vmax8(vmax8(n->lo[1] - py8, py8 - n->hi[1]), zero8);
+            ep_v8d dz = vmax8(vmax8(n->lo[2] - pz8, pz8 - n->hi[2]), zero8);
+            ep_v8d g = dx * dx + dy * dy + dz * dz;
+            ep_v8d bv = {best, best, best, best, best, best, best, best};
+            v8i lt = g < bv;
+            int bits = 0;
+            for (int k = 0; k < 8; k++)
+                bits |= (int)(lt[k] & (1 << k));
             if (bits) {
                 /* the nearest child next; the others pushed, nearer last (popped first) */
-                int o[4], m = 0;
-                for (int k = 0; k < 4; k++) {
+                int o[8], m = 0;
+                for (int k = 0; k < 8; k++) {
                     if (!(bits >> k & 1))
                         continue;
                     int j = m++;
@@ -412,7 +422,7 @@ CLONES void ep_closest4_query(const ep_closest4 *w, const double p[3], int *tri,
                     o[j] = k;
                 }
                 if (sp + m > (int)(sizeof st / sizeof *st))
-                    m = 1; /* cannot happen: depth below SAH_DEPTH + 32 */
+                    m = 1; /* cannot happen: 7 a level, depth below SAH_DEPTH + 32 */
                 for (int j = 0; j < m - 1; j++) {
                     st[sp].id = n->child[o[j]];
                     st[sp++].g = g[o[j]];

@@ -1,14 +1,14 @@
 /*
- * closest4.h — exact closest-triangle queries on a 4-wide box hierarchy,
- * four triangles a vector test: the many-query search of distance fields
+ * closest4.h — exact closest-triangle queries on a wide box hierarchy (8
+ * children a node), four triangles a vector test: the many-query search of distance fields
  * (distfield.h), where a good first bound (the neighbour point's triangle)
  * leaves the work in verifying it.
  *
  * The hierarchy is a binary tree split by the surface area heuristic (16
- * bins an axis; Wald 2007), collapsed to nodes of four children (the two
+ * bins an axis; Wald 2007), collapsed to nodes of eight children (the two
  * children, then the children of the largest inner child until there are
- * four): node boxes are the triangles' exact double boxes, four to a
- * vector, so a node costs one 4-wide box-distance test (no float rounding
+ * eight): node boxes are the triangles' exact double boxes, eight to a
+ * vector, so a node costs one 8-wide box-distance test (no float rounding
  * to allow for); each leaf (up to four triangles) is stored as its corners in structure-of-arrays doubles and
  * tested four at a time, branch-free: the squared distance is the minimum
  * of the three edge segments' and, when the point projects inside the
@@ -28,9 +28,12 @@
 #include "closest.h"
 #include "kernel.h"
 
+/* Eight doubles (one AVX-512 register, two AVX ones). */
+typedef double ep_v8d __attribute__((vector_size(64), aligned(8)));
+
 typedef struct ep_closest4_node {
-    ep_v4d lo[3], hi[3]; /* children's boxes by axis; an empty slot is lo = +inf, hi = -inf */
-    int child[4];        /* >= 0: a node; < 0: leaf -1 - child */
+    ep_v8d lo[3], hi[3]; /* children's boxes by axis; an empty slot is lo = +inf, hi = -inf */
+    int child[8];        /* >= 0: a node; < 0: leaf -1 - child */
 } ep_closest4_node;
 
 typedef struct ep_closest4_leaf {
