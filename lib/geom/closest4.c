@@ -103,11 +103,20 @@ typedef struct {
     const double *cen; /* [nt][3] box centres */
 } sah_ctx;
 
-static void grow(double *lo, double *hi, const double *b)
+/* Box (lo, hi) grown to hold box (blo, bhi); empty: lo = +inf, hi = -inf. */
+static void grow(double *lo, double *hi, const double *blo, const double *bhi)
 {
     for (int a = 0; a < 3; a++) {
-        lo[a] = fmin(lo[a], b[a]);
-        hi[a] = fmax(hi[a], b[3 + a]);
+        lo[a] = fmin(lo[a], blo[a]);
+        hi[a] = fmax(hi[a], bhi[a]);
+    }
+}
+
+static void empty(double *lo, double *hi)
+{
+    for (int a = 0; a < 3; a++) {
+        lo[a] = INFINITY;
+        hi[a] = -INFINITY;
     }
 }
 
@@ -132,17 +141,12 @@ static int sah(sah_ctx *S, int first, int count, int depth, double *key)
     ep_closest *c = S->c;
     int id = c->nnodes++, *perm = c->perm;
     ep_closest_node *n = &c->node[id];
-    double clo[3] = {INFINITY, INFINITY, INFINITY}, chi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int a = 0; a < 3; a++) {
-        n->lo[a] = INFINITY;
-        n->hi[a] = -INFINITY;
-    }
+    double clo[3], chi[3]; /* the box of the centres */
+    empty(n->lo, n->hi);
+    empty(clo, chi);
     for (int i = first; i < first + count; i++) {
-        grow(n->lo, n->hi, &S->tb[6 * perm[i]]);
-        for (int a = 0; a < 3; a++) {
-            clo[a] = fmin(clo[a], S->cen[3 * perm[i] + a]);
-            chi[a] = fmax(chi[a], S->cen[3 * perm[i] + a]);
-        }
+        grow(n->lo, n->hi, &S->tb[6 * perm[i]], &S->tb[6 * perm[i] + 3]);
+        grow(clo, chi, &S->cen[3 * perm[i]], &S->cen[3 * perm[i]]);
     }
     n->first = first;
     n->count = count;
@@ -157,38 +161,28 @@ static int sah(sah_ctx *S, int first, int count, int depth, double *key)
         int cnt[BINS] = {0};
         double blo[BINS][3], bhi[BINS][3], rarea[BINS];
         for (int b = 0; b < BINS; b++)
-            for (int k = 0; k < 3; k++) {
-                blo[b][k] = INFINITY;
-                bhi[b][k] = -INFINITY;
-            }
+            empty(blo[b], bhi[b]);
         for (int i = first; i < first + count; i++) {
             int b = (int)((S->cen[3 * perm[i] + a] - clo[a]) / ext * BINS);
             b = b < 0 ? 0 : b >= BINS ? BINS - 1 : b;
             cnt[b]++;
-            grow(blo[b], bhi[b], &S->tb[6 * perm[i]]);
+            grow(blo[b], bhi[b], &S->tb[6 * perm[i]], &S->tb[6 * perm[i] + 3]);
         }
-        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        double lo[3], hi[3];
         int rc[BINS], nr = 0;
+        empty(lo, hi);
         for (int b = BINS - 1; b > 0; b--) { /* right side of boundary b: bins b .. */
-            if (cnt[b]) {
-                double box[6] = {blo[b][0], blo[b][1], blo[b][2], bhi[b][0], bhi[b][1], bhi[b][2]};
-                grow(lo, hi, box);
-            }
+            if (cnt[b])
+                grow(lo, hi, blo[b], bhi[b]);
             nr += cnt[b];
             rc[b] = nr;
             rarea[b] = nr ? half_area(lo, hi) : 0;
         }
-        for (int k = 0; k < 3; k++) {
-            lo[k] = INFINITY;
-            hi[k] = -INFINITY;
-        }
+        empty(lo, hi);
         int nl = 0;
         for (int b = 1; b < BINS; b++) { /* left of boundary b: bins .. b-1 */
-            if (cnt[b - 1]) {
-                double box[6] = {blo[b - 1][0], blo[b - 1][1], blo[b - 1][2],
-                                 bhi[b - 1][0], bhi[b - 1][1], bhi[b - 1][2]};
-                grow(lo, hi, box);
-            }
+            if (cnt[b - 1])
+                grow(lo, hi, blo[b - 1], bhi[b - 1]);
             nl += cnt[b - 1];
             if (!nl || !rc[b])
                 continue;
