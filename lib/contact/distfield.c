@@ -71,7 +71,7 @@ double ep_distfield_bytes(int n, int nt, int nv)
 {
     double pts = (double)ep_distfield_points(n);
     /* the field; the fill's bits (two sets when a region is re-signed);
-     * per triangle: its box (48), the 4-wide hierarchy (about 120) and its
+     * per triangle: its box (48), the wide hierarchy (about 120) and its
      * build's binary tree, boxes and centres (about 230; Embree's BVH
      * and float copy, about 150, when EP_DISTFIELD_EMBREE is set),
      * the winding tree's hierarchy and sums (two nodes of 64 + 56) or the
@@ -134,7 +134,7 @@ typedef struct {
     double *tbox;              /* [nt][6] each triangle's box (lo, hi) */
     RTCScene scene;            /* the triangles in float, for the queries */
     double slack;              /* what float rounding may move a box: added to the query radius */
-    const ep_closest4 *w;      /* non-NULL: the 4-wide hierarchy answers the queries */
+    const ep_closest4 *w;      /* non-NULL: the wide hierarchy answers the queries */
 } pass_ctx;
 
 

@@ -10,7 +10,7 @@
  *
  * Every value is the exact Euclidean distance to the closest point of the
  * triangle set (region tests, closest.h), rounded to float32: each grid
- * point runs an exact closest-triangle query on the 4-wide hierarchy of
+ * point runs an exact closest-triangle query on the wide hierarchy of
  * closest4.h whose first bound is the distance to the closest triangle of
  * the point before it in its 4^3 block (Lipschitz coherence: within 2h of
  * the answer, mostly equal to it), so the search prunes nearly everything
@@ -103,7 +103,7 @@ double ep_distfield_bytes(int n, int nt, int nv);
  *   Inputs     the triangles of setup; band 0 (exact everywhere) or W > 0;
  *              threads (OpenMP; < 1: omp_get_max_threads()).
  *   Outputs    g->value (allocated; ep_distfield_free), the statistics.
- *   Workspace  a bit a point, the 4-wide hierarchy (closest4.h, O(nt)),
+ *   Workspace  a bit a point, the wide hierarchy (closest4.h, O(nt)),
  *              the winding tree (O(nt)), the region fill's queue
  *              (breadth-first: a wavefront, O(n^2) ids).
  *   Cost       O((n+1)^3 log nt) typical; a far region signed point by
