@@ -14,7 +14,7 @@
  * closest4.h whose first bound is the distance to the closest triangle of
  * the point before it in its 4^3 block (Lipschitz coherence: within 2h of
  * the answer, mostly equal to it), so the search prunes nearly everything
- * at once; boxes and triangles are tested four at a time in double
+ * at once; boxes (eight at a time) and triangles (four) are tested in double
  * (doc/DECISIONS.md has the measurements; EP_DISTFIELD_EMBREE=1 in the
  * environment runs Embree's point query, rtcPointQuery, instead, the
  * search it replaced, for the benchmark's comparison).  The result is the
