@@ -3,6 +3,7 @@
  */
 #include "distfield.h"
 #include "closest.h"
+#include "closest4.h"
 #include "err.h"
 #include "pseudonormal.h"
 #include "vec3.h"
@@ -70,11 +71,13 @@ double ep_distfield_bytes(int n, int nt, int nv)
 {
     double pts = (double)ep_distfield_points(n);
     /* the field; the fill's bits (two sets when a region is re-signed);
-     * per triangle: its box (48), Embree's float copy and BVH (about 150),
+     * per triangle: its box (48), the wide hierarchy (about 120) and its
+     * build's binary tree, boxes and centres (about 230; Embree's BVH
+     * and float copy, about 150, when EP_DISTFIELD_EMBREE is set),
      * the winding tree's hierarchy and sums (two nodes of 64 + 56) or the
      * pseudonormals (96), the ids (12); per vertex: its float copy and
      * vertex normal (36) */
-    return 4 * pts + pts / 4 + (48.0 + 150 + 240 + 12) * nt + 36.0 * nv;
+    return 4 * pts + pts / 4 + (48.0 + 350 + 240 + 12) * nt + 36.0 * nv;
 }
 
 static double tri_dist2(const ep_mesh *m, int t, const double *p)
@@ -131,6 +134,7 @@ typedef struct {
     double *tbox;              /* [nt][6] each triangle's box (lo, hi) */
     RTCScene scene;            /* the triangles in float, for the queries */
     double slack;              /* what float rounding may move a box: added to the query radius */
+    const ep_closest4 *w;      /* non-NULL: the wide hierarchy answers the queries */
 } pass_ctx;
 
 
@@ -178,6 +182,16 @@ static bool visit(struct RTCPointQueryFunctionArguments *a)
  * Squared distance, *tri. */
 static double closest(const pass_ctx *x, const double p[3], int hint, int *tri, double *tests)
 {
+    if (x->w) {
+        double d2 = INFINITY;
+        *tri = hint;
+        if (hint >= 0) {
+            d2 = tri_dist2(x->m, hint, p);
+            *tests += 1;
+        }
+        ep_closest4_query(x->w, p, tri, &d2, tests);
+        return d2;
+    }
     query q = {x, {p[0], p[1], p[2]}, INFINITY, -1, 0};
     if (hint >= 0) {
         q.best = tri_dist2(x->m, hint, p);
@@ -349,46 +363,64 @@ static long sign_points(ep_distfield *g, const ep_winding *w, const long *ids, l
 
 /* The far region of seed (unvisited, far): visited set, its points
  * negated when inside; samples gathered; mixed regions re-walked from
- * their seed with all their points signed one by one. */
+ * their seed with all their points signed one by one.  Scanline fill: a
+ * popped point claims the run of unvisited far points along x through it,
+ * and each run of candidates in the four neighbouring rows (y +- 1, z +- 1)
+ * gets one seed in the queue, so a point costs a few bit tests and no
+ * division; a seed claimed meanwhile by another run is passed over. */
 static int fill(ep_distfield *g, const ep_winding *w, uint64_t *seen, long seed, double far, int mode, int inside,
                 stack *st, stack *batch, int threads)
 {
-    long m = g->n + 1, step[3] = {1, m, m * m};
+    long m = g->n + 1, mm = m * m;
     int s = EP_OK;
+    float *v = g->value;
     st->n = st->head = batch->n = batch->head = 0;
-    SETBIT(seen, seed);
     if ((s = push(st, seed)))
         return s;
     while (st->head < st->n) {
         long id = st->a[st->head++];
-        long c[3] = {id % m, id / m % m, id / (m * m)};
-        if (mode == 0) {
+        if (BIT(seen, id))
+            continue;
+        long x = id % m, row = id - x, y = row / m % m, z = row / mm, x0 = x, x1 = x;
+        while (x0 > 0 && !BIT(seen, row + x0 - 1) && fabsf(v[row + x0 - 1]) > far)
+            x0--;
+        while (x1 < g->n && !BIT(seen, row + x1 + 1) && fabsf(v[row + x1 + 1]) > far)
+            x1++;
+        int sample_row = y % EP_DISTFIELD_SAMPLE == 0 && z % EP_DISTFIELD_SAMPLE == 0;
+        for (long i = row + x0; i <= row + x1; i++) {
+            SETBIT(seen, i);
             if (inside)
-                g->value[id] = -g->value[id];
-            if (c[0] % EP_DISTFIELD_SAMPLE == 0 && c[1] % EP_DISTFIELD_SAMPLE == 0 &&
-                c[2] % EP_DISTFIELD_SAMPLE == 0 && (s = push(batch, id)))
-                return s;
-        } else {
-            if (inside)
-                g->value[id] = -g->value[id]; /* undo the region's sign */
-            if ((s = push(batch, id)))
-                return s;
-            if (batch->n == 65536) {
-                sign_points(g, w, batch->a, batch->n, -1, threads);
-                batch->n = batch->head = 0;
+                v[i] = -v[i]; /* mode 0: the region's sign; mode 1: undone */
+            if (mode == 0) {
+                if (sample_row && (i - row) % EP_DISTFIELD_SAMPLE == 0 && (s = push(batch, i)))
+                    return s;
+            } else {
+                if ((s = push(batch, i)))
+                    return s;
+                if (batch->n == 65536) {
+                    sign_points(g, w, batch->a, batch->n, -1, threads);
+                    batch->n = batch->head = 0;
+                }
             }
         }
-        for (int a = 0; a < 3; a++)
-            for (int d = -1; d <= 1; d += 2) {
-                if ((d < 0 && c[a] == 0) || (d > 0 && c[a] == g->n))
-                    continue;
-                long nb = id + d * step[a];
-                if (BIT(seen, nb) || !(fabsf(g->value[nb]) > far))
-                    continue;
-                SETBIT(seen, nb);
-                if ((s = push(st, nb)))
+        long nbr[4], nn = 0;
+        if (y > 0)
+            nbr[nn++] = row - m;
+        if (y < g->n)
+            nbr[nn++] = row + m;
+        if (z > 0)
+            nbr[nn++] = row - mm;
+        if (z < g->n)
+            nbr[nn++] = row + mm;
+        for (long r = 0; r < nn; r++) {
+            int open = 0; /* inside a run of candidates already seeded */
+            for (long i = nbr[r] + x0; i <= nbr[r] + x1; i++) {
+                int cand = !BIT(seen, i) && fabsf(v[i]) > far;
+                if (cand && !open && (s = push(st, i)))
                     return s;
+                open = cand;
             }
+        }
     }
     if (mode == 1)
         sign_points(g, w, batch->a, batch->n, -1, threads);
@@ -494,6 +526,7 @@ static double boundary_min(const ep_distfield *g)
 int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double offset, double band, int threads)
 {
     ep_closest c = {0};
+    ep_closest4 c4 = {0};
     ep_pseudonormal pn = {0};
     double *tbox = NULL;
     RTCDevice dev = NULL;
@@ -513,14 +546,18 @@ int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double off
         goto out;
     if (sign == EP_DISTFIELD_WINDING && (st = ep_closest_build(&c, m)))
         goto out;
+    const char *env = getenv("EP_DISTFIELD_EMBREE"); /* the benchmark's comparison */
+    int embree = env && strcmp(env, "0");
+    if (!embree && (st = ep_closest4_build(&c4, m)))
+        goto out;
     free(g->value);
     if (!(g->value = ep_malloc((size_t)np, sizeof *g->value)) ||
-        !(tbox = ep_malloc(6 * (size_t)m->nf, sizeof *tbox))) {
+        (embree && !(tbox = ep_malloc(6 * (size_t)m->nf, sizeof *tbox)))) {
         st = EP_ECOMPUTE;
         goto out;
     }
     double big = fmax(fabs(g->origin[0]), fmax(fabs(g->origin[1]), fabs(g->origin[2]))) + g->n * g->h;
-    for (int t = 0; t < m->nf; t++) {
+    for (int t = 0; embree && t < m->nf; t++) {
         const int *f = &m->triangles[3 * t];
         for (int a = 0; a < 3; a++) {
             double u = m->vertices[3 * f[0] + a], v = m->vertices[3 * f[1] + a], z = m->vertices[3 * f[2] + a];
@@ -531,11 +568,12 @@ int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double off
     }
     char config[32];
     snprintf(config, sizeof config, "threads=%d", threads);
-    if ((st = scene_build(&dev, &scene, m, config)))
+    if (embree && (st = scene_build(&dev, &scene, m, config)))
         goto out;
     /* float rounding of a vertex or of the query point moves a box by at
      * most 2^-24 of the largest coordinate; 8 times that, three axes */
-    pass_ctx x = {m, sign == EP_DISTFIELD_PSEUDONORMAL ? &pn : NULL, g, 1, 0, tbox, scene, 8 * 3 * big / 16777216.0};
+    pass_ctx x = {m, sign == EP_DISTFIELD_PSEUDONORMAL ? &pn : NULL, g, 1, 0, tbox, scene, 8 * 3 * big / 16777216.0,
+                  c4.node ? &c4 : NULL};
     if (g->band > 0) {
         x.stride = EP_DISTFIELD_COARSE;
         if ((st = pass(&x, threads)))
@@ -557,6 +595,7 @@ out:
     if (dev)
         rtcReleaseDevice(dev);
     free(tbox);
+    ep_closest4_free(&c4);
     ep_closest_free(&c);
     ep_pseudonormal_free(&pn);
     return st;

@@ -10,13 +10,15 @@
  *
  * Every value is the exact Euclidean distance to the closest point of the
  * triangle set (region tests, closest.h), rounded to float32: each grid
- * point runs an Embree point query (rtcPointQuery) whose first radius is
- * the distance to the closest triangle of the point before it in its 4^3
- * block (Lipschitz coherence: within 2h of the answer, mostly equal to
- * it), so the search prunes nearly everything at once; each triangle
- * Embree hands over is tested against its own box, then exactly in double
- * (doc/DECISIONS.md has the measurements).  The result is the minimum over
- * every triangle.  With a band W, a point whose coarse cell
+ * point runs an exact closest-triangle query on the wide hierarchy of
+ * closest4.h whose first bound is the distance to the closest triangle of
+ * the point before it in its 4^3 block (Lipschitz coherence: within 2h of
+ * the answer, mostly equal to it), so the search prunes nearly everything
+ * at once; boxes (eight at a time) and triangles (four) are tested in double
+ * (doc/DECISIONS.md has the measurements; EP_DISTFIELD_EMBREE=1 in the
+ * environment runs Embree's point query, rtcPointQuery, instead, the
+ * search it replaced, for the benchmark's comparison).  The result is the
+ * minimum over every triangle.  With a band W, a point whose coarse cell
  * (EP_DISTFIELD_COARSE cells wide, exact corners) has all corners farther
  * than W plus the cell's diagonal from the surface is interpolated instead,
  * with the error bound ep_distfield_band_error.
@@ -101,8 +103,8 @@ double ep_distfield_bytes(int n, int nt, int nv);
  *   Inputs     the triangles of setup; band 0 (exact everywhere) or W > 0;
  *              threads (OpenMP; < 1: omp_get_max_threads()).
  *   Outputs    g->value (allocated; ep_distfield_free), the statistics.
- *   Workspace  a bit a point, an Embree scene and the triangles' boxes
- *              (O(nt)), the winding tree (O(nt)), the region fill's queue
+ *   Workspace  a bit a point, the wide hierarchy (closest4.h, O(nt)),
+ *              the winding tree (O(nt)), the region fill's queue
  *              (breadth-first: a wavefront, O(n^2) ids).
  *   Cost       O((n+1)^3 log nt) typical; a far region signed point by
  *              point costs a winding number a point.
