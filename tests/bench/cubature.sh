@@ -30,7 +30,7 @@ open(sys.argv[1], "w").write("%.2f %.2f\n" % (w, r.ru_utime + r.ru_stime)); sys.
 timed "$W/tm" "$BIN/moddesc" -q "$MESH" --fixed-ids "${MESH%.veg}.bou" -E 1e7 --nu 0.4 --rho 1000 -k 20 -r "$rmax" -o "$W/modes.h5"
 echo "bench cubature: basis of $rmax vectors (moddesc -k 20): $(cat "$W/tm") s wall, CPU"
 for r in $RS; do
-    # the polynomials: r = 100 takes polycoef about an hour of 2 cores (7 ne n^2 flops, n = r(r+3)/2),
+    # the polynomials: r = 100 takes polycoef 512 CPU-s (3,087 s wall, niced on a loaded machine, 03:30 2026-11-29) (7 ne n^2 flops, n = r(r+3)/2),
     # so unless CUBATURE_POLY100=1 its setup is not run and its evaluation is timed on random
     # coefficients of that size (the cost is the size, not the values)
     if [ "$r" -lt 100 ] || [ "${CUBATURE_POLY100:-0}" = 1 ]; then
