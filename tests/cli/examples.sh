@@ -13,7 +13,7 @@ case $BIN in
 *san*) echo "# skipped under SANITIZE: the installed library is the optimized build"; finish; exit ;;
 esac
 STAGE="$WORK/stage"
-env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s install PREFIX="$STAGE" >"$WORK/install.log" 2>&1
+make -s install PREFIX="$STAGE" >"$WORK/install.log" 2>&1
 check "make install PREFIX=stage" [ $? -eq 0 ]
 for f in lib/libelastoprep.a lib/libelastoprep.so lib/libelastoprep.so.4 lib/pkgconfig/elastoprep.pc \
     include/elastoprep/elastoprep.h share/man/man3/libelastoprep.3 share/man/man3/ep_cma.3 share/man/man3/ep_cma_add.3; do
