@@ -8,6 +8,7 @@
 #   make -f scripts/pipeline.mk SOUP=asset.obj RES=64 OUT=run4
 #   make -f scripts/pipeline.mk SDF=object.obj RES=256 OUT=run5
 #   make -f scripts/pipeline.mk MESH=part.msh FIXED=... MATERIAL=... CONTACT=tool.obj OUT=run6
+#   make -f scripts/pipeline.mk MESH=tagged.msh ZONES="1 2" FIXED=... MATERIAL=... OUT=run7
 #
 # With SCAN, the model comes from a scanned surface: loopsub cleans it up,
 # simplifies it to a base of about BASE vertices and fits LEVELS Loop levels
@@ -91,6 +92,9 @@
 #   MG_LEVELS  levels of mghier's hierarchy, the finest included [3]
 #   CUBATURE   make cubature.h5 [yes]; empty for a hexahedral MESH, which
 #              cubature(1) refuses (tetrahedra only)
+#   ZONES    region tags of MESH to bond as zones (000 §5.1), or empty [empty;
+#            the demo's dragon has no regions]: zonesplit -> femcondense
+#            --traction lumped --columns all -> rtcheck --zones, the goal zones
 #   LOADS    fullsim's load file [$(OUT)/gravity.loads: gravity ramped over 0.05 s]
 #   FULLSIM  fullsim options [--dt 0.0033333333333333335 -n 60 --alpha 0.5]
 #   PARTS    split femcondense, bemsolve, moddesc and polycoef into PARTS
@@ -141,7 +145,7 @@
 #   options     the same and blanks, = and :
 EP_NAME_VARS := BIN SCAN MESH OUT PROJECT SOUP CONTACT
 EP_OPT_VARS  := BASE TETGEN MATERIAL SURFACE_FIXED MODES FIXED LEVELS LEVEL EPS DIRECT PARTS RES VOXEL SOUP_FIXED \
-                MG_LEVELS POINTSHELL CONTACT_RES CUBATURE
+                MG_LEVELS POINTSHELL CONTACT_RES CUBATURE ZONES
 ep_chars := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z \
             0 1 2 3 4 5 6 7 8 9 _ . / , + - @ ~
 ep_strip = $(if $(2),$(call ep_strip,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
@@ -432,3 +436,23 @@ $(OUT)/$(1).h5: $(foreach i,$(PART_IDS),$(OUT)/parts/$(1).$(i).h5) $(BIN)/epmerg
 endef
 $(foreach s,gf-fem gf-bem modes cubic,$(eval $(call merge_parts,$(s))))
 endif
+
+# --- bonded zones (ZONES="1 2 ..."): each region tag of MESH its own model
+# (zonesplit: its elements, the seam held), its GFs with every column
+# (lumped traction: the bond is exact, DECISIONS), bonded by rtcheck --zones.
+ZONES ?=
+ZONE_GFS := $(foreach z,$(ZONES),$(OUT)/gf-zone-$(z).h5)
+.SECONDARY: $(foreach z,$(ZONES),$(OUT)/zone-$(z).h5) # kept: their sidecars name them
+$(eval $(call pipeline_goal,zones,ZONES,$(OUT)/rtcheck-zones.txt))
+
+$(OUT)/zone-%.h5: $(MESH) $(BIN)/zonesplit
+	@mkdir -p $(OUT)
+	$(BIN)/zonesplit $(MESH) --region $* $(FIXED) $(MATERIAL) -o $@
+
+$(OUT)/gf-zone-%.h5: $(OUT)/zone-%.h5 $(BIN)/femcondense
+	$(BIN)/femcondense $< $(MATERIAL) --traction lumped --columns all -o $@
+
+$(OUT)/rtcheck-zones.txt: $(ZONE_GFS) $(BIN)/rtcheck
+	$(BIN)/rtcheck --zones $(ZONE_GFS) >$@.tmp
+	@mv $@.tmp $@
+	@grep -E "FAILED|us$$" $@ | sed 's/^rtcheck: //'

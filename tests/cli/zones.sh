@@ -85,5 +85,13 @@ $PY $T/barmesh.py 2 1 1 1 1 1 1 "$WORK/one.msh"
 expect_fail "zonesplit: one region, no seam" 3 "region 1 shares no vertex with another region" zonesplit "$WORK/one.msh" --region 1 -o "$WORK/out/z.h5"
 expect_fail "zonesplit: a surface" 3 "no region tags|not a volumetric mesh" zonesplit data/icosahedron.obj --region 1 -o "$WORK/out/z.h5"
 
+# --- the pipeline's zones goal: zonesplit -> femcondense -> rtcheck --zones -------------
+P="$WORK/pipe"
+make -s -f scripts/pipeline.mk BIN="$BIN" OUT="$P" MESH="$WORK/bar2.msh" ZONES="1 2" FIXED="$FIX" MATERIAL="$MAT" >"$WORK/make.txt" 2>&1
+check "pipeline ZONES=: every step made, rtcheck --zones passed and timed the seam solve" sh -c \
+    "grep -q 'pipeline: done' '$WORK/make.txt' && ! grep -q FAILED '$P/rtcheck-zones.txt' && grep -q 'seam solve, same frames' '$P/rtcheck-zones.txt'"
+check "pipeline ZONES=: the zone files stay beside their sidecars, and a second make has nothing to do" sh -c \
+    "[ -f '$P/zone-1.h5' ] && [ -f '$P/zone-2.h5' ] && [ -z \"\$(make -s -f scripts/pipeline.mk BIN='$BIN' OUT='$P' MESH='$WORK/bar2.msh' ZONES='1 2' FIXED='$FIX' MATERIAL='$MAT' 2>&1 | grep -v '^pipeline: done')\" ]"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
