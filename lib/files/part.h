@@ -44,12 +44,6 @@ typedef struct ep_part {
  * parser).  0 or EP_EUSAGE ("option --part: ..."). */
 int ep_part_parse(void *part, const char *opt, const char *arg);
 
-/* The --part entry of a tool's option table (cli.h) for the ep_part p:
- * what "part I of N of the <share>" a run computes, in its --help. */
-#define EP_PART_OPTION(p, share)                                                                                     \
-    {"part", 0, EP_CLI_CALL, &(p), .arg = "I/N", .call = ep_part_parse,                                              \
-     .help = share ", a file for epmerge(1)"}
-
 /* Set p's share of total units, split in grains of grain units (> 0): the
  * G = ceil(total / grain) grains go to the parts in order, part I taking
  * grains [I G / N, (I + 1) G / N), so [lo, hi) starts and (but for the last
