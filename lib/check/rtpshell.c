@@ -233,7 +233,7 @@ static void trajectory_pose(const run *X, long k, long n, ep_pscontact_pose *p)
 /* Temporal coherence (001 §3.10.2) along the trajectory again, with the q
  * of each cycle as the first pass had them (qs [n][r]): vmax the largest
  * motion of any point relative to the field in one cycle (the field's step
- * plus max_s |U_s| |dq|, U_s the runtime's rows); every cycle's answer
+ * plus max_s |U_s| |dq|, U_s the runtime's rows, ep_pscontact_modes); every cycle's answer
  * against brute force, the node visits skipped. */
 static void coherence(run *X, ep_rtreport *rep, long n, const double *qs)
 {
@@ -241,12 +241,17 @@ static void coherence(run *X, ep_rtreport *rep, long n, const double *qs)
     int r = X->r;
     double umax = 0, vmax = 0, worst = 0, tsum = 0;
     long skipped = 0, visits = 0;
-    for (size_t i = 0; r && i < (size_t)c->ps.S; i++) {
+    double *Us = ep_malloc(3 * (size_t)r + 1, sizeof *Us);
+    if (!Us)
+        return;
+    for (int i = 0; r && i < c->ps.S; i++) {
         double u2 = 0;
+        ep_pscontact_modes(c, i, Us);
         for (int j = 0; j < 3 * r; j++)
-            u2 += (double)c->Uf[i * 3 * r + j] * c->Uf[i * 3 * r + j];
+            u2 += Us[j] * Us[j];
         umax = fmax(umax, u2);
     }
+    free(Us);
     ep_pscontact_pose p, p0;
     for (long k = 1; k < n; k++) {
         trajectory_pose(X, k - 1, n, &p0);

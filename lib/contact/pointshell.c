@@ -664,6 +664,76 @@ out:
 
 /* ---- the binding ---- */
 
+/* The binding per element (pointshell.h: ps->k .. grad) from the embedding
+ * b of the points into sim's elements elem [ne][k] and the basis U [r][3
+ * sim->nv]: bound vertices numbered as the points first reach them, a
+ * record for each tet holding points (its gradients are constants) or for
+ * each point in a hex (the gradients at its local coordinates).  Cost
+ * O(S k + nbv 3r + ne).  0 or EP_ECOMPUTE. */
+static int bind_records(ep_pointshell *ps, const ep_embed *b, const ep_mesh *sim, const int *elem, int ne, int k,
+                        const double *U, int r)
+{
+    int S = ps->S, nv = sim->nv, st = EP_OK;
+    size_t nv3 = 3 * (size_t)nv;
+    int *vmap = ep_malloc((size_t)nv + 1, sizeof *vmap), *emap = ep_malloc((size_t)ne + 1, sizeof *emap);
+    ps->k = k, ps->nbv = ps->nbe = 0;
+    if (!vmap || !emap || !(ps->bvert = ep_malloc((size_t)S * k + 1, sizeof *ps->bvert)) ||
+        !(ps->belem = ep_malloc((size_t)S + 1, sizeof *ps->belem)) ||
+        !(ps->bw = ep_malloc((size_t)S * k + 1, sizeof *ps->bw)) ||
+        !(ps->corner = ep_malloc((size_t)(k == 4 ? (ne < S ? ne : S) : S) * k + 1, sizeof *ps->corner)) ||
+        !(ps->grad = ep_malloc((size_t)(k == 4 ? (ne < S ? ne : S) : S) * k * 3 + 1, sizeof *ps->grad))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int v = 0; v < nv; v++)
+        vmap[v] = -1;
+    for (int e = 0; e < ne; e++)
+        emap[e] = -1;
+    for (int s = 0; s < S; s++) {
+        int e = b->element[s], rec = k == 4 ? emap[e] : -1;
+        const int *ev = &elem[(size_t)k * e];
+        if (rec < 0) { /* a new record: its corners and gradients */
+            double x[8][3], g[8][3], xi[3] = {0, 0, 0}, vol;
+            rec = ps->nbe++;
+            if (k == 4)
+                emap[e] = rec;
+            for (int c = 0; c < k; c++) {
+                memcpy(x[c], &sim->vertices[3 * (size_t)ev[c]], sizeof x[c]);
+                if (vmap[ev[c]] < 0)
+                    ps->bvert[vmap[ev[c]] = ps->nbv++] = ev[c];
+                ps->corner[(size_t)k * rec + c] = vmap[ev[c]];
+            }
+            if (k == 4)
+                ep_tet_gradients((const double(*)[3])x, &vol, g);
+            else {
+                if (ep_hex_local((const double(*)[3])x, &ps->P[3 * (size_t)s], xi))
+                    xi[0] = xi[1] = xi[2] = 0;
+                ep_hex_gradients((const double(*)[3])x, xi, g);
+            }
+            memcpy(&ps->grad[(size_t)rec * k * 3], g, (size_t)k * 3 * sizeof(double));
+        }
+        ps->belem[s] = rec;
+        for (int c = 0; c < k; c++) { /* the weight of corner c (embed's columns in any order) */
+            double w = 0;
+            for (int t = 0; t < k; t++)
+                if (b->col[(size_t)k * s + t] == ev[c])
+                    w += b->w[(size_t)k * s + t];
+            ps->bw[(size_t)k * s + c] = w;
+        }
+    }
+    if (!(ps->Uv = ep_malloc((size_t)ps->nbv * 3 * r + 1, sizeof *ps->Uv))) {
+        st = EP_ECOMPUTE;
+        goto out;
+    }
+    for (int v = 0; v < ps->nbv; v++)
+        for (int a = 0; a < 3; a++)
+            for (int j = 0; j < r; j++)
+                ps->Uv[((size_t)v * 3 + a) * r + j] = U[j * nv3 + 3 * (size_t)ps->bvert[v] + a];
+out:
+    free(vmap), free(emap);
+    return st;
+}
+
 int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, int r, double limit)
 {
     ep_embed b = {0};
@@ -675,6 +745,8 @@ int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, i
     if ((st = ep_embed_build(&b, sim->vertices, sim->nv, elem, ne, k, ps->P, ps->S, limit)))
         return st;
     free(ps->U), free(ps->dN), free(ps->a);
+    free(ps->bvert), free(ps->Uv), free(ps->belem), free(ps->bw), free(ps->corner), free(ps->grad);
+    ps->bvert = ps->belem = ps->corner = NULL, ps->Uv = ps->bw = ps->grad = NULL;
     ps->r = r;
     ps->dN = ps->a = NULL;
     if (!(ps->U = ep_calloc((size_t)ps->S * 3 * r + 1, sizeof *ps->U)) ||
@@ -712,7 +784,10 @@ int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, i
                 }
         }
     }
+    st = bind_records(ps, &b, sim, elem, ne, k, U, r);
     ep_embed_free(&b);
+    if (st)
+        return st;
     /* a_ij = max over the subtree of |U_s,j - U_i,j| (eq. 3.12): every leaf up its ancestors */
     int L = ps->L;
     int *up = ep_malloc((size_t)ps->nn, sizeof *up);
@@ -760,5 +835,6 @@ void ep_pointshell_free(ep_pointshell *ps)
     free(ps->level_start), free(ps->P), free(ps->N), free(ps->parent), free(ps->spacing);
     free(ps->node_start), free(ps->node_point), free(ps->node_first), free(ps->node_count), free(ps->R0);
     free(ps->U), free(ps->dN), free(ps->a);
+    free(ps->bvert), free(ps->Uv), free(ps->belem), free(ps->bw), free(ps->corner), free(ps->grad);
     memset(ps, 0, sizeof *ps);
 }

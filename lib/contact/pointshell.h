@@ -45,6 +45,12 @@
  * Binding (001 eqs. 3.6-3.8): with a simulation mesh (tets or hexes,
  * embed.h) and its basis U [r][3nv]: U_s = sum_v phi_v(P_s) U_v (3 x r),
  * F_s,j = sum_v U_v,j grad phi_v(P_s)^T, dN_s[:, j] = F_s,j N_s.
+ * The same binding is kept per element (ps->bvert .. grad): each point's
+ * element record and weights, the record's corners and shape-function
+ * gradients, the corners' rows U_v, so that U_s = sum_c w_sc U_vc and the
+ * element's displacement gradient of mode j is G_j = sum_c U_vc,j grad
+ * phi_c^T (what ep_pscontact evaluates: a contact area has far fewer
+ * vertices than points).
  * BD-tree (eq. 3.12): R_i,0 = max_{s in subtree(i)} |P_s - P_i|,
  * a_ij = max_{s in subtree(i)} |U_s,j - U_i,j|, so that
  * |p_s - p_i| <= R_i,0 + sum_j a_ij |q_j| for every q.
@@ -92,6 +98,17 @@ typedef struct ep_pointshell {
     double *dN;       /* owned: [S][3][r] normal corrections dN_s */
     double *a;        /* owned: [nn][r] BD-tree coefficients a_ij */
     double max_embed; /* largest distance of a point from its element */
+    /* the binding through the mesh (r > 0): U_s = sum_c w_sc U_v(c) (001
+     * eq. 3.6), so the runtime moves the element's vertices, not the point */
+    int k;            /* corners of an element: 4 (tets) or 8 (hexes) */
+    int nbv;          /* bound vertices: the corners of the elements holding points */
+    int nbe;          /* element records: a tet holding points, or one a point for hexes */
+    int *bvert;       /* owned: [nbv] the simulation mesh's vertex (0-based) */
+    double *Uv;       /* owned: [nbv][3][r] its rows of the basis U_v */
+    int *belem;       /* owned: [S] the point's element record */
+    double *bw;       /* owned: [S][k] the point's weights phi_c(P_s) */
+    int *corner;      /* owned: [nbe][k] the record's corners (bound vertices) */
+    double *grad;     /* owned: [nbe][k][3] grad phi_c (a tet's constants; a hex's at its point) */
 } ep_pointshell;
 
 /* How the points are made (ep_pointshell_sample). */
@@ -135,7 +152,8 @@ int ep_pointshell_sample(ep_pointshell *ps, const ep_mesh *m, const ep_pointshel
 int ep_pointshell_tree(ep_pointshell *ps);
 
 /* Bind the points to the simulation mesh sim (tets or hexes) with the
- * basis U [r][3 sim->nv]: ps->U, dN, a (allocated), max_embed.  A point
+ * basis U [r][3 sim->nv]: ps->U, dN, a, the element records k .. grad
+ * (allocated), max_embed.  A point
  * farther than limit from every element is refused.  Needs the tree.
  *   Cost       O(S (k + r)) plus embed's O(ne + S); O(S L r) for a_ij.
  *   Returns    0; EP_EINPUT naming the first point (1-based) farther than

@@ -44,13 +44,71 @@ int ep_pointshell_file_write(ep_h5 *f, const ep_pointshell *ps)
         !(st = ep_h5_set_attr_double(f, "/pointshell", "area", ps->area)) &&
         !(st = ep_h5_set_attr_double(f, "/pointshell", "max_embed", ps->max_embed)) && r > 0 &&
         !(st = ep_h5_write(f, "/pointshell/U", EP_F64, 3, du, ps->U)) &&
-        !(st = ep_h5_write(f, "/pointshell/dN", EP_F64, 3, du, ps->dN)))
-        st = ep_h5_write(f, "/pointshell/tree/a", EP_F64, 2, da, ps->a);
+        !(st = ep_h5_write(f, "/pointshell/dN", EP_F64, 3, du, ps->dN)) &&
+        !(st = ep_h5_write(f, "/pointshell/tree/a", EP_F64, 2, da, ps->a))) {
+        hsize_t dv = (hsize_t)ps->nbv, duv[3] = {dv, 3, (hsize_t)r}, dw[2] = {(hsize_t)S, (hsize_t)ps->k},
+                dc[2] = {(hsize_t)ps->nbe, (hsize_t)ps->k}, dg[3] = {(hsize_t)ps->nbe, (hsize_t)ps->k, 3};
+        if (!(st = ep_h5_write(f, "/pointshell/bind/vertex", EP_I32, 1, &dv, ps->bvert)) &&
+            !(st = ep_h5_write(f, "/pointshell/bind/Uv", EP_F64, 3, duv, ps->Uv)) &&
+            !(st = ep_h5_write(f, "/pointshell/bind/element", EP_I32, 1, &dS, ps->belem)) &&
+            !(st = ep_h5_write(f, "/pointshell/bind/weight", EP_F64, 2, dw, ps->bw)) &&
+            !(st = ep_h5_write(f, "/pointshell/bind/corner", EP_I32, 2, dc, ps->corner)))
+            st = ep_h5_write(f, "/pointshell/bind/gradient", EP_F64, 3, dg, ps->grad);
+    }
     free(level), free(cells);
     return st;
 }
 
 #define BAD(what) ep_fail(EP_EINPUT, "%s: /pointshell%s", f->path, what)
+
+/* The binding per element (r > 0): read, ids in range, and each point's
+ * U_s equal to sum_c w_sc U_vc (what the runtime moves it by) to 1e-9 of
+ * the largest row entry.  Cost O(S k r). */
+static int read_bind(ep_pointshell *ps, ep_h5 *f)
+{
+    int S = ps->S, r = ps->r, st;
+    hsize_t dv = 0, duv[3] = {0, 3, (hsize_t)r}, dS = (hsize_t)S, dw[2] = {(hsize_t)S, 0}, dc[2] = {0, 0},
+            dg[3] = {0, 0, 3};
+    if ((st = ep_h5_read(f, "/pointshell/bind/vertex", EP_I32, 1, &dv, (void **)&ps->bvert)) ||
+        (st = ep_h5_read(f, "/pointshell/bind/weight", EP_F64, 2, dw, (void **)&ps->bw)))
+        return st;
+    if (dv < 1 || dv > INT32_MAX / 8 || (dw[1] != 4 && dw[1] != 8))
+        return BAD("/bind/weight: 4 or 8 weights a point, and bound vertices");
+    ps->nbv = (int)dv, ps->k = (int)dw[1], duv[0] = dv, dc[1] = dg[1] = dw[1];
+    if ((st = ep_h5_read(f, "/pointshell/bind/Uv", EP_F64, 3, duv, (void **)&ps->Uv)) ||
+        (st = ep_h5_read(f, "/pointshell/bind/element", EP_I32, 1, &dS, (void **)&ps->belem)) ||
+        (st = ep_h5_read(f, "/pointshell/bind/corner", EP_I32, 2, dc, (void **)&ps->corner)))
+        return st;
+    if (dc[0] < 1 || dc[0] > INT32_MAX / 8)
+        return BAD("/bind/corner: no element records, or too many");
+    ps->nbe = (int)(dg[0] = dc[0]);
+    if ((st = ep_h5_read(f, "/pointshell/bind/gradient", EP_F64, 3, dg, (void **)&ps->grad)))
+        return st;
+    int k = ps->k;
+    for (int v = 0; v < ps->nbv; v++)
+        if (ps->bvert[v] < 0)
+            return BAD("/bind/vertex: a negative vertex");
+    for (size_t i = 0; i < (size_t)ps->nbe * k; i++)
+        if (ps->corner[i] < 0 || ps->corner[i] >= ps->nbv)
+            return BAD("/bind/corner: a corner out of the bound vertices");
+    double big = 0, worst = 0;
+    for (size_t i = 0; i < (size_t)S * 3 * r; i++)
+        big = fmax(big, fabs(ps->U[i]));
+    for (int s = 0; s < S && worst <= 1e-9 * big; s++) {
+        int e = ps->belem[s];
+        if (e < 0 || e >= ps->nbe)
+            return BAD("/bind/element: an element record out of range");
+        for (int i = 0; i < 3 * r; i++) {
+            double u = 0;
+            for (int c = 0; c < k; c++)
+                u += ps->bw[(size_t)k * s + c] * ps->Uv[(size_t)ps->corner[(size_t)k * e + c] * 3 * r + i];
+            worst = fmax(worst, fabs(u - ps->U[(size_t)s * 3 * r + i]));
+        }
+    }
+    if (!(worst <= 1e-9 * big))
+        return BAD("/bind/Uv: a point's U_s is not the sum of its corners' rows by its weights");
+    return EP_OK;
+}
 
 /* The structure of the tree (pointshell_file.h's list), the radii and
  * coefficients covering every subtree. */
@@ -208,7 +266,8 @@ int ep_pointshell_file_read(ep_pointshell *ps, ep_h5 *f)
         goto out;
     if (ps->r > 0 && ((st = ep_h5_read(f, "/pointshell/U", EP_F64, 3, du, (void **)&ps->U)) ||
                       (st = ep_h5_read(f, "/pointshell/dN", EP_F64, 3, du, (void **)&ps->dN)) ||
-                      (st = ep_h5_read(f, "/pointshell/tree/a", EP_F64, 2, da, (void **)&ps->a))))
+                      (st = ep_h5_read(f, "/pointshell/tree/a", EP_F64, 2, da, (void **)&ps->a)) ||
+                      (st = read_bind(ps, f))))
         goto out;
     for (int i = 0; i < ps->nn; i++)
         if (!(ps->R0[i] >= 0)) {

@@ -22,6 +22,13 @@
  *   /pointshell/U            float64 [S][3][r] U_s (001 eq. 3.6)
  *   /pointshell/dN           float64 [S][3][r] dN_s (eqs. 3.7-3.8)
  *   /pointshell/tree/a       float64 [nn][r] a_ij (eq. 3.12)
+ *   /pointshell/bind/vertex  int32 [nbv] the mesh vertex of each bound vertex
+ *   /pointshell/bind/Uv      float64 [nbv][3][r] its basis rows U_v
+ *   /pointshell/bind/element int32 [S] the point's element record
+ *   /pointshell/bind/weight  float64 [S][k] its weights (k = 4 tets, 8 hexes)
+ *   /pointshell/bind/corner  int32 [nbe][k] a record's corners (bound vertices)
+ *   /pointshell/bind/gradient float64 [nbe][k][3] their grad phi_c (a tet's;
+ *                            for hexes one record a point, at the point)
  *   /pointshell attributes: levels, r, order, offset, area, max_embed
  *
  * Files layer (doc/MODULES.md).
@@ -41,7 +48,8 @@ int ep_pointshell_file_write(ep_h5 *f, const ep_pointshell *ps);
  * the tree says (tree level l has level_start[l] nodes, each point once,
  * the children of a node contiguous and next to those of the node before,
  * its first child its own copy), ids in range, radii and coefficients >= 0,
- * unit normals; values finite.  Cost O(S r + nn r).
+ * unit normals; values finite; bound: record and corner ids in range and
+ * U_s = sum_c w_sc U_vc to 1e-9 of the largest entry.  Cost O(S k r + nn r).
  *   Returns    0; EP_EINPUT naming the file and dataset; EP_ECOMPUTE. */
 int ep_pointshell_file_read(ep_pointshell *ps, ep_h5 *f);
 

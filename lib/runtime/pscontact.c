@@ -3,11 +3,14 @@
  * §3.5-3.10, Ch. 4; MATH.md §11).
  *
  * The cycle's cost is its contact set (8,022 points of the 12,632 nodes
- * traversed at the bench's deepest pose), each reading its rows U_s and
- * dN_s: adopt therefore lays the points out in the order the traversal
- * meets them and keeps the rows in single precision, [S][r][3], so that a
- * row of three is one 4-lane load (kernel.h's vectors); arithmetic stays
- * in double (doc/DECISIONS.md, "the contact cycle in single precision").
+ * traversed at the bench's deepest pose): adopt therefore lays the points
+ * out in the order the traversal meets them, and a point reads its
+ * element record and weights, not rows of 3r values: the displacement
+ * u_v = U_v q of each vertex its element reaches is computed once a
+ * cycle (a stamp a vertex), and the contact area has far fewer vertices
+ * than points (doc/DECISIONS.md, "the contact cycle through the mesh").
+ * Rows are single precision, [nbv][r][3], so that a row of three is one
+ * 4-lane load (kernel.h's vectors); arithmetic stays in double.
  */
 #include "pscontact.h"
 #include "err.h"
@@ -48,8 +51,8 @@ void ep_pscontact_free(ep_pscontact *c)
 {
     ep_pointshell_free(&c->ps);
     free(c->stamp), free(c->wake), free(c->d), free(c->x), free(c->pending), free(c->y), free(c->yd), free(c->list),
-        free(c->next), free(c->contact), free(c->absq), free(c->file_point), free(c->Uf), free(c->dNf), free(c->af),
-        free(c->G);
+        free(c->next), free(c->contact), free(c->absq), free(c->file_point), free(c->Uvf), free(c->wf), free(c->gf),
+        free(c->af), free(c->G), free(c->vstamp), free(c->uv), free(c->fstamp), free(c->fv), free(c->fvert);
     memset(c, 0, sizeof *c);
 }
 
@@ -72,7 +75,7 @@ static int renumber(ep_pscontact *c)
     ep_pointshell *ps = &c->ps;
     int S = ps->S, next = 0, r = ps->r;
     int *nw = ep_malloc((size_t)S + 1, sizeof *nw);
-    double *tmp = ep_malloc((size_t)S * (3 * (size_t)r > 3 ? 3 * (size_t)r : 3) + 1, sizeof *tmp);
+    double *tmp = ep_malloc((size_t)S * (3 * (size_t)r > 8 ? 3 * (size_t)r : 8) + 1, sizeof *tmp);
     if (!nw || !tmp) {
         free(nw), free(tmp);
         return EP_ECOMPUTE;
@@ -94,6 +97,11 @@ static int renumber(ep_pscontact *c)
         if (r) {
             permute(ps->U, S, 3 * r, nw, tmp);
             permute(ps->dN, S, 3 * r, nw, tmp);
+            permute(ps->bw, S, ps->k, nw, tmp);
+            int *be = (int *)tmp;
+            for (int s = 0; s < S; s++)
+                be[nw[s]] = ps->belem[s];
+            memcpy(ps->belem, be, (size_t)S * sizeof *be);
         }
         for (int s = 0; s < S; s++)
             c->file_point[nw[s]] = s;
@@ -108,56 +116,123 @@ static int renumber(ep_pscontact *c)
     return EP_OK;
 }
 
-/* The single-precision rows [S][r][3] (one float of padding) and the
- * sphere coefficients of those rows (eq. 3.12 over the rounded U_s, as
- * bind takes them over U_s), rounded up to floats: the bound stays a bound
- * of the points the runtime moves.  Cost O(S L r). */
+/* Number the element records and bound vertices in the order the points
+ * (in adopt's order) first reach them, so that a level's points read
+ * nearby records and vertices; those no point reaches go last.  Cost
+ * O(S k + nbe 3k + nbv 3r).  0 or EP_ECOMPUTE. */
+static int renumber_bind(ep_pscontact *c)
+{
+    ep_pointshell *ps = &c->ps;
+    int S = ps->S, k = ps->k, r = ps->r, nbv = ps->nbv, nbe = ps->nbe, ne = 0, nv = 0;
+    size_t wide = (size_t)nbe * 3 * k > (size_t)nbv * 3 * r ? (size_t)nbe * 3 * k : (size_t)nbv * 3 * r;
+    int *re = ep_malloc((size_t)nbe + 1, sizeof *re), *rv = ep_malloc((size_t)nbv + 1, sizeof *rv);
+    double *tmp = ep_malloc(wide + 1, sizeof *tmp);
+    if (!re || !rv || !tmp) {
+        free(re), free(rv), free(tmp);
+        return EP_ECOMPUTE;
+    }
+    for (int e = 0; e < nbe; e++)
+        re[e] = -1;
+    for (int v = 0; v < nbv; v++)
+        rv[v] = -1;
+    for (int s = 0; s < S; s++) {
+        int e = ps->belem[s];
+        if (re[e] >= 0)
+            continue;
+        re[e] = ne++;
+        for (int a = 0; a < k; a++)
+            if (rv[ps->corner[(size_t)k * e + a]] < 0)
+                rv[ps->corner[(size_t)k * e + a]] = nv++;
+    }
+    for (int e = 0; e < nbe; e++)
+        if (re[e] < 0)
+            re[e] = ne++;
+    for (int v = 0; v < nbv; v++)
+        if (rv[v] < 0)
+            rv[v] = nv++;
+    permute(ps->grad, nbe, 3 * k, re, tmp);
+    permute(ps->Uv, nbv, 3 * r, rv, tmp);
+    int *t = (int *)tmp;
+    for (int e = 0; e < nbe; e++)
+        for (int a = 0; a < k; a++)
+            t[(size_t)k * re[e] + a] = rv[ps->corner[(size_t)k * e + a]];
+    memcpy(ps->corner, t, (size_t)nbe * k * sizeof *t);
+    for (int v = 0; v < nbv; v++)
+        t[rv[v]] = ps->bvert[v];
+    memcpy(ps->bvert, t, (size_t)nbv * sizeof *t);
+    for (int s = 0; s < S; s++)
+        ps->belem[s] = re[ps->belem[s]];
+    free(re), free(rv), free(tmp);
+    return EP_OK;
+}
+
+/* The single-precision rows [nbv][r][3] (one float of padding), weights
+ * and gradients [nbe][k][3] (one float of padding), the cycle's vertex
+ * workspace, and the sphere coefficients of the rows U_s = sum_c w_sc U_vc
+ * those give (eq. 3.12 over them, as bind takes them over U_s), rounded up
+ * to floats: the bound stays a bound of the points the runtime moves.
+ * Cost O(S (L + k) r). */
 static int pack(ep_pscontact *c)
 {
     ep_pointshell *ps = &c->ps;
-    int S = ps->S, r = ps->r, L = ps->L, nn = ps->nn;
+    int S = ps->S, r = ps->r, L = ps->L, nn = ps->nn, k = ps->k, nbv = ps->nbv;
     int *up = NULL;
-    double *am = NULL;
+    double *am = NULL, *Ue = NULL;
     if (!(c->af = ep_calloc((size_t)nn * r + 4, sizeof *c->af)))
         return EP_ECOMPUTE;
     if (!r)
         return EP_OK;
-    if (!(c->Uf = ep_calloc((size_t)S * 3 * r + 1, sizeof *c->Uf)) ||
-        !(c->dNf = ep_calloc((size_t)S * 3 * r + 1, sizeof *c->dNf)) ||
+    if (!(c->Uvf = ep_calloc((size_t)nbv * 3 * r + 1, sizeof *c->Uvf)) ||
+        !(c->wf = ep_calloc((size_t)S * k + 1, sizeof *c->wf)) ||
+        !(c->gf = ep_calloc((size_t)ps->nbe * 3 * k + 1, sizeof *c->gf)) ||
+        !(c->vstamp = ep_calloc((size_t)nbv, sizeof *c->vstamp)) ||
+        !(c->fstamp = ep_calloc((size_t)nbv, sizeof *c->fstamp)) ||
+        !(c->uv = ep_calloc(4 * (size_t)nbv, sizeof *c->uv)) || !(c->fv = ep_calloc(4 * (size_t)nbv, sizeof *c->fv)) ||
+        !(c->fvert = ep_malloc((size_t)nbv, sizeof *c->fvert)) ||
         !(c->G = ep_calloc(4 * (size_t)r, sizeof *c->G)) || !(up = ep_malloc((size_t)nn, sizeof *up)) ||
-        !(am = ep_calloc((size_t)nn * r + 1, sizeof *am))) {
-        free(up), free(am);
+        !(am = ep_calloc((size_t)nn * r + 1, sizeof *am)) || !(Ue = ep_malloc((size_t)S * 3 * r, sizeof *Ue))) {
+        free(up), free(am), free(Ue);
         return EP_ECOMPUTE;
     }
-    for (int s = 0; s < S; s++)
+    for (int v = 0; v < nbv; v++)
         for (int j = 0; j < r; j++)
-            for (int k = 0; k < 3; k++) {
-                c->Uf[((size_t)s * r + j) * 3 + k] = (float)ps->U[((size_t)s * 3 + k) * r + j];
-                c->dNf[((size_t)s * r + j) * 3 + k] = (float)ps->dN[((size_t)s * 3 + k) * r + j];
+            for (int a = 0; a < 3; a++)
+                c->Uvf[((size_t)v * r + j) * 3 + a] = (float)ps->Uv[((size_t)v * 3 + a) * r + j];
+    for (size_t i = 0; i < (size_t)S * k; i++)
+        c->wf[i] = (float)ps->bw[i];
+    for (size_t i = 0; i < (size_t)ps->nbe * 3 * k; i++)
+        c->gf[i] = (float)ps->grad[i];
+    for (int s = 0; s < S; s++) /* the rows the runtime moves the points by, [S][r][3] */
+        for (int j = 0; j < r; j++)
+            for (int a = 0; a < 3; a++) {
+                const int *cn = &ps->corner[(size_t)k * ps->belem[s]];
+                double u = 0;
+                for (int b = 0; b < k; b++)
+                    u += (double)c->wf[(size_t)k * s + b] * c->Uvf[((size_t)cn[b] * r + j) * 3 + a];
+                Ue[((size_t)s * r + j) * 3 + a] = u;
             }
     for (int i = 0; i < ps->node_start[1]; i++)
         up[i] = -1;
     for (int i = 0; i < ps->node_start[L - 1]; i++)
-        for (int k = 0; k < ps->node_count[i]; k++)
-            up[ps->node_first[i] + k] = i;
+        for (int b = 0; b < ps->node_count[i]; b++)
+            up[ps->node_first[i] + b] = i;
     for (int i = ps->node_start[L - 1]; i < nn; i++) { /* every leaf up its ancestors */
-        const float *Us = &c->Uf[(size_t)ps->node_point[i] * 3 * r];
+        const double *Us = &Ue[(size_t)ps->node_point[i] * 3 * r];
         for (int p = up[i]; p >= 0; p = up[p]) {
-            const float *Ua = &c->Uf[(size_t)ps->node_point[p] * 3 * r];
+            const double *Ua = &Ue[(size_t)ps->node_point[p] * 3 * r];
             for (int j = 0; j < r; j++) {
-                double d0 = (double)Us[3 * j] - Ua[3 * j], d1 = (double)Us[3 * j + 1] - Ua[3 * j + 1],
-                       d2 = (double)Us[3 * j + 2] - Ua[3 * j + 2];
+                double d0 = Us[3 * j] - Ua[3 * j], d1 = Us[3 * j + 1] - Ua[3 * j + 1], d2 = Us[3 * j + 2] - Ua[3 * j + 2];
                 double d = sqrt(d0 * d0 + d1 * d1 + d2 * d2) * (1 + 4 * DBL_EPSILON);
                 if (d > am[(size_t)p * r + j])
                     am[(size_t)p * r + j] = d;
             }
         }
     }
-    for (size_t k = 0; k < (size_t)nn * r; k++) {
-        float f = (float)am[k];
-        c->af[k] = (double)f < am[k] ? nextafterf(f, INFINITY) : f;
+    for (size_t i = 0; i < (size_t)nn * r; i++) {
+        float f = (float)am[i];
+        c->af[i] = (double)f < am[i] ? nextafterf(f, INFINITY) : f;
     }
-    free(am), free(up);
+    free(am), free(up), free(Ue);
     return EP_OK;
 }
 
@@ -169,6 +244,10 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
     c->kc = 1;
     c->lc = 10;
     int S = c->ps.S, widest = 1, r = c->ps.r, st = EP_ECOMPUTE;
+    if (r && (!c->ps.belem || !c->ps.corner || (c->ps.k != 4 && c->ps.k != 8))) {
+        ep_pscontact_free(c);
+        return ep_fail(EP_EINPUT, "a bound pointshell without its element records (pointshell.h)");
+    }
     for (int l = 1; l <= c->ps.L; l++)
         if (c->ps.level_start[l] > widest)
             widest = c->ps.level_start[l];
@@ -182,7 +261,7 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
         !(c->y = ep_malloc(3 * (size_t)widest, sizeof *c->y)) || !(c->yd = ep_malloc((size_t)widest, sizeof *c->yd)) ||
         !(c->absq = ep_calloc(2 * (size_t)r + 4, sizeof *c->absq)) ||
         !(c->file_point = ep_malloc((size_t)S + 1, sizeof *c->file_point)) || (st = renumber(c)) ||
-        (st = pack(c))) {
+        (r && (st = renumber_bind(c))) || (st = pack(c))) {
         ep_pscontact_free(c);
         return st;
     }
@@ -202,11 +281,11 @@ int ep_pscontact_open(ep_pscontact *c, const char *path)
     return st ? st : cst;
 }
 
-/* p = v + sum_j q_j M_j for the rows M [r][3] (floats), in double: lanes
+/* u = sum_j q_j M_j for the rows M [r][3] (floats), in double: lanes
  * 0-2 (lane 3 is not used). */
-static inline __attribute__((always_inline)) void affine4(const double v[3], const float *M, int r, const double *q, ep_v4d *out)
+static inline __attribute__((always_inline)) void rows_q(const float *M, int r, const double *q, ep_v4d *out)
 {
-    ep_v4d p = {v[0], v[1], v[2], 0}, p1 = {0, 0, 0, 0};
+    ep_v4d p = {0, 0, 0, 0}, p1 = {0, 0, 0, 0};
     int j = 0;
     for (; j + 1 < r; j += 2) { /* two adder chains */
         p += ROW4(&M[3 * j]) * q[j];
@@ -229,13 +308,75 @@ static inline void rot_t(const double R[9], const double x[3], double y[3])
         y[a] = R[a] * x[0] + R[3 + a] * x[1] + R[6 + a] * x[2];
 }
 
-/* World position of point s: R_p (P_s + U_s q) + t_p (eq. 3.6). */
-static inline __attribute__((always_inline)) void world(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
+/* The displacements u [k] of the corners of point s's element record:
+ * u_v = U_v q (001 eq. 3.6 at the vertex), from the tick's cache (cache:
+ * computed and stamped on a vertex's first use in the tick) or computed.
+ * Either way the same arithmetic, so the same bits.  Cost O(k) cached,
+ * O(3r) a vertex computed. */
+static inline __attribute__((always_inline)) void corner_u(const ep_pscontact *c, int s, const double *q, int cache,
+                                                           ep_v4d *u)
 {
-    int r = c->ps.r;
-    ep_v4d p4;
-    affine4(&c->ps.P[3 * (size_t)s], r ? &c->Uf[(size_t)s * 3 * r] : NULL, r, q, &p4);
-    double p[3] = {p4[0], p4[1], p4[2]};
+    int k = c->ps.k, r = c->ps.r;
+    const int *cn = &c->ps.corner[(size_t)k * c->ps.belem[s]];
+    for (int a = 0; a < k; a++) {
+        int v = cn[a];
+        double *uv = &c->uv[4 * (size_t)v];
+        if (cache && c->vstamp[v] == c->tick) {
+            memcpy(&u[a], uv, sizeof u[a]);
+            continue;
+        }
+        rows_q(&c->Uvf[(size_t)v * 3 * r], r, q, &u[a]);
+        if (cache) {
+            c->vstamp[v] = c->tick;
+            memcpy(uv, &u[a], sizeof u[a]);
+        }
+    }
+}
+
+/* Body position of point s: P_s + sum_c w_sc u_c (= P_s + U_s q, eq.
+ * 3.6), u from corner_u. */
+static inline __attribute__((always_inline)) void body_point(const ep_pscontact *c, int s, const ep_v4d *u, double p[3])
+{
+    int k = c->ps.k;
+    ep_v4d d = {0, 0, 0, 0};
+    for (int a = 0; c->ps.r && a < k; a++)
+        d += u[a] * (double)c->wf[(size_t)k * s + a];
+    for (int a = 0; a < 3; a++)
+        p[a] = c->ps.P[3 * (size_t)s + a] + d[a];
+}
+
+/* The unnormalized inward normal of point s in the body frame: with the
+ * element's displacement gradient G = sum_c u_c grad phi_c^T, the
+ * first-order cofactor (Nanson) transform N + (tr G) N - G^T N = N +
+ * sum_c (grad phi_c . u_c) N - grad phi_c (N . u_c) (= N_s + dN_s q, eq.
+ * 3.8 with the Nanson dN_s).  Cost O(12 k). */
+static inline __attribute__((always_inline)) void body_normal(const ep_pscontact *c, int s, const ep_v4d *u, double nb[3])
+{
+    int k = c->ps.k;
+    const double *N = &c->ps.N[3 * (size_t)s];
+    double tr = 0, gn[3] = {0, 0, 0};
+    if (c->ps.r) {
+        const float *g = &c->gf[(size_t)3 * k * c->ps.belem[s]];
+        for (int a = 0; a < k; a++) {
+            double g0 = g[3 * a], g1 = g[3 * a + 1], g2 = g[3 * a + 2];
+            double un = u[a][0] * N[0] + u[a][1] * N[1] + u[a][2] * N[2];
+            tr += g0 * u[a][0] + g1 * u[a][1] + g2 * u[a][2];
+            gn[0] += g0 * un, gn[1] += g1 * un, gn[2] += g2 * un;
+        }
+    }
+    for (int a = 0; a < 3; a++)
+        nb[a] = N[a] + tr * N[a] - gn[a];
+}
+
+/* World position of point s: R_p (P_s + U_s q) + t_p (eq. 3.6). */
+static inline __attribute__((always_inline)) void world(const ep_pscontact *c, int s, const double *q, int cache,
+                                                        const ep_pscontact_pose *pose, double x[3])
+{
+    ep_v4d u[8];
+    double p[3];
+    if (c->ps.r)
+        corner_u(c, s, q, cache, u);
+    body_point(c, s, u, p);
     rot(pose->Rp, p, x);
     for (int a = 0; a < 3; a++)
         x[a] += pose->tp[a];
@@ -243,7 +384,31 @@ static inline __attribute__((always_inline)) void world(const ep_pscontact *c, i
 
 void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
 {
-    world(c, s, q, pose, x);
+    world(c, s, q, 0, pose, x);
+}
+
+void ep_pscontact_normal(const ep_pscontact *c, int s, const double *q, double n[3])
+{
+    ep_v4d u[8];
+    if (c->ps.r)
+        corner_u(c, s, q, 0, u);
+    body_normal(c, s, u, n);
+    double il = 1 / sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int a = 0; a < 3; a++)
+        n[a] *= il;
+}
+
+void ep_pscontact_modes(const ep_pscontact *c, int s, double *U)
+{
+    int k = c->ps.k, r = c->ps.r;
+    for (int a = 0; a < 3; a++)
+        for (int j = 0; j < r; j++) {
+            double v = 0;
+            for (int b = 0; b < k; b++)
+                v += (double)c->wf[(size_t)k * s + b] *
+                     c->Uvf[((size_t)c->ps.corner[(size_t)k * c->ps.belem[s] + b] * r + j) * 3 + a];
+            U[a * r + j] = v;
+        }
 }
 
 /* The pipeline of a batch of points (process): rows prefetched AHEAD
@@ -255,18 +420,21 @@ void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_
 #define LAG 16
 #define LAGC 8
 
-/* Prefetch the rows of point s: P_s and U_s (3 r floats), or N_s and dN_s
- * when normals. */
+/* Prefetch what point s reads: P_s, its record and weights, or N_s and
+ * its record's gradients when normals. */
 static inline void prefetch_point(const ep_pscontact *c, int s, int normals)
 {
-    int r = c->ps.r;
+    int r = c->ps.r, k = c->ps.k;
     __builtin_prefetch(&(normals ? c->ps.N : c->ps.P)[3 * (size_t)s]);
     if (!r)
         return;
-    const char *u = (const char *)&(normals ? c->dNf : c->Uf)[(size_t)s * 3 * r], *e = u + 3 * r * sizeof(float);
-    for (; u < e; u += 64)
-        __builtin_prefetch(u);
-    __builtin_prefetch(e - 1); /* the last line when the row is not aligned */
+    if (normals) {
+        const float *g = &c->gf[(size_t)3 * k * c->ps.belem[s]];
+        __builtin_prefetch(g), __builtin_prefetch(g + 3 * k - 1);
+    } else {
+        __builtin_prefetch(&c->ps.belem[s]);
+        __builtin_prefetch(&c->wf[(size_t)k * s]);
+    }
 }
 
 /* The running sums of a cycle's forces, before the Lc / l scale: F, T
@@ -287,11 +455,13 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
     int r = ps->r;
     double k = c->kc, d = c->d[s], nb[3], n[3], a[3], f[3];
     const double *x = &c->x[3 * (size_t)s];
-    ep_v4d nb4;
-    affine4(&ps->N[3 * (size_t)s], r ? &c->dNf[(size_t)s * 3 * r] : NULL, r, q, &nb4);
-    double il = 1 / sqrt(nb4[0] * nb4[0] + nb4[1] * nb4[1] + nb4[2] * nb4[2]);
+    ep_v4d u[8];
+    if (r)
+        corner_u(c, s, q, 1, u); /* cached by the point's lookup */
+    body_normal(c, s, u, nb);
+    double il = 1 / sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
     for (int i = 0; i < 3; i++)
-        nb[i] = nb4[i] * il;
+        nb[i] *= il;
     rot(pose->Rp, nb, n);
     for (int i = 0; i < 3; i++) {
         f[i] = -k * d * n[i]; /* eq. 3.1 */
@@ -301,11 +471,21 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
     z->T[0] += a[1] * f[2] - a[2] * f[1]; /* eq. 3.3 */
     z->T[1] += a[2] * f[0] - a[0] * f[2];
     z->T[2] += a[0] * f[1] - a[1] * f[0];
-    const float *Us = r ? &c->Uf[(size_t)s * 3 * r] : NULL;
-    if (out->g) {
-        ep_v4d *G = (ep_v4d *)c->G, fb = {-k * d * nb[0], -k * d * nb[1], -k * d * nb[2], 0};
-        for (int j = 0; j < r; j++)
-            G[j] += ROW4(&Us[3 * j]) * fb;
+    int kk = ps->k;
+    const int *cn = r ? &ps->corner[(size_t)kk * ps->belem[s]] : NULL;
+    const float *w = r ? &c->wf[(size_t)kk * s] : NULL;
+    if (out->g && r) { /* f_v += w_sv f_b, f_b = R_p^T f_s; g = sum_v U_v^T f_v at the end */
+        ep_v4d fb = {-k * d * nb[0], -k * d * nb[1], -k * d * nb[2], 0};
+        for (int b = 0; b < kk; b++) {
+            int v = cn[b];
+            ep_v4d *fv = (ep_v4d *)&c->fv[4 * (size_t)v];
+            if (c->fstamp[v] != c->tick) {
+                c->fstamp[v] = c->tick;
+                c->fvert[c->nfv++] = v;
+                *fv = (ep_v4d){0, 0, 0, 0};
+            }
+            *fv += fb * (double)w[b];
+        }
     }
     if (!out->derivatives)
         return;
@@ -319,9 +499,14 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
         }
     if (!r)
         return;
-    double *wv = c->absq + r; /* w = U_s^T n_body */
+    double *wv = c->absq + r; /* w = U_s^T n_body = sum_c w_sc U_vc^T n_body */
     for (int j = 0; j < r; j++)
-        wv[j] = (double)Us[3 * j] * nb[0] + (double)Us[3 * j + 1] * nb[1] + (double)Us[3 * j + 2] * nb[2];
+        wv[j] = 0;
+    for (int b = 0; b < kk; b++) {
+        const float *Uv = &c->Uvf[(size_t)cn[b] * 3 * r];
+        for (int j = 0; j < r; j++)
+            wv[j] += (double)w[b] * ((double)Uv[3 * j] * nb[0] + (double)Uv[3 * j + 1] * nb[1] + (double)Uv[3 * j + 2] * nb[2]);
+    }
     for (int i = 0; i < r; i++) {
         if (out->dg_dq)
             for (int j = 0; j < r; j++)
@@ -357,7 +542,7 @@ EP_KERNEL static int process(ep_pscontact *c, const ep_sdf *sdf, const int *pts,
                 prefetch_point(c, pts[k + AHEAD], 0);
             int s = pts[k];
             double *x = &c->x[3 * (size_t)s], *y = &c->y[3 * (size_t)k], t[3];
-            world(c, s, q, pose, x);
+            world(c, s, q, 1, pose, x);
             for (int a = 0; a < 3; a++)
                 t[a] = x[a] - pose->tf[a];
             rot_t(pose->Rf, t, y);
@@ -401,6 +586,7 @@ static void sums_start(ep_pscontact *c, ep_pscontact_out *out)
     memset(out->dT_dt, 0, sizeof out->dT_dt), memset(out->dT_dw, 0, sizeof out->dT_dw);
     if (r)
         memset(c->G, 0, 4 * (size_t)r * sizeof *c->G);
+    c->nfv = 0;
     if (out->derivatives && out->dg_dq)
         memset(out->dg_dq, 0, (size_t)r * r * sizeof *out->dg_dq);
     if (out->derivatives && out->dg_dt)
@@ -415,6 +601,16 @@ static void sums_finish(ep_pscontact *c, int nc, ep_pscontact_out *out)
     double scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;
     for (int i = 0; i < 3; i++)
         out->F[i] *= scale, out->T[i] *= scale;
+    if (out->g && r) { /* G_j = sum_v (U_v)_j f_v, in the order contacts first reached the vertices */
+        ep_v4d *G = (ep_v4d *)c->G;
+        for (int e = 0; e < c->nfv; e++) {
+            int v = c->fvert[e];
+            const float *Uv = &c->Uvf[(size_t)v * 3 * r];
+            ep_v4d fv = *(const ep_v4d *)&c->fv[4 * (size_t)v];
+            for (int j = 0; j < r; j++)
+                G[j] += ROW4(&Uv[3 * j]) * fv;
+        }
+    }
     for (int j = 0; j < r && out->g; j++)
         out->g[j] = scale * (c->G[4 * j] + c->G[4 * j + 1] + c->G[4 * j + 2]);
     if (out->derivatives) {
@@ -468,6 +664,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
     int r = ps->r, L = ps->L, n = ps->node_start[1], nc = 0, depth = 0;
     long V = 0, inner = 0, lookups = 0, skipped = 0, cold = c->cold > 0 ? c->cold : (long)(0.8 * c->warm);
     c->cycle++;
+    c->tick++;
     sums_start(c, out);
     for (int j = 0; j < r; j++)
         c->absq[j] = fabs(q[j]);
@@ -522,6 +719,7 @@ static int look_up_all(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
                        int depth, int *N, ep_pscontact_out *out)
 {
     *N = c->ps.level_start[depth < 1 ? 1 : depth > c->ps.L ? c->ps.L : depth];
+    c->tick++;
     for (int s = 0; s < *N; s++)
         c->pending[s] = s;
     return process(c, sdf, c->pending, *N, q, pose, 0, out);

@@ -8,9 +8,16 @@
  * world; a world point y is R_f^T (y - t_f) in the field's frame.  With
  * reduced coordinates q, point s is at p_s = P_s + U_s q (eq. 3.6) and its
  * inward normal n_s = (N_s + dN_s q) / |N_s + dN_s q| (eq. 3.8); r = 0
- * (an unbound pointshell) is the rigid case.  U_s and dN_s are taken in
- * single precision (rounded once at adopt; the field's values are floats
- * too), every sum in double.
+ * (an unbound pointshell) is the rigid case.  Both are evaluated through
+ * the simulation mesh (pointshell.h's element records): U_s q = sum_c
+ * w_sc u_c with u_v = U_v q computed once a cycle for each vertex a
+ * looked-up point reaches, and with the element's displacement gradient
+ * G = sum_c u_c grad phi_c^T the first-order cofactor (Nanson) normal
+ * N_s + (tr G) N_s - G^T N_s = N_s + sum_c (grad phi_c x N_s) x u_c,
+ * which is N_s + dN_s q for the Nanson dN_s.  The reduced force is sum_v
+ * U_v^T f_v with f_v = sum_s w_sv f_s.  U_v, w_sc and grad phi_c are
+ * taken in single precision (rounded once at adopt; the field's values
+ * are floats too), every sum in double.
  *
  * A cycle (ep_pscontact_cycle) traverses the nested point tree breadth
  * first (001 §3.10): a node's point is moved (3r flops), taken to the
@@ -74,9 +81,17 @@ typedef struct ep_pscontact {
     double *absq;       /* [2r + 4]: |q| (zeros to a multiple of 4), then w of a contact */
     /* the runtime's copy of the shell (ep_pscontact_adopt) */
     int *file_point;    /* [S] the point's number in the file (or in the ps adopted) */
-    float *Uf, *dNf;    /* [S][r][3] U_s and dN_s in single precision (NULL when r = 0) */
-    float *af;          /* [nn][r] a_ij of the rows Uf, rounded up */
+    float *Uvf;         /* [nbv][r][3] the bound vertices' rows U_v in single precision (NULL when r = 0) */
+    float *wf;          /* [S][k] each point's weights w_sc */
+    float *gf;          /* [nbe][k][3] each element record's grad phi_c */
+    float *af;          /* [nn][r] a_ij of the rows sum_c w_sc U_vc (over Uvf, wf), rounded up */
     double *G;          /* [r][4] the reduced force's sums */
+    long tick;          /* evaluations (cycle, brute, energy): u_v is computed once a tick */
+    long *vstamp;       /* [nbv] tick of u_v */
+    double *uv;         /* [nbv][4] u_v = U_v q (001 eq. 3.6 at the vertex) */
+    long *fstamp;       /* [nbv] tick of f_v */
+    double *fv;         /* [nbv][4] f_v = sum_s w_sv f_s (body frame, before the scale) */
+    int *fvert, nfv;    /* the vertices with a force, in the order contacts first reach them */
 } ep_pscontact;
 
 /* One cycle's answer.  g, dg_dq, dg_dt: the caller's arrays (r, r x r,
@@ -112,11 +127,13 @@ int ep_pscontact_open(ep_pscontact *c, const char *path);
 /* Take over ps (sampled, with its tree; bound or not; ps is left empty).
  * The points of each level are renumbered in the order the traversal
  * meets them (a node's new children neighbours in memory; c->ps, its
- * parents and tree follow, c->file_point[s] is point s's old number), and
- * the rows U_s, dN_s are copied to single precision (c->Uf, c->dNf) with
- * the sphere coefficients of those rows rounded up (c->af): every
- * position, normal and force below is computed from them, in double.
- *   Cost       O(S (L + 6) r) and the copies (2 S 3r floats).
+ * parents and tree follow, c->file_point[s] is point s's old number), the
+ * element records and bound vertices in the order those points first
+ * reach them, and the rows U_v, weights and gradients are copied to
+ * single precision (c->Uvf, wf, gf) with the sphere coefficients of the
+ * rows they give rounded up (c->af): every position, normal and force
+ * below is computed from them, in double.
+ *   Cost       O(S (L + k + 6) r) and the copies.
  *   Returns    0; EP_EINPUT (a tree level that does not hold each new
  *              point of its level once); EP_ECOMPUTE. */
 int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps);
@@ -142,6 +159,15 @@ int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *s, const double *q, const 
  * gradient the forces are when grad d = n.  Cost O(N r). */
 double ep_pscontact_energy(ep_pscontact *c, const ep_sdf *s, const double *q, const ep_pscontact_pose *pose,
                            int depth);
+
+/* The runtime's rows of point s: U [3][r] = sum_c w_sc U_vc over the
+ * single-precision values (the U_s its positions and reduced force are
+ * exact for), in double.  Cost O(k 3r). */
+void ep_pscontact_modes(const ep_pscontact *c, int s, double *U);
+
+/* The runtime's inward normal of point s at q in the body frame (unit;
+ * the Nanson transform above).  Cost O(k 3r). */
+void ep_pscontact_normal(const ep_pscontact *c, int s, const double *q, double n[3]);
 
 /* The world position of point s at q and pose (eq. 3.6 then the frame). */
 void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3]);

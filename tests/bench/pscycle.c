@@ -149,8 +149,9 @@ int main(int argc, char **argv)
     if (getenv("PSCYCLE_PROFILE")) /* only cycles at that pose, for perf record */
         for (long k = 0, n = atol(getenv("PSCYCLE_PROFILE")); k < n; k++)
             ep_pscontact_cycle(&c, &s, q, &p, &a);
-    printf("pointshell: %d points, %d levels, %d nodes, r = %d; field %d^3; U_s, dN_s, a_ij held in %zu-byte values\n",
-           ps->S, ps->L, ps->nn, r, s.n, sizeof *c.Uf);
+    printf("pointshell: %d points, %d levels, %d nodes, r = %d; bound through %d element records of %d corners, %d "
+           "vertices; field %d^3; U_v, weights, gradients, a_ij held in %zu-byte values\n",
+           ps->S, ps->L, ps->nn, r, ps->nbe, ps->k, ps->nbv, s.n, sizeof *c.Uvf);
     for (int pass = 0; pass < 2; pass++) {
         if (pass == 1) { /* q moving the model by 1 % of its size */
             ep_rng rg = ep_rng_seed(7, 39);
@@ -188,21 +189,41 @@ int main(int argc, char **argv)
         }
         ep_sort_doubles(tw, REPS);
         ep_sort_doubles(tc, REPS);
-        /* bytes: rows of the looked-up points and the contacts, inner nodes, field lines */
-        double es = sizeof *c.Uf; /* P_s, N_s in double, the rows in es */
-        double row = 3 * 8 + 3.0 * r * es, node = 8 + 12.0; /* a node: R_i,0, point, first child, children */
-        double bytes = (a.lookups + a.contacts) * row + a.traversed * node + a.inner * r * es + 64.0 * flines;
+        /* bytes: each looked-up point's P_s, record id and weights; each
+         * contact's N_s; the corners of the records those reach and the
+         * gradients of the contacts' records; each vertex reached its row
+         * U_v, cached u_v and stamp, and with a force f_v and its stamp;
+         * the nodes; the inner nodes' a_i; the field's lines */
+        ep_pscontact_cycle(&c, &s, q, &p, &a); /* the cycle's stamps again (brute force stamped all) */
+        double es = sizeof *c.Uvf, k = ps->k; /* P_s, N_s in double, the rest in es */
+        long nrec = 0, nrecc = 0, nvert = 0;
+        char *seen = calloc((size_t)ps->nbe + 1, 2);
+        for (int i = 0; i < ps->S && r; i++)
+            if (c.stamp[i] == c.cycle && !seen[ps->belem[i]]++)
+                nrec++;
+        for (int e = 0; e < a.contacts && r; e++)
+            if (!seen[ps->nbe + 1 + ps->belem[c.contact[e]]]++)
+                nrecc++;
+        free(seen);
+        for (int v = 0; v < ps->nbv; v++)
+            nvert += c.vstamp[v] == c.tick;
+        double row = 3 * 8 + (r ? 4 + k * es : 0), node = 8 + 12.0; /* a node: R_i,0, point, first child, children */
+        double vbytes = nvert * (3.0 * r * es + 32 + 8) + c.nfv * (32.0 + 8) + nrec * k * 4 + nrecc * 3 * k * es;
+        double bytes = a.lookups * row + a.contacts * 24.0 + vbytes + a.traversed * node + a.inner * r * es +
+                       64.0 * flines;
         double lines = flines;
         double bw_us = bytes / (gbs * 1e3), lat_us = lines * indep * 1e-3, warm_us = 1e6 * warm_read(bytes);
-        printf("pscycle %s: %ld nodes traversed, %ld points looked up, %d in contact, depth %d\n",
-               pass ? "q moving 1 %" : "q = 0", a.traversed, a.lookups, a.contacts, a.depth);
+        printf("pscycle %s: %ld nodes traversed, %ld points looked up, %d in contact, depth %d; %ld vertices moved "
+               "(%.2f a point looked up), %d with a force; %ld element records looked up, %ld in contact\n",
+               pass ? "q moving 1 %" : "q = 0", a.traversed, a.lookups, a.contacts, a.depth, nvert,
+               (double)nvert / (a.lookups ? a.lookups : 1), c.nfv, nrec, nrecc);
         printf("pscycle %s: %.1f us wall best, %.1f median; %.1f us CPU best, %.1f median (target 150 us)\n",
                pass ? "q moving 1 %" : "q = 0", tw[0], tw[REPS / 2], tc[0], tc[REPS / 2]);
-        printf("pscycle %s: bound: %.3g bytes (%.0f a contact: rows %.0f B a point looked up or in contact, %ld inner "
-               "nodes' a_i, %ld distinct field lines) at %.2f GB/s (one core's read rate, this run): %.1f us; the "
+        printf("pscycle %s: bound: %.3g bytes (%.0f a contact: %.0f B a point looked up, 24 a contact, %.3g the "
+               "vertices and records, %ld inner nodes' a_i, %ld distinct field lines) at %.2f GB/s (one core's read rate, this run): %.1f us; the "
                "field's %.0f lines at %.2f ns an independent random load (this run): %.1f us; the cycle (CPU best) "
                "takes %.1fx the larger\n",
-               pass ? "q moving 1 %" : "q = 0", bytes, bytes / (a.contacts ? a.contacts : 1), row, a.inner, flines,
+               pass ? "q moving 1 %" : "q = 0", bytes, bytes / (a.contacts ? a.contacts : 1), row, vbytes, a.inner, flines,
                gbs, bw_us, lines, indep, lat_us, tc[0] / fmax(bw_us, lat_us));
         printf("pscycle %s: warm bound: one core reads the same %.3g bytes in cache (a sequential sweep, repeated, "
                "CPU) in %.1f us (%.1f GB/s): the cycle takes %.1fx that\n",

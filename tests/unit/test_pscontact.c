@@ -16,6 +16,7 @@
 #include "pointshell_file.h"
 #include "pscontact.h"
 #include "sort.h"
+#include "tet.h"
 #include "vec3.h"
 
 /* A field of the half-space z > z0 + tx x (inside negative): d = (z0 + tx x
@@ -198,8 +199,10 @@ static void test_gradients(void **state)
     for (int i = 0; i < x->c.ps.S; i++) { /* grad d = (0, 0, -1) */
         x->c.ps.N[3 * i] = x->c.ps.N[3 * i + 1] = 0, x->c.ps.N[3 * i + 2] = -1;
         for (int j = 0; j < 3 * r; j++)
-            x->c.ps.dN[(size_t)i * 3 * r + j] = x->c.dNf[(size_t)i * 3 * r + j] = 0; /* and the runtime's rows */
+            x->c.ps.dN[(size_t)i * 3 * r + j] = 0;
     }
+    for (size_t i = 0; i < (size_t)x->c.ps.nbe * 3 * x->c.ps.k; i++)
+        x->c.gf[i] = 0; /* the runtime's normals: N_s */
     x->c.kc = 7;
     ep_pscontact_pose p;
     ep_pscontact_pose_identity(&p);
@@ -259,13 +262,41 @@ static void test_gradients(void **state)
     }
 }
 
+/* The Nanson normal of point s (in the adopted numbering) at q from the
+ * double basis and the mesh: G = sum_c u_c grad phi_c^T over the tet the
+ * binding chose (its mesh vertices), n = N + (tr G) N - G^T N
+ * (unnormalized). */
+static void nanson_normal(const scene *sc, int s, const double *q, double n[3])
+{
+    const ep_pointshell *ps = &sc->c.ps;
+    int r = ps->r, nv = sc->m.nv, t[4];
+    double x[4][3], gr[4][3], vol, G[3][3] = {{0}};
+    for (int c = 0; c < 4; c++)
+        t[c] = ps->bvert[ps->corner[4 * (size_t)ps->belem[s] + c]];
+    for (int c = 0; c < 4; c++)
+        memcpy(x[c], &sc->m.vertices[3 * (size_t)t[c]], sizeof x[c]);
+    ep_tet_gradients((const double(*)[3])x, &vol, gr);
+    for (int c = 0; c < 4; c++)
+        for (int a = 0; a < 3; a++) {
+            double u = 0;
+            for (int j = 0; j < r; j++)
+                u += sc->U[(size_t)j * 3 * nv + 3 * (size_t)t[c] + a] * q[j];
+            for (int m = 0; m < 3; m++)
+                G[a][m] += u * gr[c][m];
+        }
+    const double *N = &ps->N[3 * (size_t)s];
+    double tr = G[0][0] + G[1][1] + G[2][2];
+    for (int m = 0; m < 3; m++)
+        n[m] = N[m] + tr * N[m] - (G[0][m] * N[0] + G[1][m] * N[1] + G[2][m] * N[2]);
+}
+
 static const scene_opts test_reduced_force_scene = {4, 2, 24, 0.9, 0.2};
 /* g = U^T f_full: the point forces spread to the simulation vertices by
  * the embedding's weights, then projected by the basis.  The runtime holds
- * U_s and dN_s in single precision (pscontact.h), so g equals it to float
- * rounding (1e-6 of the largest entry: U_s is rounded at 6e-8), and Σ
- * U_s^T f_s over the runtime's own rows (c.Uf, c.dNf promoted to double)
- * to 1e-12. */
+ * U_v, w_sc and the gradients in single precision (pscontact.h), so g
+ * equals it to float rounding (1e-6 of the largest entry: U_v is rounded
+ * at 6e-8), and Σ U_s^T f_s over the runtime's own rows and normals
+ * (ep_pscontact_modes, ep_pscontact_normal) to 1e-12. */
 static void test_reduced_force(void **state)
 {
     scene *sc = *state;
@@ -291,15 +322,13 @@ static void test_reduced_force(void **state)
             z[i] = x[i] - p.tf[i];
         for (int i = 0; i < 3; i++)
             y[i] = p.Rf[i] * z[0] + p.Rf[3 + i] * z[1] + p.Rf[6 + i] * z[2];
-        double d = ep_sdf_value(&sc->s, y);
-        for (int i = 0; i < 3; i++) {
-            nb[i] = nf[i] = sc->c.ps.N[3 * sp + i];
-            for (int j = 0; j < r; j++) {
-                nb[i] += sc->c.ps.dN[((size_t)sp * 3 + i) * r + j] * q[j];
-                nf[i] += (double)sc->c.dNf[((size_t)sp * r + j) * 3 + i] * q[j];
-            }
-        }
-        double l = ep_vec3_norm(nb), lf = ep_vec3_norm(nf);
+        double d = ep_sdf_value(&sc->s, y), Us[12];
+        ep_pscontact_normal(&sc->c, sp, q, nf);
+        nanson_normal(sc, sp, q, nb);
+        ep_pscontact_modes(&sc->c, sp, Us);
+        double l = ep_vec3_norm(nb), lf = 1;
+        for (int i = 0; i < 3; i++)
+            assert_true(fabs(nb[i] / l - nf[i]) < 1e-6); /* the runtime's normal, to float rounding */
         for (int i = 0; i < 3; i++)
             n[i] = -sc->c.kc * d * nb[i] / l; /* the body-frame force R_p^T f_s */
         for (int k = 0; k < 4; k++)
@@ -307,7 +336,7 @@ static void test_reduced_force(void **state)
                 ff[3 * b.col[4 * sp + k] + i] += b.w[4 * sp + k] * n[i];
         for (int j = 0; j < r; j++)
             for (int i = 0; i < 3; i++)
-                gf[j] += (double)sc->c.Uf[((size_t)sp * r + j) * 3 + i] * -sc->c.kc * d * nf[i] / lf;
+                gf[j] += Us[i * r + j] * -sc->c.kc * d * nf[i] / lf;
     }
     double v[4], big = 0;
     for (int j = 0; j < r; j++) {
