@@ -40,6 +40,11 @@ static inline v4f load4(const float *u)
  * into two halves and an insert. */
 #define ROW4(u) ({ v4f f_ = load4(u); (ep_v4d){f_[0], f_[1], f_[2], f_[3]}; })
 
+/* A point's line (c->pt): words 0-5 P_s (double), 6-8 N_s, 9 its element
+ * record, 10.. its K weights. */
+#define PTW(K) ((K) == 8 ? 24 : 16)
+#define PT(c, s, K) (&(c)->pt[(size_t)PTW(K) * (s)])
+
 void ep_pscontact_pose_identity(ep_pscontact_pose *pose)
 {
     memset(pose, 0, sizeof *pose);
@@ -50,9 +55,9 @@ void ep_pscontact_pose_identity(ep_pscontact_pose *pose)
 void ep_pscontact_free(ep_pscontact *c)
 {
     ep_pointshell_free(&c->ps);
-    free(c->stamp), free(c->wake), free(c->d), free(c->x), free(c->pending), free(c->y), free(c->yd), free(c->list),
-        free(c->next), free(c->contact), free(c->absq), free(c->file_point), free(c->Uvf), free(c->wf), free(c->gf),
-        free(c->af), free(c->G), free(c->vstamp), free(c->uv), free(c->fstamp), free(c->fv), free(c->fvert);
+    free(c->look), free(c->wake), free(c->x), free(c->xk), free(c->pending), free(c->y), free(c->yd), free(c->list),
+        free(c->next), free(c->contact), free(c->absq), free(c->file_point), free(c->Uvf), free(c->pt), free(c->rec),
+        free(c->af), free(c->G), free(c->vw), free(c->fvert);
     memset(c, 0, sizeof *c);
 }
 
@@ -178,16 +183,24 @@ static int pack(ep_pscontact *c)
     int S = ps->S, r = ps->r, L = ps->L, nn = ps->nn, k = ps->k, nbv = ps->nbv;
     int *up = NULL;
     double *am = NULL, *Ue = NULL;
-    if (!(c->af = ep_calloc((size_t)nn * r + 4, sizeof *c->af)))
+    int K = k == 8 ? 8 : 4;
+    if (!(c->af = ep_calloc((size_t)nn * r + 4, sizeof *c->af)) ||
+        !(c->pt = ep_calloc((size_t)PTW(K) * S, sizeof *c->pt)))
         return EP_ECOMPUTE;
+    for (int s = 0; s < S; s++) {
+        ep_psword *pt = PT(c, s, K);
+        memcpy(pt, &ps->P[3 * (size_t)s], 3 * sizeof(double));
+        for (int a = 0; a < 3; a++)
+            pt[6 + a].f = (float)ps->N[3 * (size_t)s + a];
+        for (int b = 0; r && b < k; b++)
+            pt[10 + b].f = (float)ps->bw[(size_t)k * s + b];
+        pt[9].i = r ? ps->belem[s] : 0;
+    }
     if (!r)
         return EP_OK;
     if (!(c->Uvf = ep_calloc((size_t)nbv * 3 * r + 1, sizeof *c->Uvf)) ||
-        !(c->wf = ep_calloc((size_t)S * k + 1, sizeof *c->wf)) ||
-        !(c->gf = ep_calloc((size_t)ps->nbe * 3 * k + 1, sizeof *c->gf)) ||
-        !(c->vstamp = ep_calloc((size_t)nbv, sizeof *c->vstamp)) ||
-        !(c->fstamp = ep_calloc((size_t)nbv, sizeof *c->fstamp)) ||
-        !(c->uv = ep_calloc(4 * (size_t)nbv, sizeof *c->uv)) || !(c->fv = ep_calloc(4 * (size_t)nbv, sizeof *c->fv)) ||
+        !(c->rec = ep_malloc_huge((size_t)ps->nbe * 4 * k, sizeof *c->rec)) ||
+        !(c->vw = ep_malloc_huge(8 * (size_t)nbv, sizeof *c->vw)) ||
         !(c->fvert = ep_malloc((size_t)nbv, sizeof *c->fvert)) ||
         !(c->G = ep_calloc(4 * (size_t)r, sizeof *c->G)) || !(up = ep_malloc((size_t)nn, sizeof *up)) ||
         !(am = ep_calloc((size_t)nn * r + 1, sizeof *am)) || !(Ue = ep_malloc((size_t)S * 3 * r, sizeof *Ue))) {
@@ -198,17 +211,21 @@ static int pack(ep_pscontact *c)
         for (int j = 0; j < r; j++)
             for (int a = 0; a < 3; a++)
                 c->Uvf[((size_t)v * r + j) * 3 + a] = (float)ps->Uv[((size_t)v * 3 + a) * r + j];
-    for (size_t i = 0; i < (size_t)S * k; i++)
-        c->wf[i] = (float)ps->bw[i];
-    for (size_t i = 0; i < (size_t)ps->nbe * 3 * k; i++)
-        c->gf[i] = (float)ps->grad[i];
+    for (int e = 0; e < ps->nbe; e++)
+        for (int b = 0; b < k; b++) {
+            c->rec[(size_t)4 * k * e + b].i = ps->corner[(size_t)k * e + b];
+            for (int a = 0; a < 3; a++)
+                c->rec[(size_t)4 * k * e + k + 3 * b + a].f = (float)ps->grad[((size_t)k * e + b) * 3 + a];
+        }
+    for (size_t i = 0; i < 8 * (size_t)nbv; i++)
+        c->vw[i] = 0; /* ticks start at 1 */
     for (int s = 0; s < S; s++) /* the rows the runtime moves the points by, [S][r][3] */
         for (int j = 0; j < r; j++)
             for (int a = 0; a < 3; a++) {
                 const int *cn = &ps->corner[(size_t)k * ps->belem[s]];
                 double u = 0;
                 for (int b = 0; b < k; b++)
-                    u += (double)c->wf[(size_t)k * s + b] * c->Uvf[((size_t)cn[b] * r + j) * 3 + a];
+                    u += (double)PT(c, s, K)[10 + b].f * c->Uvf[((size_t)cn[b] * r + j) * 3 + a];
                 Ue[((size_t)s * r + j) * 3 + a] = u;
             }
     for (int i = 0; i < ps->node_start[1]; i++)
@@ -251,9 +268,9 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
     for (int l = 1; l <= c->ps.L; l++)
         if (c->ps.level_start[l] > widest)
             widest = c->ps.level_start[l];
-    if (!(c->stamp = ep_calloc((size_t)S, sizeof *c->stamp)) ||
-        !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->d = ep_calloc((size_t)S, sizeof *c->d)) ||
-        !(c->x = ep_malloc(3 * (size_t)S, sizeof *c->x)) ||
+    if (!(c->look = ep_calloc((size_t)S, sizeof *c->look)) ||
+        !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->x = ep_malloc(4 * (size_t)S, sizeof *c->x)) ||
+        !(c->xk = ep_malloc(3 * (size_t)widest, sizeof *c->xk)) ||
         !(c->list = ep_malloc((size_t)widest, sizeof *c->list)) ||
         !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
@@ -296,195 +313,203 @@ static inline __attribute__((always_inline)) void rows_q(const float *M, int r, 
     *out = p + p1;
 }
 
-static inline void rot(const double R[9], const double x[3], double y[3])
-{
-    for (int a = 0; a < 3; a++)
-        y[a] = R[3 * a] * x[0] + R[3 * a + 1] * x[1] + R[3 * a + 2] * x[2];
-}
+/* A record's corners and gradients (adopt's layout, c->rec: k ids, then
+ * k rows of three floats). */
+#define REC(c, e, K) (&(c)->rec[(size_t)4 * (K) * (e)])
 
-static inline void rot_t(const double R[9], const double x[3], double y[3])
-{
-    for (int a = 0; a < 3; a++)
-        y[a] = R[a] * x[0] + R[3 + a] * x[1] + R[6 + a] * x[2];
-}
-
-/* The displacements u [k] of the corners of point s's element record:
+/* The displacements u [K] of the corners of point s's element record:
  * u_v = U_v q (001 eq. 3.6 at the vertex), from the tick's cache (cache:
- * computed and stamped on a vertex's first use in the tick) or computed.
- * Either way the same arithmetic, so the same bits.  Cost O(k) cached,
- * O(3r) a vertex computed. */
+ * computed and stamped on a vertex's first use in the tick; a vertex's
+ * workspace c->vw is one line, u_v and its tick, f_v and its tick) or
+ * computed.  Either way the same arithmetic, so the same bits.  K is a
+ * constant where it is inlined (4 or 8).  Cost O(K) cached, O(3r) a
+ * vertex computed. */
 static inline __attribute__((always_inline)) void corner_u(const ep_pscontact *c, int s, const double *q, int cache,
-                                                           ep_v4d *u)
+                                                           ep_v4d *u, const int K)
 {
-    int k = c->ps.k, r = c->ps.r;
-    const int *cn = &c->ps.corner[(size_t)k * c->ps.belem[s]];
-    for (int a = 0; a < k; a++) {
-        int v = cn[a];
-        double *uv = &c->uv[4 * (size_t)v];
-        if (cache && c->vstamp[v] == c->tick) {
-            memcpy(&u[a], uv, sizeof u[a]);
-            continue;
+    int r = c->ps.r;
+    const ep_psword *rc = REC(c, PT(c, s, K)[9].i, K);
+    double tick = (double)c->tick;
+    for (int a = 0; a < K; a++) { /* whole-vector loads and stores: no store forwarding split */
+        int v = rc[a].i;
+        ep_v4d *vw = (ep_v4d *)&c->vw[8 * (size_t)v];
+        if (cache) {
+            ep_v4d cur = *vw;
+            if (cur[3] == tick) {
+                u[a] = cur;
+                continue;
+            }
         }
         rows_q(&c->Uvf[(size_t)v * 3 * r], r, q, &u[a]);
         if (cache) {
-            c->vstamp[v] = c->tick;
-            memcpy(uv, &u[a], sizeof u[a]);
+            ep_v4d t = u[a];
+            t[3] = tick;
+            *vw = t;
         }
     }
 }
 
 /* Body position of point s: P_s + sum_c w_sc u_c (= P_s + U_s q, eq.
- * 3.6), u from corner_u. */
-static inline __attribute__((always_inline)) void body_point(const ep_pscontact *c, int s, const ep_v4d *u, double p[3])
+ * 3.6), u from corner_u; lane 3 is not used. */
+static inline __attribute__((always_inline)) void body_point(const ep_pscontact *c, int s, const ep_v4d *u, ep_v4d *out,
+                                                             const int K)
 {
-    int k = c->ps.k;
-    ep_v4d d = {0, 0, 0, 0};
-    for (int a = 0; c->ps.r && a < k; a++)
-        d += u[a] * (double)c->wf[(size_t)k * s + a];
-    for (int a = 0; a < 3; a++)
-        p[a] = c->ps.P[3 * (size_t)s + a] + d[a];
+    const ep_psword *pt = PT(c, s, K);
+    double P[3];
+    memcpy(P, pt, sizeof P);
+    ep_v4d p = {P[0], P[1], P[2], 0};
+    for (int a = 0; c->ps.r && a < K; a++)
+        p += u[a] * (double)pt[10 + a].f;
+    *out = p;
 }
 
 /* The unnormalized inward normal of point s in the body frame: with the
  * element's displacement gradient G = sum_c u_c grad phi_c^T, the
  * first-order cofactor (Nanson) transform N + (tr G) N - G^T N = N +
  * sum_c (grad phi_c . u_c) N - grad phi_c (N . u_c) (= N_s + dN_s q, eq.
- * 3.8 with the Nanson dN_s).  Cost O(12 k). */
-static inline __attribute__((always_inline)) void body_normal(const ep_pscontact *c, int s, const ep_v4d *u, double nb[3])
+ * 3.8 with the Nanson dN_s); lane 3 is 0.  Cost O(12 K). */
+static inline __attribute__((always_inline)) void body_normal(const ep_pscontact *c, int s, const ep_v4d *u,
+                                                              ep_v4d *out, const int K)
 {
-    int k = c->ps.k;
-    const double *N = &c->ps.N[3 * (size_t)s];
-    double tr = 0, gn[3] = {0, 0, 0};
+    const ep_psword *pt = PT(c, s, K);
+    ep_v4d N = {pt[6].f, pt[7].f, pt[8].f, 0}, gn = {0, 0, 0, 0};
+    double tr = 0;
     if (c->ps.r) {
-        const float *g = &c->gf[(size_t)3 * k * c->ps.belem[s]];
-        for (int a = 0; a < k; a++) {
-            double g0 = g[3 * a], g1 = g[3 * a + 1], g2 = g[3 * a + 2];
+        const ep_psword *g = REC(c, pt[9].i, K) + K;
+        for (int a = 0; a < K; a++) {
+            ep_v4d ga = {g[3 * a].f, g[3 * a + 1].f, g[3 * a + 2].f, 0};
             double un = u[a][0] * N[0] + u[a][1] * N[1] + u[a][2] * N[2];
-            tr += g0 * u[a][0] + g1 * u[a][1] + g2 * u[a][2];
-            gn[0] += g0 * un, gn[1] += g1 * un, gn[2] += g2 * un;
+            tr += ga[0] * u[a][0] + ga[1] * u[a][1] + ga[2] * u[a][2];
+            gn += ga * un;
         }
     }
-    for (int a = 0; a < 3; a++)
-        nb[a] = N[a] + tr * N[a] - gn[a];
+    *out = N + N * tr - gn;
 }
+
+/* A pose as vectors: R_p's columns and t_p (body to world), R_f's rows
+ * and t_f (world to the field's frame: R_f^T (x - t_f) = sum_b row_b (x -
+ * t_f)_b), x_c. */
+typedef struct {
+    ep_v4d Rp[3], tp, Rf[3], tf, xc;
+} frame;
+
+static inline void frame_of(const ep_pscontact_pose *p, frame *f)
+{
+    for (int b = 0; b < 3; b++) {
+        f->Rp[b] = (ep_v4d){p->Rp[b], p->Rp[3 + b], p->Rp[6 + b], 0};
+        f->Rf[b] = (ep_v4d){p->Rf[3 * b], p->Rf[3 * b + 1], p->Rf[3 * b + 2], 0};
+    }
+    f->tp = (ep_v4d){p->tp[0], p->tp[1], p->tp[2], 0};
+    f->tf = (ep_v4d){p->tf[0], p->tf[1], p->tf[2], 0};
+    f->xc = (ep_v4d){p->xc[0], p->xc[1], p->xc[2], 0};
+}
+
+/* M x for the columns M [3] (a macro: a function returning a 32-byte
+ * vector would change the ABI of the baseline build). */
+#define MAT3(M, x) ({ ep_v4d x_ = (x); (M)[0] * x_[0] + (M)[1] * x_[1] + (M)[2] * x_[2]; })
 
 /* World position of point s: R_p (P_s + U_s q) + t_p (eq. 3.6). */
 static inline __attribute__((always_inline)) void world(const ep_pscontact *c, int s, const double *q, int cache,
-                                                        const ep_pscontact_pose *pose, double x[3])
+                                                        const frame *f, ep_v4d *x, const int K)
 {
-    ep_v4d u[8];
-    double p[3];
+    ep_v4d u[8], p;
     if (c->ps.r)
-        corner_u(c, s, q, cache, u);
-    body_point(c, s, u, p);
-    rot(pose->Rp, p, x);
-    for (int a = 0; a < 3; a++)
-        x[a] += pose->tp[a];
+        corner_u(c, s, q, cache, u, K);
+    body_point(c, s, u, &p, K);
+    *x = MAT3(f->Rp, p) + f->tp;
 }
 
 void ep_pscontact_point(const ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, double x[3])
 {
-    world(c, s, q, 0, pose, x);
+    frame f;
+    frame_of(pose, &f);
+    ep_v4d x4;
+    if (c->ps.k == 8)
+        world(c, s, q, 0, &f, &x4, 8);
+    else
+        world(c, s, q, 0, &f, &x4, 4);
+    x[0] = x4[0], x[1] = x4[1], x[2] = x4[2];
 }
 
 void ep_pscontact_normal(const ep_pscontact *c, int s, const double *q, double n[3])
 {
     ep_v4d u[8];
+    int K = c->ps.k == 8 ? 8 : 4;
     if (c->ps.r)
-        corner_u(c, s, q, 0, u);
-    body_normal(c, s, u, n);
-    double il = 1 / sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        corner_u(c, s, q, 0, u, K);
+    ep_v4d nb;
+    body_normal(c, s, u, &nb, K);
+    double il = 1 / sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
     for (int a = 0; a < 3; a++)
-        n[a] *= il;
+        n[a] = nb[a] * il;
 }
 
 void ep_pscontact_modes(const ep_pscontact *c, int s, double *U)
 {
-    int k = c->ps.k, r = c->ps.r;
+    int k = c->ps.k == 8 ? 8 : 4, r = c->ps.r;
     for (int a = 0; a < 3; a++)
         for (int j = 0; j < r; j++) {
             double v = 0;
             for (int b = 0; b < k; b++)
-                v += (double)c->wf[(size_t)k * s + b] *
-                     c->Uvf[((size_t)c->ps.corner[(size_t)k * c->ps.belem[s] + b] * r + j) * 3 + a];
+                v += (double)PT(c, s, k)[10 + b].f * c->Uvf[((size_t)REC(c, PT(c, s, k)[9].i, k)[b].i * r + j) * 3 + a];
             U[a * r + j] = v;
         }
 }
 
-/* The pipeline of a batch of points (process): rows prefetched AHEAD
- * points before they are moved, a moved point's voxel prefetched LAG
- * points before it is read, a contact's normal rows prefetched LAGC
- * contacts before its force is summed (each about a memory latency of
- * work ahead). */
-#define AHEAD 8
+/* The pipeline of a batch of points (process): a point's line prefetched
+ * AHEAD points before it is moved, its record AHEAD2 before, its corners'
+ * vertex lines AHEAD3 before; a moved point's voxel prefetched LAG points
+ * before it is read; a contact's force summed LAGC contacts after it is
+ * found (each about a memory latency of work ahead). */
+#define AHEAD 24
+#define AHEAD2 14
+#define AHEAD3 6
 #define LAG 16
 #define LAGC 8
 
-/* Prefetch what point s reads: P_s, its record and weights, or N_s and
- * its record's gradients when normals. */
-static inline void prefetch_point(const ep_pscontact *c, int s, int normals)
-{
-    int r = c->ps.r, k = c->ps.k;
-    __builtin_prefetch(&(normals ? c->ps.N : c->ps.P)[3 * (size_t)s]);
-    if (!r)
-        return;
-    if (normals) {
-        const float *g = &c->gf[(size_t)3 * k * c->ps.belem[s]];
-        __builtin_prefetch(g), __builtin_prefetch(g + 3 * k - 1);
-    } else {
-        __builtin_prefetch(&c->ps.belem[s]);
-        __builtin_prefetch(&c->wf[(size_t)k * s]);
-    }
-}
-
 /* The running sums of a cycle's forces, before the Lc / l scale: F, T
- * (sum of f_s and of (x_s - x_c) x f_s, eqs. 3.1, 3.3), G (c->G) and the
- * derivatives into out (k, not k s). */
+ * (sum of f_s and of (x_s - x_c) x f_s, eqs. 3.1, 3.3); c->vw's f_v and
+ * the derivatives into out (k, not k s). */
 typedef struct {
-    double F[3], T[3];
+    ep_v4d F, T;
 } sums;
 
-/* Contact s's force added to the sums (its d and world x stored by its
- * lookup): f_s = -k d n_s with n_s = R_p (N_s + dN_s q) / |.| (eq. 3.8),
- * G_j += (U_s)_j f_b, f_b = -k d n_body (U_s^T R_p^T f_s, a row of three
- * a mode).  Cost O(9r + 30), O(r^2) more with derivatives. */
-static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c, int s, const double *q, const ep_pscontact_pose *pose, sums *z,
-                                 ep_pscontact_out *out)
+/* Contact e's force added to the sums (its world x and d stored by its
+ * lookup in c->x): f_s = -k d n_s with n_s = R_p n_b / |n_b| (eq. 3.8, n_b
+ * from body_normal), f_v += w_sv f_b for its corners, f_b = -k d n_b /
+ * |n_b| (R_p^T f_s; sums_finish takes g = sum_v U_v^T f_v).  Cost O(12 K +
+ * 30), O(r^2 + K 3r) more with derivatives. */
+static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c, int e, const double *q,
+                                                                const frame *fr, sums *z, ep_pscontact_out *out,
+                                                                const int K)
 {
     const ep_pointshell *ps = &c->ps;
-    int r = ps->r;
-    double k = c->kc, d = c->d[s], nb[3], n[3], a[3], f[3];
-    const double *x = &c->x[3 * (size_t)s];
+    int r = ps->r, s = c->contact[e];
+    const double *x = &c->x[4 * (size_t)e];
+    double k = c->kc, d = x[3];
     ep_v4d u[8];
     if (r)
-        corner_u(c, s, q, 1, u); /* cached by the point's lookup */
-    body_normal(c, s, u, nb);
-    double il = 1 / sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
-    for (int i = 0; i < 3; i++)
-        nb[i] *= il;
-    rot(pose->Rp, nb, n);
-    for (int i = 0; i < 3; i++) {
-        f[i] = -k * d * n[i]; /* eq. 3.1 */
-        a[i] = x[i] - pose->xc[i];
-        z->F[i] += f[i];
-    }
-    z->T[0] += a[1] * f[2] - a[2] * f[1]; /* eq. 3.3 */
-    z->T[1] += a[2] * f[0] - a[0] * f[2];
-    z->T[2] += a[0] * f[1] - a[1] * f[0];
-    int kk = ps->k;
-    const int *cn = r ? &ps->corner[(size_t)kk * ps->belem[s]] : NULL;
-    const float *w = r ? &c->wf[(size_t)kk * s] : NULL;
-    if (out->g && r) { /* f_v += w_sv f_b, f_b = R_p^T f_s; g = sum_v U_v^T f_v at the end */
-        ep_v4d fb = {-k * d * nb[0], -k * d * nb[1], -k * d * nb[2], 0};
-        for (int b = 0; b < kk; b++) {
-            int v = cn[b];
-            ep_v4d *fv = (ep_v4d *)&c->fv[4 * (size_t)v];
-            if (c->fstamp[v] != c->tick) {
-                c->fstamp[v] = c->tick;
+        corner_u(c, s, q, 1, u, K); /* cached by the point's lookup */
+    ep_v4d nb;
+    body_normal(c, s, u, &nb, K);
+    nb *= 1 / sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
+    ep_v4d n = MAT3(fr->Rp, nb), f = n * (-k * d), a = (ep_v4d){x[0], x[1], x[2], 0} - fr->xc; /* eq. 3.1 */
+    z->F += f;
+    z->T += (ep_v4d){a[1] * f[2] - a[2] * f[1], a[2] * f[0] - a[0] * f[2], a[0] * f[1] - a[1] * f[0], 0}; /* eq. 3.3 */
+    const ep_psword *pt = PT(c, s, K), *rc = r ? REC(c, pt[9].i, K) : NULL;
+    if (out->g && r) { /* f_v += w_sv f_b; g = sum_v U_v^T f_v at the end */
+        ep_v4d fb = nb * (-k * d);
+        double tick = (double)c->tick;
+        for (int b = 0; b < K; b++) {
+            int v = rc[b].i;
+            ep_v4d *vw = (ep_v4d *)&c->vw[8 * (size_t)v + 4], fv = *vw;
+            if (fv[3] != tick) {
                 c->fvert[c->nfv++] = v;
-                *fv = (ep_v4d){0, 0, 0, 0};
-            }
-            *fv += fb * (double)w[b];
+                fv = fb * (double)pt[10 + b].f;
+            } else
+                fv += fb * (double)pt[10 + b].f;
+            fv[3] = tick;
+            *vw = fv;
         }
     }
     if (!out->derivatives)
@@ -502,10 +527,10 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
     double *wv = c->absq + r; /* w = U_s^T n_body = sum_c w_sc U_vc^T n_body */
     for (int j = 0; j < r; j++)
         wv[j] = 0;
-    for (int b = 0; b < kk; b++) {
-        const float *Uv = &c->Uvf[(size_t)cn[b] * 3 * r];
+    for (int b = 0; b < K; b++) {
+        const float *Uv = &c->Uvf[(size_t)rc[b].i * 3 * r];
         for (int j = 0; j < r; j++)
-            wv[j] += (double)w[b] * ((double)Uv[3 * j] * nb[0] + (double)Uv[3 * j + 1] * nb[1] + (double)Uv[3 * j + 2] * nb[2]);
+            wv[j] += (double)pt[10 + b].f * ((double)Uv[3 * j] * nb[0] + (double)Uv[3 * j + 1] * nb[1] + (double)Uv[3 * j + 2] * nb[2]);
     }
     for (int i = 0; i < r; i++) {
         if (out->dg_dq)
@@ -517,36 +542,55 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
     }
 }
 
-/* The points pts [n] (ascending) moved (world x into c->x, field-frame y
- * into c->y [n][3]) and looked up (c->d); the contacts (d < 0) appended to
- * c->contact from nc and, with out, their forces added to the running
- * sums (c->G; F and T carried in out->F, out->T; the derivatives) in that
- * order, so that a traversal, which meets its contacts in ascending order
- * (adopt's numbering), and brute force sum the same terms in the same
- * order.  One pass, three stages LAG and LAGC apart, so that each row or
- * voxel is in cache when it is read and a contact's U_s row still is when
- * its force is summed.  Returns the contacts.  Cost O(n (3r + 40)) and
- * contact_force's per contact. */
-EP_KERNEL static int process(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n, const double *q,
-                             const ep_pscontact_pose *pose, int nc, ep_pscontact_out *out)
+/* The points pts [n] (ascending) moved (world x into c->xk, field-frame y
+ * into c->y [n][3]) and looked up (c->look); the contacts (d < 0), their
+ * x and d into c->x, appended to c->contact from nc and, with out, their
+ * forces added to the running sums (c->vw's f_v, fvert; F and T carried
+ * in out->F, out->T; the derivatives) in that order, so that a traversal,
+ * which meets its contacts in ascending order (adopt's numbering), and
+ * brute force sum the same terms in the same order.  One pass, stages
+ * AHEAD*, LAG and LAGC apart, so that each record, vertex line or voxel is
+ * in cache when it is read and a contact's record and vertices still are
+ * when its force is summed.  Returns the contacts.  Cost O(n (K + 40)),
+ * O(3r) a vertex reached, and contact_force's per contact. */
+static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n,
+                                                           const double *q, const ep_pscontact_pose *pose, int nc,
+                                                           ep_pscontact_out *out, const int K)
 {
     long m = sdf->n + 1, mm = m * m;
-    int done = nc;
+    int done = nc, r = c->ps.r;
+    frame fr;
+    frame_of(pose, &fr);
     sums z;
     if (out)
-        memcpy(z.F, out->F, sizeof z.F), memcpy(z.T, out->T, sizeof z.T);
+        z.F = (ep_v4d){out->F[0], out->F[1], out->F[2], 0}, z.T = (ep_v4d){out->T[0], out->T[1], out->T[2], 0};
     for (int k = 0; k < n + LAG; k++) {
         double w[3];
         if (k < n) { /* move point k, prefetch its voxel */
-            if (k + AHEAD < n)
-                prefetch_point(c, pts[k + AHEAD], 0);
-            int s = pts[k];
-            double *x = &c->x[3 * (size_t)s], *y = &c->y[3 * (size_t)k], t[3];
-            world(c, s, q, 1, pose, x);
-            for (int a = 0; a < 3; a++)
-                t[a] = x[a] - pose->tf[a];
-            rot_t(pose->Rf, t, y);
-            long id = ep_sdf_voxel(sdf, y, w);
+            if (k + AHEAD < n) {
+                const ep_psword *pt = PT(c, pts[k + AHEAD], K);
+                __builtin_prefetch(pt);
+                if (K > 4)
+                    __builtin_prefetch(pt + PTW(K) - 1);
+            }
+            if (r && k + AHEAD2 < n) {
+                const ep_psword *rc = REC(c, PT(c, pts[k + AHEAD2], K)[9].i, K);
+                __builtin_prefetch(rc);
+                if (K > 4)
+                    __builtin_prefetch(rc + 16);
+            }
+            if (r && k + AHEAD3 < n) {
+                const ep_psword *rc = REC(c, PT(c, pts[k + AHEAD3], K)[9].i, K);
+                for (int a = 0; a < K; a++)
+                    __builtin_prefetch(&c->vw[8 * (size_t)rc[a].i]);
+            }
+            ep_v4d x, y;
+            world(c, pts[k], q, 1, &fr, &x, K);
+            y = MAT3(fr.Rf, x - fr.tf);
+            double *xk = &c->xk[3 * (size_t)k], *yk = &c->y[3 * (size_t)k];
+            xk[0] = x[0], xk[1] = x[1], xk[2] = x[2];
+            yk[0] = y[0], yk[1] = y[1], yk[2] = y[2];
+            long id = ep_sdf_voxel(sdf, yk, w);
             if (id >= 0) {
                 const float *v = sdf->value + id;
                 __builtin_prefetch(v), __builtin_prefetch(v + m);
@@ -558,22 +602,34 @@ EP_KERNEL static int process(ep_pscontact *c, const ep_sdf *sdf, const int *pts,
             const double *y = &c->y[3 * (size_t)(k - LAG)];
             long id = ep_sdf_voxel(sdf, y, w);
             double d = id >= 0 ? ep_sdf_trilinear(sdf, id, w) : ep_sdf_value(sdf, y);
-            c->d[s] = d;
+            c->look[s].d = d;
             if (d < 0) {
+                double *x = &c->x[4 * (size_t)nc];
+                memcpy(x, &c->xk[3 * (size_t)(k - LAG)], 3 * sizeof *x);
+                x[3] = d;
                 c->contact[nc++] = s;
-                if (out)
-                    prefetch_point(c, s, 1);
             }
         }
         if (out && nc - done > LAGC)
-            contact_force(c, c->contact[done++], q, pose, &z, out);
+            contact_force(c, done++, q, &fr, &z, out, K);
     }
     if (out) {
         while (done < nc)
-            contact_force(c, c->contact[done++], q, pose, &z, out);
-        memcpy(out->F, z.F, sizeof z.F), memcpy(out->T, z.T, sizeof z.T);
+            contact_force(c, done++, q, &fr, &z, out, K);
+        for (int a = 0; a < 3; a++)
+            out->F[a] = z.F[a], out->T[a] = z.T[a];
     }
     return nc;
+}
+
+/* process_k for the pointshell's element kind (4: tets, also r = 0; 8:
+ * hexes). */
+EP_KERNEL static int process(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n, const double *q,
+                             const ep_pscontact_pose *pose, int nc, ep_pscontact_out *out)
+{
+    if (c->ps.k == 8)
+        return process_k(c, sdf, pts, n, q, pose, nc, out, 8);
+    return process_k(c, sdf, pts, n, q, pose, nc, out, 4);
 }
 
 /* Zero out's sums (and c->G) before a cycle's first process. */
@@ -606,7 +662,8 @@ static void sums_finish(ep_pscontact *c, int nc, ep_pscontact_out *out)
         for (int e = 0; e < c->nfv; e++) {
             int v = c->fvert[e];
             const float *Uv = &c->Uvf[(size_t)v * 3 * r];
-            ep_v4d fv = *(const ep_v4d *)&c->fv[4 * (size_t)v];
+            ep_v4d fv = *(const ep_v4d *)&c->vw[8 * (size_t)v + 4];
+            fv[3] = 0;
             for (int j = 0; j < r; j++)
                 G[j] += ROW4(&Uv[3 * j]) * fv;
         }
@@ -647,9 +704,9 @@ EP_KERNEL static int expand(ep_pscontact *c, int n, int leaf, long *V)
                 acc += ROW4(&a[j]) * *(const ep_v4d *)&c->absq[j];
             R += (acc[0] + acc[1]) + (acc[2] + acc[3]);
         }
-        if (c->d[s] > R) {
+        if (c->look[s].d > R) {
             if (c->vmax > 0) /* nothing under it reaches the field for this many cycles */
-                c->wake[i] = c->cycle + (long)fmin((c->d[s] - R) / c->vmax, 1e15);
+                c->wake[i] = c->cycle + (long)fmin((c->look[s].d - R) / c->vmax, 1e15);
         } else if (!leaf)
             for (int k = 0; k < ps->node_count[i]; k++)
                 c->next[m++] = ps->node_first[i] + k;
@@ -688,8 +745,8 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
                 c->list[e] = -1;
                 continue;
             }
-            if (c->stamp[s] != c->cycle) {
-                c->stamp[s] = c->cycle;
+            if (c->look[s].stamp != c->cycle) {
+                c->look[s].stamp = c->cycle;
                 c->pending[nb++] = s;
             }
         }
@@ -744,7 +801,7 @@ double ep_pscontact_energy(ep_pscontact *c, const ep_sdf *sdf, const double *q, 
     int N, nc = look_up_all(c, sdf, q, pose, depth, &N, NULL);
     double E = 0;
     for (int e = 0; e < nc; e++)
-        E += c->d[c->contact[e]] * c->d[c->contact[e]];
+        E += c->x[4 * (size_t)e + 3] * c->x[4 * (size_t)e + 3];
     double scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;
     return 0.5 * c->kc * scale * E;
 }

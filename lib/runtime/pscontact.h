@@ -56,9 +56,23 @@
 #include "pointshell.h"
 #include "sdf.h"
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A 32-bit word of the runtime's packed lines (ep_pscontact's pt, rec). */
+typedef union ep_psword {
+    int32_t i;
+    float f;
+} ep_psword;
+
+/* A point's lookup: the cycle it was last looked up in, its distance then. */
+typedef struct ep_pslook {
+    long stamp;
+    double d;
+} ep_pslook;
 
 typedef struct ep_pscontact {
     ep_pointshell ps;   /* owned: the pointshell (pointshell_file.h) */
@@ -70,10 +84,10 @@ typedef struct ep_pscontact {
     int depth;          /* deepest level rendered in the last cycle */
     /* workspace */
     long cycle;
-    long *stamp;        /* [S] cycle a point was last looked up */
+    ep_pslook *look;    /* [S] cycle a point was last looked up, its distance then */
     long *wake;         /* [nn] first cycle a culled node can touch again (vmax > 0) */
-    double *d;          /* [S] its distance then */
-    double *x;          /* [S][3] its world position then */
+    double *x;          /* [S][4] the contacts' world positions and distances, in contact order */
+    double *xk;         /* a level's points' world positions [3 n] (as y) */
     int *list, *next;   /* node lists of one level and the next */
     int *contact;       /* [S] points in contact */
     int *pending;       /* a level's points to look up, their field-frame positions y [3 n] and values yd */
@@ -82,15 +96,14 @@ typedef struct ep_pscontact {
     /* the runtime's copy of the shell (ep_pscontact_adopt) */
     int *file_point;    /* [S] the point's number in the file (or in the ps adopted) */
     float *Uvf;         /* [nbv][r][3] the bound vertices' rows U_v in single precision (NULL when r = 0) */
-    float *wf;          /* [S][k] each point's weights w_sc */
-    float *gf;          /* [nbe][k][3] each element record's grad phi_c */
+    ep_psword *pt;      /* [S][16, or 24 for hexes] a point's line: P_s (3 doubles), N_s (3 .f), its element
+                           record (.i), its weights w_sc (k .f) */
+    ep_psword *rec;     /* [nbe][4k] each element record: its k corners (.i), then grad phi_c (.f [k][3]) */
     float *af;          /* [nn][r] a_ij of the rows sum_c w_sc U_vc (over Uvf, wf), rounded up */
     double *G;          /* [r][4] the reduced force's sums */
     long tick;          /* evaluations (cycle, brute, energy): u_v is computed once a tick */
-    long *vstamp;       /* [nbv] tick of u_v */
-    double *uv;         /* [nbv][4] u_v = U_v q (001 eq. 3.6 at the vertex) */
-    long *fstamp;       /* [nbv] tick of f_v */
-    double *fv;         /* [nbv][4] f_v = sum_s w_sv f_s (body frame, before the scale) */
+    double *vw;         /* [nbv][8], 64-byte lines: u_v = U_v q (001 eq. 3.6 at the vertex) and the tick it
+                           is of; f_v = sum_s w_sv f_s (body frame, before the scale) and its tick */
     int *fvert, nfv;    /* the vertices with a force, in the order contacts first reach them */
 } ep_pscontact;
 

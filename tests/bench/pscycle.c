@@ -74,7 +74,7 @@ static long field_lines(ep_pscontact *c, const ep_sdf *s, const double *q, const
     long n = 0, m = s->n + 1;
     *points = 0;
     for (int i = 0; i < c->ps.S; i++) {
-        if (c->stamp[i] != c->cycle)
+        if (c->look[i].stamp != c->cycle)
             continue;
         ++*points;
         double x[3], z[3], y[3];
@@ -192,23 +192,23 @@ int main(int argc, char **argv)
         /* bytes: each looked-up point's P_s, record id and weights; each
          * contact's N_s; the corners of the records those reach and the
          * gradients of the contacts' records; each vertex reached its row
-         * U_v, cached u_v and stamp, and with a force f_v and its stamp;
+         * U_v and its line of workspace (u_v, f_v and their ticks);
          * the nodes; the inner nodes' a_i; the field's lines */
         ep_pscontact_cycle(&c, &s, q, &p, &a); /* the cycle's stamps again (brute force stamped all) */
         double es = sizeof *c.Uvf, k = ps->k; /* P_s, N_s in double, the rest in es */
         long nrec = 0, nrecc = 0, nvert = 0;
         char *seen = calloc((size_t)ps->nbe + 1, 2);
         for (int i = 0; i < ps->S && r; i++)
-            if (c.stamp[i] == c.cycle && !seen[ps->belem[i]]++)
+            if (c.look[i].stamp == c.cycle && !seen[ps->belem[i]]++)
                 nrec++;
         for (int e = 0; e < a.contacts && r; e++)
             if (!seen[ps->nbe + 1 + ps->belem[c.contact[e]]]++)
                 nrecc++;
         free(seen);
         for (int v = 0; v < ps->nbv; v++)
-            nvert += c.vstamp[v] == c.tick;
+            nvert += c.vw[8 * (size_t)v + 3] == (double)c.tick;
         double row = 3 * 8 + (r ? 4 + k * es : 0), node = 8 + 12.0; /* a node: R_i,0, point, first child, children */
-        double vbytes = nvert * (3.0 * r * es + 32 + 8) + c.nfv * (32.0 + 8) + nrec * k * 4 + nrecc * 3 * k * es;
+        double vbytes = nvert * (3.0 * r * es + 64) + nrec * 4 * k * es; /* a record: corners and gradients */
         double bytes = a.lookups * row + a.contacts * 24.0 + vbytes + a.traversed * node + a.inner * r * es +
                        64.0 * flines;
         double lines = flines;

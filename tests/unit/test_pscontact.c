@@ -196,13 +196,15 @@ static void test_gradients(void **state)
     scene *x = *state;
     int r = x->c.ps.r;
     double q[3] = {0.01, -0.02, 0.015}, g0[3], dgq[9], dgt[9];
-    for (int i = 0; i < x->c.ps.S; i++) { /* grad d = (0, 0, -1) */
+    for (int i = 0; i < x->c.ps.S; i++) { /* grad d = (0, 0, -1), in the runtime's point lines too */
         x->c.ps.N[3 * i] = x->c.ps.N[3 * i + 1] = 0, x->c.ps.N[3 * i + 2] = -1;
+        x->c.pt[16 * (size_t)i + 6].f = x->c.pt[16 * (size_t)i + 7].f = 0, x->c.pt[16 * (size_t)i + 8].f = -1;
         for (int j = 0; j < 3 * r; j++)
             x->c.ps.dN[(size_t)i * 3 * r + j] = 0;
     }
-    for (size_t i = 0; i < (size_t)x->c.ps.nbe * 3 * x->c.ps.k; i++)
-        x->c.gf[i] = 0; /* the runtime's normals: N_s */
+    for (int e = 0; e < x->c.ps.nbe; e++) /* the runtime's gradients: its normals are N_s */
+        for (int i = 0; i < 3 * x->c.ps.k; i++)
+            x->c.rec[(size_t)4 * x->c.ps.k * e + x->c.ps.k + i].f = 0;
     x->c.kc = 7;
     ep_pscontact_pose p;
     ep_pscontact_pose_identity(&p);
