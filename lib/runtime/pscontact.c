@@ -55,7 +55,7 @@ void ep_pscontact_pose_identity(ep_pscontact_pose *pose)
 void ep_pscontact_free(ep_pscontact *c)
 {
     ep_pointshell_free(&c->ps);
-    free(c->look), free(c->wake), free(c->x), free(c->xk), free(c->pending), free(c->y), free(c->yd), free(c->list),
+    free(c->look), free(c->wake), free(c->x), free(c->xk), free(c->pending), free(c->y), free(c->vox), free(c->list),
         free(c->next), free(c->contact), free(c->absq), free(c->file_point), free(c->Uvf), free(c->pt), free(c->rec),
         free(c->af), free(c->G), free(c->vw), free(c->fvert);
     memset(c, 0, sizeof *c);
@@ -275,7 +275,7 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
         !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
         !(c->pending = ep_malloc((size_t)widest, sizeof *c->pending)) ||
-        !(c->y = ep_malloc(3 * (size_t)widest, sizeof *c->y)) || !(c->yd = ep_malloc((size_t)widest, sizeof *c->yd)) ||
+        !(c->y = ep_malloc(3 * (size_t)widest, sizeof *c->y)) || !(c->vox = ep_malloc((size_t)widest, sizeof *c->vox)) ||
         !(c->absq = ep_calloc(2 * (size_t)r + 4, sizeof *c->absq)) ||
         !(c->file_point = ep_malloc((size_t)S + 1, sizeof *c->file_point)) || (st = renumber(c)) ||
         (r && (st = renumber_bind(c))) || (st = pack(c))) {
@@ -542,8 +542,9 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
     }
 }
 
-/* The points pts [n] (ascending) moved (world x into c->xk, field-frame y
- * into c->y [n][3]) and looked up (c->look); the contacts (d < 0), their
+/* The points pts [n] (ascending) moved (world x into c->xk, the voxel
+ * into c->vox and its weights into c->y, or outside the field's box the
+ * field-frame y) and looked up (c->look); the contacts (d < 0), their
  * x and d into c->x, appended to c->contact from nc and, with out, their
  * forces added to the running sums (c->vw's f_v, fvert; F and T carried
  * in out->F, out->T; the derivatives) in that order, so that a traversal,
@@ -590,8 +591,9 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
             double *xk = &c->xk[3 * (size_t)k], *yk = &c->y[3 * (size_t)k];
             xk[0] = x[0], xk[1] = x[1], xk[2] = x[2];
             yk[0] = y[0], yk[1] = y[1], yk[2] = y[2];
-            long id = ep_sdf_voxel(sdf, yk, w);
-            if (id >= 0) {
+            long id = c->vox[k] = ep_sdf_voxel(sdf, yk, w);
+            if (id >= 0) { /* its weights in place of y */
+                yk[0] = w[0], yk[1] = w[1], yk[2] = w[2];
                 const float *v = sdf->value + id;
                 __builtin_prefetch(v), __builtin_prefetch(v + m);
                 __builtin_prefetch(v + mm), __builtin_prefetch(v + mm + m);
@@ -600,8 +602,8 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
         if (k >= LAG) { /* look point k - LAG up */
             int s = pts[k - LAG];
             const double *y = &c->y[3 * (size_t)(k - LAG)];
-            long id = ep_sdf_voxel(sdf, y, w);
-            double d = id >= 0 ? ep_sdf_trilinear(sdf, id, w) : ep_sdf_value(sdf, y);
+            long id = c->vox[k - LAG];
+            double d = id >= 0 ? ep_sdf_trilinear(sdf, id, y) : ep_sdf_value(sdf, y);
             c->look[s].d = d;
             if (d < 0) {
                 double *x = &c->x[4 * (size_t)nc];

@@ -90,8 +90,10 @@ typedef struct ep_pscontact {
     double *xk;         /* a level's points' world positions [3 n] (as y) */
     int *list, *next;   /* node lists of one level and the next */
     int *contact;       /* [S] points in contact */
-    int *pending;       /* a level's points to look up, their field-frame positions y [3 n] and values yd */
-    double *y, *yd;
+    int *pending;       /* a level's points to look up, their voxels (sdf.h; -1 outside the field's box)
+                           and their weights in it, or their field-frame positions when outside [3 n] */
+    long *vox;
+    double *y;
     double *absq;       /* [2r + 4]: |q| (zeros to a multiple of 4), then w of a contact */
     /* the runtime's copy of the shell (ep_pscontact_adopt) */
     int *file_point;    /* [S] the point's number in the file (or in the ps adopted) */
