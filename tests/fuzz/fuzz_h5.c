@@ -103,6 +103,8 @@ static const char *dsets[] = {
     "/cubature/elements", "/cubature/weights", "/cubature/heldout_q",
     "/trajectory/step", "/trajectory/time", "/trajectory/u", "/trajectory/v", "/trajectory/f_ext",
     "/trajectory/energy", "/trajectory/iterations", "/loads/base", "/loads/time", "/newton/history",
+    "/pointshell/bind/vertex", "/pointshell/bind/Uv", "/pointshell/bind/element", "/pointshell/bind/weight",
+    "/pointshell/bind/corner", "/pointshell/bind/gradient",
 };
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))

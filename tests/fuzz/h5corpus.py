@@ -18,7 +18,7 @@ KIND = {  # seed: (attributes, datasets)
     4: ([0, 2, 8, 10], MODEL_D + [23, 24, 25, 26]),
     5: ([0, 2, 12, 13, 14, 15, 16], MODEL_D + [28, 29]),
     6: ([0, 2, 17, 18, 19, 20], MODEL_D + list(range(30, 39))),
-    7: ([0, 2, 21, 22, 23], MODEL_D + list(range(40, 52))),
+    7: ([0, 2, 21, 22, 23], MODEL_D + list(range(40, 52)) + list(range(66, 72))),
     8: ([0, 2, 24, 25, 26], MODEL_D + [23, 53, 54, 55]),
     9: ([0, 2, 8, 10] + list(range(27, 35)), MODEL_D + list(range(56, 66))),
 }

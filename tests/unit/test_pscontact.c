@@ -414,7 +414,8 @@ static void test_plate_refinement(void **state)
 }
 
 static const scene_opts test_file_scene = {2, 3, 12, NAN, 0};
-/* The file: written and read back equal; a damaged tree is refused. */
+/* The file: written and read back equal (the element records too); a
+ * vertex row U_v off the points' U_s and a damaged tree are refused. */
 static void test_file(void **state)
 {
     scene *x = *state;
@@ -432,7 +433,22 @@ static void test_file(void **state)
     assert_memory_equal(d.ps.U, x->c.ps.U, sizeof *x->c.ps.U * 3 * 2 * x->c.ps.S);
     assert_memory_equal(d.ps.a, x->c.ps.a, sizeof *x->c.ps.a * 2 * x->c.ps.nn);
     assert_memory_equal(d.ps.R0, x->c.ps.R0, sizeof *x->c.ps.R0 * x->c.ps.nn);
+    /* the element records: read back as written, so the runtime's lines are the same */
+    assert_int_equal(d.ps.nbv, x->c.ps.nbv);
+    assert_int_equal(d.ps.nbe, x->c.ps.nbe);
+    assert_memory_equal(d.ps.Uv, x->c.ps.Uv, sizeof *x->c.ps.Uv * 3 * 2 * x->c.ps.nbv);
+    assert_memory_equal(d.ps.belem, x->c.ps.belem, sizeof *x->c.ps.belem * x->c.ps.S);
+    assert_memory_equal(d.rec, x->c.rec, sizeof *x->c.rec * 16 * x->c.ps.nbe);
+    assert_memory_equal(d.pt, x->c.pt, sizeof *x->c.pt * 16 * x->c.ps.S);
     ep_pscontact_free(&d);
+    /* a vertex row that is not what the points' U_s sum from: refused */
+    x->c.ps.Uv[5] += 1e-3;
+    assert_int_equal(ep_h5_create(&f, path, "pointshell", "test", ""), EP_OK);
+    assert_int_equal(ep_pointshell_file_write(&f, &x->c.ps), EP_OK);
+    assert_int_equal(ep_h5_close(&f), EP_OK);
+    assert_int_equal(ep_pscontact_open(&d, path), EP_EINPUT);
+    assert_non_null(strstr(ep_errmsg(), "/bind/Uv"));
+    x->c.ps.Uv[5] -= 1e-3;
     /* a radius too small: refused */
     x->c.ps.R0[0] *= 0.5;
     assert_int_equal(ep_h5_create(&f, path, "pointshell", "test", ""), EP_OK);
