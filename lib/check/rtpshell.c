@@ -161,8 +161,9 @@ static void check_bound(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     memset(X->q, 0, (size_t)r * sizeof *X->q);
 }
 
-/* Deformed normals against the deformed source surface (the pointshell's
- * /mesh, embedded in the model), at q moving the model by 5 %. */
+/* Deformed normals (the runtime's, ep_pscontact_normal) against the
+ * deformed source surface (the pointshell's /mesh, embedded in the
+ * model), at q moving the model by 5 %. */
 static int check_normals(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
 {
     const ep_pointshell *ps = &X->c.ps;
@@ -195,11 +196,7 @@ static int check_normals(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
                 x[c][a] = X->sm.vertices[3 * v + a] + du[3 * v + a];
             }
         ep_vec3_normal(x[0], x[1], x[2], n); /* outward: the inward normal is -n */
-        for (int a = 0; a < 3; a++) {
-            ns[a] = ps->N[3 * (size_t)s + a];
-            for (int j = 0; j < r; j++)
-                ns[a] += ps->dN[((size_t)s * 3 + a) * r + j] * X->q[j];
-        }
+        ep_pscontact_normal(&X->c, s, X->q, ns); /* the runtime's (Nanson, through the mesh) */
         double cosang = -ep_vec3_dot(n, ns) / (ep_vec3_norm(n) * ep_vec3_norm(ns));
         /* against the face's own undeformed normal: points on edges and
          * corners carry averaged pseudonormals, compared with their face */

@@ -12,9 +12,11 @@
  * the simulation mesh (pointshell.h's element records): U_s q = sum_c
  * w_sc u_c with u_v = U_v q computed once a cycle for each vertex a
  * looked-up point reaches, and with the element's displacement gradient
- * G = sum_c u_c grad phi_c^T the first-order cofactor (Nanson) normal
- * N_s + (tr G) N_s - G^T N_s = N_s + sum_c (grad phi_c x N_s) x u_c,
- * which is N_s + dN_s q for the Nanson dN_s.  The reduced force is sum_v
+ * G = sum_c u_c grad phi_c^T and F = I + G the cofactor (Nanson) normal
+ * cof(F) N_s = N_s + (tr G) N_s - G^T N_s + cof(G) N_s: N_s + dN_s q for
+ * the Nanson dN_s, and its second order, so that it is exactly the
+ * deformed normal of the element's linear map (001 §3.6.2's F t1 x F t2;
+ * doc/DECISIONS.md).  The reduced force is sum_v
  * U_v^T f_v with f_v = sum_s w_sv f_s.  U_v, w_sc and grad phi_c are
  * taken in single precision (rounded once at adopt; the field's values
  * are floats too), every sum in double.

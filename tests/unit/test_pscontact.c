@@ -264,15 +264,16 @@ static void test_gradients(void **state)
     }
 }
 
-/* The Nanson normal of point s (in the adopted numbering) at q from the
- * double basis and the mesh: G = sum_c u_c grad phi_c^T over the tet the
- * binding chose (its mesh vertices), n = N + (tr G) N - G^T N
- * (unnormalized). */
+/* The deformed normal of point s (in the adopted numbering) at q from the
+ * double basis and the mesh: F = I + G, G = sum_c u_c grad phi_c^T over
+ * the tet the binding chose (its mesh vertices), n = cof(F) N = det(F)
+ * F^-T N (unnormalized), by the inverse (not the runtime's cross
+ * products). */
 static void nanson_normal(const scene *sc, int s, const double *q, double n[3])
 {
     const ep_pointshell *ps = &sc->c.ps;
     int r = ps->r, nv = sc->m.nv, t[4];
-    double x[4][3], gr[4][3], vol, G[3][3] = {{0}};
+    double x[4][3], gr[4][3], vol, F[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (int c = 0; c < 4; c++)
         t[c] = ps->bvert[ps->corner[4 * (size_t)ps->belem[s] + c]];
     for (int c = 0; c < 4; c++)
@@ -284,12 +285,19 @@ static void nanson_normal(const scene *sc, int s, const double *q, double n[3])
             for (int j = 0; j < r; j++)
                 u += sc->U[(size_t)j * 3 * nv + 3 * (size_t)t[c] + a] * q[j];
             for (int m = 0; m < 3; m++)
-                G[a][m] += u * gr[c][m];
+                F[a][m] += u * gr[c][m];
+        }
+    double det = F[0][0] * (F[1][1] * F[2][2] - F[1][2] * F[2][1]) - F[0][1] * (F[1][0] * F[2][2] - F[1][2] * F[2][0]) +
+                 F[0][2] * (F[1][0] * F[2][1] - F[1][1] * F[2][0]),
+           Fi[3][3];
+    for (int a = 0; a < 3; a++) /* F^-1 by cofactors, then n = det F^-T N */
+        for (int b = 0; b < 3; b++) {
+            int a1 = (a + 1) % 3, a2 = (a + 2) % 3, b1 = (b + 1) % 3, b2 = (b + 2) % 3;
+            Fi[b][a] = (F[a1][b1] * F[a2][b2] - F[a1][b2] * F[a2][b1]) / det;
         }
     const double *N = &ps->N[3 * (size_t)s];
-    double tr = G[0][0] + G[1][1] + G[2][2];
     for (int m = 0; m < 3; m++)
-        n[m] = N[m] + tr * N[m] - (G[0][m] * N[0] + G[1][m] * N[1] + G[2][m] * N[2]);
+        n[m] = det * (Fi[0][m] * N[0] + Fi[1][m] * N[1] + Fi[2][m] * N[2]);
 }
 
 static const scene_opts test_reduced_force_scene = {4, 2, 24, 0.9, 0.2};
