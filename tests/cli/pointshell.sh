@@ -50,6 +50,9 @@ check "XDMF sidecar: the points as a Polyvertex grid coloured by level" sh -c \
 a=$(h5 "$WORK/ico.h5" 'f["pointshell/points"][:].tobytes().hex()')
 b=$(h5 "$WORK/ico2.h5" 'f["pointshell/points"][:].tobytes().hex()')
 check "the same seed gives the same points" [ -n "$a" ] && [ "$a" = "$b" ]
+"$BIN/pointshell" -q $ICO --levels 3 --first 20 --seed 2 -o "$WORK/ico3.h5"
+c=$(h5 "$WORK/ico3.h5" 'f["pointshell/points"][:].tobytes().hex()')
+check "--seed 2 is taken (its bound LONG_MAX) and gives other points" [ -n "$c" ] && [ "$a" != "$c" ]
 
 # --modes: the cube's basis; U_s = W U with embed's weights, the sphere bound for random q
 D=data
