@@ -386,7 +386,10 @@ static int repel(ep_pointshell *ps, const levelset *T, int from, int to, double 
                             double d = ep_vec3_norm(dx), t = d / R;
                             if (t >= 1 || d == 0)
                                 continue;
-                            double g = (2 * t - 3) * t * t + 1; /* 2t^3 - 3t^2 + 1 */
+                            /* (2t^3 - 3t^2 + 1) / t: a smooth cut-off at R that grows
+                             * as two points meet, so no pair is left close (the
+                             * bounded kernel left pairs at s/4, see DECISIONS) */
+                            double g = ((2 * t - 3) * t * t + 1) / fmax(t, 0.05);
                             for (int q = 0; q < 3; q++)
                                 f[q] += g * dx[q] / d;
                         }
