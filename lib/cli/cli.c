@@ -181,6 +181,13 @@ static int parse_double(const ep_cli_opt *o, const char *opt, const char *arg)
     return EP_OK;
 }
 
+/* The long nearest x: an option's bounds are doubles, and LONG_MAX as a
+ * double (2^63) is out of a long's range (a plain cast gave LONG_MIN). */
+static long bound_long(double x)
+{
+    return x >= 0x1p63 ? LONG_MAX : x <= -0x1p63 ? LONG_MIN : (long)x;
+}
+
 /* Store the argument of option o through its target. */
 static int apply(const ep_cli_opt *o, const char *arg)
 {
@@ -188,7 +195,7 @@ static int apply(const ep_cli_opt *o, const char *arg)
     snprintf(opt, sizeof opt, "--%s", o->name);
     switch (o->kind) {
     case EP_CLI_FLAG: *(int *)o->target = 1; return EP_OK;
-    case EP_CLI_INT: return ep_cli_int(opt, arg, (long)o->lo, (long)o->hi, o->target);
+    case EP_CLI_INT: return ep_cli_int(opt, arg, bound_long(o->lo), bound_long(o->hi), o->target);
     case EP_CLI_DOUBLE: return parse_double(o, opt, arg);
     case EP_CLI_BYTES: return ep_cli_bytes(opt, arg, o->target);
     case EP_CLI_CHOICE: return parse_choice(o, opt, arg);

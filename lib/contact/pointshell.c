@@ -386,7 +386,10 @@ static int repel(ep_pointshell *ps, const levelset *T, int from, int to, double 
                             double d = ep_vec3_norm(dx), t = d / R;
                             if (t >= 1 || d == 0)
                                 continue;
-                            double g = (2 * t - 3) * t * t + 1; /* 2t^3 - 3t^2 + 1 */
+                            /* (2t^3 - 3t^2 + 1) / t: a smooth cut-off at R that grows
+                             * as two points meet, so no pair is left close (the
+                             * bounded kernel left pairs at s/4, see DECISIONS) */
+                            double g = ((2 * t - 3) * t * t + 1) / fmax(t, 0.05);
                             for (int q = 0; q < 3; q++)
                                 f[q] += g * dx[q] / d;
                         }
@@ -758,7 +761,7 @@ int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, i
     ps->max_embed = b.maxdist;
 #pragma omp parallel for schedule(static) if (ps->S > EP_POINTSHELL_SERIAL)
     for (int s = 0; s < ps->S; s++) {
-        double x[8][3], g[8][3], gn[8], xi[3] = {0, 0, 0}, vol;
+        double x[8][3], g[8][3], xi[3] = {0, 0, 0}, vol;
         const double *N = &ps->N[3 * (size_t)s];
         int e = b.element[s];
         for (int c = 0; c < k; c++)
@@ -770,18 +773,21 @@ int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, i
                 xi[0] = xi[1] = xi[2] = 0;
             ep_hex_gradients((const double(*)[3])x, xi, g);
         }
-        for (int c = 0; c < k; c++)
-            gn[c] = ep_vec3_dot(g[c], N); /* grad phi_v . N_s */
         double *Us = &ps->U[(size_t)s * 3 * r], *dNs = &ps->dN[(size_t)s * 3 * r];
         for (int c = 0; c < k; c++) {
             size_t v = (size_t)b.col[(size_t)k * s + c];
             double w = b.w[(size_t)k * s + c];
-            for (int j = 0; j < r; j++)
+            for (int j = 0; j < r; j++) {
+                const double *u = &U[j * nv3 + 3 * v];
+                /* mode j's gradient G_j = sum_c u_c (x) grad phi_c (eq. 3.7);
+                 * the normal turns by the first-order cofactor (Nanson):
+                 * cof(I + G) N = N + (tr G) N - G^T N + O(G^2) */
+                double trG = ep_vec3_dot(u, g[c]), uN = ep_vec3_dot(u, N);
                 for (int q = 0; q < 3; q++) {
-                    double u = U[j * nv3 + 3 * v + q];
-                    Us[q * r + j] += w * u;     /* 001 eq. 3.6 */
-                    dNs[q * r + j] += gn[c] * u; /* eqs. 3.7-3.8: F_s,j N_s */
+                    Us[q * r + j] += w * u[q];                          /* 001 eq. 3.6 */
+                    dNs[q * r + j] += trG * N[q] - uN * g[c][q]; /* eq. 3.8, see DECISIONS */
                 }
+            }
         }
     }
     st = bind_records(ps, &b, sim, elem, ne, k, U, r);

@@ -44,7 +44,8 @@
  *
  * Binding (001 eqs. 3.6-3.8): with a simulation mesh (tets or hexes,
  * embed.h) and its basis U [r][3nv]: U_s = sum_v phi_v(P_s) U_v (3 x r),
- * F_s,j = sum_v U_v,j grad phi_v(P_s)^T, dN_s[:, j] = F_s,j N_s.
+ * F_s,j = sum_v U_v,j grad phi_v(P_s)^T, dN_s[:, j] = (tr F_s,j) N_s -
+ * F_s,j^T N_s (cof(I + F) N to first order; 001 eq. 3.8 has F_s,j N_s).
  * The same binding is kept per element (ps->bvert .. grad): each point's
  * element record and weights, the record's corners and shape-function
  * gradients, the corners' rows U_v, so that U_s = sum_c w_sc U_vc and the

@@ -155,6 +155,13 @@ static int coordinates(const simmesh *s, int e, const double p[3], double w[8], 
     return 0;
 }
 
+int ep_embed_depth(const double *x, const int *elem, int k, int e, const double p[3], double *inside)
+{
+    simmesh s = {x, elem, k};
+    double w[8];
+    return coordinates(&s, e, p, w, inside) ? EP_ECOMPUTE : 0;
+}
+
 /* Distance from p to element e (0 inside). */
 static double distance(const simmesh *s, int e, const double p[3])
 {

@@ -51,6 +51,13 @@ void ep_embed_free(ep_embed *b);
  * extrapolated), which amplify the element's motion.  Cost O(k nr). */
 double ep_embed_extrapolation(const ep_embed *b, double bound, int *count, int *vertex);
 
+/* How deep the point p lies in element e of the mesh x[nv][3], elem[ne][k]
+ * (k = 4 or 8): the smallest barycentric coordinate (tets) or 1 - max |xi|
+ * (hexes), in *inside; negative outside, 0 on the element's boundary.
+ * Returns 0, or EP_ECOMPUTE for a degenerate tet or a hex whose local
+ * coordinates Newton does not find (ep_hex_local).  Cost O(1). */
+int ep_embed_depth(const double *x, const int *elem, int k, int e, const double p[3], double *inside);
+
 /* Ubar = W U for r fields: U[r][3nv], Ubar[r][3nr] (interleaved x, y, z).
  * Cost 6 k nr r flops. */
 void ep_embed_apply(const ep_embed *b, const double *U, int nv, int r, double *Ubar);

@@ -50,6 +50,9 @@ check "XDMF sidecar: the points as a Polyvertex grid coloured by level" sh -c \
 a=$(h5 "$WORK/ico.h5" 'f["pointshell/points"][:].tobytes().hex()')
 b=$(h5 "$WORK/ico2.h5" 'f["pointshell/points"][:].tobytes().hex()')
 check "the same seed gives the same points" [ -n "$a" ] && [ "$a" = "$b" ]
+"$BIN/pointshell" -q $ICO --levels 3 --first 20 --seed 2 -o "$WORK/ico3.h5"
+c=$(h5 "$WORK/ico3.h5" 'f["pointshell/points"][:].tobytes().hex()')
+check "--seed 2 is taken (its bound LONG_MAX) and gives other points" [ -n "$c" ] && [ "$a" != "$c" ]
 
 # --modes: the cube's basis; U_s = W U with embed's weights, the sphere bound for random q
 D=data
@@ -76,7 +79,10 @@ for s in range(0, len(P), 3):
     worst = max(worst, np.abs(Us - U[s]).max())
     if len(hold) == 1:  # inside one tet's face: its gradient is the one (across tets it jumps)
         Ai = np.linalg.inv(A); grads = [-Ai.sum(0), Ai[0], Ai[1], Ai[2]]  # grad of each barycentric coordinate
-        Fn = sum(B[:, 3 * t[a]:3 * t[a] + 3].T * (grads[a] @ N[s]) for a in range(4))  # F_s,j N_s, columns j
+        u = [B[:, 3 * t[a]:3 * t[a] + 3] for a in range(4)]  # [r][3] each: mode j's displacement of corner a
+        trG = sum(u[a] @ grads[a] for a in range(4))  # tr G_j, G_j = sum_a u_a,j (x) grad_a
+        GtN = sum(np.outer(grads[a], u[a] @ N[s]) for a in range(4))  # G_j^T N_s, columns j
+        Fn = np.outer(N[s], trG) - GtN  # first-order cof(I + G_j) N_s, columns j
         worstn = max(worstn, np.abs(Fn - dN[s]).max()); one += 1
 assert one > 10
 assert worst < 1e-12 and worstn < 1e-9, (worst, worstn)
@@ -98,7 +104,7 @@ for k in range(100):
 assert bad == 0, bad
 print("ok", worst, worstn)
 PY
-check "--modes: U_s = W U, dN_s = F_s N_s, every point inside its spheres for random q" grep -q "^ok" "$WORK/py" || cat "$WORK/py"
+check "--modes: U_s = W U, dN_s = (tr G) N - G^T N (Nanson), every point inside its spheres for random q" grep -q "^ok" "$WORK/py" || cat "$WORK/py"
 
 # rtcheck: the cube's pointshell against the icosahedron's field, with the
 # cubic polynomials in the loop; a damaged tree is refused (exit 3)
