@@ -12,7 +12,9 @@
 #     the cycle at the deepest pose alone (pscycle: wall and CPU time, at
 #     q = 0 and at q moving the model 1 %) beside the bytes it must touch
 #     over one core's read rate and the field lines over the random-load
-#     rate, both measured in the same run.
+#     rate, both measured in the same run.  The runtime moves the points
+#     through the simulation mesh (pscontact.h): pscycle prints the vertices
+#     moved and the element records read, which set the bytes.
 . "$(dirname "$0")/common"
 MESH=../shared/models/asianDragon/asianDragon-155k.veg
 SCAN=data/models/asianDragon/asianDragon.obj

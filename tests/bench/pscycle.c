@@ -8,12 +8,13 @@
  * brute force, pushed in 2 % of the pointshell's size and slid 12.5 %), at q = 0 (rtcheck's pose without a cubic file) and at a random q
  * moving the model by 1 % (U_s q and the a_ij |q_j| of the spheres at
  * work).  For each: wall and thread-CPU microseconds a cycle (best and
- * median of 31), nodes traversed, points looked up, points in contact; the
- * bytes the cycle must touch (each looked-up point's P_s and U_s rows, each
- * contact's N_s and dN_s rows, each node's R_i,0 and links, each inner
- * node's a_i row, all at the precision the runtime holds them, and the
- * distinct 64-byte lines of the field its lookups read; not the
- * workspace), that over READ_GBS (membw's one-core read rate of the same
+ * median of 31), nodes traversed, points looked up, points in contact,
+ * the vertices moved and element records read; the bytes the cycle must
+ * touch (each looked-up point's line of P_s, N_s, record and weights, each
+ * record's corners and gradients, each vertex's row U_v and its line of
+ * workspace, each node's R_i,0 and links, each inner node's a_i row, all
+ * at the precision the runtime holds them, and the distinct 64-byte lines
+ * of the field its lookups read; not the level lists), that over READ_GBS (membw's one-core read rate of the same
  * run) as the bandwidth bound, and the field's distinct lines times
  * INDEP_NS (sdf's independent random load of the same run: the rate at
  * which random lines arrive when their addresses are known ahead) as the
@@ -228,10 +229,10 @@ int main(int argc, char **argv)
         printf("pscycle %s: warm bound: one core reads the same %.3g bytes in cache (a sequential sweep, repeated, "
                "CPU) in %.1f us (%.1f GB/s): the cycle takes %.1fx that\n",
                pass ? "q moving 1 %" : "q = 0", bytes, warm_us, bytes / warm_us * 1e-3, tc[0] / warm_us);
-        printf("pscycle %s: %.1f ns CPU a contact, %.1f ns a node; brute force %.0f us CPU: %.1fx; traversal %s "
-               "brute force\n",
+        printf("pscycle %s: %.1f ns CPU a contact, %.1f ns a node (%.1f nodes a us); brute force %.0f us CPU: %.1fx; "
+               "traversal %s brute force\n",
                pass ? "q moving 1 %" : "q = 0", 1e3 * tc[0] / (a.contacts ? a.contacts : 1), 1e3 * tc[0] / a.traversed,
-               tb, tb / tc[0], same(&a, &b, r) ? "equals (bit for bit)" : "DIFFERS FROM");
+               a.traversed / tc[0], tb, tb / tc[0], same(&a, &b, r) ? "equals (bit for bit)" : "DIFFERS FROM");
     }
     free(q);
     ep_mesh_free(&fm);
