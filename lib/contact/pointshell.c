@@ -667,6 +667,22 @@ out:
 
 /* ---- the binding ---- */
 
+/* The shape-function gradients g [k][3] of the element of corners ev
+ * (k = 4: a tet's constants; 8: a hex's at the point P).  Cost O(k). */
+static void element_gradients(const ep_mesh *sim, const int *ev, int k, const double P[3], double g[8][3])
+{
+    double x[8][3], xi[3] = {0, 0, 0}, vol;
+    for (int c = 0; c < k; c++)
+        memcpy(x[c], &sim->vertices[3 * (size_t)ev[c]], sizeof x[c]);
+    if (k == 4)
+        ep_tet_gradients((const double(*)[3])x, &vol, g);
+    else {
+        if (ep_hex_local((const double(*)[3])x, P, xi))
+            xi[0] = xi[1] = xi[2] = 0;
+        ep_hex_gradients((const double(*)[3])x, xi, g);
+    }
+}
+
 /* The binding per element (pointshell.h: ps->k .. grad) from the embedding
  * b of the points into sim's elements elem [ne][k] and the basis U [r][3
  * sim->nv]: bound vertices numbered as the points first reach them, a
@@ -696,23 +712,16 @@ static int bind_records(ep_pointshell *ps, const ep_embed *b, const ep_mesh *sim
         int e = b->element[s], rec = k == 4 ? emap[e] : -1;
         const int *ev = &elem[(size_t)k * e];
         if (rec < 0) { /* a new record: its corners and gradients */
-            double x[8][3], g[8][3], xi[3] = {0, 0, 0}, vol;
+            double g[8][3];
             rec = ps->nbe++;
             if (k == 4)
                 emap[e] = rec;
             for (int c = 0; c < k; c++) {
-                memcpy(x[c], &sim->vertices[3 * (size_t)ev[c]], sizeof x[c]);
                 if (vmap[ev[c]] < 0)
                     ps->bvert[vmap[ev[c]] = ps->nbv++] = ev[c];
                 ps->corner[(size_t)k * rec + c] = vmap[ev[c]];
             }
-            if (k == 4)
-                ep_tet_gradients((const double(*)[3])x, &vol, g);
-            else {
-                if (ep_hex_local((const double(*)[3])x, &ps->P[3 * (size_t)s], xi))
-                    xi[0] = xi[1] = xi[2] = 0;
-                ep_hex_gradients((const double(*)[3])x, xi, g);
-            }
+            element_gradients(sim, ev, k, &ps->P[3 * (size_t)s], g);
             memcpy(&ps->grad[(size_t)rec * k * 3], g, (size_t)k * 3 * sizeof(double));
         }
         ps->belem[s] = rec;
@@ -761,18 +770,9 @@ int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, i
     ps->max_embed = b.maxdist;
 #pragma omp parallel for schedule(static) if (ps->S > EP_POINTSHELL_SERIAL)
     for (int s = 0; s < ps->S; s++) {
-        double x[8][3], g[8][3], xi[3] = {0, 0, 0}, vol;
+        double g[8][3];
         const double *N = &ps->N[3 * (size_t)s];
-        int e = b.element[s];
-        for (int c = 0; c < k; c++)
-            memcpy(x[c], &sim->vertices[3 * (size_t)elem[(size_t)k * e + c]], sizeof x[c]);
-        if (k == 4)
-            ep_tet_gradients((const double(*)[3])x, &vol, g);
-        else {
-            if (ep_hex_local((const double(*)[3])x, &ps->P[3 * (size_t)s], xi))
-                xi[0] = xi[1] = xi[2] = 0;
-            ep_hex_gradients((const double(*)[3])x, xi, g);
-        }
+        element_gradients(sim, &elem[(size_t)k * b.element[s]], k, &ps->P[3 * (size_t)s], g);
         double *Us = &ps->U[(size_t)s * 3 * r], *dNs = &ps->dN[(size_t)s * 3 * r];
         for (int c = 0; c < k; c++) {
             size_t v = (size_t)b.col[(size_t)k * s + c];
