@@ -6,12 +6,14 @@
  * differences; normals set to the field's gradient, where the multiplane
  * model is exact), the reduced force is U^T of the full-space force to
  * 1e-12, the flat-plate force converges under refinement (001 §3.5.1),
- * and the rigid case r = 0; the file round trip (pointshell_file.h).
+ * and the rigid case r = 0; the file round trip (pointshell_file.h); a
+ * pointshell bound to hexes.
  */
 #include "helpers.h"
 
 #include "embed.h"
 #include "h5.h"
+#include "hex.h"
 #include "pointshell.h"
 #include "pointshell_file.h"
 #include "pscontact.h"
@@ -466,6 +468,104 @@ static void test_file(void **state)
     assert_non_null(strstr(ep_errmsg(), "/tree/radius"));
 }
 
+/* A pointshell bound to hexes (k = 8: a record a point, its gradients at
+ * the point): the cube's surface in a 2 x 2 x 2 grid of boxes with r = 2
+ * quadratic fields.  The runtime's rows equal the file's U_s to float
+ * rounding, its normal is cof(I + G) N with G from the record (checked by
+ * F's inverse in double), and the traversal equals brute force. */
+static void test_hexes(void **state)
+{
+    (void)state;
+    ep_mesh m, h;
+    ep_pointshell ps;
+    ep_pscontact c;
+    ep_sdf s;
+    int r = 2, n = 2;
+    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
+    ep_pointshell_opts o = {.levels = 2, .first = 16, .iterations = 20, .seed = 5, .threads = 2};
+    assert_int_equal(ep_pointshell_sample(&ps, &m, &o), EP_OK);
+    assert_int_equal(ep_pointshell_tree(&ps), EP_OK);
+    ep_mesh_init(&h);
+    h.nv = (n + 1) * (n + 1) * (n + 1), h.nh = n * n * n;
+    h.vertices = malloc(3 * sizeof(double) * h.nv);
+    h.hexes = malloc(8 * sizeof(int) * h.nh);
+    for (int k = 0, v = 0; k <= n; k++)
+        for (int j = 0; j <= n; j++)
+            for (int i = 0; i <= n; i++, v++)
+                h.vertices[3 * v] = (double)i / n, h.vertices[3 * v + 1] = (double)j / n, h.vertices[3 * v + 2] = (double)k / n;
+    for (int k = 0, e = 0; k < n; k++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++, e++)
+                for (int a = 0; a < 8; a++)
+                    h.hexes[8 * e + a] = i + (ep_hex_corner[a][0] > 0) +
+                                         (n + 1) * (j + (ep_hex_corner[a][1] > 0) + (n + 1) * (k + (ep_hex_corner[a][2] > 0)));
+    assert_int_equal(ep_mesh_complete(&h), EP_OK);
+    double *U = malloc(sizeof *U * (size_t)r * 3 * h.nv);
+    for (int j = 0; j < r; j++)
+        for (int v = 0; v < h.nv; v++) {
+            const double *x = &h.vertices[3 * v];
+            for (int i = 0; i < 3; i++)
+                U[(size_t)j * 3 * h.nv + 3 * v + i] = 0.3 * (j + 1) * (x[(i + j) % 3] * x[(i + 1) % 3] - 0.5 * x[2] * x[2]);
+        }
+    assert_int_equal(ep_pointshell_bind(&ps, &h, U, r, 1), EP_OK);
+    assert_int_equal(ps.k, 8);
+    assert_int_equal(ps.nbe, ps.S); /* a record a point */
+    assert_int_equal(ep_pscontact_adopt(&c, &ps), EP_OK);
+    double q[2] = {0.05, -0.04}, Us[6], worst = 0, big = 0;
+    for (int p = 0; p < c.ps.S; p++) {
+        ep_pscontact_modes(&c, p, Us);
+        for (int i = 0; i < 3 * r; i++) {
+            worst = fmax(worst, fabs(Us[i] - c.ps.U[(size_t)p * 3 * r + i]));
+            big = fmax(big, fabs(c.ps.U[(size_t)p * 3 * r + i]));
+        }
+        double F[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, Fi[3][3], nr[3], nf[3];
+        const int *cn = &c.ps.corner[8 * (size_t)c.ps.belem[p]];
+        for (int a = 0; a < 8; a++)
+            for (int i = 0; i < 3; i++) {
+                double u = 0;
+                for (int j = 0; j < r; j++)
+                    u += c.ps.Uv[((size_t)cn[a] * 3 + i) * r + j] * q[j];
+                for (int t = 0; t < 3; t++)
+                    F[i][t] += u * c.ps.grad[((size_t)8 * c.ps.belem[p] + a) * 3 + t];
+            }
+        double det = F[0][0] * (F[1][1] * F[2][2] - F[1][2] * F[2][1]) - F[0][1] * (F[1][0] * F[2][2] - F[1][2] * F[2][0]) +
+                     F[0][2] * (F[1][0] * F[2][1] - F[1][1] * F[2][0]);
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+                Fi[b][a] = (F[(a + 1) % 3][(b + 1) % 3] * F[(a + 2) % 3][(b + 2) % 3] -
+                            F[(a + 1) % 3][(b + 2) % 3] * F[(a + 2) % 3][(b + 1) % 3]) / det;
+        const double *N = &c.ps.N[3 * (size_t)p];
+        for (int t = 0; t < 3; t++)
+            nr[t] = det * (Fi[0][t] * N[0] + Fi[1][t] * N[1] + Fi[2][t] * N[2]);
+        ep_pscontact_normal(&c, p, q, nf);
+        for (int t = 0; t < 3; t++)
+            assert_true(fabs(nr[t] / ep_vec3_norm(nr) - nf[t]) < 1e-6);
+    }
+    assert_true(big > 0 && worst < 1e-6 * big);
+    plane_field(&s, 0.9, 0.1);
+    ep_rng g = ep_rng_seed(3, 8);
+    long touched = 0;
+    for (int trial = 0; trial < 10; trial++) {
+        ep_pscontact_pose p;
+        pose_random(&p, &g, 0.2);
+        double g1[2], g2[2];
+        ep_pscontact_out a = {.g = g1}, b = {.g = g2};
+        assert_int_equal(ep_pscontact_cycle(&c, &s, q, &p, &a), EP_OK);
+        assert_int_equal(ep_pscontact_brute(&c, &s, q, &p, a.depth, &b), EP_OK);
+        assert_int_equal(a.contacts, b.contacts);
+        for (int i = 0; i < 3; i++)
+            assert_true(a.F[i] == b.F[i] && a.T[i] == b.T[i]);
+        assert_true(g1[0] == g2[0] && g1[1] == g2[1]);
+        touched += a.contacts;
+    }
+    assert_true(touched > 0);
+    free(U);
+    ep_sdf_free(&s);
+    ep_pscontact_free(&c);
+    ep_mesh_free(&h);
+    ep_mesh_free(&m);
+}
+
 /* The contact set's radix sort against qsort: values of one to four bytes,
  * duplicates, zeros, the empty and one-element arrays. */
 static void test_radix_sort(void **state)
@@ -491,4 +591,4 @@ static void test_radix_sort(void **state)
 
 EP_TEST_MAIN("pscontact", cmocka_unit_test(test_radix_sort), SCENE_TEST(test_traversal_brute),
              SCENE_TEST(test_coherence), SCENE_TEST(test_gradients), SCENE_TEST(test_reduced_force),
-             cmocka_unit_test(test_plate_refinement), SCENE_TEST(test_file))
+             cmocka_unit_test(test_plate_refinement), SCENE_TEST(test_file), cmocka_unit_test(test_hexes))
