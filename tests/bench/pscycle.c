@@ -190,13 +190,13 @@ int main(int argc, char **argv)
         }
         ep_sort_doubles(tw, REPS);
         ep_sort_doubles(tc, REPS);
-        /* bytes: each looked-up point's P_s, record id and weights; each
-         * contact's N_s; the corners of the records those reach and the
-         * gradients of the contacts' records; each vertex reached its row
-         * U_v and its line of workspace (u_v, f_v and their ticks);
-         * the nodes; the inner nodes' a_i; the field's lines */
+        /* bytes: each looked-up point's line (P_s, N_s, record id,
+         * weights); the records those reach (corners, gradients); each
+         * vertex reached its row U_v and its line of workspace (u_v, f_v
+         * and their ticks); the nodes; the inner nodes' a_i; the field's
+         * lines */
         ep_pscontact_cycle(&c, &s, q, &p, &a); /* the cycle's stamps again (brute force stamped all) */
-        double es = sizeof *c.Uvf, k = ps->k; /* P_s, N_s in double, the rest in es */
+        double es = sizeof *c.Uvf, k = ps->k; /* the rows, weights and gradients in es */
         long nrec = 0, nrecc = 0, nvert = 0;
         char *seen = calloc((size_t)ps->nbe + 1, 2);
         for (int i = 0; i < ps->S && r; i++)
@@ -208,9 +208,10 @@ int main(int argc, char **argv)
         free(seen);
         for (int v = 0; v < ps->nbv; v++)
             nvert += c.vw[8 * (size_t)v + 3] == (double)c.tick;
-        double row = 3 * 8 + (r ? 4 + k * es : 0), node = 8 + 12.0; /* a node: R_i,0, point, first child, children */
+        double row = k == 8 ? 96 : 64, node = 8 + 12.0; /* a point's line (P_s, N_s, record, weights); a node: R_i,0,
+                                                             point, first child, children */
         double vbytes = nvert * (3.0 * r * es + 64) + nrec * 4 * k * es; /* a record: corners and gradients */
-        double bytes = a.lookups * row + a.contacts * 24.0 + vbytes + a.traversed * node + a.inner * r * es +
+        double bytes = a.lookups * row + vbytes + a.traversed * node + a.inner * r * es +
                        64.0 * flines;
         double lines = flines;
         double bw_us = bytes / (gbs * 1e3), lat_us = lines * indep * 1e-3, warm_us = 1e6 * warm_read(bytes);
@@ -220,7 +221,7 @@ int main(int argc, char **argv)
                (double)nvert / (a.lookups ? a.lookups : 1), c.nfv, nrec, nrecc);
         printf("pscycle %s: %.1f us wall best, %.1f median; %.1f us CPU best, %.1f median (target 150 us)\n",
                pass ? "q moving 1 %" : "q = 0", tw[0], tw[REPS / 2], tc[0], tc[REPS / 2]);
-        printf("pscycle %s: bound: %.3g bytes (%.0f a contact: %.0f B a point looked up, 24 a contact, %.3g the "
+        printf("pscycle %s: bound: %.3g bytes (%.0f a contact: %.0f B a point looked up, %.3g the "
                "vertices and records, %ld inner nodes' a_i, %ld distinct field lines) at %.2f GB/s (one core's read rate, this run): %.1f us; the "
                "field's %.0f lines at %.2f ns an independent random load (this run): %.1f us; the cycle (CPU best) "
                "takes %.1fx the larger\n",
