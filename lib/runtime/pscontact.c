@@ -269,8 +269,8 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
         if (c->ps.level_start[l] > widest)
             widest = c->ps.level_start[l];
     if (!(c->look = ep_calloc((size_t)S, sizeof *c->look)) ||
-        !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->x = ep_malloc(4 * (size_t)S, sizeof *c->x)) ||
-        !(c->xk = ep_malloc(3 * (size_t)widest, sizeof *c->xk)) ||
+        !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->x = ep_malloc(8 * (size_t)S, sizeof *c->x)) ||
+        !(c->xk = ep_malloc(8 * (size_t)widest, sizeof *c->xk)) ||
         !(c->list = ep_malloc((size_t)widest, sizeof *c->list)) ||
         !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
@@ -479,24 +479,19 @@ typedef struct {
     ep_v4d F, T;
 } sums;
 
-/* Contact e's force added to the sums (its world x and d stored by its
- * lookup in c->x): f_s = -k d n_s with n_s = R_p n_b / |n_b| (eq. 3.8, n_b
+/* Contact e's force added to the sums (its world x, d and unnormalized
+ * body normal stored by its move and lookup in c->x): f_s = -k d n_s with n_s = R_p n_b / |n_b| (eq. 3.8, n_b
  * from body_normal), f_v += w_sv f_b for its corners, f_b = -k d n_b /
  * |n_b| (R_p^T f_s; sums_finish takes g = sum_v U_v^T f_v).  Cost O(12 K +
  * 30), O(r^2 + K 3r) more with derivatives. */
-static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c, int e, const double *q,
-                                                                const frame *fr, sums *z, ep_pscontact_out *out,
+static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c, int e, const frame *fr, sums *z, ep_pscontact_out *out,
                                                                 const int K)
 {
     const ep_pointshell *ps = &c->ps;
     int r = ps->r, s = c->contact[e];
-    const double *x = &c->x[4 * (size_t)e];
+    const double *x = &c->x[8 * (size_t)e];
     double k = c->kc, d = x[3];
-    ep_v4d u[8];
-    if (r)
-        corner_u(c, s, q, 1, u, K); /* cached by the point's lookup */
-    ep_v4d nb;
-    body_normal(c, s, u, &nb, K);
+    ep_v4d nb = *(const ep_v4d *)&x[4]; /* body_normal's, at the point's move */
     nb *= 1 / sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
     ep_v4d n = MAT3(fr->Rp, nb), f = n * (-k * d), a = (ep_v4d){x[0], x[1], x[2], 0} - fr->xc; /* eq. 3.1 */
     z->F += f;
@@ -590,11 +585,17 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
                 for (int a = 0; a < K; a++)
                     __builtin_prefetch(&c->vw[8 * (size_t)rc[a].i]);
             }
-            ep_v4d x, y;
-            world(c, pts[k], q, 1, &fr, &x, K);
+            ep_v4d x, y, u[8], p, nb = {0, 0, 0, 0};
+            int s = pts[k];
+            if (r)
+                corner_u(c, s, q, 1, u, K);
+            body_point(c, s, u, &p, K);
+            if (out) /* the normal while u is at hand: most points looked up are contacts */
+                body_normal(c, s, u, &nb, K);
+            x = MAT3(fr.Rp, p) + fr.tp;
             y = MAT3(fr.Rf, x - fr.tf);
-            double *xk = &c->xk[3 * (size_t)k], *yk = &c->y[3 * (size_t)k];
-            xk[0] = x[0], xk[1] = x[1], xk[2] = x[2];
+            double *xk = &c->xk[8 * (size_t)k], *yk = &c->y[3 * (size_t)k];
+            *(ep_v4d *)xk = x, *(ep_v4d *)&xk[4] = nb;
             yk[0] = y[0], yk[1] = y[1], yk[2] = y[2];
             long id = c->vox[k] = ep_sdf_voxel(sdf, yk, w);
             if (id >= 0) { /* its weights in place of y */
@@ -611,18 +612,18 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
             double d = id >= 0 ? ep_sdf_trilinear(sdf, id, y) : ep_sdf_value(sdf, y);
             c->look[s].d = d;
             if (d < 0) {
-                double *x = &c->x[4 * (size_t)nc];
-                memcpy(x, &c->xk[3 * (size_t)(k - LAG)], 3 * sizeof *x);
+                double *x = &c->x[8 * (size_t)nc];
+                memcpy(x, &c->xk[8 * (size_t)(k - LAG)], 8 * sizeof *x);
                 x[3] = d;
                 c->contact[nc++] = s;
             }
         }
         if (out && nc - done > LAGC)
-            contact_force(c, done++, q, &fr, &z, out, K);
+            contact_force(c, done++, &fr, &z, out, K);
     }
     if (out) {
         while (done < nc)
-            contact_force(c, done++, q, &fr, &z, out, K);
+            contact_force(c, done++, &fr, &z, out, K);
         for (int a = 0; a < 3; a++)
             out->F[a] = z.F[a], out->T[a] = z.T[a];
     }
@@ -808,7 +809,7 @@ double ep_pscontact_energy(ep_pscontact *c, const ep_sdf *sdf, const double *q, 
     int N, nc = look_up_all(c, sdf, q, pose, depth, &N, NULL);
     double E = 0;
     for (int e = 0; e < nc; e++)
-        E += c->x[4 * (size_t)e + 3] * c->x[4 * (size_t)e + 3];
+        E += c->x[8 * (size_t)e + 3] * c->x[8 * (size_t)e + 3];
     double scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;
     return 0.5 * c->kc * scale * E;
 }
