@@ -214,6 +214,8 @@ __attribute__((target("avx2"))) static void values_avx2(const ep_sdf *s, const d
 
 void ep_sdf_values(const ep_sdf *s, const double *p, long n, double *d)
 {
+    if (n <= 0)
+        return;
 #ifdef SDF_AVX2
     long m = s->n + 1;
     if (m * m * m <= INT_MAX && __builtin_cpu_supports("avx2")) { /* 32-bit gather indices */

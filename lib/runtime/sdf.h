@@ -46,9 +46,15 @@ void ep_sdf_adopt(ep_sdf *s, ep_distfield *g);
 
 void ep_sdf_free(ep_sdf *s);
 
-/* ep_sdf_value at the n points p [n][3] into d [n]; the voxels of the
- * next queries are prefetched, so random points cost about one memory
- * latency per several queries instead of each.  Thread-safe. */
+/* ep_sdf_value at the n points p [n][3] into d [n], the same bits.  With
+ * AVX2 (and a field under 2^31 points) four points a step: the voxel step
+ * in four-wide double, the corners by 64-bit gathers, the interpolation
+ * in four-wide double, in ep_sdf_trilinear's order; a step with a point
+ * outside the box goes point by point.  The voxels of the next queries
+ * are prefetched, so random points cost about one memory latency per
+ * several queries instead of each.  No workspace.  Cost O(n): about 11
+ * cycles a coherent point with AVX2, 25 without (tests/bench/sdf.c).
+ * Thread-safe. */
 void ep_sdf_values(const ep_sdf *s, const double *p, long n, double *d);
 
 /* The distance from p to the box (0 inside).  Cost O(1). */
