@@ -166,6 +166,23 @@ int ep_closest_build(ep_closest *c, const ep_mesh *m)
     return EP_OK;
 }
 
+void ep_closest_refit(ep_closest *c)
+{
+    for (int id = c->nnodes - 1; id >= 0; id--) {
+        ep_closest_node *n = &c->node[id];
+        for (int a = 0; a < 3; a++)
+            n->lo[a] = INFINITY, n->hi[a] = -INFINITY;
+        if (n->count)
+            for (int i = n->first; i < n->first + n->count; i++)
+                tri_box(c, c->perm[i], n->lo, n->hi);
+        else
+            for (int a = 0; a < 3; a++) {
+                n->lo[a] = fmin(c->node[n->left].lo[a], c->node[n->right].lo[a]);
+                n->hi[a] = fmax(c->node[n->left].hi[a], c->node[n->right].hi[a]);
+            }
+    }
+}
+
 void ep_closest_free(ep_closest *c)
 {
     free(c->perm);

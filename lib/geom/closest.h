@@ -31,6 +31,13 @@ typedef struct ep_closest {
 int ep_closest_build(ep_closest *c, const ep_mesh *m);
 void ep_closest_free(ep_closest *c);
 
+/* The boxes of c again after its mesh's vertices moved (the same
+ * triangles, the same tree): leaves from their triangles, inner nodes as
+ * the union of their children (children follow their parent in node[]).
+ * Queries stay exact; only the splits' quality goes as far as the
+ * vertices moved.  Cost O(nt), no sort (a build sorts: O(nt log nt)). */
+void ep_closest_refit(ep_closest *c);
+
 /* Depth first over the hierarchy, right child before left: a node whose
  * enter(ctx, id, node) is 0 is passed over with all below it; each
  * triangle t of an entered leaf, in the order of perm, gets leaf(ctx, t),

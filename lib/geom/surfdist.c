@@ -145,7 +145,7 @@ int ep_surfdist_compare(ep_surfdist *d, const ep_mesh *m, const ep_closest *tm, 
     }
     if ((st = ep_surfdist_folds(m, NULL, &d->folded)))
         return st;
-    return ep_surfdist_intersections(m, tm, NULL, &d->intersecting);
+    return ep_surfdist_intersections(m, tm, NULL, NULL, &d->intersecting);
 }
 
 void ep_surfdist_unit_normals(const ep_mesh *m, double *fn, double *vn)
@@ -311,6 +311,7 @@ static int boxes_overlap(const double *lo, const double *hi, const double *lo2, 
  * the pairs (s, t), t > s, found so far (mine[2 nm], room for cm). */
 typedef struct {
     const ep_mesh *m;
+    const char *only; /* NULL, or the flagged triangles */
     int s;
     double lo[3], hi[3];
     int *mine;
@@ -328,7 +329,8 @@ static int cross_enter(void *arg, int id, const ep_closest_node *nd)
 static int cross_leaf(void *arg, int t)
 {
     cross_walk *w = arg;
-    if (t <= w->s || !triangles_cross(w->m, w->s, t))
+    /* each pair once: from its lower triangle, or from the flagged one */
+    if ((t <= w->s && (!w->only || w->only[t])) || !triangles_cross(w->m, w->s, t))
         return 0;
     if (w->nm == w->cm) {
         w->cm = w->cm ? 2 * w->cm : 64;
@@ -337,12 +339,12 @@ static int cross_leaf(void *arg, int t)
             return 1;
         w->mine = p;
     }
-    w->mine[2 * w->nm] = w->s, w->mine[2 * w->nm + 1] = t;
+    w->mine[2 * w->nm] = t < w->s ? t : w->s, w->mine[2 * w->nm + 1] = t < w->s ? w->s : t;
     w->nm++;
     return 0;
 }
 
-int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, int **pairs, long *npairs)
+int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, const char *only, int **pairs, long *npairs)
 {
     long n = 0, cap = 0;
     int *out = NULL, st = EP_OK;
@@ -353,10 +355,12 @@ int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, int **pair
         return EP_OK;
 #pragma omp parallel
     {
-        cross_walk w = {.m = m};
+        cross_walk w = {.m = m, .only = only};
         int oom = 0;
 #pragma omp for schedule(dynamic, 256)
         for (int s = 0; s < m->nf; s++) {
+            if (only && !only[s])
+                continue;
             w.s = s;
             for (int a = 0; a < 3; a++) {
                 w.lo[a] = INFINITY, w.hi[a] = -INFINITY;

@@ -47,12 +47,14 @@ int ep_surfdist_genus(const ep_mesh *m, int *genus);
 /* Pairs of triangles of m that cross each other: triangles sharing an edge
  * are not tested, triangles sharing a vertex only away from it (TetGen
  * refuses a surface with any such pair: "faces are intersecting").
- *   Inputs     m; tm: its hierarchy (borrowed)
+ *   Inputs     m; tm: its hierarchy (borrowed); only: NULL (every
+ *              triangle), or [nf] flags: the pairs with a flagged triangle
  *   Outputs    *npairs; pairs (if not NULL): [npairs][2] triangle ids,
  *              first < second (allocated; caller frees)
- *   Cost       O(nf log nf) typical (box overlaps in the hierarchy)
+ *   Cost       O(nf log nf) typical (box overlaps in the hierarchy); with
+ *              only, O(flagged log nf)
  *   Returns    0 or EP_ECOMPUTE. */
-int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, int **pairs, long *npairs);
+int ep_surfdist_intersections(const ep_mesh *m, const ep_closest *tm, const char *only, int **pairs, long *npairs);
 
 /* Smallest corner angle, degrees, of a surface a BEM and TetGen can use
  * (issue 37, class 9): loopsub --base writes none below it. */

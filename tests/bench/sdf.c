@@ -1,13 +1,19 @@
 /*
  * sdf — distance-field lookups (sdf.h) timed beside the machine's own
  * limits, measured in the same run (tests/bench/distfield.sh):
- *   sdf FIELD.h5   lookups, random (uniform in the box) and coherent (a
- *                  walk of steps h/4), single and batched, wall and CPU
- *                  nanoseconds a query; the float-bit voxel index of 001
- *                  eq. 3.15 beside the truncation sdf.h uses; the
- *                  machine's dependent-load latency over 256 MiB and its
- *                  rate of independent random loads there (the bound of
- *                  random lookups, each touching 4 lines)
+ *   sdf FIELD.h5   lookups, random (uniform in the box), coherent (a walk
+ *                  of 4M steps of h/4: 96 MiB of points read once, the
+ *                  field's lines as the walk reaches them) and coherent
+ *                  in cache (a walk of 4096 steps queried 1024 times: the
+ *                  arithmetic alone), single (ep_sdf_value, inline) and
+ *                  batched (ep_sdf_values), wall and CPU nanoseconds a
+ *                  query; the float-bit voxel index of 001 eq. 3.15 beside
+ *                  the truncation sdf.h uses; the machine's dependent-load
+ *                  latency over 256 MiB, its rate of independent random
+ *                  loads there (the bound of random lookups, each touching
+ *                  4 lines), its sequential read rate (the bound of
+ *                  streaming a query's 24 bytes of point) and the core's
+ *                  clock (a chain of dependent adds: cycles a lookup)
  *   sdf tests      point-triangle tests a second on one core over cached
  *                  triangles (ep_closest_on_triangle): distfield's bound
  */
@@ -58,9 +64,9 @@ static inline double value_bits(const ep_sdf *s, const double p[3], int k, doubl
  * independent loads at random places of the same array (the addresses
  * known ahead, as a batch of random lookups has them): ns a load when the
  * core overlaps as many misses as it can, the random-access bound. */
-static double latency_ns(double *indep)
+static double latency_ns(double *indep, double *stream)
 {
-    *indep = NAN;
+    *indep = *stream = NAN;
     size_t n = (256u << 20) / sizeof(size_t);
     size_t *next = malloc(n * sizeof *next);
     if (!next)
@@ -73,8 +79,18 @@ static double latency_ns(double *indep)
         next[i] = next[j];
         next[j] = t;
     }
-    size_t at = 0, loads = 1 << 22;
+    size_t at = 0, loads = 1 << 22, seq = 0;
     double t0 = ep_now();
+    for (int rep = 0; rep < 3; rep++) { /* sequential: 4 adder chains */
+        size_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        double t2 = ep_now();
+        for (size_t i = 0; i + 4 <= n; i += 4)
+            s0 += next[i], s1 += next[i + 1], s2 += next[i + 2], s3 += next[i + 3];
+        double ns = 1e9 * (ep_now() - t2) / (n * sizeof *next);
+        *stream = rep ? fmin(*stream, ns) : ns;
+        seq += s0 + s1 + s2 + s3;
+    }
+    t0 = ep_now();
     for (size_t i = 0; i < loads; i++)
         at = next[at];
     double t = ep_now() - t0;
@@ -89,7 +105,19 @@ static double latency_ns(double *indep)
         free(idx);
     }
     free(next);
-    return at + sum == (size_t)-1 ? 0 : 1e9 * t / loads;
+    return at + sum + seq == (size_t)-1 ? 0 : 1e9 * t / loads;
+}
+
+/* The core's clock in GHz: a chain of dependent register adds, one a
+ * cycle (CPU time, so a shared core's other threads do not count). */
+static double clock_ghz(void)
+{
+    long x = 0, one = 1, n = 1L << 27;
+    __asm__("" : "+r"(one));
+    double t0 = cpu_now();
+    for (long i = 0; i < n; i++)
+        __asm__ volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0" : "+r"(x) : "r"(one));
+    return x == 4 * n ? 4 * n / (cpu_now() - t0) / 1e9 : NAN;
 }
 
 static void tests_rate(void)
@@ -127,14 +155,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "sdf: %s\n", ep_errmsg());
         return 1;
     }
-    const long N = 1 << 22;
+    const long N = 1 << 22, NC = 4096; /* points; the cached walk's */
     double *p = malloc(sizeof(double) * 3 * N), *d = malloc(sizeof(double) * N), side = s.n * s.h, sink = 0;
     ep_rng r = ep_rng_seed(1, 1);
     int k = 0;
     while ((1 << k) < s.n)
         k++;
-    for (int kind = 0; kind < 2; kind++) {
-        for (long i = 0; i < N; i++)
+    static const char *name[3] = {"random", "coherent", "cached"};
+    for (int kind = 0; kind < 3; kind++) {
+        long np = kind == 2 ? NC : N, reps = N / np;
+        for (long i = 0; i < np; i++)
             for (int a = 0; a < 3; a++) {
                 double x = kind == 0 || i == 0 ? s.origin[a] + ep_rng_uniform(&r) * side
                                                : p[3 * (i - 1) + a] + (ep_rng_uniform(&r) - 0.5) * 0.5 * s.h;
@@ -148,25 +178,28 @@ int main(int argc, char **argv)
                 if (v == 3 && (1 << k) != s.n)
                     continue;
                 double w0 = ep_now(), c0 = cpu_now();
-                if (v == 0)
-                    for (long i = 0; i < N; i++)
-                        sink += ep_sdf_value(&s, &p[3 * i]);
-                else if (v == 1)
-                    ep_sdf_values(&s, p, N, d), sink += d[N / 2];
-                else if (v == 2)
-                    for (long i = 0; i < N; i++)
-                        d[i] = ep_sdf_value(&s, &p[3 * i]);
-                else
-                    for (long i = 0; i < N; i++)
-                        sink += value_bits(&s, &p[3 * i], k, side);
+                for (long q = 0; q < reps; q++) {
+                    if (v == 0)
+                        for (long i = 0; i < np; i++)
+                            sink += ep_sdf_value(&s, &p[3 * i]);
+                    else if (v == 1)
+                        ep_sdf_values(&s, p, np, d), sink += d[np / 2];
+                    else if (v == 2)
+                        for (long i = 0; i < np; i++)
+                            d[i] = ep_sdf_value(&s, &p[3 * i]);
+                    else
+                        for (long i = 0; i < np; i++)
+                            sink += value_bits(&s, &p[3 * i], k, side);
+                }
                 best[v][0] = fmin(best[v][0], 1e9 * (ep_now() - w0) / N);
                 best[v][1] = fmin(best[v][1], 1e9 * (cpu_now() - c0) / N);
             }
-        printf("%s %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n", kind ? "coherent" : "random", best[0][0], best[0][1],
-               best[1][0], best[1][1], best[2][0], best[2][1], best[3][0], best[3][1]);
+        printf("%s %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n", name[kind], best[0][0], best[0][1], best[1][0],
+               best[1][1], best[2][0], best[2][1], best[3][0], best[3][1]);
     }
-    double indep, lat = latency_ns(&indep);
-    printf("latency %.1f %.1f\n", lat, indep);
+    printf("clock %.3f\n", clock_ghz());
+    double indep, stream, lat = latency_ns(&indep, &stream);
+    printf("latency %.1f %.1f %.4f\n", lat, indep, stream);
     if (sink == 12345.678)
         printf("\n");
     free(p);

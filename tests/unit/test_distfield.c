@@ -422,7 +422,86 @@ static void test_lookup(void **state)
     ep_mesh_free(&s);
 }
 
+/* The lookup as it was before the inline and AVX2 paths (the voxel by a
+ * loop, every product rounded on its own): the reference the new paths
+ * must equal bit for bit. */
+static double lookup_reference(const ep_sdf *f, const double p[3])
+{
+    int ijk[3];
+    double w[3];
+    for (int a = 0; a < 3; a++) {
+        double x = (p[a] - f->origin[a]) * f->inv_h;
+        if (!(x >= 0 && x <= f->n))
+            return ep_sdf_box_distance(f, p) + f->d_boundary;
+        int i = (int)x;
+        i -= i == f->n;
+        ijk[a] = i;
+        w[a] = x - i;
+    }
+    long m = f->n + 1, mm = m * m;
+    const float *v = f->value + ijk[0] + m * (ijk[1] + m * (long)ijk[2]);
+    volatile double t[7];
+    t[0] = w[0] * (v[1] - v[0]), t[1] = w[0] * (v[m + 1] - v[m]);
+    t[2] = w[0] * (v[mm + 1] - v[mm]), t[3] = w[0] * (v[mm + m + 1] - v[mm + m]);
+    double x0 = v[0] + t[0], x1 = v[m] + t[1], x2 = v[mm] + t[2], x3 = v[mm + m] + t[3];
+    t[4] = w[1] * (x1 - x0), t[5] = w[1] * (x3 - x2);
+    double y0 = x0 + t[4], y1 = x2 + t[5];
+    t[6] = w[2] * (y1 - y0);
+    return y0 + t[6];
+}
+
+/* Batched lookups (four points a step with AVX2 gathers where the CPU has
+ * them) equal single ones and the reference bit for bit: random fields of
+ * odd and tiny sizes, points inside, on the faces (the upper face's
+ * clamped voxel), at grid points, outside and NaN, in runs that are not
+ * multiples of four. */
+static void test_lookup_batch(void **state)
+{
+    (void)state;
+    static const int sizes[] = {1, 2, 13, 40};
+    ep_rng r = ep_rng_seed(7, 38);
+    for (size_t c = 0; c < sizeof sizes / sizeof *sizes; c++) {
+        int n = sizes[c];
+        long np = ep_distfield_points(n);
+        ep_distfield g = {.n = n, .h = 0.137 + 0.01 * c, .d_boundary = 0.25, .sign = EP_DISTFIELD_WINDING};
+        g.origin[0] = -0.7, g.origin[1] = 0.2, g.origin[2] = 1.1;
+        g.value = malloc(sizeof(float) * (size_t)np);
+        for (long i = 0; i < np; i++) /* mixed signs and magnitudes */
+            g.value[i] = (float)((ep_rng_uniform(&r) - 0.4) * (i % 7 ? 1 : 1e3));
+        ep_sdf f;
+        ep_sdf_adopt(&f, &g);
+        enum { N = 1003 };
+        double *q = malloc(sizeof(double) * 3 * N), *d = malloc(sizeof(double) * N), side = n * f.h;
+        for (int i = 0; i < N; i++)
+            for (int k = 0; k < 3; k++) {
+                double u = ep_rng_uniform(&r), x = f.origin[k] + u * side;
+                if (i % 97 == 5) /* outside: the quad goes point by point */
+                    x = f.origin[k] - 0.3 * side + 1.6 * u * side;
+                else if (i % 11 == 3) /* on a grid point or a face */
+                    x = f.origin[k] + f.h * (int)(u * (n + 1));
+                else if (i % 13 == 4 && k == 1)
+                    x = f.origin[k] + side;
+                q[3 * i + k] = i == 200 ? NAN : x;
+            }
+        ep_sdf_values(&f, q, N, d);
+        long inside = 0;
+        for (int i = 0; i < N; i++) {
+            double e = ep_sdf_value(&f, &q[3 * i]), ref = lookup_reference(&f, &q[3 * i]);
+            assert_memory_equal(&d[i], &e, sizeof e);
+            assert_memory_equal(&d[i], &ref, sizeof e);
+            inside += ep_sdf_box_distance(&f, &q[3 * i]) == 0;
+        }
+        assert_true(inside > N / 2);
+        double p[3] = {f.origin[0], f.origin[1], f.origin[2]}; /* a grid point: its value */
+        assert_true(ep_sdf_value(&f, p) == f.value[0]);
+        free(q);
+        free(d);
+        ep_sdf_free(&f);
+    }
+}
+
 EP_TEST_MAIN("distfield", cmocka_unit_test(test_sphere_analytic), cmocka_unit_test(test_torus_analytic),
              cmocka_unit_test(test_sign_soups), EP_SPHERE_TEST(test_open_bowl, 3), cmocka_unit_test(test_exact), cmocka_unit_test(test_band),
              EP_SPHERE_TEST(test_bad_input, 1), cmocka_unit_test(test_files), cmocka_unit_test(test_lookup),
+             cmocka_unit_test(test_lookup_batch),
              cmocka_unit_test(test_crossings))

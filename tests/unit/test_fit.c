@@ -171,6 +171,59 @@ static void genus2(void **s)
     ep_mesh_free(&ref);
 }
 
+/* Sorted copy of n pairs, to compare pair sets. */
+static int cmp_pair(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* Untangle's shortcuts: a tree refitted after the vertices moved finds the
+ * pairs a tree built anew finds, and the search from flagged triangles
+ * finds exactly the pairs with a flagged member (spheres 2.5 apart moved
+ * to 1.5, every third triangle flagged). */
+static void intersections_refit_only(void **s)
+{
+    (void)s;
+    ep_mesh a, m;
+    ep_closest fresh, moved;
+    int *pa, *pb, *pc;
+    long na, nb, nc, want = 0;
+    make_sphere(&a, 3);
+    make_pair(&m, &a, 1.0, 2.5);
+    assert_int_equal(ep_closest_build(&moved, &m), EP_OK);
+    for (int v = a.nv; v < m.nv; v++)
+        m.vertices[3 * v] -= 1.0; /* the second sphere's centre from 2.5 to 1.5 */
+    ep_closest_refit(&moved);
+    assert_int_equal(ep_closest_build(&fresh, &m), EP_OK);
+    assert_int_equal(ep_surfdist_intersections(&m, &fresh, NULL, &pa, &na), EP_OK);
+    assert_int_equal(ep_surfdist_intersections(&m, &moved, NULL, &pb, &nb), EP_OK);
+    assert_true(na > 30);
+    assert_int_equal(na, nb);
+    qsort(pa, (size_t)na, 2 * sizeof *pa, cmp_pair);
+    qsort(pb, (size_t)nb, 2 * sizeof *pb, cmp_pair);
+    assert_memory_equal(pa, pb, 2 * sizeof *pa * (size_t)na);
+    char *only = calloc((size_t)m.nf, 1);
+    for (int t = 0; t < m.nf; t += 3)
+        only[t] = 1;
+    assert_int_equal(ep_surfdist_intersections(&m, &moved, only, &pc, &nc), EP_OK);
+    qsort(pc, (size_t)nc, 2 * sizeof *pc, cmp_pair);
+    for (long i = 0; i < na; i++)
+        if (only[pa[2 * i]] || only[pa[2 * i + 1]]) {
+            assert_true(want < nc);
+            assert_int_equal(pc[2 * want], pa[2 * i]);
+            assert_int_equal(pc[2 * want + 1], pa[2 * i + 1]);
+            want++;
+        }
+    assert_true(want > 0 && want < na);
+    assert_int_equal(nc, want);
+    free(only), free(pa), free(pb), free(pc);
+    ep_closest_free(&fresh);
+    ep_closest_free(&moved);
+    ep_mesh_free(&a);
+    ep_mesh_free(&m);
+}
+
 /* Two unit spheres with centres 1.5 apart cross along a circle; 2.5 apart
  * they do not; one sphere's neighbouring triangles never count. */
 static void intersections(void **s)
@@ -184,7 +237,7 @@ static void intersections(void **s)
         make_sphere(&a, 3);
         make_pair(&m, &a, 1.0, k ? 2.5 : 1.5);
         assert_int_equal(ep_closest_build(&tm, &m), EP_OK);
-        assert_int_equal(ep_surfdist_intersections(&m, &tm, &pairs, &n), EP_OK);
+        assert_int_equal(ep_surfdist_intersections(&m, &tm, NULL, &pairs, &n), EP_OK);
         if (k) {
             assert_int_equal(n, 0);
         } else {
@@ -205,7 +258,7 @@ static void intersections(void **s)
         free(pairs);
         ep_closest_free(&tm);
         assert_int_equal(ep_closest_build(&tm, &a), EP_OK);
-        assert_int_equal(ep_surfdist_intersections(&a, &tm, NULL, &n), EP_OK);
+        assert_int_equal(ep_surfdist_intersections(&a, &tm, NULL, NULL, &n), EP_OK);
         assert_int_equal(n, 0);
         ep_closest_free(&tm);
         ep_mesh_free(&a);
@@ -363,6 +416,7 @@ int main(void)
         cmocka_unit_test(torus),
         cmocka_unit_test(genus2),
         cmocka_unit_test(intersections),
+        cmocka_unit_test(intersections_refit_only),
         cmocka_unit_test(report_values),
         cmocka_unit_test(folds),
         cmocka_unit_test(refused),
