@@ -556,7 +556,7 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
  * O(3r) a vertex reached, and contact_force's per contact. */
 static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n,
                                                            const double *q, const ep_pscontact_pose *pose, int nc,
-                                                           ep_pscontact_out *out, const int K)
+                                                           ep_pscontact_out *out, int early, const int K)
 {
     long m = sdf->n + 1, mm = m * m;
     int done = nc, r = c->ps.r;
@@ -590,7 +590,7 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
             if (r)
                 corner_u(c, s, q, 1, u, K);
             body_point(c, s, u, &p, K);
-            if (out) /* the normal while u is at hand: most points looked up are contacts */
+            if (out && early) /* the normal while u is at hand: most points a cycle looks up are contacts */
                 body_normal(c, s, u, &nb, K);
             x = MAT3(fr.Rp, p) + fr.tp;
             y = MAT3(fr.Rf, x - fr.tf);
@@ -616,6 +616,13 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
                 memcpy(x, &c->xk[8 * (size_t)(k - LAG)], 8 * sizeof *x);
                 x[3] = d;
                 c->contact[nc++] = s;
+                if (out && !early) { /* the same normal from the tick's u, for a contact only */
+                    ep_v4d u[8], nb;
+                    if (r)
+                        corner_u(c, s, q, 1, u, K);
+                    body_normal(c, s, u, &nb, K);
+                    *(ep_v4d *)&x[4] = nb;
+                }
             }
         }
         if (out && nc - done > LAGC)
@@ -631,13 +638,15 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
 }
 
 /* process_k for the pointshell's element kind (4: tets, also r = 0; 8:
- * hexes). */
+ * hexes).  early: a point's normal formed at its move (a cycle, whose
+ * points looked up are mostly contacts), else at its contact (brute
+ * force): the same function of the same u, so the same bits. */
 EP_KERNEL static int process(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n, const double *q,
-                             const ep_pscontact_pose *pose, int nc, ep_pscontact_out *out)
+                             const ep_pscontact_pose *pose, int nc, ep_pscontact_out *out, int early)
 {
     if (c->ps.k == 8)
-        return process_k(c, sdf, pts, n, q, pose, nc, out, 8);
-    return process_k(c, sdf, pts, n, q, pose, nc, out, 4);
+        return process_k(c, sdf, pts, n, q, pose, nc, out, early, 8);
+    return process_k(c, sdf, pts, n, q, pose, nc, out, early, 4);
 }
 
 /* Zero out's sums (and c->G) before a cycle's first process. */
@@ -758,7 +767,7 @@ int ep_pscontact_cycle(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
                 c->pending[nb++] = s;
             }
         }
-        nc = process(c, sdf, c->pending, nb, q, pose, nc, out);
+        nc = process(c, sdf, c->pending, nb, q, pose, nc, out, 1);
         lookups += nb;
         long V0 = V;
         int m = expand(c, n, l == L, &V);
@@ -787,7 +796,7 @@ static int look_up_all(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
     c->tick++;
     for (int s = 0; s < *N; s++)
         c->pending[s] = s;
-    return process(c, sdf, c->pending, *N, q, pose, 0, out);
+    return process(c, sdf, c->pending, *N, q, pose, 0, out, 0);
 }
 
 int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep_pscontact_pose *pose, int depth,
