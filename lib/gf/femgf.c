@@ -44,6 +44,11 @@ typedef struct {
     double *F;                   /* L^-1 P U at those rows (nbd values a row, runs one after another) */
     int *ipiv;
     long qbody;                  /* 3 L->m: GF rows from here on are the body-force rows (MATH.md §12) */
+    int nbody;                   /* 3 with body-force rows, else 0: the first block's leading columns
+                                    (solve_block) */
+    int g0;                      /* GF rows of the first block: k - nbody (every block k wide, the
+                                    kernels' width), or k when k <= nbody (then k + nbody wide) */
+    double *body;                /* o->body: [3][3n] */
     double *bf, *bc;             /* body load per free / fixed DOF (the lumped mass's diagonal, rho V / 4 a
                                     tet vertex: B e_a's entries), or NULL without body-force rows */
     double *Qb;                  /* [3][nbd] Q^T B e_a over every free DOF (border_solve) */
@@ -63,6 +68,8 @@ typedef struct {
     double *work;                 /* ep_chol_rforward's and ep_chol_rbackward's */
     char *loaded;                 /* [nsuper] supernodes holding a load of the block (rhs_add) */
     double flops, cpu;            /* of this thread's solves: flops done, CPU seconds */
+    double body_flops, body_cpu, body_wall; /* the body rows' share of the first block (solve_block) */
+    double lead_flops, lead_cpu;  /* of it, their forward pass alone (ep_chol_rforward_lead) */
     double *rows[2];             /* [k][3n] GF rows of a block: one being solved, one being written */
     int busy[2];                 /* rows[i] waits for the writer (under the handoff's lock) */
     int cur;                     /* the buffer the next block is solved into */
@@ -174,7 +181,8 @@ static void add_traction(const gfsys *s, worker *w, int nq, int col, int v, int 
 }
 
 /* Body-force row a in the block's column col (MATH.md §12, 000 eq. 2.9):
- * B e_a at every free DOF of direction a (every supernode loaded), its
+ * B e_a at every free DOF of direction a (every supernode loaded: the
+ * block's leading columns, ep_chol_rforward_lead, so not marked), its
  * negative at the fixed ones to t (the balance there is M_cc p_c = K_cf u_f
  * - f_c), and the border terms Q^T B e_a known from border_solve (Q is kept
  * only at boundary rows, rhs_add's, so the loads go in directly). */
@@ -182,20 +190,26 @@ static void body_rhs(const gfsys *s, worker *w, int nq, int col, int a, double *
 {
     for (int i = a; i < s->nf; i += 3)
         zrow(s, w->Z, nq, i)[col] += s->bf[i];
-    memset(w->loaded, 1, (size_t)s->plan.nsuper);
     for (int i = a; t && i < s->nc; i += 3)
         t[i] -= s->bc[i];
     for (int d = 0; d < s->nbd; d++)
         w->z[(size_t)col * (size_t)s->nbd + d] += s->Qb[(size_t)a * (size_t)s->nbd + d];
 }
 
-/* Right-hand sides of GF rows [q0, q0 + nq), GF row q = 3c + a being a load at
+/* The GF row of a block's column col: the lead body-force rows first
+ * (qbody + col), then rows q0, q0 + 1, ... */
+static long col_row(const gfsys *s, long q0, int lead, int col)
+{
+    return col < lead ? s->qbody + col : q0 + col - lead;
+}
+
+/* Right-hand sides of a block's nq columns (col_row), GF row q = 3c + a being a load at
  * col_vertex[c] in direction a (or column c's hat load, gf_layout.h).
  * Z (nf x nq, the factor's layout): M_s e_j at free DOFs for a unit
  * traction, -K_fc e_j for a unit displacement.  T (nc x nq, column-major):
  * the known part of the fixed-vertex balance, K_cc e_j or -M_s,cp e_j.
  * With them (rhs_add): the loaded supernodes and the border terms z. */
-static void fill_rhs(const gfsys *s, worker *w, long q0, int nq)
+static void fill_rhs(const gfsys *s, worker *w, long q0, int lead, int nq)
 {
     const ep_gf_layout *L = s->L;
     double *T = s->nc ? w->T->x : NULL;
@@ -205,7 +219,7 @@ static void fill_rhs(const gfsys *s, worker *w, long q0, int nq)
         memset(T, 0, sizeof(double) * (size_t)s->nc * (size_t)nq);
     memset(w->z, 0, sizeof(double) * (size_t)s->nbd * (size_t)nq);
     for (int col = 0; col < nq; col++) {
-        long q = q0 + col;
+        long q = col_row(s, q0, lead, col);
         double *t = T ? T + (size_t)col * (size_t)s->nc : NULL;
         if (q >= s->qbody) {
             body_rhs(s, w, nq, col, (int)(q - s->qbody), t);
@@ -266,16 +280,16 @@ static void gather_rows(const gfsys *s, const double *Z, const double *R, int nq
     }
 }
 
-/* The interior rows of GF rows [q0, q0 + nq) (femgf.h, MATH.md §12, 000
+/* The interior rows of a block's columns (col_row; femgf.h, MATH.md §12, 000
  * eq. 2.22) from the block's solution Z: u = sum_t w_t u_t over the point's
  * tet, sigma = lambda tr(eps) I + 2 mu eps with eps = sym(sum_t u_t g_t^T).
  * A fixed vertex moves only in its own displacement column.  Cost 90 flops
  * a point a row. */
-static void interior_rows(const gfsys *s, const double *Z, long q0, int nq)
+static void interior_rows(const gfsys *s, const double *Z, long q0, int lead, int nq)
 {
     const ep_gf_layout *L = s->L;
     for (int col = 0; col < nq; col++) {
-        long q = q0 + col;
+        long q = col_row(s, q0, lead, col);
         int uv = -1, ua = (int)(q % 3);
         if (q < s->qbody && !L->load_ptr && s->fmap[L->col_vertex[q / 3]] < 0)
             uv = L->col_vertex[q / 3];
@@ -316,17 +330,33 @@ static void interior_rows(const gfsys *s, const double *Z, long q0, int nq)
  * U z's forward solve is F z, added between the two halves: as a load, U z
  * would take every block's forward pass through all the supernodes U
  * reaches.  Lumped traction has M_fc = 0: no border.  The block stays in
- * the factor's layout from its loads to its rows (no transposes: chol.h). */
-static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
+ * the factor's layout from its loads to its rows (no transposes: chol.h).
+ * The block's nq columns are lead body-force rows (0 or 3: the first block
+ * carries them, MATH.md §12), then GF rows q0, q0 + 1, ... (col_row).  The
+ * body loads reach every supernode, a GF block's only some: the forward
+ * pass runs the lead columns alone where no GF load reaches
+ * (ep_chol_rforward_lead, one read of that part of the factor), then the
+ * whole block where one does; the backward pass and the rest are the
+ * block's.  The body rows' share goes to w->body_*: the lead pass, plus
+ * lead / nq of the rest of the block (every column does the same work
+ * there, up to the body loads' fill of every free DOF). */
+static int solve_block(const gfsys *s, long q0, int lead, int nq, worker *w, double *rows)
 {
     int st = EP_OK, nc = s->nc, nb = s->nbd;
     double *Z = w->Z, *T = nc ? w->T->x : NULL, *R = nc ? w->R->x : NULL, *z = nb ? w->z : NULL;
-    fill_rhs(s, w, q0, nq);
+    double c0 = ep_stats_thread_cpu(), t0 = ep_now(), f0 = w->flops, lead_flops = 0, lead_cpu = 0, lead_wall = 0;
+    fill_rhs(s, w, q0, lead, nq);
     if (nc && (st = mass_solve(s, T, nq, w))) /* g = M_cc^-1 t */
         return st;
     if (nb) {
         add_border(s, w, nq); /* b += U g; z = Q^T (b + U g) */
         LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', nb, nq, s->C, nb, s->ipiv, z, nb);
+    }
+    if (lead) {
+        double c1 = ep_stats_thread_cpu(), t1 = ep_now();
+        lead_flops = ep_chol_rforward_lead(&s->plan, Z, nq, w->work, w->loaded, lead);
+        lead_cpu = ep_stats_thread_cpu() - c1, lead_wall = ep_now() - t1;
+        w->flops += lead_flops;
     }
     w->flops += ep_chol_rforward(&s->plan, Z, nq, w->work, w->loaded);
     if (nb)
@@ -341,7 +371,15 @@ static int solve_block(const gfsys *s, long q0, int nq, worker *w, double *rows)
     }
     gather_rows(s, Z, R, nq, rows);
     if (s->np)
-        interior_rows(s, Z, q0, nq);
+        interior_rows(s, Z, q0, lead, nq);
+    if (lead) {
+        double share = (double)lead / nq;
+        memcpy(s->body, rows, sizeof *rows * (size_t)lead * (size_t)s->n3);
+        w->body_flops = lead_flops + share * (w->flops - f0 - lead_flops);
+        w->body_cpu = lead_cpu + share * (ep_stats_thread_cpu() - c0 - lead_cpu);
+        w->body_wall = lead_wall + share * (ep_now() - t0 - lead_wall);
+        w->lead_flops = lead_flops, w->lead_cpu = lead_cpu;
+    }
     return EP_OK;
 }
 
@@ -488,17 +526,18 @@ static worker *workers_new(const gfsys *s, int nt)
     int ok = w != NULL;
     for (int t = 0; ok && t < nt; t++) {
         ep_chol_start(&w[t].c);
-        w[t].Z = ep_malloc((size_t)s->nf * (size_t)s->k, sizeof(double));
-        w[t].work = ep_chol_rsolve_ordered_work(&s->plan, s->k);
+        size_t kb = (size_t)(s->g0 + s->nbody > s->k ? s->g0 + s->nbody : s->k); /* the widest block */
+        w[t].Z = ep_malloc((size_t)s->nf * kb, sizeof(double));
+        w[t].work = ep_chol_rsolve_ordered_work(&s->plan, (int)kb);
         if (s->nc) {
-            w[t].R = cholmod_allocate_dense((size_t)s->nc, (size_t)s->k, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
-            w[t].T = cholmod_allocate_dense((size_t)s->nc, (size_t)s->k, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
+            w[t].R = cholmod_allocate_dense((size_t)s->nc, kb, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
+            w[t].T = cholmod_allocate_dense((size_t)s->nc, kb, (size_t)s->nc, CHOLMOD_REAL, &w[t].c);
             w[t].P = cholmod_allocate_dense((size_t)s->nc / 3, 3 * (size_t)s->k, (size_t)s->nc / 3, CHOLMOD_REAL,
                                             &w[t].c);
         }
         for (int i = 0; i < 2; i++)
-            w[t].rows[i] = ep_malloc((size_t)s->k * (size_t)s->n3, sizeof(double));
-        w[t].z = ep_malloc((size_t)s->k * (size_t)(s->nbd ? s->nbd : 1), sizeof(double));
+            w[t].rows[i] = ep_malloc(kb * (size_t)s->n3, sizeof(double));
+        w[t].z = ep_malloc(kb * (size_t)(s->nbd ? s->nbd : 1), sizeof(double));
         w[t].loaded = ep_malloc((size_t)s->plan.nsuper, 1);
         ok = w[t].Z && w[t].work && (!s->nc || (w[t].R && w[t].T && w[t].P)) && w[t].rows[0] && w[t].rows[1] &&
              w[t].z && w[t].loaded;
@@ -785,6 +824,9 @@ static int sys_build(gfsys *s, const ep_mesh *m, const ep_material *mat, const c
     *Kff = ep_fem_assemble(m, mat, EP_FEM_STIFFNESS, s->fmap, s->nf, s->fmap, s->nf, 1, c);
     s->Ms = ep_fem_surface_mass(m, o->lumped, c);
     s->qbody = 3L * L->m;
+    s->nbody = o->body ? 3 : 0;
+    s->g0 = s->k > s->nbody ? s->k - s->nbody : s->k;
+    s->body = o->body;
     if (o->npoints && (st = interior_setup(s, m, mat, o)))
         return st;
     if (!*Kff || !s->Ms || (o->body && ((st = body_load(m, mat, s->fmap, s->nf, &s->bf, c)) ||
@@ -850,13 +892,14 @@ static void cond_free(condsys *cs, cholmod_common *c)
 
 /* Phase 2, after the symbolic analysis: the memory guard.  Per thread:
  * Z (nf k) and the ordered solve's workspace (maxrow k + nsuper, counted
- * as nf k: maxrow <= nf),
+ * as nf k: maxrow <= nf), k the widest block's width (k, or k + 3 when
+ * the body rows' first block is wider),
  * support terms, two buffers of GF rows; shared: the border matrices, what
  * the sink holds. */
 static int memory_guard(const gfsys *s, const condsys *cs, const ep_mesh *m, cholmod_sparse *Kff, int nt,
                         const ep_femgf_opts *o, cholmod_common *c, ep_femgf_stats *stats)
 {
-    double blocks = (double)nt * 8.0 * (double)s->k * (2.0 * s->nf + 5.0 * s->nc + 2.0 * s->n3 + s->nbd) +
+    double blocks = (double)nt * 8.0 * (double)(s->g0 + s->nbody > s->k ? s->g0 + s->nbody : s->k) * (2.0 * s->nf + 5.0 * s->nc + 2.0 * s->n3 + s->nbd) +
                     8.0 * (double)s->nbd * (3.0 * s->nf + s->nc + s->nbd); /* border_solve: B, Q, CHOLMOD's Y */
     double mesh = 16.0 * m->ne + 32.0 * m->nh + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
     double need = factor_bytes(s->K, c) + sparse_bytes(Kff) + sparse_bytes(s->Kcf) * 2 + sparse_bytes(s->Kcc) +
@@ -904,6 +947,7 @@ static int plan_solves(gfsys *s)
 typedef struct {
     long row0;
     int nrows, slot;                /* slot 2 t + i: worker t's rows[i] */
+    size_t skip;                    /* values of the buffer before the GF rows (the body rows') */
 } handed;
 
 typedef struct {
@@ -947,7 +991,7 @@ static void *handoff_writer(void *arg)
         pthread_mutex_unlock(&h->lock);
         double t0 = ep_now();
         if (!failed)
-            st = h->sink->put(h->sink->ctx, b.row0, b.nrows, h->w[b.slot / 2].rows[b.slot % 2]);
+            st = h->sink->put(h->sink->ctx, b.row0, b.nrows, h->w[b.slot / 2].rows[b.slot % 2] + b.skip);
         h->t_write += ep_now() - t0;
         if (!st && !failed && h->sink->progress) /* outside the lock: a slow terminal holds no solver */
             h->sink->progress(h->sink->ctx, h->done + b.nrows, h->total);
@@ -966,7 +1010,9 @@ static void *handoff_writer(void *arg)
  * and handed over, then the writer joined.  0 or the first failure's status. */
 static int handoff_run(const gfsys *s, worker *w, int nt, handoff *h, pthread_t writer, ep_femgf_stats *stats)
 {
-    long total = h->total, nblocks = (total + s->k - 1) / s->k;
+    /* block 0: the body rows (if any) and GF rows [0, g0); block b > 0: GF
+     * rows from g0 + (b - 1) k, k of them (without body rows, b k) */
+    long total = h->total, nblocks = total > s->g0 ? 1 + (total - s->g0 + s->k - 1) / s->k : (total || s->nbody);
     int st = EP_OK;
     double t1 = ep_now();
 #pragma omp parallel num_threads(nt)
@@ -982,16 +1028,17 @@ static int handoff_run(const gfsys *s, worker *w, int nt, handoff *h, pthread_t 
             pthread_mutex_unlock(&h->lock);
             if (failed)
                 continue;
-            long b0 = b * s->k;
-            int nq = (int)(total - b0 < s->k ? total - b0 : s->k);
+            long b0 = b ? s->g0 + (b - 1) * s->k : 0, width = b ? s->k : s->g0;
+            int nq = (int)(total - b0 < width ? total - b0 : width), lead = b ? 0 : s->nbody;
             double c0 = ep_stats_thread_cpu();
-            int bst = solve_block(s, b0, nq, me, me->rows[me->cur]);
+            int bst = solve_block(s, b0, lead, lead + nq, me, me->rows[me->cur]);
             me->cpu += ep_stats_thread_cpu() - c0;
             pthread_mutex_lock(&h->lock);
             if (bst) {
                 handoff_fail(h, bst);
-            } else {
-                h->q[(h->head + h->count++) % h->size] = (handed){b0, nq, 2 * t + me->cur};
+            } else if (nq) {
+                size_t skip = (size_t)lead * (size_t)s->n3;
+                h->q[(h->head + h->count++) % h->size] = (handed){b0, nq, 2 * t + me->cur, skip};
                 me->busy[me->cur] = 1;
                 me->cur ^= 1;
                 pthread_cond_signal(&h->queued);
@@ -1009,8 +1056,11 @@ static int handoff_run(const gfsys *s, worker *w, int nt, handoff *h, pthread_t 
         st = ep_fail(h->status, "%s", h->msg);
     stats->t_write = h->t_write;
     stats->solve_flops = 0;
-    for (int t = 0; t < nt; t++)
-        stats->solve_flops += w[t].flops, stats->t_solve_cpu += w[t].cpu;
+    for (int t = 0; t < nt; t++) {
+        stats->solve_flops += w[t].flops, stats->t_solve_cpu += w[t].cpu - w[t].body_cpu;
+        stats->body_flops += w[t].body_flops, stats->t_body_cpu += w[t].body_cpu, stats->t_body += w[t].body_wall;
+        stats->body_lead_flops += w[t].lead_flops, stats->t_body_lead_cpu += w[t].lead_cpu;
+    }
     stats->full_flops = 4.0 * stats->lnz * (double)total;
     return st;
 }
@@ -1038,29 +1088,6 @@ static int solve_all(const gfsys *s, worker *w, int nt, const ep_gf_sink *sink, 
     pthread_mutex_destroy(&h.lock);
     free(h.q);
     return st;
-}
-
-/* The three body-force rows (MATH.md §12) into body[3][3n]: one more block
- * (or blocks of s->k) on the same factor, on the calling thread. */
-static int solve_body(const gfsys *s, worker *w, double *body, ep_femgf_stats *stats)
-{
-    double t0 = ep_now(), c0 = ep_stats_thread_cpu(), f0 = w->flops;
-    ep_blas_threads blas = ep_blas_serial(); /* as the blocks' solves run: the same bits on any count */
-    for (int q = 0; q < 3; q += s->k) {
-        int nq = 3 - q < s->k ? 3 - q : s->k, st = solve_block(s, s->qbody + q, nq, w, w->rows[0]);
-        if (st) {
-            ep_blas_restore(blas);
-            return st;
-        }
-        memcpy(body + (size_t)q * (size_t)s->n3, w->rows[0], sizeof *body * (size_t)nq * (size_t)s->n3);
-    }
-    ep_blas_restore(blas);
-    stats->body_flops = w->flops - f0;
-    stats->t_body = ep_now() - t0;
-    stats->t_body_cpu = ep_stats_thread_cpu() - c0;
-    stats->solve_flops += stats->body_flops;
-    stats->t_solve += stats->t_body;
-    return EP_OK;
 }
 
 int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, const ep_gf_layout *L,
@@ -1122,7 +1149,7 @@ int ep_femgf_solve(const ep_mesh *m, const ep_material *mat, const char *fixed, 
     stats->border_rows = s.nfrows;
     stats->border_supernodes = s.nfsuper;
     stats->t_factor += ep_now() - t1;
-    if ((st = solve_all(&s, w, nt, sink, stats)) || (o->body && (st = solve_body(&s, w, o->body, stats))))
+    if ((st = solve_all(&s, w, nt, sink, stats)))
         goto out;
     if (o->condensed) {
         t1 = ep_now();

@@ -52,8 +52,12 @@ typedef struct ep_femgf_stats {
     double solve_flops; /* forward + backward substitutions done (restricted solves, chol.h) */
     double t_solve_cpu; /* CPU seconds of the solving threads in the solves: a rate on a shared machine */
     double full_flops;  /* of full solves: 4 lnz per right-hand side */
-    double body_flops, t_body; /* of the body-force rows (o->body; in solve_flops, t_solve too) */
+    double body_flops, t_body; /* of the body-force rows (o->body; in solve_flops, t_solve too): their
+                           lead pass and their share of the first block (femgf.c solve_block) */
     double t_body_cpu;  /* their CPU seconds (not in t_solve_cpu: that stays the GF columns') */
+    double body_lead_flops, t_body_lead_cpu; /* of these, the body columns' forward pass alone, where
+                           the first block's GF loads do not reach (a full forward's
+                           excess over a GF column's restricted one) */
     int border_rank;    /* consistent traction: the support border's Woodbury rank (3 x its vertices), or 0 */
     int border_rows, border_supernodes; /* the rows its forward term F z is added to, and their supernodes */
 } ep_femgf_stats;
@@ -76,9 +80,10 @@ typedef struct ep_femgf_stats {
  * those points: the displacement by the shape functions of the tet holding
  * the point, the stress C : eps of that tet's constant strain (no extra
  * solve: the restricted solves also keep the tets' vertices).
- * With o->body, the three body-force rows are solved as one more block of
- * 3 right-hand sides on the same factor (their border terms Q^T b come from
- * the border solves, no extra solve); they do not go to the sink.
+ * With o->body, the three body-force rows ride in the first block as 3 more
+ * right-hand sides of its solve (their forward pass alone where no GF load
+ * of the block reaches, chol.h ep_chol_rforward_lead; their border terms
+ * Q^T b from the border solves, no extra solve); they do not go to the sink.
  * Returns 0; EP_ECOMPUTE with the estimate when memory would exceed
  * o->max_memory, or when the stiffness is not positive definite; EP_EINPUT for
  * a support that leaves a rigid motion; the sink's status if it fails. */

@@ -486,6 +486,24 @@ double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, 
     return flops;
 }
 
+double ep_chol_rforward_lead(const ep_chol_rplan *p, double *Z, int k, double *work, const char *loaded, int lead)
+{
+    assert(lead >= 1 && lead <= 4 && k >= 4);
+    double flops = 0, unused = 0;
+    char *wide = (char *)(work + (size_t)p->maxrow * (size_t)k); /* ep_chol_rforward's marks, recomputed there */
+    memcpy(wide, loaded, (size_t)p->nsuper);
+    ep_chol_rplan_ancestors(p, wide);
+    /* Outside the wide set no descendant is in it (it holds every
+     * ancestor of its members): these supernodes may all go first. */
+    for (int s = 0; s < p->nsuper; s++)
+        if (!wide[s]) {
+            supernode v = supernode_of(p, s, Z, k, &unused);
+            flops += ((double)v.nscol * v.nscol + 2.0 * v.nr * v.nscol) * lead;
+            ep_narrow_forward(4, k, v.nscol, v.nsrow, v.Ld, v.rows, v.X1, Z); /* columns lead..3: zeros stay zero */
+        }
+    return flops;
+}
+
 double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work)
 {
     double flops = 0;

@@ -151,6 +151,23 @@ double ep_chol_rsolve_ordered(const ep_chol_rplan *p, double *Z, int k, double *
 double ep_chol_rforward(const ep_chol_rplan *p, double *Z, int k, double *work, const char *loaded);
 double ep_chol_rbackward(const ep_chol_rplan *p, double *Z, int k, double *work);
 
+/* The forward half for a block whose first lead (<= 4) columns are loaded
+ * at every supernode (femgf's body loads, a GF block's first columns) and
+ * its other columns only at the supernodes loaded marks (and, as
+ * ep_chol_rforward, their ancestors: the "wide" set).  This call does the
+ * supernodes outside the wide set, on Z's first 4 columns only (narrow.h's
+ * loops, rows k apart: k >= 4), all of them first: the wide set holds every
+ * ancestor of its members, so none of theirs is below them.  Columns lead
+ * .. 3 are zero there and stay zero.  Then ep_chol_rforward(p, Z, k, work,
+ * loaded) does the wide set on all k columns.  The two together equal a
+ * full forward of the lead columns and a restricted one of the others, the
+ * factor outside the wide set read once for the lead columns instead of a
+ * pass of their own.  (Packing the 4 columns into rows of 4 first made no
+ * difference on the turtle: the pass is bound by reading L.)  Returns the
+ * flops of the lead columns there: (nscol^2 + 2 nr nscol) lead a
+ * supernode.  Same workspace as ep_chol_rforward. */
+double ep_chol_rforward_lead(const ep_chol_rplan *p, double *Z, int k, double *work, const char *loaded, int lead);
+
 /* Workspace of ep_chol_rsolve_ordered (and of its halves, ep_chol_rforward
  * and ep_chol_rbackward) for blocks of up to k right-hand sides: maxrow k +
  * nsuper values (caller frees; NULL with the message when memory cannot be

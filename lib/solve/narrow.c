@@ -196,13 +196,19 @@ static inline __attribute__((always_inline)) void narrow_backward_t(int K, int S
     narrow_ltsolve_k(K, S, nscol, Ld, nsrow, X1);
 }
 
-/* The shapes the loops are built for: k values in rows of k, or 4 of 8. */
-static inline int shape_ok(int k, int zs) { return ep_narrow_takes(k) && (zs == k || (k == 4 && zs == 8)); }
+/* The shapes the loops are built for: k values in rows of k, or 4 of any
+ * zs (8: a half of a block of 8; wider: the leading columns of a wide
+ * block, chol.h ep_chol_rforward_lead). */
+static inline int shape_ok(int k, int zs) { return ep_narrow_takes(k) && (zs == k || (k == 4 && zs > 4)); }
 
 /* loop (narrow_forward_t or narrow_backward_t) instantiated for the shape
- * (k, zs) that shape_ok allows: 8 in rows of 8, 4 of 4, 4 of 8. */
+ * (k, zs) that shape_ok allows: 8 in rows of 8, 4 of 4, 4 of 8, 4 of zs
+ * (the stride a run-time value). */
 #define BY_SHAPE(loop, k, zs, ...)                                                                                     \
-    ((k) == 8 ? loop(8, 8, __VA_ARGS__) : (zs) == 4 ? loop(4, 4, __VA_ARGS__) : loop(4, 8, __VA_ARGS__))
+    ((k) == 8 ? loop(8, 8, __VA_ARGS__)                                                                                \
+     : (zs) == 4 ? loop(4, 4, __VA_ARGS__)                                                                             \
+     : (zs) == 8 ? loop(4, 8, __VA_ARGS__)                                                                             \
+                 : loop(4, zs, __VA_ARGS__))
 
 EP_KERNEL void ep_narrow_forward(int k, int zs, int nscol, int nsrow, const double *Ld, const int *rows, double *Y1,
                                  double *Z)

@@ -18,7 +18,7 @@ int ep_narrow_takes(int k);
 
 /* Supernode s's part of the forward solve on a block Z (row-major, rows zs
  * values apart, the k values at the start of each: zs = k, or k = 4 and zs
- * = 8, one half of a block of 8): Y1 = L11^-1 Y1 (Y1 = Z's rows of s's
+ * > 4: one half of a block of 8, or the leading columns of a wider block): Y1 = L11^-1 Y1 (Y1 = Z's rows of s's
  * columns), then Z's rows rows[0 .. nsrow - nscol) -= L21 Y1.  Ld: s's
  * values (column-major, leading dimension nsrow).  Cost (nscol^2 + 2
  * (nsrow - nscol) nscol) k flops. */

@@ -406,7 +406,10 @@ static double direct_u(void *ctx, int v, int b)
  * solve):  [K_ff  -M_fc; -K_cf  M_cc] [u_f; p_c] = [f_f; -f_c],  f the
  * lumped mass's diagonal (rho V / 4 a tet vertex) in direction a.  Both
  * traction models (the consistent one has a support border), block sizes
- * 1 (three blocks) and 7.  With them, the interior rows (MATH.md §12, 000
+ * 1 (the body rows beside one GF row: a block of 4, narrow loops), 4 (the
+ * same, then blocks of 4), 7 (BLAS) and 8 (narrow loops of 8).  The body
+ * rows ride in the first block (femgf.c solve_block: their forward alone
+ * where its GF loads do not reach, chol.h ep_chol_rforward_lead).  With them, the interior rows (MATH.md §12, 000
  * eq. 2.22) at points inside tets: displacement and stress of the direct
  * solution there (barycentric weights by a 4 x 4 solve, the strain by
  * central differences) for the body rows, two free GF columns (right-hand
@@ -579,6 +582,8 @@ static void body_force(void **s)
     for (int lumped = 0; lumped < 2; lumped++) {
         body_matches_direct(lumped, 7);
         body_matches_direct(lumped, 1);
+        body_matches_direct(lumped, 4);
+        body_matches_direct(lumped, 8);
     }
 }
 

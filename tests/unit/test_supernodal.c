@@ -333,6 +333,62 @@ static void narrow_solves(void **state)
     solve_case_close(&t);
 }
 
+/* ep_chol_rforward_lead (femgf's body rows in a GF block): k columns, the
+ * first 3 loaded at every unknown, the others at a few unknowns only; the
+ * lead pass, then the restricted forward of the
+ * loaded supernodes and the backward pass equal cholmod_solve's to 1e-12,
+ * for k = 4 (all narrow), 8 (narrow) and 11 (BLAS beside the lead pass).
+ * The lead pass must have work to do (supernodes outside the wide set)
+ * and the restricted forward must skip them (fewer flops than a full
+ * forward of the block). */
+static void lead_forward(void **state)
+{
+    (void)state;
+    solve_case t;
+    solve_case_open(&t);
+    ep_chol_rplan p;
+    assert_int_equal(ep_chol_rplan_init(&p, t.L, NULL), EP_OK);
+    const int ks[3] = {4, 8, 11}, spots[3] = {5, N / 2 + 17, N - 40};
+    for (int q = 0; q < 3; q++)
+        {
+            int k = ks[q];
+            cholmod_dense *B = cholmod_zeros(N, (size_t)k, CHOLMOD_REAL, &t.c);
+            double *b = B->x, *Z = malloc(sizeof(double) * N * k), *X = malloc(sizeof(double) * N * k);
+            double *work = ep_chol_rsolve_ordered_work(&p, k);
+            char *loaded = calloc((size_t)p.nsuper, 1);
+            for (int j = 0; j < k; j++)
+                for (int i = 0; i < N; i++)
+                    if (j < 3 || i == spots[j % 3] + j)
+                        b[(size_t)j * N + i] = sin(0.3 + 1.7 * (i + (double)j * N)) + (i == 0);
+            for (int j = 3; j < k; j++)
+                loaded[p.snode[p.pos[spots[j % 3] + j]]] = 1;
+            cholmod_dense *R = cholmod_solve(CHOLMOD_A, t.L, B, &t.c);
+            ep_chol_rgather(&p, NULL, N, 1.0, b, Z, k, 0, N);
+            double fl = ep_chol_rforward_lead(&p, Z, k, work, loaded, 3);
+            double fw = ep_chol_rforward(&p, Z, k, work, loaded);
+            ep_chol_rbackward(&p, Z, k, work);
+            ep_chol_rscatter(&p, NULL, N, Z, X, k, 0, N);
+            double err = 0, scale = 0, full = 0;
+            for (int s = 0; s < p.nsuper; s++) {
+                double nscol = ((int *)t.L->super)[s + 1] - ((int *)t.L->super)[s];
+                full += nscol * nscol + 2 * (((int *)t.L->pi)[s + 1] - ((int *)t.L->pi)[s] - nscol) * nscol;
+            }
+            for (size_t i = 0; i < (size_t)N * k; i++) {
+                err = fmax(err, fabs(X[i] - ((double *)R->x)[i]));
+                scale = fmax(scale, fabs(((double *)R->x)[i]));
+            }
+            print_message("k = %d: |X - cholmod_solve| %.2e of %.2e; lead pass %.3g flops, then %.3g (full forward of "
+                          "the block %.3g)\n", k, err, scale, fl, fw, full * k);
+            assert_true(err <= 1e-12 * scale);
+            assert_true(fl > 0 && fw < full * k);
+            free(Z), free(X), free(work), free(loaded);
+            cholmod_free_dense(&B, &t.c);
+            cholmod_free_dense(&R, &t.c);
+        }
+    ep_chol_rplan_free(&p);
+    solve_case_close(&t);
+}
+
 /* Whole solves by plan t on its factor: equal to ref (cholmod_solve's of
  * b) to 1e-12 for k = 4 and 8, and the same bits on 1, 2 and 3 threads
  * (each of those five times: a race shows by chance only) and on each of
@@ -494,5 +550,6 @@ static void analyze_blocks(void **state)
 }
 
 EP_TEST_MAIN("supernodal", cmocka_unit_test(equals_cholmod), cmocka_unit_test(not_postordered),
-             cmocka_unit_test(not_positive_definite), cmocka_unit_test(narrow_solves), cmocka_unit_test(team_solves),
+             cmocka_unit_test(not_positive_definite), cmocka_unit_test(narrow_solves), cmocka_unit_test(lead_forward),
+             cmocka_unit_test(team_solves),
              cmocka_unit_test(analyze_blocks))
