@@ -4,7 +4,9 @@
 #include "bemgf.h"
 #include "bem.h"
 #include "err.h"
+#include "kernel.h"
 #include "mem.h"
+#include "stats.h"
 #include "vec3.h"
 
 #include <cblas.h>
@@ -57,39 +59,71 @@ static void particular_traction(const bemsys *s, const double y[3], const double
         t[a] = -s->rho * (s->pl * r[k] * n[a] + s->pm * ((a == k) * rn + r[a] * n[k]));
 }
 
-/* Collocation node i, triangle t: the body-force right-hand sides' share
- * (bemgf.h) into acc[k][l] (row 3i + l of column k): + h u_p at fixed
- * corners (not i: its H_ii comes from hsum), - g t_p at free ones.  Cost
- * at most 162 flops (27 multiply-adds a corner). */
-static void body_terms(const bemsys *s, int i, int t, const int jb[3], double g[3][3][3], double h[3][3][3],
-                       double acc[3][3])
+/* Triangles whose integrals a row keeps for the body-force sum (body_sum):
+ * 14 KB, in L1 while they are summed. */
+enum { BODY_CHUNK = 32 };
+
+/* acc[l][k] += the body-force right-hand sides' share of row i from the
+ * chunk's nc triangles tri[] (corner nodes jb[3 c ..], integrals gh[c]: g
+ * then h, 27 values each): + h u_p at fixed corners (not i itself: its
+ * H_ii comes from hsum), - g t_p at free ones.  t_p is rebuilt per corner
+ * from tables that stay in L2 (s->bn: the triangle's normal, s->br: the
+ * node's r = y - x0, or its u_p when fixed; 4 values each), not read as
+ * 27 stored values a triangle (1.1 MB a row at 2,562 vertices, past L2).
+ * t_p^k = -rho (pl r_k n + pm (e_k r.n + r n_k)) (particular_traction), so
+ * column m of -t_p over k is rho (pl n_m r + pm r_m n + pm (r.n) e_m),
+ * and acc[l] += g[a][l][m] times it; two sets of sums keep the chains of
+ * multiply-adds short.  Lanes: k (the 4th zero).  Cost 162 flops
+ * a triangle, counted as the 27 multiply-adds of a corner's 3 x 3 x 3
+ * product (about twice that done: the rebuild and the 4th lane). */
+static EP_KERNEL void body_sum(const bemsys *s, int i, const double *gh, const int *tri, const int *jb, int nc,
+                               ep_v4d acc[3])
 {
-    for (int a = 0; a < 3; a++) {
-        int j = jb[a];
-        if (s->fixedb[j]) {
-            if (j == i)
+    ep_v4d s0 = acc[0], s1 = acc[1], s2 = acc[2], t0 = {0, 0, 0, 0}, t1 = t0, t2 = t0;
+    const double cl = s->rho * s->pl, cm = s->rho * s->pm;
+    const ep_v4d e0 = {1, 0, 0, 0}, e1 = {0, 1, 0, 0}, e2 = {0, 0, 1, 0};
+    for (int c = 0; c < nc; c++, gh += 54) {
+        const ep_v4d n = *(const ep_v4d *)(s->bn + 4 * (size_t)tri[c]);
+#pragma GCC unroll 3
+        for (int a = 0; a < 3; a++) {
+            int j = jb[3 * c + a];
+            const ep_v4d r = *(const ep_v4d *)(s->br + 4 * (size_t)j);
+            if (s->fixedb[j]) { /* r holds u_p: + h[l][k] u_p */
+                const double *h = gh + 27 + 9 * a;
+                double u = j != i ? r[0] : 0;
+                t0 += u * (ep_v4d){h[0], h[1], h[2], 0};
+                t1 += u * (ep_v4d){h[3], h[4], h[5], 0};
+                t2 += u * (ep_v4d){h[6], h[7], h[8], 0};
                 continue;
-            double u = up_nd(s, j);
-            for (int k = 0; k < 3; k++)
-                for (int l = 0; l < 3; l++)
-                    acc[k][l] += h[a][l][k] * u;
-            continue;
+            }
+            const double *g = gh + 9 * a;
+            double rn = cm * (r[0] * n[0] + r[1] * n[1] + r[2] * n[2]);
+            ep_v4d v0 = (cl * n[0]) * r + (cm * r[0]) * n + rn * e0;
+            ep_v4d v1 = (cl * n[1]) * r + (cm * r[1]) * n + rn * e1;
+            ep_v4d v2 = (cl * n[2]) * r + (cm * r[2]) * n + rn * e2;
+            if (a & 1) /* two sets of sums: shorter chains */
+                t0 += g[0] * v0 + g[1] * v1 + g[2] * v2, t1 += g[3] * v0 + g[4] * v1 + g[5] * v2,
+                    t2 += g[6] * v0 + g[7] * v1 + g[8] * v2;
+            else
+                s0 += g[0] * v0 + g[1] * v1 + g[2] * v2, s1 += g[3] * v0 + g[4] * v1 + g[5] * v2,
+                    s2 += g[6] * v0 + g[7] * v1 + g[8] * v2;
         }
-        const double *tp = s->tp + 27 * (size_t)t + 9 * a;
-        for (int k = 0; k < 3; k++)
-            for (int l = 0; l < 3; l++)
-                acc[k][l] -= g[a][l][0] * tp[3 * k] + g[a][l][1] * tp[3 * k + 1] + g[a][l][2] * tp[3 * k + 2];
     }
+    acc[0] = s0 + t0, acc[1] = s1 + t1, acc[2] = s2 + t2;
 }
 
 /* One collocation node i: its three rows of A, in place (MATH.md §6: A_:j =
  * -G_:j at fixed j, H_:j at free j), with H_ii = -sum_{j != i} h_ij (000 eq.
  * B.6), kept in hsum for the right-hand sides of fixed columns; with body
- * rows, their right-hand sides' rows 3i.. from the same integrals. */
-static void assemble_row(bemsys *s, int i)
+ * rows, their right-hand sides' rows 3i.. from the same integrals (gl:
+ * this thread's chunk of 54 BODY_CHUNK integrals; body_sum's
+ * CPU seconds added to *body_cpu). */
+static void assemble_row(bemsys *s, int i, double *gl, double *body_cpu)
 {
     const ep_mesh *m = s->m;
-    double hsum[3][3] = {{0}}, bacc[3][3] = {{0}}, ui[3], res[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
+    double hsum[3][3] = {{0}}, ui[3], res[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
+    ep_v4d bacc[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}; /* [l] lanes k */
+    int chunk[BODY_CHUNK], cjb[3 * BODY_CHUNK], nc = 0;
     const double *xi = &s->x[3 * i];
     ui[0] = s->rot[1] * xi[2] - s->rot[2] * xi[1];
     ui[1] = s->rot[2] * xi[0] - s->rot[0] * xi[2];
@@ -97,8 +131,19 @@ static void assemble_row(bemsys *s, int i)
     for (int t = 0; t < m->nf; t++) {
         double g[3][3][3], h[3][3][3];
         int jb[3], corners = ep_bemgf_integrals(s, i, t, jb, g, h);
-        if (s->bb)
-            body_terms(s, i, t, jb, g, h, bacc);
+        if (s->bb) {
+            memcpy(gl + 54 * nc, g, 27 * sizeof *gl);
+            memcpy(gl + 54 * nc + 27, h, 27 * sizeof *gl);
+            for (int a = 0; a < 3; a++)
+                cjb[3 * nc + a] = jb[a];
+            chunk[nc++] = t;
+            if (nc == BODY_CHUNK || t == m->nf - 1) {
+                double c0 = ep_now(); /* not the thread's CPU clock: a system call, 0.8 s a run */
+                body_sum(s, i, gl, chunk, cjb, nc, bacc);
+                *body_cpu += ep_now() - c0;
+                nc = 0;
+            }
+        }
         for (int a = 0; a < corners; a++) {
             int j = jb[a];
             const double *xj = &s->x[3 * j];
@@ -119,7 +164,7 @@ static void assemble_row(bemsys *s, int i)
     }
     for (int k = 0; k < 3 && s->bb; k++)
         for (int l = 0; l < 3; l++)
-            s->bb[(size_t)k * s->N + 3 * i + l] += bacc[k][l];
+            s->bb[(size_t)k * s->N + 3 * i + l] += bacc[l][k];
     for (int l = 0; l < 3; l++) {
         double *arow = s->At + (size_t)(3 * i + l) * (size_t)s->N;
         for (int k = 0; k < 3; k++) {
@@ -192,7 +237,10 @@ static int body_setup(bemsys *s, const ep_bemgf_opts *o)
     s->pl = nu / (2 - 3 * nu);                   /* lambda / (lambda + 4 mu) */
     s->bb = ep_calloc(3 * (size_t)s->N, sizeof *s->bb);
     s->tp = ep_malloc(27 * (size_t)m->nf, sizeof *s->tp);
-    if (!s->bb || !s->tp)
+    s->bn = ep_calloc(4 * (size_t)m->nf, sizeof *s->bn);
+    s->br = ep_calloc(4 * (size_t)s->n, sizeof *s->br);
+    s->gl = ep_malloc(54 * BODY_CHUNK * (size_t)omp_get_max_threads(), sizeof *s->gl);
+    if (!s->bb || !s->tp || !s->bn || !s->br || !s->gl)
         return EP_ECOMPUTE;
     for (int j = 0; j < s->n; j++)
         for (int a = 0; a < 3; a++)
@@ -201,6 +249,12 @@ static int body_setup(bemsys *s, const ep_bemgf_opts *o)
         const int *tv = &m->triangles[3 * t];
         double n[3];
         triangle_normal(m, t, n);
+        for (int a = 0; a < 3; a++) { /* body_sum's tables */
+            int j = s->bidx[tv[a]];
+            s->bn[4 * (size_t)t + a] = n[a];
+            for (int c = 0; c < 3; c++)
+                s->br[4 * (size_t)j + c] = s->fixedb[j] ? (c ? 0 : up_nd(s, j)) : m->vertices[3 * tv[a] + c] - s->x0[c];
+        }
         for (int a = 0; a < 3; a++)
             for (int k = 0; k < 3; k++)
                 particular_traction(s, &m->vertices[3 * tv[a]], n, k, s->tp + 27 * (size_t)t + 9 * a + 3 * k);
@@ -249,7 +303,7 @@ static double solve_memory(const ep_mesh *m, const ep_gf_layout *L, const ep_bem
 {
     double N = 3.0 * L->n;
     return 8.0 * N * (N * (o->check ? 2 : 1) + nq) + 4.0 * N + 72.0 * L->n + 24.0 * m->nf + o->sink_memory +
-           (o->body ? 48.0 * N + 216.0 * m->nf : 0) +
+           (o->body ? 59.0 * N + 248.0 * m->nf : 0) + /* bb, tp, body_sum's tables (its chunks: 14 KB a thread) */
            (o->npoints ? 16.0 * N * 3.0 * L->m : 0);
 }
 
@@ -329,7 +383,7 @@ void ep_bemgf_sys_free(bemsys *s)
     free(s->bidx), free(s->fixedb), free(s->x), free(s->At), free(s->ipiv), free(s->hsum);
     free(s->ntri_ptr), free(s->ntri), free(s->rres), free(s->rscale);
     free(s->head), free(s->next), free(s->bcol), free(s->w), free(s->tri), free(s->tmark);
-    free(s->bb), free(s->tp), free(s->sol);
+    free(s->bb), free(s->tp), free(s->bn), free(s->br), free(s->gl), free(s->sol);
     memset(s, 0, sizeof *s);
 }
 
@@ -339,11 +393,14 @@ static void assemble(bemsys *s, int check, const ep_gf_sink *sink, ep_bemgf_stat
 {
     double t0 = ep_now();
     long done = 0;
+    double body_cpu = 0, cpu = 0;
     if (sink->stage)
         sink->stage(sink->ctx, "assembly", 0, s->n);
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) reduction(+ : body_cpu, cpu)
     for (int i = 0; i < s->n; i++) {
-        assemble_row(s, i);
+        double c0 = ep_stats_thread_cpu();
+        assemble_row(s, i, s->gl ? s->gl + 54 * BODY_CHUNK * (size_t)omp_get_thread_num() : NULL, &body_cpu);
+        cpu += ep_stats_thread_cpu() - c0;
         long d;
 #pragma omp atomic capture
         d = ++done;
@@ -351,6 +408,8 @@ static void assemble(bemsys *s, int check, const ep_gf_sink *sink, ep_bemgf_stat
             sink->stage(sink->ctx, "assembly", d, s->n);
     }
     stats->body_data_flops = s->bb ? 162.0 * s->n * s->m->nf : 0;
+    stats->t_body_data_cpu = body_cpu;
+    stats->t_assemble_cpu = cpu;
     if (sink->stage)
         sink->stage(sink->ctx, "assembly", s->n, s->n);
     stats->t_assemble = ep_now() - t0;
@@ -447,7 +506,7 @@ static void keep_solution(bemsys *s, const ep_gf_layout *L, int c0, int nc, cons
  * (-1 inside, 0 outside: the solid angle).  With body rows (s->tp),
  * eb[l][k] = (len / G) sum G_x t_h over the free triangles' corners and
  * ebd[j][l][k] its gradient, t_h = -sigma(u_p^k) n_t there, exact per
- * triangle as in the assembly (body_terms): the part of the body columns'
+ * triangle as in the assembly (body_sum): the part of the body columns'
  * u_h the nodal data do not carry. */
 static double somigliana_rows(const bemsys *s, const double x[3], double lg, double *W, double eb[3][3],
                               double ebd[3][3][3])
