@@ -191,7 +191,7 @@ int main(int argc, char **argv)
                    144.0 * L.n * 3.0 * Lp.m * np / fmax(stats.t_interior, 1e-9) / 1e9, 144.0 * L.n * 3.0 * Lp.m * np);
         if (body) /* issue 40: beside 3 GF columns of this run (tests/bench/bemsolve.sh times the assembly's share) */
             printf("bemsolve: body-force rows: boundary data %.3g flops, solve %.4f s; 3 GF columns %.4f s; the data's "
-                   "sum %.3f s on the assembling threads (%.1f GFlop/s) of the assembly's %.2f CPU s\n", stats.body_data_flops,
+                   "sum %.3f CPU s (%.1f GFlop/s a CPU second) of the assembly's %.2f CPU s\n", stats.body_data_flops,
                    stats.t_body_solve, (stats.t_rhs + stats.t_solve) / Lp.m, stats.t_body_data_cpu,
                    stats.body_data_flops / fmax(stats.t_body_data_cpu, 1e-9) / 1e9, stats.t_assemble_cpu);
         printf("bemsolve: peak resident %.0f MiB\n", ep_mem_peak() / EP_MEM_MIB);

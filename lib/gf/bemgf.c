@@ -60,8 +60,13 @@ static void particular_traction(const bemsys *s, const double y[3], const double
 }
 
 /* Triangles whose integrals a row keeps for the body-force sum (body_sum):
- * 14 KB, in L1 while they are summed. */
-enum { BODY_CHUNK = 32 };
+ * 28 KB, in L1 (48 KB here) while they are summed.  Every BODY_TIMED-th
+ * row's sums are timed by the thread's CPU clock, less the cost of a read
+ * of it (a system call here: about 1 us, beside about 4 us of sum a chunk;
+ * s->clk, body_setup): the rate of that sample is the sum's.  (The
+ * monotonic clock is cheaper but counts the time another process holds
+ * the core: 50% more on a loaded machine.) */
+enum { BODY_CHUNK = 64, BODY_TIMED = 8 };
 
 /* acc[l][k] += the body-force right-hand sides' share of row i from the
  * chunk's nc triangles tri[] (corner nodes jb[3 c ..], integrals gh[c]: g
@@ -116,14 +121,14 @@ static EP_KERNEL void body_sum(const bemsys *s, int i, const double *gh, const i
  * -G_:j at fixed j, H_:j at free j), with H_ii = -sum_{j != i} h_ij (000 eq.
  * B.6), kept in hsum for the right-hand sides of fixed columns; with body
  * rows, their right-hand sides' rows 3i.. from the same integrals (gl:
- * this thread's chunk of 54 BODY_CHUNK integrals; body_sum's
- * CPU seconds added to *body_cpu). */
+ * this thread's chunk of 54 BODY_CHUNK integrals); body_sum's
+ * CPU seconds added to *body_cpu on every BODY_TIMED-th row). */
 static void assemble_row(bemsys *s, int i, double *gl, double *body_cpu)
 {
     const ep_mesh *m = s->m;
     double hsum[3][3] = {{0}}, ui[3], res[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
     ep_v4d bacc[3] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}}; /* [l] lanes k */
-    int chunk[BODY_CHUNK], cjb[3 * BODY_CHUNK], nc = 0;
+    int cjb[3 * BODY_CHUNK], nc = 0, timed = i % BODY_TIMED == 0;
     const double *xi = &s->x[3 * i];
     ui[0] = s->rot[1] * xi[2] - s->rot[2] * xi[1];
     ui[1] = s->rot[2] * xi[0] - s->rot[0] * xi[2];
@@ -132,15 +137,15 @@ static void assemble_row(bemsys *s, int i, double *gl, double *body_cpu)
         double g[3][3][3], h[3][3][3];
         int jb[3], corners = ep_bemgf_integrals(s, i, t, jb, g, h);
         if (s->bb) {
-            memcpy(gl + 54 * nc, g, 27 * sizeof *gl);
-            memcpy(gl + 54 * nc + 27, h, 27 * sizeof *gl);
+            memcpy(gl + 54 * (size_t)nc, g, 27 * sizeof *gl);
+            memcpy(gl + 54 * (size_t)nc + 27, h, 27 * sizeof *gl);
             for (int a = 0; a < 3; a++)
                 cjb[3 * nc + a] = jb[a];
-            chunk[nc++] = t;
+            nc++;
             if (nc == BODY_CHUNK || t == m->nf - 1) {
-                double c0 = ep_now(); /* not the thread's CPU clock: a system call, 0.8 s a run */
-                body_sum(s, i, gl, chunk, cjb, nc, bacc);
-                *body_cpu += ep_now() - c0;
+                double c0 = timed ? ep_stats_thread_cpu() : 0;
+                body_sum(s, i, gl, s->tid + t + 1 - nc, cjb, nc, bacc);
+                *body_cpu += timed ? ep_stats_thread_cpu() - c0 - s->clk : 0;
                 nc = 0;
             }
         }
@@ -240,8 +245,16 @@ static int body_setup(bemsys *s, const ep_bemgf_opts *o)
     s->bn = ep_calloc(4 * (size_t)m->nf, sizeof *s->bn);
     s->br = ep_calloc(4 * (size_t)s->n, sizeof *s->br);
     s->gl = ep_malloc(54 * BODY_CHUNK * (size_t)omp_get_max_threads(), sizeof *s->gl);
-    if (!s->bb || !s->tp || !s->bn || !s->br || !s->gl)
+    s->tid = ep_malloc((size_t)m->nf, sizeof *s->tid);
+    if (!s->bb || !s->tp || !s->bn || !s->br || !s->gl || !s->tid)
         return EP_ECOMPUTE;
+    for (int t = 0; t < m->nf; t++)
+        s->tid[t] = t;
+    s->clk = 1;
+    for (int r = 0; r < 32; r++) { /* a read of the thread's CPU clock, as body_sum's timing pays it */
+        double c0 = ep_stats_thread_cpu(), c1 = ep_stats_thread_cpu();
+        s->clk = fmin(s->clk, c1 - c0);
+    }
     for (int j = 0; j < s->n; j++)
         for (int a = 0; a < 3; a++)
             s->x0[a] += s->x[3 * j + a] * s->len / s->n;
@@ -303,7 +316,7 @@ static double solve_memory(const ep_mesh *m, const ep_gf_layout *L, const ep_bem
 {
     double N = 3.0 * L->n;
     return 8.0 * N * (N * (o->check ? 2 : 1) + nq) + 4.0 * N + 72.0 * L->n + 24.0 * m->nf + o->sink_memory +
-           (o->body ? 59.0 * N + 248.0 * m->nf : 0) + /* bb, tp, body_sum's tables (its chunks: 14 KB a thread) */
+           (o->body ? 59.0 * N + 252.0 * m->nf : 0) + /* bb, tp, body_sum's tables (its chunks: 28 KB a thread) */
            (o->npoints ? 16.0 * N * 3.0 * L->m : 0);
 }
 
@@ -383,7 +396,7 @@ void ep_bemgf_sys_free(bemsys *s)
     free(s->bidx), free(s->fixedb), free(s->x), free(s->At), free(s->ipiv), free(s->hsum);
     free(s->ntri_ptr), free(s->ntri), free(s->rres), free(s->rscale);
     free(s->head), free(s->next), free(s->bcol), free(s->w), free(s->tri), free(s->tmark);
-    free(s->bb), free(s->tp), free(s->bn), free(s->br), free(s->gl), free(s->sol);
+    free(s->bb), free(s->tp), free(s->bn), free(s->br), free(s->gl), free(s->tid), free(s->sol);
     memset(s, 0, sizeof *s);
 }
 
@@ -408,7 +421,7 @@ static void assemble(bemsys *s, int check, const ep_gf_sink *sink, ep_bemgf_stat
             sink->stage(sink->ctx, "assembly", d, s->n);
     }
     stats->body_data_flops = s->bb ? 162.0 * s->n * s->m->nf : 0;
-    stats->t_body_data_cpu = body_cpu;
+    stats->t_body_data_cpu = body_cpu * s->n / ((s->n + BODY_TIMED - 1) / BODY_TIMED); /* the sample's share */
     stats->t_assemble_cpu = cpu;
     if (sink->stage)
         sink->stage(sink->ctx, "assembly", s->n, s->n);

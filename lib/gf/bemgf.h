@@ -52,9 +52,8 @@ typedef struct ep_bemgf_stats {
     double length;                   /* the length scale used */
     double t_interior;               /* seconds for the interior rows */
     double body_data_flops;          /* body rows: their boundary data's, summed in the assembly */
-    double t_body_data_cpu;          /* seconds of that sum on the assembling threads (bemgf.c body_sum over
-                                        the rows' chunks; wall time inside it: the thread's CPU clock
-                                        is a system call, 0.8 s a run at 2,562 vertices) */
+    double t_body_data_cpu;          /* CPU seconds of that sum (bemgf.c body_sum), timed on every 8th
+                                        row (less the clock's own cost) and scaled to all rows */
     double t_assemble_cpu;           /* CPU seconds of the assembly's rows (serial solve), that sum included */
     double t_body_solve;             /* body rows: their share of the first block's solve (3 columns more) */
 } ep_bemgf_stats;
@@ -125,7 +124,9 @@ typedef struct ep_bemgf_sys {
     double *tp;         /* [nf][3 corners][3 directions k][3] sigma(u_p^k) n_t at the corners (physical) */
     double *bn, *br;    /* [nf][4] triangle normals, [n][4] node r = y - x0 (u_p at fixed nodes) for
                            bemgf.c body_sum */
-    double *gl;         /* [threads][32][54]: each assembling thread's chunk of g, h (bemgf.c body_sum) */
+    double *gl;         /* [threads][64][54]: each assembling thread's chunk of g, h (bemgf.c body_sum) */
+    int *tid;           /* [nf] 0, 1, ...: a chunk's triangles */
+    double clk;         /* seconds a read of the thread's CPU clock costs (body_sum's timing) */
     double x0[3], rho;  /* the particular solution's centre, the density */
     double pq, pl, pm;  /* u_p^k = -pq rho |r|^2 / (2 G) e_k, sigma^k n = -rho (pl r_k n + pm (e_k r.n + r n_k)) */
     double *sol;        /* interior rows: [3m][6n] each GF row's p (3n), then u (3n), physical */

@@ -66,10 +66,10 @@ s, dgemm1 = open(sys.argv[1]).read(), float(sys.argv[2])
 asm = float(re.search(r"assemble ([\d.]+) s", s).group(1))
 fl, tsol, t3, tsum, rate, acpu = map(float, re.search(
     r"body-force rows: boundary data ([\d.e+]+) flops, solve ([\d.]+) s; 3 GF columns ([\d.]+) s; the data's sum"
-    r" ([\d.]+) s on the assembling threads \(([\d.]+) GFlop/s\) of the assembly's ([\d.]+) CPU s", s).groups())
+    r" ([\d.]+) CPU s \(([\d.]+) GFlop/s a CPU second\) of the assembly's ([\d.]+) CPU s", s).groups())
 print("bench bodyforce BEM 2,562 vertices: body columns' solve %.4f s beside 3 GF columns %.4f s (%s)"
       % (tsol, t3, "met" if tsol <= t3 else "MISSED"))
-print("bench bodyforce BEM 2,562 vertices: their boundary data %.3g flops summed in %.3f s = %.1f GFlop/s, %.0f%% of"
+print("bench bodyforce BEM 2,562 vertices: their boundary data %.3g flops summed in %.3f CPU s = %.1f GFlop/s, %.0f%% of"
       " one thread's dgemm %.1f GFlop/s a CPU second; the assembly %.2f CPU s (%.2f s wall); data + solve %.3f s ="
       " %.0f x 3 GF columns: the data is n x triangles by nature (the load is on every triangle)"
       % (fl, tsum, rate, 100 * rate / dgemm1, dgemm1, acpu, asm, tsum + tsol, (tsum + tsol) / t3))
