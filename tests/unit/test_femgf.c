@@ -73,7 +73,7 @@ static void relation_holds(int lumped)
     assert_int_equal(L.n, m.nb);
     capture cap = {calloc(9 * (size_t)L.m * L.n, sizeof(double)), 3L * L.n, 0};
     ep_femgf_opts o = {.lumped = lumped, .block = 7, .condensed = 1};
-    ep_gf_sink sink = {put_rows, NULL, &cap};
+    ep_gf_sink sink = {.put = put_rows, .ctx = &cap};
     assert_int_equal(ep_femgf_solve(&m, &mat, fixed, &L, &o, &sink, &S, &stats), EP_OK);
     assert_non_null(S);
     assert_true(cap.calls >= 3L * L.m / 7);
@@ -135,7 +135,7 @@ static void sink_failure(void **state)
     int calls = 0;
     cube_model(&m, &fixed, &L);
     ep_femgf_opts o = {.lumped = 1, .block = 3};
-    ep_gf_sink sink = {put_refuse_third, NULL, &calls};
+    ep_gf_sink sink = {.put = put_refuse_third, .ctx = &calls};
     assert_int_equal(ep_femgf_solve(&m, &mat, fixed, &L, &o, &sink, NULL, &stats), EP_EIO);
     assert_string_equal(ep_errmsg(), "test sink: disk full at block 3");
     assert_int_equal(calls, 3);
@@ -439,7 +439,7 @@ static void body_matches_direct(int lumped, int block)
     }
     ep_femgf_opts o = {.lumped = lumped, .block = block, .body = body, .npoints = P, .point_tet = ptet,
                        .point_weight = pw, .interior = irows};
-    ep_gf_sink sink = {put_rows, NULL, &cap};
+    ep_gf_sink sink = {.put = put_rows, .ctx = &cap};
     assert_int_equal(ep_femgf_solve(&m, &mat, fixed, &L, &o, &sink, NULL, &stats), EP_OK);
 
     keep = malloc((size_t)m.nv);
