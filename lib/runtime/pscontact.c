@@ -469,9 +469,9 @@ void ep_pscontact_modes(const ep_pscontact *c, int s, double *U)
  * small enough for the core to run several points at once and a block's
  * voxels are still in the first-level cache when they are read; the
  * contacts' forces in a loop of their own after the batch. */
-#define AHEAD 24
-#define AHEAD2 14
-#define AHEAD3 6
+#define AHEAD 32
+#define AHEAD2 20
+#define AHEAD3 10
 #define BLOCK 64
 
 /* The running sums of a cycle's forces, before the Lc / l scale: F, T
