@@ -275,7 +275,7 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
         !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
         !(c->pending = ep_malloc((size_t)widest, sizeof *c->pending)) ||
-        !(c->y = ep_malloc(3 * (size_t)widest, sizeof *c->y)) || !(c->vox = ep_malloc((size_t)widest, sizeof *c->vox)) ||
+        !(c->y = ep_malloc(4 * (size_t)widest, sizeof *c->y)) || !(c->vox = ep_malloc((size_t)widest, sizeof *c->vox)) ||
         !(c->absq = ep_calloc(2 * (size_t)r + 4, sizeof *c->absq)) ||
         !(c->file_point = ep_malloc((size_t)S + 1, sizeof *c->file_point)) || (st = renumber(c)) ||
         (r && (st = renumber_bind(c))) || (st = pack(c))) {
@@ -463,14 +463,16 @@ void ep_pscontact_modes(const ep_pscontact *c, int s, double *U)
 
 /* The pipeline of a batch of points (process): a point's line prefetched
  * AHEAD points before it is moved, its record AHEAD2 before, its corners'
- * vertex lines AHEAD3 before; a moved point's voxel prefetched LAG points
- * before it is read; a contact's force summed LAGC contacts after it is
- * found (each about a memory latency of work ahead). */
-#define AHEAD 24
-#define AHEAD2 14
-#define AHEAD3 6
-#define LAG 16
-#define LAGC 8
+ * vertex lines AHEAD3 before (each about a memory latency of work ahead).
+ * The batch runs in blocks of BLOCK points: the block's points moved
+ * (their voxels prefetched), then looked up, so that each loop's body is
+ * small enough for the core to run several points at once and a block's
+ * voxels are still in the first-level cache when they are read; the
+ * contacts' forces in a loop of their own after the batch. */
+#define AHEAD 32
+#define AHEAD2 20
+#define AHEAD3 10
+#define BLOCK 64
 
 /* The running sums of a cycle's forces, before the Lc / l scale: F, T
  * (sum of f_s and of (x_s - x_c) x f_s, eqs. 3.1, 3.3); c->vw's f_v and
@@ -542,6 +544,30 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
     }
 }
 
+/* ep_sdf_voxel (sdf.h) of the field-frame point y held in a vector: the
+ * same operations lane by lane, so the same voxel and the same weights w
+ * (lanes 0-2), without y's round trip through memory and with the three
+ * coordinates' scalings, bounds, truncations and weights as one vector
+ * operation each.  The voxel's index, or -1 outside the box (y unchanged
+ * for ep_sdf_value then).  Cost O(1). */
+static inline __attribute__((always_inline)) long voxel_v(const ep_sdf *sdf, ep_v4d y, ep_v4d *w)
+{
+    typedef long v4l __attribute__((vector_size(32)));
+    typedef int v4i __attribute__((vector_size(16)));
+    int n = sdf->n;
+    double dn = n;
+    ep_v4d o = {sdf->origin[0], sdf->origin[1], sdf->origin[2], 0}, x = (y - o) * sdf->inv_h; /* lane 3: 0 */
+    v4l in = (x >= 0) & (x <= dn);
+    if (!(in[0] & in[1] & in[2]))
+        return -1;
+    v4i i = __builtin_convertvector(x, v4i), top = {n - 1, n - 1, n - 1, n - 1}; /* 001 eq. 3.15 */
+    v4i lt = i < top;
+    i = (i & lt) | (top & ~lt); /* y on the upper face: the last voxel */
+    *w = x - __builtin_convertvector(i, ep_v4d);
+    long m = n + 1;
+    return i[0] + m * (i[1] + m * (long)i[2]);
+}
+
 /* The points pts [n] (ascending) moved (world x into c->xk, the voxel
  * into c->vox and its weights into c->y, or outside the field's box the
  * field-frame y) and looked up (c->look); the contacts (d < 0), their
@@ -549,10 +575,11 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
  * forces added to the running sums (c->vw's f_v, fvert; F and T carried
  * in out->F, out->T; the derivatives) in that order, so that a traversal,
  * which meets its contacts in ascending order (adopt's numbering), and
- * brute force sum the same terms in the same order.  One pass, stages
- * AHEAD*, LAG and LAGC apart, so that each record, vertex line or voxel is
- * in cache when it is read and a contact's record and vertices still are
- * when its force is summed.  Returns the contacts.  Cost O(n (K + 40)),
+ * brute force sum the same terms in the same order.  In blocks of BLOCK
+ * points (a block moved, then looked up), the forces after the batch, so
+ * that each stage is a loop whose points do not wait on each other and
+ * each record, vertex line or voxel is in cache when it is read.  Returns
+ * the contacts.  Cost O(n (K + 40)),
  * O(3r) a vertex reached, and contact_force's per contact. */
 static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n,
                                                            const double *q, const ep_pscontact_pose *pose, int nc,
@@ -565,9 +592,9 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
     sums z;
     if (out)
         z.F = (ep_v4d){out->F[0], out->F[1], out->F[2], 0}, z.T = (ep_v4d){out->T[0], out->T[1], out->T[2], 0};
-    for (int k = 0; k < n + LAG; k++) {
-        double w[3];
-        if (k < n) { /* move point k, prefetch its voxel */
+    for (int k0 = 0; k0 < n; k0 += BLOCK) {
+        int k1 = k0 + BLOCK < n ? k0 + BLOCK : n;
+        for (int k = k0; k < k1; k++) { /* move point k, prefetch its voxel */
             if (k + AHEAD < n) {
                 const ep_psword *pt = PT(c, pts[k + AHEAD], K);
                 __builtin_prefetch(pt);
@@ -594,26 +621,26 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
                 body_normal(c, s, u, &nb, K);
             x = MAT3(fr.Rp, p) + fr.tp;
             y = MAT3(fr.Rf, x - fr.tf);
-            double *xk = &c->xk[8 * (size_t)k], *yk = &c->y[3 * (size_t)k];
+            double *xk = &c->xk[8 * (size_t)k];
             *(ep_v4d *)xk = x, *(ep_v4d *)&xk[4] = nb;
-            yk[0] = y[0], yk[1] = y[1], yk[2] = y[2];
-            long id = c->vox[k] = ep_sdf_voxel(sdf, yk, w);
-            if (id >= 0) { /* its weights in place of y */
-                yk[0] = w[0], yk[1] = w[1], yk[2] = w[2];
+            ep_v4d w;
+            long id = c->vox[k] = voxel_v(sdf, y, &w);
+            *(ep_v4d *)&c->y[4 * (size_t)k] = id >= 0 ? w : y; /* its weights in place of y */
+            if (id >= 0) {
                 const float *v = sdf->value + id;
                 __builtin_prefetch(v), __builtin_prefetch(v + m);
                 __builtin_prefetch(v + mm), __builtin_prefetch(v + mm + m);
             }
         }
-        if (k >= LAG) { /* look point k - LAG up */
-            int s = pts[k - LAG];
-            const double *y = &c->y[3 * (size_t)(k - LAG)];
-            long id = c->vox[k - LAG];
+        for (int k = k0; k < k1; k++) { /* look point k up */
+            int s = pts[k];
+            const double *y = &c->y[4 * (size_t)k];
+            long id = c->vox[k];
             double d = id >= 0 ? ep_sdf_trilinear(sdf, id, y) : ep_sdf_value(sdf, y);
             c->look[s].d = d;
             if (d < 0) {
                 double *x = &c->x[8 * (size_t)nc];
-                memcpy(x, &c->xk[8 * (size_t)(k - LAG)], 8 * sizeof *x);
+                memcpy(x, &c->xk[8 * (size_t)k], 8 * sizeof *x);
                 x[3] = d;
                 c->contact[nc++] = s;
                 if (out && !early) { /* the same normal from the tick's u, for a contact only */
@@ -625,8 +652,6 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
                 }
             }
         }
-        if (out && nc - done > LAGC)
-            contact_force(c, done++, &fr, &z, out, K);
     }
     if (out) {
         while (done < nc)

@@ -94,7 +94,7 @@ typedef struct ep_pscontact {
     int *list, *next;   /* node lists of one level and the next */
     int *contact;       /* [S] points in contact */
     int *pending;       /* a level's points to look up, their voxels (sdf.h; -1 outside the field's box)
-                           and their weights in it, or their field-frame positions when outside [3 n] */
+                           and their weights in it, or their field-frame positions when outside [4 n] */
     long *vox;
     double *y;
     double *absq;       /* [2r + 4]: |q| (zeros to a multiple of 4), then w of a contact */
