@@ -417,7 +417,7 @@ int ep_h5_open(ep_h5 *f, const char *path, const char *kind)
         goto fail;
     if (!kind && !strstr(EP_KINDS " ", (snprintf(format, sizeof format, " %s ", f->kind), format))) {
         /* a tool reading only /mesh took any kind (issue 22, class 13) */
-        st = ep_fail(EP_EINPUT, "%s: kind \"%s\" is not an elastoprep kind (%s)", path, f->kind, EP_KINDS + 1);
+        st = ep_fail(EP_EINPUT, "%s: kind \"%s\" is not an elastoprep kind (%s)", path, f->kind, &EP_KINDS[1]);
         goto fail;
     }
     if (kind && strcmp(kind, f->kind)) {
