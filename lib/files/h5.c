@@ -358,8 +358,9 @@ int ep_h5_create(ep_h5 *f, const char *path, const char *kind, const char *creat
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
     /* the 1.8 format: object headers, heaps and B-trees carry a checksum,
      * so a damaged header fails its read instead of reaching libhdf5's
-     * own out-of-bounds reads (tests/fuzz/libhdf5); HDF5 1.8 on reads it */
-    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18);
+     * own out-of-bounds reads (tests/fuzz/libhdf5); HDF5 1.8 on reads it,
+     * 1.10 a virtual dataset (epmerge --virtual: the one newer feature) */
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     f->id = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
     if (f->id < 0)
