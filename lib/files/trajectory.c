@@ -107,7 +107,7 @@ int ep_trajectory_read(ep_trajectory *t, ep_h5 *f, int nv)
         (ep_h5_attr_exists(f, g, "step_seconds") && (st = ep_h5_get_attr_double(f, g, "step_seconds", &t->step_seconds))) ||
         (st = ep_h5_read(f, "/trajectory/time", EP_F64, 1, d1, (void **)&t->time)))
         return st;
-    t->dynamic = !strcmp(mode, "dynamic"), t->every = (long)every, t->complete = complete != 0;
+    t->dynamic = !strcmp(mode, "dynamic"), t->complete = complete != 0; /* every: converted once checked */
     t->T = (int)d1[0];
     d2[0] = de[0] = d1[0];
     if ((st = ep_h5_read(f, "/trajectory/step", EP_I32, 1, d1, (void **)&t->step)) ||
@@ -130,6 +130,7 @@ int ep_trajectory_read(ep_trajectory *t, ep_h5 *f, int nv)
     if (!(every >= 1 && every <= 1e9 && every == floor(every)) || !(steps >= 0 && steps <= 1e9 && steps == floor(steps)))
         return ep_fail(EP_EINPUT, "%s: /trajectory: every %.17g and steps %.17g, expected whole numbers up to 1e9",
                        f->path, every, steps);
+    t->every = (long)every;
     /* the writer's states (fullsim): steps 0, every, 2 every, .., then the
      * last one (steps, or the last multiple before a failure); what a
      * reader replays (rtcheck --reference) is bounded by them */

@@ -94,6 +94,9 @@ check "rtcheck --reference: a cubic model under the trajectory's loads, e_max re
 cp "$WORK/pull.h5" "$WORK/longstep.h5"
 /usr/bin/python3 -c "import h5py, sys; h5py.File(sys.argv[1], 'r+')['trajectory/step'][-1] = 2000000000" "$WORK/longstep.h5"
 expect_fail "rtcheck --reference: a damaged step number (2e9 reduced steps to run) is refused" 3 "/trajectory/step: step 2000000000 at row 20 does not follow every 1 up to steps 20" rtcheck --reference "$WORK/longstep.h5" "$WORK/cubic.h5"
+cp "$WORK/pull.h5" "$WORK/nanevery.h5"
+/usr/bin/python3 -c "import h5py, sys; h5py.File(sys.argv[1], 'r+')['trajectory'].attrs['every'] = float('nan')" "$WORK/nanevery.h5"
+expect_fail "rtcheck --reference: a NaN every is refused before it is converted (UBSan found the cast)" 3 "/trajectory: every nan and steps 20, expected whole numbers up to 1e9" rtcheck --reference "$WORK/nanevery.h5" "$WORK/cubic.h5"
 expect_fail "rtcheck --reference: a model of another mesh" 3 "the model of another mesh" rtcheck --reference "$WORK/hexdyn.h5" "$WORK/modes.h5"
 
 # --- moddesc --snapshots, --sketch: bases from full-space data -----------------------------
