@@ -174,13 +174,14 @@ static int triangle_in_element(const ep_mesh *m, int k, int e, const double *V, 
 }
 
 /* Deformed normals (the runtime's, ep_pscontact_normal) against the
- * deformed source surface (the pointshell's /mesh, embedded in the
- * model), at q moving the model by 5 %.  The check
- * takes the points whose closest triangle lies in the point's own element:
- * there the embedded surface moves by one affine map and its normal is
- * cof(F) N exactly, which the runtime computes (the file's N + dN q
- * would leave eq. 3.8's second order in q, see DECISIONS).  Where a triangle crosses elements the piecewise-linear
- * surface kinks and F jumps (first order in q): reported, not checked. */
+ * deformed source surface (the pointshell's /mesh, embedded in the model),
+ * at q moving the model by 5 %.  The check takes the points whose closest
+ * triangle lies in the point's own element: there the embedded surface
+ * moves by one affine map and its normal is cof(F) N exactly, which the
+ * runtime computes (the file's N + dN q would leave eq. 3.8's second order
+ * in q, see DECISIONS).  Where a triangle crosses elements the
+ * piecewise-linear surface kinks and F jumps (first order in q): reported,
+ * not checked. */
 static int check_normals(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
 {
     const ep_pointshell *ps = &X->c.ps;
