@@ -95,6 +95,64 @@ static double rel3(const double *a, const double *b, int n)
     return m > 0 ? d / m : d;
 }
 
+/* A run of cycles' answers, checked against brute force after the run:
+ * a brute-force pass between timed cycles would stream every point
+ * through the caches and time each cycle cold, which a haptic loop's
+ * cycles, back to back, are not (001 §3.13 keeps graphics off the haptic
+ * core for that reason).  Rows [n][6 + r]: F, T, g; the contacts and
+ * level reached per cycle. */
+typedef struct {
+    double *ftg;
+    int *contacts, *depth;
+} trace;
+
+static int trace_alloc(trace *t, long n, int r)
+{
+    t->ftg = ep_malloc((size_t)n * (6 + r), sizeof *t->ftg);
+    t->contacts = ep_malloc(2 * (size_t)n, sizeof *t->contacts);
+    t->depth = t->contacts ? t->contacts + n : NULL;
+    return t->ftg && t->contacts ? EP_OK : EP_ECOMPUTE;
+}
+
+static void trace_free(trace *t)
+{
+    free(t->ftg), free(t->contacts);
+}
+
+static void trace_keep(trace *t, long k, int r, const ep_pscontact_out *a)
+{
+    double *row = t->ftg + (size_t)k * (6 + r);
+    memcpy(row, a->F, 3 * sizeof *row);
+    memcpy(row + 3, a->T, 3 * sizeof *row);
+    if (r)
+        memcpy(row + 6, a->g, (size_t)r * sizeof *row);
+    t->contacts[k] = a->contacts, t->depth[k] = a->depth;
+}
+
+/* The largest relative difference of the n cycles of t (pose k of
+ * trajectory_pose, q qs[k]) from brute force over every point to the
+ * level each reached; 1 where the contact counts differ.  Cost n brute
+ * passes. */
+static void trajectory_pose(const run *X, long k, long n, ep_pscontact_pose *p);
+static double trace_check(run *X, const trace *t, long n, const double *qs)
+{
+    int r = X->r;
+    double worst = 0;
+    ep_pscontact_out b = {.g = X->g2};
+    ep_pscontact_pose p;
+    for (long k = 0; k < n; k++) {
+        const double *row = t->ftg + (size_t)k * (6 + r);
+        trajectory_pose(X, k, n, &p);
+        ep_pscontact_brute(&X->c, &X->s, r ? &qs[k * r] : NULL, &p, t->depth[k], &b);
+        worst = fmax(worst, fmax(rel3(row, b.F, 3), rel3(row + 3, b.T, 3)));
+        if (r)
+            worst = fmax(worst, rel3(row + 6, b.g, r));
+        if (t->contacts[k] != b.contacts)
+            worst = fmax(worst, 1);
+    }
+    return worst;
+}
+
 /* Largest displacement of the points under q. */
 static double max_disp(const ep_pointshell *ps, const double *q)
 {
@@ -291,20 +349,23 @@ static void coherence(run *X, ep_rtreport *rep, long n, const double *qs)
     }
     c->vmax = vmax * (1 + 1e-9) + 1e-15 * X->fr.size;
     memset(c->wake, 0, (size_t)c->ps.nn * sizeof *c->wake);
-    ep_pscontact_out a = {.g = X->g}, b = {.g = X->g2};
+    ep_pscontact_out a = {.g = X->g};
+    trace t;
+    if (trace_alloc(&t, n, r)) {
+        trace_free(&t);
+        c->vmax = 0;
+        return;
+    }
     for (long k = 0; k < n; k++) {
         trajectory_pose(X, k, n, &p);
         double t0 = ep_now();
         ep_pscontact_cycle(c, &X->s, r ? &qs[k * r] : NULL, &p, &a);
         tsum += ep_now() - t0;
         skipped += a.skipped, visits += a.traversed + a.skipped;
-        ep_pscontact_brute(c, &X->s, r ? &qs[k * r] : NULL, &p, a.depth, &b);
-        worst = fmax(worst, fmax(rel3(a.F, b.F, 3), rel3(a.T, b.T, 3)));
-        if (r)
-            worst = fmax(worst, rel3(a.g, b.g, r));
-        if (a.contacts != b.contacts)
-            worst = fmax(worst, 1);
+        trace_keep(&t, k, r, &a);
     }
+    worst = trace_check(X, &t, n, qs);
+    trace_free(&t);
     c->vmax = 0;
     ep_rtreport_fact(rep, "temporal coherence: vmax, a point's largest motion a cycle (of the size)", vmax / X->fr.size);
     ep_rtreport_fact(rep, "temporal coherence: node visits skipped (fraction)", visits ? (double)skipped / visits : 0);
@@ -343,13 +404,16 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     } else
         c->kc = 1;
     ep_rtreport_fact(rep, "penalty stiffness k_C", c->kc);
-    long n = o->cycles, maxnodes = 0, sumnodes = 0, maxcontacts = 0;
-    double tsum = 0, tmax = 0, tstep = 0, worst = 0, deep_z = z0 - depth;
+    long n = o->cycles, maxnodes = 0, sumnodes = 0, maxcontacts = 0, ntouch = 0;
+    double tsum = 0, tmax = 0, tstep = 0, ttouch = 0, worst = 0, deep_z = z0 - depth;
     ep_pscontact_pose p;
     ep_pscontact_out a = {.g = X->g}, b = {.g = X->g2};
     c->warm = 0;
+    trace tr;
     double *qs = ep_malloc((size_t)n * r + 1, sizeof *qs);
-    if (!qs) {
+    if (!qs || trace_alloc(&tr, n, r)) {
+        free(qs);
+        trace_free(&tr);
         st = EP_ECOMPUTE;
         goto out;
     }
@@ -360,12 +424,11 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
         ep_pscontact_cycle(c, &X->s, X->q, &p, &a);
         double dt = ep_now() - t0;
         tsum += dt, tmax = fmax(tmax, dt);
+        if (a.contacts)
+            ttouch += dt, ntouch++;
         sumnodes += a.traversed, maxnodes = a.traversed > maxnodes ? a.traversed : maxnodes;
         maxcontacts = a.contacts > maxcontacts ? a.contacts : maxcontacts;
-        ep_pscontact_brute(c, &X->s, X->q, &p, L, &b);
-        worst = fmax(worst, fmax(rel3(a.F, b.F, 3), rel3(a.T, b.T, 3)));
-        if (r)
-            worst = fmax(worst, rel3(a.g, b.g, r));
+        trace_keep(&tr, k, r, &a);
         if (X->have_model) {
             t0 = ep_now();
             if ((st = ep_reduced_step(&nm, a.g)))
@@ -374,6 +437,9 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
             memcpy(X->q, nm.q, (size_t)r * sizeof *X->q);
         }
     }
+    if (!st)
+        worst = trace_check(X, &tr, n, qs);
+    trace_free(&tr);
     if (st) {
         free(qs);
         goto out;
@@ -384,6 +450,8 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     ep_rtreport_fact(rep, "points in contact, max", (double)maxcontacts);
     ep_rtreport_time(rep, "contact cycle, mean", 1e6 * tsum / n);
     ep_rtreport_time(rep, "contact cycle, max", 1e6 * tmax);
+    if (ntouch)
+        ep_rtreport_time(rep, "contact cycle, mean over the cycles in contact", 1e6 * ttouch / ntouch);
     if (X->have_model)
         ep_rtreport_time(rep, "reduced Newmark step", 1e6 * tstep / n);
     ep_rtreport_fact(rep, "nodes traversed per microsecond", sumnodes / (1e6 * tsum));
@@ -409,12 +477,14 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     }
     long full = 0;
     double tt = INFINITY, tb = INFINITY;
-    for (int rep3 = 0; rep3 < 5; rep3++) {
+    for (int k = 0; k < 21; k++) { /* back to back, as a haptic loop's cycles */
         double t0 = ep_now();
         ep_pscontact_cycle(c, &X->s, X->q, &p, &a);
         tt = fmin(tt, ep_now() - t0);
         full = a.traversed;
-        t0 = ep_now();
+    }
+    for (int k = 0; k < 3; k++) {
+        double t0 = ep_now();
         ep_pscontact_brute(c, &X->s, X->q, &p, L, &b);
         tb = fmin(tb, ep_now() - t0);
     }

@@ -12,7 +12,9 @@
  *                        the loop when a cubic file is given: per-cycle
  *                        time, nodes traversed, contacts; every cycle's
  *                        force, torque and reduced force against brute
- *                        force over all points (equal: the same contact set)
+ *                        force over all points (equal: the same contact set),
+ *                        after the run, so the cycles run back to back with
+ *                        warm caches as a haptic loop's do
  *   temporal coherence   the trajectory again with the q of the first pass
  *                        and vmax the largest motion of a point relative
  *                        to the field in one cycle (the field's step plus
