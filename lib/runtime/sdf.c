@@ -22,6 +22,15 @@ extern inline double ep_sdf_lerp(double a, double d, double w);
 extern inline double ep_sdf_trilinear(const ep_sdf *s, long id, const double w[3]);
 extern inline double ep_sdf_value(const ep_sdf *s, const double p[3]);
 
+double ep_sdf_value_scalar(const ep_sdf *s, const double p[3])
+{
+    double w[3];
+    long id = ep_sdf_voxel(s, p, w);
+    if (id < 0) /* 001 eq. 3.14 */
+        return ep_sdf_box_distance(s, p) + s->d_boundary;
+    return ep_sdf_trilinear(s, id, w);
+}
+
 void ep_sdf_free(ep_sdf *s)
 {
     free(s->value);
