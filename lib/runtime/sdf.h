@@ -14,7 +14,8 @@
  *                    the object lies inside the box
  *
  * The object is read-only after ep_sdf_open: any number of threads may
- * query it at once.  ep_sdf_values takes four points at a time with AVX2
+ * query it at once.  ep_sdf_value runs two wide in SSE2 (every x86-64,
+ * no flag needed); ep_sdf_values takes four points at a time with AVX2
  * gathers where the CPU has them; every path gives the same bits.
  */
 #ifndef EP_SDF_H
