@@ -451,9 +451,11 @@ static double lookup_reference(const ep_sdf *f, const double p[3])
 }
 
 /* Batched lookups (four points a step with AVX2 gathers where the CPU has
- * them) equal single ones and the reference bit for bit: random fields of
- * odd and tiny sizes, points inside, on the faces (the upper face's
- * clamped voxel), at grid points, outside and NaN, in runs that are not
+ * them), single ones (the packed SSE2 path, and the scalar one it hands
+ * the edges to) and ep_sdf_trilinear after ep_sdf_voxel equal the
+ * reference bit for bit: random fields of odd and tiny sizes, points
+ * inside, on the faces (the upper face's clamped voxel), at grid points,
+ * outside, NaN and -0 on a lower face at 0, in runs that are not
  * multiples of four. */
 static void test_lookup_batch(void **state)
 {
@@ -465,6 +467,8 @@ static void test_lookup_batch(void **state)
         long np = ep_distfield_points(n);
         ep_distfield g = {.n = n, .h = 0.137 + 0.01 * c, .d_boundary = 0.25, .sign = EP_DISTFIELD_WINDING};
         g.origin[0] = -0.7, g.origin[1] = 0.2, g.origin[2] = 1.1;
+        if (c == 1) /* a lower face at 0: a coordinate of -0 (the packed path hands it to the scalar one) */
+            g.origin[0] = g.origin[2] = 0;
         g.value = malloc(sizeof(float) * (size_t)np);
         for (long i = 0; i < np; i++) /* mixed signs and magnitudes */
             g.value[i] = (float)((ep_rng_uniform(&r) - 0.4) * (i % 7 ? 1 : 1e3));
@@ -482,6 +486,8 @@ static void test_lookup_batch(void **state)
                 else if (i % 13 == 4 && k == 1)
                     x = f.origin[k] + side;
                 q[3 * i + k] = i == 200 ? NAN : x;
+                if (i % 17 == 6 && c == 1 && k != 1)
+                    q[3 * i + k] = -0.0;
             }
         ep_sdf_values(&f, q, N, d);
         long inside = 0;
@@ -489,6 +495,12 @@ static void test_lookup_batch(void **state)
             double e = ep_sdf_value(&f, &q[3 * i]), ref = lookup_reference(&f, &q[3 * i]);
             assert_memory_equal(&d[i], &e, sizeof e);
             assert_memory_equal(&d[i], &ref, sizeof e);
+            double w[3];
+            long id = ep_sdf_voxel(&f, &q[3 * i], w); /* pscontact's path: the voxel, then the interpolation */
+            if (id >= 0) {
+                double t = ep_sdf_trilinear(&f, id, w);
+                assert_memory_equal(&t, &ref, sizeof t);
+            }
             inside += ep_sdf_box_distance(&f, &q[3 * i]) == 0;
         }
         assert_true(inside > N / 2);
