@@ -161,6 +161,80 @@ static void test_traversal_brute(void **state)
     assert_true(visited < all); /* the tree culled something */
 }
 
+/* The cycle's answer (the four-point path where the CPU has AVX2, on
+ * tets) against the scalar functions: every point of levels 1..3 moved by
+ * ep_pscontact_point, looked up by ep_sdf_value, its normal by
+ * ep_pscontact_normal.  The contact sets agree (but for points within
+ * 1e-12 of the surface) and F, T to 1e-12 of the sum of |f_s|, T's terms
+ * taken about x_c.  Every other pose pushes part of the cube past the
+ * field box's face x = 2, so that fours mix points inside the box and
+ * outside (eq. 3.14's bound, with the fixture's d_boundary = -3). */
+static void scalar_path(scene *x)
+{
+    int r = x->c.ps.r, N = x->c.ps.level_start[3], outside = 0, contacts = 0;
+    double q[3] = {0.02, -0.01, 0.015}, g1[3];
+    ep_rng g = ep_rng_seed(6, 1);
+    char *in = malloc((size_t)N);
+    x->c.lc = 0;
+    for (int trial = 0; trial < 6; trial++) {
+        ep_pscontact_pose p;
+        pose_random(&p, &g, 0.2);
+        if (trial % 2)
+            p.tf[0] = -1.4;
+        ep_pscontact_out a = {.g = r ? g1 : NULL};
+        assert_int_equal(ep_pscontact_brute(&x->c, &x->s, q, &p, 3, &a), EP_OK);
+        memset(in, 0, (size_t)N);
+        for (int e = 0; e < a.contacts; e++)
+            in[x->c.contact[e]] = 1;
+        double F[3] = {0, 0, 0}, T[3] = {0, 0, 0}, size = 0;
+        for (int s = 0; s < N; s++) {
+            double xw[3], y[3], z[3], w[3], n[3];
+            ep_pscontact_point(&x->c, s, q, &p, xw);
+            for (int i = 0; i < 3; i++)
+                z[i] = xw[i] - p.tf[i];
+            for (int i = 0; i < 3; i++)
+                y[i] = p.Rf[i] * z[0] + p.Rf[3 + i] * z[1] + p.Rf[6 + i] * z[2];
+            double d = ep_sdf_value(&x->s, y);
+            outside += ep_sdf_voxel(&x->s, y, w) < 0;
+            if (!in[s]) {
+                assert_true(d > -1e-12);
+                continue;
+            }
+            assert_true(d < 1e-12);
+            ep_pscontact_normal(&x->c, s, q, n);
+            double f[3], c[3];
+            for (int i = 0; i < 3; i++)
+                f[i] = -x->c.kc * d * (p.Rp[3 * i] * n[0] + p.Rp[3 * i + 1] * n[1] + p.Rp[3 * i + 2] * n[2]);
+            for (int i = 0; i < 3; i++)
+                c[i] = xw[i] - p.xc[i];
+            for (int i = 0; i < 3; i++) {
+                F[i] += f[i];
+                T[i] += c[(i + 1) % 3] * f[(i + 2) % 3] - c[(i + 2) % 3] * f[(i + 1) % 3];
+            }
+            size += ep_vec3_norm(f) * (1 + ep_vec3_norm(c));
+        }
+        contacts += a.contacts;
+        for (int i = 0; i < 3; i++) {
+            assert_true(fabs(F[i] - a.F[i]) <= 1e-12 * size);
+            assert_true(fabs(T[i] - a.T[i]) <= 1e-12 * size);
+        }
+    }
+    assert_true(contacts > 0 && outside > 0);
+    free(in);
+}
+
+static const scene_opts test_scalar_path_scene = {3, 3, 12, 0.9, 0.1};
+static void test_scalar_path(void **state)
+{
+    scalar_path(*state);
+}
+
+static const scene_opts test_scalar_path_rigid_scene = {0, 3, 12, 0.9, 0.1};
+static void test_scalar_path_rigid(void **state)
+{
+    scalar_path(*state);
+}
+
 static const scene_opts test_coherence_scene = {3, 3, 12, 0.95, 0.1};
 /* Temporal coherence: the field slides by a known step a cycle (vmax the
  * step), the deformation frozen; every cycle equals brute force, and the
@@ -590,5 +664,6 @@ static void test_radix_sort(void **state)
 }
 
 EP_TEST_MAIN("pscontact", cmocka_unit_test(test_radix_sort), SCENE_TEST(test_traversal_brute),
+             SCENE_TEST(test_scalar_path), SCENE_TEST(test_scalar_path_rigid),
              SCENE_TEST(test_coherence), SCENE_TEST(test_gradients), SCENE_TEST(test_reduced_force),
              cmocka_unit_test(test_plate_refinement), SCENE_TEST(test_file), cmocka_unit_test(test_hexes))
