@@ -863,7 +863,7 @@ QUAD static inline __attribute__((always_inline)) void move4(ep_pscontact *c, co
     _mm_storeu_si128((__m128i *)(void *)vq, vx.id);
     UNROLL for (int j = 0; j < 4; j++)
         if (in >> j & 1)
-            ep_sdf4_prefetch(sdf, vq[j]);
+            ep_sdf4_prefetch(sdf->value, sdf->n, vq[j]);
         else
             vq[j] = -1;
 }
@@ -883,7 +883,7 @@ QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, con
         ep_sdf4_vox vx = {.id = _mm_loadu_si128((const __m128i *)(const void *)vq)};
         UNROLL for (int i = 0; i < 3; i++)
             vx.w[i] = _mm256_loadu_pd(&wq[4 * i]);
-        _mm256_storeu_pd(d, ep_sdf4_trilinear(sdf, kk, &vx));
+        _mm256_storeu_pd(d, ep_sdf4_trilinear(sdf->value, kk, &vx));
     } else
         for (int j = 0; j < valid; j++) {
             double y[3] = {wq[j], wq[4 + j], wq[8 + j]};
@@ -984,7 +984,7 @@ QUAD static int process4(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int
     frame4 f4;
     frame4_of(pose, &f4);
     ep_sdf4_k kk;
-    ep_sdf4_init(sdf, &kk);
+    ep_sdf4_init(sdf->n, sdf->origin, sdf->inv_h, &kk);
     sums z;
     if (out)
         z.F = (ep_v4d){out->F[0], out->F[1], out->F[2], 0}, z.T = (ep_v4d){out->T[0], out->T[1], out->T[2], 0};
@@ -1017,7 +1017,7 @@ QUAD static int process4(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int
  * AVX2 and FMA, 32-bit gather indices (the field's and 8 nbv). */
 static int quad_ok(const ep_pscontact *c, const ep_sdf *s)
 {
-    return c->ps.k != 8 && ep_sdf4_fits(s) && c->ps.nbv < (1 << 27) && __builtin_cpu_supports("avx2") &&
+    return c->ps.k != 8 && ep_sdf4_fits(s->n) && c->ps.nbv < (1 << 27) && __builtin_cpu_supports("avx2") &&
            __builtin_cpu_supports("fma");
 }
 #endif

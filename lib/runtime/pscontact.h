@@ -19,7 +19,11 @@
  * doc/DECISIONS.md).  The reduced force is sum_v
  * U_v^T f_v with f_v = sum_s w_sv f_s.  U_v, w_sc and grad phi_c are
  * taken in single precision (rounded once at adopt; the field's values
- * are floats too), every sum in double.
+ * are floats too), every sum in double.  With AVX2 and FMA (chosen at run
+ * time) a shell on tets or unbound is moved, looked up and its contacts'
+ * forces formed four points a vector, one lane a point (the same
+ * operations in every lane; hexes and other CPUs take the scalar path,
+ * which agrees to rounding).
  *
  * A cycle (ep_pscontact_cycle) traverses the nested point tree breadth
  * first (001 §3.10): a node's point is moved (3r flops), taken to the

@@ -73,7 +73,7 @@ static void values_scalar(const ep_sdf *s, const double *p, long n, double *d)
         if (i + AHEAD < n) {
             long id = ep_sdf_voxel(s, &p[3 * (i + AHEAD)], w);
             if (id >= 0)
-                ep_sdf4_prefetch(s, id);
+                ep_sdf4_prefetch(s->value, s->n, id);
         }
         d[i] = ep_sdf_value(s, &p[3 * i]);
     }
@@ -94,7 +94,7 @@ __attribute__((target("avx2"))) static inline ep_sdf4_vox quad_voxel(const ep_sd
 __attribute__((target("avx2"))) static void values_avx2(const ep_sdf *s, const double *p, long n, double *d)
 {
     ep_sdf4_k k;
-    ep_sdf4_init(s, &k);
+    ep_sdf4_init(s->n, s->origin, s->inv_h, &k);
     long quads = n / 4;
     ep_sdf4_vox q0 = {0}, q1 = {0};
     if (quads > 0)
@@ -110,11 +110,11 @@ __attribute__((target("avx2"))) static void values_avx2(const ep_sdf *s, const d
                 int id[4];
                 _mm_storeu_si128((__m128i *)(void *)id, q1.id);
                 for (int e = 0; e < 4; e++)
-                    ep_sdf4_prefetch(s, id[e]);
+                    ep_sdf4_prefetch(s->value, s->n, id[e]);
             }
         }
         if (_mm256_movemask_pd(q.in) == 15)
-            _mm256_storeu_pd(d + 4 * i, ep_sdf4_trilinear(s, &k, &q));
+            _mm256_storeu_pd(d + 4 * i, ep_sdf4_trilinear(s->value, &k, &q));
         else
             for (int e = 0; e < 4; e++)
                 d[4 * i + e] = ep_sdf_value(s, p + 12 * i + 3 * e);
@@ -128,7 +128,7 @@ void ep_sdf_values(const ep_sdf *s, const double *p, long n, double *d)
     if (n <= 0)
         return;
 #if EP_SDF4
-    if (ep_sdf4_fits(s) && __builtin_cpu_supports("avx2")) { /* 32-bit gather indices */
+    if (ep_sdf4_fits(s->n) && __builtin_cpu_supports("avx2")) { /* 32-bit gather indices */
         values_avx2(s, p, n, d);
         return;
     }

@@ -6,9 +6,10 @@
  * and the contact cycle's four-point move (pscontact.c).  Internal: no
  * public header includes it.
  *
- * Every function is static inline and target("avx2"): a caller includes
- * it in a function of that target (or a superset) chosen at run time by
- * __builtin_cpu_supports("avx2").  EP_SDF4 is 1 where the compiler takes
+ * It takes the field's members, not sdf.h's ep_sdf (sdf.c includes this
+ * header: no include circle).  Every function is static inline and
+ * target("avx2"): a caller includes it in a function of that target (or a
+ * superset) chosen at run time by __builtin_cpu_supports("avx2").  EP_SDF4 is 1 where the compiler takes
  * the attribute (GCC on x86-64 ELF), 0 elsewhere (the callers' scalar
  * paths then).  The voxel indices are 32-bit: a caller checks
  * ep_sdf4_fits (the field under 2^31 points) before it takes this path.
@@ -16,22 +17,22 @@
 #ifndef EP_SDF4_H
 #define EP_SDF4_H
 
-#include "sdf.h"
-
 #include <limits.h>
 
-/* Whether s's grid point indices fit the 32-bit gather indices.  Cost O(1). */
-static inline int ep_sdf4_fits(const ep_sdf *s)
+/* Whether the grid point indices of a field of n cells a side fit the
+ * 32-bit gather indices.  Cost O(1). */
+static inline int ep_sdf4_fits(int n)
 {
-    long m = s->n + 1;
+    long m = n + 1;
     return m * m * m <= INT_MAX;
 }
 
-/* Prefetch the four lines of the voxel id (the corners' x pairs). */
-static inline void ep_sdf4_prefetch(const ep_sdf *s, long id)
+/* Prefetch the four lines of the voxel id (the corners' x pairs) of the
+ * values [(n+1)^3]. */
+static inline void ep_sdf4_prefetch(const float *value, int n, long id)
 {
-    long m = s->n + 1, mm = m * m;
-    const float *v = s->value + id;
+    long m = n + 1, mm = m * m;
+    const float *v = value + id;
     __builtin_prefetch(v);
     __builtin_prefetch(v + m);
     __builtin_prefetch(v + mm);
@@ -58,16 +59,18 @@ typedef struct ep_sdf4_k {
     __m128i last, m, mm;
 } ep_sdf4_k;
 
-EP_SDF4_FN void ep_sdf4_init(const ep_sdf *s, ep_sdf4_k *k)
+/* The constants of a field of n cells a side, its box's lower corner
+ * origin, 1 / its spacing inv_h (ep_sdf's fields). */
+EP_SDF4_FN void ep_sdf4_init(int n, const double origin[3], double inv_h, ep_sdf4_k *k)
 {
-    int mi = s->n + 1;
-    k->inv_h = _mm256_set1_pd(s->inv_h);
-    k->n = _mm256_set1_pd(s->n);
-    k->last = _mm_set1_epi32(s->n - 1);
+    int mi = n + 1;
+    k->inv_h = _mm256_set1_pd(inv_h);
+    k->n = _mm256_set1_pd(n);
+    k->last = _mm_set1_epi32(n - 1);
     k->m = _mm_set1_epi32(mi);
     k->mm = _mm_set1_epi32(mi * mi);
     for (int e = 0; e < 3; e++)
-        k->o[e] = _mm256_set1_pd(s->origin[e]);
+        k->o[e] = _mm256_set1_pd(origin[e]);
 }
 
 /* The points p[0..3] (AoS, 12 doubles) as x, y, z registers: three loads,
@@ -123,12 +126,12 @@ EP_SDF4_FN void ep_sdf4_x_lerps(__m256 g, __m256 h, __m256d wlo, __m256d whi, __
     *hi = ep_sdf4_lerp(_mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1)), whi);
 }
 
-/* ep_sdf_trilinear at four in-box points, the same operations in the same
+/* ep_sdf_trilinear at four in-box points of the values [(n+1)^3], the same operations in the same
  * order: each corner pair (x, x + 1) one 64-bit lane of four gathers.
  * Cost ~45 instructions and 16 loads. */
-EP_SDF4_FN __m256d ep_sdf4_trilinear(const ep_sdf *s, const ep_sdf4_k *k, const ep_sdf4_vox *q)
+EP_SDF4_FN __m256d ep_sdf4_trilinear(const float *value, const ep_sdf4_k *k, const ep_sdf4_vox *q)
 {
-    const long long *v = (const long long *)(const void *)s->value;
+    const long long *v = (const long long *)(const void *)value;
     __m128i id1 = _mm_add_epi32(q->id, k->m), id2 = _mm_add_epi32(q->id, k->mm), id3 = _mm_add_epi32(id2, k->m);
     __m256 g0 = _mm256_castsi256_ps(_mm256_i32gather_epi64(v, q->id, 4)); /* v0 v1 of points 0..3 */
     __m256 g1 = _mm256_castsi256_ps(_mm256_i32gather_epi64(v, id1, 4));   /* v[m] v[m + 1] */
