@@ -273,8 +273,8 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
     if (!(c->look = ep_calloc((size_t)S, sizeof *c->look)) ||
         !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->x = ep_malloc(12 * (size_t)S + 48, sizeof *c->x)) ||
         !(c->xk = ep_malloc(10 * (size_t)widest, sizeof *c->xk)) ||
-        !(c->list = ep_malloc((size_t)widest, sizeof *c->list)) ||
-        !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
+        !(c->list = ep_malloc((size_t)widest + 8, sizeof *c->list)) ||
+        !(c->next = ep_malloc((size_t)widest + 8, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
         !(c->pending = ep_malloc((size_t)widest, sizeof *c->pending)) ||
         !(c->y = ep_malloc(4 * (size_t)widest, sizeof *c->y)) || !(c->vox = ep_malloc((size_t)widest, sizeof *c->vox)) ||
@@ -1113,9 +1113,17 @@ EP_KERNEL static int expand(ep_pscontact *c, int n, int leaf, long *V)
         if (c->look[s].d > R) {
             if (c->vmax > 0) /* nothing under it reaches the field for this many cycles */
                 c->wake[i] = c->cycle + (long)fmin((c->look[s].d - R) / c->vmax, 1e15);
-        } else if (!leaf)
-            for (int k = 0; k < ps->node_count[i]; k++)
-                c->next[m++] = ps->node_first[i] + k;
+        } else if (!leaf) {
+            int first = ps->node_first[i], count = ps->node_count[i];
+            if (count <= 8) { /* eight ids stored whatever the count (the lists have 8 spare): no loop to mispredict */
+                typedef int v8i __attribute__((vector_size(32)));
+                v8i ids = (v8i){0, 1, 2, 3, 4, 5, 6, 7} + first;
+                memcpy(&c->next[m], &ids, sizeof ids);
+                m += count;
+            } else
+                for (int k = 0; k < count; k++)
+                    c->next[m++] = first + k;
+        }
     }
     return m;
 }
