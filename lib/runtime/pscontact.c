@@ -271,7 +271,7 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
             widest = c->ps.level_start[l];
     widest = (widest + 3) / 4 * 4; /* process4's last four padded */
     if (!(c->look = ep_calloc((size_t)S, sizeof *c->look)) ||
-        !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->x = ep_malloc(12 * (size_t)S + 48, sizeof *c->x)) ||
+        !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->x = ep_malloc(8 * (size_t)S, sizeof *c->x)) ||
         !(c->xk = ep_malloc(10 * (size_t)widest, sizeof *c->xk)) ||
         !(c->list = ep_malloc((size_t)widest + 8, sizeof *c->list)) ||
         !(c->next = ep_malloc((size_t)widest + 8, sizeof *c->next)) ||
@@ -689,12 +689,6 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
     return nc;
 }
 
-/* The four-point path's contacts in c->x: four a block of 48 doubles,
- * one lane a contact: x (3 rows of four), d, the unnormalized body normal
- * (3), then the corners' ids (16 ints) and weights (16 floats), a corner
- * a row. */
-#define QX(c, e) (&(c)->x[48 * (size_t)((e) / 4)])
-
 #if EP_SDF4
 /* The four-point path (process4): the same stages as process_k, each on
  * four points a vector, one lane a point (AVX2 and FMA, chosen at run time
@@ -868,48 +862,6 @@ QUAD static inline __attribute__((always_inline)) void move4(ep_pscontact *c, co
             vq[j] = -1;
 }
 
-/* Four moved points looked up (sdf4.h's trilinear when all four lie in
- * the box, else one by one: the same bits), the first valid of them
- * recorded as process_k does (c->look, and the contacts into c->contact
- * from nc), contact e's x, d, normal, corners and weights into c->x as
- * lane e % 4 of the four contacts e / 4 (QX).  Returns nc.  Cost ~60
- * instructions. */
-QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, const ep_sdf *sdf, const ep_sdf4_k *kk,
-                                                            const int *s, int valid, const double *xq,
-                                                            const double *wq, const int *vq, int nc)
-{
-    double d[4];
-    if ((vq[0] | vq[1] | vq[2] | vq[3]) >= 0) {
-        ep_sdf4_vox vx = {.id = _mm_loadu_si128((const __m128i *)(const void *)vq)};
-        UNROLL for (int i = 0; i < 3; i++)
-            vx.w[i] = _mm256_loadu_pd(&wq[4 * i]);
-        _mm256_storeu_pd(d, ep_sdf4_trilinear(sdf->value, kk, &vx));
-    } else
-        for (int j = 0; j < valid; j++) {
-            double y[3] = {wq[j], wq[4 + j], wq[8 + j]};
-            d[j] = vq[j] >= 0 ? ep_sdf_trilinear(sdf, vq[j], y) : ep_sdf_value(sdf, y);
-        }
-    for (int j = 0; j < valid; j++) {
-        c->look[s[j]].d = d[j];
-        if (d[j] < 0) {
-            double *x = QX(c, nc);
-            int e = nc % 4;
-            x[e] = xq[j], x[4 + e] = xq[4 + j], x[8 + e] = xq[8 + j], x[12 + e] = d[j];
-            x[16 + e] = xq[12 + j], x[20 + e] = xq[16 + j], x[24 + e] = xq[20 + j];
-            if (c->ps.r) {
-                int *v = (int *)(void *)&x[28];
-                float *w = (float *)(void *)&x[36];
-                const int *vq4 = (const int *)(const void *)&xq[24];
-                const float *wq4 = (const float *)(const void *)&xq[32];
-                UNROLL for (int a = 0; a < 4; a++)
-                    v[4 * a + e] = vq4[4 * a + j], w[4 * a + e] = wq4[4 * a + j];
-            }
-            c->contact[nc++] = s[j];
-        }
-    }
-    return nc;
-}
-
 /* The three rows x (a coordinate a row of four) as four vectors (x, y,
  * z, 0), one a lane.  Cost 8 shuffles. */
 QUAD static inline void t34(const __m256d x[3], ep_v4d a[4])
@@ -923,64 +875,100 @@ QUAD static inline void t34(const __m256d x[3], ep_v4d a[4])
     a[3] = (ep_v4d)_mm256_permute2f128_pd(t1, t3, 0x31);
 }
 
-/* contact_force for the contacts e0..e1-1 (QX's layout), four a vector:
- * each one's unit normal, world normal n, force f and torque a x f in its
- * lane (the same operations whatever its neighbours), then added to the
- * sums one contact at a time in contact order (contact_corners,
- * contact_derivs as contact_force).  Cost ~60 vector operations a four,
- * contact_corners' and contact_derivs' a contact. */
-QUAD static inline __attribute__((always_inline)) void force4(ep_pscontact *c, int e0, int e1, const frame4 *f4,
-                                                              sums *z, ep_pscontact_out *out)
+/* contact_force for the lanes of mask (ascending: contact order) of a
+ * four moved and looked up: xq as move4 leaves it (world x, unnormalized
+ * body normal, corners, weights), d their distances.  Each lane's unit
+ * normal, world normal n, force f and torque a x f in its lane (the same
+ * operations whatever its neighbours), then added to the sums one contact
+ * at a time (contact_corners, contact_derivs as contact_force).  Cost ~60
+ * vector operations, contact_corners' and contact_derivs' a contact. */
+QUAD static inline __attribute__((always_inline)) void force4(ep_pscontact *c, const double *xq, __m256d dv, int mask,
+                                                              const frame4 *f4, sums *z, ep_pscontact_out *out)
 {
     int r = c->ps.r;
-    __m256d mk = _mm256_set1_pd(-c->kc);
-    for (int b = e0 / 4; 4 * b < e1; b++) {
-        const double *x = &c->x[48 * (size_t)b];
-        __m256d nb[3], n[3], f[3], a[3], t[3], fb[3];
-        UNROLL for (int i = 0; i < 3; i++)
-            nb[i] = _mm256_loadu_pd(&x[16 + 4 * i]);
-        __m256d il = _mm256_div_pd(_mm256_set1_pd(1), _mm256_sqrt_pd(_mm256_fmadd_pd(nb[2], nb[2], _mm256_fmadd_pd(nb[1], nb[1], _mm256_mul_pd(nb[0], nb[0])))));
-        __m256d kd = _mm256_mul_pd(mk, _mm256_loadu_pd(&x[12])); /* -k d */
-        UNROLL for (int i = 0; i < 3; i++)
-            nb[i] = _mm256_mul_pd(nb[i], il);
-        UNROLL for (int i = 0; i < 3; i++) { /* eq. 3.1 */
-            n[i] = _mm256_fmadd_pd(f4->Rp[i][2], nb[2], _mm256_fmadd_pd(f4->Rp[i][1], nb[1], _mm256_mul_pd(f4->Rp[i][0], nb[0])));
-            f[i] = _mm256_mul_pd(n[i], kd);
-            fb[i] = _mm256_mul_pd(nb[i], kd);
-            a[i] = _mm256_sub_pd(_mm256_loadu_pd(&x[4 * i]), f4->xc[i]);
-        }
-        cross4(a, f, t); /* eq. 3.3 */
-        ep_v4d F[4], T[4], FB[4], N[4], A[4], NB[4];
-        t34(f, F), t34(t, T);
+    __m256d nb[3], n[3], f[3], a[3], t[3], fb[3];
+    UNROLL for (int i = 0; i < 3; i++)
+        nb[i] = _mm256_loadu_pd(&xq[12 + 4 * i]);
+    __m256d il = _mm256_div_pd(_mm256_set1_pd(1), _mm256_sqrt_pd(_mm256_fmadd_pd(nb[2], nb[2], _mm256_fmadd_pd(nb[1], nb[1], _mm256_mul_pd(nb[0], nb[0])))));
+    __m256d kd = _mm256_mul_pd(_mm256_set1_pd(-c->kc), dv); /* -k d */
+    UNROLL for (int i = 0; i < 3; i++)
+        nb[i] = _mm256_mul_pd(nb[i], il);
+    UNROLL for (int i = 0; i < 3; i++) { /* eq. 3.1 */
+        n[i] = _mm256_fmadd_pd(f4->Rp[i][2], nb[2], _mm256_fmadd_pd(f4->Rp[i][1], nb[1], _mm256_mul_pd(f4->Rp[i][0], nb[0])));
+        f[i] = _mm256_mul_pd(n[i], kd);
+        fb[i] = _mm256_mul_pd(nb[i], kd);
+        a[i] = _mm256_sub_pd(_mm256_loadu_pd(&xq[4 * i]), f4->xc[i]);
+    }
+    cross4(a, f, t); /* eq. 3.3 */
+    ep_v4d F[4], T[4], FB[4], N[4], A[4], NB[4];
+    t34(f, F), t34(t, T);
+    if (out->g && r)
+        t34(fb, FB);
+    if (out->derivatives)
+        t34(n, N), t34(a, A), t34(nb, NB);
+    const int *v = (const int *)(const void *)&xq[24];
+    const float *w = (const float *)(const void *)&xq[32];
+    while (mask) {
+        int j = __builtin_ctz(mask);
+        mask &= mask - 1;
+        z->F += F[j];
+        z->T += T[j];
         if (out->g && r)
-            t34(fb, FB);
+            contact_corners(c, v + j, w + j, 4, FB[j], 4);
         if (out->derivatives)
-            t34(n, N), t34(a, A), t34(nb, NB);
-        int j0 = e0 > 4 * b ? e0 - 4 * b : 0, j1 = e1 - 4 * b < 4 ? e1 - 4 * b : 4;
-        const int *v = (const int *)(const void *)&x[28];
-        const float *w = (const float *)(const void *)&x[36];
-        for (int j = j0; j < j1; j++) { /* in contact order */
-            z->F += F[j];
-            z->T += T[j];
-            if (out->g && r)
-                contact_corners(c, v + j, w + j, 4, FB[j], 4);
-            if (out->derivatives)
-                contact_derivs(c, out, N[j], A[j], NB[j], v + j, w + j, 4, 4);
+            contact_derivs(c, out, N[j], A[j], NB[j], v + j, w + j, 4, 4);
+    }
+}
+
+/* Four moved points looked up (sdf4.h's trilinear when all four lie in
+ * the box, else one by one: the same bits), the first valid of them
+ * recorded as process_k does (c->look, and the contacts into c->contact
+ * from nc, their d into c->x[nc]) and, with out, the contacts' forces
+ * added to the sums in their order (force4).  Returns nc.  Cost ~60
+ * instructions, force4's. */
+QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, const ep_sdf *sdf, const ep_sdf4_k *kk,
+                                                            const int *s, int valid, const double *xq,
+                                                            const double *wq, const int *vq, int nc,
+                                                            const frame4 *f4, sums *z, ep_pscontact_out *out)
+{
+    double d[4];
+    if ((vq[0] | vq[1] | vq[2] | vq[3]) >= 0) {
+        ep_sdf4_vox vx = {.id = _mm_loadu_si128((const __m128i *)(const void *)vq)};
+        UNROLL for (int i = 0; i < 3; i++)
+            vx.w[i] = _mm256_loadu_pd(&wq[4 * i]);
+        _mm256_storeu_pd(d, ep_sdf4_trilinear(sdf->value, kk, &vx));
+    } else
+        for (int j = 0; j < 4; j++) { /* the padded lanes too: force4 reads all four */
+            double y[3] = {wq[j], wq[4 + j], wq[8 + j]};
+            d[j] = vq[j] >= 0 ? ep_sdf_trilinear(sdf, vq[j], y) : ep_sdf_value(sdf, y);
+        }
+    int mask = 0;
+    for (int j = 0; j < valid; j++) {
+        c->look[s[j]].d = d[j];
+        if (d[j] < 0) {
+            mask |= 1 << j;
+            c->x[nc] = d[j];
+            c->contact[nc++] = s[j];
         }
     }
+    if (out && mask)
+        force4(c, xq, _mm256_loadu_pd(d), mask, f4, z, out);
+    return nc;
 }
 
 /* process_k four points a vector (tets or r = 0; quad_ok): in blocks of
  * BLOCK points, each four moved (move4; c->xk, c->y and c->vox hold a
- * four's outputs at 8, 4 and 1 words a point), then looked up (look4);
- * the forces after the batch (contact_force, in contact order).  The
- * normal is formed at every move (process_k's early), brute force's too.
- * Returns the contacts.  Cost O(n (K + 40) / 4) vector operations, O(3r) a
- * vertex reached, contact_force's per contact. */
+ * four's outputs at 10, 4 and 1 words a point), then looked up, its
+ * contacts' forces added as each four is looked up (look4, force4: the
+ * lanes are in point order, so the sums are still in contact order; the
+ * four's x and normal are at hand, so nothing is copied for a later
+ * pass); c->x[e] holds contact e's d only.  The normal is formed at every
+ * move (process_k's early), brute force's too.  Returns the contacts.
+ * Cost O(n (K + 40) / 4) vector operations, O(3r) a vertex reached,
+ * force4's per four with a contact. */
 QUAD static int process4(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n, const double *q,
                          const ep_pscontact_pose *pose, int nc, ep_pscontact_out *out)
 {
-    int done = nc;
     frame4 f4;
     frame4_of(pose, &f4);
     ep_sdf4_k kk;
@@ -1001,10 +989,9 @@ QUAD static int process4(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int
         }
         for (int k = k0; k < k1; k += 4)
             nc = look4(c, sdf, &kk, &pts[k], n - k < 4 ? n - k : 4, &c->xk[10 * (size_t)k], &c->y[4 * (size_t)k],
-                       &vox[2 * (size_t)k], nc);
+                       &vox[2 * (size_t)k], nc, &f4, &z, out);
     }
     if (out) {
-        force4(c, done, nc, &f4, &z, out);
         for (int a = 0; a < 3; a++)
             out->F[a] = z.F[a], out->T[a] = z.T[a];
     }
@@ -1218,7 +1205,7 @@ double ep_pscontact_energy(ep_pscontact *c, const ep_sdf *sdf, const double *q, 
 #endif
     double E = 0;
     for (int e = 0; e < nc; e++) {
-        double d = quad ? QX(c, e)[12 + e % 4] : c->x[8 * (size_t)e + 3];
+        double d = c->x[quad ? (size_t)e : 8 * (size_t)e + 3];
         E += d * d;
     }
     double scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;
