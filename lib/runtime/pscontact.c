@@ -102,7 +102,8 @@ static int renumber(ep_pscontact *c)
         permute(ps->N, S, 3, nw, tmp);
         if (r) {
             permute(ps->U, S, 3 * r, nw, tmp);
-            permute(ps->dN, S, 3 * r, nw, tmp);
+            if (ps->dN)
+                permute(ps->dN, S, 3 * r, nw, tmp);
             permute(ps->bw, S, ps->k, nw, tmp);
             int *be = (int *)tmp;
             for (int s = 0; s < S; s++)
@@ -259,6 +260,8 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
     memset(c, 0, sizeof *c);
     c->ps = *ps;
     memset(ps, 0, sizeof *ps);
+    free(c->ps.dN); /* the cycle forms cof(F) N from the records; a write-back makes dN again (ep_pointshell_dn) */
+    c->ps.dN = NULL;
     c->kc = 1;
     c->lc = 10;
     int S = c->ps.S, widest = 1, r = c->ps.r, st = EP_ECOMPUTE;

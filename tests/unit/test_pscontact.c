@@ -43,8 +43,8 @@ static void plane_field(ep_sdf *s, double z0, double tx)
 }
 
 /* The unit cube's surface, 3 levels, bound to its tets with r random
- * smooth fields (a quadratic each). */
-static double *cube_shell(ep_pscontact *c, ep_mesh *m, int r, int levels, int first)
+ * smooth fields (a quadratic each), into ps. */
+static double *cube_points(ep_pointshell *ps_, ep_mesh *m, int r, int levels, int first)
 {
     ep_pointshell ps;
     assert_int_equal(ep_model_read(m, "data/cube.msh"), EP_OK);
@@ -67,6 +67,15 @@ static double *cube_shell(ep_pscontact *c, ep_mesh *m, int r, int levels, int fi
         }
         assert_int_equal(ep_pointshell_bind(&ps, m, U, r, ep_mesh_diameter(m)), EP_OK);
     }
+    *ps_ = ps;
+    return U;
+}
+
+/* cube_points adopted by c. */
+static double *cube_shell(ep_pscontact *c, ep_mesh *m, int r, int levels, int first)
+{
+    ep_pointshell ps;
+    double *U = cube_points(&ps, m, r, levels, first);
     assert_int_equal(ep_pscontact_adopt(c, &ps), EP_OK);
     return U;
 }
@@ -275,8 +284,6 @@ static void test_gradients(void **state)
     for (int i = 0; i < x->c.ps.S; i++) { /* grad d = (0, 0, -1), in the runtime's point lines too */
         x->c.ps.N[3 * i] = x->c.ps.N[3 * i + 1] = 0, x->c.ps.N[3 * i + 2] = -1;
         x->c.pt[16 * (size_t)i + 6].f = x->c.pt[16 * (size_t)i + 7].f = 0, x->c.pt[16 * (size_t)i + 8].f = -1;
-        for (int j = 0; j < 3 * r; j++)
-            x->c.ps.dN[(size_t)i * 3 * r + j] = 0;
     }
     for (int e = 0; e < x->c.ps.nbe; e++) /* the runtime's gradients: its normals are N_s */
         for (int i = 0; i < 3 * x->c.ps.k; i++)
@@ -525,6 +532,36 @@ static void test_file(void **state)
     assert_memory_equal(d.rec, x->c.rec, sizeof *x->c.rec * 16 * x->c.ps.nbe);
     assert_memory_equal(d.pt, x->c.pt, sizeof *x->c.pt * 16 * x->c.ps.S);
     ep_pscontact_free(&d);
+    /* adopt drops dN; a write-back makes it again from the records, the
+     * same bits as bind's (in the runtime's numbering) */
+    {
+        ep_pointshell ps, back;
+        ep_pscontact e;
+        ep_mesh m;
+        free(cube_points(&ps, &m, 2, 3, 12));
+        size_t n = (size_t)ps.S * 3 * 2;
+        double *dN = malloc(n * sizeof *dN);
+        memcpy(dN, ps.dN, n * sizeof *dN);
+        assert_int_equal(ep_pscontact_adopt(&e, &ps), EP_OK);
+        assert_null(e.ps.dN);
+        assert_int_equal(ep_h5_create(&f, path, "pointshell", "test", ""), EP_OK);
+        assert_int_equal(ep_pointshell_file_write(&f, &e.ps), EP_OK);
+        assert_int_equal(ep_h5_close(&f), EP_OK);
+        assert_int_equal(ep_h5_open(&f, path, "pointshell"), EP_OK);
+        assert_int_equal(ep_pointshell_file_read(&back, &f), EP_OK);
+        assert_int_equal(ep_h5_close(&f), EP_OK);
+        double big = 0;
+        for (int s = 0; s < e.ps.S; s++)
+            for (int i = 0; i < 6; i++) {
+                assert_true(back.dN[6 * (size_t)s + i] == dN[6 * (size_t)e.file_point[s] + i]);
+                big = fmax(big, fabs(dN[6 * (size_t)s + i]));
+            }
+        assert_true(big > 0);
+        free(dN);
+        ep_pointshell_free(&back);
+        ep_pscontact_free(&e);
+        ep_mesh_free(&m);
+    }
     /* a vertex row that is not what the points' U_s sum from: refused */
     x->c.ps.Uv[5] += 1e-3;
     assert_int_equal(ep_h5_create(&f, path, "pointshell", "test", ""), EP_OK);
