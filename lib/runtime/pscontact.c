@@ -515,8 +515,9 @@ typedef struct {
  * corners' ids v [K] and weights w [K] at stride st.  A vertex's first
  * force of the tick appends it to c->fvert.  Cost O(K). */
 static inline __attribute__((always_inline)) void contact_corners(ep_pscontact *c, const int *v, const float *w, int st,
-                                                                  ep_v4d fb, const int K)
+                                                                  const ep_v4d *fbp, const int K)
 {
+    ep_v4d fb = *fbp; /* by address: a 32-byte vector argument changes the baseline build's ABI (Clang refuses it) */
     double tick = (double)c->tick;
     for (int b = 0; b < K; b++) {
         int vb = v[st * b];
@@ -534,10 +535,11 @@ static inline __attribute__((always_inline)) void contact_corners(ep_pscontact *
 /* A contact's terms of the derivatives (pscontact.h; k, not k s): n its
  * world normal, a = x_s - x_c, nb its unit body normal, its corners' ids v
  * and weights w at stride st (r > 0).  Cost O(r^2 + K 3r). */
-static inline __attribute__((always_inline)) void contact_derivs(ep_pscontact *c, ep_pscontact_out *out, ep_v4d n,
-                                                                 ep_v4d a, ep_v4d nb, const int *v, const float *w,
-                                                                 int st, const int K)
+static inline __attribute__((always_inline)) void contact_derivs(ep_pscontact *c, ep_pscontact_out *out,
+                                                                 const ep_v4d *np, const ep_v4d *ap, const ep_v4d *nbp,
+                                                                 const int *v, const float *w, int st, const int K)
 {
+    ep_v4d n = *np, a = *ap, nb = *nbp;
     int r = c->ps.r;
     double k = c->kc, axn[3] = {a[1] * n[2] - a[2] * n[1], a[2] * n[0] - a[0] * n[2], a[0] * n[1] - a[1] * n[0]};
     for (int i = 0; i < 3; i++)
@@ -584,10 +586,12 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
     z->F += f;
     z->T += (ep_v4d){a[1] * f[2] - a[2] * f[1], a[2] * f[0] - a[0] * f[2], a[0] * f[1] - a[1] * f[0], 0}; /* eq. 3.3 */
     const ep_psword *pt = PT(c, s, K), *rc = r ? REC(c, pt[9].i, K) : NULL;
-    if (out->g && r)
-        contact_corners(c, &rc[0].i, &pt[10].f, 1, nb * (-k * d), K);
+    if (out->g && r) {
+        ep_v4d fb = nb * (-k * d);
+        contact_corners(c, &rc[0].i, &pt[10].f, 1, &fb, K);
+    }
     if (out->derivatives)
-        contact_derivs(c, out, n, a, nb, r ? &rc[0].i : NULL, &pt[10].f, 1, K);
+        contact_derivs(c, out, &n, &a, &nb, r ? &rc[0].i : NULL, &pt[10].f, 1, K);
 }
 
 /* ep_sdf_voxel (sdf.h) of the field-frame point y held in a vector: the
@@ -917,9 +921,9 @@ QUAD static inline __attribute__((always_inline)) void force4(ep_pscontact *c, c
         z->F += F[j];
         z->T += T[j];
         if (out->g && r)
-            contact_corners(c, v + j, w + j, 4, FB[j], 4);
+            contact_corners(c, v + j, w + j, 4, &FB[j], 4);
         if (out->derivatives)
-            contact_derivs(c, out, N[j], A[j], NB[j], v + j, w + j, 4, 4);
+            contact_derivs(c, out, &N[j], &A[j], &NB[j], v + j, w + j, 4, 4);
     }
 }
 
