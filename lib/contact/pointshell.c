@@ -683,6 +683,31 @@ static void element_gradients(const ep_mesh *sim, const int *ev, int k, const do
     }
 }
 
+void ep_pointshell_dn(const ep_pointshell *ps, double *dN)
+{
+    int k = ps->k, r = ps->r;
+#pragma omp parallel for schedule(static) if (ps->S > EP_POINTSHELL_SERIAL)
+    for (int s = 0; s < ps->S; s++) {
+        const double *N = &ps->N[3 * (size_t)s];
+        double *dNs = &dN[(size_t)s * 3 * r];
+        for (int i = 0; i < 3 * r; i++)
+            dNs[i] = 0;
+        for (int c = 0; c < k; c++) {
+            size_t v = (size_t)ps->corner[(size_t)k * ps->belem[s] + c];
+            const double *g = &ps->grad[((size_t)k * ps->belem[s] + c) * 3];
+            for (int j = 0; j < r; j++) {
+                double u[3] = {ps->Uv[(v * 3) * r + j], ps->Uv[(v * 3 + 1) * r + j], ps->Uv[(v * 3 + 2) * r + j]};
+                /* mode j's gradient G_j = sum_c u_c (x) grad phi_c (eq. 3.7);
+                 * the normal turns by the first-order cofactor (Nanson):
+                 * cof(I + G) N = N + (tr G) N - G^T N + O(G^2) */
+                double trG = ep_vec3_dot(u, g), uN = ep_vec3_dot(u, N);
+                for (int q = 0; q < 3; q++)
+                    dNs[q * r + j] += trG * N[q] - uN * g[q]; /* eq. 3.8, see DECISIONS */
+            }
+        }
+    }
+}
+
 /* The binding per element (pointshell.h: ps->k .. grad) from the embedding
  * b of the points into sim's elements elem [ne][k] and the basis U [r][3
  * sim->nv]: bound vertices numbered as the points first reach them, a
@@ -770,23 +795,14 @@ int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, i
     ps->max_embed = b.maxdist;
 #pragma omp parallel for schedule(static) if (ps->S > EP_POINTSHELL_SERIAL)
     for (int s = 0; s < ps->S; s++) {
-        double g[8][3];
-        const double *N = &ps->N[3 * (size_t)s];
-        element_gradients(sim, &elem[(size_t)k * b.element[s]], k, &ps->P[3 * (size_t)s], g);
-        double *Us = &ps->U[(size_t)s * 3 * r], *dNs = &ps->dN[(size_t)s * 3 * r];
+        double *Us = &ps->U[(size_t)s * 3 * r];
         for (int c = 0; c < k; c++) {
             size_t v = (size_t)b.col[(size_t)k * s + c];
             double w = b.w[(size_t)k * s + c];
             for (int j = 0; j < r; j++) {
                 const double *u = &U[j * nv3 + 3 * v];
-                /* mode j's gradient G_j = sum_c u_c (x) grad phi_c (eq. 3.7);
-                 * the normal turns by the first-order cofactor (Nanson):
-                 * cof(I + G) N = N + (tr G) N - G^T N + O(G^2) */
-                double trG = ep_vec3_dot(u, g[c]), uN = ep_vec3_dot(u, N);
-                for (int q = 0; q < 3; q++) {
-                    Us[q * r + j] += w * u[q];                          /* 001 eq. 3.6 */
-                    dNs[q * r + j] += trG * N[q] - uN * g[c][q]; /* eq. 3.8, see DECISIONS */
-                }
+                for (int q = 0; q < 3; q++)
+                    Us[q * r + j] += w * u[q]; /* 001 eq. 3.6 */
             }
         }
     }
@@ -794,6 +810,7 @@ int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, i
     ep_embed_free(&b);
     if (st)
         return st;
+    ep_pointshell_dn(ps, ps->dN); /* from the records, as a write-back of an adopted shell does */
     /* a_ij = max over the subtree of |U_s,j - U_i,j| (eq. 3.12): every leaf up its ancestors */
     int L = ps->L;
     int *up = ep_malloc((size_t)ps->nn, sizeof *up);

@@ -96,7 +96,8 @@ typedef struct ep_pointshell {
     /* the binding (r = 0 without one) */
     int r;
     double *U;        /* owned: [S][3][r] displacement modes U_s, row c = coordinate */
-    double *dN;       /* owned: [S][3][r] normal corrections dN_s */
+    double *dN;       /* owned: [S][3][r] normal corrections dN_s (NULL in a shell ep_pscontact_adopt took:
+                         ep_pointshell_dn makes them again from the records) */
     double *a;        /* owned: [nn][r] BD-tree coefficients a_ij */
     double max_embed; /* largest distance of a point from its element */
     /* the binding through the mesh (r > 0): U_s = sum_c w_sc U_v(c) (001
@@ -160,6 +161,13 @@ int ep_pointshell_tree(ep_pointshell *ps);
  *   Returns    0; EP_EINPUT naming the first point (1-based) farther than
  *              limit; EP_ECOMPUTE. */
 int ep_pointshell_bind(ep_pointshell *ps, const ep_mesh *sim, const double *U, int r, double limit);
+
+/* The normal corrections dN_s (eq. 3.8, the first-order cofactor:
+ * column j = (tr G_j) N_s - G_j^T N_s, G_j = sum_c U_vc,j grad phi_c^T)
+ * of every point from the element records (Uv, corner, grad, belem) into
+ * dN [S][3][r] (caller's): what bind stores in ps->dN, the same bits.
+ * Cost O(S k 3r). */
+void ep_pointshell_dn(const ep_pointshell *ps, double *dN);
 
 /* Nearest-neighbour distance of every point of levels <= l among the
  * points of levels <= l (1-based l): nn [level_start[l]] (caller's).

@@ -9,6 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* /pointshell/dN: ps->dN, or made again from the element records when a
+ * runtime dropped it (ep_pscontact_adopt).  0, EP_EIO or EP_ECOMPUTE. */
+static int write_dn(ep_h5 *f, const ep_pointshell *ps, const hsize_t du[3])
+{
+    if (ps->dN)
+        return ep_h5_write(f, "/pointshell/dN", EP_F64, 3, du, ps->dN);
+    double *dN = ep_malloc((size_t)ps->S * 3 * ps->r + 1, sizeof *dN);
+    if (!dN)
+        return EP_ECOMPUTE;
+    ep_pointshell_dn(ps, dN);
+    int st = ep_h5_write(f, "/pointshell/dN", EP_F64, 3, du, dN);
+    free(dN);
+    return st;
+}
+
 int ep_pointshell_file_write(ep_h5 *f, const ep_pointshell *ps)
 {
     int S = ps->S, L = ps->L, r = ps->r, st;
@@ -44,7 +59,7 @@ int ep_pointshell_file_write(ep_h5 *f, const ep_pointshell *ps)
         !(st = ep_h5_set_attr_double(f, "/pointshell", "area", ps->area)) &&
         !(st = ep_h5_set_attr_double(f, "/pointshell", "max_embed", ps->max_embed)) && r > 0 &&
         !(st = ep_h5_write(f, "/pointshell/U", EP_F64, 3, du, ps->U)) &&
-        !(st = ep_h5_write(f, "/pointshell/dN", EP_F64, 3, du, ps->dN)) &&
+        !(st = write_dn(f, ps, du)) &&
         !(st = ep_h5_write(f, "/pointshell/tree/a", EP_F64, 2, da, ps->a))) {
         hsize_t dv = (hsize_t)ps->nbv, duv[3] = {dv, 3, (hsize_t)r}, dw[2] = {(hsize_t)S, (hsize_t)ps->k},
                 dc[2] = {(hsize_t)ps->nbe, (hsize_t)ps->k}, dg[3] = {(hsize_t)ps->nbe, (hsize_t)ps->k, 3};

@@ -17,6 +17,7 @@
 #include "h5.h"
 #include "kernel.h"
 #include "pointshell_file.h"
+#include "sdf4.h"
 
 #include <float.h>
 #include <math.h>
@@ -101,7 +102,8 @@ static int renumber(ep_pscontact *c)
         permute(ps->N, S, 3, nw, tmp);
         if (r) {
             permute(ps->U, S, 3 * r, nw, tmp);
-            permute(ps->dN, S, 3 * r, nw, tmp);
+            if (ps->dN)
+                permute(ps->dN, S, 3 * r, nw, tmp);
             permute(ps->bw, S, ps->k, nw, tmp);
             int *be = (int *)tmp;
             for (int s = 0; s < S; s++)
@@ -258,6 +260,8 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
     memset(c, 0, sizeof *c);
     c->ps = *ps;
     memset(ps, 0, sizeof *ps);
+    free(c->ps.dN); /* the cycle forms cof(F) N from the records; a write-back makes dN again (ep_pointshell_dn) */
+    c->ps.dN = NULL;
     c->kc = 1;
     c->lc = 10;
     int S = c->ps.S, widest = 1, r = c->ps.r, st = EP_ECOMPUTE;
@@ -268,11 +272,12 @@ int ep_pscontact_adopt(ep_pscontact *c, ep_pointshell *ps)
     for (int l = 1; l <= c->ps.L; l++)
         if (c->ps.level_start[l] > widest)
             widest = c->ps.level_start[l];
+    widest = (widest + 3) / 4 * 4; /* process4's last four padded */
     if (!(c->look = ep_calloc((size_t)S, sizeof *c->look)) ||
         !(c->wake = ep_calloc((size_t)c->ps.nn, sizeof *c->wake)) || !(c->x = ep_malloc(8 * (size_t)S, sizeof *c->x)) ||
-        !(c->xk = ep_malloc(8 * (size_t)widest, sizeof *c->xk)) ||
-        !(c->list = ep_malloc((size_t)widest, sizeof *c->list)) ||
-        !(c->next = ep_malloc((size_t)widest, sizeof *c->next)) ||
+        !(c->xk = ep_malloc(10 * (size_t)widest, sizeof *c->xk)) ||
+        !(c->list = ep_malloc((size_t)widest + 8, sizeof *c->list)) ||
+        !(c->next = ep_malloc((size_t)widest + 8, sizeof *c->next)) ||
         !(c->contact = ep_malloc((size_t)S, sizeof *c->contact)) ||
         !(c->pending = ep_malloc((size_t)widest, sizeof *c->pending)) ||
         !(c->y = ep_malloc(4 * (size_t)widest, sizeof *c->y)) || !(c->vox = ep_malloc((size_t)widest, sizeof *c->vox)) ||
@@ -474,6 +479,30 @@ void ep_pscontact_modes(const ep_pscontact *c, int s, double *U)
 #define AHEAD3 10
 #define BLOCK 64
 
+/* The lines the move of pts[k + AHEAD..] reads, prefetched (AHEAD,
+ * AHEAD2, AHEAD3 above).  Cost O(K). */
+static inline __attribute__((always_inline)) void prefetch_ahead(const ep_pscontact *c, const int *pts, int n, int k,
+                                                                 const int K)
+{
+    if (k + AHEAD < n) {
+        const ep_psword *pt = PT(c, pts[k + AHEAD], K);
+        __builtin_prefetch(pt);
+        if (K > 4)
+            __builtin_prefetch(pt + PTW(K) - 1);
+    }
+    if (c->ps.r && k + AHEAD2 < n) {
+        const ep_psword *rc = REC(c, PT(c, pts[k + AHEAD2], K)[9].i, K);
+        __builtin_prefetch(rc);
+        if (K > 4)
+            __builtin_prefetch(rc + 16);
+    }
+    if (c->ps.r && k + AHEAD3 < n) {
+        const ep_psword *rc = REC(c, PT(c, pts[k + AHEAD3], K)[9].i, K);
+        for (int a = 0; a < K; a++)
+            __builtin_prefetch(&c->vw[8 * (size_t)rc[a].i]);
+    }
+}
+
 /* The running sums of a cycle's forces, before the Lc / l scale: F, T
  * (sum of f_s and of (x_s - x_c) x f_s, eqs. 3.1, 3.3); c->vw's f_v and
  * the derivatives into out (k, not k s). */
@@ -481,42 +510,38 @@ typedef struct {
     ep_v4d F, T;
 } sums;
 
-/* Contact e's force added to the sums (its world x, d and unnormalized
- * body normal stored by its move and lookup in c->x): f_s = -k d n_s with n_s = R_p n_b / |n_b| (eq. 3.8, n_b
- * from body_normal), f_v += w_sv f_b for its corners, f_b = -k d n_b /
- * |n_b| (R_p^T f_s; sums_finish takes g = sum_v U_v^T f_v).  Cost O(12 K +
- * 30), O(r^2 + K 3r) more with derivatives. */
-static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c, int e, const frame *fr, sums *z, ep_pscontact_out *out,
-                                                                const int K)
+/* A contact's body force f_b = -k d n_b / |n_b| (R_p^T f_s) spread to its
+ * corners, f_v += w_sv f_b (sums_finish takes g = sum_v U_v^T f_v): the
+ * corners' ids v [K] and weights w [K] at stride st.  A vertex's first
+ * force of the tick appends it to c->fvert.  Cost O(K). */
+static inline __attribute__((always_inline)) void contact_corners(ep_pscontact *c, const int *v, const float *w, int st,
+                                                                  const ep_v4d *fbp, const int K)
 {
-    const ep_pointshell *ps = &c->ps;
-    int r = ps->r, s = c->contact[e];
-    const double *x = &c->x[8 * (size_t)e];
-    double k = c->kc, d = x[3];
-    ep_v4d nb = *(const ep_v4d *)&x[4]; /* body_normal's, at the point's move */
-    nb *= 1 / sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
-    ep_v4d n = MAT3(fr->Rp, nb), f = n * (-k * d), a = (ep_v4d){x[0], x[1], x[2], 0} - fr->xc; /* eq. 3.1 */
-    z->F += f;
-    z->T += (ep_v4d){a[1] * f[2] - a[2] * f[1], a[2] * f[0] - a[0] * f[2], a[0] * f[1] - a[1] * f[0], 0}; /* eq. 3.3 */
-    const ep_psword *pt = PT(c, s, K), *rc = r ? REC(c, pt[9].i, K) : NULL;
-    if (out->g && r) { /* f_v += w_sv f_b; g = sum_v U_v^T f_v at the end */
-        ep_v4d fb = nb * (-k * d);
-        double tick = (double)c->tick;
-        for (int b = 0; b < K; b++) {
-            int v = rc[b].i;
-            ep_v4d *vw = (ep_v4d *)&c->vw[8 * (size_t)v + 4], fv = *vw;
-            if (fv[3] != tick) {
-                c->fvert[c->nfv++] = v;
-                fv = fb * (double)pt[10 + b].f;
-            } else
-                fv += fb * (double)pt[10 + b].f;
-            fv[3] = tick;
-            *vw = fv;
-        }
+    ep_v4d fb = *fbp; /* by address: a 32-byte vector argument changes the baseline build's ABI (Clang refuses it) */
+    double tick = (double)c->tick;
+    for (int b = 0; b < K; b++) {
+        int vb = v[st * b];
+        ep_v4d *vw = (ep_v4d *)&c->vw[8 * (size_t)vb + 4], fv = *vw;
+        if (fv[3] != tick) {
+            c->fvert[c->nfv++] = vb;
+            fv = fb * (double)w[st * b];
+        } else
+            fv += fb * (double)w[st * b];
+        fv[3] = tick;
+        *vw = fv;
     }
-    if (!out->derivatives)
-        return;
-    double axn[3] = {a[1] * n[2] - a[2] * n[1], a[2] * n[0] - a[0] * n[2], a[0] * n[1] - a[1] * n[0]};
+}
+
+/* A contact's terms of the derivatives (pscontact.h; k, not k s): n its
+ * world normal, a = x_s - x_c, nb its unit body normal, its corners' ids v
+ * and weights w at stride st (r > 0).  Cost O(r^2 + K 3r). */
+static inline __attribute__((always_inline)) void contact_derivs(ep_pscontact *c, ep_pscontact_out *out,
+                                                                 const ep_v4d *np, const ep_v4d *ap, const ep_v4d *nbp,
+                                                                 const int *v, const float *w, int st, const int K)
+{
+    ep_v4d n = *np, a = *ap, nb = *nbp;
+    int r = c->ps.r;
+    double k = c->kc, axn[3] = {a[1] * n[2] - a[2] * n[1], a[2] * n[0] - a[0] * n[2], a[0] * n[1] - a[1] * n[0]};
     for (int i = 0; i < 3; i++)
         for (int m = 0; m < 3; m++) {
             out->dF_dt[3 * i + m] += k * n[i] * n[m];
@@ -530,9 +555,9 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
     for (int j = 0; j < r; j++)
         wv[j] = 0;
     for (int b = 0; b < K; b++) {
-        const float *Uv = &c->Uvf[(size_t)rc[b].i * 3 * r];
+        const float *Uv = &c->Uvf[(size_t)v[st * b] * 3 * r];
         for (int j = 0; j < r; j++)
-            wv[j] += (double)pt[10 + b].f * ((double)Uv[3 * j] * nb[0] + (double)Uv[3 * j + 1] * nb[1] + (double)Uv[3 * j + 2] * nb[2]);
+            wv[j] += (double)w[st * b] * ((double)Uv[3 * j] * nb[0] + (double)Uv[3 * j + 1] * nb[1] + (double)Uv[3 * j + 2] * nb[2]);
     }
     for (int i = 0; i < r; i++) {
         if (out->dg_dq)
@@ -542,6 +567,31 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
             for (int m = 0; m < 3; m++)
                 out->dg_dt[(size_t)i * 3 + m] += k * wv[i] * n[m];
     }
+}
+
+/* Contact e's force added to the sums (its world x, d and unnormalized
+ * body normal stored by its move and lookup in c->x): f_s = -k d n_s with n_s = R_p n_b / |n_b| (eq. 3.8, n_b
+ * from body_normal), its corners' f_v (contact_corners) and, with
+ * out->derivatives, its terms of those (contact_derivs).  Cost O(12 K +
+ * 30), O(r^2 + K 3r) more with derivatives. */
+static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c, int e, const frame *fr, sums *z, ep_pscontact_out *out,
+                                                                const int K)
+{
+    int r = c->ps.r, s = c->contact[e];
+    const double *x = &c->x[8 * (size_t)e];
+    double k = c->kc, d = x[3];
+    ep_v4d nb = *(const ep_v4d *)&x[4]; /* body_normal's, at the point's move */
+    nb *= 1 / sqrt(nb[0] * nb[0] + nb[1] * nb[1] + nb[2] * nb[2]);
+    ep_v4d n = MAT3(fr->Rp, nb), f = n * (-k * d), a = (ep_v4d){x[0], x[1], x[2], 0} - fr->xc; /* eq. 3.1 */
+    z->F += f;
+    z->T += (ep_v4d){a[1] * f[2] - a[2] * f[1], a[2] * f[0] - a[0] * f[2], a[0] * f[1] - a[1] * f[0], 0}; /* eq. 3.3 */
+    const ep_psword *pt = PT(c, s, K), *rc = r ? REC(c, pt[9].i, K) : NULL;
+    if (out->g && r) {
+        ep_v4d fb = nb * (-k * d);
+        contact_corners(c, &rc[0].i, &pt[10].f, 1, &fb, K);
+    }
+    if (out->derivatives)
+        contact_derivs(c, out, &n, &a, &nb, r ? &rc[0].i : NULL, &pt[10].f, 1, K);
 }
 
 /* ep_sdf_voxel (sdf.h) of the field-frame point y held in a vector: the
@@ -595,23 +645,7 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
     for (int k0 = 0; k0 < n; k0 += BLOCK) {
         int k1 = k0 + BLOCK < n ? k0 + BLOCK : n;
         for (int k = k0; k < k1; k++) { /* move point k, prefetch its voxel */
-            if (k + AHEAD < n) {
-                const ep_psword *pt = PT(c, pts[k + AHEAD], K);
-                __builtin_prefetch(pt);
-                if (K > 4)
-                    __builtin_prefetch(pt + PTW(K) - 1);
-            }
-            if (r && k + AHEAD2 < n) {
-                const ep_psword *rc = REC(c, PT(c, pts[k + AHEAD2], K)[9].i, K);
-                __builtin_prefetch(rc);
-                if (K > 4)
-                    __builtin_prefetch(rc + 16);
-            }
-            if (r && k + AHEAD3 < n) {
-                const ep_psword *rc = REC(c, PT(c, pts[k + AHEAD3], K)[9].i, K);
-                for (int a = 0; a < K; a++)
-                    __builtin_prefetch(&c->vw[8 * (size_t)rc[a].i]);
-            }
+            prefetch_ahead(c, pts, n, k, K);
             ep_v4d x, y, u[8], p, nb = {0, 0, 0, 0};
             int s = pts[k];
             if (r)
@@ -662,6 +696,326 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
     return nc;
 }
 
+#if EP_SDF4
+/* The four-point path (process4): the same stages as process_k, each on
+ * four points a vector, one lane a point (AVX2 and FMA, chosen at run time
+ * by quad_ok).  Lane arithmetic does not depend on the other lanes, and a
+ * batch's last four is padded with copies of its last point, so a point's
+ * bits do not depend on where it falls in a batch: a traversal and brute
+ * force (process4 both) still agree bit for bit. */
+#define QUAD __attribute__((target("avx2,fma")))
+/* Loops of a fixed few trips unrolled whole, so that their arrays of
+ * vectors live in registers (-O2 keeps them in memory otherwise: 18 %
+ * slower, DECISIONS). */
+#define UNROLL _Pragma("GCC unroll 16")
+
+/* The first three rows of the 4 x 4 transpose of a0..a3 (four points'
+ * x, y, z and a fourth value): x[i] the i-th value of each.  Cost 7
+ * shuffles. */
+QUAD static inline void t43(__m256d a0, __m256d a1, __m256d a2, __m256d a3, __m256d x[3])
+{
+    __m256d t0 = _mm256_unpacklo_pd(a0, a1), t1 = _mm256_unpackhi_pd(a0, a1); /* x0 x1 z0 z1, y0 y1 - - */
+    __m256d t2 = _mm256_unpacklo_pd(a2, a3), t3 = _mm256_unpackhi_pd(a2, a3);
+    x[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+    x[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+    x[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+}
+
+/* Four rows of eight 32-bit words (from any 4-byte boundary) as columns:
+ * the low half of col[j] is word j of each row, the high half word j + 4.
+ * Cost 4 loads, 8 shuffles. */
+QUAD static inline void t48(const ep_psword *r0, const ep_psword *r1, const ep_psword *r2, const ep_psword *r3,
+                            __m256 col[4])
+{
+    __m256 b0 = _mm256_loadu_ps(&r0->f), b1 = _mm256_loadu_ps(&r1->f), b2 = _mm256_loadu_ps(&r2->f),
+           b3 = _mm256_loadu_ps(&r3->f);
+    __m256 u0 = _mm256_unpacklo_ps(b0, b1), u1 = _mm256_unpackhi_ps(b0, b1);
+    __m256 u2 = _mm256_unpacklo_ps(b2, b3), u3 = _mm256_unpackhi_ps(b2, b3);
+    col[0] = _mm256_shuffle_ps(u0, u2, 0x44);
+    col[1] = _mm256_shuffle_ps(u0, u2, 0xEE);
+    col[2] = _mm256_shuffle_ps(u1, u3, 0x44);
+    col[3] = _mm256_shuffle_ps(u1, u3, 0xEE);
+}
+
+#define LO(v) _mm256_cvtps_pd(_mm256_castps256_ps128(v))
+#define HI(v) _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))
+
+/* A pose broadcast: R_p [i][b], t_p, R_f^T [i][b] (y_i = sum_b R_f,bi
+ * (x - t_f)_b), t_f. */
+typedef struct {
+    __m256d Rp[3][3], tp[3], Rf[3][3], tf[3], xc[3];
+} frame4;
+
+QUAD static inline void frame4_of(const ep_pscontact_pose *p, frame4 *f)
+{
+    for (int i = 0; i < 3; i++) {
+        for (int b = 0; b < 3; b++) {
+            f->Rp[i][b] = _mm256_set1_pd(p->Rp[3 * i + b]);
+            f->Rf[i][b] = _mm256_set1_pd(p->Rf[3 * b + i]);
+        }
+        f->tp[i] = _mm256_set1_pd(p->tp[i]);
+        f->tf[i] = _mm256_set1_pd(p->tf[i]);
+        f->xc[i] = _mm256_set1_pd(p->xc[i]);
+    }
+}
+
+/* a x b, one component a register. */
+QUAD static inline void cross4(const __m256d a[3], const __m256d b[3], __m256d o[3])
+{
+    o[0] = _mm256_fmsub_pd(a[1], b[2], _mm256_mul_pd(a[2], b[1]));
+    o[1] = _mm256_fmsub_pd(a[2], b[0], _mm256_mul_pd(a[0], b[2]));
+    o[2] = _mm256_fmsub_pd(a[0], b[1], _mm256_mul_pd(a[1], b[0]));
+}
+
+/* The four points s[4] moved (process_k's move, four-wide, tets and r =
+ * 0): their lines transposed (P_s, N_s, record, weights), their records
+ * (corners, gradients), the corners' u_v (computed into c->vw for those
+ * not yet of this tick, then four lines transposed a corner), the body
+ * point P_s + sum_c w_sc u_c, F = I + sum_c u_c grad phi_c^T and cof(F)
+ * N_s (body_normal's), both frames, the voxel (sdf4.h).  Out: xq [40]
+ * the world x then the unnormalized body normal, one coordinate a row of
+ * four, then (r > 0) the corners' ids (16 ints) and weights (16 floats),
+ * a corner a row of four; wq [12] the voxel's weights (or the field-frame y outside the
+ * box), likewise; vq [4] the voxel (-1 outside), its lines prefetched.
+ * Cost ~300 instructions, O(3r) a vertex computed. */
+QUAD static inline __attribute__((always_inline)) void move4(ep_pscontact *c, const ep_sdf *sdf,
+                                                             const ep_sdf4_k *kk, const int s[4], const double *q,
+                                                             const frame4 *f, double *xq, double *wq, int *vq)
+{
+    const ep_psword *l[4];
+    UNROLL for (int j = 0; j < 4; j++)
+        l[j] = PT(c, s[j], 4);
+    __m256d p[3], nb[3], x[3], y[3], dd[3];
+    __m256 col[4];
+    t43(_mm256_loadu_pd((const double *)(const void *)l[0]), _mm256_loadu_pd((const double *)(const void *)l[1]),
+        _mm256_loadu_pd((const double *)(const void *)l[2]), _mm256_loadu_pd((const double *)(const void *)l[3]), p);
+    t48(l[0] + 6, l[1] + 6, l[2] + 6, l[3] + 6, col); /* N_s (3), record, w_sc (4) */
+    __m256d N[3] = {LO(col[0]), LO(col[1]), LO(col[2])};
+    int r = c->ps.r;
+    if (r) {
+        __m256d w[4] = {HI(col[0]), HI(col[1]), HI(col[2]), HI(col[3])}, F[3][3], g[4][3];
+        const ep_psword *rc[4];
+        UNROLL for (int j = 0; j < 4; j++)
+            rc[j] = REC(c, l[j][9].i, 4);
+        __m256 d[4], e[4];
+        t48(rc[0], rc[1], rc[2], rc[3], d);         /* corners 0-3 | gradient words 0-3 */
+        t48(rc[0] + 8, rc[1] + 8, rc[2] + 8, rc[3] + 8, e); /* gradient words 4-11 */
+        g[0][0] = HI(d[0]), g[0][1] = HI(d[1]), g[0][2] = HI(d[2]), g[1][0] = HI(d[3]);
+        g[1][1] = LO(e[0]), g[1][2] = LO(e[1]), g[2][0] = LO(e[2]), g[2][1] = LO(e[3]);
+        g[2][2] = HI(e[0]), g[3][0] = HI(e[1]), g[3][1] = HI(e[2]), g[3][2] = HI(e[3]);
+        int *v = (int *)(void *)&xq[24], miss = 0; /* the corners' ids [a][lane], for the contacts */
+        UNROLL for (int a = 0; a < 4; a++)
+            _mm_storeu_ps((float *)(void *)&xq[32] + 4 * a, _mm256_extractf128_ps(col[a], 1));
+        double tick = (double)c->tick;
+        __m256d tk = _mm256_set1_pd(tick);
+        UNROLL for (int a = 0; a < 4; a++) { /* the corners whose u_v is not of this tick */
+            __m128i vi = _mm_castps_si128(_mm256_castps256_ps128(d[a]));
+            _mm_storeu_si128((__m128i *)(void *)&v[4 * a], vi);
+            __m256d t = _mm256_i32gather_pd(c->vw + 3, _mm_slli_epi32(vi, 3), 8);
+            miss |= _mm256_movemask_pd(_mm256_cmp_pd(t, tk, _CMP_NEQ_UQ)) << 4 * a;
+        }
+        while (miss) {
+            int b = __builtin_ctz(miss);
+            miss &= miss - 1;
+            ep_v4d *vw = (ep_v4d *)&c->vw[8 * (size_t)v[b]];
+            if ((*vw)[3] != tick) { /* a vertex twice in the four: once */
+                ep_v4d u;
+                rows_q(&c->Uvf[(size_t)v[b] * 3 * r], r, q, &u);
+                u[3] = tick;
+                *vw = u;
+            }
+        }
+        UNROLL for (int i = 0; i < 3; i++)
+            UNROLL for (int b = 0; b < 3; b++)
+                F[b][i] = _mm256_set1_pd(i == b);
+        UNROLL for (int a = 0; a < 4; a++) { /* body_point's and body_normal's sums, in their order */
+            __m256d u[3];
+            t43(_mm256_loadu_pd(&c->vw[8 * (size_t)v[4 * a]]), _mm256_loadu_pd(&c->vw[8 * (size_t)v[4 * a + 1]]),
+                _mm256_loadu_pd(&c->vw[8 * (size_t)v[4 * a + 2]]), _mm256_loadu_pd(&c->vw[8 * (size_t)v[4 * a + 3]]),
+                u);
+            UNROLL for (int i = 0; i < 3; i++) {
+                p[i] = _mm256_fmadd_pd(u[i], w[a], p[i]);
+                UNROLL for (int b = 0; b < 3; b++)
+                    F[b][i] = _mm256_fmadd_pd(u[i], g[a][b], F[b][i]);
+            }
+        }
+        __m256d c0[3], c1[3], c2[3]; /* cof(F) N = N_1 (F_2 x F_3) + N_2 (F_3 x F_1) + N_3 (F_1 x F_2) */
+        cross4(F[1], F[2], c0);
+        cross4(F[2], F[0], c1);
+        cross4(F[0], F[1], c2);
+        UNROLL for (int i = 0; i < 3; i++)
+            nb[i] = _mm256_fmadd_pd(c2[i], N[2], _mm256_fmadd_pd(c1[i], N[1], _mm256_mul_pd(c0[i], N[0])));
+    } else
+        UNROLL for (int i = 0; i < 3; i++)
+            nb[i] = N[i];
+    UNROLL for (int i = 0; i < 3; i++) { /* x = R_p p + t_p; y = R_f^T (x - t_f) */
+        x[i] = _mm256_fmadd_pd(f->Rp[i][2], p[2], _mm256_fmadd_pd(f->Rp[i][1], p[1], _mm256_fmadd_pd(f->Rp[i][0], p[0], f->tp[i])));
+        dd[i] = _mm256_sub_pd(x[i], f->tf[i]);
+    }
+    UNROLL for (int i = 0; i < 3; i++)
+        y[i] = _mm256_fmadd_pd(f->Rf[i][2], dd[2], _mm256_fmadd_pd(f->Rf[i][1], dd[1], _mm256_mul_pd(f->Rf[i][0], dd[0])));
+    ep_sdf4_vox vx = ep_sdf4_voxel(kk, y);
+    UNROLL for (int i = 0; i < 3; i++) {
+        _mm256_storeu_pd(&xq[4 * i], x[i]);
+        _mm256_storeu_pd(&xq[12 + 4 * i], nb[i]);
+        _mm256_storeu_pd(&wq[4 * i], _mm256_blendv_pd(y[i], vx.w[i], vx.in)); /* its weights in place of y */
+    }
+    int in = _mm256_movemask_pd(vx.in);
+    _mm_storeu_si128((__m128i *)(void *)vq, vx.id);
+    UNROLL for (int j = 0; j < 4; j++)
+        if (in >> j & 1)
+            ep_sdf4_prefetch(sdf->value, sdf->n, vq[j]);
+        else
+            vq[j] = -1;
+}
+
+/* The three rows x (a coordinate a row of four) as four vectors (x, y,
+ * z, 0), one a lane.  Cost 8 shuffles. */
+QUAD static inline void t34(const __m256d x[3], ep_v4d a[4])
+{
+    __m256d z = _mm256_setzero_pd();
+    __m256d t0 = _mm256_unpacklo_pd(x[0], x[1]), t1 = _mm256_unpackhi_pd(x[0], x[1]); /* x0 y0 x2 y2, x1 y1 x3 y3 */
+    __m256d t2 = _mm256_unpacklo_pd(x[2], z), t3 = _mm256_unpackhi_pd(x[2], z);
+    a[0] = (ep_v4d)_mm256_permute2f128_pd(t0, t2, 0x20);
+    a[1] = (ep_v4d)_mm256_permute2f128_pd(t1, t3, 0x20);
+    a[2] = (ep_v4d)_mm256_permute2f128_pd(t0, t2, 0x31);
+    a[3] = (ep_v4d)_mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+/* contact_force for the lanes of mask (ascending: contact order) of a
+ * four moved and looked up: xq as move4 leaves it (world x, unnormalized
+ * body normal, corners, weights), d their distances.  Each lane's unit
+ * normal, world normal n, force f and torque a x f in its lane (the same
+ * operations whatever its neighbours), then added to the sums one contact
+ * at a time (contact_corners, contact_derivs as contact_force).  Cost ~60
+ * vector operations, contact_corners' and contact_derivs' a contact. */
+QUAD static inline __attribute__((always_inline)) void force4(ep_pscontact *c, const double *xq, __m256d dv, int mask,
+                                                              const frame4 *f4, sums *z, ep_pscontact_out *out)
+{
+    int r = c->ps.r;
+    __m256d nb[3], n[3], f[3], a[3], t[3], fb[3];
+    UNROLL for (int i = 0; i < 3; i++)
+        nb[i] = _mm256_loadu_pd(&xq[12 + 4 * i]);
+    __m256d il = _mm256_div_pd(_mm256_set1_pd(1), _mm256_sqrt_pd(_mm256_fmadd_pd(nb[2], nb[2], _mm256_fmadd_pd(nb[1], nb[1], _mm256_mul_pd(nb[0], nb[0])))));
+    __m256d kd = _mm256_mul_pd(_mm256_set1_pd(-c->kc), dv); /* -k d */
+    UNROLL for (int i = 0; i < 3; i++)
+        nb[i] = _mm256_mul_pd(nb[i], il);
+    UNROLL for (int i = 0; i < 3; i++) { /* eq. 3.1 */
+        n[i] = _mm256_fmadd_pd(f4->Rp[i][2], nb[2], _mm256_fmadd_pd(f4->Rp[i][1], nb[1], _mm256_mul_pd(f4->Rp[i][0], nb[0])));
+        f[i] = _mm256_mul_pd(n[i], kd);
+        fb[i] = _mm256_mul_pd(nb[i], kd);
+        a[i] = _mm256_sub_pd(_mm256_loadu_pd(&xq[4 * i]), f4->xc[i]);
+    }
+    cross4(a, f, t); /* eq. 3.3 */
+    ep_v4d F[4], T[4], FB[4], N[4], A[4], NB[4];
+    t34(f, F), t34(t, T);
+    if (out->g && r)
+        t34(fb, FB);
+    if (out->derivatives)
+        t34(n, N), t34(a, A), t34(nb, NB);
+    const int *v = (const int *)(const void *)&xq[24];
+    const float *w = (const float *)(const void *)&xq[32];
+    while (mask) {
+        int j = __builtin_ctz(mask);
+        mask &= mask - 1;
+        z->F += F[j];
+        z->T += T[j];
+        if (out->g && r)
+            contact_corners(c, v + j, w + j, 4, &FB[j], 4);
+        if (out->derivatives)
+            contact_derivs(c, out, &N[j], &A[j], &NB[j], v + j, w + j, 4, 4);
+    }
+}
+
+/* Four moved points looked up (sdf4.h's trilinear when all four lie in
+ * the box, else one by one: the same bits), the first valid of them
+ * recorded as process_k does (c->look, and the contacts into c->contact
+ * from nc, their d into c->x[nc]) and, with out, the contacts' forces
+ * added to the sums in their order (force4).  Returns nc.  Cost ~60
+ * instructions, force4's. */
+QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, const ep_sdf *sdf, const ep_sdf4_k *kk,
+                                                            const int *s, int valid, const double *xq,
+                                                            const double *wq, const int *vq, int nc,
+                                                            const frame4 *f4, sums *z, ep_pscontact_out *out)
+{
+    double d[4];
+    if ((vq[0] | vq[1] | vq[2] | vq[3]) >= 0) {
+        ep_sdf4_vox vx = {.id = _mm_loadu_si128((const __m128i *)(const void *)vq)};
+        UNROLL for (int i = 0; i < 3; i++)
+            vx.w[i] = _mm256_loadu_pd(&wq[4 * i]);
+        _mm256_storeu_pd(d, ep_sdf4_trilinear(sdf->value, kk, &vx));
+    } else
+        for (int j = 0; j < 4; j++) { /* the padded lanes too: force4 reads all four */
+            double y[3] = {wq[j], wq[4 + j], wq[8 + j]};
+            d[j] = vq[j] >= 0 ? ep_sdf_trilinear(sdf, vq[j], y) : ep_sdf_value(sdf, y);
+        }
+    int mask = 0;
+    for (int j = 0; j < valid; j++) {
+        c->look[s[j]].d = d[j];
+        if (d[j] < 0) {
+            mask |= 1 << j;
+            c->x[nc] = d[j];
+            c->contact[nc++] = s[j];
+        }
+    }
+    if (out && mask)
+        force4(c, xq, _mm256_loadu_pd(d), mask, f4, z, out);
+    return nc;
+}
+
+/* process_k four points a vector (tets or r = 0; quad_ok): in blocks of
+ * BLOCK points, each four moved (move4; c->xk, c->y and c->vox hold a
+ * four's outputs at 10, 4 and 1 words a point), then looked up, its
+ * contacts' forces added as each four is looked up (look4, force4: the
+ * lanes are in point order, so the sums are still in contact order; the
+ * four's x and normal are at hand, so nothing is copied for a later
+ * pass); c->x[e] holds contact e's d only.  The normal is formed at every
+ * move (process_k's early), brute force's too.  Returns the contacts.
+ * Cost O(n (K + 40) / 4) vector operations, O(3r) a vertex reached,
+ * force4's per four with a contact. */
+QUAD static int process4(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n, const double *q,
+                         const ep_pscontact_pose *pose, int nc, ep_pscontact_out *out)
+{
+    frame4 f4;
+    frame4_of(pose, &f4);
+    ep_sdf4_k kk;
+    ep_sdf4_init(sdf->n, sdf->origin, sdf->inv_h, &kk);
+    sums z;
+    if (out)
+        z.F = (ep_v4d){out->F[0], out->F[1], out->F[2], 0}, z.T = (ep_v4d){out->T[0], out->T[1], out->T[2], 0};
+    int *vox = (int *)(void *)c->vox; /* a four's voxels: 4 ints at c->vox + k */
+    for (int k0 = 0; k0 < n; k0 += BLOCK) {
+        int k1 = k0 + BLOCK < n ? k0 + BLOCK : n;
+        for (int k = k0; k < k1; k += 4) {
+            int s[4];
+            UNROLL for (int j = 0; j < 4; j++) {
+                prefetch_ahead(c, pts, n, k + j, 4);
+                s[j] = pts[k + j < n ? k + j : n - 1]; /* the last four padded with the last point */
+            }
+            move4(c, sdf, &kk, s, q, &f4, &c->xk[10 * (size_t)k], &c->y[4 * (size_t)k], &vox[2 * (size_t)k]);
+        }
+        for (int k = k0; k < k1; k += 4)
+            nc = look4(c, sdf, &kk, &pts[k], n - k < 4 ? n - k : 4, &c->xk[10 * (size_t)k], &c->y[4 * (size_t)k],
+                       &vox[2 * (size_t)k], nc, &f4, &z, out);
+    }
+    if (out) {
+        for (int a = 0; a < 3; a++)
+            out->F[a] = z.F[a], out->T[a] = z.T[a];
+    }
+    return nc;
+}
+#undef LO
+#undef HI
+
+/* Whether process4 serves c and the field s: tets or r = 0, a CPU with
+ * AVX2 and FMA, 32-bit gather indices (the field's and 8 nbv). */
+static int quad_ok(const ep_pscontact *c, const ep_sdf *s)
+{
+    return c->ps.k != 8 && ep_sdf4_fits(s->n) && c->ps.nbv < (1 << 27) && __builtin_cpu_supports("avx2") &&
+           __builtin_cpu_supports("fma");
+}
+#endif
+
 /* process_k for the pointshell's element kind (4: tets, also r = 0; 8:
  * hexes).  early: a point's normal formed at its move (a cycle, whose
  * points looked up are mostly contacts), else at its contact (brute
@@ -669,6 +1023,10 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
 EP_KERNEL static int process(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int n, const double *q,
                              const ep_pscontact_pose *pose, int nc, ep_pscontact_out *out, int early)
 {
+#if EP_SDF4
+    if (quad_ok(c, sdf))
+        return process4(c, sdf, pts, n, q, pose, nc, out);
+#endif
     if (c->ps.k == 8)
         return process_k(c, sdf, pts, n, q, pose, nc, out, early, 8);
     return process_k(c, sdf, pts, n, q, pose, nc, out, early, 4);
@@ -749,9 +1107,17 @@ EP_KERNEL static int expand(ep_pscontact *c, int n, int leaf, long *V)
         if (c->look[s].d > R) {
             if (c->vmax > 0) /* nothing under it reaches the field for this many cycles */
                 c->wake[i] = c->cycle + (long)fmin((c->look[s].d - R) / c->vmax, 1e15);
-        } else if (!leaf)
-            for (int k = 0; k < ps->node_count[i]; k++)
-                c->next[m++] = ps->node_first[i] + k;
+        } else if (!leaf) {
+            int first = ps->node_first[i], count = ps->node_count[i];
+            if (count <= 8) { /* eight ids stored whatever the count (the lists have 8 spare): no loop to mispredict */
+                typedef int v8i __attribute__((vector_size(32)));
+                v8i ids = (v8i){0, 1, 2, 3, 4, 5, 6, 7} + first;
+                memcpy(&c->next[m], &ids, sizeof ids);
+                m += count;
+            } else
+                for (int k = 0; k < count; k++)
+                    c->next[m++] = first + k;
+        }
     }
     return m;
 }
@@ -840,10 +1206,15 @@ int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
 double ep_pscontact_energy(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep_pscontact_pose *pose,
                            int depth)
 {
-    int N, nc = look_up_all(c, sdf, q, pose, depth, &N, NULL);
+    int N, nc = look_up_all(c, sdf, q, pose, depth, &N, NULL), quad = 0;
+#if EP_SDF4
+    quad = quad_ok(c, sdf);
+#endif
     double E = 0;
-    for (int e = 0; e < nc; e++)
-        E += c->x[8 * (size_t)e + 3] * c->x[8 * (size_t)e + 3];
+    for (int e = 0; e < nc; e++) {
+        double d = c->x[quad ? (size_t)e : 8 * (size_t)e + 3];
+        E += d * d;
+    }
     double scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;
     return 0.5 * c->kc * scale * E;
 }

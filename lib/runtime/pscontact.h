@@ -19,7 +19,11 @@
  * doc/DECISIONS.md).  The reduced force is sum_v
  * U_v^T f_v with f_v = sum_s w_sv f_s.  U_v, w_sc and grad phi_c are
  * taken in single precision (rounded once at adopt; the field's values
- * are floats too), every sum in double.
+ * are floats too), every sum in double.  With AVX2 and FMA (chosen at run
+ * time) a shell on tets or unbound is moved, looked up and its contacts'
+ * forces formed four points a vector, one lane a point (the same
+ * operations in every lane; hexes and other CPUs take the scalar path,
+ * which agrees to rounding).
  *
  * A cycle (ep_pscontact_cycle) traverses the nested point tree breadth
  * first (001 §3.10): a node's point is moved (3r flops), taken to the
@@ -89,8 +93,9 @@ typedef struct ep_pscontact {
     ep_pslook *look;    /* [S] cycle a point was last looked up, its distance then */
     long *wake;         /* [nn] first cycle a culled node can touch again (vmax > 0) */
     double *x;          /* [S][8] the contacts' world positions and distances, and their unnormalized body
-                           normals, in contact order */
-    double *xk;         /* a level's points' world positions and normals [8 n] (as x) */
+                           normals, in contact order (the four-point path: [S] their distances) */
+    double *xk;         /* a level's points' world positions and normals [8 n] (as x; the four-point path:
+                           [10 n], a four's x, normals, corners and weights) */
     int *list, *next;   /* node lists of one level and the next */
     int *contact;       /* [S] points in contact */
     int *pending;       /* a level's points to look up, their voxels (sdf.h; -1 outside the field's box)

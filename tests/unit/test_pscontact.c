@@ -43,8 +43,8 @@ static void plane_field(ep_sdf *s, double z0, double tx)
 }
 
 /* The unit cube's surface, 3 levels, bound to its tets with r random
- * smooth fields (a quadratic each). */
-static double *cube_shell(ep_pscontact *c, ep_mesh *m, int r, int levels, int first)
+ * smooth fields (a quadratic each), into ps. */
+static double *cube_points(ep_pointshell *ps_, ep_mesh *m, int r, int levels, int first)
 {
     ep_pointshell ps;
     assert_int_equal(ep_model_read(m, "data/cube.msh"), EP_OK);
@@ -67,6 +67,15 @@ static double *cube_shell(ep_pscontact *c, ep_mesh *m, int r, int levels, int fi
         }
         assert_int_equal(ep_pointshell_bind(&ps, m, U, r, ep_mesh_diameter(m)), EP_OK);
     }
+    *ps_ = ps;
+    return U;
+}
+
+/* cube_points adopted by c. */
+static double *cube_shell(ep_pscontact *c, ep_mesh *m, int r, int levels, int first)
+{
+    ep_pointshell ps;
+    double *U = cube_points(&ps, m, r, levels, first);
     assert_int_equal(ep_pscontact_adopt(c, &ps), EP_OK);
     return U;
 }
@@ -161,6 +170,80 @@ static void test_traversal_brute(void **state)
     assert_true(visited < all); /* the tree culled something */
 }
 
+/* The cycle's answer (the four-point path where the CPU has AVX2, on
+ * tets) against the scalar functions: every point of levels 1..3 moved by
+ * ep_pscontact_point, looked up by ep_sdf_value, its normal by
+ * ep_pscontact_normal.  The contact sets agree (but for points within
+ * 1e-12 of the surface) and F, T to 1e-12 of the sum of |f_s|, T's terms
+ * taken about x_c.  Every other pose pushes part of the cube past the
+ * field box's face x = 2, so that fours mix points inside the box and
+ * outside (eq. 3.14's bound, with the fixture's d_boundary = -3). */
+static void scalar_path(scene *x)
+{
+    int r = x->c.ps.r, N = x->c.ps.level_start[3], outside = 0, contacts = 0;
+    double q[3] = {0.02, -0.01, 0.015}, g1[3];
+    ep_rng g = ep_rng_seed(6, 1);
+    char *in = malloc((size_t)N);
+    x->c.lc = 0;
+    for (int trial = 0; trial < 6; trial++) {
+        ep_pscontact_pose p;
+        pose_random(&p, &g, 0.2);
+        if (trial % 2)
+            p.tf[0] = -1.4;
+        ep_pscontact_out a = {.g = r ? g1 : NULL};
+        assert_int_equal(ep_pscontact_brute(&x->c, &x->s, q, &p, 3, &a), EP_OK);
+        memset(in, 0, (size_t)N);
+        for (int e = 0; e < a.contacts; e++)
+            in[x->c.contact[e]] = 1;
+        double F[3] = {0, 0, 0}, T[3] = {0, 0, 0}, size = 0;
+        for (int s = 0; s < N; s++) {
+            double xw[3], y[3], z[3], w[3], n[3];
+            ep_pscontact_point(&x->c, s, q, &p, xw);
+            for (int i = 0; i < 3; i++)
+                z[i] = xw[i] - p.tf[i];
+            for (int i = 0; i < 3; i++)
+                y[i] = p.Rf[i] * z[0] + p.Rf[3 + i] * z[1] + p.Rf[6 + i] * z[2];
+            double d = ep_sdf_value(&x->s, y);
+            outside += ep_sdf_voxel(&x->s, y, w) < 0;
+            if (!in[s]) {
+                assert_true(d > -1e-12);
+                continue;
+            }
+            assert_true(d < 1e-12);
+            ep_pscontact_normal(&x->c, s, q, n);
+            double f[3], c[3];
+            for (int i = 0; i < 3; i++)
+                f[i] = -x->c.kc * d * (p.Rp[3 * i] * n[0] + p.Rp[3 * i + 1] * n[1] + p.Rp[3 * i + 2] * n[2]);
+            for (int i = 0; i < 3; i++)
+                c[i] = xw[i] - p.xc[i];
+            for (int i = 0; i < 3; i++) {
+                F[i] += f[i];
+                T[i] += c[(i + 1) % 3] * f[(i + 2) % 3] - c[(i + 2) % 3] * f[(i + 1) % 3];
+            }
+            size += ep_vec3_norm(f) * (1 + ep_vec3_norm(c));
+        }
+        contacts += a.contacts;
+        for (int i = 0; i < 3; i++) {
+            assert_true(fabs(F[i] - a.F[i]) <= 1e-12 * size);
+            assert_true(fabs(T[i] - a.T[i]) <= 1e-12 * size);
+        }
+    }
+    assert_true(contacts > 0 && outside > 0);
+    free(in);
+}
+
+static const scene_opts test_scalar_path_scene = {3, 3, 12, 0.9, 0.1};
+static void test_scalar_path(void **state)
+{
+    scalar_path(*state);
+}
+
+static const scene_opts test_scalar_path_rigid_scene = {0, 3, 12, 0.9, 0.1};
+static void test_scalar_path_rigid(void **state)
+{
+    scalar_path(*state);
+}
+
 static const scene_opts test_coherence_scene = {3, 3, 12, 0.95, 0.1};
 /* Temporal coherence: the field slides by a known step a cycle (vmax the
  * step), the deformation frozen; every cycle equals brute force, and the
@@ -201,8 +284,6 @@ static void test_gradients(void **state)
     for (int i = 0; i < x->c.ps.S; i++) { /* grad d = (0, 0, -1), in the runtime's point lines too */
         x->c.ps.N[3 * i] = x->c.ps.N[3 * i + 1] = 0, x->c.ps.N[3 * i + 2] = -1;
         x->c.pt[16 * (size_t)i + 6].f = x->c.pt[16 * (size_t)i + 7].f = 0, x->c.pt[16 * (size_t)i + 8].f = -1;
-        for (int j = 0; j < 3 * r; j++)
-            x->c.ps.dN[(size_t)i * 3 * r + j] = 0;
     }
     for (int e = 0; e < x->c.ps.nbe; e++) /* the runtime's gradients: its normals are N_s */
         for (int i = 0; i < 3 * x->c.ps.k; i++)
@@ -451,6 +532,36 @@ static void test_file(void **state)
     assert_memory_equal(d.rec, x->c.rec, sizeof *x->c.rec * 16 * x->c.ps.nbe);
     assert_memory_equal(d.pt, x->c.pt, sizeof *x->c.pt * 16 * x->c.ps.S);
     ep_pscontact_free(&d);
+    /* adopt drops dN; a write-back makes it again from the records, the
+     * same bits as bind's (in the runtime's numbering) */
+    {
+        ep_pointshell ps, back;
+        ep_pscontact e;
+        ep_mesh m;
+        free(cube_points(&ps, &m, 2, 3, 12));
+        size_t n = (size_t)ps.S * 3 * 2;
+        double *dN = malloc(n * sizeof *dN);
+        memcpy(dN, ps.dN, n * sizeof *dN);
+        assert_int_equal(ep_pscontact_adopt(&e, &ps), EP_OK);
+        assert_null(e.ps.dN);
+        assert_int_equal(ep_h5_create(&f, path, "pointshell", "test", ""), EP_OK);
+        assert_int_equal(ep_pointshell_file_write(&f, &e.ps), EP_OK);
+        assert_int_equal(ep_h5_close(&f), EP_OK);
+        assert_int_equal(ep_h5_open(&f, path, "pointshell"), EP_OK);
+        assert_int_equal(ep_pointshell_file_read(&back, &f), EP_OK);
+        assert_int_equal(ep_h5_close(&f), EP_OK);
+        double big = 0;
+        for (int s = 0; s < e.ps.S; s++)
+            for (int i = 0; i < 6; i++) {
+                assert_true(back.dN[6 * (size_t)s + i] == dN[6 * (size_t)e.file_point[s] + i]);
+                big = fmax(big, fabs(dN[6 * (size_t)s + i]));
+            }
+        assert_true(big > 0);
+        free(dN);
+        ep_pointshell_free(&back);
+        ep_pscontact_free(&e);
+        ep_mesh_free(&m);
+    }
     /* a vertex row that is not what the points' U_s sum from: refused */
     x->c.ps.Uv[5] += 1e-3;
     assert_int_equal(ep_h5_create(&f, path, "pointshell", "test", ""), EP_OK);
@@ -590,5 +701,6 @@ static void test_radix_sort(void **state)
 }
 
 EP_TEST_MAIN("pscontact", cmocka_unit_test(test_radix_sort), SCENE_TEST(test_traversal_brute),
+             SCENE_TEST(test_scalar_path), SCENE_TEST(test_scalar_path_rigid),
              SCENE_TEST(test_coherence), SCENE_TEST(test_gradients), SCENE_TEST(test_reduced_force),
              cmocka_unit_test(test_plate_refinement), SCENE_TEST(test_file), cmocka_unit_test(test_hexes))
