@@ -193,12 +193,13 @@ static double closest(const pass_ctx *x, const ep_closest4_list *list, const dou
             d2 = tri_dist2(x->m, hint, p);
             *tests += 1;
         }
-        if (list)
+        if (list) {
             ep_closest4_query_list(x->w, list, p, tri, &d2, tests);
-        if (!list || *tri < 0) { /* no list; or no triangle under the bound (rounding): the whole tree */
-            d2 = INFINITY;
-            ep_closest4_query(x->w, p, tri, &d2, tests);
+            if (*tri >= 0)
+                return d2;
+            d2 = INFINITY; /* no triangle under the bound (rounding): the whole tree */
         }
+        ep_closest4_query(x->w, p, tri, &d2, tests);
         return d2;
     }
     query q = {x, {p[0], p[1], p[2]}, INFINITY, -1, 0};
@@ -266,7 +267,7 @@ typedef struct {
  * without the wide hierarchy, when the list would be longer than
  * EP_DISTFIELD_LIST leaves (a scan of it would cost more than a walk),
  * or without memory. */
-#define EP_DISTFIELD_LIST 1024
+#define EP_DISTFIELD_LIST 256
 static const ep_closest4_list *near_leaves(const pass_ctx *x, near_work *work, int i0, int i1, int j0, int j1,
                                            int k0, int k1, double c[3], double *dc, double *tests)
 {
@@ -287,7 +288,7 @@ static const ep_closest4_list *near_leaves(const pass_ctx *x, near_work *work, i
     double pad = 1e-12 * (fabs(c[0]) + fabs(c[1]) + fabs(c[2]) + g->h);
     *dc = sqrt(d2) * (1 + 1e-9) + pad;
     double r = (*dc + sqrt(r2)) * (1 + 1e-9) + pad;
-    if (ep_closest4_near(&work->list, x->w, lo, hi, r * r) || work->list.n > EP_DISTFIELD_LIST)
+    if (ep_closest4_near(&work->list, x->w, lo, hi, r * r, EP_DISTFIELD_LIST) || work->list.n < 0)
         return NULL;
     return &work->list;
 }

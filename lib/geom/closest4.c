@@ -496,6 +496,23 @@ __attribute__((target("avx"))) static inline int mask_v3(ep_v8d a, ep_v8d b)
     return _mm256_movemask_pd(_mm256_cmp_pd(alo, blo, _CMP_LT_OQ)) |
            _mm256_movemask_pd(_mm256_cmp_pd(ahi, bhi, _CMP_LT_OQ)) << 4;
 }
+
+/* vmax8 in one instruction: (a > b) ? a : b, as vmax8, on every input. */
+__attribute__((target("avx512f"))) static inline ep_v8d max_v4(ep_v8d a, ep_v8d b)
+{
+    return (ep_v8d)_mm512_max_pd((__m512d)a, (__m512d)b);
+}
+
+/* box_dist2 with it. */
+__attribute__((target("avx512f"))) static inline ep_v8d box_dist2_v4(const ep_v8d *lo, const ep_v8d *hi, ep_v8d px,
+                                                                      ep_v8d py, ep_v8d pz)
+{
+    const ep_v8d zero = {0, 0, 0, 0, 0, 0, 0, 0};
+    ep_v8d dx = max_v4(max_v4(lo[0] - px, px - hi[0]), zero);
+    ep_v8d dy = max_v4(max_v4(lo[1] - py, py - hi[1]), zero);
+    ep_v8d dz = max_v4(max_v4(lo[2] - pz, pz - hi[2]), zero);
+    return dx * dx + dy * dy + dz * dz;
+}
 #endif
 
 static inline int mask_base(ep_v8d a, ep_v8d b)
@@ -517,8 +534,9 @@ typedef struct ep_closest4_near_leaf {
 /* ep_closest4_near's walk: the listed leaves into l->tmp, their number
  * into *nl; the mask of a vector compare given. */
 static inline __attribute__((always_inline)) int near_walk(ep_closest4_list *l, const ep_closest4 *w,
-                                                           const double lo[3], const double hi[3], double r2, int *nl,
-                                                           int (*mask)(ep_v8d, ep_v8d))
+                                                           const double lo[3], const double hi[3], double r2, int most,
+                                                           int *nl, int (*mask)(ep_v8d, ep_v8d),
+                                                           ep_v8d (*max)(ep_v8d, ep_v8d))
 {
     const ep_v8d zero = {0, 0, 0, 0, 0, 0, 0, 0}, r2v = {r2, r2, r2, r2, r2, r2, r2, r2};
     ep_v8d qlo[3], qhi[3];
@@ -532,9 +550,9 @@ static inline __attribute__((always_inline)) int near_walk(ep_closest4_list *l, 
     while (sp) {
         const ep_closest4_node *nd = &w->node[st[--sp]];
         /* the gap between boxes: per axis the larger of lo - qhi and qlo - hi, if positive */
-        ep_v8d dx = vmax8(vmax8(nd->lo[0] - qhi[0], qlo[0] - nd->hi[0]), zero);
-        ep_v8d dy = vmax8(vmax8(nd->lo[1] - qhi[1], qlo[1] - nd->hi[1]), zero);
-        ep_v8d dz = vmax8(vmax8(nd->lo[2] - qhi[2], qlo[2] - nd->hi[2]), zero);
+        ep_v8d dx = max(max(nd->lo[0] - qhi[0], qlo[0] - nd->hi[0]), zero);
+        ep_v8d dy = max(max(nd->lo[1] - qhi[1], qlo[1] - nd->hi[1]), zero);
+        ep_v8d dz = max(max(nd->lo[2] - qhi[2], qlo[2] - nd->hi[2]), zero);
         ep_v8d g = dx * dx + dy * dy + dz * dz;
         int bits = mask(g, r2v); /* an empty slot's gap is infinite */
         while (bits) {
@@ -544,6 +562,10 @@ static inline __attribute__((always_inline)) int near_walk(ep_closest4_list *l, 
                 if (sp < (int)(sizeof st / sizeof *st)) /* 7 a level: cannot fill */
                     st[sp++] = nd->child[k];
                 continue;
+            }
+            if (n == most) {
+                *nl = -1;
+                return EP_OK;
             }
             if ((size_t)n == l->ntmp && ep_grow_to(&l->tmp, &l->ntmp, (size_t)n + 1, sizeof *l->tmp))
                 return EP_ECOMPUTE;
@@ -562,32 +584,37 @@ static inline __attribute__((always_inline)) int near_walk(ep_closest4_list *l, 
 
 #ifdef LIST_TARGETS
 __attribute__((target("arch=x86-64-v4"))) static int near_v4(ep_closest4_list *l, const ep_closest4 *w,
-                                                             const double lo[3], const double hi[3], double r2, int *nl)
+                                                             const double lo[3], const double hi[3], double r2, int most,
+                                                             int *nl)
 {
-    return near_walk(l, w, lo, hi, r2, nl, mask_v4);
+    return near_walk(l, w, lo, hi, r2, most, nl, mask_v4, max_v4);
 }
 
 __attribute__((target("arch=x86-64-v3"))) static int near_v3(ep_closest4_list *l, const ep_closest4 *w,
-                                                             const double lo[3], const double hi[3], double r2, int *nl)
+                                                             const double lo[3], const double hi[3], double r2, int most,
+                                                             int *nl)
 {
-    return near_walk(l, w, lo, hi, r2, nl, mask_v3);
+    return near_walk(l, w, lo, hi, r2, most, nl, mask_v3, vmax8);
 }
 #endif
 
-int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[3], const double hi[3], double r2)
+int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[3], const double hi[3], double r2,
+                     int most)
 {
     int n = 0, st;
     l->n = 0;
 #ifdef LIST_TARGETS
     if (__builtin_cpu_supports("x86-64-v4"))
-        st = near_v4(l, w, lo, hi, r2, &n);
+        st = near_v4(l, w, lo, hi, r2, most, &n);
     else if (__builtin_cpu_supports("x86-64-v3"))
-        st = near_v3(l, w, lo, hi, r2, &n);
+        st = near_v3(l, w, lo, hi, r2, most, &n);
     else
 #endif
-        st = near_walk(l, w, lo, hi, r2, &n, mask_base);
-    if (st)
+        st = near_walk(l, w, lo, hi, r2, most, &n, mask_base, vmax8);
+    if (st || n < 0) {
+        l->n = n < 0 ? -1 : 0;
         return st;
+    }
     size_t cap = ((size_t)n + 7) / 8 * 8;
     if (cap > l->cap) {
         if (ep_grow(&l->leaf, cap, sizeof *l->leaf) || ep_grow(&l->gap, cap / 8, sizeof *l->gap) ||
@@ -634,10 +661,10 @@ int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[
 
 /* ep_closest4_query_list's body, for each target: MASK(a, b) the bits
  * of a < b, PAIR(a, b) the test of leaves a and b in this order (with
- * AVX-512 in one vector).  A macro, not an inline function: GCC lowers
+ * AVX-512 in one vector), BOX the box distances.  A macro, not an inline function: GCC lowers
  * an inline function's eight-wide compares for the function's own
  * target before inlining it, lane by lane for the baseline. */
-#define LIST_QUERY(MASK, PAIR)                                                                                       \
+#define LIST_QUERY(MASK, PAIR, BOX)                                                                                       \
     {                                                                                                              \
         int bt = *tri;                                                                                             \
         double best = *d2, ntest = 0;                                                                              \
@@ -647,7 +674,7 @@ int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[
                      pz8 = {p[2], p[2], p[2], p[2], p[2], p[2], p[2], p[2]};                                       \
         const ep_closest4_leaf *wait = NULL; /* a leaf waiting for a second to share its test */                  \
         for (int c = 0; 8 * c < l->n && l->gap[c] < best; c++) {                                                   \
-            ep_v8d g = box_dist2(&l->lo[3 * c], &l->hi[3 * c], px8, py8, pz8);                                     \
+            ep_v8d g = BOX(&l->lo[3 * c], &l->hi[3 * c], px8, py8, pz8);                                           \
             ep_v8d bv = {best, best, best, best, best, best, best, best};                                          \
             int bits = MASK(g, bv);                                                                                \
             while (bits) {                                                                                         \
@@ -699,17 +726,17 @@ __attribute__((target("arch=x86-64-v4"), always_inline)) static inline void pair
 __attribute__((target("arch=x86-64-v4"))) static void query_list_v4(const ep_closest4 *w, const ep_closest4_list *l,
                                                                     const double p[3], int *tri, double *d2,
                                                                     double *tests)
-LIST_QUERY(mask_v4, PAIR_V4)
+LIST_QUERY(mask_v4, PAIR_V4, box_dist2_v4)
 
 __attribute__((target("arch=x86-64-v3"))) static void query_list_v3(const ep_closest4 *w, const ep_closest4_list *l,
                                                                     const double p[3], int *tri, double *d2,
                                                                     double *tests)
-LIST_QUERY(mask_v3, PAIR_SEQ)
+LIST_QUERY(mask_v3, PAIR_SEQ, box_dist2)
 #endif
 
 static void query_list_base(const ep_closest4 *w, const ep_closest4_list *l, const double p[3], int *tri, double *d2,
                             double *tests)
-LIST_QUERY(mask_base, PAIR_SEQ)
+LIST_QUERY(mask_base, PAIR_SEQ, box_dist2)
 
 void ep_closest4_query_list(const ep_closest4 *w, const ep_closest4_list *l, const double p[3], int *tri, double *d2,
                             double *tests)

@@ -83,11 +83,13 @@ typedef struct ep_closest4_list {
 } ep_closest4_list;
 
 /* Into l (zeroed, or kept from an earlier call: its room is reused), the
- * leaves of w whose boxes are nearer than sqrt(r2) to the box [lo, hi], in
- * the tree's order.
- *   Cost       one traversal: the nodes within that distance.
+ * leaves of w whose boxes are nearer than sqrt(r2) to the box [lo, hi],
+ * nearest first (by buckets of the gap), l->n of them; l->n = -1, and
+ * the walk stopped, when there are more than most.
+ *   Cost       one traversal: the nodes within that distance; O(l->n).
  *   Returns    0; EP_ECOMPUTE (memory: l->n is then 0). */
-int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[3], const double hi[3], double r2);
+int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[3], const double hi[3], double r2,
+                     int most);
 void ep_closest4_list_free(ep_closest4_list *l);
 
 /* As ep_closest4_query over the leaves of l only: the same minimum when l
