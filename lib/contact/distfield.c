@@ -135,6 +135,7 @@ typedef struct {
     RTCScene scene;            /* the triangles in float, for the queries */
     double slack;              /* what float rounding may move a box: added to the query radius */
     const ep_closest4 *w;      /* non-NULL: the wide hierarchy answers the queries */
+    int lists;                 /* with w: through each block's list of leaves near (ep_closest4_near) */
 } pass_ctx;
 
 
@@ -267,12 +268,11 @@ typedef struct {
  * without the wide hierarchy, when the list would be longer than
  * EP_DISTFIELD_LIST leaves (a scan of it would cost more than a walk),
  * or without memory. */
-#define EP_DISTFIELD_LIST 256
 static const ep_closest4_list *near_leaves(const pass_ctx *x, near_work *work, int i0, int i1, int j0, int j1,
                                            int k0, int k1, double c[3], double *dc, double *tests)
 {
     const ep_distfield *g = x->g;
-    if (!x->w)
+    if (!x->w || !x->lists)
         return NULL;
     double lo[3] = {g->origin[0] + i0 * g->h, g->origin[1] + j0 * g->h, g->origin[2] + k0 * g->h},
            hi[3] = {g->origin[0] + i1 * g->h, g->origin[1] + j1 * g->h, g->origin[2] + k1 * g->h}, r2 = 0;
@@ -640,7 +640,9 @@ int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double off
     /* float rounding of a vertex or of the query point moves a box by at
      * most 2^-24 of the largest coordinate; 8 times that, three axes */
     pass_ctx x = {m, sign == EP_DISTFIELD_PSEUDONORMAL ? &pn : NULL, g, 1, 0, tbox, scene, 8 * 3 * big / 16777216.0,
-                  c4.node ? &c4 : NULL};
+                  c4.node ? &c4 : NULL, 1};
+    env = getenv("EP_DISTFIELD_TREE"); /* the benchmark's comparison: every query walks the tree */
+    x.lists = !(env && strcmp(env, "0"));
     if (g->band > 0) {
         x.stride = EP_DISTFIELD_COARSE;
         if ((st = pass(&x, threads)))

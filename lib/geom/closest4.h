@@ -17,6 +17,12 @@
  * first and passes over any box no nearer than the best so far, so the
  * result is the minimum over every triangle.
  *
+ * For a block of query points, ep_closest4_near lists once the leaves
+ * within a bound of the block's box and ep_closest4_query_list scans
+ * that list (eight boxes a vector, two leaves a test with AVX-512) in
+ * place of a walk: the walk's node tests and child sorting were half its
+ * cost when the first bound is already the answer.
+ *
  * Triangles whose corners are nearly collinear (sin of the angle at the
  * first corner below 1e-6) have no face region here: their distance is the
  * edges', larger than the face's by at most the triangle's width (below
