@@ -380,14 +380,15 @@ static inline __attribute__((always_inline)) ep_v4d leaf_dist2(const ep_closest4
 #endif
 
 /* Squared distances from p to the eight boxes (lo, hi): per axis the
- * larger of lo - p and p - hi, if positive. */
+ * larger of lo - p and p - hi, if positive (max: vmax8, or the same in
+ * one instruction). */
 static inline __attribute__((always_inline)) ep_v8d box_dist2(const ep_v8d *lo, const ep_v8d *hi, ep_v8d px,
-                                                               ep_v8d py, ep_v8d pz)
+                                                               ep_v8d py, ep_v8d pz, ep_v8d (*max)(ep_v8d, ep_v8d))
 {
     const ep_v8d zero = {0, 0, 0, 0, 0, 0, 0, 0};
-    ep_v8d dx = vmax8(vmax8(lo[0] - px, px - hi[0]), zero);
-    ep_v8d dy = vmax8(vmax8(lo[1] - py, py - hi[1]), zero);
-    ep_v8d dz = vmax8(vmax8(lo[2] - pz, pz - hi[2]), zero);
+    ep_v8d dx = max(max(lo[0] - px, px - hi[0]), zero);
+    ep_v8d dy = max(max(lo[1] - py, py - hi[1]), zero);
+    ep_v8d dz = max(max(lo[2] - pz, pz - hi[2]), zero);
     return dx * dx + dy * dy + dz * dz;
 }
 
@@ -425,7 +426,7 @@ CLONES void ep_closest4_query(const ep_closest4 *w, const double p[3], int *tri,
             ntest += 4;
         } else {
             const ep_closest4_node *n = &w->node[id];
-            ep_v8d g = box_dist2(n->lo, n->hi, px8, py8, pz8);
+            ep_v8d g = box_dist2(n->lo, n->hi, px8, py8, pz8, vmax8);
             ep_v8d bv = {best, best, best, best, best, best, best, best};
             v8i lt = g < bv;
             int bits = 0;
@@ -503,16 +504,6 @@ __attribute__((target("avx512f"))) static inline ep_v8d max_v4(ep_v8d a, ep_v8d 
     return (ep_v8d)_mm512_max_pd((__m512d)a, (__m512d)b);
 }
 
-/* box_dist2 with it. */
-__attribute__((target("avx512f"))) static inline ep_v8d box_dist2_v4(const ep_v8d *lo, const ep_v8d *hi, ep_v8d px,
-                                                                      ep_v8d py, ep_v8d pz)
-{
-    const ep_v8d zero = {0, 0, 0, 0, 0, 0, 0, 0};
-    ep_v8d dx = max_v4(max_v4(lo[0] - px, px - hi[0]), zero);
-    ep_v8d dy = max_v4(max_v4(lo[1] - py, py - hi[1]), zero);
-    ep_v8d dz = max_v4(max_v4(lo[2] - pz, pz - hi[2]), zero);
-    return dx * dx + dy * dy + dz * dz;
-}
 #endif
 
 static inline int mask_base(ep_v8d a, ep_v8d b)
@@ -661,10 +652,10 @@ int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[
 
 /* ep_closest4_query_list's body, for each target: MASK(a, b) the bits
  * of a < b, PAIR(a, b) the test of leaves a and b in this order (with
- * AVX-512 in one vector), BOX the box distances.  A macro, not an inline function: GCC lowers
+ * AVX-512 in one vector), MAX vmax8 or its one instruction.  A macro, not an inline function: GCC lowers
  * an inline function's eight-wide compares for the function's own
  * target before inlining it, lane by lane for the baseline. */
-#define LIST_QUERY(MASK, PAIR, BOX)                                                                                       \
+#define LIST_QUERY(MASK, PAIR, MAX)                                                                                       \
     {                                                                                                              \
         int bt = *tri;                                                                                             \
         double best = *d2, ntest = 0;                                                                              \
@@ -674,7 +665,7 @@ int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[
                      pz8 = {p[2], p[2], p[2], p[2], p[2], p[2], p[2], p[2]};                                       \
         const ep_closest4_leaf *wait = NULL; /* a leaf waiting for a second to share its test */                  \
         for (int c = 0; 8 * c < l->n && l->gap[c] < best; c++) {                                                   \
-            ep_v8d g = BOX(&l->lo[3 * c], &l->hi[3 * c], px8, py8, pz8);                                           \
+            ep_v8d g = box_dist2(&l->lo[3 * c], &l->hi[3 * c], px8, py8, pz8, MAX);                                \
             ep_v8d bv = {best, best, best, best, best, best, best, best};                                          \
             int bits = MASK(g, bv);                                                                                \
             while (bits) {                                                                                         \
@@ -726,17 +717,17 @@ __attribute__((target("arch=x86-64-v4"), always_inline)) static inline void pair
 __attribute__((target("arch=x86-64-v4"))) static void query_list_v4(const ep_closest4 *w, const ep_closest4_list *l,
                                                                     const double p[3], int *tri, double *d2,
                                                                     double *tests)
-LIST_QUERY(mask_v4, PAIR_V4, box_dist2_v4)
+LIST_QUERY(mask_v4, PAIR_V4, max_v4)
 
 __attribute__((target("arch=x86-64-v3"))) static void query_list_v3(const ep_closest4 *w, const ep_closest4_list *l,
                                                                     const double p[3], int *tri, double *d2,
                                                                     double *tests)
-LIST_QUERY(mask_v3, PAIR_SEQ, box_dist2)
+LIST_QUERY(mask_v3, PAIR_SEQ, vmax8)
 #endif
 
 static void query_list_base(const ep_closest4 *w, const ep_closest4_list *l, const double p[3], int *tri, double *d2,
                             double *tests)
-LIST_QUERY(mask_base, PAIR_SEQ, box_dist2)
+LIST_QUERY(mask_base, PAIR_SEQ, vmax8)
 
 void ep_closest4_query_list(const ep_closest4 *w, const ep_closest4_list *l, const double p[3], int *tri, double *d2,
                             double *tests)
