@@ -68,9 +68,10 @@ extern const char *const ep_distfield_sign_name[3];
 #define EP_DISTFIELD_COARSE 4
 /* Stride of the points that check a far region's sign. */
 #define EP_DISTFIELD_SAMPLE 8
-/* Leaves a block's list may hold; beyond, the block walks the tree (its
- * points would scan more boxes than a walk visits). */
-#define EP_DISTFIELD_LIST 256
+/* Leaves a block's list may hold; beyond, the block walks the tree (the
+ * list's own walk and packing would cost more than its points save:
+ * DECISIONS "Distance fields, round 5"). */
+#define EP_DISTFIELD_LIST 768
 
 typedef struct ep_distfield {
     int n;             /* cells per side; (n+1)^3 points */
