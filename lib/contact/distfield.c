@@ -266,8 +266,8 @@ typedef struct {
  * which bounds every point's distance (d_p <= d_c + |p - c|, Lipschitz);
  * *dc and c[] get d_c (rounded up) and c.  NULL (the tree answers)
  * without the wide hierarchy, when the list would be longer than
- * EP_DISTFIELD_LIST leaves (a scan of it would cost more than a walk),
- * or without memory. */
+ * EP_DISTFIELD_LIST leaves (its walk would cost more than its points
+ * save), or without memory. */
 static const ep_closest4_list *near_leaves(const pass_ctx *x, near_work *work, int i0, int i1, int j0, int j1,
                                            int k0, int k1, double c[3], double *dc, double *tests)
 {
@@ -330,7 +330,8 @@ static void block(const pass_ctx *x, near_work *work, int bi, int bj, int bk, do
                         continue;
                     }
                 }
-                double p[3] = {g->origin[0] + i * g->h, g->origin[1] + j * g->h, g->origin[2] + k * g->h}, bound2 = INFINITY;
+                double p[3] = {g->origin[0] + i * g->h, g->origin[1] + j * g->h, g->origin[2] + k * g->h};
+                double bound2 = INFINITY;
                 if (list && hint < 0) {
                     double b = (dc + sqrt(ep_vec3_dist2(p, c))) * (1 + 1e-9);
                     bound2 = b * b;

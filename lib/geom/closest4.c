@@ -314,41 +314,40 @@ static inline __attribute__((always_inline)) ep_v8d vmax8(ep_v8d a, ep_v8d b)
 /* Squared distance from the origin (p moved there) to the segment from
  * u (relative to p) along e, ie = 1 / e.e (0 for a point-like edge): the
  * parameter clamped to [0, 1]. */
-#define SEG2(ux, uy, uz, ex, ey, ez, ie)                                                                              \
-    ({                                                                                                             \
-        const __typeof__(ux) s0_ = {0};                                                                          \
-        __typeof__((ux) + 0) t_;                                                                                         \
-        t_ = -((ux) * (ex) + (uy) * (ey) + (uz) * (ez)) * (ie);                                                    \
-        t_ = VMIN(VMAX(t_, s0_), s0_ + 1);                                                                     \
-        __typeof__((ux) + 0) qx_ = (ux) + t_ * (ex), qy_ = (uy) + t_ * (ey), qs0_ = (uz) + t_ * (ez);                     \
-        qx_ * qx_ + qy_ * qy_ + qs0_ * qs0_;                                                                         \
+#define SEG2(ux, uy, uz, ex, ey, ez, ie)                                                                               \
+    ({                                                                                                                 \
+        const __typeof__((ux) + 0) s0_ = {0};                                                                          \
+        __typeof__((ux) + 0) t_ = -((ux) * (ex) + (uy) * (ey) + (uz) * (ez)) * (ie);                                   \
+        t_ = VMIN(VMAX(t_, s0_), s0_ + 1);                                                                             \
+        __typeof__((ux) + 0) qx_ = (ux) + t_ * (ex), qy_ = (uy) + t_ * (ey), qz_ = (uz) + t_ * (ez);                   \
+        qx_ * qx_ + qy_ * qy_ + qz_ * qz_;                                                                             \
     })
 
 /* Squared distances from p to the triangles of a leaf (four lanes) or two
  * (eight), branch-free: the minimum of the edges' segment distances and,
  * when p projects inside, the plane's (n . (e x (p - e's start)) >= 0 for
  * each edge).  v[9], n[3], inv[4] as in ep_closest4_leaf, of type V. */
-#define LEAF_DIST2(V, v, n, inv, px, py, pz)                                                                          \
-    ({                                                                                                             \
-        const V z_ = {0}, inf_ = z_ + INFINITY;                                                              \
-        /* corners relative to p */                                                                                \
-        V ax = v[0] - (px), ay = v[1] - (py), az = v[2] - (pz);                                                    \
-        V bx = v[3] - (px), by = v[4] - (py), bz = v[5] - (pz);                                                    \
-        V cx = v[6] - (px), cy = v[7] - (py), cz = v[8] - (pz);                                                    \
-        /* edges from the stored corners (exact differences, independent of p) */                                \
-        V abx = v[3] - v[0], aby = v[4] - v[1], abz = v[5] - v[2];                                                 \
-        V bcx = v[6] - v[3], bcy = v[7] - v[4], bcz = v[8] - v[5];                                                 \
-        V cax = v[0] - v[6], cay = v[1] - v[7], caz = v[2] - v[8];                                                 \
-        V nx = n[0], ny = n[1], nz = n[2];                                                                         \
-        /* inside: n . (e x (p - start)) = n . (start x e) with start relative to p */                            \
-        V wab = nx * (ay * abz - az * aby) + ny * (az * abx - ax * abz) + nz * (ax * aby - ay * abx);              \
-        V wbc = nx * (by * bcz - bz * bcy) + ny * (bz * bcx - bx * bcz) + nz * (bx * bcy - by * bcx);              \
-        V wca = nx * (cy * caz - cz * cay) + ny * (cz * cax - cx * caz) + nz * (cx * cay - cy * cax);              \
-        __typeof__(wab < z_) inside = (z_ <= wab) & (z_ <= wbc) & (z_ <= wca) & (z_ < inv[3]);        \
-        V s = nx * ax + ny * ay + nz * az;                                                                         \
-        V plane = VSEL(inside, s * s * inv[3], inf_);                                                              \
-        V e = VMIN(SEG2(ax, ay, az, abx, aby, abz, inv[0]), SEG2(bx, by, bz, bcx, bcy, bcz, inv[1]));              \
-        VMIN(VMIN(e, SEG2(cx, cy, cz, cax, cay, caz, inv[2])), plane);                                             \
+#define LEAF_DIST2(V, v, n, inv, px, py, pz)                                                                           \
+    ({                                                                                                                 \
+        const V z_ = {0}, inf_ = z_ + INFINITY;                                                                        \
+        /* corners relative to p */                                                                                    \
+        V ax = v[0] - (px), ay = v[1] - (py), az = v[2] - (pz);                                                        \
+        V bx = v[3] - (px), by = v[4] - (py), bz = v[5] - (pz);                                                        \
+        V cx = v[6] - (px), cy = v[7] - (py), cz = v[8] - (pz);                                                        \
+        /* edges from the stored corners (exact differences, independent of p) */                                      \
+        V abx = v[3] - v[0], aby = v[4] - v[1], abz = v[5] - v[2];                                                     \
+        V bcx = v[6] - v[3], bcy = v[7] - v[4], bcz = v[8] - v[5];                                                     \
+        V cax = v[0] - v[6], cay = v[1] - v[7], caz = v[2] - v[8];                                                     \
+        V nx = n[0], ny = n[1], nz = n[2];                                                                             \
+        /* inside: n . (e x (p - start)) = n . (start x e) with start relative to p */                                 \
+        V wab = nx * (ay * abz - az * aby) + ny * (az * abx - ax * abz) + nz * (ax * aby - ay * abx);                  \
+        V wbc = nx * (by * bcz - bz * bcy) + ny * (bz * bcx - bx * bcz) + nz * (bx * bcy - by * bcx);                  \
+        V wca = nx * (cy * caz - cz * cay) + ny * (cz * cax - cx * caz) + nz * (cx * cay - cy * cax);                  \
+        __typeof__(wab < z_) inside = (z_ <= wab) & (z_ <= wbc) & (z_ <= wca) & (z_ < inv[3]);                         \
+        V s = nx * ax + ny * ay + nz * az;                                                                             \
+        V plane = VSEL(inside, s * s * inv[3], inf_);                                                                  \
+        V e = VMIN(SEG2(ax, ay, az, abx, aby, abz, inv[0]), SEG2(bx, by, bz, bcx, bcy, bcz, inv[1]));                  \
+        VMIN(VMIN(e, SEG2(cx, cy, cz, cax, cay, caz, inv[2])), plane);                                                 \
     })
 
 static inline __attribute__((always_inline)) ep_v4d leaf_dist2(const ep_closest4_leaf *l, ep_v4d px, ep_v4d py,
@@ -359,16 +358,16 @@ static inline __attribute__((always_inline)) ep_v4d leaf_dist2(const ep_closest4
 
 /* The same for two leaves a and b at once: lanes 0-3 a's, 4-7 b's
  * (AVX-512 only: elsewhere two leaf_dist2 cost the same). */
-#define LEAF_PAIR_DIST2(a, b, px, py, pz)                                                                             \
-    ({                                                                                                             \
-        ep_v8d v_[9], n_[3], inv_[4];                                                                              \
-        for (int i_ = 0; i_ < 9; i_++)                                                                             \
-            v_[i_] = __builtin_shufflevector((a)->v[i_], (b)->v[i_], 0, 1, 2, 3, 4, 5, 6, 7);                      \
-        for (int i_ = 0; i_ < 3; i_++)                                                                             \
-            n_[i_] = __builtin_shufflevector((a)->n[i_], (b)->n[i_], 0, 1, 2, 3, 4, 5, 6, 7);                      \
-        for (int i_ = 0; i_ < 4; i_++)                                                                             \
-            inv_[i_] = __builtin_shufflevector((a)->inv[i_], (b)->inv[i_], 0, 1, 2, 3, 4, 5, 6, 7);                \
-        LEAF_DIST2(ep_v8d, v_, n_, inv_, px, py, pz);                                                              \
+#define LEAF_PAIR_DIST2(a, b, px, py, pz)                                                                              \
+    ({                                                                                                                 \
+        ep_v8d v_[9], n_[3], inv_[4];                                                                                  \
+        for (int i_ = 0; i_ < 9; i_++)                                                                                 \
+            v_[i_] = __builtin_shufflevector((a)->v[i_], (b)->v[i_], 0, 1, 2, 3, 4, 5, 6, 7);                          \
+        for (int i_ = 0; i_ < 3; i_++)                                                                                 \
+            n_[i_] = __builtin_shufflevector((a)->n[i_], (b)->n[i_], 0, 1, 2, 3, 4, 5, 6, 7);                          \
+        for (int i_ = 0; i_ < 4; i_++)                                                                                 \
+            inv_[i_] = __builtin_shufflevector((a)->inv[i_], (b)->inv[i_], 0, 1, 2, 3, 4, 5, 6, 7);                    \
+        LEAF_DIST2(ep_v8d, v_, n_, inv_, px, py, pz);                                                                  \
     })
 
 /* EP_KERNEL's clones and one for x86-64-v4 (AVX-512): its 32 vector
@@ -525,8 +524,8 @@ typedef struct ep_closest4_near_leaf {
 /* ep_closest4_near's walk: the listed leaves into l->tmp, their number
  * into *nl; the mask of a vector compare given. */
 static inline __attribute__((always_inline)) int near_walk(ep_closest4_list *l, const ep_closest4 *w,
-                                                           const double lo[3], const double hi[3], double r2, int most,
-                                                           int *nl, int (*mask)(ep_v8d, ep_v8d),
+                                                           const double lo[3], const double hi[3], double r2,
+                                                           int most, int *nl, int (*mask)(ep_v8d, ep_v8d),
                                                            ep_v8d (*max)(ep_v8d, ep_v8d))
 {
     const ep_v8d zero = {0, 0, 0, 0, 0, 0, 0, 0}, r2v = {r2, r2, r2, r2, r2, r2, r2, r2};
@@ -575,15 +574,15 @@ static inline __attribute__((always_inline)) int near_walk(ep_closest4_list *l, 
 
 #ifdef LIST_TARGETS
 __attribute__((target("arch=x86-64-v4"))) static int near_v4(ep_closest4_list *l, const ep_closest4 *w,
-                                                             const double lo[3], const double hi[3], double r2, int most,
-                                                             int *nl)
+                                                             const double lo[3], const double hi[3], double r2,
+                                                             int most, int *nl)
 {
     return near_walk(l, w, lo, hi, r2, most, nl, mask_v4, max_v4);
 }
 
 __attribute__((target("arch=x86-64-v3"))) static int near_v3(ep_closest4_list *l, const ep_closest4 *w,
-                                                             const double lo[3], const double hi[3], double r2, int most,
-                                                             int *nl)
+                                                             const double lo[3], const double hi[3], double r2,
+                                                             int most, int *nl)
 {
     return near_walk(l, w, lo, hi, r2, most, nl, mask_v3, vmax8);
 }
@@ -655,41 +654,41 @@ int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[
  * AVX-512 in one vector), MAX vmax8 or its one instruction.  A macro, not an inline function: GCC lowers
  * an inline function's eight-wide compares for the function's own
  * target before inlining it, lane by lane for the baseline. */
-#define LIST_QUERY(MASK, PAIR, MAX)                                                                                       \
-    {                                                                                                              \
-        int bt = *tri;                                                                                             \
-        double best = *d2, ntest = 0;                                                                              \
-        const ep_v4d px = {p[0], p[0], p[0], p[0]}, py = {p[1], p[1], p[1], p[1]}, pz = {p[2], p[2], p[2], p[2]};  \
-        const ep_v8d px8 = {p[0], p[0], p[0], p[0], p[0], p[0], p[0], p[0]},                                       \
-                     py8 = {p[1], p[1], p[1], p[1], p[1], p[1], p[1], p[1]},                                       \
-                     pz8 = {p[2], p[2], p[2], p[2], p[2], p[2], p[2], p[2]};                                       \
-        const ep_closest4_leaf *wait = NULL; /* a leaf waiting for a second to share its test */                  \
-        for (int c = 0; 8 * c < l->n && l->gap[c] < best; c++) {                                                   \
-            ep_v8d g = box_dist2(&l->lo[3 * c], &l->hi[3 * c], px8, py8, pz8, MAX);                                \
-            ep_v8d bv = {best, best, best, best, best, best, best, best};                                          \
-            int bits = MASK(g, bv);                                                                                \
-            while (bits) {                                                                                         \
-                int k = __builtin_ctz((unsigned)bits);                                                             \
-                bits &= bits - 1;                                                                                  \
-                if (!(g[k] < best))                                                                                \
-                    continue;                                                                                      \
-                const ep_closest4_leaf *lf = &w->leaf[l->leaf[8 * c + k]];                                         \
-                if (!wait) {                                                                                       \
-                    wait = lf;                                                                                     \
-                    continue;                                                                                      \
-                }                                                                                                  \
-                PAIR(wait, lf);                                                                                    \
-                wait = NULL;                                                                                       \
-                ntest += 8;                                                                                        \
-            }                                                                                                      \
-        }                                                                                                          \
-        if (wait) {                                                                                                \
-            leaf_update(wait, px, py, pz, &best, &bt);                                                             \
-            ntest += 4;                                                                                            \
-        }                                                                                                          \
-        *tri = bt;                                                                                                 \
-        *d2 = best;                                                                                                \
-        *tests += ntest;                                                                                           \
+#define LIST_QUERY(MASK, PAIR, MAX)                                                                                    \
+    {                                                                                                                  \
+        int bt = *tri;                                                                                                 \
+        double best = *d2, ntest = 0;                                                                                  \
+        const ep_v4d px = {p[0], p[0], p[0], p[0]}, py = {p[1], p[1], p[1], p[1]}, pz = {p[2], p[2], p[2], p[2]};      \
+        const ep_v8d px8 = {p[0], p[0], p[0], p[0], p[0], p[0], p[0], p[0]},                                           \
+                     py8 = {p[1], p[1], p[1], p[1], p[1], p[1], p[1], p[1]},                                           \
+                     pz8 = {p[2], p[2], p[2], p[2], p[2], p[2], p[2], p[2]};                                           \
+        const ep_closest4_leaf *wait = NULL; /* a leaf waiting for a second to share its test */                       \
+        for (int c = 0; 8 * c < l->n && l->gap[c] < best; c++) {                                                       \
+            ep_v8d g = box_dist2(&l->lo[3 * c], &l->hi[3 * c], px8, py8, pz8, MAX);                                    \
+            ep_v8d bv = {best, best, best, best, best, best, best, best};                                              \
+            int bits = MASK(g, bv);                                                                                    \
+            while (bits) {                                                                                             \
+                int k = __builtin_ctz((unsigned)bits);                                                                 \
+                bits &= bits - 1;                                                                                      \
+                if (!(g[k] < best))                                                                                    \
+                    continue;                                                                                          \
+                const ep_closest4_leaf *lf = &w->leaf[l->leaf[8 * c + k]];                                             \
+                if (!wait) {                                                                                           \
+                    wait = lf;                                                                                         \
+                    continue;                                                                                          \
+                }                                                                                                      \
+                PAIR(wait, lf);                                                                                        \
+                wait = NULL;                                                                                           \
+                ntest += 8;                                                                                            \
+            }                                                                                                          \
+        }                                                                                                              \
+        if (wait) {                                                                                                    \
+            leaf_update(wait, px, py, pz, &best, &bt);                                                                 \
+            ntest += 4;                                                                                                \
+        }                                                                                                              \
+        *tri = bt;                                                                                                     \
+        *d2 = best;                                                                                                    \
+        *tests += ntest;                                                                                               \
     }
 
 /* Two leaves one after the other. */
