@@ -135,6 +135,7 @@ typedef struct {
     RTCScene scene;            /* the triangles in float, for the queries */
     double slack;              /* what float rounding may move a box: added to the query radius */
     const ep_closest4 *w;      /* non-NULL: the wide hierarchy answers the queries */
+    int lists;                 /* with w: through each block's list of leaves near (ep_closest4_near) */
 } pass_ctx;
 
 
@@ -177,17 +178,27 @@ static bool visit(struct RTCPointQueryFunctionArguments *a)
     return true;
 }
 
-/* The closest triangle to p (Embree's point query, rtcPointQuery), the
- * first bound the distance to the hint triangle (negative: none).
- * Squared distance, *tri. */
-static double closest(const pass_ctx *x, const double p[3], int hint, int *tri, double *tests)
+/* The closest triangle to p (the wide hierarchy's query: over the
+ * block's list of leaves near when list is non-NULL, else the tree; or
+ * Embree's point query, rtcPointQuery), the first bound the distance to
+ * the hint triangle, or without one (hint < 0) the given upper bound
+ * bound2 of the squared distance (INFINITY: none).  Squared distance,
+ * *tri. */
+static double closest(const pass_ctx *x, const ep_closest4_list *list, const double p[3], int hint, double bound2,
+                      int *tri, double *tests)
 {
     if (x->w) {
-        double d2 = INFINITY;
+        double d2 = bound2;
         *tri = hint;
         if (hint >= 0) {
             d2 = tri_dist2(x->m, hint, p);
             *tests += 1;
+        }
+        if (list) {
+            ep_closest4_query_list(x->w, list, p, tri, &d2, tests);
+            if (*tri >= 0)
+                return d2;
+            d2 = INFINITY; /* no triangle under the bound (rounding): the whole tree */
         }
         ep_closest4_query(x->w, p, tri, &d2, tests);
         return d2;
@@ -241,9 +252,52 @@ static int interpolated(const ep_distfield *g, int i, int j, int k, float *v)
     return 1;
 }
 
+/* A thread's workspace for its blocks: the list of leaves near, and
+ * the closest triangle to the last block's centre (the next centre's
+ * hint). */
+typedef struct {
+    ep_closest4_list list;
+    int centre_tri;
+} near_work;
+
+/* The leaves near block [i0, i1] x [j0, j1] x [k0, k1] of grid points
+ * (ep_closest4_near): those nearer to the block's box than the distance
+ * d_c of its centre c plus the centre's distance R to the box's corners,
+ * which bounds every point's distance (d_p <= d_c + |p - c|, Lipschitz);
+ * *dc and c[] get d_c (rounded up) and c.  NULL (the tree answers)
+ * without the wide hierarchy, when the list would be longer than
+ * EP_DISTFIELD_LIST leaves (its walk would cost more than its points
+ * save), or without memory. */
+static const ep_closest4_list *near_leaves(const pass_ctx *x, near_work *work, int i0, int i1, int j0, int j1,
+                                           int k0, int k1, double c[3], double *dc, double *tests)
+{
+    const ep_distfield *g = x->g;
+    if (!x->w || !x->lists)
+        return NULL;
+    double lo[3] = {g->origin[0] + i0 * g->h, g->origin[1] + j0 * g->h, g->origin[2] + k0 * g->h},
+           hi[3] = {g->origin[0] + i1 * g->h, g->origin[1] + j1 * g->h, g->origin[2] + k1 * g->h}, r2 = 0;
+    for (int a = 0; a < 3; a++) {
+        c[a] = 0.5 * (lo[a] + hi[a]);
+        r2 += (hi[a] - c[a]) * (hi[a] - c[a]);
+    }
+    int t = work->centre_tri;
+    double d2 = t >= 0 ? tri_dist2(x->m, t, c) : INFINITY;
+    ep_closest4_query(x->w, c, &t, &d2, tests);
+    work->centre_tri = t;
+    /* the bounds, rounded up past any rounding of d_c, R and the box */
+    double pad = 1e-12 * (fabs(c[0]) + fabs(c[1]) + fabs(c[2]) + g->h);
+    *dc = sqrt(d2) * (1 + 1e-9) + pad;
+    double r = (*dc + sqrt(r2)) * (1 + 1e-9) + pad;
+    if (ep_closest4_near(&work->list, x->w, lo, hi, r * r, EP_DISTFIELD_LIST) || work->list.n < 0)
+        return NULL;
+    return &work->list;
+}
+
 /* The points of block (bi, bj, bk) of the pass's stride, x fastest, each
- * search primed by the previous point's triangle. */
-static void block(const pass_ctx *x, int bi, int bj, int bk, double *tests, long *nexact)
+ * search primed by the previous point's triangle (the first point's by
+ * the centre's distance plus its own to the centre) and confined to the
+ * block's leaves near. */
+static void block(const pass_ctx *x, near_work *work, int bi, int bj, int bk, double *tests, long *nexact)
 {
     ep_distfield *g = x->g;
     const int s = x->stride, span = BLOCK * s;
@@ -252,6 +306,10 @@ static void block(const pass_ctx *x, int bi, int bj, int bk, double *tests, long
     int i1 = i0 + span < g->n ? i0 + span : g->n, j1 = j0 + span < g->n ? j0 + span : g->n,
         k1 = k0 + span < g->n ? k0 + span : g->n;
     int hint = -1;
+    double c[3], dc = INFINITY;
+    /* the block's points: up to i1 - s, or to i1 = n in the last block */
+    const ep_closest4_list *list = near_leaves(x, work, i0, i1 == g->n ? i1 : i1 - s, j0, j1 == g->n ? j1 : j1 - s,
+                                               k0, k1 == g->n ? k1 : k1 - s, c, &dc, tests);
     for (int k = k0; k <= k1; k += s) {
         if (k == k1 && k1 != g->n)
             continue; /* the next block's */
@@ -273,8 +331,13 @@ static void block(const pass_ctx *x, int bi, int bj, int bk, double *tests, long
                     }
                 }
                 double p[3] = {g->origin[0] + i * g->h, g->origin[1] + j * g->h, g->origin[2] + k * g->h};
+                double bound2 = INFINITY;
+                if (list && hint < 0) {
+                    double b = (dc + sqrt(ep_vec3_dist2(p, c))) * (1 + 1e-9);
+                    bound2 = b * b;
+                }
                 int t;
-                double d = sqrt(closest(x, p, hint, &t, tests));
+                double d = sqrt(closest(x, list, p, hint, bound2, &t, tests));
                 if (x->pn)
                     d = pseudonormal_sign(x, p, t, d);
                 g->value[id] = (float)d;
@@ -293,9 +356,14 @@ static int pass(const pass_ctx *x, int threads)
     long nblocks = (long)nb * nb * nb;
     double tests = 0;
     long nexact = 0;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(threads) reduction(+ : tests, nexact)
-    for (long b = 0; b < nblocks; b++)
-        block(x, (int)(b % nb), (int)(b / nb % nb), (int)(b / ((long)nb * nb)), &tests, &nexact);
+#pragma omp parallel num_threads(threads) reduction(+ : tests, nexact)
+    {
+        near_work work = {{0}, -1};
+#pragma omp for schedule(dynamic, 8)
+        for (long b = 0; b < nblocks; b++)
+            block(x, &work, (int)(b % nb), (int)(b / nb % nb), (int)(b / ((long)nb * nb)), &tests, &nexact);
+        ep_closest4_list_free(&work.list);
+    }
     g->tests += tests;
     g->exact += nexact;
     return EP_OK;
@@ -573,7 +641,9 @@ int ep_distfield_compute(ep_distfield *g, const ep_mesh *m, int sign, double off
     /* float rounding of a vertex or of the query point moves a box by at
      * most 2^-24 of the largest coordinate; 8 times that, three axes */
     pass_ctx x = {m, sign == EP_DISTFIELD_PSEUDONORMAL ? &pn : NULL, g, 1, 0, tbox, scene, 8 * 3 * big / 16777216.0,
-                  c4.node ? &c4 : NULL};
+                  c4.node ? &c4 : NULL, 1};
+    env = getenv("EP_DISTFIELD_TREE"); /* the benchmark's comparison: every query walks the tree */
+    x.lists = !(env && strcmp(env, "0"));
     if (g->band > 0) {
         x.stride = EP_DISTFIELD_COARSE;
         if ((st = pass(&x, threads)))

@@ -14,11 +14,17 @@
  * closest4.h whose first bound is the distance to the closest triangle of
  * the point before it in its 4^3 block (Lipschitz coherence: within 2h of
  * the answer, mostly equal to it), so the search prunes nearly everything
- * at once; boxes (eight at a time) and triangles (four) are tested in double
- * (doc/DECISIONS.md has the measurements; EP_DISTFIELD_EMBREE=1 in the
- * environment runs Embree's point query, rtcPointQuery, instead, the
- * search it replaced, for the benchmark's comparison).  The result is the
- * minimum over every triangle.  With a band W, a point whose coarse cell
+ * at once; boxes (eight at a time) and triangles (four, or eight with
+ * AVX-512) are tested in double.  Each block first lists the leaves of the
+ * hierarchy nearer to its box than its centre's distance plus its half
+ * diagonal (an upper bound of every point's distance), once, and its
+ * points scan that list instead of walking the tree; a block whose list
+ * would pass EP_DISTFIELD_LIST leaves (coarse grids) walks the tree
+ * (doc/DECISIONS.md has the measurements; in the environment
+ * EP_DISTFIELD_TREE=1 walks the tree everywhere and EP_DISTFIELD_EMBREE=1
+ * runs Embree's point query, rtcPointQuery, instead, the searches these
+ * replaced, for the benchmark's comparisons).  The result is the minimum
+ * over every triangle.  With a band W, a point whose coarse cell
  * (EP_DISTFIELD_COARSE cells wide, exact corners) has all corners farther
  * than W plus the cell's diagonal from the surface is interpolated instead,
  * with the error bound ep_distfield_band_error.
@@ -62,6 +68,10 @@ extern const char *const ep_distfield_sign_name[3];
 #define EP_DISTFIELD_COARSE 4
 /* Stride of the points that check a far region's sign. */
 #define EP_DISTFIELD_SAMPLE 8
+/* Leaves a block's list may hold; beyond, the block walks the tree (the
+ * list's own walk and packing would cost more than its points save:
+ * DECISIONS "Distance fields, round 5"). */
+#define EP_DISTFIELD_LIST 768
 
 typedef struct ep_distfield {
     int n;             /* cells per side; (n+1)^3 points */

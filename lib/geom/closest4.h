@@ -17,6 +17,12 @@
  * first and passes over any box no nearer than the best so far, so the
  * result is the minimum over every triangle.
  *
+ * For a block of query points, ep_closest4_near lists once the leaves
+ * within a bound of the block's box and ep_closest4_query_list scans
+ * that list (eight boxes a vector, two leaves a test with AVX-512) in
+ * place of a walk: the walk's node tests and child sorting were half its
+ * cost when the first bound is already the answer.
+ *
  * Triangles whose corners are nearly collinear (sin of the angle at the
  * first corner below 1e-6) have no face region here: their distance is the
  * edges', larger than the face's by at most the triangle's width (below
@@ -64,5 +70,43 @@ void ep_closest4_free(ep_closest4 *w);
  * earlier); *tests is increased by the triangles tested.  Workspace a stack
  * of 256 on the C stack.  Cost O(log nt) nodes typical.  Thread-safe. */
 void ep_closest4_query(const ep_closest4 *w, const double p[3], int *tri, double *d2, double *tests);
+
+/* The leaves whose boxes come within a distance of a box of query points
+ * (a block of grid points), their boxes eight to a vector: one traversal
+ * of the hierarchy a block, then each point of the block scans the list
+ * (ep_closest4_query_list) instead of walking the tree. */
+typedef struct ep_closest4_list {
+    int n;           /* leaves listed, nearest to the block's box first */
+    size_t cap;      /* room, in leaves (a multiple of 8) */
+    int *leaf;       /* [cap] their ids (allocated) */
+    double *gap;     /* [cap / 8] the smallest squared gap between the block's box and the boxes of leaves
+                        8 c and after (allocated) */
+    ep_v8d *lo, *hi; /* [3 cap / 8]: the boxes of leaves 8 c .. 8 c + 7 by axis at [3 c + axis] (allocated);
+                        past n, lo = +inf and hi = -inf */
+    struct ep_closest4_near_leaf *tmp; /* the listing's workspace (allocated) */
+    size_t ntmp;
+    int *order;      /* [cap] its order (allocated) */
+} ep_closest4_list;
+
+/* Into l (zeroed, or kept from an earlier call: its room is reused), the
+ * leaves of w whose boxes are nearer than sqrt(r2) to the box [lo, hi],
+ * nearest first (by buckets of the gap), l->n of them; l->n = -1, and
+ * the walk stopped, when there are more than most.
+ *   Cost       one traversal: the nodes within that distance; O(l->n).
+ *   Returns    0; EP_ECOMPUTE (memory: l->n is then 0). */
+int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[3], const double hi[3], double r2,
+                     int most);
+void ep_closest4_list_free(ep_closest4_list *l);
+
+/* As ep_closest4_query over the leaves of l only: the same minimum when l
+ * holds every leaf whose box is nearer to p than the answer (a list made
+ * by ep_closest4_near for a box holding p, with sqrt(r2) at least an upper
+ * bound of p's distance).  Leaves are tested in l's order, each only while
+ * its box is nearer than the best so far (ties keep the earlier).
+ *   Cost       a box test a leaf listed (eight a vector), a leaf test (four
+ *              triangles a vector) a leaf nearer than the best.
+ *   Thread-safe (l is read only). */
+void ep_closest4_query_list(const ep_closest4 *w, const ep_closest4_list *l, const double p[3], int *tri, double *d2,
+                            double *tests);
 
 #endif

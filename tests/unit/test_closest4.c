@@ -2,7 +2,7 @@
  * test_closest4.c — the 4-wide closest-triangle hierarchy (closest4.h)
  * against brute force over ep_closest_on_triangle: random soups with
  * degenerate triangles, hints right and wrong, a closed torus, one
- * triangle.
+ * triangle; the lists of leaves near a block of points.
  */
 #include "helpers.h"
 #include "surfaces.h"
@@ -135,6 +135,85 @@ static void test_torus(void **state)
     ep_mesh_free(&m);
 }
 
+/* A block's list (ep_closest4_near, bound: the centre's distance plus the
+ * half diagonal) answers every point of the block as brute force does, by
+ * the list alone (ep_closest4_query_list) from a hint or from an upper
+ * bound; a list made with too small a bound misses the closest triangle
+ * of some point (so the comparison can fail); a list of more than `most`
+ * leaves is refused. */
+static void check_lists(const ep_mesh *m, double side, unsigned long seed)
+{
+    ep_closest4 w;
+    ep_closest4_list l = {0};
+    assert_int_equal(ep_closest4_build(&w, m), EP_OK);
+    ep_rng r = ep_rng_seed(seed, 5);
+    int missed = 0;
+    for (int b = 0; b < 40; b++) {
+        double lo[3], hi[3], c[3], r2 = 0;
+        for (int a = 0; a < 3; a++) {
+            lo[a] = -0.5 + 2 * ep_rng_uniform(&r);
+            hi[a] = lo[a] + side * ep_rng_uniform(&r);
+            c[a] = 0.5 * (lo[a] + hi[a]);
+            r2 += (hi[a] - c[a]) * (hi[a] - c[a]);
+        }
+        int tc = -1, bt;
+        double dc = INFINITY, tests = 0;
+        ep_closest4_query(&w, c, &tc, &dc, &tests);
+        double bound = (sqrt(dc) + sqrt(r2)) * (1 + 1e-9);
+        for (int small = 0; small < 2; small++) {
+            double bb = small ? 0.5 * sqrt(dc) : bound;
+            assert_int_equal(ep_closest4_near(&l, &w, lo, hi, bb * bb, 1 << 30), EP_OK);
+            assert_true(l.n >= (small ? 0 : 1));
+            for (int k = 0; k < 30; k++) {
+                double p[3];
+                for (int a = 0; a < 3; a++)
+                    p[a] = lo[a] + (hi[a] - lo[a]) * ep_rng_uniform(&r);
+                double ref = brute(m, p, &bt), d2 = bound * bound;
+                int t = -1;
+                if (k % 2) { /* a hint: any triangle */
+                    t = ep_rng_below(&r, m->nf);
+                    d2 = tri_d2(m, t, p);
+                }
+                ep_closest4_query_list(&w, &l, p, &t, &d2, &tests);
+                int ok = t >= 0 && fabs(sqrt(d2) - sqrt(ref)) <= 1e-12 * sqrt(ref) + 2e-9;
+                if (small) {
+                    missed += !ok;
+                    continue;
+                }
+                if (!ok)
+                    fail_msg("block %d point %d: %.17g, brute force %.17g (triangle %d, brute %d)", b, k, sqrt(d2),
+                             sqrt(ref), t, bt);
+                assert_true(fabs(tri_d2(m, t, p) - d2) <= 1e-9 * d2 + 1e-12);
+            }
+        }
+        assert_int_equal(ep_closest4_near(&l, &w, lo, hi, bound * bound, 1 << 30), EP_OK);
+        int n = l.n;
+        assert_int_equal(ep_closest4_near(&l, &w, lo, hi, bound * bound, n - 1), EP_OK);
+        assert_int_equal(l.n, -1);
+        assert_int_equal(ep_closest4_near(&l, &w, lo, hi, bound * bound, n), EP_OK);
+        assert_int_equal(l.n, n);
+    }
+    assert_true(missed > 0);
+    ep_closest4_list_free(&l);
+    ep_closest4_free(&w);
+}
+
+static void test_lists(void **state)
+{
+    (void)state;
+    ep_mesh m;
+    soup(&m, 3000, 41);
+    check_lists(&m, 0.05, 1);
+    check_lists(&m, 0.3, 2);
+    ep_mesh_free(&m);
+    make_torus(&m, 64, 32, 0.35, 0.12);
+    for (int v = 0; v < m.nv; v++)
+        for (int a = 0; a < 3; a++)
+            m.vertices[3 * v + a] += 0.5;
+    check_lists(&m, 0.05, 3);
+    ep_mesh_free(&m);
+}
+
 /* Every centre at one point (the median fallback) and no triangles. */
 static void test_edge_cases(void **state)
 {
@@ -153,4 +232,5 @@ static void test_edge_cases(void **state)
     assert_int_equal(ep_closest4_build(&w, &e), EP_EINPUT);
 }
 
-EP_TEST_MAIN("closest4", cmocka_unit_test(test_soups), cmocka_unit_test(test_torus), cmocka_unit_test(test_edge_cases))
+EP_TEST_MAIN("closest4", cmocka_unit_test(test_soups), cmocka_unit_test(test_torus), cmocka_unit_test(test_lists),
+             cmocka_unit_test(test_edge_cases))
