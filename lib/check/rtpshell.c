@@ -130,11 +130,11 @@ static void trace_keep(trace *t, long k, int r, const ep_pscontact_out *a)
 }
 
 /* The largest relative difference of the n cycles of t (pose k of
- * trajectory_pose, q qs[k]) from brute force over every point to the
- * level each reached; 1 where the contact counts differ.  Cost n brute
- * passes. */
+ * trajectory_pose, q qs[k]) from brute force over every point to level
+ * (0: the level each cycle reached); 1 where the contact counts differ.
+ * Cost n brute passes. */
 static void trajectory_pose(const run *X, long k, long n, ep_pscontact_pose *p);
-static double trace_check(run *X, const trace *t, long n, const double *qs)
+static double trace_check(run *X, const trace *t, long n, const double *qs, int level)
 {
     int r = X->r;
     double worst = 0;
@@ -143,7 +143,7 @@ static double trace_check(run *X, const trace *t, long n, const double *qs)
     for (long k = 0; k < n; k++) {
         const double *row = t->ftg + (size_t)k * (6 + r);
         trajectory_pose(X, k, n, &p);
-        ep_pscontact_brute(&X->c, &X->s, r ? &qs[k * r] : NULL, &p, t->depth[k], &b);
+        ep_pscontact_brute(&X->c, &X->s, r ? &qs[k * r] : NULL, &p, level ? level : t->depth[k], &b);
         worst = fmax(worst, fmax(rel3(row, b.F, 3), rel3(row + 3, b.T, 3)));
         if (r)
             worst = fmax(worst, rel3(row + 6, b.g, r));
@@ -364,7 +364,7 @@ static void coherence(run *X, ep_rtreport *rep, long n, const double *qs)
         skipped += a.skipped, visits += a.traversed + a.skipped;
         trace_keep(&t, k, r, &a);
     }
-    worst = trace_check(X, &t, n, qs);
+    worst = trace_check(X, &t, n, qs, 0);
     trace_free(&t);
     c->vmax = 0;
     ep_rtreport_fact(rep, "temporal coherence: vmax, a point's largest motion a cycle (of the size)", vmax / X->fr.size);
@@ -409,7 +409,7 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     ep_pscontact_pose p;
     ep_pscontact_out a = {.g = X->g}, b = {.g = X->g2};
     c->warm = 0;
-    trace tr;
+    trace tr = {0};
     double *qs = ep_malloc((size_t)n * r + 1, sizeof *qs);
     if (!qs || trace_alloc(&tr, n, r)) {
         free(qs);
@@ -438,7 +438,7 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
         }
     }
     if (!st)
-        worst = trace_check(X, &tr, n, qs);
+        worst = trace_check(X, &tr, n, qs, L); /* no budget: every cycle to the last level */
     trace_free(&tr);
     if (st) {
         free(qs);
