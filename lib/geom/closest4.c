@@ -378,16 +378,16 @@ static inline __attribute__((always_inline)) ep_v4d leaf_dist2(const ep_closest4
 #define CLONES
 #endif
 
-/* Squared distances from p to the eight boxes (lo, hi): per axis the
- * larger of lo - p and p - hi, if positive (max: vmax8, or the same in
- * one instruction). */
-static inline __attribute__((always_inline)) ep_v8d box_dist2(const ep_v8d *lo, const ep_v8d *hi, ep_v8d px,
-                                                               ep_v8d py, ep_v8d pz, ep_v8d (*max)(ep_v8d, ep_v8d))
+/* Squared gaps between the eight boxes (lo, hi) and the box [qlo, qhi]
+ * (a point: qlo = qhi = p), by axis: per axis the larger of lo - qhi and
+ * qlo - hi, if positive (max: vmax8, or the same in one instruction). */
+static inline __attribute__((always_inline)) ep_v8d box_gap2(const ep_v8d *lo, const ep_v8d *hi, const ep_v8d *qlo,
+                                                              const ep_v8d *qhi, ep_v8d (*max)(ep_v8d, ep_v8d))
 {
     const ep_v8d zero = {0, 0, 0, 0, 0, 0, 0, 0};
-    ep_v8d dx = max(max(lo[0] - px, px - hi[0]), zero);
-    ep_v8d dy = max(max(lo[1] - py, py - hi[1]), zero);
-    ep_v8d dz = max(max(lo[2] - pz, pz - hi[2]), zero);
+    ep_v8d dx = max(max(lo[0] - qhi[0], qlo[0] - hi[0]), zero);
+    ep_v8d dy = max(max(lo[1] - qhi[1], qlo[1] - hi[1]), zero);
+    ep_v8d dz = max(max(lo[2] - qhi[2], qlo[2] - hi[2]), zero);
     return dx * dx + dy * dy + dz * dz;
 }
 
@@ -416,16 +416,16 @@ CLONES void ep_closest4_query(const ep_closest4 *w, const double p[3], int *tri,
     int sp = 0, bt = *tri, id = 0;
     double best = *d2, ntest = 0;
     const ep_v4d px = {p[0], p[0], p[0], p[0]}, py = {p[1], p[1], p[1], p[1]}, pz = {p[2], p[2], p[2], p[2]};
-    const ep_v8d px8 = {p[0], p[0], p[0], p[0], p[0], p[0], p[0], p[0]},
-                 py8 = {p[1], p[1], p[1], p[1], p[1], p[1], p[1], p[1]},
-                 pz8 = {p[2], p[2], p[2], p[2], p[2], p[2], p[2], p[2]};
+    const ep_v8d p8[3] = {{p[0], p[0], p[0], p[0], p[0], p[0], p[0], p[0]},
+                          {p[1], p[1], p[1], p[1], p[1], p[1], p[1], p[1]},
+                          {p[2], p[2], p[2], p[2], p[2], p[2], p[2], p[2]}};
     for (;;) {
         if (id < 0) {
             leaf_update(&w->leaf[-1 - id], px, py, pz, &best, &bt);
             ntest += 4;
         } else {
             const ep_closest4_node *n = &w->node[id];
-            ep_v8d g = box_dist2(n->lo, n->hi, px8, py8, pz8, vmax8);
+            ep_v8d g = box_gap2(n->lo, n->hi, p8, p8, vmax8);
             ep_v8d bv = {best, best, best, best, best, best, best, best};
             v8i lt = g < bv;
             int bits = 0;
@@ -528,7 +528,7 @@ static inline __attribute__((always_inline)) int near_walk(ep_closest4_list *l, 
                                                            int most, int *nl, int (*mask)(ep_v8d, ep_v8d),
                                                            ep_v8d (*max)(ep_v8d, ep_v8d))
 {
-    const ep_v8d zero = {0, 0, 0, 0, 0, 0, 0, 0}, r2v = {r2, r2, r2, r2, r2, r2, r2, r2};
+    const ep_v8d r2v = {r2, r2, r2, r2, r2, r2, r2, r2};
     ep_v8d qlo[3], qhi[3];
     for (int a = 0; a < 3; a++)
         for (int k = 0; k < 8; k++) {
@@ -539,11 +539,7 @@ static inline __attribute__((always_inline)) int near_walk(ep_closest4_list *l, 
     st[sp++] = 0;
     while (sp) {
         const ep_closest4_node *nd = &w->node[st[--sp]];
-        /* the gap between boxes: per axis the larger of lo - qhi and qlo - hi, if positive */
-        ep_v8d dx = max(max(nd->lo[0] - qhi[0], qlo[0] - nd->hi[0]), zero);
-        ep_v8d dy = max(max(nd->lo[1] - qhi[1], qlo[1] - nd->hi[1]), zero);
-        ep_v8d dz = max(max(nd->lo[2] - qhi[2], qlo[2] - nd->hi[2]), zero);
-        ep_v8d g = dx * dx + dy * dy + dz * dz;
+        ep_v8d g = box_gap2(nd->lo, nd->hi, qlo, qhi, max);
         int bits = mask(g, r2v); /* an empty slot's gap is infinite */
         while (bits) {
             int k = __builtin_ctz((unsigned)bits);
@@ -661,10 +657,10 @@ int ep_closest4_near(ep_closest4_list *l, const ep_closest4 *w, const double lo[
         const ep_v4d px = {p[0], p[0], p[0], p[0]}, py = {p[1], p[1], p[1], p[1]}, pz = {p[2], p[2], p[2], p[2]};      \
         const ep_v8d px8 = {p[0], p[0], p[0], p[0], p[0], p[0], p[0], p[0]},                                           \
                      py8 = {p[1], p[1], p[1], p[1], p[1], p[1], p[1], p[1]},                                           \
-                     pz8 = {p[2], p[2], p[2], p[2], p[2], p[2], p[2], p[2]};                                           \
+                     pz8 = {p[2], p[2], p[2], p[2], p[2], p[2], p[2], p[2]}, p8[3] = {px8, py8, pz8};                  \
         const ep_closest4_leaf *wait = NULL; /* a leaf waiting for a second to share its test */                       \
         for (int c = 0; 8 * c < l->n && l->gap[c] < best; c++) {                                                       \
-            ep_v8d g = box_dist2(&l->lo[3 * c], &l->hi[3 * c], px8, py8, pz8, MAX);                                    \
+            ep_v8d g = box_gap2(&l->lo[3 * c], &l->hi[3 * c], p8, p8, MAX);                                           \
             ep_v8d bv = {best, best, best, best, best, best, best, best};                                              \
             int bits = MASK(g, bv);                                                                                    \
             while (bits) {                                                                                             \
