@@ -69,7 +69,7 @@ static void particular_traction(const bemsys *s, const double y[3], const double
 enum { BODY_CHUNK = 64, BODY_TIMED = 8 };
 
 /* acc[l][k] += the body-force right-hand sides' share of row i from the
- * chunk's nc triangles tri[] (corner nodes jb[3 c ..], integrals gh[c]: g
+ * chunk's nc triangles tri0, tri0 + 1, ... (corner nodes jb[3 c ..], integrals gh[c]: g
  * then h, 27 values each): + h u_p at fixed corners (not i itself: its
  * H_ii comes from hsum), - g t_p at free ones.  t_p is rebuilt per corner
  * from tables that stay in L2 (s->bn: the triangle's normal, s->br: the
@@ -81,14 +81,14 @@ enum { BODY_CHUNK = 64, BODY_TIMED = 8 };
  * multiply-adds short.  Lanes: k (the 4th zero).  Cost 162 flops
  * a triangle, counted as the 27 multiply-adds of a corner's 3 x 3 x 3
  * product (about twice that done: the rebuild and the 4th lane). */
-static EP_KERNEL void body_sum(const bemsys *s, int i, const double *gh, const int *tri, const int *jb, int nc,
+static EP_KERNEL void body_sum(const bemsys *s, int i, const double *gh, int tri0, const int *jb, int nc,
                                ep_v4d acc[3])
 {
     ep_v4d s0 = acc[0], s1 = acc[1], s2 = acc[2], t0 = {0, 0, 0, 0}, t1 = t0, t2 = t0;
     const double cl = s->rho * s->pl, cm = s->rho * s->pm;
     const ep_v4d e0 = {1, 0, 0, 0}, e1 = {0, 1, 0, 0}, e2 = {0, 0, 1, 0};
     for (int c = 0; c < nc; c++, gh += 54) {
-        const ep_v4d n = *(const ep_v4d *)(s->bn + 4 * (size_t)tri[c]);
+        const ep_v4d n = *(const ep_v4d *)(s->bn + 4 * (size_t)(tri0 + c));
 #pragma GCC unroll 3
         for (int a = 0; a < 3; a++) {
             int j = jb[3 * c + a];
@@ -144,7 +144,7 @@ static void assemble_row(bemsys *s, int i, double *gl, double *body_cpu)
             nc++;
             if (nc == BODY_CHUNK || t == m->nf - 1) {
                 double c0 = timed ? ep_stats_thread_cpu() : 0;
-                body_sum(s, i, gl, s->tid + t + 1 - nc, cjb, nc, bacc);
+                body_sum(s, i, gl, t + 1 - nc, cjb, nc, bacc);
                 *body_cpu += timed ? ep_stats_thread_cpu() - c0 - s->clk : 0;
                 nc = 0;
             }
@@ -245,11 +245,8 @@ static int body_setup(bemsys *s, const ep_bemgf_opts *o)
     s->bn = ep_calloc(4 * (size_t)m->nf, sizeof *s->bn);
     s->br = ep_calloc(4 * (size_t)s->n, sizeof *s->br);
     s->gl = ep_malloc(54 * BODY_CHUNK * (size_t)omp_get_max_threads(), sizeof *s->gl);
-    s->tid = ep_malloc((size_t)m->nf, sizeof *s->tid);
-    if (!s->bb || !s->tp || !s->bn || !s->br || !s->gl || !s->tid)
+    if (!s->bb || !s->tp || !s->bn || !s->br || !s->gl)
         return EP_ECOMPUTE;
-    for (int t = 0; t < m->nf; t++)
-        s->tid[t] = t;
     s->clk = 1;
     for (int r = 0; r < 32; r++) { /* a read of the thread's CPU clock, as body_sum's timing pays it */
         double c0 = ep_stats_thread_cpu(), c1 = ep_stats_thread_cpu();
@@ -396,7 +393,7 @@ void ep_bemgf_sys_free(bemsys *s)
     free(s->bidx), free(s->fixedb), free(s->x), free(s->At), free(s->ipiv), free(s->hsum);
     free(s->ntri_ptr), free(s->ntri), free(s->rres), free(s->rscale);
     free(s->head), free(s->next), free(s->bcol), free(s->w), free(s->tri), free(s->tmark);
-    free(s->bb), free(s->tp), free(s->bn), free(s->br), free(s->gl), free(s->tid), free(s->sol);
+    free(s->bb), free(s->tp), free(s->bn), free(s->br), free(s->gl), free(s->sol);
     memset(s, 0, sizeof *s);
 }
 

@@ -125,7 +125,6 @@ typedef struct ep_bemgf_sys {
     double *bn, *br;    /* [nf][4] triangle normals, [n][4] node r = y - x0 (u_p at fixed nodes) for
                            bemgf.c body_sum */
     double *gl;         /* [threads][64][54]: each assembling thread's chunk of g, h (bemgf.c body_sum) */
-    int *tid;           /* [nf] 0, 1, ...: a chunk's triangles */
     double clk;         /* seconds a read of the thread's CPU clock costs (body_sum's timing) */
     double x0[3], rho;  /* the particular solution's centre, the density */
     double pq, pl, pm;  /* u_p^k = -pq rho |r|^2 / (2 G) e_k, sigma^k n = -rho (pl r_k n + pm (e_k r.n + r n_k)) */
