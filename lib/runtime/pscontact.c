@@ -102,8 +102,6 @@ static int renumber(ep_pscontact *c)
         permute(ps->N, S, 3, nw, tmp);
         if (r) {
             permute(ps->U, S, 3 * r, nw, tmp);
-            if (ps->dN)
-                permute(ps->dN, S, 3 * r, nw, tmp);
             permute(ps->bw, S, ps->k, nw, tmp);
             int *be = (int *)tmp;
             for (int s = 0; s < S; s++)
@@ -594,30 +592,6 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
         contact_derivs(c, out, &n, &a, &nb, r ? &rc[0].i : NULL, &pt[10].f, 1, K);
 }
 
-/* ep_sdf_voxel (sdf.h) of the field-frame point y held in a vector: the
- * same operations lane by lane, so the same voxel and the same weights w
- * (lanes 0-2), without y's round trip through memory and with the three
- * coordinates' scalings, bounds, truncations and weights as one vector
- * operation each.  The voxel's index, or -1 outside the box (y unchanged
- * for ep_sdf_value then).  Cost O(1). */
-static inline __attribute__((always_inline)) long voxel_v(const ep_sdf *sdf, ep_v4d y, ep_v4d *w)
-{
-    typedef long v4l __attribute__((vector_size(32)));
-    typedef int v4i __attribute__((vector_size(16)));
-    int n = sdf->n;
-    double dn = n;
-    ep_v4d o = {sdf->origin[0], sdf->origin[1], sdf->origin[2], 0}, x = (y - o) * sdf->inv_h; /* lane 3: 0 */
-    v4l in = (x >= 0) & (x <= dn);
-    if (!(in[0] & in[1] & in[2]))
-        return -1;
-    v4i i = __builtin_convertvector(x, v4i), top = {n - 1, n - 1, n - 1, n - 1}; /* 001 eq. 3.15 */
-    v4i lt = i < top;
-    i = (i & lt) | (top & ~lt); /* y on the upper face: the last voxel */
-    *w = x - __builtin_convertvector(i, ep_v4d);
-    long m = n + 1;
-    return i[0] + m * (i[1] + m * (long)i[2]);
-}
-
 /* The points pts [n] (ascending) moved (world x into c->xk, the voxel
  * into c->vox and its weights into c->y, or outside the field's box the
  * field-frame y) and looked up (c->look); the contacts (d < 0), their
@@ -635,7 +609,6 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
                                                            const double *q, const ep_pscontact_pose *pose, int nc,
                                                            ep_pscontact_out *out, int early, const int K)
 {
-    long m = sdf->n + 1, mm = m * m;
     int done = nc, r = c->ps.r;
     frame fr;
     frame_of(pose, &fr);
@@ -657,14 +630,11 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
             y = MAT3(fr.Rf, x - fr.tf);
             double *xk = &c->xk[8 * (size_t)k];
             *(ep_v4d *)xk = x, *(ep_v4d *)&xk[4] = nb;
-            ep_v4d w;
-            long id = c->vox[k] = voxel_v(sdf, y, &w);
+            ep_v4d w = {0, 0, 0, 0};
+            long id = c->vox[k] = ep_sdf_voxel(sdf, (const double *)&y, (double *)&w);
             *(ep_v4d *)&c->y[4 * (size_t)k] = id >= 0 ? w : y; /* its weights in place of y */
-            if (id >= 0) {
-                const float *v = sdf->value + id;
-                __builtin_prefetch(v), __builtin_prefetch(v + m);
-                __builtin_prefetch(v + mm), __builtin_prefetch(v + mm + m);
-            }
+            if (id >= 0)
+                ep_sdf4_prefetch(sdf->value, sdf->n, id);
         }
         for (int k = k0; k < k1; k++) { /* look point k up */
             int s = pts[k];
@@ -930,7 +900,7 @@ QUAD static inline __attribute__((always_inline)) void force4(ep_pscontact *c, c
 /* Four moved points looked up (sdf4.h's trilinear when all four lie in
  * the box, else one by one: the same bits), the first valid of them
  * recorded as process_k does (c->look, and the contacts into c->contact
- * from nc, their d into c->x[nc]) and, with out, the contacts' forces
+ * from nc) and, with out, the contacts' forces
  * added to the sums in their order (force4).  Returns nc.  Cost ~60
  * instructions, force4's. */
 QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, const ep_sdf *sdf, const ep_sdf4_k *kk,
@@ -954,7 +924,6 @@ QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, con
         c->look[s[j]].d = d[j];
         if (d[j] < 0) {
             mask |= 1 << j;
-            c->x[nc] = d[j];
             c->contact[nc++] = s[j];
         }
     }
@@ -969,7 +938,7 @@ QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, con
  * contacts' forces added as each four is looked up (look4, force4: the
  * lanes are in point order, so the sums are still in contact order; the
  * four's x and normal are at hand, so nothing is copied for a later
- * pass); c->x[e] holds contact e's d only.  The normal is formed at every
+ * pass; c->x is not used).  The normal is formed at every
  * move (process_k's early), brute force's too.  Returns the contacts.
  * Cost O(n (K + 40) / 4) vector operations, O(3r) a vertex reached,
  * force4's per four with a contact. */
@@ -1206,13 +1175,10 @@ int ep_pscontact_brute(ep_pscontact *c, const ep_sdf *sdf, const double *q, cons
 double ep_pscontact_energy(ep_pscontact *c, const ep_sdf *sdf, const double *q, const ep_pscontact_pose *pose,
                            int depth)
 {
-    int N, nc = look_up_all(c, sdf, q, pose, depth, &N, NULL), quad = 0;
-#if EP_SDF4
-    quad = quad_ok(c, sdf);
-#endif
+    int N, nc = look_up_all(c, sdf, q, pose, depth, &N, NULL);
     double E = 0;
-    for (int e = 0; e < nc; e++) {
-        double d = c->x[quad ? (size_t)e : 8 * (size_t)e + 3];
+    for (int e = 0; e < nc; e++) { /* every path records a looked-up point's d in c->look */
+        double d = c->look[c->contact[e]].d;
         E += d * d;
     }
     double scale = c->lc > 0 && nc > c->lc ? (double)c->lc / nc : 1;

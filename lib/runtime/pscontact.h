@@ -93,7 +93,7 @@ typedef struct ep_pscontact {
     ep_pslook *look;    /* [S] cycle a point was last looked up, its distance then */
     long *wake;         /* [nn] first cycle a culled node can touch again (vmax > 0) */
     double *x;          /* [S][8] the contacts' world positions and distances, and their unnormalized body
-                           normals, in contact order (the four-point path: [S] their distances) */
+                           normals, in contact order (the scalar path only) */
     double *xk;         /* a level's points' world positions and normals [8 n] (as x; the four-point path:
                            [10 n], a four's x, normals, corners and weights) */
     int *list, *next;   /* node lists of one level and the next */

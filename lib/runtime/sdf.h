@@ -59,8 +59,9 @@ void ep_sdf_free(ep_sdf *s);
  * outside the box goes point by point.  The voxels of the next queries
  * are prefetched, so random points cost about one memory latency per
  * several queries instead of each, and the points 64 queries on, so a
- * long run of coherent points does not wait on its own stream.  No workspace.  Cost O(n): about 11
- * cycles a coherent point with AVX2, 25 without (tests/bench/sdf.c).
+ * long run of coherent points does not wait on its own stream.  No
+ * workspace.  Cost O(n): with AVX2 about 15-18 cycles a coherent point,
+ * without it ep_sdf_value's (tests/bench/sdf.c prints both in cycles).
  * Thread-safe. */
 void ep_sdf_values(const ep_sdf *s, const double *p, long n, double *d);
 
@@ -166,7 +167,8 @@ double ep_sdf_value_scalar(const ep_sdf *s, const double p[3]);
  * face, like one outside, not finite or with a -0 on a lower face, goes to
  * ep_sdf_value_scalar.  The same operations as ep_sdf_voxel's on the
  * points it keeps: the same bits on every path.  Cost O(1): four loads,
- * about 70 instructions (105 scalar).  Thread-safe. */
+ * about 75 instructions in tests/bench/sdf.c's loop, the loop included
+ * (objdump -d; 105 with the scalar voxel step).  Thread-safe. */
 inline double ep_sdf_value(const ep_sdf *s, const double p[3])
 {
 #ifdef EP_SDF_SSE2
