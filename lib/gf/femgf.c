@@ -520,13 +520,20 @@ static void workers_free(worker *w, int nt)
     free(w);
 }
 
+/* The widest block's columns: k, or g0 + 3 when the body rows lead a
+ * first block wider than k (k <= 3). */
+static int widest_block(const gfsys *s)
+{
+    return s->g0 + s->nbody > s->k ? s->g0 + s->nbody : s->k;
+}
+
 static worker *workers_new(const gfsys *s, int nt)
 {
     worker *w = ep_calloc((size_t)nt, sizeof *w);
     int ok = w != NULL;
     for (int t = 0; ok && t < nt; t++) {
         ep_chol_start(&w[t].c);
-        size_t kb = (size_t)(s->g0 + s->nbody > s->k ? s->g0 + s->nbody : s->k); /* the widest block */
+        size_t kb = (size_t)widest_block(s);
         w[t].Z = ep_malloc((size_t)s->nf * kb, sizeof(double));
         w[t].work = ep_chol_rsolve_ordered_work(&s->plan, (int)kb);
         if (s->nc) {
@@ -899,7 +906,7 @@ static void cond_free(condsys *cs, cholmod_common *c)
 static int memory_guard(const gfsys *s, const condsys *cs, const ep_mesh *m, cholmod_sparse *Kff, int nt,
                         const ep_femgf_opts *o, cholmod_common *c, ep_femgf_stats *stats)
 {
-    double blocks = (double)nt * 8.0 * (double)(s->g0 + s->nbody > s->k ? s->g0 + s->nbody : s->k) * (2.0 * s->nf + 5.0 * s->nc + 2.0 * s->n3 + s->nbd) +
+    double blocks = (double)nt * 8.0 * (double)widest_block(s) * (2.0 * s->nf + 5.0 * s->nc + 2.0 * s->n3 + s->nbd) +
                     8.0 * (double)s->nbd * (3.0 * s->nf + s->nc + s->nbd); /* border_solve: B, Q, CHOLMOD's Y */
     double mesh = 16.0 * m->ne + 32.0 * m->nh + 24.0 * m->nv + 12.0 * m->nf + 12.0 * m->nb + 12.0 * m->nv; /* + DOF maps */
     double need = factor_bytes(s->K, c) + sparse_bytes(Kff) + sparse_bytes(s->Kcf) * 2 + sparse_bytes(s->Kcc) +
