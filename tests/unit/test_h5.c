@@ -19,6 +19,14 @@
 #include "mesh.h"
 #include "subdiv.h"
 
+/* Create f at path (kind mesh, command test_h5) holding the mesh m; the
+ * caller adds to it and closes it. */
+static void create_mesh_file(ep_h5 *f, const char *path, const ep_mesh *m)
+{
+    assert_int_equal(ep_h5_create(f, path, "mesh", "test", "test_h5"), EP_OK);
+    assert_int_equal(ep_model_write_mesh(f, m), EP_OK);
+}
+
 static void roundtrip_mesh(void **s)
 {
     (void)s;
@@ -26,8 +34,7 @@ static void roundtrip_mesh(void **s)
     ep_h5 f;
     assert_int_equal(ep_model_read(&m, "data/models/beam3/beam3_tet.veg"), EP_OK);
     const char *path = scratch("beam.h5");
-    assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "test_h5"), EP_OK);
-    assert_int_equal(ep_model_write_mesh(&f, &m), EP_OK);
+    create_mesh_file(&f, path, &m);
     assert_int_equal(ep_model_write_material(&f, m.material), EP_OK);
     int fixed[] = {0, 5, 207};
     assert_int_equal(ep_model_write_fixed(&f, fixed, 3), EP_OK);
@@ -274,8 +281,7 @@ static void metadata_checksummed(void **s)
     ep_h5 f;
     assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
     const char *path = scratch("sum.h5");
-    assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "test_h5"), EP_OK);
-    assert_int_equal(ep_model_write_mesh(&f, &m), EP_OK);
+    create_mesh_file(&f, path, &m);
     assert_int_equal(ep_h5_close(&f), EP_OK);
     hid_t id = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     H5F_info2_t info;
@@ -312,8 +318,7 @@ static void roundtrip_hierarchy(void **s)
     assert_int_equal(ep_model_read(&m, "data/octahedron.off"), EP_OK);
     assert_int_equal(ep_subdiv_refine(&m, EP_SUBDIV_LOOP, NULL), EP_OK);
     const char *path = scratch("oct1.h5");
-    assert_int_equal(ep_h5_create(&f, path, "mesh", "test", "x"), EP_OK);
-    assert_int_equal(ep_model_write_mesh(&f, &m), EP_OK);
+    create_mesh_file(&f, path, &m);
     ep_h5_close(&f);
     assert_int_equal(ep_model_read(&r, path), EP_OK);
     assert_int_equal(r.nv, 18);
