@@ -75,7 +75,12 @@ done
 # corners' pairs adjacent in x) of the row-major field; none can cost less
 # than one independent random load at the rate this run measures, and 4
 # would cost 4 if the hardware's adjacent-line prefetch shared none.  The
-# line prints both and how many loads' worth a lookup takes.  A coherent
+# line prints both and how many loads' worth a lookup takes, and the
+# corner loads of the same random points alone (no arithmetic, prefetched
+# 64 lookups ahead): the memory bound of a random lookup in this layout,
+# whatever arithmetic follows, with the batch's fraction of it.  The 2-core
+# figure is two threads each calling ep_sdf_values on half the points
+# (sdf.h: any number of threads may query a field), wall ns a query.  A coherent
 # lookup of the 4M-step walk also streams its 24-byte point from memory
 # (and the single loop's store writes 8): that floor is printed beside it.
 # The cached walk (4096 points queried 1024 times) is the arithmetic alone;
@@ -90,13 +95,15 @@ awk '/^latency/ { lat = $2; ind = $3; seq = $4 }
             "(a random lookup'"'"'s 4 lines: %.1f ns unshared); sequential reads %.1f GB/s: a coherent query'"'"'s " \
             "24-byte point streams in %.2f ns; core clock %.2f GHz (dependent adds)\n", lat, ind, 4 * ind, 1 / seq, 24 * seq, ghz
         printf "bench sdf lookup, random points, 257^3 field: %.1f ns CPU a query single (%.0f cycles), %.1f batched " \
-            "(%.0f cycles; float-bit index of eq. 3.15: %.1f single); target 20 ns: %s (batched: %.2f random loads'"'"' " \
-            "worth, of the 4 lines a lookup reads; the floor, one load: %.1f ns)\n", \
-            r[3], r[3] * ghz, r[5], r[5] * ghz, r[9], verdict(r[5], 20), r[5] / ind, ind
+            "(%.0f cycles; float-bit index of eq. 3.15: %.1f single; %.2f random loads'"'"' worth, one load %.1f ns); " \
+            "their corner loads alone %.1f ns (the layout'"'"'s memory bound: batched at %.0f%% of it); on the machine'"'"'s " \
+            "2 cores (two threads, half the points each) %.1f ns wall a query; target 20 ns: one core %s, 2 cores %s\n", \
+            r[3], r[3] * ghz, r[5], r[5] * ghz, r[9], r[5] / ind, ind, r[13], 100 * r[13] / r[5], r[15], \
+            verdict(r[5], 20), verdict(r[15], 20)
         printf "bench sdf lookup, coherent points (a 4M-step walk of h/4 steps), 257^3 field: %.1f ns CPU a query " \
             "single (%.0f cycles), %.1f batched (%.0f cycles; float-bit index: %.1f single); point stream floor %.2f ns, " \
-            "the walk'"'"'s points read alone %.2f ns; target 10 ns: single %s, batched %s\n", c[3], c[3] * ghz, c[5], \
-            c[5] * ghz, c[9], 24 * seq, c[11], verdict(c[3], 10), verdict(c[5], 10)
+            "the walk'"'"'s points read alone %.2f ns; 2 cores %.1f ns wall a query; target 10 ns: single %s, batched %s\n", \
+            c[3], c[3] * ghz, c[5], c[5] * ghz, c[9], 24 * seq, c[11], c[15], verdict(c[3], 10), verdict(c[5], 10)
         printf "bench sdf lookup, coherent points in cache (a 4096-step walk queried 1024 times): %.1f ns CPU a query " \
             "single (%.0f cycles), %.1f batched (%.0f cycles); target 10 ns: single %s, batched %s; " \
             "batched %s single on coherent input\n", k[3], k[3] * ghz, k[5], k[5] * ghz, verdict(k[3], 10), \

@@ -28,10 +28,13 @@
 #include <string.h>
 #include <time.h>
 
+#include <omp.h>
+
 #include "closest.h"
 #include "err.h"
 #include "rng.h"
 #include "sdf.h"
+#include "sdf4.h"
 
 static double cpu_now(void)
 {
@@ -124,6 +127,40 @@ static double clock_ghz(void)
     return x == 4 * n ? 4 * n / (cpu_now() - t0) / 1e9 : NAN;
 }
 
+/* The corner loads alone of n lookups whose voxels id[] are known (no
+ * arithmetic, each prefetched 64 lookups ahead as a batch would): ns a
+ * lookup, the memory bound of random lookups in this layout, whatever
+ * the arithmetic that follows them. */
+static double corners_ns(const ep_sdf *s, const long *id, long n, double *sink)
+{
+    long m = s->n + 1, mm = m * m;
+    float sum = 0;
+    double t0 = cpu_now();
+    for (long i = 0; i < n; i++) {
+        if (i + 64 < n)
+            ep_sdf4_prefetch(s->value, s->n, id[i + 64]);
+        const float *v = s->value + id[i];
+        sum += v[0] + v[1] + v[m] + v[m + 1] + v[mm] + v[mm + 1] + v[mm + m] + v[mm + m + 1];
+    }
+    double t = cpu_now() - t0;
+    *sink += sum;
+    return 1e9 * t / n;
+}
+
+/* ep_sdf_values on the machine's two cores: two threads, one half of the
+ * points each (sdf.h: the field is read-only, any number of threads may
+ * query it).  Wall ns a query. */
+static double values_2threads_ns(const ep_sdf *s, const double *p, long n, double *d)
+{
+    double t0 = ep_now();
+#pragma omp parallel num_threads(2)
+    {
+        long h = n / 2, k = omp_get_thread_num();
+        ep_sdf_values(s, p + 3 * k * h, k ? n - h : h, d + k * h);
+    }
+    return 1e9 * (ep_now() - t0) / n;
+}
+
 static void tests_rate(void)
 {
     enum { NT = 4096 };
@@ -174,11 +211,27 @@ int main(int argc, char **argv)
                                                : p[3 * (i - 1) + a] + (ep_rng_uniform(&r) - 0.5) * 0.5 * s.h;
                 p[3 * i + a] = fmin(fmax(x, s.origin[a]), s.origin[a] + 0.999999 * side);
             }
-        double best[5][2];
-        for (int v = 0; v < 5; v++)
+        long *id = NULL; /* the random points' voxels, for corners_ns */
+        if (kind == 0 && (id = malloc(sizeof *id * np)))
+            for (long i = 0; i < np; i++) {
+                double w[3];
+                id[i] = ep_sdf_voxel(&s, &p[3 * i], w);
+            }
+        double best[7][2];
+        for (int v = 0; v < 7; v++)
             best[v][0] = best[v][1] = INFINITY;
         for (int rep = 0; rep < 3; rep++)
-            for (int v = 0; v < 5; v++) {
+            for (int v = 0; v < 7; v++) {
+                if (v == 5) { /* wall and CPU the same: one thread, nothing else */
+                    if (id)
+                        best[5][0] = best[5][1] = fmin(best[5][1], corners_ns(&s, id, np, &sink));
+                    continue;
+                }
+                if (v == 6) {
+                    if (kind < 2)
+                        best[6][0] = best[6][1] = fmin(best[6][1], values_2threads_ns(&s, p, np, d));
+                    continue;
+                }
                 if (v == 3 && (1 << k) != s.n)
                     continue;
                 double w0 = ep_now(), c0 = cpu_now();
@@ -204,8 +257,11 @@ int main(int argc, char **argv)
                 best[v][0] = fmin(best[v][0], 1e9 * (ep_now() - w0) / N);
                 best[v][1] = fmin(best[v][1], 1e9 * (cpu_now() - c0) / N);
             }
-        printf("%s %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f %.2f\n", name[kind], best[0][0], best[0][1], best[1][0],
-               best[1][1], best[2][0], best[2][1], best[3][0], best[3][1], best[4][0], best[4][1]);
+        printf("%s", name[kind]);
+        for (int v = 0; v < 7; v++)
+            printf(" %.2f %.2f", best[v][0], best[v][1]);
+        printf("\n");
+        free(id);
     }
     printf("clock %.3f\n", clock_ghz());
     double indep, stream, lat = latency_ns(&indep, &stream);
