@@ -62,7 +62,9 @@ void ep_sdf_free(ep_sdf *s);
  * long run of coherent points does not wait on its own stream.  No
  * workspace.  Cost O(n): with AVX2 about 15-18 cycles a coherent point,
  * without it ep_sdf_value's (tests/bench/sdf.c prints both in cycles).
- * Thread-safe. */
+ * Random points are bound by memory: tests/bench/sdf.c prints their
+ * corner loads alone beside the batch.  Thread-safe: a large random batch
+ * split between threads, one call each, overlaps each core's misses. */
 void ep_sdf_values(const ep_sdf *s, const double *p, long n, double *d);
 
 /* The distance from p to the box (0 inside).  Cost O(1). */

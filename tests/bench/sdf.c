@@ -13,9 +13,12 @@
  *                  query that is the bench's own point stream, not the
  *                  lookup: the points are made before the clock starts,
  *                  and single and batched time the same walk); the
- *                  machine's dependent-load latency over 256 MiB, its rate of independent random
- *                  loads there (the bound of random lookups, each touching
- *                  4 lines), its sequential read rate (the bound of
+ *                  random points' corner loads alone, no arithmetic
+ *                  (corners_ns: the layout's memory bound); the batch on
+ *                  two threads, half the points each (wall); the
+ *                  machine's dependent-load latency over 256 MiB, its rate
+ *                  of independent random loads there (the floor of one
+ *                  line), its sequential read rate (the bound of
  *                  streaming a query's 24 bytes of point) and the core's
  *                  clock (a chain of dependent adds: cycles a lookup)
  *   sdf tests      point-triangle tests a second on one core over cached

@@ -27,14 +27,22 @@ static void create_mesh_file(ep_h5 *f, const char *path, const ep_mesh *m)
     assert_int_equal(ep_model_write_mesh(f, m), EP_OK);
 }
 
+/* The model file read into m, and written to the scratch file name as
+ * create_mesh_file does; returns its path. */
+static const char *mesh_file(ep_h5 *f, ep_mesh *m, const char *model, const char *name)
+{
+    assert_int_equal(ep_model_read(m, model), EP_OK);
+    const char *path = scratch(name);
+    create_mesh_file(f, path, m);
+    return path;
+}
+
 static void roundtrip_mesh(void **s)
 {
     (void)s;
     ep_mesh m, r;
     ep_h5 f;
-    assert_int_equal(ep_model_read(&m, "data/models/beam3/beam3_tet.veg"), EP_OK);
-    const char *path = scratch("beam.h5");
-    create_mesh_file(&f, path, &m);
+    const char *path = mesh_file(&f, &m, "data/models/beam3/beam3_tet.veg", "beam.h5");
     assert_int_equal(ep_model_write_material(&f, m.material), EP_OK);
     int fixed[] = {0, 5, 207};
     assert_int_equal(ep_model_write_fixed(&f, fixed, 3), EP_OK);
@@ -279,9 +287,7 @@ static void metadata_checksummed(void **s)
     (void)s;
     ep_mesh m, r;
     ep_h5 f;
-    assert_int_equal(ep_model_read(&m, "data/cube.msh"), EP_OK);
-    const char *path = scratch("sum.h5");
-    create_mesh_file(&f, path, &m);
+    const char *path = mesh_file(&f, &m, "data/cube.msh", "sum.h5");
     assert_int_equal(ep_h5_close(&f), EP_OK);
     hid_t id = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     H5F_info2_t info;
