@@ -19,15 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* max |a - b| / max |b| */
-static double rel_max(const double *a, const double *b, size_t n)
-{
-    double d = 0, m = 0;
-    for (size_t i = 0; i < n; i++)
-        d = ep_rtreport_worst(d, fabs(a[i] - b[i])), m = ep_rtreport_worst(m, fabs(b[i]));
-    return m > 0 ? d / m : d;
-}
-
 /* The state of one run: the file's model and polynomials, and r-vectors. */
 typedef struct {
     const ep_rtcubic_opts *o;
@@ -113,9 +104,9 @@ static int check_forces(run *X, ep_rtreport *rep)
             return st;
         cblas_dgemv(CblasRowMajor, CblasNoTrans, r, 3 * nv, 1.0, X->U, 3 * nv, X->fu, 1, 0.0, X->Rf, 1);
         ep_cubic_force(&X->c, q, X->R, X->w);
-        force_err = ep_rtreport_worst(force_err, rel_max(X->R, X->Rf, (size_t)r));
+        force_err = ep_rtreport_worst(force_err, ep_rtreport_rel_diff(X->R, X->Rf, (size_t)r));
         ep_cubic_tangent_eval(&X->t, q, X->R2, X->K, X->w);
-        eval_err = ep_rtreport_worst(eval_err, rel_max(X->R2, X->R, (size_t)r));
+        eval_err = ep_rtreport_worst(eval_err, ep_rtreport_rel_diff(X->R2, X->R, (size_t)r));
         double h = 1e-6 * s;
         for (int j = 0; j < r; j++) { /* tangent column j by central differences */
             double keep = q[j];
@@ -127,7 +118,7 @@ static int check_forces(run *X, ep_rtreport *rep)
             for (int i = 0; i < r; i++)
                 X->Kfd[(size_t)i * r + j] = (X->Rp[i] - X->Rm[i]) / (2 * h);
         }
-        tangent_err = ep_rtreport_worst(tangent_err, rel_max(X->K, X->Kfd, (size_t)r * r));
+        tangent_err = ep_rtreport_worst(tangent_err, ep_rtreport_rel_diff(X->K, X->Kfd, (size_t)r * r));
     }
     ep_rtreport_check_value(rep, "R(q) vs U f(U^T q), full StVK force", force_err, 1e-8);
     ep_rtreport_check_value(rep, "runtime R(q) vs coefficient R(q)", eval_err, 1e-10);
@@ -174,7 +165,7 @@ static int check_static(run *X, ep_rtreport *rep)
             return st;
         iters += it;
     }
-    ep_rtreport_check_value(rep, "static solve recovers the pulled shape", rel_max(qs, X->q, (size_t)r), 1e-8);
+    ep_rtreport_check_value(rep, "static solve recovers the pulled shape", ep_rtreport_rel_diff(qs, X->q, (size_t)r), 1e-8);
     ep_rtreport_fact(rep, "static Newton iterations (10 load steps)", iters);
     return EP_OK;
 }

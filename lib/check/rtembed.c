@@ -35,15 +35,6 @@ static void run_free(run *X)
     free(X->p), free(X->Ubar);
 }
 
-/* max |a - b| / max |b| */
-static double rel_max(const double *a, const double *b, size_t n)
-{
-    double d = 0, m = 0;
-    for (size_t i = 0; i < n; i++)
-        d = fmax(d, fabs(a[i] - b[i])), m = fmax(m, fabs(b[i]));
-    return m > 0 ? d / m : d;
-}
-
 /* The binding itself: rows naming their element's vertices, weights summing
  * to 1, the positions and random affine fields reproduced, inside vertices
  * inside their element (no weight below zero), outside ones outside. */
@@ -63,16 +54,16 @@ static int check_binding(run *X, ep_rtreport *rep)
             for (int d = 0; d < 3; d++)
                 x[d] += w[a] * X->m.vertices[3 * (size_t)col[a] + d];
         }
-        sum_err = fmax(sum_err, fabs(s - 1));
+        sum_err = ep_rtreport_worst(sum_err, fabs(s - 1));
         for (int d = 0; d < 3; d++)
-            pos_err = fmax(pos_err, fabs(x[d] - X->p[3 * (size_t)i + d]) / diameter);
+            pos_err = ep_rtreport_worst(pos_err, fabs(x[d] - X->p[3 * (size_t)i + d]) / diameter);
         /* inside: every barycentric or trilinear weight >= 0; outside, some
          * is negative (a coordinate beyond [0, 1] or [-1, 1] makes a factor
          * of some corner's weight negative) */
         wrong_side += b->dist[i] == 0 ? wmin < -1e-9 : b->dist[i] > 1e-9 * diameter && wmin >= 0;
     }
     for (unsigned seed = 1; seed <= 3; seed++)
-        affine = fmax(affine, ep_embed_affine_error(b, X->m.vertices, X->p, seed));
+        affine = ep_rtreport_worst(affine, ep_embed_affine_error(b, X->m.vertices, X->p, seed));
     ep_rtreport_fact(rep, "render vertices", b->nr);
     ep_rtreport_fact(rep, "simulation vertices", X->m.nv);
     ep_rtreport_fact(rep, k == 4 ? "simulation tets" : "simulation hexes", X->ne);
@@ -97,7 +88,7 @@ static int check_ubar(run *X, ep_rtreport *rep, const double *U, int r, const ch
         return EP_ECOMPUTE;
     ep_embed_apply(&X->b, U, X->m.nv, r, WU);
     if (X->Ubar)
-        ep_rtreport_check_value(rep, what, rel_max(X->Ubar, WU, n), 1e-12);
+        ep_rtreport_check_value(rep, what, ep_rtreport_rel_diff(X->Ubar, WU, n), 1e-12);
     if (!X->Ubar)
         X->Ubar = WU, X->r = r;
     else

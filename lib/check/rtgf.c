@@ -32,15 +32,6 @@ static double rel_frob(const double *a, const double *b, size_t n)
     return m > 0 ? sqrt(d / m) : sqrt(d);
 }
 
-/* max |a - b| / max |b| */
-static double rel_max(const double *a, const double *b, size_t n)
-{
-    double d = 0, m = 0;
-    for (size_t i = 0; i < n; i++)
-        d = ep_rtreport_worst(d, fabs(a[i] - b[i])), m = ep_rtreport_worst(m, fabs(b[i]));
-    return m > 0 ? d / m : d;
-}
-
 /* Whether node is one of the contact set's. */
 static int in_set(const ep_cma *c, int node)
 {
@@ -376,7 +367,7 @@ static int push(run *R)
     }
     if ((st = direct_solve(&R->c, R->c.S, s, R->u, R->pd)))
         return st;
-    R->direct_err = ep_rtreport_worst(R->direct_err, rel_max(R->p, R->pd, 3 * (size_t)s));
+    R->direct_err = ep_rtreport_worst(R->direct_err, ep_rtreport_rel_diff(R->p, R->pd, 3 * (size_t)s));
     if (!R->o->reference)
         return EP_OK;
     if ((st = ep_cma_set(&R->scratch, R->c.S, s)))
@@ -414,7 +405,7 @@ static int touch(run *R, int node)
             R->pd[3 * q + a] = R->rho[q] * fm[a];
     }
     ep_gfsrc_sum(&R->g, k, R->idx, R->pd, R->v);
-    R->mask_err = ep_rtreport_worst(R->mask_err, rel_max(&R->v[3 * node], uc, 3));
+    R->mask_err = ep_rtreport_worst(R->mask_err, ep_rtreport_rel_diff(&R->v[3 * node], uc, 3));
     return EP_OK;
 }
 

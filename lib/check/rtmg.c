@@ -161,7 +161,7 @@ int ep_rtmg_run(ep_rtreport *rep, ep_h5 *f, const ep_rtmg_opts *o)
     int it = ep_vcycle_solve(&R.v, R.b, R.x, o->tol, (int)(o->cycles < RTMG_PLAIN ? o->cycles : RTMG_PLAIN), R.res);
     double worst = 0;
     for (int i = 1; i < it; i++) /* the first cycle may raise the 2-norm (energy falls) */
-        worst = fmax(worst, R.res[i + 1] / R.res[i]);
+        worst = ep_rtreport_worst(worst, R.res[i + 1] / R.res[i]);
     ep_rtreport_fact(rep, "levels", R.h.nlevels);
     ep_rtreport_fact(rep, "elements", ne);
     ep_rtreport_fact(rep, "vertices", R.m.nv);
@@ -220,7 +220,7 @@ int ep_rtmg_run(ep_rtreport *rep, ep_h5 *f, const ep_rtmg_opts *o)
     double t_asm = ep_now() - t0, rerr = 0;
     for (int e = 0; e < ne; e++)
         for (int i = 0; i < 9; i++)
-            rerr = fmax(rerr, fabs(R.w.R[9 * (size_t)e + i] - Q[i / 3][i % 3]));
+            rerr = ep_rtreport_worst(rerr, fabs(R.w.R[9 * (size_t)e + i] - Q[i / 3][i % 3]));
     ep_rtreport_check_value(rep, "corot_rotation_error", rerr, 1e-10);
     ep_rtreport_check_value(rep, "corot_rigid_force", norm(fel, n) / fmax(linear, 1e-300), 1e-8);
     t0 = ep_now();

@@ -87,14 +87,6 @@ void ep_rtpshell_frame_init(ep_rtpshell_frame *f, ep_pscontact *c, const ep_sdf 
     f->z0 = b;
 }
 
-static double rel3(const double *a, const double *b, int n)
-{
-    double d = 0, m = 0;
-    for (int i = 0; i < n; i++)
-        d = fmax(d, fabs(a[i] - b[i])), m = fmax(m, fabs(b[i]));
-    return m > 0 ? d / m : d;
-}
-
 /* A run of cycles' answers, checked against brute force after the run:
  * a brute-force pass between timed cycles would stream every point
  * through the caches and time each cycle cold, which a haptic loop's
@@ -144,11 +136,12 @@ static double trace_check(run *X, const trace *t, long n, const double *qs, int 
         const double *row = t->ftg + (size_t)k * (6 + r);
         trajectory_pose(X, k, n, &p);
         ep_pscontact_brute(&X->c, &X->s, r ? &qs[k * r] : NULL, &p, level ? level : t->depth[k], &b);
-        worst = fmax(worst, fmax(rel3(row, b.F, 3), rel3(row + 3, b.T, 3)));
+        worst = ep_rtreport_worst(worst, ep_rtreport_worst(ep_rtreport_rel_diff(row, b.F, 3),
+                                                            ep_rtreport_rel_diff(row + 3, b.T, 3)));
         if (r)
-            worst = fmax(worst, rel3(row + 6, b.g, r));
+            worst = ep_rtreport_worst(worst, ep_rtreport_rel_diff(row + 6, b.g, (size_t)r));
         if (t->contacts[k] != b.contacts)
-            worst = fmax(worst, 1);
+            worst = ep_rtreport_worst(worst, 1);
     }
     return worst;
 }
@@ -209,7 +202,7 @@ static void check_bound(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
                 for (int j = 0; j < r; j++)
                     R += X->c.af[(size_t)a * r + j] * fabs(X->q[j]); /* the runtime's (float rows) */
                 double d = sqrt(ep_vec3_dist2(&p[3 * (size_t)ps->node_point[i]], &p[3 * (size_t)ps->node_point[a]]));
-                worst = fmax(worst, (d - R) / X->fr.size);
+                worst = ep_rtreport_worst(worst, (d - R) / X->fr.size);
             }
     }
     ep_rtreport_fact(rep, "sphere bound: random q (half moving the model 20 % of its size)", (double)trials);
@@ -286,9 +279,9 @@ static int check_normals(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
         if (-ep_vec3_dot(n0, &ps->N[3 * (size_t)s]) / ep_vec3_norm(n0) < 1 - 1e-9)
             continue;
         double deg = acos(fmin(1, fmax(-1, cosang))) * 180 / M_PI;
-        worst_all = fmax(worst_all, deg), all++;
+        worst_all = ep_rtreport_worst(worst_all, deg), all++;
         if (bp.dist[s] == 0 && triangle_in_element(&X->mm, k, bp.element[s], V, f))
-            worst = fmax(worst, deg), inside++;
+            worst = ep_rtreport_worst(worst, deg), inside++;
     }
     ep_rtreport_fact(rep, "deformed normals compared, closest triangle in the point's element", (double)inside);
     ep_rtreport_fact(rep, "deformed normals compared, all (triangles across elements included)", (double)all);
@@ -499,7 +492,7 @@ static int trajectory(run *X, ep_rtreport *rep, const ep_rtpshell_opts *o)
     ep_rtreport_fact(rep, "budget: level reached", a.depth);
     ep_rtreport_fact(rep, "budget: nodes traversed", (double)a.traversed);
     ep_rtreport_check_value(rep, "budget: force against brute force to the level reached (relative)",
-                            rel3(a.F, b.F, 3), 1e-12);
+                            ep_rtreport_rel_diff(a.F, b.F, 3), 1e-12);
     c->warm = 0;
 out:
     ep_reduced_free(&nm);

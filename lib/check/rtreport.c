@@ -7,6 +7,14 @@
 #include <math.h>
 #include <string.h>
 
+double ep_rtreport_rel_diff(const double *a, const double *b, size_t n)
+{
+    double d = 0, m = 0;
+    for (size_t i = 0; i < n; i++)
+        d = ep_rtreport_worst(d, fabs(a[i] - b[i])), m = ep_rtreport_worst(m, fabs(b[i]));
+    return m > 0 ? d / m : d;
+}
+
 void ep_rtreport_check_value(ep_rtreport *r, const char *name, double value, double tol)
 {
     if (r->nchecks == EP_RTREPORT_MAX)

@@ -7,6 +7,7 @@
 #ifndef EP_RTREPORT_H
 #define EP_RTREPORT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #define EP_RTREPORT_MAX 32 /* entries of each list; more are dropped */
@@ -37,6 +38,11 @@ static inline double ep_rtreport_worst(double a, double b)
 {
     return a != a || b != b ? a + b : a > b ? a : b;
 }
+
+/* max_i |a_i - b_i| / max_i |b_i| of a [n] against the reference b [n]
+ * (the absolute difference when b is 0), NaN when any entry is.  Cost
+ * O(n). */
+double ep_rtreport_rel_diff(const double *a, const double *b, size_t n);
 
 /* A check passes when value <= tol (NaN fails). */
 void ep_rtreport_check_value(ep_rtreport *r, const char *name, double value, double tol);

@@ -181,7 +181,7 @@ static double answers_differ(const run *R, double *const *a, double *const *bb)
     double d = 0, m = 0;
     for (int i = 0; i < R->nz; i++)
         for (size_t j = 0; j < 3 * (size_t)R->g[i].n; j++)
-            d = fmax(d, fabs(a[i][j] - bb[i][j])), m = fmax(m, fabs(bb[i][j]));
+            d = ep_rtreport_worst(d, fabs(a[i][j] - bb[i][j])), m = ep_rtreport_worst(m, fabs(bb[i][j]));
     return m > 0 ? d / m : d;
 }
 

@@ -71,6 +71,26 @@ static void generator(void **s)
     }
 }
 
+/* The relative difference the checks take: its value, and NaN (so a
+ * failed check) when an answer or the reference holds a NaN, where fmax
+ * would drop it. */
+static void rel_diff(void **s)
+{
+    (void)s;
+    double b[3] = {1, -4, 2}, a[3] = {1, -4.002, 2.001};
+    assert_true(fabs(ep_rtreport_rel_diff(a, b, 3) - 0.002 / 4) < 1e-15);
+    double z[2] = {0, 0}, y[2] = {0, 1e-3};
+    assert_true(ep_rtreport_rel_diff(y, z, 2) == 1e-3); /* b = 0: the absolute difference */
+    for (int i = 0; i < 3; i++) {
+        double an[3] = {1, -4, 2}, bn[3] = {1, -4, 2};
+        an[i] = NAN;
+        assert_true(isnan(ep_rtreport_rel_diff(an, b, 3)));
+        bn[i] = NAN;
+        assert_true(isnan(ep_rtreport_rel_diff(a, bn, 3)));
+    }
+    assert_true(isnan(ep_rtreport_worst(ep_rtreport_worst(0, NAN), 1)));
+}
+
 static void report(void **s)
 {
     (void)s;
@@ -96,4 +116,4 @@ static void report(void **s)
 }
 
 EP_TEST_MAIN("rt", cmocka_unit_test(median), cmocka_unit_test(thread_cpu), cmocka_unit_test(generator),
-             cmocka_unit_test(report))
+             cmocka_unit_test(rel_diff), cmocka_unit_test(report))
