@@ -97,6 +97,7 @@ static void lapack_alone(int N, char *chol, char *getr, char *sytrf, char *sytr)
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     ep_gfsrc g;
     ep_probe p = {0};
     ep_cma c = {0}, l = {0};

@@ -21,6 +21,7 @@
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     ep_h5 f;
     ep_cubic c = {0};
     ep_cubic_tangent t = {0};

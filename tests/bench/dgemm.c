@@ -18,6 +18,7 @@ static double cpu_now(void)
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     if (argc > 1 && !strcmp(argv[1], "cpu")) {
         enum { n = 2000 };
         double *a = calloc((size_t)n * n, sizeof *a), *b = calloc((size_t)n * n, sizeof *b),

@@ -102,6 +102,7 @@ out:
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     if (argc < 2) {
         fprintf(stderr, "usage: factor MESH [IDS]\n");
         return 2;

@@ -44,6 +44,7 @@ static void zfp_run(const float *a, float *b, size_t nx, size_t ny, double tol, 
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     ep_gf_file g;
     if (argc < 3 || ep_gf_file_open(&g, argv[1], "gf")) {
         fprintf(stderr, "gf_zfp: %s\n", argc >= 3 ? ep_errmsg() : "usage: gf_zfp GF.h5 RMS...");

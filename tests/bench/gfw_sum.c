@@ -16,6 +16,7 @@
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     ep_gf_file g;
     ep_gfw r;
     if (argc != 3 || ep_gf_file_open(&g, argv[1], "gf") || ep_gfw_open(&r, argv[2])) {

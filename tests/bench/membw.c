@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "cli.h"
 
 /* Seconds to write p[bytes] once on threads threads (the writes kept). */
 static double write_once(char *p, size_t bytes, int threads, int value)
@@ -95,6 +96,7 @@ static double sweep(const double *a, size_t n, int threads, double *sink)
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     if (argc > 1 && !strcmp(argv[1], "touch")) {
         double small = first_touch(0), huge = first_touch(1), fresh1 = fresh_touch(1);
         printf("%.3f %.3f %.3f %.3f\n", small, huge, fresh1, fresh_touch(2));

@@ -47,6 +47,7 @@
 #include "rng.h"
 #include "rtpshell.h"
 #include "sort.h"
+#include "cli.h"
 
 static double cpu_now(void)
 {
@@ -150,6 +151,7 @@ static int same(const ep_pscontact_out *a, const ep_pscontact_out *b, int r)
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     if (argc != 3 && argc != 5) {
         fprintf(stderr, "usage: pscycle PS.h5 FIELD.h5 [READ_GBS INDEP_NS]\n");
         return 2;

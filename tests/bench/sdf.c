@@ -38,6 +38,7 @@
 #include "rng.h"
 #include "sdf.h"
 #include "sdf4.h"
+#include "cli.h"
 
 static double cpu_now(void)
 {
@@ -186,6 +187,7 @@ static void tests_rate(void)
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     if (argc == 2 && !strcmp(argv[1], "tests")) {
         tests_rate();
         return 0;

@@ -23,6 +23,7 @@
 #include "model.h"
 #include "stats.h"
 #include "vcycle.h"
+#include "cli.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 
 int main(int argc, char **argv)
 {
+    ep_cli_restart(argv); /* the OpenBLAS kernels the tools run (cli.h) */
     if (argc < 3) {
         fprintf(stderr, "usage: vcycle FILE.h5 READ1_GBPS [CYCLES]\n");
         return 2;
