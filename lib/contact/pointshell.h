@@ -96,8 +96,8 @@ typedef struct ep_pointshell {
     /* the binding (r = 0 without one) */
     int r;
     double *U;        /* owned: [S][3][r] displacement modes U_s, row c = coordinate */
-    double *dN;       /* owned: [S][3][r] normal corrections dN_s (NULL in a shell ep_pscontact_adopt took:
-                         ep_pointshell_dn makes them again from the records) */
+    double *dN;       /* owned: [S][3][r] normal corrections dN_s (NULL in a shell read from a file or
+                         taken by ep_pscontact_adopt: ep_pointshell_dn makes them again from the records) */
     double *a;        /* owned: [nn][r] BD-tree coefficients a_ij */
     double max_embed; /* largest distance of a point from its element */
     /* the binding through the mesh (r > 0): U_s = sum_c w_sc U_v(c) (001

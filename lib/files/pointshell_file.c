@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* /pointshell/dN: ps->dN, or made again from the element records when a
- * runtime dropped it (ep_pscontact_adopt).  0, EP_EIO or EP_ECOMPUTE. */
+/* /pointshell/dN: ps->dN, or made again from the element records when
+ * the shell has none (read from a file, or taken by ep_pscontact_adopt).
+ * 0, EP_EIO or EP_ECOMPUTE. */
 static int write_dn(ep_h5 *f, const ep_pointshell *ps, const hsize_t du[3])
 {
     if (ps->dN)
@@ -280,7 +281,6 @@ int ep_pointshell_file_read(ep_pointshell *ps, ep_h5 *f)
         (st = ep_h5_read(f, "/pointshell/tree/radius", EP_F64, 1, &dn, (void **)&ps->R0)))
         goto out;
     if (ps->r > 0 && ((st = ep_h5_read(f, "/pointshell/U", EP_F64, 3, du, (void **)&ps->U)) ||
-                      (st = ep_h5_read(f, "/pointshell/dN", EP_F64, 3, du, (void **)&ps->dN)) ||
                       (st = ep_h5_read(f, "/pointshell/tree/a", EP_F64, 2, da, (void **)&ps->a)) ||
                       (st = read_bind(ps, f))))
         goto out;

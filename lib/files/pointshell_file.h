@@ -20,7 +20,8 @@
  *   /pointshell/tree/radius  float64 [nn] rest radius R_i,0
  *   bound (attribute r > 0):
  *   /pointshell/U            float64 [S][3][r] U_s (001 eq. 3.6)
- *   /pointshell/dN           float64 [S][3][r] dN_s (eqs. 3.7-3.8)
+ *   /pointshell/dN           float64 [S][3][r] dN_s (eqs. 3.7-3.8; written, not read:
+ *                            ep_pointshell_dn makes it from the records)
  *   /pointshell/tree/a       float64 [nn][r] a_ij (eq. 3.12)
  *   /pointshell/bind/vertex  int32 [nbv] the mesh vertex of each bound vertex
  *   /pointshell/bind/Uv      float64 [nbv][3][r] its basis rows U_v
@@ -43,7 +44,9 @@
 int ep_pointshell_file_write(ep_h5 *f, const ep_pointshell *ps);
 
 /* Read the pointshell of f into ps (allocated; ep_pointshell_free in every
- * case), everything checked before use: shapes, levels 1..
+ * case) but /pointshell/dN (ps->dN stays NULL: the runtime forms cof(F) N
+ * from the element records, and a write-back makes dN again from them:
+ * 92 MB not read at 256k points, r = 15), everything checked before use: shapes, levels 1..
  * EP_POINTSHELL_MAX_LEVELS, level and node ranges increasing and nested as
  * the tree says (tree level l has level_start[l] nodes, each point once,
  * the children of a node contiguous and next to those of the node before,

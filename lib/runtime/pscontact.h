@@ -142,7 +142,8 @@ typedef struct ep_pscontact_pose {
 } ep_pscontact_pose;
 
 /* Open the pointshell file path (kind "pointshell"; checked by
- * ep_pointshell_file_read) for contact, with the defaults above.
+ * ep_pointshell_file_read, which leaves /pointshell/dN unread) for
+ * contact, with the defaults above.
  *   Cost       reads the file; allocates O(S + nn) workspace.
  *   Returns    0; EP_EIO; EP_EINPUT; EP_ECOMPUTE. */
 int ep_pscontact_open(ep_pscontact *c, const char *path);

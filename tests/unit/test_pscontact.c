@@ -547,17 +547,34 @@ static void test_file(void **state)
         assert_int_equal(ep_h5_create(&f, path, "pointshell", "test", ""), EP_OK);
         assert_int_equal(ep_pointshell_file_write(&f, &e.ps), EP_OK);
         assert_int_equal(ep_h5_close(&f), EP_OK);
+        /* the reader leaves dN out (the runtime does not use it); the file holds it */
+        double *fdN = NULL;
+        hsize_t du[3] = {(hsize_t)e.ps.S, 3, 2};
         assert_int_equal(ep_h5_open(&f, path, "pointshell"), EP_OK);
         assert_int_equal(ep_pointshell_file_read(&back, &f), EP_OK);
+        assert_null(back.dN);
+        assert_int_equal(ep_h5_read(&f, "/pointshell/dN", EP_F64, 3, du, (void **)&fdN), EP_OK);
         assert_int_equal(ep_h5_close(&f), EP_OK);
         double big = 0;
         for (int s = 0; s < e.ps.S; s++)
             for (int i = 0; i < 6; i++) {
-                assert_true(back.dN[6 * (size_t)s + i] == dN[6 * (size_t)e.file_point[s] + i]);
+                assert_true(fdN[6 * (size_t)s + i] == dN[6 * (size_t)e.file_point[s] + i]);
                 big = fmax(big, fabs(dN[6 * (size_t)s + i]));
             }
         assert_true(big > 0);
-        free(dN);
+        /* nor does the runtime need it: a file without /pointshell/dN opens, the same lines */
+        {
+            hid_t h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+            assert_true(h >= 0);
+            assert_true(H5Ldelete(h, "/pointshell/dN", H5P_DEFAULT) >= 0);
+            H5Fclose(h);
+            ep_pscontact o;
+            assert_int_equal(ep_pscontact_open(&o, path), EP_OK);
+            assert_memory_equal(o.pt, e.pt, sizeof *e.pt * 16 * e.ps.S);
+            assert_memory_equal(o.rec, e.rec, sizeof *e.rec * 16 * e.ps.nbe);
+            ep_pscontact_free(&o);
+        }
+        free(dN), free(fdN);
         ep_pointshell_free(&back);
         ep_pscontact_free(&e);
         ep_mesh_free(&m);
