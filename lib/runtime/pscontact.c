@@ -592,6 +592,28 @@ static inline __attribute__((always_inline)) void contact_force(ep_pscontact *c,
         contact_derivs(c, out, &n, &a, &nb, r ? &rc[0].i : NULL, &pt[10].f, 1, K);
 }
 
+/* The distance of a moved point: inside the field's box (id >= 0, its
+ * voxel) the trilinear of its weights w, else the bound at its
+ * field-frame position w (sdf.h).  process_k's and look4's (when a four
+ * is not all inside the box): one arithmetic, the same bits on either
+ * path.  Cost ep_sdf_trilinear's or ep_sdf_value's. */
+static inline __attribute__((always_inline)) double dist_at(const ep_sdf *sdf, long id, const double *w)
+{
+    return id >= 0 ? ep_sdf_trilinear(sdf, id, w) : ep_sdf_value(sdf, w);
+}
+
+/* Point s looked up at d recorded (process_k, look4): c->look[s].d and,
+ * in contact (d < 0), s appended to c->contact at *nc.  Returns whether
+ * in contact. */
+static inline __attribute__((always_inline)) int look_record(ep_pscontact *c, int s, double d, int *nc)
+{
+    c->look[s].d = d;
+    if (!(d < 0))
+        return 0;
+    c->contact[(*nc)++] = s;
+    return 1;
+}
+
 /* The points pts [n] (ascending) moved (world x into c->xk, the voxel
  * into c->vox and its weights into c->y, or outside the field's box the
  * field-frame y) and looked up (c->look); the contacts (d < 0), their
@@ -638,15 +660,11 @@ static inline __attribute__((always_inline)) int process_k(ep_pscontact *c, cons
         }
         for (int k = k0; k < k1; k++) { /* look point k up */
             int s = pts[k];
-            const double *y = &c->y[4 * (size_t)k];
-            long id = c->vox[k];
-            double d = id >= 0 ? ep_sdf_trilinear(sdf, id, y) : ep_sdf_value(sdf, y);
-            c->look[s].d = d;
-            if (d < 0) {
-                double *x = &c->x[8 * (size_t)nc];
+            double d = dist_at(sdf, c->vox[k], &c->y[4 * (size_t)k]);
+            if (look_record(c, s, d, &nc)) {
+                double *x = &c->x[8 * (size_t)(nc - 1)];
                 memcpy(x, &c->xk[8 * (size_t)k], 8 * sizeof *x);
                 x[3] = d;
-                c->contact[nc++] = s;
                 if (out && !early) { /* the same normal from the tick's u, for a contact only */
                     ep_v4d u[8], nb;
                     if (r)
@@ -917,16 +935,11 @@ QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, con
     } else
         for (int j = 0; j < 4; j++) { /* the padded lanes too: force4 reads all four */
             double y[3] = {wq[j], wq[4 + j], wq[8 + j]};
-            d[j] = vq[j] >= 0 ? ep_sdf_trilinear(sdf, vq[j], y) : ep_sdf_value(sdf, y);
+            d[j] = dist_at(sdf, vq[j], y);
         }
     int mask = 0;
-    for (int j = 0; j < valid; j++) {
-        c->look[s[j]].d = d[j];
-        if (d[j] < 0) {
-            mask |= 1 << j;
-            c->contact[nc++] = s[j];
-        }
-    }
+    for (int j = 0; j < valid; j++)
+        mask |= look_record(c, s[j], d[j], &nc) << j;
     if (out && mask)
         force4(c, xq, _mm256_loadu_pd(d), mask, f4, z, out);
     return nc;
