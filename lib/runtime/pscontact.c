@@ -946,8 +946,8 @@ QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, con
 }
 
 /* process_k four points a vector (tets or r = 0; quad_ok): in blocks of
- * BLOCK points, each four moved (move4; c->xk, c->y and c->vox hold a
- * four's outputs at 10, 4 and 1 words a point), then looked up, its
+ * BLOCK points, each four moved (move4; c->xk, c->y and c->vox4 hold a
+ * four's outputs at 10 doubles, 4 doubles and 1 int a point), then looked up, its
  * contacts' forces added as each four is looked up (look4, force4: the
  * lanes are in point order, so the sums are still in contact order; the
  * four's x and normal are at hand, so nothing is copied for a later
@@ -965,7 +965,6 @@ QUAD static int process4(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int
     sums z;
     if (out)
         z.F = (ep_v4d){out->F[0], out->F[1], out->F[2], 0}, z.T = (ep_v4d){out->T[0], out->T[1], out->T[2], 0};
-    int *vox = (int *)(void *)c->vox; /* a four's voxels: 4 ints at c->vox + k */
     for (int k0 = 0; k0 < n; k0 += BLOCK) {
         int k1 = k0 + BLOCK < n ? k0 + BLOCK : n;
         for (int k = k0; k < k1; k += 4) {
@@ -974,11 +973,11 @@ QUAD static int process4(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int
                 prefetch_ahead(c, pts, n, k + j, 4);
                 s[j] = pts[k + j < n ? k + j : n - 1]; /* the last four padded with the last point */
             }
-            move4(c, sdf, &kk, s, q, &f4, &c->xk[10 * (size_t)k], &c->y[4 * (size_t)k], &vox[2 * (size_t)k]);
+            move4(c, sdf, &kk, s, q, &f4, &c->xk[10 * (size_t)k], &c->y[4 * (size_t)k], &c->vox4[k]);
         }
         for (int k = k0; k < k1; k += 4)
             nc = look4(c, sdf, &kk, &pts[k], n - k < 4 ? n - k : 4, &c->xk[10 * (size_t)k], &c->y[4 * (size_t)k],
-                       &vox[2 * (size_t)k], nc, &f4, &z, out);
+                       &c->vox4[k], nc, &f4, &z, out);
     }
     if (out) {
         for (int a = 0; a < 3; a++)

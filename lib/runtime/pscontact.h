@@ -100,7 +100,11 @@ typedef struct ep_pscontact {
     int *contact;       /* [S] points in contact */
     int *pending;       /* a level's points to look up, their voxels (sdf.h; -1 outside the field's box)
                            and their weights in it, or their field-frame positions when outside [4 n] */
-    long *vox;
+    union {             /* [widest] a level's points' voxels (sdf.h; -1 outside the field's box): */
+        long *vox;      /* the scalar path's (ep_sdf_voxel), 8 bytes a point */
+        int *vox4;      /* the four-point path's 32-bit ids (ep_sdf4_fits), 4 bytes a point, a four's
+                           16 bytes together; the first half of the same buffer */
+    };
     double *y;
     double *absq;       /* [2r + 4]: |q| (zeros to a multiple of 4), then w of a contact */
     /* the runtime's copy of the shell (ep_pscontact_adopt) */
