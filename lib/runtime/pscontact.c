@@ -171,18 +171,37 @@ static int renumber_bind(ep_pscontact *c)
     return EP_OK;
 }
 
+/* The rows the runtime moves point s by, U [r][3] = sum_c w_sc U_vc
+ * over the single-precision weights (c->pt) and rows (c->Uvf), in
+ * double.  Cost O(K 3r). */
+static void point_rows(const ep_pscontact *c, int s, int K, double *U)
+{
+    int r = c->ps.r;
+    const int *cn = &c->ps.corner[(size_t)c->ps.k * c->ps.belem[s]];
+    for (int j = 0; j < r; j++)
+        for (int a = 0; a < 3; a++) {
+            double u = 0;
+            for (int b = 0; b < c->ps.k; b++)
+                u += (double)PT(c, s, K)[10 + b].f * c->Uvf[((size_t)cn[b] * r + j) * 3 + a];
+            U[(size_t)j * 3 + a] = u;
+        }
+}
+
 /* The single-precision rows [nbv][r][3] (one float of padding), weights
  * and gradients [nbe][k][3] (one float of padding), the cycle's vertex
  * workspace, and the sphere coefficients of the rows U_s = sum_c w_sc U_vc
  * those give (eq. 3.12 over them, as bind takes them over U_s), rounded up
  * to floats: the bound stays a bound of the points the runtime moves.
- * Cost O(S (L + k) r). */
+ * Cost O(S (L + k) r); workspace the rows of the inner nodes' points
+ * (point_rows, [level_start[L-1]][r][3] doubles: 31 MB at the bench's
+ * 256k points, r = 15, where all S points' and a double copy of the
+ * coefficients took 133 MB). */
 static int pack(ep_pscontact *c)
 {
     ep_pointshell *ps = &c->ps;
     int S = ps->S, r = ps->r, L = ps->L, nn = ps->nn, k = ps->k, nbv = ps->nbv;
     int *up = NULL;
-    double *am = NULL, *Ue = NULL;
+    double *Ue = NULL, *Us = NULL;
     int K = k == 8 ? 8 : 4;
     if (!(c->af = ep_calloc((size_t)nn * r + 4, sizeof *c->af)) ||
         !(c->pt = ep_calloc((size_t)PTW(K) * S, sizeof *c->pt)))
@@ -203,8 +222,9 @@ static int pack(ep_pscontact *c)
         !(c->vw = ep_malloc_huge(8 * (size_t)nbv, sizeof *c->vw)) ||
         !(c->fvert = ep_malloc((size_t)nbv, sizeof *c->fvert)) ||
         !(c->G = ep_calloc(4 * (size_t)r, sizeof *c->G)) || !(up = ep_malloc((size_t)nn, sizeof *up)) ||
-        !(am = ep_calloc((size_t)nn * r + 1, sizeof *am)) || !(Ue = ep_malloc((size_t)S * 3 * r, sizeof *Ue))) {
-        free(up), free(am), free(Ue);
+        !(Us = ep_malloc(3 * (size_t)r, sizeof *Us)) ||
+        !(Ue = ep_malloc((size_t)ps->level_start[L > 1 ? L - 1 : 0] * 3 * r + 1, sizeof *Ue))) {
+        free(up), free(Ue), free(Us);
         return EP_ECOMPUTE;
     }
     for (int v = 0; v < nbv; v++)
@@ -219,37 +239,30 @@ static int pack(ep_pscontact *c)
         }
     for (size_t i = 0; i < 8 * (size_t)nbv; i++)
         c->vw[i] = 0; /* ticks start at 1 */
-    for (int s = 0; s < S; s++) /* the rows the runtime moves the points by, [S][r][3] */
-        for (int j = 0; j < r; j++)
-            for (int a = 0; a < 3; a++) {
-                const int *cn = &ps->corner[(size_t)k * ps->belem[s]];
-                double u = 0;
-                for (int b = 0; b < k; b++)
-                    u += (double)PT(c, s, K)[10 + b].f * c->Uvf[((size_t)cn[b] * r + j) * 3 + a];
-                Ue[((size_t)s * r + j) * 3 + a] = u;
-            }
+    int na = ps->level_start[L > 1 ? L - 1 : 0]; /* the points of the tree's inner nodes (adopt's numbering) */
+    for (int s = 0; s < na; s++)
+        point_rows(c, s, K, &Ue[(size_t)s * 3 * r]);
     for (int i = 0; i < ps->node_start[1]; i++)
         up[i] = -1;
     for (int i = 0; i < ps->node_start[L - 1]; i++)
         for (int b = 0; b < ps->node_count[i]; b++)
             up[ps->node_first[i] + b] = i;
     for (int i = ps->node_start[L - 1]; i < nn; i++) { /* every leaf up its ancestors */
-        const double *Us = &Ue[(size_t)ps->node_point[i] * 3 * r];
+        point_rows(c, ps->node_point[i], K, Us);
         for (int p = up[i]; p >= 0; p = up[p]) {
             const double *Ua = &Ue[(size_t)ps->node_point[p] * 3 * r];
             for (int j = 0; j < r; j++) {
                 double d0 = Us[3 * j] - Ua[3 * j], d1 = Us[3 * j + 1] - Ua[3 * j + 1], d2 = Us[3 * j + 2] - Ua[3 * j + 2];
                 double d = sqrt(d0 * d0 + d1 * d1 + d2 * d2) * (1 + 4 * DBL_EPSILON);
-                if (d > am[(size_t)p * r + j])
-                    am[(size_t)p * r + j] = d;
+                float *a = &c->af[(size_t)p * r + j]; /* the largest d rounded up: the largest rounded up */
+                if (d > (double)*a) {
+                    float f = (float)d;
+                    *a = (double)f < d ? nextafterf(f, INFINITY) : f;
+                }
             }
         }
     }
-    for (size_t i = 0; i < (size_t)nn * r; i++) {
-        float f = (float)am[i];
-        c->af[i] = (double)f < am[i] ? nextafterf(f, INFINITY) : f;
-    }
-    free(am), free(up), free(Ue);
+    free(up), free(Ue), free(Us);
     return EP_OK;
 }
 
