@@ -165,7 +165,8 @@ static int check_static(run *X, ep_rtreport *rep)
             return st;
         iters += it;
     }
-    ep_rtreport_check_value(rep, "static solve recovers the pulled shape", ep_rtreport_rel_diff(qs, X->q, (size_t)r), 1e-8);
+    ep_rtreport_check_value(rep, "static solve recovers the pulled shape", ep_rtreport_rel_diff(qs, X->q, (size_t)r),
+                            1e-8);
     ep_rtreport_fact(rep, "static Newton iterations (10 load steps)", iters);
     return EP_OK;
 }
