@@ -146,11 +146,61 @@ static int row_vertices(const int *ptr, const int *elem, int v, int upper, gathe
     return n;
 }
 
-/* Columns 3a..3a+2 of the matrix of the element of corners c[k]. */
-static void element_columns(const ep_mesh *m, ep_fem_kind kind, const int *c, int k, int a, double lambda, double mu,
-                            double rho, double C[24][3])
+static void hex_rule_columns(ep_fem_kind kind, int np, const double *w, const double (*g)[8][3],
+                             const double (*N)[8], double lambda, double mu, double rho, int a, double C[24][3]);
+static int hex_rule_n(ep_fem_kind kind);
+
+/* A hex mesh's rules, each element's once (an assembly by column vertex
+ * asks for every element's columns eight times; computing its rule each
+ * time was most of a voxel model's assembly): per element the weights
+ * w[np] and, for the stiffness, the gradients g[np][8][3]; the mass's shape
+ * functions N[np] are the same for every element. */
+typedef struct {
+    int np, stride; /* points, doubles per element */
+    double *r;      /* [nh][stride]: w, then g; zeros for an element whose det J fails */
+    double N[EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK][8];
+} hex_rules;
+
+/* Fills h for kind on m's hexes, both threads; 1 when the memory cannot be
+ * had (the assembly then computes each rule where it needs it).  Memory
+ * 8 (np + 24 np) bytes an element for K (1.6 kB), 8 np for M (216 B).
+ * Cost O(nh). */
+static int hex_rules_make(hex_rules *h, const ep_mesh *m, ep_fem_kind kind)
+{
+    int n = hex_rule_n(kind), stiff = kind == EP_FEM_STIFFNESS;
+    double gx[EP_HEX_MAX_RULE], gw[EP_HEX_MAX_RULE];
+    h->np = n * n * n;
+    h->stride = stiff ? 25 * h->np : h->np;
+    if (!(h->r = ep_malloc((size_t)m->nh, sizeof(double) * (size_t)h->stride)))
+        return 1;
+    ep_hex_gauss(n, gx, gw);
+    for (int i = 0, p = 0; i < n; i++) /* as ep_hex_rule's N */
+        for (int j = 0; j < n; j++)
+            for (int k = 0; k < n; k++, p++)
+                ep_hex_shape((double[3]){gx[i], gx[j], gx[k]}, h->N[p], NULL);
+#pragma omp parallel for schedule(static, 1024)
+    for (int e = 0; e < m->nh; e++) {
+        double x[8][3], *r = h->r + (size_t)e * h->stride;
+        for (int b = 0; b < 8; b++)
+            memcpy(x[b], &m->vertices[3 * (size_t)m->hexes[8 * (size_t)e + b]], sizeof x[b]);
+        if (ep_hex_rule(x, n, r, stiff ? (double(*)[8][3])(r + h->np) : NULL, NULL))
+            memset(r, 0, sizeof(double) * (size_t)h->stride); /* no columns, as ep_fem_hex_element_columns */
+    }
+    return 0;
+}
+
+/* Columns 3a..3a+2 of the matrix of the element t of corners c[k]; h: the
+ * hexes' rules, or NULL. */
+static void element_columns(const ep_mesh *m, ep_fem_kind kind, int t, const int *c, int k, int a, double lambda,
+                            double mu, double rho, const hex_rules *h, double C[24][3])
 {
     double x[8][3];
+    if (h) {
+        const double *r = h->r + (size_t)t * h->stride;
+        hex_rule_columns(kind, h->np, r, (const double(*)[8][3])(r + h->np), (const double(*)[8])h->N, lambda, mu,
+                         rho, a, C);
+        return;
+    }
     for (int b = 0; b < k; b++)
         memcpy(x[b], &m->vertices[3 * (size_t)c[b]], sizeof x[b]);
     if (k == EP_HEX_NODES) {
@@ -207,6 +257,10 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
     for (int j = 0; j <= ncol; j++)
         Ap[j] = (int)cnt[j];
 
+    hex_rules hr = {.r = NULL};
+    if (m->hexes) /* without its memory, each rule where it is needed (hr.r NULL) */
+        (void)hex_rules_make(&hr, m, kind);
+
     /* Pass 2: row indices, then the element blocks A_ba (row vertex w at local
      * b, column vertex v at local a) added at their slots. */
 #pragma omp parallel reduction(| : failed)
@@ -239,7 +293,7 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
                 while (corner[a] != v)
                     a++;
                 ep_material_lame(mat, t, &lambda, &mu);
-                element_columns(m, kind, corner, g.k, a, lambda, mu, ep_material_rho(mat, t), C);
+                element_columns(m, kind, t, corner, g.k, a, lambda, mu, ep_material_rho(mat, t), hr.r ? &hr : NULL, C);
                 for (int b = 0; b < g.k; b++) {
                     int w = corner[b];
                     if (rowmap[w] < 0 || (upper && rowmap[w] > rowmap[v]))
@@ -260,6 +314,7 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
         ep_fail(EP_ECOMPUTE, "out of memory (assembly workspace)");
         cholmod_free_sparse(&A, c);
     }
+    free(hr.r);
 fail:
     free(cnt);
     free(ptr);
@@ -328,19 +383,18 @@ cholmod_sparse *ep_fem_surface_mass(const ep_mesh *m, int lumped, cholmod_common
     return M;
 }
 
-void ep_fem_hex_element_columns(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, int a,
-                            double C[24][3])
+/* The columns of ep_fem_hex_element_columns from the element's rule:
+ * np points, weights w[np] (weight * det J), gradients g[np] (stiffness
+ * only) and the rule's shape functions N[np] (mass only).  Cost about 3k
+ * flops (stiffness), 2k (mass). */
+static void hex_rule_columns(ep_fem_kind kind, int np, const double *w, const double (*g)[8][3],
+                             const double (*N)[8], double lambda, double mu, double rho, int a, double C[24][3])
 {
-    enum { NP = EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK };
-    double w[NP], g[NP][8][3], N[NP][8];
-    int n = kind == EP_FEM_STIFFNESS ? EP_HEX_RULE_LINEAR : EP_HEX_RULE_STVK, np = n * n * n;
     memset(C, 0, 72 * sizeof(double));
-    if (ep_hex_rule(x, n, w, g, N))
-        return;
     for (int p = 0; p < np; p++)
         for (int b = 0; b < 8; b++) {
-            const double *ga = g[p][a], *gb = g[p][b];
             if (kind == EP_FEM_STIFFNESS) { /* the tet's block (fem.h) at each point */
+                const double *ga = g[p][a], *gb = g[p][b];
                 double gg = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
                 for (int i = 0; i < 3; i++)
                     for (int j = 0; j < 3; j++)
@@ -352,6 +406,22 @@ void ep_fem_hex_element_columns(ep_fem_kind kind, const double x[8][3], double l
                     C[3 * row + i][i] += s;
             }
         }
+}
+
+/* Points per coordinate of kind's rule. */
+static int hex_rule_n(ep_fem_kind kind) { return kind == EP_FEM_STIFFNESS ? EP_HEX_RULE_LINEAR : EP_HEX_RULE_STVK; }
+
+void ep_fem_hex_element_columns(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, int a,
+                            double C[24][3])
+{
+    enum { NP = EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK };
+    double w[NP], g[NP][8][3], N[NP][8];
+    int n = hex_rule_n(kind), stiff = kind == EP_FEM_STIFFNESS;
+    if (ep_hex_rule(x, n, w, stiff ? g : NULL, stiff ? NULL : N)) {
+        memset(C, 0, 72 * sizeof(double));
+        return;
+    }
+    hex_rule_columns(kind, n * n * n, w, (const double(*)[8][3])g, (const double(*)[8])N, lambda, mu, rho, a, C);
 }
 
 void ep_fem_hex_element(ep_fem_kind kind, const double x[8][3], double lambda, double mu, double rho, double A[24][24])

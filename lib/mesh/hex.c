@@ -50,8 +50,9 @@ void ep_hex_shape(const double xi[3], double N[8], double dN[8][3])
     }
 }
 
-/* J[i][c] = dx_i / dxi_c at the derivatives dN; returns det J, inverse in Ji. */
-static double jacobian(const double x[8][3], const double dN[8][3], double Ji[3][3])
+/* J[i][c] = dx_i / dxi_c at the derivatives dN; returns det J, inverse in
+ * Ji (inverse 0: Ji holds the cofactors, det J the same bits). */
+static double jacobian_of(const double x[8][3], const double dN[8][3], double Ji[3][3], int inverse)
 {
     double J[3][3] = {{0}};
     for (int a = 0; a < 8; a++)
@@ -69,11 +70,16 @@ static double jacobian(const double x[8][3], const double dN[8][3], double Ji[3]
     Ji[2][1] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
     Ji[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
     double det = J[0][0] * Ji[0][0] + J[0][1] * Ji[1][0] + J[0][2] * Ji[2][0];
-    if (det > 0)
+    if (inverse && det > 0)
         for (int c = 0; c < 3; c++)
             for (int i = 0; i < 3; i++)
                 Ji[c][i] /= det;
     return det;
+}
+
+static double jacobian(const double x[8][3], const double dN[8][3], double Ji[3][3])
+{
+    return jacobian_of(x, dN, Ji, 1);
 }
 
 double ep_hex_gradients(const double x[8][3], const double xi[3], double g[8][3])
@@ -97,7 +103,13 @@ int ep_hex_rule(const double x[8][3], int n, double *w, double (*g)[8][3], doubl
         for (int j = 0; j < n; j++)
             for (int k = 0; k < n; k++, p++) {
                 double xi[3] = {gx[i], gx[j], gx[k]};
-                double det = ep_hex_gradients(x, xi, g[p]);
+                double det, dN[8][3], Ji[3][3];
+                if (g)
+                    det = ep_hex_gradients(x, xi, g[p]);
+                else { /* the weights alone: det J as ep_hex_gradients has it */
+                    ep_hex_shape(xi, NULL, dN);
+                    det = jacobian_of(x, dN, Ji, 0);
+                }
                 if (!(det > 0))
                     return ep_fail(EP_EINPUT, "det J = %.3g at the Gauss point (%.3f, %.3f, %.3f)", det, xi[0], xi[1],
                                    xi[2]);

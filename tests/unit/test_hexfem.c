@@ -171,6 +171,57 @@ static void assembled_matrices(void **s)
     ep_mesh_free(&m);
 }
 
+/* The assembly keeps each hex's rule once (fem.c hex_rules): on a distorted
+ * 3 x 2 x 2 grid, where every hex's matrices differ, K, M and lumped M
+ * equal the sums of each hex's ep_fem_hex_element at its vertices, dense,
+ * to 1e-14 of the largest entry (a rule read for the wrong hex is off by
+ * the jitter, 10% of a cell). */
+static void assembled_distorted(void **s)
+{
+    (void)s;
+    ep_mesh m;
+    hex_grid(&m, 3, 2, 2, 1.5, 1, 1, 0.1);
+    ep_material mat = test_material(2.0, 0.3, 3.0);
+    double lambda, mu;
+    ep_material_lame(&mat, 0, &lambda, &mu);
+    cholmod_common c;
+    cholmod_start(&c);
+    int *map, n;
+    ep_fem_dofmap(&m, NULL, &map, &n);
+    double *D = malloc(sizeof(double) * n * n), *e = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n);
+    for (int kind = 0; kind < 3; kind++) {
+        memset(D, 0, sizeof(double) * n * n);
+        for (int t = 0; t < m.nh; t++) {
+            double x[8][3], Ae[24][24];
+            for (int a = 0; a < 8; a++)
+                memcpy(x[a], &m.vertices[3 * m.hexes[8 * t + a]], sizeof x[a]);
+            ep_fem_hex_element((ep_fem_kind)kind, x, lambda, mu, 3.0, Ae);
+            for (int a = 0; a < 24; a++)
+                for (int b = 0; b < 24; b++)
+                    D[(size_t)(3 * m.hexes[8 * t + a / 3] + a % 3) * n + 3 * m.hexes[8 * t + b / 3] + b % 3] += Ae[a][b];
+        }
+        cholmod_sparse *A = ep_fem_assemble(&m, &mat, (ep_fem_kind)kind, map, n, map, n, 0, &c);
+        double worst = 0, big = 0;
+        for (int col = 0; col < n; col++) {
+            memset(e, 0, sizeof(double) * n);
+            e[col] = 1;
+            spmv(A, e, y);
+            for (int r = 0; r < n; r++) {
+                worst = fmax(worst, fabs(y[r] - D[(size_t)r * n + col]));
+                big = fmax(big, fabs(D[(size_t)r * n + col]));
+            }
+        }
+        assert_true(big > 0 && worst <= 1e-14 * big);
+        cholmod_free_sparse(&A, &c);
+    }
+    free(D);
+    free(e);
+    free(y);
+    cholmod_finish(&c);
+    free(map);
+    ep_mesh_free(&m);
+}
+
 /* A deterministic field without structure: u_i = scale sin(i * phase). */
 static void test_field(double *u, size_t n, double scale, double phase)
 {
@@ -550,5 +601,6 @@ static void energy_tensors(void **s)
 }
 
 EP_TEST_MAIN("hexfem", cmocka_unit_test(patch_test), cmocka_unit_test(assembled_matrices),
+             cmocka_unit_test(assembled_distorted),
              cmocka_unit_test(tangent_hessian), cmocka_unit_test(cubic_projection), cmocka_unit_test(voxel_beam),
              cmocka_unit_test(energy_tensors), cmocka_unit_test(mixed_boxes))
