@@ -193,9 +193,9 @@ static void point_rows(const ep_pscontact *c, int s, int K, double *U)
  * those give (eq. 3.12 over them, as bind takes them over U_s), rounded up
  * to floats: the bound stays a bound of the points the runtime moves.
  * Cost O(S (L + k) r); workspace the rows of the inner nodes' points
- * (point_rows, [level_start[L-1]][r][3] doubles: 31 MB at the bench's
- * 256k points, r = 15, where all S points' and a double copy of the
- * coefficients took 133 MB). */
+ * (point_rows, [level_start[L-1]][r][3] doubles, the points above the
+ * finest level: about a third of S in the bench's shells), not all S
+ * points' rows and a second copy of the coefficients in double. */
 static int pack(ep_pscontact *c)
 {
     ep_pointshell *ps = &c->ps;
@@ -959,7 +959,7 @@ QUAD static inline __attribute__((always_inline)) int look4(ep_pscontact *c, con
 }
 
 /* process_k four points a vector (tets or r = 0; quad_ok): in blocks of
- * BLOCK points, each four moved (move4; c->xk, c->y and c->vox4 hold a
+ * BLOCK points, each four moved (move4; c->xk, c->y and vox4 hold a
  * four's outputs at 10 doubles, 4 doubles and 1 int a point), then looked up, its
  * contacts' forces added as each four is looked up (look4, force4: the
  * lanes are in point order, so the sums are still in contact order; the
@@ -978,6 +978,7 @@ QUAD static int process4(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int
     sums z;
     if (out)
         z.F = (ep_v4d){out->F[0], out->F[1], out->F[2], 0}, z.T = (ep_v4d){out->T[0], out->T[1], out->T[2], 0};
+    int *vox4 = (int *)(void *)c->vox; /* the 32-bit ids, one a point (pscontact.h) */
     for (int k0 = 0; k0 < n; k0 += BLOCK) {
         int k1 = k0 + BLOCK < n ? k0 + BLOCK : n;
         for (int k = k0; k < k1; k += 4) {
@@ -986,11 +987,11 @@ QUAD static int process4(ep_pscontact *c, const ep_sdf *sdf, const int *pts, int
                 prefetch_ahead(c, pts, n, k + j, 4);
                 s[j] = pts[k + j < n ? k + j : n - 1]; /* the last four padded with the last point */
             }
-            move4(c, sdf, &kk, s, q, &f4, &c->xk[10 * (size_t)k], &c->y[4 * (size_t)k], &c->vox4[k]);
+            move4(c, sdf, &kk, s, q, &f4, &c->xk[10 * (size_t)k], &c->y[4 * (size_t)k], &vox4[k]);
         }
         for (int k = k0; k < k1; k += 4)
             nc = look4(c, sdf, &kk, &pts[k], n - k < 4 ? n - k : 4, &c->xk[10 * (size_t)k], &c->y[4 * (size_t)k],
-                       &c->vox4[k], nc, &f4, &z, out);
+                       &vox4[k], nc, &f4, &z, out);
     }
     if (out) {
         for (int a = 0; a < 3; a++)

@@ -100,11 +100,10 @@ typedef struct ep_pscontact {
     int *contact;       /* [S] points in contact */
     int *pending;       /* a level's points to look up, their voxels (sdf.h; -1 outside the field's box)
                            and their weights in it, or their field-frame positions when outside [4 n] */
-    union {             /* [widest] a level's points' voxels (sdf.h; -1 outside the field's box): */
-        long *vox;      /* the scalar path's (ep_sdf_voxel), 8 bytes a point */
-        int *vox4;      /* the four-point path's 32-bit ids (ep_sdf4_fits), 4 bytes a point, a four's
-                           16 bytes together; the first half of the same buffer */
-    };
+    long *vox;          /* [widest] a level's points' voxels (sdf.h; -1 outside the field's box): the scalar
+                           path's 8 bytes a point; the four-point path's 32-bit ids (ep_sdf4_fits) use its
+                           first half, 4 bytes a point, a four's 16 bytes together (an anonymous union
+                           would not compile as C99, which this installed header is) */
     double *y;
     double *absq;       /* [2r + 4]: |q| (zeros to a multiple of 4), then w of a contact */
     /* the runtime's copy of the shell (ep_pscontact_adopt) */
