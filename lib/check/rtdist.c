@@ -75,7 +75,7 @@ int ep_rtdist_run(ep_rtreport *rep, ep_h5 *f, long samples, unsigned long seed)
         double err = fabs(fabs(v) - d) / fmax(d, 1e-3 * s.h);
         if (!(band > 0 && d > band))
             worst = ep_rtreport_worst(worst, err);
-        else if (fabs(fabs(v) - d) > band_err + 1e-6 * d)
+        else if (!(fabs(fabs(v) - d) <= band_err + 1e-6 * d)) /* NaN fails too */
             worst = ep_rtreport_worst(worst, INFINITY);
         if (s.sign != EP_DISTFIELD_UNSIGNED && d > diag) {
             signed_checked++;

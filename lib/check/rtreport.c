@@ -9,10 +9,18 @@
 
 double ep_rtreport_rel_diff(const double *a, const double *b, size_t n)
 {
+    ep_rtreport_diff r = {0, 0};
+    for (size_t i = 0; i < n; i++)
+        ep_rtreport_diff_add(&r, a[i], b[i]);
+    return ep_rtreport_diff_rel(&r);
+}
+
+double ep_rtreport_rel_norm(const double *a, const double *b, size_t n)
+{
     double d = 0, m = 0;
     for (size_t i = 0; i < n; i++)
-        d = ep_rtreport_worst(d, fabs(a[i] - b[i])), m = ep_rtreport_worst(m, fabs(b[i]));
-    return m > 0 ? d / m : d;
+        d += (a[i] - b[i]) * (a[i] - b[i]), m += b[i] * b[i];
+    return m > 0 ? sqrt(d / m) : sqrt(d);
 }
 
 void ep_rtreport_check_value(ep_rtreport *r, const char *name, double value, double tol)

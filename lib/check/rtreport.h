@@ -7,6 +7,7 @@
 #ifndef EP_RTREPORT_H
 #define EP_RTREPORT_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -39,10 +40,34 @@ static inline double ep_rtreport_worst(double a, double b)
     return a != a || b != b ? a + b : a > b ? a : b;
 }
 
-/* max_i |a_i - b_i| / max_i |b_i| of a [n] against the reference b [n]
- * (the absolute difference when b is 0), NaN when any entry is.  Cost
+/* A relative difference over entries gathered one by one: the running
+ * max |a - b| (d) and max |b| (m) of answers a against references b,
+ * NaN kept (ep_rtreport_worst).  Start from {0, 0}. */
+typedef struct ep_rtreport_diff {
+    double d, m;
+} ep_rtreport_diff;
+
+static inline void ep_rtreport_diff_add(ep_rtreport_diff *r, double a, double b)
+{
+    r->d = ep_rtreport_worst(r->d, fabs(a - b));
+    r->m = ep_rtreport_worst(r->m, fabs(b));
+}
+
+/* max |a - b| / max |b| of what r gathered (the absolute difference when
+ * every b was 0), NaN when any entry was. */
+static inline double ep_rtreport_diff_rel(const ep_rtreport_diff *r)
+{
+    return r->m > 0 ? r->d / r->m : r->d;
+}
+
+/* ep_rtreport_diff_rel over a [n] against the reference b [n].  Cost
  * O(n). */
 double ep_rtreport_rel_diff(const double *a, const double *b, size_t n);
+
+/* ||a - b||_2 / ||b||_2 of a [n] against the reference b [n] (||a - b||_2
+ * when b is 0): the relative error of a vector or a matrix as a whole;
+ * NaN when any entry is.  Cost O(n). */
+double ep_rtreport_rel_norm(const double *a, const double *b, size_t n);
 
 /* A check passes when value <= tol (NaN fails). */
 void ep_rtreport_check_value(ep_rtreport *r, const char *name, double value, double tol);

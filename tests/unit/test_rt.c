@@ -71,9 +71,9 @@ static void generator(void **s)
     }
 }
 
-/* The relative difference the checks take: its value, and NaN (so a
- * failed check) when an answer or the reference holds a NaN, where fmax
- * would drop it. */
+/* The relative differences the checks take (max-norm and 2-norm): their
+ * values, and NaN (so a failed check) when an answer or the reference
+ * holds a NaN, where fmax would drop it. */
 static void rel_diff(void **s)
 {
     (void)s;
@@ -89,6 +89,12 @@ static void rel_diff(void **s)
         assert_true(isnan(ep_rtreport_rel_diff(a, bn, 3)));
     }
     assert_true(isnan(ep_rtreport_worst(ep_rtreport_worst(0, NAN), 1)));
+    double c[2] = {3, 4}, e[2] = {3, 4.5};
+    assert_true(fabs(ep_rtreport_rel_norm(e, c, 2) - 0.1) < 1e-15); /* ||(0, 0.5)|| / ||(3, 4)|| */
+    assert_true(ep_rtreport_rel_norm(y, z, 2) == 1e-3);
+    e[0] = NAN;
+    assert_true(isnan(ep_rtreport_rel_norm(e, c, 2)));
+    assert_true(isnan(ep_rtreport_rel_norm(c, e, 2)));
 }
 
 static void report(void **s)
