@@ -128,7 +128,7 @@ static void update_sequence(int threads, int symmetric)
         most = c.s > most ? c.s : most;
         if (op % 25 == 0) {
             assert_int_equal(ep_cma_set(&ref, c.S, c.s), EP_OK);
-            worst = fmax(worst, inverse_diff(&c, &ref));
+            worst = nan_max(worst, inverse_diff(&c, &ref));
         }
     }
     print_message("%s, %d threads: %d additions, %d deletions (%d first, %d last), up to %d nodes (%d ops as "

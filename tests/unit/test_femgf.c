@@ -105,7 +105,7 @@ static void relation_holds(int lumped)
         double r = 0, size = maxabs(Su, (size_t)n3);
         for (long i = 0; i < n3; i++)
             r = fmax(r, fabs(Su[i] - Mp[i]));
-        worst = fmax(worst, r / size);
+        worst = nan_max(worst, r / size);
     }
     if (worst > 1e-9)
         fail_msg("%s traction: max |S u - M p| / |S u| = %.3g", lumped ? "lumped" : "consistent", worst);

@@ -21,7 +21,7 @@ static double sphere_sagitta(const ep_mesh *m)
         double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, w[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
         double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
         double d = fabs(n[0] * a[0] + n[1] * a[1] + n[2] * a[2]) / sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        worst = fmax(worst, 1 - d);
+        worst = nan_max(worst, 1 - d);
     }
     return worst;
 }

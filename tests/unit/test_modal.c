@@ -465,8 +465,8 @@ static void blocked_derivatives_of(int free_flying)
         for (int q = 0; q < n; q++)
             d[q] = h[q] + ((double *)x->x)[q];
         matvec(Kd, d, Kdiff, n);
-        worst_value = fmax(worst_value, maxabs(d, n) / scale);
-        worst_residual = fmax(worst_residual, maxabs(Kdiff, n) / load);
+        worst_value = nan_max(worst_value, maxabs(d, n) / scale);
+        worst_residual = nan_max(worst_residual, maxabs(Kdiff, n) / load);
         cholmod_free_dense(&x, &b.s.c);
         free(d);
         free(Kdiff);
@@ -536,7 +536,7 @@ static void block_against_arpack_of(int free_flying)
     assert_int_equal(ep_modal_mass_times(&b.s, Ua, MUa, k), EP_OK);
     double worst_l = 0, worst_u = 0;
     for (int i = 0; i < k; i++) {
-        worst_l = fmax(worst_l, fabs(lb[i] - la[i]) / la[i]);
+        worst_l = nan_max(worst_l, fabs(lb[i] - la[i]) / la[i]);
         memcpy(r, Ub + i * n3, n3 * sizeof *r);
         for (int j = 0; j < k; j++) /* minus its part in ARPACK's eigenspace of lb[i] */
             if (fabs(la[j] - lb[i]) <= 1e-6 * lb[i]) {
@@ -545,7 +545,7 @@ static void block_against_arpack_of(int free_flying)
                     r[q] -= c * Ua[j * n3 + q];
             }
         assert_int_equal(ep_modal_mass_times(&b.s, r, Mr, 1), EP_OK);
-        worst_u = fmax(worst_u, sqrt(fabs(dot(r, Mr, (int)n3))));
+        worst_u = nan_max(worst_u, sqrt(fabs(dot(r, Mr, (int)n3))));
     }
     print_message("%s: block vs ARPACK: eigenvalues %.1e relative, eigenvectors %.1e (mass norm, off the eigenspace)\n",
                   free_flying ? "free" : "held", worst_l, worst_u);

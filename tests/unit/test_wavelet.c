@@ -170,7 +170,7 @@ static void integral_vanishes(const ep_mesh *m, const ep_wavelet *W, int lifted)
             integral += y[k] * m->vertex_area[W->slot_row[k]];
             mass += fabs(y[k]) * m->vertex_area[W->slot_row[k]];
         }
-        worst = fmax(worst, fabs(integral) / mass);
+        worst = nan_max(worst, fabs(integral) / mass);
     }
     if (lifted)
         assert_true(worst < 1e-13);
