@@ -161,17 +161,33 @@ typedef struct {
     double N[EP_HEX_RULE_STVK * EP_HEX_RULE_STVK * EP_HEX_RULE_STVK][8];
 } hex_rules;
 
-/* Fills h for kind on m's hexes, both threads; 1 when the memory cannot be
- * had (the assembly then computes each rule where it needs it).  Memory
- * 8 (np + 24 np) bytes an element for K (1.6 kB), 8 np for M (216 B).
- * Cost O(nh). */
-static int hex_rules_make(hex_rules *h, const ep_mesh *m, ep_fem_kind kind)
+/* Whether hex e has a corner among the assembly's columns (colmap >= 0):
+ * the assembly asks for its columns. */
+static int hex_assembled(const ep_mesh *m, const int *colmap, int e)
 {
-    int n = hex_rule_n(kind), stiff = kind == EP_FEM_STIFFNESS;
+    for (int b = 0; b < 8; b++)
+        if (colmap[m->hexes[8 * (size_t)e + b]] >= 0)
+            return 1;
+    return 0;
+}
+
+/* Fills h for kind with the rules of m's hexes that reach a column of
+ * colmap, on every OpenMP thread.  Returns 1, h->r NULL, when those are
+ * fewer than an eighth of the hexes (a block of few columns: each rule
+ * where it is needed costs less than the table) or when the table's memory
+ * cannot be had (plain malloc: the assembly goes on without it, so no
+ * message is recorded).  Memory 8 (np + 24 np) bytes a hex for K (1.6 kB),
+ * 8 np for M (216 B).  Cost O(nh). */
+static int hex_rules_make(hex_rules *h, const ep_mesh *m, ep_fem_kind kind, const int *colmap)
+{
+    int n = hex_rule_n(kind), stiff = kind == EP_FEM_STIFFNESS, reached = 0;
     double gx[EP_HEX_MAX_RULE], gw[EP_HEX_MAX_RULE];
+    h->r = NULL;
+    for (int e = 0; e < m->nh; e++)
+        reached += hex_assembled(m, colmap, e);
     h->np = n * n * n;
     h->stride = stiff ? 25 * h->np : h->np;
-    if (!(h->r = ep_malloc((size_t)m->nh, sizeof(double) * (size_t)h->stride)))
+    if (8 * (size_t)reached < (size_t)m->nh || !(h->r = malloc((size_t)m->nh * sizeof(double) * (size_t)h->stride)))
         return 1;
     ep_hex_gauss(n, gx, gw);
     for (int i = 0, p = 0; i < n; i++) /* as ep_hex_rule's N */
@@ -180,6 +196,8 @@ static int hex_rules_make(hex_rules *h, const ep_mesh *m, ep_fem_kind kind)
                 ep_hex_shape((double[3]){gx[i], gx[j], gx[k]}, h->N[p], NULL);
 #pragma omp parallel for schedule(static, 1024)
     for (int e = 0; e < m->nh; e++) {
+        if (!hex_assembled(m, colmap, e))
+            continue; /* never read */
         double x[8][3], *r = h->r + (size_t)e * h->stride;
         for (int b = 0; b < 8; b++)
             memcpy(x[b], &m->vertices[3 * (size_t)m->hexes[8 * (size_t)e + b]], sizeof x[b]);
@@ -258,8 +276,8 @@ cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem
         Ap[j] = (int)cnt[j];
 
     hex_rules hr = {.r = NULL};
-    if (m->hexes) /* without its memory, each rule where it is needed (hr.r NULL) */
-        (void)hex_rules_make(&hr, m, kind);
+    if (m->hexes) /* without the table, each rule where it is needed (hr.r NULL) */
+        (void)hex_rules_make(&hr, m, kind, colmap);
 
     /* Pass 2: row indices, then the element blocks A_ba (row vertex w at local
      * b, column vertex v at local a) added at their slots. */

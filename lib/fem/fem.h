@@ -45,8 +45,10 @@ int ep_fem_dofmap(const ep_mesh *m, const char *keep, int **map, int *ndof);
  *      is stored, stype = 1, ready for cholmod_analyze).
  * Parallel over column vertices, each gathering its incident elements: no
  * dense intermediate, no atomics, the same result for any thread count.
- * Cost O(ne) element evaluations x 4 (tets) or column blocks x 8 (hexes),
- * memory O(nnz).
+ * Cost O(ne) element evaluations x 4 (tets) or column blocks x 8 (hexes,
+ * each hex's Gauss rule once when the columns reach an eighth of the
+ * hexes or more), memory O(nnz), plus then the rules: 1.6 kB a hex for
+ * the stiffness, 216 B for the mass.
  * Returns NULL on failure with the message recorded (EP_ECOMPUTE). */
 cholmod_sparse *ep_fem_assemble(const ep_mesh *m, const ep_material *mat, ep_fem_kind kind,
                                 const int *rowmap, int nrow, const int *colmap, int ncol, int upper,
