@@ -77,7 +77,7 @@ done
 # would cost 4 if the hardware's adjacent-line prefetch shared none.  The
 # line prints both and how many loads' worth a lookup takes, and the
 # corner loads of the same random points alone (no arithmetic, prefetched
-# 64 lookups ahead): the memory bound of a random lookup in this layout,
+# 64 lookups ahead): one core's memory bound of a random lookup in this layout,
 # whatever arithmetic follows, with the batch's fraction of it.  The 2-core
 # figure is two threads each calling ep_sdf_values on half the points
 # (sdf.h: any number of threads may query a field), wall ns a query.  A coherent
@@ -96,7 +96,7 @@ awk '/^latency/ { lat = $2; ind = $3; seq = $4 }
             "24-byte point streams in %.2f ns; core clock %.2f GHz (dependent adds)\n", lat, ind, 4 * ind, 1 / seq, 24 * seq, ghz
         printf "bench sdf lookup, random points, 257^3 field: %.1f ns CPU a query single (%.0f cycles), %.1f batched " \
             "(%.0f cycles; float-bit index of eq. 3.15: %.1f single; %.2f random loads'"'"' worth, one load %.1f ns); " \
-            "their corner loads alone %.1f ns (the layout'"'"'s memory bound: batched at %.0f%% of it); on the machine'"'"'s " \
+            "their corner loads alone %.1f ns (one core'"'"'s memory bound: batched at %.0f%% of it); on the machine'"'"'s " \
             "2 cores (two threads, half the points each) %.1f ns wall a query; target 20 ns: one core %s, 2 cores %s\n", \
             r[3], r[3] * ghz, r[5], r[5] * ghz, r[9], r[5] / ind, ind, r[13], 100 * r[13] / r[5], r[15], \
             verdict(r[5], 20), verdict(r[15], 20)
