@@ -120,41 +120,68 @@ static void patch_test(void **s)
     ep_mesh_free(&m);
 }
 
+/* The assembly of m's K, M and lumped M against the sums of each hex's
+ * ep_fem_hex_element at its vertices, dense, to 1e-14 of the largest
+ * entry; and vertex 0's columns alone the same (on a mesh of eight hexes
+ * or more, below an eighth of them: each rule where it is needed, not
+ * fem.c's table of rules). */
+static void assembly_equals_element_sums(const ep_mesh *m, const ep_material *mat, cholmod_common *c)
+{
+    double lambda, mu;
+    ep_material_lame(mat, 0, &lambda, &mu);
+    int *map, n, *one = malloc(sizeof(int) * m->nv);
+    ep_fem_dofmap(m, NULL, &map, &n);
+    for (int v = 0; v < m->nv; v++)
+        one[v] = v == 0 ? 0 : -1;
+    double *D = malloc(sizeof(double) * n * n), *e = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n);
+    for (int kind = 0; kind < 3; kind++) {
+        memset(D, 0, sizeof(double) * n * n);
+        for (int t = 0; t < m->nh; t++) {
+            double x[8][3], Ae[24][24];
+            for (int a = 0; a < 8; a++)
+                memcpy(x[a], &m->vertices[3 * m->hexes[8 * t + a]], sizeof x[a]);
+            ep_fem_hex_element((ep_fem_kind)kind, x, lambda, mu, ep_material_rho(mat, 0), Ae);
+            for (int a = 0; a < 24; a++)
+                for (int b = 0; b < 24; b++)
+                    D[(size_t)(map[m->hexes[8 * t + a / 3]] + a % 3) * n + map[m->hexes[8 * t + b / 3]] + b % 3] +=
+                        Ae[a][b];
+        }
+        double worst = 0, big = 0;
+        for (int part = 0; part < 2; part++) { /* all columns, then vertex 0's */
+            int ncol = part ? 3 : n;
+            cholmod_sparse *A = ep_fem_assemble(m, mat, (ep_fem_kind)kind, map, n, part ? one : map, ncol, 0, c);
+            assert_non_null(A);
+            for (int col = 0; col < ncol; col++) {
+                memset(e, 0, sizeof(double) * ncol);
+                e[col] = 1;
+                spmv(A, e, y);
+                for (int r = 0; r < n; r++) {
+                    double want = D[(size_t)r * n + (part ? map[0] : 0) + col];
+                    worst = nan_max(worst, fabs(y[r] - want));
+                    big = nan_max(big, fabs(want));
+                }
+            }
+            cholmod_free_sparse(&A, c);
+        }
+        assert_true(big > 0 && worst <= 1e-14 * big);
+    }
+    free(D), free(e), free(y), free(map), free(one);
+}
+
 /* One unit cube through the assembly: K, M and lumped M equal hex.h's
  * element matrices (which test_hex holds to the closed forms to 1e-12);
  * the surface mass of the bilinear quads sums to the area, its rows to the
- * vertex areas (1/4 of each of a corner's three faces). */
+ * vertex areas (1/4 of each of a corner's three faces).  Then a distorted
+ * grid's (below). */
 static void assembled_matrices(void **s)
 {
     (void)s;
     ep_mesh m;
     hex_grid(&m, 1, 1, 1, 1, 1, 1, 0);
     ep_material mat = test_material(2.0, 0.25, 3.0);
-    double lambda, mu, x[8][3];
-    ep_material_lame(&mat, 0, &lambda, &mu);
-    for (int a = 0; a < 8; a++)
-        memcpy(x[a], &m.vertices[3 * m.hexes[a]], sizeof x[a]);
     cholmod_common c;
     cholmod_start(&c);
-    int *map, n;
-    ep_fem_dofmap(&m, NULL, &map, &n);
-    for (int kind = 0; kind < 3; kind++) {
-        double Ae[24][24], e[24], y[24], worst = 0;
-        ep_fem_hex_element((ep_fem_kind)kind, x, lambda, mu, 3.0, Ae);
-        cholmod_sparse *A = ep_fem_assemble(&m, &mat, (ep_fem_kind)kind, map, n, map, n, 0, &c);
-        assert_non_null(A);
-        for (int col = 0; col < 24; col++) {
-            memset(e, 0, sizeof e);
-            int a = col / 3; /* corner a is vertex hexes[a] */
-            e[3 * m.hexes[a] + col % 3] = 1;
-            spmv(A, e, y);
-            for (int b = 0; b < 8; b++)
-                for (int i = 0; i < 3; i++)
-                    worst = nan_max(worst, fabs(y[3 * m.hexes[b] + i] - Ae[3 * b + i][col]));
-        }
-        assert_true(worst < 1e-14 * (kind ? 3.0 : lambda + 2 * mu));
-        cholmod_free_sparse(&A, &c);
-    }
+    assembly_equals_element_sums(&m, &mat, &c);
     cholmod_sparse *Ms = ep_fem_surface_mass(&m, 0, &c);
     double one[8] = {0}, rows[8], total = 0;
     for (int j = 0; j < m.nb; j++)
@@ -167,79 +194,16 @@ static void assembled_matrices(void **s)
     }
     assert_true(fabs(total - 6) < 1e-14);
     cholmod_free_sparse(&Ms, &c);
-    cholmod_finish(&c);
-    free(map);
     ep_mesh_free(&m);
-}
-
-/* The assembly keeps each hex's rule once (fem.c hex_rules): on a distorted
- * 3 x 2 x 2 grid, where every hex's matrices differ, K, M and lumped M
- * equal the sums of each hex's ep_fem_hex_element at its vertices, dense,
- * to 1e-14 of the largest entry (a rule read for the wrong hex is off by
- * the jitter, 10% of a cell); and so do vertex 0's columns alone, which
- * take each rule where it is needed. */
-static void assembled_distorted(void **s)
-{
-    (void)s;
-    ep_mesh m;
+    /* fem.c keeps each hex's rule once: on a distorted 3 x 2 x 2 grid,
+     * where every hex's matrices differ, the element sums again (a rule
+     * read for the wrong hex is off by the jitter, 10% of a cell), and
+     * vertex 0's columns alone (one hex of twelve), which take each rule
+     * where it is needed */
     hex_grid(&m, 3, 2, 2, 1.5, 1, 1, 0.1);
-    ep_material mat = test_material(2.0, 0.3, 3.0);
-    double lambda, mu;
-    ep_material_lame(&mat, 0, &lambda, &mu);
-    cholmod_common c;
-    cholmod_start(&c);
-    int *map, n;
-    ep_fem_dofmap(&m, NULL, &map, &n);
-    double *D = malloc(sizeof(double) * n * n), *e = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n);
-    for (int kind = 0; kind < 3; kind++) {
-        memset(D, 0, sizeof(double) * n * n);
-        for (int t = 0; t < m.nh; t++) {
-            double x[8][3], Ae[24][24];
-            for (int a = 0; a < 8; a++)
-                memcpy(x[a], &m.vertices[3 * m.hexes[8 * t + a]], sizeof x[a]);
-            ep_fem_hex_element((ep_fem_kind)kind, x, lambda, mu, 3.0, Ae);
-            for (int a = 0; a < 24; a++)
-                for (int b = 0; b < 24; b++)
-                    D[(size_t)(3 * m.hexes[8 * t + a / 3] + a % 3) * n + 3 * m.hexes[8 * t + b / 3] + b % 3] += Ae[a][b];
-        }
-        cholmod_sparse *A = ep_fem_assemble(&m, &mat, (ep_fem_kind)kind, map, n, map, n, 0, &c);
-        assert_non_null(A);
-        double worst = 0, big = 0;
-        for (int col = 0; col < n; col++) {
-            memset(e, 0, sizeof(double) * n);
-            e[col] = 1;
-            spmv(A, e, y);
-            for (int r = 0; r < n; r++) {
-                worst = nan_max(worst, fabs(y[r] - D[(size_t)r * n + col]));
-                big = nan_max(big, fabs(D[(size_t)r * n + col]));
-            }
-        }
-        assert_true(big > 0 && worst <= 1e-14 * big);
-        cholmod_free_sparse(&A, &c);
-        /* the columns of vertex 0 alone (one hex of twelve: below an
-         * eighth, so each rule where it is needed, not the table) */
-        int *one = malloc(sizeof(int) * m.nv);
-        for (int v = 0; v < m.nv; v++)
-            one[v] = v == 0 ? 0 : -1;
-        A = ep_fem_assemble(&m, &mat, (ep_fem_kind)kind, map, n, one, 3, 0, &c);
-        assert_non_null(A);
-        worst = 0;
-        for (int col = 0; col < 3; col++) {
-            memset(e, 0, sizeof(double) * 3);
-            e[col] = 1;
-            spmv(A, e, y);
-            for (int r = 0; r < n; r++)
-                worst = nan_max(worst, fabs(y[r] - D[(size_t)r * n + map[0] + col]));
-        }
-        assert_true(worst <= 1e-14 * big);
-        cholmod_free_sparse(&A, &c);
-        free(one);
-    }
-    free(D);
-    free(e);
-    free(y);
+    mat = test_material(2.0, 0.3, 3.0);
+    assembly_equals_element_sums(&m, &mat, &c);
     cholmod_finish(&c);
-    free(map);
     ep_mesh_free(&m);
 }
 
@@ -622,6 +586,5 @@ static void energy_tensors(void **s)
 }
 
 EP_TEST_MAIN("hexfem", cmocka_unit_test(patch_test), cmocka_unit_test(assembled_matrices),
-             cmocka_unit_test(assembled_distorted),
              cmocka_unit_test(tangent_hessian), cmocka_unit_test(cubic_projection), cmocka_unit_test(voxel_beam),
              cmocka_unit_test(energy_tensors), cmocka_unit_test(mixed_boxes))
