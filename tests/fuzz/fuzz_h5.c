@@ -134,7 +134,7 @@ static void mutate_attr(hid_t f, int a, int mode, int c, uint32_t d)
     hsize_t n = (hsize_t)(c % 5 + 2);
     hid_t t = H5Tcopy(H5T_C_S1), s, at;
     char text[5] = {(char)d, (char)(d >> 8), (char)(d >> 16), (char)(d >> 24), 0};
-    static char longtext[70000];
+    static char longtext[255 * 300 + 1]; /* case 5's longest string: c < 256 */
     const char *vals[8] = {text, text, text, text, text, text, text, text};
     double num = mode == 4 ? NAN : mode == 3 ? (double)(int32_t)d : (double)d * 1e-3;
     switch (mode) {
